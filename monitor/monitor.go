@@ -1,0 +1,224 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Monitor polls a fixed set of masters and hands out immutable snapshots. Its methods are safe for concurrent
+// use.
+//
+// Each master is read within Config.Timeout whatever its client's own timeouts; a master that has not answered
+// by then is reported down and is not asked again until its earlier request returns. Clients built with
+// ContextTimeoutEnabled let such a request end at the deadline instead of at the client's ReadTimeout.
+type Monitor struct {
+	cfg     Config
+	pollers []*poller
+	busy    []atomic.Bool // a master's previous read is still running
+
+	pollMu sync.Mutex // one poll at a time, so snapshots follow each other
+
+	mu       sync.Mutex
+	prev     *Snapshot
+	own      map[string]string
+	interval time.Duration
+	paused   bool
+	wake     chan struct{} // re-arms Run's timer after SetInterval or SetPaused
+}
+
+// errBusy marks a master whose previous read has not returned yet.
+var errBusy = errors.New("previous poll still waiting for an answer")
+
+// New returns a Monitor of the masters reached through clients; addrs are their display names, aligned with
+// clients. It fails when the two lists differ in length or are empty.
+func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) {
+	if len(clients) == 0 {
+		return nil, errors.New("monitor: no masters")
+	}
+	if len(clients) != len(addrs) {
+		return nil, fmt.Errorf("monitor: %d clients but %d addresses", len(clients), len(addrs))
+	}
+	cfg = cfg.WithDefaults()
+	m := &Monitor{
+		cfg:      cfg,
+		pollers:  make([]*poller, len(clients)),
+		busy:     make([]atomic.Bool, len(clients)),
+		own:      map[string]string{},
+		interval: cfg.Interval,
+		wake:     make(chan struct{}, 1),
+	}
+	for i, c := range clients {
+		if c == nil {
+			return nil, fmt.Errorf("monitor: client %d (%s) is nil", i, addrs[i])
+		}
+		m.pollers[i] = &poller{client: c, addr: addrs[i]}
+	}
+	return m, nil
+}
+
+// Poll reads every master once, concurrently, each within Config.Timeout, and returns the resulting snapshot,
+// which also becomes the history the next poll builds on.
+func (m *Monitor) Poll(ctx context.Context) Snapshot {
+	m.pollMu.Lock()
+	defer m.pollMu.Unlock()
+	readings := m.readAll(ctx)
+	m.mu.Lock()
+	prev := m.prev
+	own := make(map[string]string, len(m.own))
+	for r, t := range m.own {
+		own[r] = t
+	}
+	m.mu.Unlock()
+	s := Aggregate(prev, readings, own, time.Now(), m.cfg)
+	m.mu.Lock()
+	m.prev = &s
+	m.mu.Unlock()
+	return s
+}
+
+// readAll reads all masters concurrently and returns when all have answered or the deadline has passed,
+// whichever is first; a master still reading then is reported down.
+func (m *Monitor) readAll(ctx context.Context) []Reading {
+	n := len(m.pollers)
+	readings := make([]Reading, n)
+	type result struct {
+		i int
+		r Reading
+	}
+	results := make(chan result, n) // buffered: a late reader never blocks
+	waiting := 0
+	for i, p := range m.pollers {
+		if !m.busy[i].CompareAndSwap(false, true) {
+			readings[i] = Reading{Addr: p.addr, Err: errBusy}
+			continue
+		}
+		waiting++
+		go func() {
+			defer m.busy[i].Store(false)
+			rctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+			defer cancel()
+			results <- result{i, p.read(rctx, m.cfg)}
+		}()
+	}
+	deadline := time.NewTimer(m.cfg.Timeout)
+	defer deadline.Stop()
+	got := make([]bool, n)
+	for ; waiting > 0; waiting-- {
+		select {
+		case res := <-results:
+			readings[res.i], got[res.i] = res.r, true
+		case <-deadline.C:
+			waiting = 0
+			for i, p := range m.pollers {
+				if !got[i] && readings[i].Err == nil {
+					readings[i] = Reading{Addr: p.addr, Err: fmt.Errorf("no answer within %v", m.cfg.Timeout)}
+				}
+			}
+			return readings
+		case <-ctx.Done():
+			for i, p := range m.pollers {
+				if !got[i] && readings[i].Err == nil {
+					readings[i] = Reading{Addr: p.addr, Err: ctx.Err()}
+				}
+			}
+			return readings
+		}
+	}
+	return readings
+}
+
+// Run polls every interval until ctx is done, then closes the returned channel. The first poll starts at once.
+// A reader that falls behind receives the newest snapshot: an undelivered one is replaced, never queued.
+func (m *Monitor) Run(ctx context.Context) <-chan Snapshot {
+	out := make(chan Snapshot, 1)
+	go func() {
+		defer close(out)
+		timer := time.NewTimer(0)
+		defer timer.Stop()
+		var last time.Time
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-m.wake:
+				m.mu.Lock()
+				d := m.interval
+				m.mu.Unlock()
+				timer.Reset(max(0, time.Until(last.Add(d))))
+				continue
+			case <-timer.C:
+			}
+			m.mu.Lock()
+			paused, d := m.paused, m.interval
+			m.mu.Unlock()
+			last = time.Now()
+			if !paused {
+				s := m.Poll(ctx)
+				if ctx.Err() != nil {
+					return
+				}
+				select {
+				case out <- s:
+				default:
+					select {
+					case <-out:
+					default:
+					}
+					out <- s
+				}
+			}
+			timer.Reset(max(0, time.Until(last.Add(d))))
+		}
+	}()
+	return out
+}
+
+// SetInterval changes the poll interval of Run; the next poll is due d after the previous one started.
+func (m *Monitor) SetInterval(d time.Duration) {
+	if d <= 0 {
+		d = DefaultInterval
+	}
+	m.mu.Lock()
+	m.interval = d
+	m.mu.Unlock()
+	m.poke()
+}
+
+// SetPaused stops (true) or resumes (false) Run's polling; Poll still works while paused.
+func (m *Monitor) SetPaused(paused bool) {
+	m.mu.Lock()
+	m.paused = paused
+	m.mu.Unlock()
+	m.poke()
+}
+
+// poke wakes Run so it re-reads the interval.
+func (m *Monitor) poke() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// RegisterOwn marks token as this process's lock on resource: snapshots show it as Mine and as lost once it
+// no longer has a quorum.
+func (m *Monitor) RegisterOwn(resource, token string) {
+	m.mu.Lock()
+	m.own[resource] = token
+	m.mu.Unlock()
+}
+
+// ForgetOwn removes a registration made by RegisterOwn, if resource is still registered with token.
+func (m *Monitor) ForgetOwn(resource, token string) {
+	m.mu.Lock()
+	if m.own[resource] == token {
+		delete(m.own, resource)
+	}
+	m.mu.Unlock()
+}
