@@ -1,0 +1,358 @@
+package redlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Client acquires locks on a set of independent Redis masters. It is safe for
+// concurrent use. Close it to stop its background work.
+type Client struct {
+	cfg       config
+	nodes     []*node
+	quorum    int
+	closeOnce sync.Once
+}
+
+// New returns a client for the given masters. It rejects an empty list, nil
+// clients and a master given twice, which would count one server twice
+// towards the quorum. Masters whose client does not honour context deadlines
+// get a private client with the same options that does, because a node
+// timeout the connection ignores would let one slow master set the latency of
+// every lock.
+func New(masters []*redis.Client, opts ...Option) (*Client, error) {
+	if len(masters) == 0 {
+		return nil, errors.New("redlock: no masters given")
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]int, len(masters))
+	for i, m := range masters {
+		if m == nil {
+			return nil, fmt.Errorf("redlock: master %d is nil", i+1)
+		}
+		key := endpointKey(m.Options())
+		if j, dup := seen[key]; dup {
+			return nil, fmt.Errorf("redlock: master %d (%s) is the same as master %d: each master must count once",
+				i+1, m.Options().Addr, j+1)
+		}
+		seen[key] = i
+	}
+	c := &Client{cfg: cfg, quorum: len(masters)/2 + 1}
+	for _, m := range masters {
+		client, own := m, false
+		if !m.Options().ContextTimeoutEnabled {
+			o := *m.Options()
+			o.ContextTimeoutEnabled = true
+			client, own = redis.NewClient(&o), true
+		}
+		c.nodes = append(c.nodes, newNode(m.Options().Addr, client, own, cfg.maxBatch, cfg.batchesInFlight))
+	}
+	return c, nil
+}
+
+// endpointKey names the server an options set dials, so that two spellings of
+// one address compare equal. The database number is left out: two databases
+// of one server are still one master.
+func endpointKey(o *redis.Options) string {
+	network := o.Network
+	if network == "" {
+		network = "tcp"
+	}
+	if network == "unix" {
+		return "unix:" + o.Addr
+	}
+	host, port, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return network + ":" + strings.ToLower(o.Addr)
+	}
+	host = strings.ToLower(host)
+	switch host {
+	case "localhost", "", "::1", "0.0.0.0":
+		host = "127.0.0.1"
+	}
+	return network + ":" + net.JoinHostPort(host, port)
+}
+
+// Close stops the client's background work. It does not close the go-redis
+// clients it was given, and does not release locks.
+func (c *Client) Close() {
+	c.closeOnce.Do(func() {
+		for _, n := range c.nodes {
+			n.close()
+		}
+	})
+}
+
+// Quorum is the number of masters that must agree: N/2+1.
+func (c *Client) Quorum() int { return c.quorum }
+
+// Masters returns the masters' addresses in the order given to New.
+func (c *Client) Masters() []string {
+	addrs := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		addrs[i] = n.addr
+	}
+	return addrs
+}
+
+// TopologyWarning explains why the number of masters weakens the algorithm,
+// or returns "" when it does not: fewer than three masters tolerate no
+// failure, and an even number tolerates no more failures than one master less.
+func (c *Client) TopologyWarning() string {
+	n := len(c.nodes)
+	switch {
+	case n < 3:
+		return fmt.Sprintf("%d master(s): no master may fail; use at least 3", n)
+	case n%2 == 0:
+		return fmt.Sprintf("%d masters: an even count tolerates no more failures than %d", n, n-1)
+	}
+	return ""
+}
+
+// driftAllowance is the validity kept back for clock drift between masters.
+func (c *Client) driftAllowance(ttl time.Duration) time.Duration {
+	return time.Duration(float64(ttl)*c.cfg.driftFactor) + 2*time.Millisecond
+}
+
+// validity is what is left of a TTL after elapsed time and the drift allowance.
+func (c *Client) validity(ttl, elapsed time.Duration) time.Duration {
+	return ttl - elapsed - c.driftAllowance(ttl)
+}
+
+// TryAcquire runs one acquire round. On failure it has released the lock on
+// every master before it returns, and the error matches ErrNotAcquired and
+// carries the round (errors.As with *RoundError).
+func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Duration) (*Lock, error) {
+	if err := checkTTL(ttl); err != nil {
+		return nil, err
+	}
+	token := newToken()
+	r, stragglers := c.run(ctx, OpAcquire, resource, func(cl *call) {
+		cl.args = []any{"set", resource, token, "nx", "px", ttl.Milliseconds()}
+	})
+	r.Validity = c.validity(ttl, r.Elapsed)
+	if r.OK >= c.quorum && r.Validity > 0 {
+		return &Lock{
+			client:     c,
+			resource:   resource,
+			token:      token,
+			ttl:        ttl,
+			validUntil: r.Start.Add(r.Validity + r.Elapsed),
+			last:       r,
+		}, nil
+	}
+	c.abandon(resource, token, stragglers)
+	reason := fmt.Sprintf("no quorum (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
+	if r.OK >= c.quorum {
+		reason = fmt.Sprintf("validity ran out (%s left)", r.Validity)
+	}
+	err := &RoundError{Round: r, Attempts: 1, Reason: reason, kinds: []error{ErrNotAcquired}}
+	if ctx.Err() != nil {
+		err.cause = ctx.Err()
+	}
+	return nil, err
+}
+
+func checkTTL(ttl time.Duration) error {
+	if ttl < time.Millisecond {
+		return fmt.Errorf("redlock: TTL %s is below one millisecond", ttl)
+	}
+	return nil
+}
+
+// Acquire runs acquire rounds until one succeeds, the retries are used up or
+// ctx ends, waiting a random delay between rounds. Its errors match
+// ErrNotAcquired, and also ErrRetriesExhausted or the context's error.
+func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lock, error) {
+	for attempt := 1; ; attempt++ {
+		l, err := c.TryAcquire(ctx, resource, ttl)
+		if err == nil {
+			return l, nil
+		}
+		var re *RoundError
+		if !errors.As(err, &re) {
+			return nil, err
+		}
+		re.Attempts = attempt
+		if ctx.Err() != nil {
+			re.cause = ctx.Err()
+			re.Reason = "cancelled"
+			return nil, re
+		}
+		if attempt > c.cfg.retries {
+			re.Reason = "retries exhausted, last round " + re.Reason
+			re.kinds = append(re.kinds, ErrRetriesExhausted)
+			return nil, re
+		}
+		t := time.NewTimer(c.retryDelay())
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			re.cause = ctx.Err()
+			re.Reason = "cancelled while waiting to retry"
+			return nil, re
+		}
+	}
+}
+
+func (c *Client) retryDelay() time.Duration {
+	lo, hi := c.cfg.retryDelayMin, c.cfg.retryDelayMax
+	if hi <= lo {
+		return lo
+	}
+	return lo + rand.N(hi-lo+1)
+}
+
+// abandon releases a failed acquisition on every master, then waits in the
+// background for masters that had not answered: one that answers late with
+// success holds our token, and gets released too.
+func (c *Client) abandon(resource, token string, stragglers *pendingReplies) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.nodeTimeout)
+	defer cancel()
+	c.runRelease(ctx, resource, token)
+	if stragglers.count == 0 {
+		return
+	}
+	go func() {
+		for range stragglers.count {
+			r := <-stragglers.out
+			if classifySet(r) == OutcomeOK {
+				c.releaseOn(r.index, resource, token)
+			}
+		}
+	}()
+}
+
+// releaseOn releases the lock on one master.
+func (c *Client) releaseOn(i int, resource, token string) {
+	out := make(chan reply, 1)
+	c.nodes[i].send(&call{
+		script: releaseScript, keys: []string{resource}, argv: []any{token},
+		deadline: time.Now().Add(c.cfg.nodeTimeout), index: i, out: out,
+	})
+	<-out
+}
+
+func (c *Client) runRelease(ctx context.Context, resource, token string) Round {
+	r, _ := c.run(ctx, OpRelease, resource, func(cl *call) {
+		cl.script, cl.keys, cl.argv = releaseScript, []string{resource}, []any{token}
+	})
+	return r
+}
+
+// pendingReplies are the answers a decided round is still owed.
+type pendingReplies struct {
+	out   <-chan reply
+	count int
+}
+
+// run sends one command to every master at once and collects the answers.
+// Acquire and extend rounds are decided as soon as a quorum is reached or can
+// no longer be; release rounds wait for every master. No master is waited on
+// beyond the node timeout.
+func (c *Client) run(ctx context.Context, op Op, resource string, build func(*call)) (Round, *pendingReplies) {
+	n := len(c.nodes)
+	r := Round{Op: op, Resource: resource, Quorum: c.quorum, Nodes: make([]NodeResult, n)}
+	r.Start = c.cfg.clock.Now()
+	deadline := time.Now().Add(c.cfg.nodeTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	out := make(chan reply, n)
+	for i, nd := range c.nodes {
+		r.Nodes[i].Addr = nd.addr
+		cl := &call{deadline: deadline, index: i, out: out}
+		build(cl)
+		nd.send(cl)
+	}
+	classify := classifySet
+	if op != OpAcquire {
+		classify = classifyScript
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	answered, failed := 0, 0
+	decided := func() bool {
+		if answered == n {
+			return true
+		}
+		return op != OpRelease && (r.OK >= c.quorum || failed > n-c.quorum)
+	}
+	for !decided() {
+		select {
+		case rep := <-out:
+			res := &r.Nodes[rep.index]
+			res.Outcome, res.Latency = classify(rep), rep.latency
+			if res.Outcome == OutcomeTimeout || res.Outcome == OutcomeError {
+				res.Err = rep.err
+			}
+			answered++
+			if res.Outcome == OutcomeOK {
+				r.OK++
+			} else {
+				failed++
+			}
+			continue
+		case <-timer.C:
+			c.markPending(&r, OutcomeTimeout, context.DeadlineExceeded)
+		case <-ctx.Done():
+			c.markPending(&r, OutcomeError, ctx.Err())
+		}
+		break
+	}
+	r.Elapsed = c.cfg.clock.Now().Sub(r.Start)
+	return r, &pendingReplies{out: out, count: n - answered}
+}
+
+func (c *Client) markPending(r *Round, o Outcome, err error) {
+	for i := range r.Nodes {
+		if r.Nodes[i].Outcome == OutcomePending {
+			r.Nodes[i].Outcome, r.Nodes[i].Err = o, err
+		}
+	}
+}
+
+func classifySet(r reply) Outcome {
+	switch {
+	case r.err == nil:
+		return OutcomeOK
+	case errors.Is(r.err, redis.Nil):
+		return OutcomeHeldByOther
+	case isTimeout(r.err):
+		return OutcomeTimeout
+	}
+	return OutcomeError
+}
+
+func classifyScript(r reply) Outcome {
+	if r.err != nil {
+		if isTimeout(r.err) {
+			return OutcomeTimeout
+		}
+		return OutcomeError
+	}
+	switch r.val {
+	case int64(1):
+		return OutcomeOK
+	case int64(0):
+		return OutcomeGone
+	case int64(-1):
+		return OutcomeHeldByOther
+	}
+	return OutcomeError
+}

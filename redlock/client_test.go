@@ -1,0 +1,194 @@
+package redlock
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func TestNewRejectsBadMasterLists(t *testing.T) {
+	a := redis.NewClient(&redis.Options{Addr: "127.0.0.1:7001"})
+	b := redis.NewClient(&redis.Options{Addr: "127.0.0.1:7002"})
+	sameAsA := redis.NewClient(&redis.Options{Addr: "localhost:7001", DB: 3})
+	defer a.Close()
+	defer b.Close()
+	defer sameAsA.Close()
+	cases := []struct {
+		name    string
+		masters []*redis.Client
+		opts    []Option
+		want    string
+	}{
+		{"empty", nil, nil, "no masters"},
+		{"nil client", []*redis.Client{a, nil}, nil, "master 2 is nil"},
+		{"same address twice", []*redis.Client{a, b, a}, nil, "master 3 (127.0.0.1:7001) is the same as master 1"},
+		{"same server other spelling", []*redis.Client{a, sameAsA}, nil, "same as master 1"},
+		{"zero node timeout", []*redis.Client{a}, []Option{WithNodeTimeout(0)}, "node timeout"},
+		{"drift factor of one", []*redis.Client{a}, []Option{WithDriftFactor(1)}, "drift factor"},
+		{"retry delay inverted", []*redis.Client{a}, []Option{WithRetryDelay(time.Second, time.Millisecond)}, "retry delay"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(tc.masters, tc.opts...)
+			if err == nil {
+				c.Close()
+				t.Fatalf("New accepted %s", tc.name)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q does not mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestQuorumAndTopologyWarning(t *testing.T) {
+	for _, tc := range []struct {
+		n, quorum int
+		warns     bool
+	}{{1, 1, true}, {2, 2, true}, {3, 2, false}, {4, 3, true}, {5, 3, false}, {7, 4, false}} {
+		var masters []*redis.Client
+		for i := range tc.n {
+			m := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + string(rune('0'+i)) + "000"})
+			defer m.Close()
+			masters = append(masters, m)
+		}
+		c, err := New(masters)
+		if err != nil {
+			t.Fatalf("New(%d masters): %v", tc.n, err)
+		}
+		if c.Quorum() != tc.quorum {
+			t.Errorf("%d masters: quorum %d, want %d", tc.n, c.Quorum(), tc.quorum)
+		}
+		if got := c.TopologyWarning() != ""; got != tc.warns {
+			t.Errorf("%d masters: warning %q, want a warning: %v", tc.n, c.TopologyWarning(), tc.warns)
+		}
+		c.Close()
+	}
+}
+
+func TestAcquireExcludesSecondClientUntilRelease(t *testing.T) {
+	cl := newCluster(t, 5)
+	a, b := cl.client(t), cl.client(t)
+	ctx := ctxTimeout(t, 10*time.Second)
+
+	l, err := a.TryAcquire(ctx, "billing:nightly", 10*time.Second)
+	if err != nil {
+		t.Fatalf("first acquire: %v", err)
+	}
+	if n := count(cl.values(t, "billing:nightly"), l.Token()); n != 5 {
+		t.Fatalf("token on %d of 5 masters after acquire, want 5", n)
+	}
+	if r := l.LastRound(); r.OK != 5 && r.OK < a.Quorum() {
+		t.Fatalf("round reports %d OK", r.OK)
+	}
+	if _, err := b.TryAcquire(ctx, "billing:nightly", 10*time.Second); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("second client acquired a held lock: err=%v", err)
+	}
+	var re *RoundError
+	_, err = b.TryAcquire(ctx, "billing:nightly", 10*time.Second)
+	if !errors.As(err, &re) || re.Round.OK != 0 || re.Round.Nodes[0].Outcome != OutcomeHeldByOther {
+		t.Fatalf("failed round should carry per-master outcomes: %v", err)
+	}
+	if n := count(cl.values(t, "billing:nightly"), l.Token()); n != 5 {
+		t.Fatalf("the loser's cleanup touched the holder's keys: token left on %d of 5", n)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	if vals := cl.values(t, "billing:nightly"); count(vals, "") != 5 {
+		t.Fatalf("keys left after release: %q", vals)
+	}
+	l2, err := b.TryAcquire(ctx, "billing:nightly", 10*time.Second)
+	if err != nil {
+		t.Fatalf("second client after release: %v", err)
+	}
+	_ = l2.Release(ctx)
+}
+
+func TestAcquireSurvivesMinorityDownAndFailsFastWithMajorityDown(t *testing.T) {
+	cl := newCluster(t, 5)
+	const nodeTimeout, retries, maxDelay = 50 * time.Millisecond, 2, 20 * time.Millisecond
+	c := cl.client(t, WithNodeTimeout(nodeTimeout), WithRetries(retries), WithRetryDelay(10*time.Millisecond, maxDelay))
+	ctx := ctxTimeout(t, 10*time.Second)
+	for _, i := range []int{0, 1} {
+		if err := cl.masters[i].Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := c.Acquire(ctx, "two-down", 5*time.Second)
+	if err != nil {
+		t.Fatalf("acquire with 2 of 5 masters down: %v", err)
+	}
+	r := l.LastRound()
+	if r.Nodes[0].Outcome != OutcomeError || r.Nodes[1].Outcome != OutcomeError || r.OK != 3 {
+		t.Fatalf("per-master outcomes on success should show the two down masters: %s", r.Summary())
+	}
+	if err := l.Release(ctx); !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("release with masters down should say it is incomplete, got %v", err)
+	}
+
+	if err := cl.masters[2].Stop(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.Acquire(ctx, "three-down", 5*time.Second)
+	took := time.Since(start)
+	if !errors.Is(err, ErrNotAcquired) || !errors.Is(err, ErrRetriesExhausted) {
+		t.Fatalf("acquire with 3 of 5 down: want retries exhausted, got %v", err)
+	}
+	// Each attempt: one acquire round and one release round, each at most the
+	// node timeout; plus the delays between attempts; plus scheduling slack.
+	bound := (retries+1)*2*nodeTimeout + retries*maxDelay + 500*time.Millisecond
+	if took > bound {
+		t.Fatalf("failed acquire took %s, bound %s", took, bound)
+	}
+	for i := 3; i < 5; i++ {
+		if n, _ := cl.raw[i].Exists(ctx, "three-down").Result(); n != 0 {
+			t.Fatalf("failed acquire left its key on live master %d", i+1)
+		}
+	}
+}
+
+func TestPausedMasterDoesNotDelayAcquire(t *testing.T) {
+	cl := newCluster(t, 5)
+	const nodeTimeout = 300 * time.Millisecond
+	c := cl.client(t, WithNodeTimeout(nodeTimeout))
+	ctx := ctxTimeout(t, 10*time.Second)
+	if err := cl.masters[4].Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer cl.masters[4].Resume()
+	for i := range 5 {
+		start := time.Now()
+		l, err := c.TryAcquire(ctx, "paused", time.Second)
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("acquire %d with one paused master: %v", i, err)
+		}
+		if took >= nodeTimeout {
+			t.Fatalf("acquire %d waited %s for the paused master (node timeout %s)", i, took, nodeTimeout)
+		}
+		_ = l.Release(ctx)
+	}
+	// A round that needs the paused master ends at the node timeout.
+	for _, i := range []int{0, 1} {
+		_ = cl.masters[i].Pause()
+		defer cl.masters[i].Resume()
+	}
+	start := time.Now()
+	_, err := c.TryAcquire(ctx, "paused", time.Second)
+	took := time.Since(start)
+	if !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("acquire with 3 paused masters: %v", err)
+	}
+	var re *RoundError
+	if !errors.As(err, &re) || re.Round.Elapsed > nodeTimeout+50*time.Millisecond {
+		t.Fatalf("acquire round with paused masters lasted beyond the node timeout: %v", err)
+	}
+	if took > 2*nodeTimeout+200*time.Millisecond {
+		t.Fatalf("TryAcquire with paused masters took %s", took)
+	}
+}

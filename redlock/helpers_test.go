@@ -1,0 +1,86 @@
+package redlock
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// cluster is n test masters with one raw client each, for checking keys by hand.
+type cluster struct {
+	masters []redlocktest.Master
+	raw     []*redis.Client
+}
+
+func newCluster(t testing.TB, n int) *cluster {
+	t.Helper()
+	m := redlocktest.Masters(t, n)
+	return &cluster{masters: m, raw: redlocktest.Clients(t, m)}
+}
+
+// client returns a new Redlock client on fresh connections to every master.
+func (c *cluster) client(t testing.TB, opts ...Option) *Client {
+	t.Helper()
+	rc, err := New(redlocktest.Clients(t, c.masters), opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+// values returns the key's value on every master ("" when absent or down).
+func (c *cluster) values(t testing.TB, key string) []string {
+	t.Helper()
+	out := make([]string, len(c.raw))
+	for i, r := range c.raw {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		v, err := r.Get(ctx, key).Result()
+		cancel()
+		if err == nil {
+			out[i] = v
+		}
+	}
+	return out
+}
+
+func count(vals []string, want string) int {
+	n := 0
+	for _, v := range vals {
+		if v == want {
+			n++
+		}
+	}
+	return n
+}
+
+// tickingClock advances by step on every reading, so elapsed times are exact.
+type tickingClock struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+func (c *tickingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.now
+	c.now = c.now.Add(c.step)
+	return t
+}
+
+func (c *tickingClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func ctxTimeout(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,168 @@
+package redlock
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Lock is a lock held on a quorum of masters. It is safe for use from several
+// goroutines; its extensions and releases run one at a time.
+type Lock struct {
+	client   *Client
+	resource string
+	token    string
+
+	op sync.Mutex // serialises Extend and Release
+
+	mu         sync.Mutex // guards the fields below
+	ttl        time.Duration
+	validUntil time.Time // on the client's clock
+	extensions int
+	lost       bool
+	released   bool
+	last       Round
+}
+
+// Resource is the locked resource: the Redis key on every master.
+func (l *Lock) Resource() string { return l.resource }
+
+// Token is the random value that marks this lock as ours on the masters.
+func (l *Lock) Token() string { return l.token }
+
+// TTL is the TTL the lock was last acquired or extended with.
+func (l *Lock) TTL() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ttl
+}
+
+// Validity is how long the lock is still safely held: positive while held,
+// zero or negative once it lapsed, was lost or was released.
+func (l *Lock) Validity() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.validUntil.Sub(l.client.cfg.clock.Now())
+}
+
+// Extensions is how many times the lock was extended.
+func (l *Lock) Extensions() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.extensions
+}
+
+// Held reports whether the lock is neither released, lost nor lapsed.
+func (l *Lock) Held() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.released && !l.lost && l.validUntil.After(l.client.cfg.clock.Now())
+}
+
+// LastRound is the most recent acquire, extend or release round, with what
+// each master did.
+func (l *Lock) LastRound() Round {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last.clone()
+}
+
+// end marks the lock as no longer held from now on.
+func (l *Lock) end(lost bool) {
+	now := l.client.cfg.clock.Now()
+	if l.validUntil.After(now) {
+		l.validUntil = now
+	}
+	if lost {
+		l.lost = true
+	} else {
+		l.released = true
+	}
+}
+
+// Extend renews the lock's TTL to ttl on every master holding our token. It
+// succeeds only when a quorum renewed it and the new validity, measured like
+// an acquisition, is positive; a master where the key expired is not taken
+// again. A failed extension marks the lock lost (ErrLost, ErrNotAcquired).
+// Extending beyond WithMaxExtensions fails with ErrExtendLimit and leaves the
+// lock as it was.
+func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
+	if err := checkTTL(ttl); err != nil {
+		return err
+	}
+	l.op.Lock()
+	defer l.op.Unlock()
+	c := l.client
+	l.mu.Lock()
+	switch {
+	case l.released || l.lost:
+		l.mu.Unlock()
+		return fmt.Errorf("extend %q: %w", l.resource, ErrLost)
+	case !l.validUntil.After(c.cfg.clock.Now()):
+		l.end(true)
+		l.mu.Unlock()
+		return fmt.Errorf("extend %q: validity ran out before the extension: %w", l.resource, ErrLost)
+	case l.extensions >= c.cfg.maxExtensions:
+		l.mu.Unlock()
+		return fmt.Errorf("extend %q: %d extensions used: %w", l.resource, l.extensions, ErrExtendLimit)
+	}
+	l.mu.Unlock()
+
+	r, _ := c.run(ctx, OpExtend, l.resource, func(cl *call) {
+		cl.script, cl.keys, cl.argv = extendScript, []string{l.resource}, []any{l.token, ttl.Milliseconds()}
+	})
+	r.Validity = c.validity(ttl, r.Elapsed)
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last = r
+	if r.OK >= c.quorum && r.Validity > 0 && !l.released {
+		l.ttl = ttl
+		l.validUntil = r.Start.Add(r.Validity + r.Elapsed)
+		l.extensions++
+		return nil
+	}
+	l.end(true)
+	reason := fmt.Sprintf("extension failed, lock lost (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
+	err := &RoundError{Round: r, Attempts: 1, Reason: reason, kinds: []error{ErrLost, ErrNotAcquired}}
+	if ctx.Err() != nil {
+		err.cause = ctx.Err()
+	}
+	return err
+}
+
+// Release deletes the lock on every master where it still holds our token,
+// including masters where acquisition failed, and never touches another
+// token. It is idempotent. It returns ErrNotHeld when no master held the lock
+// any more (it had expired or was released), and ErrIncomplete when some
+// master did not confirm; both carry the round. Afterwards Validity is not
+// positive.
+func (l *Lock) Release(ctx context.Context) error {
+	l.op.Lock()
+	defer l.op.Unlock()
+	l.mu.Lock()
+	l.end(false)
+	l.mu.Unlock()
+
+	r := l.client.runRelease(ctx, l.resource, l.token)
+
+	l.mu.Lock()
+	l.last = r
+	l.mu.Unlock()
+	unconfirmed := 0
+	for _, n := range r.Nodes {
+		if n.Outcome == OutcomeTimeout || n.Outcome == OutcomeError || n.Outcome == OutcomePending {
+			unconfirmed++
+		}
+	}
+	switch {
+	case unconfirmed > 0:
+		return &RoundError{Round: r, Attempts: 1, kinds: []error{ErrIncomplete},
+			Reason: fmt.Sprintf("release unconfirmed on %d of %d masters", unconfirmed, len(r.Nodes))}
+	case r.OK == 0:
+		return &RoundError{Round: r, Attempts: 1, kinds: []error{ErrNotHeld},
+			Reason: "lock was not held on any master (expired or already released)"}
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package redlock
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// call is one command for one master, answered on out.
+type call struct {
+	args     []any         // the command, for plain commands
+	script   *redis.Script // set for scripts: sent as EVALSHA, with EVAL on NOSCRIPT
+	keys     []string      // script keys
+	argv     []any         // script arguments
+	deadline time.Time
+	index    int // the master's position, echoed in the reply
+	out      chan<- reply
+}
+
+// reply is a master's answer to a call.
+type reply struct {
+	index   int
+	val     any
+	err     error
+	latency time.Duration
+}
+
+// node is one master with its batching path: calls that arrive while a
+// pipeline is in flight are sent together in the next one.
+type node struct {
+	addr      string
+	client    *redis.Client
+	ownClient bool // created by New; closed by Close
+	queue     chan *call
+	slots     chan struct{} // pipelines allowed in flight at once
+	maxBatch  int
+	stop      chan struct{}
+	done      sync.WaitGroup
+}
+
+func newNode(addr string, client *redis.Client, own bool, maxBatch, inFlight int) *node {
+	n := &node{
+		addr:      addr,
+		client:    client,
+		ownClient: own,
+		queue:     make(chan *call, 4*maxBatch),
+		slots:     make(chan struct{}, inFlight),
+		maxBatch:  maxBatch,
+		stop:      make(chan struct{}),
+	}
+	n.done.Add(1)
+	go n.dispatch()
+	return n
+}
+
+// send queues c; it never blocks past c's deadline.
+func (n *node) send(c *call) {
+	t := time.NewTimer(time.Until(c.deadline))
+	defer t.Stop()
+	select {
+	case n.queue <- c:
+	case <-t.C:
+		c.out <- reply{index: c.index, err: context.DeadlineExceeded}
+	case <-n.stop:
+		c.out <- reply{index: c.index, err: errClosed}
+	}
+}
+
+var errClosed = errors.New("redlock: client closed")
+
+func (n *node) dispatch() {
+	defer n.done.Done()
+	for {
+		var first *call
+		select {
+		case first = <-n.queue:
+		case <-n.stop:
+			n.drain()
+			return
+		}
+		batch := n.collect([]*call{first})
+		select {
+		case n.slots <- struct{}{}:
+		case <-n.stop:
+			failAll(batch, errClosed)
+			n.drain()
+			return
+		}
+		// Calls that queued while we waited for a slot join this pipeline.
+		batch = n.collect(batch)
+		n.done.Add(1)
+		go func() {
+			defer n.done.Done()
+			n.exec(batch)
+			<-n.slots
+		}()
+	}
+}
+
+// collect appends queued calls to batch without waiting, up to maxBatch.
+func (n *node) collect(batch []*call) []*call {
+	for len(batch) < n.maxBatch {
+		select {
+		case c := <-n.queue:
+			batch = append(batch, c)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (n *node) drain() {
+	for {
+		select {
+		case c := <-n.queue:
+			c.out <- reply{index: c.index, err: errClosed}
+		default:
+			return
+		}
+	}
+}
+
+func failAll(batch []*call, err error) {
+	for _, c := range batch {
+		c.out <- reply{index: c.index, err: err}
+	}
+}
+
+// exec sends one batch as one pipeline. Calls already past their deadline are
+// answered with a timeout and not sent.
+func (n *node) exec(batch []*call) {
+	start := time.Now()
+	live := batch[:0]
+	var deadline time.Time
+	for _, c := range batch {
+		if !start.Before(c.deadline) {
+			c.out <- reply{index: c.index, err: context.DeadlineExceeded}
+			continue
+		}
+		live = append(live, c)
+		if c.deadline.After(deadline) {
+			deadline = c.deadline
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	cmds := make([]*redis.Cmd, len(live))
+	for i, c := range live {
+		if c.script != nil {
+			cmds[i] = redis.NewCmd(ctx, scriptArgs("evalsha", c.script.Hash(), c.keys, c.argv)...)
+		} else {
+			cmds[i] = redis.NewCmd(ctx, c.args...)
+		}
+	}
+	n.pipeline(ctx, cmds)
+	n.retryNoScript(ctx, live, cmds)
+	for i, c := range live {
+		val, err := cmds[i].Result()
+		c.out <- reply{index: c.index, val: val, err: err, latency: time.Since(start)}
+	}
+}
+
+func (n *node) pipeline(ctx context.Context, cmds []*redis.Cmd) {
+	pipe := n.client.Pipeline()
+	for _, cmd := range cmds {
+		_ = pipe.Process(ctx, cmd)
+	}
+	_, _ = pipe.Exec(ctx) // each command carries its own error
+}
+
+// retryNoScript resends as EVAL the scripts the master did not know (it
+// restarted, or was flushed), replacing their commands in cmds.
+func (n *node) retryNoScript(ctx context.Context, live []*call, cmds []*redis.Cmd) {
+	var again []int
+	for i, cmd := range cmds {
+		if live[i].script != nil && redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			again = append(again, i)
+		}
+	}
+	if len(again) == 0 {
+		return
+	}
+	retry := make([]*redis.Cmd, len(again))
+	for j, i := range again {
+		c := live[i]
+		retry[j] = redis.NewCmd(ctx, scriptArgs("eval", scriptSource[c.script], c.keys, c.argv)...)
+	}
+	n.pipeline(ctx, retry)
+	for j, i := range again {
+		cmds[i] = retry[j]
+	}
+}
+
+func scriptArgs(verb, body string, keys []string, argv []any) []any {
+	args := make([]any, 0, 3+len(keys)+len(argv))
+	args = append(args, verb, body, len(keys))
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	return append(args, argv...)
+}
+
+func (n *node) close() {
+	close(n.stop)
+	n.done.Wait()
+	if n.ownClient {
+		_ = n.client.Close()
+	}
+}
+
+// isTimeout reports whether err means the master did not answer in time.
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return strings.Contains(err.Error(), "i/o timeout")
+}

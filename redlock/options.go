@@ -1,0 +1,90 @@
+package redlock
+
+import (
+	"errors"
+	"time"
+)
+
+// Clock tells the time. Validity arithmetic reads it, so tests can inject a
+// clock they move by hand. Now must be monotonic in production (time.Now is).
+type Clock interface {
+	Now() time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// Option configures a Client.
+type Option func(*config)
+
+type config struct {
+	nodeTimeout     time.Duration
+	driftFactor     float64
+	retries         int
+	retryDelayMin   time.Duration
+	retryDelayMax   time.Duration
+	maxExtensions   int
+	clock           Clock
+	maxBatch        int
+	batchesInFlight int
+}
+
+func defaultConfig() config {
+	return config{
+		nodeTimeout:     50 * time.Millisecond,
+		driftFactor:     0.01,
+		retries:         3,
+		retryDelayMin:   50 * time.Millisecond,
+		retryDelayMax:   250 * time.Millisecond,
+		maxExtensions:   10,
+		clock:           systemClock{},
+		maxBatch:        512,
+		batchesInFlight: 1,
+	}
+}
+
+func (c config) validate() error {
+	switch {
+	case c.nodeTimeout <= 0:
+		return errors.New("redlock: node timeout must be positive")
+	case c.driftFactor < 0 || c.driftFactor >= 1:
+		return errors.New("redlock: drift factor must be in [0, 1)")
+	case c.retries < 0:
+		return errors.New("redlock: retries must not be negative")
+	case c.retryDelayMin < 0 || c.retryDelayMax < c.retryDelayMin:
+		return errors.New("redlock: retry delay needs 0 <= min <= max")
+	case c.maxExtensions < 0:
+		return errors.New("redlock: max extensions must not be negative")
+	case c.clock == nil:
+		return errors.New("redlock: clock must not be nil")
+	}
+	return nil
+}
+
+// WithNodeTimeout sets how long one master may take to answer one command
+// (default 50ms). It must be small next to the TTL, so that a dead or slow
+// master costs a round little of its validity.
+func WithNodeTimeout(d time.Duration) Option { return func(c *config) { c.nodeTimeout = d } }
+
+// WithDriftFactor sets the clock drift allowance as a fraction of the TTL
+// (default 0.01); 2ms are always added on top of it.
+func WithDriftFactor(f float64) Option { return func(c *config) { c.driftFactor = f } }
+
+// WithRetries sets how many more rounds Acquire tries after the first fails
+// (default 3).
+func WithRetries(n int) Option { return func(c *config) { c.retries = n } }
+
+// WithRetryDelay sets the range of the random delay between Acquire rounds
+// (default 50ms to 250ms). A random delay desynchronises competing clients.
+func WithRetryDelay(min, max time.Duration) Option {
+	return func(c *config) { c.retryDelayMin, c.retryDelayMax = min, max }
+}
+
+// WithMaxExtensions bounds how many times one lock may be extended (default
+// 10). Unbounded extension would let a client keep a lock forever.
+func WithMaxExtensions(n int) Option { return func(c *config) { c.maxExtensions = n } }
+
+// WithClock sets the clock used for validity arithmetic (default the system's
+// monotonic clock).
+func WithClock(clk Clock) Option { return func(c *config) { c.clock = clk } }

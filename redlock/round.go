@@ -1,0 +1,89 @@
+package redlock
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Op names the kind of round a Round describes.
+type Op string
+
+// The rounds a client runs.
+const (
+	OpAcquire Op = "acquire"
+	OpExtend  Op = "extend"
+	OpRelease Op = "release"
+)
+
+// Outcome is what one master did in one round.
+type Outcome int
+
+// The outcomes a master can have in a round.
+const (
+	// OutcomePending: the master had not answered when the round was decided.
+	OutcomePending Outcome = iota
+	// OutcomeOK: the key was set (acquire), its TTL renewed (extend) or it was
+	// deleted (release).
+	OutcomeOK
+	// OutcomeHeldByOther: the key holds another token (or, on acquire, exists).
+	OutcomeHeldByOther
+	// OutcomeGone: there was no key (extend, release).
+	OutcomeGone
+	// OutcomeTimeout: no answer within the node timeout.
+	OutcomeTimeout
+	// OutcomeError: the master answered with an error or could not be reached.
+	OutcomeError
+)
+
+var outcomeNames = [...]string{"pending", "ok", "held by another token", "gone", "timeout", "error"}
+
+// String names the outcome for people.
+func (o Outcome) String() string {
+	if o < 0 || int(o) >= len(outcomeNames) {
+		return fmt.Sprintf("outcome(%d)", int(o))
+	}
+	return outcomeNames[o]
+}
+
+// NodeResult is one master's part in a round.
+type NodeResult struct {
+	Addr    string
+	Outcome Outcome
+	Latency time.Duration // zero while pending
+	Err     error         // set for OutcomeError and OutcomeTimeout
+}
+
+// Round is what happened in one acquire, extend or release round.
+type Round struct {
+	Op       Op
+	Resource string
+	Start    time.Time     // on the client's clock
+	Elapsed  time.Duration // from start to the decision
+	OK       int           // masters with OutcomeOK
+	Quorum   int
+	Validity time.Duration // acquire and extend: validity at the decision
+	Nodes    []NodeResult  // in the order of the masters given to New
+}
+
+// Summary describes the round in one line, for logs and errors.
+func (r Round) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %q: %d/%d masters (quorum %d) in %s", r.Op, r.Resource, r.OK, len(r.Nodes), r.Quorum,
+		r.Elapsed.Round(time.Microsecond))
+	for _, n := range r.Nodes {
+		if n.Outcome == OutcomeOK {
+			continue
+		}
+		fmt.Fprintf(&b, "; %s: %s", n.Addr, n.Outcome)
+		if n.Err != nil && n.Outcome == OutcomeError {
+			fmt.Fprintf(&b, " (%v)", n.Err)
+		}
+	}
+	return b.String()
+}
+
+func (r Round) clone() Round {
+	r.Nodes = append([]NodeResult(nil), r.Nodes...)
+	return r
+}
