@@ -356,3 +356,13 @@ func classifyScript(r reply) Outcome {
 	}
 	return OutcomeError
 }
+
+// ReleaseToken deletes resource on every master where it holds token, and
+// nowhere else: an operator's way to clear a lock this client does not own
+// (a crashed holder's, seen by the monitor) without deleting a newer holder's
+// key. It returns the round; the error is ErrNotHeld when no master held the
+// token and ErrIncomplete when some master did not confirm.
+func (c *Client) ReleaseToken(ctx context.Context, resource, token string) (Round, error) {
+	r := c.runRelease(ctx, resource, token)
+	return r, releaseError(r)
+}

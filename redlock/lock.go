@@ -150,6 +150,12 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.mu.Lock()
 	l.last = r
 	l.mu.Unlock()
+	return releaseError(r)
+}
+
+// releaseError turns a release round into Release's error: nil when some master
+// deleted our key and every master answered.
+func releaseError(r Round) error {
 	unconfirmed := 0
 	for _, n := range r.Nodes {
 		if n.Outcome == OutcomeTimeout || n.Outcome == OutcomeError || n.Outcome == OutcomePending {
