@@ -1,0 +1,195 @@
+package monitor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// jsonFixture is a snapshot of three masters, one down, with a held lock, a partial one and our lost one.
+func jsonFixture() Snapshot {
+	addrs := []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"}
+	rs := fixture(t0, addrs, map[string][]cell{
+		"orders": {{"tokA", 9 * time.Second, 0}, {"tokA", 8 * time.Second, 0}, {}},
+		"stock":  {{"tokB", 5 * time.Second, 0}, {}, {}},
+	})
+	for i := range rs[:2] {
+		rs[i].Role, rs[i].Version, rs[i].RunID, rs[i].Uptime, rs[i].Replicas = "master", "7.0.15", "run"+addrs[i], time.Hour, 0
+	}
+	rs[2] = Reading{Addr: addrs[2], Err: errors.New("dial tcp 10.0.0.3:6379: connection refused")}
+	return Aggregate(nil, rs, map[string]string{"mine": "tokM"}, t0, Config{})
+}
+
+func TestWriteJSONFields(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, jsonFixture()); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Quorum  *int `json:"quorum"`
+		Masters []struct {
+			Addr     *string  `json:"addr"`
+			Up       *bool    `json:"up"`
+			Error    string   `json:"error"`
+			Role     string   `json:"role"`
+			UptimeS  *int64   `json:"uptime_s"`
+			Replicas *int     `json:"replicas"`
+			Keys     int      `json:"keys"`
+			DriftPPM *float64 `json:"drift_ppm"`
+		} `json:"masters"`
+		Locks []struct {
+			Resource   *string `json:"resource"`
+			State      *string `json:"state"`
+			Holder     *string `json:"holder"`
+			ValidityMS int64   `json:"validity_ms"`
+			Mine       bool    `json:"mine"`
+			Masters    []struct {
+				Token  *string `json:"token"`
+				PTTLMS *int64  `json:"pttl_ms"`
+				Down   bool    `json:"down"`
+			} `json:"masters"`
+		} `json:"locks"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, buf.String())
+	}
+	if doc.Quorum == nil || *doc.Quorum != 2 {
+		t.Errorf("quorum = %v, want 2", doc.Quorum)
+	}
+	wantMasters := []struct {
+		addr string
+		up   bool
+		keys int
+	}{{"10.0.0.1:6379", true, 2}, {"10.0.0.2:6379", true, 1}, {"10.0.0.3:6379", false, 0}}
+	if len(doc.Masters) != len(wantMasters) {
+		t.Fatalf("%d masters, want %d", len(doc.Masters), len(wantMasters))
+	}
+	for i, w := range wantMasters {
+		m := doc.Masters[i]
+		if m.Addr == nil || *m.Addr != w.addr || m.Up == nil || *m.Up != w.up || m.Keys != w.keys {
+			t.Errorf("masters[%d] = addr %v up %v keys %d, want %s %v %d", i, m.Addr, m.Up, m.Keys, w.addr, w.up, w.keys)
+		}
+	}
+	if m := doc.Masters[0]; m.Role != "master" || m.UptimeS == nil || *m.UptimeS != 3600 || m.Replicas == nil || *m.Replicas != 0 || m.DriftPPM != nil {
+		t.Errorf("masters[0] role %q uptime %v replicas %v drift %v; want master 3600 0 null", m.Role, m.UptimeS, m.Replicas, m.DriftPPM)
+	}
+	if m := doc.Masters[2]; !strings.Contains(m.Error, "connection refused") || m.UptimeS != nil || m.Replicas != nil {
+		t.Errorf("masters[2] (down) error %q uptime %v replicas %v; want the error and nulls", m.Error, m.UptimeS, m.Replicas)
+	}
+
+	type wantCell struct {
+		token string
+		pttl  int64
+		down  bool
+	}
+	wantLocks := []struct {
+		resource, state, holder string
+		mine                    bool
+		validity                int64
+		cells                   []wantCell
+	}{
+		{"mine", "lost", "", true, 0, []wantCell{{"", 0, false}, {"", 0, false}, {"", 0, true}}},
+		{"orders", "held", "tokA", false, 8000 - 82, []wantCell{{"tokA", 9000, false}, {"tokA", 8000, false}, {"", 0, true}}},
+		{"stock", "partial", "", false, 0, []wantCell{{"tokB", 5000, false}, {"", 0, false}, {"", 0, true}}},
+	}
+	if len(doc.Locks) != len(wantLocks) {
+		t.Fatalf("%d locks, want %d:\n%s", len(doc.Locks), len(wantLocks), buf.String())
+	}
+	for i, w := range wantLocks {
+		l := doc.Locks[i]
+		if l.Resource == nil || *l.Resource != w.resource || l.State == nil || *l.State != w.state || l.Holder == nil || *l.Holder != w.holder ||
+			l.Mine != w.mine || l.ValidityMS != w.validity {
+			t.Errorf("locks[%d] = %v %v %v mine %v validity %d, want %s %s %q %v %d",
+				i, l.Resource, l.State, l.Holder, l.Mine, l.ValidityMS, w.resource, w.state, w.holder, w.mine, w.validity)
+		}
+		if len(l.Masters) != 3 {
+			t.Errorf("locks[%d] has %d masters, want 3 aligned with the top level", i, len(l.Masters))
+			continue
+		}
+		for j, c := range w.cells {
+			g := l.Masters[j]
+			if g.Token == nil || *g.Token != c.token || g.PTTLMS == nil || *g.PTTLMS != c.pttl || g.Down != c.down {
+				t.Errorf("locks[%d].masters[%d] = token %v pttl %v down %v, want %q %d %v", i, j, g.Token, g.PTTLMS, g.Down, c.token, c.pttl, c.down)
+			}
+		}
+	}
+	wantWarnings := []string{"lock-lost", "master-down"}
+	for _, kind := range wantWarnings {
+		found := false
+		for _, w := range jsonFixture().Warnings {
+			if w.Kind == kind && containsString(doc.Warnings, w.String()) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("warnings %q lack the %s warning", doc.Warnings, kind)
+		}
+	}
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWriteJSONEmptyArraysNotNull(t *testing.T) {
+	var buf bytes.Buffer
+	s := Aggregate(nil, []Reading{{Addr: "a", Uptime: UnknownUptime, Replicas: -1}, {Addr: "b"}, {Addr: "c"}}, nil, t0, Config{})
+	if err := WriteJSON(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"locks": []`, `"warnings": []`, `"events": []`} {
+		if !strings.Contains(buf.String(), field) {
+			t.Errorf("output lacks %s:\n%s", field, buf.String())
+		}
+	}
+}
+
+func TestWriteTableEscapesUntrustedText(t *testing.T) {
+	evil := "res\x1b]0;owned\x07\x1b[2J"
+	rs := fixture(t0, []string{"a", "b", "c"}, map[string][]cell{evil: {{"tok\x1b[31m\xff", time.Second, 0}, {"tok\x1b[31m\xff", time.Second, 0}, {}}})
+	rs[2] = Reading{Addr: "c", Err: errors.New("bad \x1b[1mthing\u202e")}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, Aggregate(nil, rs, nil, t0, Config{})); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, bad := range []string{"\x1b", "\x07", "\xff", "\u202e"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("table output carries %q:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{`res\x1b]0;owned\a\x1b[2J`, `tok\x1b[31m\xff`, `bad \x1b[1mthing\u202e`, "held", "MASTER", "RESOURCE"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain-name:42", "plain-name:42"},
+		{"ünïcödé ключ", "ünïcödé ключ"},
+		{"a\x1b[31mb", `a\x1b[31mb`},
+		{"tab\there", `tab\there`},
+		{"nl\n", `nl\n`},
+		{"bin\x00\xff", `bin\x00\xff`},
+		{`back\slash`, `back\\slash`},
+		{"c1\u009b31m", `c1\u009b31m`},
+		{"bidi\u202egnp.exe", `bidi\u202egnp.exe`},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := Escape(tt.in); got != tt.want {
+			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
