@@ -2,6 +2,7 @@ package redlock
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -83,4 +84,14 @@ func ctxTimeout(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+// TestMain silences go-redis's pool log: the tests stop masters on purpose.
+func TestMain(m *testing.M) {
+	redis.SetLogger(quietLogger{})
+	os.Exit(m.Run())
 }
