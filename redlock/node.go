@@ -38,19 +38,17 @@ type node struct {
 	client    *redis.Client
 	ownClient bool // created by New; closed by Close
 	queue     chan *call
-	slots     chan struct{} // pipelines allowed in flight at once
 	maxBatch  int
 	stop      chan struct{}
 	done      sync.WaitGroup
 }
 
-func newNode(addr string, client *redis.Client, own bool, maxBatch, inFlight int) *node {
+func newNode(addr string, client *redis.Client, own bool, maxBatch int) *node {
 	n := &node{
 		addr:      addr,
 		client:    client,
 		ownClient: own,
 		queue:     make(chan *call, 4*maxBatch),
-		slots:     make(chan struct{}, inFlight),
 		maxBatch:  maxBatch,
 		stop:      make(chan struct{}),
 	}
@@ -61,6 +59,11 @@ func newNode(addr string, client *redis.Client, own bool, maxBatch, inFlight int
 
 // send queues c; it never blocks past c's deadline.
 func (n *node) send(c *call) {
+	select {
+	case n.queue <- c:
+		return
+	default:
+	}
 	t := time.NewTimer(time.Until(c.deadline))
 	defer t.Stop()
 	select {
@@ -74,32 +77,19 @@ func (n *node) send(c *call) {
 
 var errClosed = errors.New("redlock: client closed")
 
+// dispatch sends queued calls, one pipeline at a time: calls that queue while
+// a pipeline is in flight go out together in the next one. Every pipeline is
+// bounded by its calls' deadlines, which the client's connections honour.
 func (n *node) dispatch() {
 	defer n.done.Done()
 	for {
-		var first *call
 		select {
-		case first = <-n.queue:
+		case first := <-n.queue:
+			n.exec(n.collect([]*call{first}))
 		case <-n.stop:
 			n.drain()
 			return
 		}
-		batch := n.collect([]*call{first})
-		select {
-		case n.slots <- struct{}{}:
-		case <-n.stop:
-			failAll(batch, errClosed)
-			n.drain()
-			return
-		}
-		// Calls that queued while we waited for a slot join this pipeline.
-		batch = n.collect(batch)
-		n.done.Add(1)
-		go func() {
-			defer n.done.Done()
-			n.exec(batch)
-			<-n.slots
-		}()
 	}
 }
 
@@ -124,12 +114,6 @@ func (n *node) drain() {
 		default:
 			return
 		}
-	}
-}
-
-func failAll(batch []*call, err error) {
-	for _, c := range batch {
-		c.out <- reply{index: c.index, err: err}
 	}
 }
 

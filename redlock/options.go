@@ -19,28 +19,26 @@ func (systemClock) Now() time.Time { return time.Now() }
 type Option func(*config)
 
 type config struct {
-	nodeTimeout     time.Duration
-	driftFactor     float64
-	retries         int
-	retryDelayMin   time.Duration
-	retryDelayMax   time.Duration
-	maxExtensions   int
-	clock           Clock
-	maxBatch        int
-	batchesInFlight int
+	nodeTimeout   time.Duration
+	driftFactor   float64
+	retries       int
+	retryDelayMin time.Duration
+	retryDelayMax time.Duration
+	maxExtensions int
+	clock         Clock
+	maxBatch      int
 }
 
 func defaultConfig() config {
 	return config{
-		nodeTimeout:     50 * time.Millisecond,
-		driftFactor:     0.01,
-		retries:         3,
-		retryDelayMin:   50 * time.Millisecond,
-		retryDelayMax:   250 * time.Millisecond,
-		maxExtensions:   10,
-		clock:           systemClock{},
-		maxBatch:        512,
-		batchesInFlight: 1,
+		nodeTimeout:   50 * time.Millisecond,
+		driftFactor:   0.01,
+		retries:       3,
+		retryDelayMin: 50 * time.Millisecond,
+		retryDelayMax: 250 * time.Millisecond,
+		maxExtensions: 10,
+		clock:         systemClock{},
+		maxBatch:      512,
 	}
 }
 
