@@ -119,7 +119,7 @@ func TestAcquireExcludesSecondClientUntilRelease(t *testing.T) {
 
 func TestAcquireSurvivesMinorityDownAndFailsFastWithMajorityDown(t *testing.T) {
 	cl := newCluster(t, 5)
-	const nodeTimeout, retries, maxDelay = 50 * time.Millisecond, 2, 20 * time.Millisecond
+	const nodeTimeout, retries, maxDelay = 200 * time.Millisecond, 2, 20 * time.Millisecond
 	c := cl.client(t, WithNodeTimeout(nodeTimeout), WithRetries(retries), WithRetryDelay(10*time.Millisecond, maxDelay))
 	ctx := ctxTimeout(t, 10*time.Second)
 	for _, i := range []int{0, 1} {
@@ -163,7 +163,7 @@ func TestAcquireSurvivesMinorityDownAndFailsFastWithMajorityDown(t *testing.T) {
 
 func TestPausedMasterDoesNotDelayAcquire(t *testing.T) {
 	cl := newCluster(t, 5)
-	const nodeTimeout = 300 * time.Millisecond
+	const nodeTimeout = time.Second
 	c := cl.client(t, WithNodeTimeout(nodeTimeout))
 	ctx := ctxTimeout(t, 10*time.Second)
 	if err := cl.masters[4].Pause(); err != nil {

@@ -24,8 +24,12 @@ func newCluster(t testing.TB, n int) *cluster {
 }
 
 // client returns a new Redlock client on fresh connections to every master.
+// Its node timeout is a generous 500ms unless opts say otherwise: the suite
+// runs beside others under -race on two cores, and only tests about timeouts
+// should depend on them.
 func (c *cluster) client(t testing.TB, opts ...Option) *Client {
 	t.Helper()
+	opts = append([]Option{WithNodeTimeout(500 * time.Millisecond)}, opts...)
 	rc, err := New(redlocktest.Clients(t, c.masters), opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -199,7 +199,7 @@ func TestExtendDoesNotRetakeAFreeKey(t *testing.T) {
 
 func TestAutoExtendKeepsLockAndReportsLoss(t *testing.T) {
 	cl := newCluster(t, 5)
-	const ttl = 300 * time.Millisecond
+	const ttl = 600 * time.Millisecond
 	c := cl.client(t, WithMaxExtensions(100))
 	ctx := ctxTimeout(t, 20*time.Second)
 	l, err := c.TryAcquire(ctx, "kept", ttl)
