@@ -1,0 +1,123 @@
+package demo
+
+import (
+	"sync"
+	"time"
+)
+
+// EventKind says what an Event reports.
+type EventKind string
+
+// The kinds of events the demo reports.
+const (
+	EventAcquired      EventKind = "acquired"       // a client acquired a lock
+	EventAcquireFailed EventKind = "acquire-failed" // a client gave up acquiring after its retries
+	EventExtended      EventKind = "extended"       // a client's lock was extended
+	EventReleased      EventKind = "released"       // a client released its lock
+	EventLost          EventKind = "lost"           // a client found its lock lost or run out and stopped
+	EventWrite         EventKind = "write"          // a client wrote in its critical section
+	EventWriteDropped  EventKind = "write-dropped"  // a client did not write because its lock had run out
+	EventCrashed       EventKind = "crashed"        // a client died holding a lock, which lingers until it expires
+	EventClientPaused  EventKind = "client-paused"  // a client froze (a stop-the-world GC pause)
+	EventClientResumed EventKind = "client-resumed" // a frozen client runs again
+	EventFault         EventKind = "fault"          // the presenter broke or repaired something
+	EventWorkload      EventKind = "workload"       // the workload was paused, resumed or its rate changed
+	EventScenario      EventKind = "scenario"       // a step of a scripted scenario
+	EventViolation     EventKind = "violation"      // mutual exclusion was violated
+)
+
+// Event is one thing that happened in the demo, in words for the log and with
+// enough structure to filter and colour it.
+type Event struct {
+	Seq      uint64 // increasing from 1 in the order events were logged
+	Time     time.Time
+	Kind     EventKind
+	Client   string // the simulated client concerned, "" if none
+	Resource string // the resource concerned, "" if none
+	Token    string // the lock token concerned, "" if none
+	Master   int    // index into Addrs of the master concerned, -1 if none
+	Text     string // a self-contained sentence for people
+}
+
+// eventBuffer is how many events the Events channel holds before the oldest
+// are dropped.
+const eventBuffer = 256
+
+// historyLen is how many recent events are kept to explain a violation.
+const historyLen = 512
+
+// leadUpLen is how many events a Violation keeps of the story leading to it.
+const leadUpLen = 24
+
+// eventLog numbers events, keeps the recent ones and feeds the Events channel.
+type eventLog struct {
+	mu     sync.Mutex
+	seq    uint64
+	recent []Event
+	out    chan Event
+	closed bool
+}
+
+func newEventLog() *eventLog {
+	return &eventLog{out: make(chan Event, eventBuffer)}
+}
+
+// add stamps e and logs it. When the channel is full its oldest event is
+// dropped, so a slow reader loses old news rather than stalling the demo.
+func (l *eventLog) add(e Event) Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	e.Seq = l.seq
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	l.recent = append(l.recent, e)
+	if len(l.recent) >= 2*historyLen {
+		l.recent = append(l.recent[:0:0], l.recent[len(l.recent)-historyLen:]...)
+	}
+	if l.closed {
+		return e
+	}
+	for {
+		select {
+		case l.out <- e:
+			return e
+		default:
+		}
+		select {
+		case <-l.out:
+		default:
+		}
+	}
+}
+
+// leadUp returns, oldest first, the last n events that concern resource or
+// the system as a whole (faults, workload changes, scenario steps).
+func (l *eventLog) leadUp(resource string, n int) []Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Event
+	for i := len(l.recent) - 1; i >= 0 && len(out) < n; i-- {
+		e := l.recent[i]
+		switch {
+		case e.Resource == resource,
+			e.Resource == "" && (e.Kind == EventFault || e.Kind == EventWorkload || e.Kind == EventScenario):
+			out = append(out, e)
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// close closes the Events channel; later events are only kept in history.
+func (l *eventLog) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.closed = true
+		close(l.out)
+	}
+}

@@ -1,0 +1,566 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// Scenario is a scripted failure story from the seeds, offered in a menu.
+type Scenario struct {
+	Name        string // what RunScenario takes, such as "crash-restart"
+	Title       string // a short title for the menu
+	Description string // the story: what happens and what it shows
+	Safe        bool   // the safeguard is applied: the run should end without a violation
+}
+
+// ScenarioResult is how a scenario run ended.
+type ScenarioResult struct {
+	Scenario   Scenario
+	Violated   bool        // mutual exclusion was violated on the scenario's resource
+	Expected   bool        // the run ended as the story says: a violation unless Scenario.Safe
+	Violations []Violation // the violations on the scenario's resource during the run
+	Steps      []Event     // the run's steps, as logged
+	Duration   time.Duration
+}
+
+// ScenarioResource is the resource the scenarios lock; the workload does not
+// use it.
+const ScenarioResource = "ledger:settle"
+
+// scenarioTTL is the TTL of the scenarios' locks.
+const scenarioTTL = MaxTTL
+
+// driftFactor is the clock drift allowance of the scenarios' clients, as a
+// fraction of the TTL (redlock's default, said explicitly since the clock
+// scenarios depend on it).
+const driftFactor = 0.01
+
+// driftAllowance is the validity the scenarios' clients keep back for clock
+// drift, as redlock computes it.
+var driftAllowance = time.Duration(float64(scenarioTTL)*driftFactor) + 2*time.Millisecond
+
+// victim is the master the crash and clock scenarios break: master 3, the
+// one A's and B's majorities share.
+const victim = 2
+
+// The masters A and B can reach in the crash and clock scenarios.
+var (
+	reachA   = []int{0, 1, 2}
+	reachB   = []int{2, 3, 4}
+	reachAll = []int{0, 1, 2, 3, 4}
+)
+
+// scripted is a scenario with its script.
+type scripted struct {
+	Scenario
+	script func(*scenarioRun) error
+}
+
+// scenarios is the menu.
+var scenarios = []scripted{
+	{Scenario{
+		Name:  "crash-restart",
+		Title: "Crash, restart at once without persistence",
+		Description: "A holds the lock on masters 1, 2, 3 (4 and 5 are cut off from it). Master 3 crashes and " +
+			"restarts at once with its data lost, so A's key on it is gone. B, which reaches masters 3, 4, 5, " +
+			"acquires the same lock while A still holds it: a violation (the page's persistence section).",
+	}, func(r *scenarioRun) error { return r.crash(false) }},
+	{Scenario{
+		Name:  "crash-delayed-restart",
+		Title: "Crash, delayed restart (safe)",
+		Description: "As crash-restart, but master 3 stays down longer than the longest TTL before it " +
+			"restarts empty (the page's delayed-restart rule). By then A's lock has expired everywhere, so when " +
+			"B acquires, A no longer believes it holds the lock: no violation.",
+		Safe: true,
+	}, func(r *scenarioRun) error { return r.crash(true) }},
+	{Scenario{
+		Name:  "clock-jump",
+		Title: "Clock jump on a master",
+		Description: "A holds the lock on masters 1, 2, 3. Master 3's clock jumps forward past the TTL (an NTP " +
+			"step or an operator), so A's key on it expires early. B, which reaches masters 3, 4, 5, acquires " +
+			"the lock while A still holds it: a violation (Kleppmann's clock-jump example).",
+	}, func(r *scenarioRun) error { return r.clockJump(false) }},
+	{Scenario{
+		Name:  "clock-jump-small",
+		Title: "Clock jump within the drift allowance (safe)",
+		Description: "As clock-jump, but master 3's clock jumps less than the drift allowance clients keep " +
+			"back from their validity. B keeps trying and gets the lock only once A's validity is over: " +
+			"no violation. Redlock is safe while clock errors stay within that bound.",
+		Safe: true,
+	}, func(r *scenarioRun) error { return r.clockJump(true) }},
+	{Scenario{
+		Name:  "gc-pause",
+		Title: "Client GC pause",
+		Description: "A acquires the lock on all five masters and then freezes in a stop-the-world GC pause longer " +
+			"than the TTL. The lock expires, B acquires it and writes. A resumes, unaware that time passed, and " +
+			"writes too: a stale write (Kleppmann's GC-pause example).",
+	}, func(r *scenarioRun) error { return r.gcPause(false) }},
+	{Scenario{
+		Name:  "gc-pause-checked",
+		Title: "Client GC pause, validity checked (safe)",
+		Description: "As gc-pause, but A checks its lock's validity before writing, finds it ran out and does " +
+			"not write: no violation. The check only narrows the window, since a pause can strike between the " +
+			"check and the write; Kleppmann's fix is a fencing token checked by the storage.",
+		Safe: true,
+	}, func(r *scenarioRun) error { return r.gcPause(true) }},
+}
+
+// Scenarios returns the scripted scenarios, each unsafe story followed by its
+// safe variant.
+func Scenarios() []Scenario {
+	out := make([]Scenario, len(scenarios))
+	for i, s := range scenarios {
+		out[i] = s.Scenario
+	}
+	return out
+}
+
+// errScenarioRunning is returned when a scenario is asked for while another
+// one runs.
+var errScenarioRunning = errors.New("demo: a scenario is already running")
+
+// RunScenario runs the named scenario step by step on ScenarioResource,
+// logging each step as an EventScenario, and returns how it ended. It blocks
+// for the length of the story (about 1.5s to 4s). Only one scenario runs at
+// a time. The workload goes on, on its own resources. Before it starts, the
+// run brings every master back up, unfrozen and at real clock speed; faults
+// between the simulated clients and the masters stay (the scenario's two
+// clients have their own network paths). A clock jump it makes stays.
+func (d *Demo) RunScenario(ctx context.Context, name string) (ScenarioResult, error) {
+	i := slices.IndexFunc(scenarios, func(s scripted) bool { return s.Name == name })
+	if i < 0 {
+		return ScenarioResult{}, fmt.Errorf("demo: no scenario %q", name)
+	}
+	sc := scenarios[i]
+	if !d.scenario.TryLock() {
+		return ScenarioResult{}, errScenarioRunning
+	}
+	defer d.scenario.Unlock()
+	if d.ctx.Err() != nil {
+		return ScenarioResult{}, errClosed
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(d.ctx, cancel)
+	defer stop()
+
+	d.mu.Lock()
+	firstID := d.nextID + 1
+	d.mu.Unlock()
+	r := &scenarioRun{d: d, ctx: ctx, sc: sc.Scenario, start: time.Now()}
+	err := r.prepare()
+	if err == nil {
+		err = sc.script(r)
+	}
+	r.cleanup()
+
+	res := ScenarioResult{Scenario: sc.Scenario, Duration: time.Since(r.start)}
+	for _, v := range d.Violations() {
+		if v.ID >= firstID && v.Resource == ScenarioResource {
+			res.Violations = append(res.Violations, v)
+		}
+	}
+	res.Violated = len(res.Violations) > 0
+	res.Expected = res.Violated != sc.Safe
+	if err != nil {
+		r.say("stopped: %v", err)
+		res.Steps = r.steps
+		return res, fmt.Errorf("demo: scenario %s: %w", sc.Name, err)
+	}
+	switch {
+	case res.Violated:
+		r.say("over: mutual exclusion was violated (%s)", res.Violations[0].Kind)
+	default:
+		r.say("over: no violation")
+	}
+	res.Steps = r.steps
+	return res, nil
+}
+
+// actor is one of a scenario's two clients, with its own network path to
+// each master, so that it can be cut off from some of them.
+type actor struct {
+	name   string
+	paths  []*redlocktest.Proxy
+	conns  []*redis.Client
+	locker *redlock.Client
+	lock   *redlock.Lock // the lock it holds, if any
+	since  time.Time     // when it acquired lock
+	until  time.Time     // when lock's validity ends
+}
+
+// scenarioRun is the state of one scenario run.
+type scenarioRun struct {
+	d       *Demo
+	ctx     context.Context
+	sc      Scenario
+	start   time.Time
+	steps   []Event
+	actors  []*actor
+	stopped bool // the run crashed the victim
+}
+
+// say logs a step.
+func (r *scenarioRun) say(format string, args ...any) {
+	e := r.d.emit(Event{Kind: EventScenario, Resource: ScenarioResource, Master: -1,
+		Text: fmt.Sprintf("%s %d: %s", r.sc.Name, len(r.steps)+1, fmt.Sprintf(format, args...))})
+	r.steps = append(r.steps, e)
+}
+
+// pace waits between steps so that people can follow.
+func (r *scenarioRun) pace() error {
+	return r.wait(r.d.opts.ScenarioPace)
+}
+
+// wait waits d or until the run is cancelled.
+func (r *scenarioRun) wait(d time.Duration) error {
+	if !sleep(r.ctx, d) {
+		return r.ctx.Err()
+	}
+	return nil
+}
+
+// prepare brings every master up, unfrozen and at real clock speed.
+func (r *scenarioRun) prepare() error {
+	r.say("begins: %s", r.sc.Title)
+	for i, m := range r.d.Masters() {
+		if m.Paused {
+			if err := r.d.SetMasterPaused(i, false); err != nil {
+				return err
+			}
+		}
+		if m.Down {
+			if err := r.d.StartMaster(i); err != nil {
+				return err
+			}
+		}
+		if m.ClockRate != 1 {
+			if err := r.d.SetMasterClockRate(i, 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// newActor returns a client named name that reaches only the masters in
+// reach; the others are partitioned from it.
+func (r *scenarioRun) newActor(name string, reach []int) (*actor, error) {
+	a := &actor{name: name}
+	r.actors = append(r.actors, a)
+	addrs := make([]string, len(r.d.masters))
+	for i, m := range r.d.masters {
+		p, err := redlocktest.NewProxy(m.Addr())
+		if err != nil {
+			return nil, fmt.Errorf("path from %s to master %d: %w", name, i+1, err)
+		}
+		a.paths = append(a.paths, p)
+		p.SetPartitioned(!slices.Contains(reach, i))
+		addrs[i] = p.Addr()
+	}
+	var err error
+	a.locker, a.conns, err = newLocker(addrs, redlock.WithNodeTimeout(nodeTimeout), redlock.WithRetries(0),
+		redlock.WithDriftFactor(driftFactor))
+	if err != nil {
+		return nil, err
+	}
+	warmUp(r.ctx, a.conns)
+	return a, nil
+}
+
+// actors starts A and B with the masters each reaches.
+func (r *scenarioRun) newActors(a, b []int) (*actor, *actor, error) {
+	r.say("A reaches masters %s; B reaches masters %s", masterList(a), masterList(b))
+	actA, err := r.newActor("A", a)
+	if err != nil {
+		return nil, nil, err
+	}
+	actB, err := r.newActor("B", b)
+	return actA, actB, err
+}
+
+// masterList names masters by number: "1, 2, 3".
+func masterList(idx []int) string {
+	names := make([]string, len(idx))
+	for i, m := range idx {
+		names[i] = fmt.Sprint(m + 1)
+	}
+	return strings.Join(names, ", ")
+}
+
+// tryAcquire has a try once for the lock, logging the outcome.
+func (r *scenarioRun) tryAcquire(a *actor) error {
+	l, err := a.locker.TryAcquire(r.ctx, ScenarioResource, scenarioTTL)
+	if err != nil {
+		r.d.emit(Event{Kind: EventAcquireFailed, Client: a.name, Resource: ScenarioResource, Master: -1,
+			Text: fmt.Sprintf("%s failed to acquire %s: %s", a.name, ScenarioResource, failureText(err))})
+		return err
+	}
+	r.acquired(a, l, "")
+	return nil
+}
+
+// acquireWithin tries for the lock with random delays until it succeeds or
+// within has passed, logging the first failure and the success.
+func (r *scenarioRun) acquireWithin(a *actor, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for attempt := 1; ; attempt++ {
+		l, err := a.locker.TryAcquire(r.ctx, ScenarioResource, scenarioTTL)
+		if err == nil {
+			r.acquired(a, l, fmt.Sprintf(" after %d attempts", attempt))
+			return nil
+		}
+		if attempt == 1 {
+			r.d.emit(Event{Kind: EventAcquireFailed, Client: a.name, Resource: ScenarioResource, Master: -1,
+				Text: fmt.Sprintf("%s failed to acquire %s: %s; it retries with random delays", a.name,
+					ScenarioResource, failureText(err))})
+		}
+		if r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s could not acquire within %v: %w", a.name, within, err)
+		}
+		if err := r.wait(between(retryDelayMin, 3*retryDelayMin, 1)); err != nil {
+			return err
+		}
+	}
+}
+
+// acquired logs a's new lock l and records a's belief.
+func (r *scenarioRun) acquired(a *actor, l *redlock.Lock, how string) {
+	a.lock = l
+	r.d.emit(Event{Kind: EventAcquired, Client: a.name, Resource: ScenarioResource, Token: l.Token(), Master: -1,
+		Text: fmt.Sprintf("%s acquired %s %s%s, valid for %v", a.name, ScenarioResource, nodesText(l.LastRound()),
+			how, l.Validity().Round(time.Millisecond))})
+	validity := l.Validity()
+	a.since, a.until = time.Now(), time.Now().Add(validity)
+	r.d.believe(a.name, ScenarioResource, l.Token(), validity)
+}
+
+// write has a write under its lock, without checking anything.
+func (r *scenarioRun) write(a *actor, why string) {
+	r.d.wrote(a.name, ScenarioResource, a.lock.Token(), fmt.Sprintf("%s writes %s %s", a.name, ScenarioResource, why))
+}
+
+// validityLeft describes how much of a's lock is left.
+func validityLeft(a *actor) string {
+	return fmt.Sprintf("(validity left %v)", a.lock.Validity().Round(time.Millisecond))
+}
+
+// dropWrite has a check its validity, find it ran out and stop believing.
+func (r *scenarioRun) dropWrite(a *actor) {
+	r.d.stopBelieving(a.lock.Token())
+	r.d.emit(Event{Kind: EventWriteDropped, Client: a.name, Resource: ScenarioResource, Token: a.lock.Token(),
+		Master: -1, Text: fmt.Sprintf("%s checks its lock before writing: its validity ran out %v ago, so it "+
+			"does not write", a.name, (-a.lock.Validity()).Round(time.Millisecond))})
+}
+
+// waitValidityOver waits until a's lock is no longer valid, and has a stop
+// believing it holds it.
+func (r *scenarioRun) waitValidityOver(a *actor) error {
+	if err := r.wait(a.lock.Validity() + time.Millisecond); err != nil {
+		return err
+	}
+	r.d.stopBelieving(a.lock.Token())
+	r.say("A's validity is over: A no longer believes it holds the lock")
+	return nil
+}
+
+// cleanup ends the actors' beliefs, releases their locks, closes their paths,
+// and restarts the victim if the run left it down.
+func (r *scenarioRun) cleanup() {
+	for _, a := range r.actors {
+		if a.lock != nil {
+			r.d.stopBelieving(a.lock.Token())
+			ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+			_ = a.lock.Release(ctx)
+			cancel()
+		}
+		if a.locker != nil {
+			a.locker.Close()
+		}
+		closeAll(a.conns)
+		for _, p := range a.paths {
+			_ = p.Close()
+		}
+	}
+	if r.stopped {
+		_ = r.d.StartMaster(victim)
+	}
+}
+
+// crash is the crash-and-restart story: immediate restart, or delayed past
+// the longest TTL.
+func (r *scenarioRun) crash(delayed bool) error {
+	a, b, err := r.newActors(reachA, reachB)
+	if err != nil {
+		return err
+	}
+	r.say("A acquires the lock and starts writing")
+	if err := r.tryAcquire(a); err != nil {
+		return err
+	}
+	r.write(a, validityLeft(a))
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.say("master 3 crashes; it runs without persistence")
+	if err := r.d.StopMaster(victim); err != nil {
+		return err
+	}
+	r.stopped = true
+	if err := r.pace(); err != nil {
+		return err
+	}
+	if !delayed {
+		r.say("master 3 restarts at once, empty: A's key on it is gone")
+		if err := r.d.StartMaster(victim); err != nil {
+			return err
+		}
+		r.stopped = false
+		if err := r.pace(); err != nil {
+			return err
+		}
+		return r.bothWrite(a, b)
+	}
+	down := time.Now()
+	r.say("master 3 stays down for %v, longer than the longest TTL (%v)", RestartDelay, MaxTTL)
+	r.say("B tries to acquire while master 3 is down, and cannot reach a majority")
+	_ = r.tryAcquire(b) // fails: only masters 4 and 5 answer
+	if err := r.waitValidityOver(a); err != nil {
+		return err
+	}
+	if err := r.wait(time.Until(down.Add(RestartDelay))); err != nil {
+		return err
+	}
+	if err := r.d.start(victim, restartedText(victim)); err != nil {
+		return err
+	}
+	r.stopped = false
+	r.say("B acquires the lock on masters 3, 4, 5")
+	if err := r.tryAcquire(b); err != nil {
+		return err
+	}
+	r.write(b, validityLeft(b))
+	return nil
+}
+
+// bothWrite has B acquire the lock A still holds, and both write.
+func (r *scenarioRun) bothWrite(a, b *actor) error {
+	r.say("B acquires the lock on masters 3, 4, 5")
+	if err := r.tryAcquire(b); err != nil {
+		return err
+	}
+	r.write(b, validityLeft(b))
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.say("A, still within its validity, writes too")
+	r.write(a, validityLeft(a))
+	return nil
+}
+
+// clockJump is the clock-jump story: past the TTL, or within the drift
+// allowance.
+func (r *scenarioRun) clockJump(small bool) error {
+	a, b, err := r.newActors(reachA, reachB)
+	if err != nil {
+		return err
+	}
+	r.say("A acquires the lock and starts writing")
+	if err := r.tryAcquire(a); err != nil {
+		return err
+	}
+	r.write(a, validityLeft(a))
+	if err := r.pace(); err != nil {
+		return err
+	}
+	if !small {
+		jump := scenarioTTL + 500*time.Millisecond
+		r.say("master 3's clock jumps %v forward: A's key on it expires at once", jump)
+		if err := r.d.JumpMasterClock(victim, jump); err != nil {
+			return err
+		}
+		if err := r.pace(); err != nil {
+			return err
+		}
+		return r.bothWrite(a, b)
+	}
+	jump := driftAllowance / 4
+	r.say("master 3's clock jumps %v forward, less than the %v drift allowance", jump, driftAllowance)
+	if err := r.d.JumpMasterClock(victim, jump); err != nil {
+		return err
+	}
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.say("B tries to acquire the lock on masters 3, 4, 5 until it succeeds")
+	if err := r.acquireWithin(b, scenarioTTL+time.Second); err != nil {
+		return err
+	}
+	r.write(b, validityLeft(b))
+	r.d.stopBelieving(a.lock.Token())
+	if gap := b.since.Sub(a.until); gap > 0 {
+		r.say("A's validity ended %v before B got the lock", gap.Round(time.Millisecond))
+	} else {
+		r.say("A's validity had not ended when B got the lock")
+	}
+	return nil
+}
+
+// gcPause is the GC-pause story: A writes when it resumes, or checks its
+// validity first.
+func (r *scenarioRun) gcPause(checked bool) error {
+	a, b, err := r.newActors(reachAll, reachAll)
+	if err != nil {
+		return err
+	}
+	r.say("A acquires the lock and starts writing")
+	if err := r.tryAcquire(a); err != nil {
+		return err
+	}
+	r.write(a, validityLeft(a))
+	frozen := time.Now()
+	r.say("A freezes in a stop-the-world GC pause: nothing in A runs, not even a look at its clock")
+	r.d.setBeliefPaused(a.lock.Token(), true)
+	r.d.emit(Event{Kind: EventClientPaused, Client: a.name, Resource: ScenarioResource, Token: a.lock.Token(),
+		Master: -1, Text: "A freezes (stop-the-world GC) holding " + ScenarioResource})
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.say("A's lock expires on every master; B tries until it gets the lock")
+	if err := r.acquireWithin(b, scenarioTTL+time.Second); err != nil {
+		return err
+	}
+	r.write(b, validityLeft(b))
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.d.setBeliefPaused(a.lock.Token(), false)
+	r.d.emit(Event{Kind: EventClientResumed, Client: a.name, Resource: ScenarioResource, Token: a.lock.Token(),
+		Master: -1, Text: fmt.Sprintf("A resumes after %v, unaware that time passed",
+			time.Since(frozen).Round(time.Millisecond))})
+	if checked {
+		r.dropWrite(a)
+		return nil
+	}
+	r.say("A goes on where it stopped and writes")
+	r.write(a, fmt.Sprintf("believing it still holds it (validity ran out %v ago)",
+		(-a.lock.Validity()).Round(time.Millisecond)))
+	return nil
+}
+
+// restartedText is the log line of a delayed restart of master i.
+func restartedText(i int) string {
+	return fmt.Sprintf("master %d restarted empty after %v down: every lock it held has expired everywhere",
+		i+1, RestartDelay)
+}
