@@ -1,0 +1,38 @@
+package main
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/redlock-tui/redlock-tui/ui"
+)
+
+// newKeyMap returns every key binding of the dashboard: the one place where keys are chosen. The help texts
+// are what the footer and the full help (?) show.
+func newKeyMap() ui.KeyMap {
+	return ui.KeyMap{
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
+		NextPanel: key.NewBinding(key.WithKeys("tab", "right", "l"), key.WithHelp("tab", "next panel")),
+		PrevPanel: key.NewBinding(key.WithKeys("shift+tab", "left", "h"), key.WithHelp("shift+tab", "prev panel")),
+
+		Acquire:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire")),
+		Extend:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "extend")),
+		Release:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release")),
+		AutoExtend: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "auto-extend")),
+		Delete:     key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "delete (not ours)")),
+
+		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Sort:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Pause:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause polling")),
+		Faster: key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "poll faster")),
+		Slower: key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "poll slower")),
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+
+		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}
+}

@@ -1,0 +1,251 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
+
+// Time bounds of the dashboard's commands.
+const (
+	tickEvery     = 250 * time.Millisecond // countdowns and the progress spinner
+	actionTimeout = 5 * time.Second        // one extend, release or delete
+	quitTimeout   = 2 * time.Second        // releasing everything we hold at quit, in total
+)
+
+// SnapshotMsg hands the dashboard a monitor snapshot. The dashboard's own monitor loop delivers its snapshots
+// this way; a program embedding the dashboard, or a test, may send one too.
+type SnapshotMsg struct {
+	Snapshot monitor.Snapshot
+}
+
+// monitorStartedMsg carries the channel of a monitor loop just started.
+type monitorStartedMsg struct{ ch <-chan monitor.Snapshot }
+
+// monitorSnapshotMsg is a snapshot from the monitor loop; reading the next one re-arms the command.
+type monitorSnapshotMsg struct {
+	ch   <-chan monitor.Snapshot
+	snap monitor.Snapshot
+}
+
+// monitorClosedMsg tells that the monitor loop ended.
+type monitorClosedMsg struct{}
+
+// tickMsg drives countdowns, spinners and the refresh of our locks.
+type tickMsg struct{}
+
+// acquireResultMsg answers an acquire request of the form; req identifies the request.
+type acquireResultMsg struct {
+	req       uint64
+	resource  string // raw
+	lock      *redlock.Lock
+	err       error
+	cancelled bool // the request was cancelled; a lock won meanwhile was released again
+}
+
+// extendResultMsg answers an extension of one of our locks, identified by the lock itself.
+type extendResultMsg struct {
+	lock *redlock.Lock
+	err  error
+}
+
+// releaseResultMsg answers a release of one of our locks.
+type releaseResultMsg struct {
+	lock *redlock.Lock
+	err  error
+}
+
+// keeperMsg tells that auto-extension of lock was started (keeper running) or stopped (keeper ended).
+type keeperMsg struct {
+	lock    *redlock.Lock
+	keeper  *redlock.Keeper
+	started bool
+}
+
+// keeperEndedMsg tells that a keeper ended, with err set when its lock was lost.
+type keeperEndedMsg struct {
+	lock   *redlock.Lock
+	keeper *redlock.Keeper
+	err    error
+}
+
+// deleteResultMsg answers a force-delete request, with one round per token deleted.
+type deleteResultMsg struct {
+	req      uint64
+	resource string // raw
+	tokens   []string
+	rounds   []redlock.Round
+	errs     []error
+}
+
+// quitMsg tells how releasing our locks at quit went.
+type quitMsg struct {
+	released, expired, failed int
+}
+
+// tick re-arms the tick.
+func tick() tea.Cmd {
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// startMonitor starts the monitor's polling loop, which runs until ctx ends.
+func startMonitor(ctx context.Context, mon *monitor.Monitor) tea.Cmd {
+	return func() tea.Msg { return monitorStartedMsg{ch: mon.Run(ctx)} }
+}
+
+// waitSnapshot reads the next snapshot from the monitor loop; the dashboard re-arms it after each one.
+func waitSnapshot(ch <-chan monitor.Snapshot) tea.Cmd {
+	return func() tea.Msg {
+		s, ok := <-ch
+		if !ok {
+			return monitorClosedMsg{}
+		}
+		return monitorSnapshotMsg{ch: ch, snap: s}
+	}
+}
+
+// watchKeeper waits for a keeper to end and tells whether its lock was lost.
+func watchKeeper(l *redlock.Lock, k *redlock.Keeper) tea.Cmd {
+	return func() tea.Msg {
+		err := <-k.Lost()
+		return keeperEndedMsg{lock: l, keeper: k, err: err}
+	}
+}
+
+// stopKeeper stops a keeper, which waits for an extension in flight.
+func stopKeeper(l *redlock.Lock, k *redlock.Keeper) tea.Cmd {
+	return func() tea.Msg {
+		k.Stop()
+		return keeperMsg{lock: l, keeper: k}
+	}
+}
+
+// writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may.
+func (m *Model) writeBlocked(what string) string {
+	switch {
+	case m.readOnly:
+		return what + " is disabled: the dashboard runs read-only (--read-only)"
+	case m.locker == nil:
+		return what + " is unavailable: no Redlock client"
+	}
+	return ""
+}
+
+// issue is the one place where commands that write to the masters leave the dashboard: acquiring, extending,
+// auto-extending, releasing and force-deleting all pass here. In read-only mode nothing passes: the status line
+// says why and issue returns nil.
+func (m *Model) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
+	if why := m.writeBlocked(what); why != "" {
+		m.setStatus(levelWarn, why)
+		return nil
+	}
+	c := m.locker
+	return func() tea.Msg { return run(c) }
+}
+
+// acquireCmd runs Acquire (with the client's retries) until it succeeds, fails or ctx is cancelled. A lock won
+// just as the request was cancelled is released again, so a cancelled form never leaves a lock behind.
+func acquireCmd(ctx context.Context, req uint64, resource string, ttl time.Duration) func(*redlock.Client) tea.Msg {
+	return func(c *redlock.Client) tea.Msg {
+		l, err := c.Acquire(ctx, resource, ttl)
+		if err == nil && ctx.Err() != nil {
+			rctx, cancel := context.WithTimeout(context.Background(), actionTimeout)
+			defer cancel()
+			_ = l.Release(rctx) // best effort: the lock expires with its TTL otherwise
+			return acquireResultMsg{req: req, resource: resource, cancelled: true}
+		}
+		return acquireResultMsg{req: req, resource: resource, lock: l, err: err, cancelled: ctx.Err() != nil}
+	}
+}
+
+// extendCmd extends l by ttl.
+func extendCmd(ctx context.Context, l *redlock.Lock, ttl time.Duration) func(*redlock.Client) tea.Msg {
+	return func(*redlock.Client) tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+		defer cancel()
+		return extendResultMsg{lock: l, err: l.Extend(ctx, ttl)}
+	}
+}
+
+// releaseCmd stops l's keeper, if any, and releases l.
+func releaseCmd(ctx context.Context, l *redlock.Lock, k *redlock.Keeper) func(*redlock.Client) tea.Msg {
+	return func(*redlock.Client) tea.Msg {
+		if k != nil {
+			k.Stop()
+		}
+		ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+		defer cancel()
+		return releaseResultMsg{lock: l, err: l.Release(ctx)}
+	}
+}
+
+// startKeeperCmd starts auto-extension of l.
+func startKeeperCmd(l *redlock.Lock) func(*redlock.Client) tea.Msg {
+	return func(*redlock.Client) tea.Msg { return keeperMsg{lock: l, keeper: l.AutoExtend(), started: true} }
+}
+
+// deleteCmd deletes resource on every master where it holds one of tokens, and nowhere else.
+func deleteCmd(ctx context.Context, req uint64, resource string, tokens []string) func(*redlock.Client) tea.Msg {
+	return func(c *redlock.Client) tea.Msg {
+		msg := deleteResultMsg{req: req, resource: resource, tokens: tokens}
+		for _, t := range tokens {
+			tctx, cancel := context.WithTimeout(ctx, actionTimeout)
+			r, err := c.ReleaseToken(tctx, resource, t)
+			cancel()
+			msg.rounds = append(msg.rounds, r)
+			msg.errs = append(msg.errs, err)
+		}
+		return msg
+	}
+}
+
+// releaseAllCmd releases every lock we hold, at once, within quitTimeout in total.
+func releaseAllCmd(locks []*ownLock) func(*redlock.Client) tea.Msg {
+	type job struct {
+		l *redlock.Lock
+		k *redlock.Keeper
+	}
+	jobs := make([]job, len(locks))
+	for i, o := range locks {
+		jobs[i] = job{o.lock, o.keeper}
+	}
+	return func(*redlock.Client) tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), quitTimeout)
+		defer cancel()
+		errs := make([]error, len(jobs))
+		var wg sync.WaitGroup
+		for i, j := range jobs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if j.k != nil {
+					stopped := make(chan struct{})
+					go func() { j.k.Stop(); close(stopped) }()
+					select {
+					case <-stopped:
+					case <-ctx.Done():
+					}
+				}
+				errs[i] = j.l.Release(ctx)
+			}()
+		}
+		wg.Wait()
+		var msg quitMsg
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				msg.released++
+			case errors.Is(err, redlock.ErrNotHeld):
+				msg.expired++
+			default:
+				msg.failed++
+			}
+		}
+		return msg
+	}
+}

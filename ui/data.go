@@ -1,0 +1,233 @@
+package ui
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// health is the overall state shown in the header.
+type health int
+
+// The overall states.
+const (
+	healthWaiting  health = iota // no snapshot yet
+	healthOK                     // every master up, no warning
+	healthDegraded               // a master down or a warning, quorum still possible
+	healthNoQuorum               // fewer masters up than the quorum: no lock can be taken
+)
+
+// masterRow is one master of a snapshot as the dashboard shows it; every string is sanitized.
+type masterRow struct {
+	st       *monitor.MasterStatus
+	label    string // M1, M2, ...: the short name used in lock cells and round outcomes
+	addr     string
+	err      string
+	role     string
+	warnings string
+}
+
+// lockRow is one resource of a snapshot as the dashboard shows it. Strings are sanitized; the raw resource and
+// tokens stay in lv, for commands.
+type lockRow struct {
+	lv      *monitor.LockView
+	name    string        // sanitized resource
+	primary string        // raw token: the holder's, or the most common one when nobody holds it ("" if none)
+	short   string        // sanitized primary token, shortened for a table cell
+	tokens  []string      // sanitized token per master, "" where absent
+	ref     time.Duration // scale of the validity and PTTL bars: the longest PTTL seen for this holder
+}
+
+// warningRow is one current warning, sanitized.
+type warningRow struct {
+	severity monitor.Severity
+	text     string
+}
+
+// dashboard is one snapshot made ready for the screen: sanitized once here, where it enters the UI model,
+// with the counts the header needs, so that View does no work proportional to the number of locks.
+type dashboard struct {
+	snap     monitor.Snapshot // raw, for commands
+	health   health
+	masters  []masterRow
+	locks    []lockRow // in snapshot order: sorted by raw resource
+	warnings []warningRow
+	counts   struct{ held, partial, split, lost, mine int }
+}
+
+// shortToken is the width of a token in a table cell.
+const shortToken = 8
+
+// ingest turns a snapshot into a dashboard, carrying the bar scales over from prev (nil for the first), and
+// returns the log entries for what is new since prev: the monitor's events and warnings that appeared.
+func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
+	d := &dashboard{snap: s}
+	switch {
+	case s.UpCount < s.Quorum:
+		d.health = healthNoQuorum
+	case s.UpCount < len(s.Masters) || len(s.Warnings) > 0:
+		d.health = healthDegraded
+	default:
+		d.health = healthOK
+	}
+
+	d.masters = make([]masterRow, len(s.Masters))
+	for i := range s.Masters {
+		st := &s.Masters[i]
+		d.masters[i] = masterRow{
+			st:       st,
+			label:    fmt.Sprintf("M%d", i+1),
+			addr:     sanitize(st.Addr, nameCap),
+			err:      sanitize(st.Err, textCap),
+			role:     sanitize(st.Role, nameCap),
+			warnings: sanitize(strings.Join(st.Warnings, "; "), textCap),
+		}
+	}
+
+	d.warnings = make([]warningRow, len(s.Warnings))
+	for i, w := range s.Warnings {
+		d.warnings[i] = warningRow{severity: w.Severity, text: sanitize(w.String(), textCap)}
+	}
+	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity, a.severity) })
+
+	n := len(s.Masters)
+	d.locks = make([]lockRow, len(s.Locks))
+	tokens := make([]string, len(s.Locks)*n)
+	var prevLocks []lockRow
+	if prev != nil {
+		prevLocks = prev.locks
+	}
+	pi := 0
+	for i := range s.Locks {
+		lv := &s.Locks[i]
+		row := &d.locks[i]
+		row.lv = lv
+		row.name = sanitize(lv.Resource, nameCap)
+		row.primary = primaryToken(lv)
+		shown := sanitize(row.primary, nameCap)
+		row.short = fit(shown, shortToken)
+		row.tokens = tokens[i*n : (i+1)*n : (i+1)*n]
+		for j, c := range lv.Masters {
+			if j >= n || !c.Present {
+				continue
+			}
+			if c.Token == row.primary {
+				row.tokens[j] = shown
+			} else {
+				row.tokens[j] = sanitize(c.Token, nameCap)
+			}
+			row.ref = max(row.ref, c.PTTL)
+		}
+		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < lv.Resource {
+			pi++
+		}
+		if pi < len(prevLocks) && prevLocks[pi].lv.Resource == lv.Resource && prevLocks[pi].primary == row.primary {
+			row.ref = max(row.ref, prevLocks[pi].ref)
+		}
+		switch lv.State {
+		case monitor.StateHeld:
+			d.counts.held++
+		case monitor.StatePartial:
+			d.counts.partial++
+		case monitor.StateSplit:
+			d.counts.split++
+		case monitor.StateLost:
+			d.counts.lost++
+		}
+		if lv.Mine {
+			d.counts.mine++
+		}
+	}
+	return d, newEntries(s, prev)
+}
+
+// primaryToken is the token a lock row is about: the holder's, or else the one on most masters (ties go to the
+// smaller token, as the monitor decides).
+func primaryToken(lv *monitor.LockView) string {
+	if lv.Holder != "" {
+		return lv.Holder
+	}
+	best, bestCount := "", 0
+	for j, c := range lv.Masters {
+		if !c.Present {
+			continue
+		}
+		count := 0
+		for _, o := range lv.Masters[j:] {
+			if o.Present && o.Token == c.Token {
+				count++
+			}
+		}
+		if count > bestCount || count == bestCount && c.Token < best {
+			best, bestCount = c.Token, count
+		}
+	}
+	return best
+}
+
+// newEntries returns the log entries for the events and warnings of s that prev did not have.
+func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
+	events := s.Events
+	if prev != nil && len(prev.snap.Events) > 0 {
+		last := prev.snap.Events[len(prev.snap.Events)-1]
+		start := -1
+		for j := len(events) - 1; j >= 0; j-- {
+			if sameEvent(events[j], last) {
+				start = j + 1
+				break
+			}
+		}
+		if start < 0 {
+			start = len(events)
+			for start > 0 && events[start-1].Time.After(last.Time) {
+				start--
+			}
+		}
+		events = events[start:]
+	}
+	var out []logEntry
+	for _, e := range events {
+		lvl := levelInfo
+		switch e.Kind {
+		case monitor.EventLockLost, monitor.EventLockSplit, monitor.EventMasterDown, monitor.EventMasterRestarted,
+			monitor.EventClockWarning:
+			lvl = levelWarn
+		}
+		where := e.Resource
+		if where == "" {
+			where = e.Master
+		}
+		out = append(out, logEntry{
+			at: e.Time, level: lvl, resource: e.Resource,
+			text: fmt.Sprintf("%s %s: %s", sanitize(string(e.Kind), nameCap), sanitize(where, nameCap),
+				sanitize(e.Text, textCap)),
+		})
+	}
+	seen := map[string]bool{}
+	if prev != nil {
+		for _, w := range prev.snap.Warnings {
+			seen[w.Kind+"\x00"+w.Master] = true
+		}
+	}
+	for _, w := range s.Warnings {
+		if seen[w.Kind+"\x00"+w.Master] {
+			continue
+		}
+		lvl := levelWarn
+		if w.Severity == monitor.SeverityError {
+			lvl = levelError
+		}
+		out = append(out, logEntry{at: s.Time, level: lvl, text: sanitize(w.String(), textCap)})
+	}
+	return out
+}
+
+// sameEvent reports whether a and b are the same monitor event.
+func sameEvent(a, b monitor.Event) bool {
+	return a.Time.Equal(b.Time) && a.Kind == b.Kind && a.Resource == b.Resource && a.Master == b.Master &&
+		a.Text == b.Text
+}

@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"fmt"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// detailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
+// holder token, how long the holder has held it, holder changes and the lock's last events.
+type detailPanel struct {
+	sh   *shared
+	w, h int
+}
+
+// SetSize sets the panel's outer size.
+func (p *detailPanel) SetSize(w, h int) { p.w, p.h = w, h }
+
+// View draws the detail of row (nil: nothing selected); log supplies the lock's last events.
+func (p *detailPanel) View(row *lockRow, log *eventLog) string {
+	st, d := p.sh.st, p.sh.data
+	if row == nil || d == nil {
+		return st.box("Detail", []string{st.text.muted.Render("no lock selected")}, p.w, p.h, false)
+	}
+	w := p.w - 2
+	lv := row.lv
+	now := p.sh.now()
+	label := func(s string) string { return st.text.muted.Render(fit(s, 9)) }
+	var body []string
+	add := func(s string) { body = append(body, s) }
+
+	add(label("resource") + st.name(row.name, st.text.normal))
+	stateText, stateStyle := stateLabel(st, lv)
+	holder := ""
+	if lv.Mine && lv.State == monitor.StateHeld {
+		holder = " by " + st.text.you.Render("you")
+	}
+	add(label("state") + stateStyle.Render(stateText) + holder + st.text.muted.Render(
+		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.masters), d.snap.Quorum)))
+	if lv.State == monitor.StateHeld {
+		v := validityAt(lv, d.snap.Time, now)
+		add(label("validity") + st.validityBar(v, row.ref, 10, same) + " " + st.text.normal.Render(dur(v)) +
+			st.text.muted.Render(" · spread "+dur(lv.TTLSpread)))
+	}
+	token := "-"
+	if row.primary != "" {
+		token = row.tokens[firstWith(lv, row.primary)]
+	}
+	tokenLabel := "holder"
+	if lv.Holder == "" {
+		tokenLabel = "top token"
+	}
+	add(label(tokenLabel) + st.name(token, st.text.normal))
+	var held []string
+	if lv.Holder != "" && !lv.HeldSince.IsZero() {
+		held = append(held, "held "+dur(now.Sub(lv.HeldSince)))
+	}
+	changes := plural(lv.Changes, "holder change")
+	if !lv.LastChange.IsZero() {
+		changes += ", last " + lv.LastChange.Format("15:04:05")
+	}
+	add(label("history") + st.text.normal.Render(joinParts(append(held, changes)...)))
+
+	add(st.table.head.Render("masters") + st.text.muted.Render("  ● holder ○ other · none ✕ down"))
+	barW := max(min(w-34, 12), 4)
+	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
+		glyph, gs := cellGlyph(st, m, row.primary, lv.State)
+		line := " " + st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " "
+		switch {
+		case m.Down:
+			line += st.text.bad.Render("master down")
+		case !m.Present:
+			line += st.text.muted.Render("no key")
+		default:
+			ref := max(row.ref, m.PTTL)
+			line += st.name(fit(row.tokens[j], 12), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, same) + " " +
+				st.text.normal.Render(dur(m.PTTL))
+		}
+		add(line)
+	}
+
+	events := log.entriesFor(lv.Resource, max(p.h-2-len(body)-1, 0))
+	if len(events) > 0 {
+		add(st.table.head.Render("events"))
+		for _, e := range events {
+			add(st.logLine(e, w))
+		}
+	}
+	return st.box("Detail", body, p.w, p.h, false)
+}
+
+// same is the identity style picker, for bars outside a selected row.
+func same(s lipgloss.Style) lipgloss.Style { return s }
+
+// firstWith returns the first master holding token for lv.
+func firstWith(lv *monitor.LockView, token string) int {
+	for j, m := range lv.Masters {
+		if m.Present && m.Token == token {
+			return j
+		}
+	}
+	return 0
+}

@@ -1,0 +1,152 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fit cuts plain (unstyled, already sanitized) text to w cells, ending a cut with "…", and pads it with spaces
+// to exactly w cells.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ascii(s) {
+		switch {
+		case len(s) == w:
+			return s
+		case len(s) < w:
+			return s + strings.Repeat(" ", w-len(s))
+		case w == 1:
+			return "…"
+		default:
+			return s[:w-1] + "…"
+		}
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "…")
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// fitLeft is fit with the text aligned right.
+func fitLeft(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := len(s)
+	if !ascii(s) {
+		sw = ansi.StringWidth(s)
+	}
+	if sw >= w {
+		return fit(s, w)
+	}
+	return strings.Repeat(" ", w-sw) + s
+}
+
+// fitStyled cuts or pads a line that may hold escape sequences to exactly w cells.
+func fitStyled(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "…")
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// ascii reports whether s is all ASCII, where one byte is one cell.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// dur formats a duration compactly for a table cell: 850ms, 8.2s, 42s, 12m05s, 3h04m.
+func dur(d time.Duration) string {
+	neg := ""
+	if d < 0 {
+		neg, d = "-", -d
+	}
+	switch {
+	case d < time.Second:
+		return neg + fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 10*time.Second:
+		return neg + fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return neg + fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return neg + fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 100*time.Hour:
+		return neg + fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return neg + fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}
+
+// latency formats a round-trip time with sub-millisecond precision: 0.42ms, 12ms, 1.2s.
+func latency(d time.Duration) string {
+	switch {
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	default:
+		return dur(d)
+	}
+}
+
+// signedMS formats a clock offset in milliseconds with its sign.
+func signedMS(d time.Duration) string {
+	return fmt.Sprintf("%+.1fms", float64(d)/float64(time.Millisecond))
+}
+
+// barCells splits a bar of w cells for the fraction f (clamped to 0..1) into filled and empty cells.
+func barCells(f float64, w int) (filled, empty int) {
+	if w <= 0 {
+		return 0, 0
+	}
+	f = min(max(f, 0), 1)
+	filled = int(f*float64(w) + 0.5)
+	if filled == 0 && f > 0 {
+		filled = 1
+	}
+	return filled, w - filled
+}
+
+// window returns the first row to show so that cursor stays within a window of height rows over total rows,
+// moving offset as little as possible.
+func window(cursor, offset, height, total int) int {
+	if height <= 0 || total <= height {
+		return 0
+	}
+	cursor = min(max(cursor, 0), total-1)
+	if cursor < offset {
+		offset = cursor
+	}
+	if cursor >= offset+height {
+		offset = cursor - height + 1
+	}
+	return min(max(offset, 0), total-height)
+}
+
+// plural writes n and the noun, adding s when n is not 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

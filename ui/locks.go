@@ -1,0 +1,357 @@
+package ui
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// sortMode orders the locks panel.
+type sortMode int
+
+// The sort orders, cycled by the Sort key.
+const (
+	sortResource sortMode = iota // by resource name
+	sortValidity                 // soonest to expire first
+	sortState                    // trouble first: lost, split, partial, held
+	sortChanges                  // most holder changes first
+	sortModes
+)
+
+var sortNames = [sortModes]string{"resource", "validity", "state", "changes"}
+
+// stateRank orders states for sortState, trouble first.
+var stateRank = map[monitor.LockState]int{
+	monitor.StateLost: 0, monitor.StateSplit: 1, monitor.StatePartial: 2, monitor.StateHeld: 3,
+}
+
+// locksPanel is the table of locks: one row per resource with its holder, one cell per master, the quorum
+// count, validity, TTL spread, changes and state. It keeps the rows filtered and sorted as indices into the
+// snapshot's rows, and renders only the rows on screen, so its cost per frame does not grow with the number of
+// locks.
+type locksPanel struct {
+	sh             *shared
+	order          []int // indices into sh.data.locks, filtered and sorted
+	cursor, offset int   // cursor and first shown row, as positions in order
+	selected       string
+	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
+	sort           sortMode
+	filter         field
+	filtering      bool   // the filter field has the keyboard
+	query          string // the applied filter, lower case
+	w, h           int
+}
+
+// newLocksPanel returns an empty locks panel.
+func newLocksPanel(sh *shared) *locksPanel {
+	return &locksPanel{sh: sh, filter: newField("", 120)}
+}
+
+// SetSize sets the panel's outer size.
+func (p *locksPanel) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+}
+
+// rows is how many lock rows fit below the column header.
+func (p *locksPanel) rows() int { return max(p.h-3, 0) }
+
+// Update moves the cursor with the navigation keys.
+func (p *locksPanel) Update(msg tea.KeyMsg) {
+	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.order), p.rows())
+	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+	p.remember()
+}
+
+// remember records the resource under the cursor, so the cursor stays on it when rows move.
+func (p *locksPanel) remember() {
+	if row := p.selectedRow(); row != nil {
+		p.selected, p.hasSelected = row.lv.Resource, true
+	}
+}
+
+// selectedRow returns the row under the cursor, or nil.
+func (p *locksPanel) selectedRow() *lockRow {
+	if p.sh.data == nil || p.cursor < 0 || p.cursor >= len(p.order) {
+		return nil
+	}
+	return &p.sh.data.locks[p.order[p.cursor]]
+}
+
+// setFilter applies a filter text (case-insensitive substring of the name as shown).
+func (p *locksPanel) setFilter(q string) {
+	p.query = strings.ToLower(q)
+	p.rebuild()
+}
+
+// cycleSort switches to the next sort order.
+func (p *locksPanel) cycleSort() {
+	p.sort = (p.sort + 1) % sortModes
+	p.rebuild()
+}
+
+// rebuild recomputes the filtered, sorted order after a snapshot, a filter or a sort change, and puts the
+// cursor back on the selected resource if it is still listed.
+func (p *locksPanel) rebuild() {
+	p.order = p.order[:0]
+	d := p.sh.data
+	if d == nil {
+		return
+	}
+	for i := range d.locks {
+		if p.query == "" || strings.Contains(strings.ToLower(d.locks[i].name), p.query) {
+			p.order = append(p.order, i)
+		}
+	}
+	locks := d.locks
+	switch p.sort {
+	case sortValidity:
+		slices.SortFunc(p.order, func(a, b int) int {
+			return cmp.Or(cmp.Compare(locks[a].lv.Validity, locks[b].lv.Validity), cmp.Compare(a, b))
+		})
+	case sortState:
+		slices.SortFunc(p.order, func(a, b int) int {
+			return cmp.Or(cmp.Compare(stateRank[locks[a].lv.State], stateRank[locks[b].lv.State]), cmp.Compare(a, b))
+		})
+	case sortChanges:
+		slices.SortFunc(p.order, func(a, b int) int {
+			return cmp.Or(cmp.Compare(locks[b].lv.Changes, locks[a].lv.Changes), cmp.Compare(a, b))
+		})
+	}
+	if p.hasSelected {
+		for pos, i := range p.order {
+			if locks[i].lv.Resource == p.selected {
+				p.cursor = pos
+				break
+			}
+		}
+	}
+	p.cursor = min(max(p.cursor, 0), max(len(p.order)-1, 0))
+	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+	p.remember()
+}
+
+// lockCols are the widths of the locks table's columns; 0 hides a column.
+type lockCols struct{ name, holder, cells, quorum, bar, validity, spread, changes, state int }
+
+// lockColumns fits the columns for n masters into w cells, dropping the least needed first.
+func lockColumns(w, n int) lockCols {
+	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 10, validity: 6, spread: 6, changes: 3, state: 8}
+	fixed := func() int {
+		sum := 2 // cursor
+		for _, x := range []int{c.holder, c.cells, c.quorum, c.bar, c.validity, c.spread, c.changes, c.state} {
+			if x > 0 {
+				sum += x + 1
+			}
+		}
+		return sum
+	}
+	for _, drop := range []*int{&c.changes, &c.spread, &c.bar, &c.holder} {
+		if w-fixed() >= 16 {
+			break
+		}
+		*drop = 0
+	}
+	c.name = max(w-fixed(), 4)
+	return c
+}
+
+// View draws the locks panel: a header and the visible rows only.
+func (p *locksPanel) View(focused bool) string {
+	st, d := p.sh.st, p.sh.data
+	title := p.title()
+	if d == nil {
+		return st.box(title, nil, p.w, p.h, focused)
+	}
+	w := p.w - 2
+	c := lockColumns(w, len(d.masters))
+	body := make([]string, 0, p.rows()+1)
+	body = append(body, st.table.head.Render(fit(p.header(c, d), w)))
+	if len(p.order) == 0 {
+		msg := "no locks"
+		if p.query != "" {
+			msg = "no lock matches the filter"
+		}
+		body = append(body, st.text.muted.Render("  "+msg))
+	}
+	now := p.sh.now()
+	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
+		body = append(body, p.row(&d.locks[p.order[pos]], c, d, now, pos == p.cursor, focused))
+	}
+	return st.box(title, body, p.w, p.h, focused)
+}
+
+// title is the panel's title: count, position, sort and filter.
+func (p *locksPanel) title() string {
+	t := "Locks"
+	if p.sh.data != nil {
+		t += " " + thousands(len(p.order))
+		if len(p.order) != len(p.sh.data.locks) {
+			t += " of " + thousands(len(p.sh.data.locks))
+		}
+	}
+	t += " · sort " + sortNames[p.sort]
+	if p.filtering || p.query != "" {
+		t += " · filter /" + p.filter.String()
+	}
+	return t
+}
+
+// header is the column header line.
+func (p *locksPanel) header(c lockCols, d *dashboard) string {
+	var b strings.Builder
+	b.WriteString("  " + fit("RESOURCE", c.name) + " ")
+	if c.holder > 0 {
+		b.WriteString(fit("HOLDER", c.holder) + " ")
+	}
+	for _, m := range d.masters {
+		b.WriteString(fit(m.label, 3))
+	}
+	b.WriteString(" " + fitLeft("Q", c.quorum) + " ")
+	if c.bar > 0 {
+		b.WriteString(fit("VALIDITY", c.bar) + " " + fitLeft("", c.validity) + " ")
+	} else {
+		b.WriteString(fitLeft("VALID", c.validity) + " ")
+	}
+	if c.spread > 0 {
+		b.WriteString(fitLeft("SPREAD", c.spread) + " ")
+	}
+	if c.changes > 0 {
+		b.WriteString(fitLeft("CHG", c.changes) + " ")
+	}
+	b.WriteString(fit("STATE", c.state))
+	return b.String()
+}
+
+// validityAt is a lock's validity now: the snapshot's, less the time since the snapshot.
+func validityAt(lv *monitor.LockView, snapTime, now time.Time) time.Duration {
+	if lv.State != monitor.StateHeld {
+		return 0
+	}
+	return max(lv.Validity-now.Sub(snapTime), 0)
+}
+
+// row renders one lock row.
+func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, selected, focused bool) string {
+	st := p.sh.st
+	lv := r.lv
+	pick := func(s lipgloss.Style) lipgloss.Style {
+		if selected && focused {
+			return s.Inherit(st.table.selected)
+		}
+		return s
+	}
+	space := pick(st.text.normal).Render(" ")
+	var b strings.Builder
+	if selected {
+		b.WriteString(pick(st.table.cursor).Render("▸ "))
+	} else {
+		b.WriteString("  ")
+	}
+	b.WriteString(st.name(fit(r.name, c.name), pick(st.text.normal)))
+	b.WriteString(space)
+	if c.holder > 0 {
+		switch {
+		case lv.Mine && lv.State == monitor.StateHeld:
+			b.WriteString(pick(st.text.you).Render(fit("you", c.holder)))
+		case lv.Holder != "":
+			b.WriteString(st.name(fit(r.short, c.holder), pick(st.text.muted)))
+		default:
+			b.WriteString(pick(st.text.muted).Render(fit("-", c.holder)))
+		}
+		b.WriteString(space)
+	}
+	for _, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
+		glyph, s := cellGlyph(st, m, r.primary, lv.State)
+		b.WriteString(pick(s).Render(glyph) + pick(st.text.normal).Render("  "))
+	}
+	b.WriteString(space)
+	q := fmt.Sprintf("%d<%d", lv.Count, d.snap.Quorum)
+	qs := st.text.bad
+	if lv.Count >= d.snap.Quorum {
+		q, qs = fmt.Sprintf("%d≥%d", lv.Count, d.snap.Quorum), st.text.ok
+	}
+	b.WriteString(pick(qs).Render(fitLeft(q, c.quorum)))
+	b.WriteString(space)
+	v := validityAt(lv, d.snap.Time, now)
+	if c.bar > 0 {
+		b.WriteString(st.validityBar(v, r.ref, c.bar, pick))
+		b.WriteString(space)
+	}
+	vText := "-"
+	if lv.State == monitor.StateHeld {
+		vText = dur(v)
+	}
+	b.WriteString(pick(st.text.normal).Render(fitLeft(vText, c.validity)))
+	b.WriteString(space)
+	if c.spread > 0 {
+		spread := "-"
+		if lv.Count > 1 {
+			spread = dur(lv.TTLSpread)
+		}
+		b.WriteString(pick(st.text.muted).Render(fitLeft(spread, c.spread)))
+		b.WriteString(space)
+	}
+	if c.changes > 0 {
+		b.WriteString(pick(st.text.muted).Render(fitLeft(fmt.Sprint(lv.Changes), c.changes)))
+		b.WriteString(space)
+	}
+	stateText, stateStyle := stateLabel(st, lv)
+	b.WriteString(pick(stateStyle).Render(fit(stateText, c.state)))
+	return b.String()
+}
+
+// cellGlyph is one master's cell of a lock row: ● the row's token (the holder's), ○ another token, · no key,
+// ✕ master down.
+func cellGlyph(st *styles, m monitor.MasterLock, primary string, state monitor.LockState) (string, lipgloss.Style) {
+	switch {
+	case m.Down:
+		return "✕", st.cell.down
+	case !m.Present:
+		return "·", st.cell.absent
+	case m.Token == primary && state == monitor.StateHeld:
+		return "●", st.cell.holder
+	case m.Token == primary:
+		return "●", st.state.partial
+	default:
+		return "○", st.cell.other
+	}
+}
+
+// stateLabel names a lock's state; a held lock with another token on some master is marked with "*".
+func stateLabel(st *styles, lv *monitor.LockView) (string, lipgloss.Style) {
+	switch lv.State {
+	case monitor.StateHeld:
+		if lv.Foreign {
+			return "held*", st.state.partial
+		}
+		return "held", st.state.held
+	case monitor.StatePartial:
+		return "partial", st.state.partial
+	case monitor.StateSplit:
+		return "split", st.state.split
+	case monitor.StateLost:
+		return "LOST", st.state.lost
+	}
+	return "-", st.state.none
+}
+
+// bar renders a validity bar w cells wide for v out of ref, warning colour below a quarter.
+func (s *styles) validityBar(v, ref time.Duration, w int, pick func(lipgloss.Style) lipgloss.Style) string {
+	f := 0.0
+	if ref > 0 {
+		f = float64(v) / float64(ref)
+	}
+	filled, empty := barCells(f, w)
+	full := s.bar.full
+	if f < 0.25 {
+		full = s.bar.low
+	}
+	return pick(full).Render(strings.Repeat("█", filled)) + pick(s.bar.empty).Render(strings.Repeat("░", empty))
+}

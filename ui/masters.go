@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// mastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
+// drift, uptime, role, lock keys and warnings. It scrolls when there are more masters than rows.
+type mastersPanel struct {
+	sh             *shared
+	cursor, offset int
+	w, h           int
+}
+
+// SetSize sets the panel's outer size.
+func (p *mastersPanel) SetSize(w, h int) { p.w, p.h = w, h }
+
+// rows is how many masters fit below the column header.
+func (p *mastersPanel) rows() int { return max(p.h-3, 0) }
+
+// Update moves the cursor with the navigation keys.
+func (p *mastersPanel) Update(msg tea.KeyMsg) {
+	if p.sh.data == nil {
+		return
+	}
+	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.sh.data.masters), p.rows())
+	p.offset = window(p.cursor, p.offset, p.rows(), len(p.sh.data.masters))
+}
+
+// moveCursor applies a navigation key to a cursor over total rows, a page being page rows.
+func moveCursor(k *KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
+	switch {
+	case key.Matches(msg, k.Up):
+		cursor--
+	case key.Matches(msg, k.Down):
+		cursor++
+	case key.Matches(msg, k.PageUp):
+		cursor -= max(page, 1)
+	case key.Matches(msg, k.PageDown):
+		cursor += max(page, 1)
+	case key.Matches(msg, k.Top):
+		cursor = 0
+	case key.Matches(msg, k.Bottom):
+		cursor = total - 1
+	}
+	return min(max(cursor, 0), max(total-1, 0))
+}
+
+// masterCols are the widths of the masters table's columns; 0 hides a column.
+type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, notes int }
+
+// masterColumns fits the columns into w cells, dropping the least needed first.
+func masterColumns(w int) masterCols {
+	c := masterCols{addr: 22, status: 5, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7}
+	fixed := func() int {
+		n := 2 + 4 // cursor, label
+		for _, x := range []int{c.addr, c.status, c.rtt, c.clock, c.drift, c.uptime, c.role, c.keys} {
+			if x > 0 {
+				n += x + 1
+			}
+		}
+		return n
+	}
+	for _, drop := range []*int{&c.drift, &c.role, &c.uptime, &c.clock} {
+		if fixed() <= w-8 {
+			break
+		}
+		*drop = 0
+	}
+	if over := fixed() - w; over > 0 {
+		c.addr = max(c.addr-over, 8)
+	}
+	c.notes = max(w-fixed(), 0)
+	return c
+}
+
+// View draws the masters panel.
+func (p *mastersPanel) View(focused bool) string {
+	d, st := p.sh.data, p.sh.st
+	if d == nil {
+		return st.box("Masters", []string{st.text.muted.Render("waiting for the first poll…")}, p.w, p.h, focused)
+	}
+	w := p.w - 2
+	c := masterColumns(w)
+	var head strings.Builder
+	head.WriteString("      ")
+	cols := []struct {
+		w     int
+		title string
+	}{{c.addr, "ADDRESS"}, {c.status, "STATE"}, {c.rtt, "RTT"}, {c.clock, "CLOCK OFFSET"}, {c.drift, "DRIFT"},
+		{c.uptime, "UPTIME"}, {c.role, "ROLE"}, {c.keys, "KEYS"}, {c.notes, "NOTES"}}
+	for _, col := range cols {
+		if col.w > 0 {
+			head.WriteString(fit(col.title, col.w) + " ")
+		}
+	}
+	body := []string{st.table.head.Render(fit(head.String(), w))}
+	p.offset = window(p.cursor, p.offset, p.rows(), len(d.masters))
+	for i := p.offset; i < len(d.masters) && len(body) < p.rows()+1; i++ {
+		body = append(body, p.row(&d.masters[i], c, focused && i == p.cursor))
+	}
+	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, len(d.masters), d.snap.Quorum)
+	return st.box(title, body, p.w, p.h, focused)
+}
+
+// row renders one master.
+func (p *mastersPanel) row(m *masterRow, c masterCols, selected bool) string {
+	st, s := p.sh.st, m.st
+	cursor := "  "
+	if selected {
+		cursor = st.table.cursor.Render("▸ ")
+	}
+	var b strings.Builder
+	b.WriteString(cursor)
+	b.WriteString(st.text.muted.Render(fit(m.label, 3)) + " ")
+	b.WriteString(st.name(fit(m.addr, c.addr), st.text.normal) + " ")
+	status, statusStyle := "up", st.text.ok
+	if !s.Up {
+		status, statusStyle = "down", st.text.bad
+	}
+	b.WriteString(statusStyle.Render(fit(status, c.status)) + " ")
+	rtt := "-"
+	if s.Up {
+		rtt = latency(s.RTT)
+	}
+	b.WriteString(st.text.normal.Render(fitLeft(rtt, c.rtt)) + " ")
+	if c.clock > 0 {
+		clock := "?"
+		if s.ClockKnown {
+			clock = signedMS(s.ClockOffset) + " ±" + latency(s.ClockUncertainty)
+		}
+		b.WriteString(st.text.normal.Render(fitLeft(clock, c.clock)) + " ")
+	}
+	if c.drift > 0 {
+		drift := "?"
+		if s.DriftKnown {
+			drift = fmt.Sprintf("%+.0fppm", s.DriftPPM)
+		}
+		b.WriteString(st.text.normal.Render(fitLeft(drift, c.drift)) + " ")
+	}
+	if c.uptime > 0 {
+		uptime := "?"
+		if s.Uptime >= 0 {
+			uptime = dur(s.Uptime)
+		}
+		b.WriteString(st.text.normal.Render(fitLeft(uptime, c.uptime)) + " ")
+	}
+	if c.role > 0 {
+		role := m.role
+		if role == "" {
+			role = "?"
+		}
+		b.WriteString(st.name(fit(role, c.role), st.text.normal) + " ")
+	}
+	b.WriteString(st.text.normal.Render(fitLeft(thousands(s.Keys), c.keys)) + " ")
+	if c.notes > 0 {
+		switch {
+		case !s.Up:
+			b.WriteString(st.name(fit(m.err, c.notes), st.text.bad))
+		case m.warnings != "":
+			b.WriteString(st.name(fit(m.warnings, c.notes), st.level[levelWarn]))
+		}
+	}
+	return b.String()
+}

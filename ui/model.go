@@ -1,0 +1,939 @@
+// Package ui is the redlock-tui dashboard: a Bubble Tea model that shows the masters and the locks of a monitor's
+// snapshots, live, and drives locks through a Redlock client (acquire, extend, auto-extend, release, and
+// force-delete of locks that are not ours).
+//
+// No network I/O happens in Update or View: every action is a tea.Cmd whose result comes back as a message
+// carrying the identity of its request, so a late result is never applied to the wrong lock. Untrusted text from
+// the masters and from results is sanitized once, where it enters the model (see sanitize). Write commands
+// leave through one function (issue), which enforces read-only mode.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
+
+// Options configures the dashboard.
+type Options struct {
+	// Monitor polls the masters; the dashboard runs its loop (Run) itself, until it quits. Nil: snapshots come
+	// only as SnapshotMsg.
+	Monitor *monitor.Monitor
+	// Locker acquires, extends and releases our locks, and force-deletes others' (ReleaseToken). Nil: no write
+	// command is possible.
+	Locker *redlock.Client
+	// Keys are the key bindings, built by the command's keymap.go.
+	Keys KeyMap
+	// ReadOnly forbids every write command: acquire, extend, auto-extend, release, force-delete.
+	ReadOnly bool
+	// TTL is the default TTL of the acquire form (10s when zero).
+	TTL time.Duration
+	// Poll is the monitor's initial poll interval, shown in the header and changed by Faster and Slower
+	// (monitor.DefaultInterval when zero).
+	Poll time.Duration
+	// Title describes the cluster in the header, e.g. "demo" or the masters' addresses.
+	Title string
+	// Now is the dashboard's clock (time.Now when nil); tests inject a fixed one.
+	Now func() time.Time
+}
+
+// Screen size limits: below the minimum, the dashboard asks for a larger window.
+const (
+	minWidth  = 64
+	minHeight = 16
+	wideWidth = 110 // from this width the detail panel sits beside the locks
+)
+
+// defaultTTL is the acquire form's TTL when Options.TTL is zero.
+const defaultTTL = 10 * time.Second
+
+// pollSteps are the poll intervals Faster and Slower step through.
+var pollSteps = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second}
+
+// panelID names a focusable panel.
+type panelID int
+
+// The focusable panels, in the order NextPanel visits them.
+const (
+	focusMasters panelID = iota
+	focusLocks
+	focusOurs
+	focusLog
+	panelCount
+)
+
+// layout is the screen's geometry for the current size and snapshot.
+type layout struct {
+	tooSmall                     bool
+	bannerH, footerH, mastersH   int
+	midH, bottomH                int // locks (and detail) row; our locks and log row (0: hidden)
+	locksW, detailW, oursW, logW int // detailW 0: hidden
+	bannerMore                   int // warnings not shown in the banner
+}
+
+// status is the one-line message under the panels: the outcome of the last action, or why it was refused.
+type status struct {
+	at    time.Time
+	level level
+	text  string
+}
+
+// quitState tracks quitting: releasing our locks, then the summary printed after the screen is restored.
+type quitState struct {
+	active  bool
+	summary string
+}
+
+// Model is the dashboard. Create it with New; it implements tea.Model.
+type Model struct {
+	sh       *shared
+	keys     KeyMap // live bindings: disabled while they would do nothing, so help shows what works now
+	all      KeyMap // the bindings as given, to recognise a key whose binding is disabled and say why
+	formKeys bindingList
+
+	mon      *monitor.Monitor
+	locker   *redlock.Client
+	readOnly bool
+	ttl      time.Duration
+	title    string
+	interval time.Duration
+	paused   bool
+	ctx      context.Context
+	cancel   context.CancelFunc
+
+	width, height int
+	lay           layout
+	focus         panelID
+	masters       *mastersPanel
+	locks         *locksPanel
+	detail        *detailPanel
+	ours          *oursPanel
+	log           *eventLog
+	form          *acquireForm
+	confirm       *deleteConfirm
+	showHelp      bool
+	help          help.Model
+	frame         int
+	status        status
+	reqs          uint64 // request counter: every acquire and delete request has its own id
+	quit          quitState
+}
+
+// New returns the dashboard for o.
+func New(o Options) *Model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.TTL <= 0 {
+		o.TTL = defaultTTL
+	}
+	if o.Poll <= 0 {
+		o.Poll = monitor.DefaultInterval
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Model{
+		all: o.Keys, keys: o.Keys, mon: o.Monitor, locker: o.Locker, readOnly: o.ReadOnly, ttl: o.TTL,
+		title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx, cancel: cancel, focus: focusLocks,
+	}
+	m.sh = &shared{st: newStyles(defaultTheme()), keys: &m.keys, now: o.Now, readOnly: o.ReadOnly}
+	m.masters = &mastersPanel{sh: m.sh}
+	m.locks = newLocksPanel(m.sh)
+	m.detail = &detailPanel{sh: m.sh}
+	m.ours = &oursPanel{sh: m.sh}
+	m.log = newEventLog(m.sh)
+	m.help = help.New()
+	m.help.Styles = m.sh.st.help
+	next := o.Keys.NextPanel
+	next.SetHelp(next.Help().Key, "next field")
+	m.formKeys = bindingList{o.Keys.Confirm, o.Keys.Cancel, next}
+	if o.ReadOnly {
+		m.log.add(logEntry{at: o.Now(), level: levelInfo,
+			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
+	}
+	m.syncKeys()
+	return m
+}
+
+// Init starts the monitor loop and the tick.
+func (m *Model) Init() tea.Cmd {
+	if m.mon == nil {
+		return tick()
+	}
+	return tea.Batch(startMonitor(m.ctx, m.mon), tick())
+}
+
+// Update routes a message: the size, then keys (to the open form or confirmation first, then the global keys,
+// then the focused panel), then results and snapshots, each applied to the request or lock it answers.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.relayout()
+	case tea.KeyMsg:
+		cmd = m.handleKey(msg)
+	case SnapshotMsg:
+		m.ingest(msg.Snapshot)
+	case monitorStartedMsg:
+		cmd = waitSnapshot(msg.ch)
+	case monitorSnapshotMsg:
+		m.ingest(msg.snap)
+		cmd = waitSnapshot(msg.ch)
+	case monitorClosedMsg:
+		if !m.quit.active {
+			m.logf(levelWarn, "", "monitor stopped: no more snapshots")
+		}
+	case tickMsg:
+		m.frame++
+		m.refreshOurs()
+		cmd = tick()
+	case acquireResultMsg:
+		cmd = m.onAcquired(msg)
+	case extendResultMsg:
+		m.onExtended(msg)
+	case releaseResultMsg:
+		m.onReleased(msg)
+	case keeperMsg:
+		cmd = m.onKeeper(msg)
+	case keeperEndedMsg:
+		m.onKeeperEnded(msg)
+	case deleteResultMsg:
+		m.onDeleted(msg)
+	case quitMsg:
+		cmd = m.onQuitReleased(msg)
+	}
+	m.syncKeys()
+	return m, cmd
+}
+
+// ingest makes a snapshot the current one: sanitized, counted, logged, and the locks panel re-sorted.
+func (m *Model) ingest(s monitor.Snapshot) {
+	d, entries := ingest(s, m.sh.data)
+	m.sh.data = d
+	m.log.add(entries...)
+	m.locks.rebuild()
+	m.relayout()
+	if c := m.confirm; c != nil && !c.running {
+		row := m.findRow(c.resource)
+		switch {
+		case row == nil:
+			m.confirm = nil
+			m.setStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
+		case row.primary != c.primary:
+			m.confirm = nil
+			m.setStatus(levelWarn, "the lock changed holder while you confirmed: nothing deleted")
+		}
+	}
+}
+
+// findRow returns the current row of a raw resource, or nil.
+func (m *Model) findRow(resource string) *lockRow {
+	if m.sh.data == nil {
+		return nil
+	}
+	locks := m.sh.data.locks
+	lo, hi := 0, len(locks)
+	for lo < hi { // rows are sorted by resource, as the monitor sorts them
+		mid := (lo + hi) / 2
+		if locks[mid].lv.Resource < resource {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(locks) && locks[lo].lv.Resource == resource {
+		return &locks[lo]
+	}
+	for i := range locks { // a snapshot not sorted by resource
+		if locks[i].lv.Resource == resource {
+			return &locks[i]
+		}
+	}
+	return nil
+}
+
+// refreshOurs copies our locks' state (in memory) and logs what their keepers did.
+func (m *Model) refreshOurs() {
+	now := m.sh.now()
+	for _, o := range m.ours.locks {
+		m.log.add(o.refresh(now)...)
+	}
+}
+
+// handleKey routes a key: an open form or confirmation first, then the filter field, help, the global keys,
+// and finally the focused panel's navigation.
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.all
+	switch {
+	case m.quit.active:
+		if key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes {
+			m.quit.summary = m.summaryNow("quit before releases finished")
+			return tea.Quit
+		}
+		return nil
+	case m.form != nil:
+		return m.formKey(msg)
+	case m.confirm != nil:
+		return m.confirmKey(msg)
+	case m.locks.filtering:
+		return m.filterKey(msg)
+	case m.showHelp:
+		switch {
+		case key.Matches(msg, k.Quit):
+			return m.startQuit()
+		case key.Matches(msg, k.Help, k.Cancel):
+			m.showHelp = false
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.startQuit()
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+	case key.Matches(msg, k.NextPanel):
+		m.cycleFocus(1)
+	case key.Matches(msg, k.PrevPanel):
+		m.cycleFocus(-1)
+	case key.Matches(msg, k.Acquire):
+		m.openAcquire()
+	case key.Matches(msg, k.Extend):
+		return m.extend()
+	case key.Matches(msg, k.Release):
+		return m.release()
+	case key.Matches(msg, k.AutoExtend):
+		return m.toggleAuto()
+	case key.Matches(msg, k.Delete):
+		m.openDelete()
+	case key.Matches(msg, k.Filter):
+		m.focus = focusLocks
+		m.locks.filtering = true
+	case key.Matches(msg, k.Sort):
+		m.locks.cycleSort()
+		m.setStatus(levelInfo, "locks sorted by "+sortNames[m.locks.sort])
+	case key.Matches(msg, k.Pause):
+		m.togglePause()
+	case key.Matches(msg, k.Faster):
+		m.stepInterval(-1)
+	case key.Matches(msg, k.Slower):
+		m.stepInterval(1)
+	case key.Matches(msg, k.Cancel):
+		if m.locks.query != "" {
+			m.locks.filter.set("")
+			m.locks.setFilter("")
+		}
+	default:
+		switch m.focus {
+		case focusMasters:
+			m.masters.Update(msg)
+		case focusLocks:
+			m.locks.Update(msg)
+		case focusOurs:
+			m.ours.Update(msg)
+		case focusLog:
+			m.log.Update(msg)
+		}
+	}
+	return nil
+}
+
+// cycleFocus moves the focus by dir among the panels on screen.
+func (m *Model) cycleFocus(dir int) {
+	for range panelCount {
+		m.focus = (m.focus + panelID(dir) + panelCount) % panelCount
+		if m.visible(m.focus) {
+			return
+		}
+	}
+}
+
+// visible reports whether a panel is on screen in the current layout.
+func (m *Model) visible(p panelID) bool {
+	switch p {
+	case focusOurs, focusLog:
+		return m.lay.bottomH > 0
+	}
+	return true
+}
+
+// formKey routes a key to the acquire form.
+func (m *Model) formKey(msg tea.KeyMsg) tea.Cmd {
+	f, k := m.form, &m.all
+	switch {
+	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
+		return m.startQuit()
+	case key.Matches(msg, k.Cancel):
+		if f.running {
+			f.cancel()
+			m.logf(levelInfo, f.resource.String(), "acquire of %s cancelled", sanitize(f.resource.String(), nameCap))
+		}
+		m.form = nil
+	case f.running:
+	case key.Matches(msg, k.Confirm):
+		return m.submitAcquire()
+	case f.edit(msg):
+		f.err = ""
+	case key.Matches(msg, k.NextPanel, k.PrevPanel, k.Up, k.Down):
+		f.focus = 1 - f.focus
+	}
+	return nil
+}
+
+// confirmKey routes a key to the delete confirmation.
+func (m *Model) confirmKey(msg tea.KeyMsg) tea.Cmd {
+	c, k := m.confirm, &m.all
+	switch {
+	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
+		return m.startQuit()
+	case key.Matches(msg, k.Cancel):
+		m.confirm = nil
+	case c.running:
+	case key.Matches(msg, k.Confirm):
+		if !c.matches() {
+			c.err = "the name does not match: nothing deleted"
+			return nil
+		}
+		cmd := m.issue("force-deleting", deleteCmd(m.ctx, c.req, c.resource, c.tokens))
+		if cmd == nil {
+			m.confirm = nil
+			return nil
+		}
+		c.running = true
+		m.logf(levelInfo, c.resource, "force-deleting %s (%s)…", c.name, strings.Join(c.shown, ", "))
+		return cmd
+	case c.input.Update(msg):
+		c.err = ""
+	}
+	return nil
+}
+
+// filterKey routes a key to the filter field; the filter applies as it is typed.
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	p, k := m.locks, &m.all
+	switch {
+	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
+		return m.startQuit()
+	case key.Matches(msg, k.Confirm):
+		p.filtering = false
+	case key.Matches(msg, k.Cancel):
+		p.filtering = false
+		p.filter.set("")
+		p.setFilter("")
+	case p.filter.Update(msg):
+		p.setFilter(p.filter.String())
+	default:
+		p.Update(msg)
+	}
+	return nil
+}
+
+// targetOwn is the lock of ours that Extend, Release and AutoExtend act on: the one under the cursor of our
+// locks panel, or ours for the resource under the locks panel's cursor. It says why when there is none.
+func (m *Model) targetOwn() (*ownLock, string) {
+	switch m.focus {
+	case focusOurs:
+		if o := m.ours.selected(); o != nil {
+			return o, ""
+		}
+		return nil, "we hold no lock"
+	case focusLocks:
+		if row := m.locks.selectedRow(); row != nil {
+			if o := m.ours.byResource(row.lv.Resource); o != nil {
+				return o, ""
+			}
+			return nil, "the selected lock is not ours: select one of ours (" + m.all.NextPanel.Help().Key +
+				" to our locks)"
+		}
+	}
+	return nil, "select one of our locks first"
+}
+
+// openAcquire opens the acquire form.
+func (m *Model) openAcquire() {
+	if why := m.writeBlocked("acquiring"); why != "" {
+		m.setStatus(levelWarn, why)
+		return
+	}
+	m.form = newAcquireForm(m.sh, m.ttl)
+}
+
+// submitAcquire validates the form and issues the acquire request.
+func (m *Model) submitAcquire() tea.Cmd {
+	f := m.form
+	resource, ttl, err := f.values()
+	if err != nil {
+		f.err = err.Error()
+		return nil
+	}
+	m.reqs++
+	ctx, cancel := context.WithCancel(m.ctx)
+	cmd := m.issue("acquiring", acquireCmd(ctx, m.reqs, resource, ttl))
+	if cmd == nil {
+		cancel()
+		return nil
+	}
+	f.running, f.req, f.started, f.cancel, f.err, f.round = true, m.reqs, m.sh.now(), cancel, "", roundView{}
+	m.ttl = ttl
+	m.logf(levelInfo, resource, "acquiring %s for %v…", sanitize(resource, nameCap), ttl)
+	return cmd
+}
+
+// onAcquired applies an acquire result to the form that asked for it; a lock won for a form since closed is
+// still recorded as ours, so it is never forgotten.
+func (m *Model) onAcquired(msg acquireResultMsg) tea.Cmd {
+	name := sanitize(msg.resource, nameCap)
+	f := m.form
+	current := f != nil && f.running && f.req == msg.req
+	if current {
+		f.running = false
+		f.cancel()
+	}
+	switch {
+	case msg.lock == nil && msg.cancelled:
+		m.logf(levelInfo, msg.resource, "acquire of %s cancelled; nothing held", name)
+		return nil
+	case msg.lock == nil:
+		reason, rv := failure(msg.err)
+		m.logf(levelError, msg.resource, "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
+		if current {
+			f.err, f.round = "not acquired: "+reason, rv
+		} else {
+			m.setStatus(levelError, "acquire "+name+" failed: "+reason)
+		}
+		return nil
+	}
+	now := m.sh.now()
+	o := newOwnLock(msg.lock, now)
+	m.ours.locks = append(m.ours.locks, o)
+	if m.mon != nil {
+		m.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token())
+	}
+	if current {
+		m.form = nil
+	}
+	m.logf(levelInfo, msg.resource, "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
+		o.last.detail())
+	m.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
+	return nil
+}
+
+// extend issues an extension of the target lock by its TTL.
+func (m *Model) extend() tea.Cmd {
+	o, why := m.targetOwn()
+	if o == nil {
+		m.setStatus(levelWarn, "extend: "+why)
+		return nil
+	}
+	if o.busy != "" {
+		m.setStatus(levelWarn, o.name+" is already "+o.busy)
+		return nil
+	}
+	cmd := m.issue("extending", extendCmd(m.ctx, o.lock, o.ttl))
+	if cmd != nil {
+		o.busy = "extending"
+	}
+	return cmd
+}
+
+// onExtended applies an extension result to the lock it was issued for, wherever the cursor is now.
+func (m *Model) onExtended(msg extendResultMsg) {
+	o := m.ours.find(msg.lock)
+	if o == nil {
+		m.logf(levelInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
+			sanitize(msg.lock.Resource(), nameCap))
+		return
+	}
+	o.busy = ""
+	m.log.add(o.refresh(m.sh.now())...)
+	if msg.err == nil {
+		m.logf(levelInfo, msg.lock.Resource(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
+			o.last.summary(), o.last.detail())
+		m.setStatus(levelInfo, "extended "+o.name)
+		return
+	}
+	reason, rv := failure(msg.err)
+	lvl := levelWarn
+	if errors.Is(msg.err, redlock.ErrLost) {
+		o.lost, lvl = reason, levelError
+	}
+	m.logf(lvl, msg.lock.Resource(), "extend %s failed: %s%s", o.name, reason, prefixed(" · ", rv.detail()))
+	m.setStatus(lvl, "extend "+o.name+" failed: "+reason)
+}
+
+// release issues the release of the target lock.
+func (m *Model) release() tea.Cmd {
+	o, why := m.targetOwn()
+	if o == nil {
+		m.setStatus(levelWarn, "release: "+why)
+		return nil
+	}
+	if o.busy == "releasing" {
+		m.setStatus(levelWarn, o.name+" is already releasing")
+		return nil
+	}
+	cmd := m.issue("releasing", releaseCmd(m.ctx, o.lock, o.keeper))
+	if cmd != nil {
+		o.busy = "releasing"
+	}
+	return cmd
+}
+
+// onReleased drops the released lock from our locks and logs the round.
+func (m *Model) onReleased(msg releaseResultMsg) {
+	l := msg.lock
+	name := sanitize(l.Resource(), nameCap)
+	m.ours.remove(l)
+	if m.mon != nil {
+		m.mon.ForgetOwn(l.Resource(), l.Token())
+	}
+	rv := viewRound(l.LastRound())
+	switch {
+	case msg.err == nil:
+		m.logf(levelInfo, l.Resource(), "released %s: %s · %s", name, rv.summary(), rv.detail())
+		m.setStatus(levelInfo, "released "+name)
+	case errors.Is(msg.err, redlock.ErrNotHeld):
+		m.logf(levelWarn, l.Resource(), "released %s: it was not held any more (expired): %s", name, rv.detail())
+		m.setStatus(levelWarn, "released "+name+": it had already expired")
+	default:
+		reason, _ := failure(msg.err)
+		m.logf(levelWarn, l.Resource(), "release %s: %s · %s", name, reason, rv.detail())
+		m.setStatus(levelWarn, "release "+name+": "+reason)
+	}
+}
+
+// toggleAuto starts or stops auto-extension of the target lock.
+func (m *Model) toggleAuto() tea.Cmd {
+	o, why := m.targetOwn()
+	switch {
+	case o == nil:
+		m.setStatus(levelWarn, "auto-extend: "+why)
+		return nil
+	case o.autoBusy:
+		m.setStatus(levelWarn, "auto-extension of "+o.name+" is already changing")
+		return nil
+	case o.keeper != nil:
+		o.autoBusy = true
+		return stopKeeper(o.lock, o.keeper)
+	case !o.held || o.lost != "" || o.busy == "releasing":
+		m.setStatus(levelWarn, "auto-extend: "+o.name+" is not held")
+		return nil
+	}
+	cmd := m.issue("auto-extending", startKeeperCmd(o.lock))
+	if cmd != nil {
+		o.autoBusy = true
+	}
+	return cmd
+}
+
+// onKeeper records a keeper started or stopped for the lock it belongs to.
+func (m *Model) onKeeper(msg keeperMsg) tea.Cmd {
+	o := m.ours.find(msg.lock)
+	if o == nil {
+		if msg.started { // the lock was released meanwhile: its keeper has no work
+			return stopKeeper(msg.lock, msg.keeper)
+		}
+		return nil
+	}
+	o.autoBusy = false
+	if msg.started {
+		o.keeper = msg.keeper
+		m.logf(levelInfo, msg.lock.Resource(), "auto-extend on for %s", o.name)
+		m.setStatus(levelInfo, "auto-extend on for "+o.name)
+		return watchKeeper(msg.lock, msg.keeper)
+	}
+	if o.keeper == msg.keeper {
+		o.keeper = nil
+	}
+	m.logf(levelInfo, msg.lock.Resource(), "auto-extend off for %s", o.name)
+	m.setStatus(levelInfo, "auto-extend off for "+o.name)
+	return nil
+}
+
+// onKeeperEnded marks a lock lost when its keeper reports the loss.
+func (m *Model) onKeeperEnded(msg keeperEndedMsg) {
+	o := m.ours.find(msg.lock)
+	if o == nil || o.keeper != msg.keeper {
+		return
+	}
+	o.keeper = nil
+	if msg.err == nil {
+		return
+	}
+	reason, rv := failure(msg.err)
+	o.lost = reason
+	m.log.add(o.refresh(m.sh.now())...)
+	m.logf(levelError, msg.lock.Resource(), "LOST %s: %s%s", o.name, reason, prefixed(" · ", rv.detail()))
+	m.setStatus(levelError, "lost "+o.name+": "+reason)
+}
+
+// openDelete opens the confirmation to force-delete the selected lock, which must not be ours.
+func (m *Model) openDelete() {
+	row := m.locks.selectedRow()
+	if row == nil || m.focus != focusLocks {
+		m.setStatus(levelWarn, "delete: select a lock in the locks panel first")
+		return
+	}
+	if why := m.writeBlocked("force-deleting"); why != "" {
+		m.setStatus(levelWarn, why)
+		return
+	}
+	tokens := m.foreignTokens(row)
+	if len(tokens) == 0 {
+		m.setStatus(levelWarn, "delete: "+row.name+" is ours: "+m.all.Release.Help().Key+" releases it")
+		return
+	}
+	m.reqs++
+	m.confirm = newDeleteConfirm(m.sh, m.reqs, row, tokens)
+}
+
+// foreignTokens are the distinct tokens of a lock row that are not ours.
+func (m *Model) foreignTokens(row *lockRow) []string {
+	var tokens []string
+	for _, c := range row.lv.Masters {
+		if !c.Present {
+			continue
+		}
+		mine := false
+		for _, o := range m.ours.locks {
+			if o.lock.Resource() == row.lv.Resource && o.lock.Token() == c.Token {
+				mine = true
+			}
+		}
+		seen := false
+		for _, t := range tokens {
+			seen = seen || t == c.Token
+		}
+		if !mine && !seen {
+			tokens = append(tokens, c.Token)
+		}
+	}
+	return tokens
+}
+
+// onDeleted logs a force-delete's rounds and closes its confirmation.
+func (m *Model) onDeleted(msg deleteResultMsg) {
+	if m.confirm != nil && m.confirm.req == msg.req {
+		m.confirm = nil
+	}
+	name := sanitize(msg.resource, nameCap)
+	deleted := 0
+	for i, r := range msg.rounds {
+		rv := viewRound(r)
+		token := strings.TrimRight(fit(sanitize(msg.tokens[i], nameCap), shortToken), " ")
+		switch err := msg.errs[i]; {
+		case err == nil:
+			deleted += r.OK
+			m.logf(levelInfo, msg.resource, "deleted %s token %s from %s: %s", name, token,
+				plural(r.OK, "master"), rv.detail())
+		case errors.Is(err, redlock.ErrNotHeld):
+			m.logf(levelWarn, msg.resource, "delete %s token %s: no master held it any more", name, token)
+		default:
+			reason, _ := failure(err)
+			deleted += r.OK
+			m.logf(levelWarn, msg.resource, "delete %s token %s: %s · %s", name, token, reason, rv.detail())
+		}
+	}
+	m.setStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
+}
+
+// togglePause pauses or resumes polling.
+func (m *Model) togglePause() {
+	m.paused = !m.paused
+	if m.mon != nil {
+		m.mon.SetPaused(m.paused)
+	}
+	if m.paused {
+		m.setStatus(levelInfo, "polling paused")
+	} else {
+		m.setStatus(levelInfo, "polling resumed")
+	}
+}
+
+// stepInterval moves the poll interval one step faster (dir < 0) or slower (dir > 0).
+func (m *Model) stepInterval(dir int) {
+	next := m.interval
+	if dir < 0 {
+		for i := len(pollSteps) - 1; i >= 0; i-- {
+			if pollSteps[i] < m.interval {
+				next = pollSteps[i]
+				break
+			}
+		}
+	} else {
+		for _, s := range pollSteps {
+			if s > m.interval {
+				next = s
+				break
+			}
+		}
+	}
+	if next == m.interval {
+		m.setStatus(levelInfo, "poll interval stays "+next.String())
+		return
+	}
+	m.interval = next
+	if m.mon != nil {
+		m.mon.SetInterval(next)
+	}
+	m.setStatus(levelInfo, "polling every "+next.String())
+}
+
+// startQuit releases every lock we hold (bounded in time) and then quits.
+func (m *Model) startQuit() tea.Cmd {
+	m.quit.active = true
+	m.form, m.confirm, m.showHelp = nil, nil, false
+	if len(m.ours.locks) == 0 {
+		m.quit.summary = m.summaryNow("")
+		m.cancel()
+		return tea.Quit
+	}
+	cmd := m.issue("releasing", releaseAllCmd(m.ours.locks))
+	if cmd == nil {
+		m.quit.summary = m.summaryNow("")
+		m.cancel()
+		return tea.Quit
+	}
+	m.setStatus(levelInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(m.ours.locks), "lock")))
+	return cmd
+}
+
+// onQuitReleased writes the summary and quits.
+func (m *Model) onQuitReleased(msg quitMsg) tea.Cmd {
+	if m.mon != nil {
+		for _, o := range m.ours.locks {
+			m.mon.ForgetOwn(o.lock.Resource(), o.lock.Token())
+		}
+	}
+	s := "released " + plural(msg.released, "lock")
+	if msg.expired > 0 {
+		s += fmt.Sprintf(" (%d had expired)", msg.expired)
+	}
+	s += fmt.Sprintf("; %d still held", msg.failed)
+	if msg.failed > 0 {
+		s += " until their TTL runs out (release unconfirmed)"
+	}
+	m.quit.summary = s
+	m.ours.locks = nil
+	m.cancel()
+	return tea.Quit
+}
+
+// summaryNow describes the locks we still hold, for a quit that released nothing; why explains a forced quit.
+func (m *Model) summaryNow(why string) string {
+	held := 0
+	for _, o := range m.ours.locks {
+		if o.lock.Held() {
+			held++
+		}
+	}
+	var s string
+	switch {
+	case m.readOnly:
+		s = "read-only: no locks taken"
+	case held == 0:
+		s = "no locks held"
+	default:
+		s = fmt.Sprintf("released 0 locks; %d still held until their TTL runs out", held)
+	}
+	if why != "" {
+		s += " (" + why + ")"
+	}
+	return s
+}
+
+// Summary is one line for the terminal after the screen is restored: what happened to the locks we held.
+func (m *Model) Summary() string {
+	if m.quit.summary != "" {
+		return m.quit.summary
+	}
+	return m.summaryNow("")
+}
+
+// setStatus shows a message on the status line.
+func (m *Model) setStatus(l level, text string) {
+	m.status = status{at: m.sh.now(), level: l, text: text}
+}
+
+// logf adds a log entry about a raw resource ("" for none); args must already be sanitized.
+func (m *Model) logf(l level, resource, format string, args ...any) {
+	m.log.add(logEntry{at: m.sh.now(), level: l, resource: resource, text: fmt.Sprintf(format, args...)})
+}
+
+// prefixed returns sep+s, or "" for an empty s.
+func prefixed(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}
+
+// syncKeys enables the bindings that would do something now and disables the rest, so help lists what works.
+func (m *Model) syncKeys() {
+	m.keys = m.all
+	k := &m.keys
+	write := m.writeBlocked("") == ""
+	o, _ := m.targetOwn()
+	row := m.locks.selectedRow()
+	k.Acquire.SetEnabled(write)
+	k.Extend.SetEnabled(write && o != nil)
+	k.Release.SetEnabled(write && o != nil)
+	k.AutoExtend.SetEnabled(write && o != nil)
+	k.Delete.SetEnabled(write && m.focus == focusLocks && row != nil && len(m.foreignTokens(row)) > 0)
+}
+
+// relayout computes the geometry for the current size and snapshot and sizes the panels.
+func (m *Model) relayout() {
+	w, h := m.width, m.height
+	l := layout{tooSmall: w < minWidth || h < minHeight}
+	if !l.tooSmall {
+		nMasters, nWarn := 1, 0
+		if d := m.sh.data; d != nil {
+			nMasters, nWarn = max(len(d.masters), 1), len(d.warnings)
+		}
+		l.bannerH = min(nWarn, 3)
+		l.footerH = 1
+		if h >= 24 {
+			l.footerH = 2
+		}
+		l.mastersH = min(nMasters, 6) + 3
+		rest := h - 1 - l.bannerH - l.footerH - l.mastersH
+		for rest < 6 && l.mastersH > 4 {
+			l.mastersH--
+			rest++
+		}
+		for rest < 6 && l.bannerH > 1 {
+			l.bannerH--
+			rest++
+		}
+		l.bannerMore = nWarn - l.bannerH
+		if rest >= 16 {
+			l.bottomH = min(max(rest/3, 6), 12)
+		}
+		l.midH = rest - l.bottomH
+		if w >= wideWidth {
+			l.detailW = min(max(w*2/5, 46), 64)
+		}
+		l.locksW = w - l.detailW
+		l.oursW = w / 2
+		l.logW = w - l.oursW
+	}
+	m.lay = l
+	m.masters.SetSize(w, l.mastersH)
+	m.locks.SetSize(l.locksW, l.midH)
+	m.detail.SetSize(l.detailW, l.midH)
+	m.ours.SetSize(l.oursW, l.bottomH)
+	m.log.SetSize(l.logW, l.bottomH)
+	m.help.Width = w
+	if !m.visible(m.focus) {
+		m.focus = focusLocks
+	}
+}

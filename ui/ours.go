@@ -1,0 +1,278 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
+
+// nodeView is one master's part in a round, sanitized.
+type nodeView struct {
+	label   string // M1, M2, ...
+	outcome redlock.Outcome
+	latency time.Duration
+	err     string
+}
+
+// roundView is an acquire, extend or release round as the dashboard shows it, sanitized.
+type roundView struct {
+	op       redlock.Op
+	start    time.Time
+	ok, n    int
+	quorum   int
+	elapsed  time.Duration
+	validity time.Duration
+	nodes    []nodeView
+}
+
+// viewRound makes a round from the Redlock client safe to show: it is where results enter the UI model.
+func viewRound(r redlock.Round) roundView {
+	v := roundView{op: r.Op, start: r.Start, ok: r.OK, n: len(r.Nodes), quorum: r.Quorum, elapsed: r.Elapsed,
+		validity: r.Validity, nodes: make([]nodeView, len(r.Nodes))}
+	for i, n := range r.Nodes {
+		v.nodes[i] = nodeView{label: fmt.Sprintf("M%d", i+1), outcome: n.Outcome, latency: n.Latency}
+		if n.Err != nil {
+			v.nodes[i].err = sanitize(n.Err.Error(), textCap)
+		}
+	}
+	return v
+}
+
+// outcomeGlyphs tell the outcomes apart without colour: ✓ ok, ◆ another token, · no key, T timeout, ✗ error,
+// ? pending.
+var outcomeGlyphs = map[redlock.Outcome]string{
+	redlock.OutcomeOK: "✓", redlock.OutcomeHeldByOther: "◆", redlock.OutcomeGone: "·",
+	redlock.OutcomeTimeout: "T", redlock.OutcomeError: "✗", redlock.OutcomePending: "?",
+}
+
+// glyphs is the round's outcomes, one glyph per master.
+func (r roundView) glyphs() string {
+	var b strings.Builder
+	for _, n := range r.nodes {
+		b.WriteString(outcomeGlyphs[n.outcome])
+	}
+	return b.String()
+}
+
+// summary is the round in a few words: "extend 3/3 (quorum 2) in 4.2ms".
+func (r roundView) summary() string {
+	if r.n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %d/%d (quorum %d) in %s", r.op, r.ok, r.n, r.quorum, latency(r.elapsed))
+}
+
+// detail is every master's outcome and timing: "M1 ok 1.1ms · M3 timeout 50ms · M2 error: ...".
+func (r roundView) detail() string {
+	parts := make([]string, len(r.nodes))
+	for i, n := range r.nodes {
+		parts[i] = n.label + " " + n.outcome.String()
+		if n.latency > 0 {
+			parts[i] += " " + latency(n.latency)
+		}
+		if n.err != "" && n.outcome == redlock.OutcomeError {
+			parts[i] += ": " + n.err
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// failure describes an error from the Redlock client, sanitized, with the round it carries (empty if none).
+func failure(err error) (string, roundView) {
+	reason := err.Error()
+	var rv roundView
+	var re *redlock.RoundError
+	if errors.As(err, &re) {
+		reason = re.Reason
+		if re.Attempts > 1 {
+			reason += fmt.Sprintf(" after %d attempts", re.Attempts)
+		}
+		switch {
+		case errors.Is(err, context.Canceled):
+			reason += " (cancelled)"
+		case errors.Is(err, context.DeadlineExceeded):
+			reason += " (timed out)"
+		}
+		rv = viewRound(re.Round)
+	}
+	return sanitize(reason, textCap), rv
+}
+
+// ownLock is a lock this dashboard holds. Its fields beyond the lock are refreshed from it in Update (in-memory
+// reads, no I/O), so View shows a copy and the background keeper never races the screen.
+type ownLock struct {
+	lock     *redlock.Lock
+	name     string // sanitized resource
+	acquired time.Time
+	keeper   *redlock.Keeper // running auto-extension, nil when off
+	autoBusy bool            // the keeper is starting or stopping
+	busy     string          // "extending", "releasing": a command in flight
+	lost     string          // why the lock was lost, sanitized; "" while not lost
+
+	validUntil time.Time // on the dashboard's clock
+	ttl        time.Duration
+	extensions int
+	held       bool
+	last       roundView
+}
+
+// newOwnLock records a lock just acquired.
+func newOwnLock(l *redlock.Lock, now time.Time) *ownLock {
+	o := &ownLock{lock: l, name: sanitize(l.Resource(), nameCap), acquired: now}
+	o.refresh(now)
+	return o
+}
+
+// refresh copies the lock's state, and returns a log entry when the keeper extended it since the last refresh.
+func (o *ownLock) refresh(now time.Time) []logEntry {
+	l := o.lock
+	o.validUntil = now.Add(l.Validity())
+	o.ttl = l.TTL()
+	o.held = l.Held()
+	var out []logEntry
+	if r := l.LastRound(); !r.Start.Equal(o.last.start) {
+		o.last = viewRound(r)
+		if ext := l.Extensions(); ext > o.extensions && o.keeper != nil && r.Op == redlock.OpExtend {
+			out = append(out, logEntry{at: now, resource: l.Resource(),
+				text: "auto-" + o.last.summary() + " " + o.name + ": " + o.last.detail()})
+		}
+	}
+	o.extensions = l.Extensions()
+	return out
+}
+
+// state is the word shown for the lock.
+func (o *ownLock) state() (string, level) {
+	switch {
+	case o.busy != "":
+		return o.busy + "…", levelInfo
+	case o.lost != "":
+		return "LOST", levelError
+	case !o.held:
+		return "expired", levelWarn
+	}
+	return "held", levelInfo
+}
+
+// oursPanel lists the locks this dashboard holds: validity countdown, auto-extension, extensions used and the
+// per-master outcome of the last round.
+type oursPanel struct {
+	sh             *shared
+	locks          []*ownLock // in order of acquisition
+	cursor, offset int
+	w, h           int
+}
+
+// SetSize sets the panel's outer size.
+func (p *oursPanel) SetSize(w, h int) { p.w, p.h = w, h }
+
+// rows is how many locks fit inside the border.
+func (p *oursPanel) rows() int { return max(p.h-2, 0) }
+
+// Update moves the cursor with the navigation keys.
+func (p *oursPanel) Update(msg tea.KeyMsg) {
+	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.locks), p.rows())
+	p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
+}
+
+// selected returns the lock under the cursor, or nil.
+func (p *oursPanel) selected() *ownLock {
+	if p.cursor < 0 || p.cursor >= len(p.locks) {
+		return nil
+	}
+	return p.locks[p.cursor]
+}
+
+// find returns our entry for lock l, or nil: results are applied only to the lock they were issued for.
+func (p *oursPanel) find(l *redlock.Lock) *ownLock {
+	for _, o := range p.locks {
+		if o.lock == l {
+			return o
+		}
+	}
+	return nil
+}
+
+// byResource returns our newest entry for a raw resource name, or nil.
+func (p *oursPanel) byResource(resource string) *ownLock {
+	for i := len(p.locks) - 1; i >= 0; i-- {
+		if p.locks[i].lock.Resource() == resource {
+			return p.locks[i]
+		}
+	}
+	return nil
+}
+
+// remove drops our entry for l.
+func (p *oursPanel) remove(l *redlock.Lock) {
+	for i, o := range p.locks {
+		if o.lock == l {
+			p.locks = append(p.locks[:i], p.locks[i+1:]...)
+			break
+		}
+	}
+	p.cursor = min(p.cursor, max(len(p.locks)-1, 0))
+	p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
+}
+
+// View draws the panel.
+func (p *oursPanel) View(focused bool) string {
+	st := p.sh.st
+	auto := 0
+	for _, o := range p.locks {
+		if o.keeper != nil {
+			auto++
+		}
+	}
+	title := "Our locks " + thousands(len(p.locks))
+	if auto > 0 {
+		title += fmt.Sprintf(" · %d auto-extending", auto)
+	}
+	var body []string
+	if len(p.locks) == 0 {
+		hint := "none: " + p.sh.keys.Acquire.Help().Key + " acquires one"
+		if p.sh.readOnly {
+			hint = "none: read-only"
+		}
+		body = append(body, st.text.muted.Render(hint))
+	}
+	now := p.sh.now()
+	w := p.w - 2
+	p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
+	for i := p.offset; i < len(p.locks) && len(body) < p.rows(); i++ {
+		body = append(body, p.row(p.locks[i], w, now, focused && i == p.cursor))
+	}
+	return st.box(title, body, p.w, p.h, focused)
+}
+
+// row renders one of our locks w cells wide.
+func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string {
+	st := p.sh.st
+	cursor := "  "
+	if selected {
+		cursor = st.table.cursor.Render("▸ ")
+	}
+	v := max(o.validUntil.Sub(now), 0)
+	if !o.held {
+		v = 0
+	}
+	auto := "-"
+	if o.keeper != nil {
+		auto = "auto"
+	}
+	if o.autoBusy {
+		auto = "…"
+	}
+	stateText, lvl := o.state()
+	tail := fmt.Sprintf(" %-4s ext %-2d %s %s", auto, o.extensions, o.last.glyphs(), o.last.summary())
+	nameW := max(min(w-2-7-9-ansi.StringWidth(tail)-10, 32), 8)
+	return cursor + st.name(fit(o.name, nameW), st.text.normal) + " " +
+		st.validityBar(v, o.ttl, 8, same) + " " + st.text.normal.Render(fitLeft(dur(v), 6)) + " " +
+		st.level[lvl].Render(fit(stateText, 10)) + st.text.muted.Render(tail)
+}

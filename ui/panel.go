@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// shared is the program context every component reads: styles, the live key bindings, the clock and the
+// current snapshot as sanitized for the screen. The root model owns it and is the only one to change it.
+type shared struct {
+	st       *styles
+	keys     *KeyMap
+	now      func() time.Time
+	data     *dashboard // nil until the first snapshot
+	readOnly bool
+}
+
+// box draws a panel: a rounded border of exactly w by h cells with the title in the top edge, around the body
+// lines, which are cut or padded to the inner width. A focused panel has a highlighted border.
+func (s *styles) box(title string, body []string, w, h int, focused bool) string {
+	if w < 4 || h < 2 {
+		return blank(w, h)
+	}
+	border, titleStyle := s.panel.border, s.panel.title
+	if focused {
+		border, titleStyle = s.panel.borderFocused, s.panel.titleFocused
+	}
+	inner := w - 2
+	var b strings.Builder
+	t := fit(" "+title+" ", min(ansi.StringWidth(" "+title+" "), inner-2))
+	b.WriteString(border.Render("╭─"))
+	b.WriteString(titleStyle.Render(t))
+	b.WriteString(border.Render(strings.Repeat("─", max(inner-1-ansi.StringWidth(t), 0)) + "╮"))
+	side := border.Render("│")
+	for i := 0; i < h-2; i++ {
+		b.WriteByte('\n')
+		b.WriteString(side)
+		if i < len(body) {
+			b.WriteString(fitStyled(body[i], inner))
+		} else {
+			b.WriteString(strings.Repeat(" ", inner))
+		}
+		b.WriteString(side)
+	}
+	b.WriteByte('\n')
+	b.WriteString(border.Render("╰" + strings.Repeat("─", inner) + "╯"))
+	return b.String()
+}
+
+// blank is an empty area of w by h cells.
+func blank(w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	line := strings.Repeat(" ", w)
+	lines := make([]string, h)
+	for i := range lines {
+		lines[i] = line
+	}
+	return strings.Join(lines, "\n")
+}
+
+// joinH puts blocks of lines side by side; each block's lines must already have the block's width.
+func joinH(blocks ...string) string {
+	split := make([][]string, len(blocks))
+	n := 0
+	for i, b := range blocks {
+		split[i] = strings.Split(b, "\n")
+		n = max(n, len(split[i]))
+	}
+	var out strings.Builder
+	for row := range n {
+		if row > 0 {
+			out.WriteByte('\n')
+		}
+		for _, lines := range split {
+			if row < len(lines) {
+				out.WriteString(lines[row])
+			}
+		}
+	}
+	return out.String()
+}
+
+// overlay draws box centred over body, a screen of lines w cells wide.
+func overlay(body, box string, w int) string {
+	lines := strings.Split(body, "\n")
+	boxLines := strings.Split(box, "\n")
+	bw := 0
+	for _, l := range boxLines {
+		bw = max(bw, ansi.StringWidth(l))
+	}
+	bw = min(bw, w)
+	x := max((w-bw)/2, 0)
+	y := max((len(lines)-len(boxLines))/2, 0)
+	for i, bl := range boxLines {
+		if y+i >= len(lines) {
+			break
+		}
+		l := lines[y+i]
+		left := ansi.Truncate(l, x, "")
+		right := ansi.TruncateLeft(l, x+bw, "")
+		reset := "" // ends styles cut open by the truncation; never written to a screen without styles
+		if strings.Contains(l, "\x1b") {
+			reset = "\x1b[0m"
+		}
+		lines[y+i] = fitStyled(left, x) + reset + fitStyled(bl, bw) + reset + right
+	}
+	return strings.Join(lines, "\n")
+}
+
+// thousands writes n with thin separators every three digits: 100,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 || len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	lead := len(s) % 3
+	if lead > 0 {
+		b.WriteString(s[:lead])
+	}
+	for i := lead; i < len(s); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}

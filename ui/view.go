@@ -1,0 +1,213 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// View renders the whole screen, exactly the terminal's size. It does no work proportional to the number of
+// locks: only the rows on screen are rendered.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	if m.lay.tooSmall {
+		return m.tooSmallView()
+	}
+	parts := []string{m.headerView()}
+	if m.lay.bannerH > 0 {
+		parts = append(parts, m.bannerView())
+	}
+	body := m.bodyView()
+	switch {
+	case m.form != nil:
+		body = overlay(body, m.form.View(m.width-4, m.frame), m.width)
+	case m.confirm != nil:
+		body = overlay(body, m.confirm.View(m.width-4, m.frame), m.width)
+	}
+	parts = append(parts, body, m.footerView())
+	return strings.Join(parts, "\n")
+}
+
+// tooSmallView asks for a larger window, centred on a screen of the current size.
+func (m *Model) tooSmallView() string {
+	st := m.sh.st
+	msg := []string{
+		st.header.title.Render("Enlarge the window"),
+		st.text.normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
+		st.text.muted.Render(m.all.Quit.Help().Key + " quits"),
+	}
+	lines := make([]string, m.height)
+	top := max((m.height-len(msg))/2, 0)
+	for i := range lines {
+		text := ""
+		if j := i - top; j >= 0 && j < len(msg) {
+			text = lipgloss.PlaceHorizontal(m.width, lipgloss.Center, msg[j])
+		}
+		lines[i] = fitStyled(text, m.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// headerView is the top line: title, overall state, masters and quorum, polling, last snapshot.
+func (m *Model) headerView() string {
+	st := m.sh.st
+	sep := st.header.label.Render(" │ ")
+	parts := []string{st.header.title.Render("redlock-tui")}
+	if m.title != "" {
+		parts[0] += st.header.label.Render(" · ") + st.name(m.title, st.header.value)
+	}
+	d := m.sh.data
+	switch {
+	case d == nil:
+		parts = append(parts, st.header.degraded.Render("WAITING"), st.header.label.Render("no snapshot yet"))
+	default:
+		badge := map[health]string{
+			healthOK:       st.header.ok.Render("OK"),
+			healthDegraded: st.header.degraded.Render("DEGRADED"),
+			healthNoQuorum: st.header.noQuorum.Render(" NO QUORUM "),
+		}[d.health]
+		parts = append(parts, badge,
+			st.header.label.Render("masters ")+st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, len(d.masters)))+
+				st.header.label.Render(" · quorum ")+st.header.value.Render(fmt.Sprint(d.snap.Quorum)),
+			st.header.label.Render("locks ")+st.header.value.Render(thousands(len(d.locks)))+
+				st.header.label.Render(lockCounts(d)))
+	}
+	poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
+	if m.paused {
+		poll += st.header.paused.Render("PAUSED")
+	} else {
+		poll += st.header.live.Render("live")
+	}
+	parts = append(parts, poll)
+	if d != nil {
+		parts = append(parts, st.header.label.Render("at ")+st.header.value.Render(d.snap.Time.Format("15:04:05")))
+	}
+	if m.readOnly {
+		parts = append(parts, st.header.readOnly.Render(" READ-ONLY "))
+	}
+	return fitStyled(strings.Join(parts, sep), m.width)
+}
+
+// lockCounts details the locks that need attention, e.g. " (2 mine, 1 split)".
+func lockCounts(d *dashboard) string {
+	var parts []string
+	c := d.counts
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{c.mine, "mine"}, {c.lost, "lost"}, {c.split, "split"}, {c.partial, "partial"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", thousands(x.n), x.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// bannerView shows the monitor's current warnings, errors first, so they cannot be missed.
+func (m *Model) bannerView() string {
+	st, d := m.sh.st, m.sh.data
+	rows := m.lay.bannerH
+	shown := d.warnings
+	if m.lay.bannerMore > 0 {
+		shown = shown[:rows-1]
+	}
+	lines := make([]string, 0, rows)
+	for _, w := range shown[:min(len(shown), rows)] {
+		style, glyph := st.banner.warn, "▲ "
+		if w.severity == monitor.SeverityError {
+			style, glyph = st.banner.err, "✖ "
+		}
+		lines = append(lines, style.Render(glyph)+st.name(fit(w.text, m.width-2), style))
+	}
+	if m.lay.bannerMore > 0 {
+		more := len(d.warnings) - len(shown)
+		lines = append(lines, st.banner.warn.Render(fit(fmt.Sprintf("▲ %d more warnings: see the event log", more),
+			m.width)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// bodyView is the panels, or the full help when it is open.
+func (m *Model) bodyView() string {
+	l := m.lay
+	h := l.mastersH + l.midH + l.bottomH
+	if m.showHelp {
+		return m.helpView(h)
+	}
+	parts := []string{m.masters.View(m.focus == focusMasters)}
+	locks := m.locks.View(m.focus == focusLocks)
+	if l.detailW > 0 {
+		locks = joinH(locks, m.detail.View(m.locks.selectedRow(), m.log))
+	}
+	parts = append(parts, locks)
+	if l.bottomH > 0 {
+		parts = append(parts, joinH(m.ours.View(m.focus == focusOurs), m.log.View(m.focus == focusLog)))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// helpView is the full help: every binding that can work in this mode, by column, and the legend.
+func (m *Model) helpView(h int) string {
+	st := m.sh.st
+	keys := m.all
+	if m.writeBlocked("") != "" {
+		keys.Acquire.SetEnabled(false)
+		keys.Extend.SetEnabled(false)
+		keys.Release.SetEnabled(false)
+		keys.AutoExtend.SetEnabled(false)
+		keys.Delete.SetEnabled(false)
+	}
+	hm := m.help
+	hm.Width = m.width - 4
+	lines := strings.Split(hm.FullHelpView(keys.FullHelp()), "\n")
+	lines = append(lines, "",
+		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ✕ master down"),
+		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum; held*: another token is also present"),
+		st.table.head.Render("Outcomes")+st.text.muted.Render("  ✓ ok  ◆ another token  · no key  T timeout  ✗ error  ? pending"),
+		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
+	)
+	if why := m.writeBlocked("locking"); why != "" {
+		lines = append(lines, "", st.level[levelWarn].Render(why))
+	}
+	return st.box("Help · "+m.all.Help.Help().Key+" or "+m.all.Cancel.Help().Key+" closes", lines, m.width, h, true)
+}
+
+// footerView is the status line and the short help of what works now.
+func (m *Model) footerView() string {
+	st := m.sh.st
+	var statusLine string
+	if m.status.text != "" {
+		s := m.status
+		statusLine = st.text.muted.Render(s.at.Format("15:04:05")+" ") +
+			st.level[s.level].Render(levelGlyph[s.level]+" ") + st.name(s.text, st.level[s.level])
+	}
+	helpLine := m.help.ShortHelpView(m.shortHelp())
+	if m.lay.footerH == 1 {
+		if statusLine != "" {
+			return fitStyled(statusLine, m.width)
+		}
+		return fitStyled(helpLine, m.width)
+	}
+	return fitStyled(statusLine, m.width) + "\n" + fitStyled(helpLine, m.width)
+}
+
+// shortHelp lists the bindings that work right now, for the footer.
+func (m *Model) shortHelp() []key.Binding {
+	switch {
+	case m.form != nil, m.confirm != nil:
+		return m.formKeys
+	case m.locks.filtering:
+		return bindingList{m.keys.Confirm, m.keys.Cancel}
+	case m.showHelp:
+		return bindingList{m.keys.Help, m.keys.Quit}
+	}
+	return m.keys.ShortHelp()
+}
