@@ -1,12 +1,282 @@
-// Command redlock-tui is a terminal dashboard for Redis distributed locks (Redlock).
+// Command redlock-tui is a terminal dashboard for Redis distributed locks
+// (Redlock) across N independent masters: who holds what, on which masters,
+// for how long, and what is wrong with the masters. Without --masters it
+// starts embedded demo masters; with --once it prints one snapshot and exits.
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui"
 )
 
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // the program could not do its work (embedded masters did not start, output failed)
+	exitUsage    = 2 // bad command line, before anything is connected or drawn
+	exitNoQuorum = 3 // --once: fewer than a quorum of masters answered
+)
+
+// onceTimeout bounds a --once run, however the masters behave.
+const onceTimeout = 10 * time.Second
+
+// version is the release, set at build time with -ldflags "-X main.version=v1.2.3";
+// empty means the module version from the build information.
+var version string
+
+// system is what run uses from the outside world, injected for tests.
+type system struct {
+	Environment
+	stdout, stderr   io.Writer
+	stdoutIsTerminal bool
+}
+
 func main() {
-	fmt.Fprintln(os.Stderr, "redlock-tui: the dashboard is not built yet; see README.md")
-	os.Exit(1)
+	// go-redis logs failed dials to stderr, which would write over the screen;
+	// the monitor reports every such failure as a down master instead.
+	redis.SetLogger(quietLogger{})
+	os.Exit(run(os.Args[1:], system{
+		Environment:      Environment{Getenv: os.Getenv, ReadFile: os.ReadFile},
+		stdout:           os.Stdout,
+		stderr:           os.Stderr,
+		stdoutIsTerminal: term.IsTerminal(os.Stdout.Fd()),
+	}))
+}
+
+// quietLogger discards go-redis's log lines.
+type quietLogger struct{}
+
+// Printf discards the line.
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+// run is the whole program; it returns the exit status.
+func run(args []string, sys system) int {
+	cfg, err := parseConfig(args, sys.Environment)
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+		return exitUsage
+	}
+	switch {
+	case cfg.Help:
+		fmt.Fprint(sys.stdout, usage())
+		return exitOK
+	case cfg.Version:
+		fmt.Fprintln(sys.stdout, versionString())
+		return exitOK
+	case !cfg.Once && !sys.stdoutIsTerminal:
+		fmt.Fprintln(sys.stderr, "redlock-tui: stdout is not a terminal, so the dashboard cannot start; use --once (with --json for JSON) to print one snapshot")
+		return exitUsage
+	}
+	if cfg.TLSSkipVerify {
+		fmt.Fprintln(sys.stderr, "redlock-tui: WARNING: --tls-skip-verify: the masters' TLS certificates are NOT verified; anyone on the network path can impersonate them and read the password")
+	}
+
+	masters, err := openMasters(cfg)
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+		return exitFailure
+	}
+	defer masters.close()
+	mon, err := monitor.New(masters.clients, masters.names, monitorConfig(cfg))
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+		return exitFailure
+	}
+	if cfg.Once {
+		return runOnce(mon, cfg, sys)
+	}
+	return runDashboard(mon, masters, cfg, sys)
+}
+
+// monitorConfig is the monitor's part of the command line.
+func monitorConfig(cfg Config) monitor.Config {
+	return monitor.Config{
+		Pattern:     cfg.Pattern,
+		MaxKeys:     cfg.MaxKeys,
+		Interval:    cfg.Poll,
+		DriftFactor: cfg.DriftFactor,
+	}
+}
+
+// runOnce polls once, prints the snapshot and reports whether a quorum answered.
+func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, onceTimeout)
+	defer cancel()
+	snap := mon.Poll(ctx)
+	write := monitor.WriteTable
+	if cfg.JSON {
+		write = monitor.WriteJSON
+	}
+	if err := write(sys.stdout, snap); err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: writing the snapshot: %v\n", err)
+		return exitFailure
+	}
+	if snap.UpCount < snap.Quorum {
+		return exitNoQuorum
+	}
+	return exitOK
+}
+
+// runDashboard runs the full-screen dashboard until the user quits, then
+// prints the UI's summary on the restored terminal.
+func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys system) int {
+	locker, err := redlock.New(masters.clients,
+		redlock.WithNodeTimeout(cfg.NodeTimeout),
+		redlock.WithRetries(cfg.Retries),
+		redlock.WithRetryDelay(cfg.RetryDelayMin, cfg.RetryDelayMax),
+		redlock.WithDriftFactor(cfg.DriftFactor))
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+		return exitUsage
+	}
+	defer locker.Close()
+	title := fmt.Sprintf("%d masters", len(masters.names))
+	if masters.demo != nil {
+		title = "demo"
+	}
+	model := ui.New(ui.Options{
+		Monitor:  mon,
+		Locker:   locker,
+		Keys:     newKeyMap(),
+		ReadOnly: cfg.ReadOnly,
+		TTL:      cfg.TTL,
+		Poll:     cfg.Poll,
+		Title:    title,
+		Now:      time.Now,
+	})
+	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithoutSignalHandler())
+	stopSignals := quitOnSignal(p)
+	final, err := p.Run()
+	stopSignals()
+	if m, ok := final.(*ui.Model); ok {
+		fmt.Fprintln(sys.stdout, m.Summary())
+	}
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// quitGrace bounds how long the dashboard may take to release our locks and
+// quit after a signal, before it is stopped regardless.
+const quitGrace = 5 * time.Second
+
+// quitOnSignal makes SIGINT, SIGTERM and SIGHUP quit the dashboard the way
+// the quit key does, so that the locks we hold are released and the terminal
+// is restored; a second signal, or quitGrace without an exit, kills the
+// program (Run still restores the terminal). It returns a function that stops
+// listening.
+func quitOnSignal(p *tea.Program) (stop func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		// ctrl+c is a Quit key (keymap.go): the dashboard releases our locks, then quits.
+		p.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		select {
+		case <-sigs:
+		case <-time.After(quitGrace):
+		case <-done:
+			return
+		}
+		p.Kill()
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+// masterSet is the masters the program talks to: one client per master,
+// aligned with the names shown on screen, and what to close at the end.
+type masterSet struct {
+	clients []*redis.Client
+	names   []string
+	demo    *demo.Demo // the embedded masters and their workload; nil with --masters
+}
+
+// close closes the clients and stops the demo.
+func (s *masterSet) close() {
+	for _, c := range s.clients {
+		c.Close() // an error on close changes nothing for the user
+	}
+	if s.demo != nil {
+		s.demo.Close()
+	}
+}
+
+// openMasters creates a client per --masters entry, or starts the demo's
+// embedded masters when there are none. Clients connect lazily: an
+// unreachable master is not an error here, the monitor shows it down.
+func openMasters(cfg Config) (*masterSet, error) {
+	set := &masterSet{}
+	if len(cfg.Masters) == 0 {
+		// With --once the workload stays paused: one snapshot of idle masters.
+		d, err := demo.Start(demo.Options{Clients: cfg.DemoClients, Resources: cfg.DemoResources, Paused: cfg.Once})
+		if err != nil {
+			return nil, fmt.Errorf("starting the embedded demo masters: %w", err)
+		}
+		set.demo = d
+		set.clients = d.NewClients()
+		set.names = d.Addrs()
+		return set, nil
+	}
+	for _, m := range cfg.Masters {
+		set.clients = append(set.clients, redis.NewClient(m.Options))
+		set.names = append(set.names, m.Name)
+	}
+	return set, nil
+}
+
+// versionString names the release, the commit it was built from and the Go version.
+func versionString() string {
+	v, rev, dirty := version, "", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value[:min(12, len(s.Value))]
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	out := "redlock-tui " + v
+	if rev != "" {
+		out += " " + rev
+		if dirty {
+			out += "+dirty"
+		}
+	}
+	return out + " " + runtime.Version()
 }

@@ -1,0 +1,494 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/spf13/pflag"
+
+	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// Defaults of the command line, also shown by --help.
+const (
+	defaultTTL           = 10 * time.Second
+	defaultPoll          = monitor.DefaultInterval
+	defaultNodeTimeout   = 50 * time.Millisecond
+	defaultRetries       = 3
+	defaultRetryDelay    = "50ms-250ms"
+	defaultDriftFactor   = monitor.DefaultDriftFactor
+	defaultDemoClients   = demo.DefaultClients
+	defaultDemoResources = demo.DefaultResources
+
+	// maxDemo is demo.Start's bound on clients and on resources, checked here so
+	// that a wrong number is a usage error before the screen is taken over.
+	maxDemo = 50
+)
+
+// Client settings shared by every go-redis client the program creates. The
+// per-command deadline is the caller's context (the node timeout for lock
+// rounds, the monitor's timeout for polls); these are the backstops.
+const (
+	minDialTimeout = 200 * time.Millisecond
+	minIOTimeout   = 500 * time.Millisecond
+	poolSize       = 4 // lock rounds are batched per master, and the monitor reads one request at a time
+	pipelinePool   = 2
+)
+
+// Config is the validated command line. Everything in it has been checked,
+// so the program can act on it without further validation.
+type Config struct {
+	Masters       []Master      // in the order given; empty: embedded demo masters
+	Pattern       string        // SCAN MATCH pattern of lock keys
+	TTL           time.Duration // default TTL for locks acquired from the dashboard
+	Poll          time.Duration // poll interval of the monitor
+	NodeTimeout   time.Duration // per-master deadline of one lock command
+	Retries       int           // extra acquire rounds after the first fails
+	RetryDelayMin time.Duration // lower bound of the random delay between rounds
+	RetryDelayMax time.Duration // upper bound of the random delay between rounds
+	DriftFactor   float64       // clock drift allowance as a fraction of the TTL
+	MaxKeys       int           // lock keys tracked per master
+	ReadOnly      bool          // no write command at all
+	Once          bool          // print one snapshot and exit
+	JSON          bool          // with Once: JSON instead of a table
+	TLSSkipVerify bool          // rediss:// certificates are not checked; main warns loudly
+	DemoClients   int           // simulated clients in demo mode
+	DemoResources int           // resources they contend for
+	Help          bool          // print usage and exit; nothing else is set
+	Version       bool          // print the version and exit; nothing else is set
+}
+
+// Master is one entry of --masters, ready to dial.
+type Master struct {
+	Name    string         // for the screen: host:port, with rediss:// and /db when they apply; never a password
+	Options *redis.Options // complete client options: address, credentials, TLS and timeouts
+}
+
+// Environment is what parsing may read besides the arguments: injected so
+// that parsing stays pure and tests need no real environment or files.
+type Environment struct {
+	Getenv   func(string) string
+	ReadFile func(string) ([]byte, error)
+}
+
+// UsageError is a mistake on the command line: exit status 2, one line on
+// stderr, before anything is connected or drawn.
+type UsageError struct{ Msg string }
+
+// Error returns the message on a single line: control characters from user
+// input are escaped, so a newline in an argument cannot split it.
+func (e *UsageError) Error() string {
+	if strings.IndexFunc(e.Msg, unicode.IsControl) < 0 {
+		return e.Msg
+	}
+	return monitor.Escape(e.Msg)
+}
+
+// usagef returns a UsageError; by convention the message starts with the flag it is about.
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// flagValues holds the raw flag values before validation.
+type flagValues struct {
+	masters       []string
+	passwordFile  string
+	tlsCAFile     string
+	retryDelay    string
+	cfg           Config
+	demoFlagsUsed []string
+}
+
+// newFlagSet declares every flag on a fresh set bound to v.
+func newFlagSet(v *flagValues) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("redlock-tui", pflag.ContinueOnError)
+	fs.SortFlags = false
+	c := &v.cfg
+	fs.StringArrayVarP(&v.masters, "masters", "m", nil,
+		"Redis masters: host:port or redis://[user[:password]@]host[:port][/db] or rediss://...; comma list or repeated; none: embedded demo masters")
+	fs.StringVar(&v.passwordFile, "password-file", "",
+		"read the masters' password from this file (first line); else $REDISCLI_AUTH; a password in a URL wins")
+	fs.StringVar(&v.tlsCAFile, "tls-ca-file", "", "PEM file of CA certificates for rediss:// masters")
+	fs.BoolVar(&c.TLSSkipVerify, "tls-skip-verify", false, "do not verify rediss:// certificates (insecure)")
+	fs.StringVar(&c.Pattern, "pattern", monitor.DefaultPattern, "SCAN MATCH pattern of the keys to show as locks")
+	fs.DurationVar(&c.TTL, "ttl", defaultTTL, "TTL of locks acquired from the dashboard")
+	fs.DurationVar(&c.Poll, "poll", defaultPoll, "poll interval")
+	fs.DurationVar(&c.NodeTimeout, "node-timeout", defaultNodeTimeout, "how long one master may take to answer one lock command")
+	fs.IntVar(&c.Retries, "retries", defaultRetries, "acquire rounds tried after the first fails")
+	fs.StringVar(&v.retryDelay, "retry-delay", defaultRetryDelay, "random delay between acquire rounds: min-max, or a single max")
+	fs.Float64Var(&c.DriftFactor, "drift-factor", defaultDriftFactor, "clock drift allowance as a fraction of the TTL, in [0,1)")
+	fs.IntVar(&c.MaxKeys, "max-keys", monitor.DefaultMaxKeys, "lock keys tracked per master; beyond it the screen says truncated")
+	fs.BoolVar(&c.ReadOnly, "read-only", false, "never write: acquiring, extending, releasing and deleting are disabled")
+	fs.BoolVar(&c.Once, "once", false, "print one snapshot and exit: 0 if a quorum of masters answered, 3 if not")
+	fs.BoolVar(&c.JSON, "json", false, "with --once: print JSON instead of a table")
+	fs.IntVar(&c.DemoClients, "demo-clients", defaultDemoClients, "demo mode (no --masters): simulated clients")
+	fs.IntVar(&c.DemoResources, "demo-resources", defaultDemoResources, "demo mode (no --masters): resources they contend for")
+	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
+	fs.BoolVarP(&c.Help, "help", "h", false, "print this help and exit")
+	return fs
+}
+
+// usage is the --help text.
+func usage() string {
+	var v flagValues
+	return `redlock-tui: a terminal dashboard for Redlock distributed locks across N Redis masters.
+
+Usage:
+  redlock-tui [flags]                       embedded demo masters
+  redlock-tui -m host1:6379,host2:6379,...  your masters
+  redlock-tui -m ... --once [--json]        one snapshot, no screen
+
+Flags:
+` + newFlagSet(&v).FlagUsages() + `
+Exit status: 0 ok; 1 failure; 2 bad usage; 3 (--once) fewer than a quorum of masters answered.
+`
+}
+
+// parseConfig parses and validates the arguments (without the program name).
+// Its errors are *UsageError. With --help or --version it returns at once
+// with only that field set.
+func parseConfig(args []string, env Environment) (Config, error) {
+	var v flagValues
+	fs := newFlagSet(&v)
+	fs.SetOutput(io.Discard) // errors are reported by the caller, on one line
+	if err := fs.Parse(args); err != nil {
+		return Config{}, &UsageError{Msg: err.Error()}
+	}
+	c := v.cfg
+	if c.Help || c.Version {
+		return Config{Help: c.Help, Version: c.Version && !c.Help}, nil
+	}
+	if rest := fs.Args(); len(rest) > 0 {
+		return Config{}, usagef("unexpected argument %q (masters go in --masters)", rest[0])
+	}
+	for _, name := range []string{"demo-clients", "demo-resources"} {
+		if fs.Changed(name) {
+			v.demoFlagsUsed = append(v.demoFlagsUsed, name)
+		}
+	}
+	if err := validateScalars(&c, &v); err != nil {
+		return Config{}, err
+	}
+	masters, err := parseMasters(v.masters, &c, &v, env)
+	if err != nil {
+		return Config{}, err
+	}
+	c.Masters = masters
+	return c, nil
+}
+
+// validateScalars checks every flag but the masters and fills the retry delay.
+func validateScalars(c *Config, v *flagValues) error {
+	switch {
+	case c.TTL <= 0:
+		return usagef("--ttl must be positive, got %s", c.TTL)
+	case c.Poll <= 0:
+		return usagef("--poll must be positive, got %s", c.Poll)
+	case c.NodeTimeout <= 0:
+		return usagef("--node-timeout must be positive, got %s", c.NodeTimeout)
+	case c.NodeTimeout >= c.TTL:
+		return usagef("--node-timeout (%s) must be shorter than --ttl (%s): one slow master would use up a lock's validity",
+			c.NodeTimeout, c.TTL)
+	case c.Retries < 0:
+		return usagef("--retries must not be negative, got %d", c.Retries)
+	case math.IsNaN(c.DriftFactor) || c.DriftFactor < 0 || c.DriftFactor >= 1:
+		return usagef("--drift-factor must be in [0,1), got %v", c.DriftFactor)
+	case c.MaxKeys <= 0:
+		return usagef("--max-keys must be positive, got %d", c.MaxKeys)
+	case c.Pattern == "":
+		return usagef("--pattern must not be empty (use '*' for every key)")
+	case c.JSON && !c.Once:
+		return usagef("--json only applies with --once")
+	case c.DemoClients < 1 || c.DemoClients > maxDemo:
+		return usagef("--demo-clients must be from 1 to %d, got %d", maxDemo, c.DemoClients)
+	case c.DemoResources < 1 || c.DemoResources > maxDemo:
+		return usagef("--demo-resources must be from 1 to %d, got %d", maxDemo, c.DemoResources)
+	}
+	lo, hi, err := parseRetryDelay(v.retryDelay)
+	if err != nil {
+		return err
+	}
+	c.RetryDelayMin, c.RetryDelayMax = lo, hi
+	return nil
+}
+
+// parseRetryDelay reads "min-max" or a single "max" (the minimum is then 0).
+func parseRetryDelay(s string) (lo, hi time.Duration, err error) {
+	bad := func(why string) error {
+		return usagef("--retry-delay %q: %s (want min-max like 50ms-250ms, or a single max)", s, why)
+	}
+	loText, hiText, isRange := strings.Cut(strings.TrimSpace(s), "-")
+	if !isRange {
+		loText, hiText = "0s", loText
+	}
+	if lo, err = time.ParseDuration(strings.TrimSpace(loText)); err != nil {
+		return 0, 0, bad("bad duration " + strconv.Quote(loText))
+	}
+	if hi, err = time.ParseDuration(strings.TrimSpace(hiText)); err != nil {
+		return 0, 0, bad("bad duration " + strconv.Quote(hiText))
+	}
+	if lo > hi {
+		return 0, 0, bad("min is larger than max")
+	}
+	return lo, hi, nil
+}
+
+// parseMasters turns the --masters values into dialable masters: comma lists
+// split, each entry parsed, credentials and TLS applied, duplicates refused.
+func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([]Master, error) {
+	var entries []string
+	for _, val := range values {
+		for _, e := range strings.Split(val, ",") {
+			if e = strings.TrimSpace(e); e == "" {
+				return nil, usagef("--masters: empty entry in %q", val)
+			}
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) > 0 && len(v.demoFlagsUsed) > 0 {
+		return nil, usagef("--%s applies to demo mode only, without --masters", v.demoFlagsUsed[0])
+	}
+	password, err := globalPassword(v.passwordFile, env)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := loadCAFile(v.tlsCAFile, env)
+	if err != nil {
+		return nil, err
+	}
+	masters := make([]Master, 0, len(entries))
+	seen := make(map[string]string, len(entries))
+	anyTLS := false
+	for _, e := range entries {
+		m, key, err := parseMaster(e)
+		if err != nil {
+			return nil, err
+		}
+		if first, dup := seen[key]; dup {
+			return nil, usagef("--masters: %s and %s are the same master, listed twice (it would count twice towards the quorum)",
+				first, m.Name)
+		}
+		seen[key] = m.Name
+		o := m.Options
+		if o.Password == "" {
+			o.Password = password
+		}
+		if o.TLSConfig != nil {
+			anyTLS = true
+			o.TLSConfig.RootCAs = roots
+			o.TLSConfig.InsecureSkipVerify = c.TLSSkipVerify
+		}
+		applyClientSettings(o, c.NodeTimeout)
+		masters = append(masters, m)
+	}
+	if !anyTLS && v.tlsCAFile != "" {
+		return nil, usagef("--tls-ca-file: no rediss:// master to use it with")
+	}
+	if !anyTLS && c.TLSSkipVerify {
+		return nil, usagef("--tls-skip-verify: no rediss:// master to use it with")
+	}
+	return masters, nil
+}
+
+// globalPassword is the password for masters whose entry has none: the first
+// line of --password-file, else $REDISCLI_AUTH, else none.
+func globalPassword(file string, env Environment) (string, error) {
+	if file == "" {
+		return env.Getenv("REDISCLI_AUTH"), nil
+	}
+	data, err := env.ReadFile(file)
+	if err != nil {
+		return "", usagef("--password-file: %v", err)
+	}
+	text := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
+	if strings.ContainsAny(text, "\r\n") {
+		return "", usagef("--password-file %q: more than one line", file)
+	}
+	if text == "" {
+		return "", usagef("--password-file %q is empty", file)
+	}
+	return text, nil
+}
+
+// loadCAFile reads a PEM bundle for --tls-ca-file; nil (the system roots) when none is given.
+func loadCAFile(file string, env Environment) (*x509.CertPool, error) {
+	if file == "" {
+		return nil, nil
+	}
+	data, err := env.ReadFile(file)
+	if err != nil {
+		return nil, usagef("--tls-ca-file: %v", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, usagef("--tls-ca-file %q: no PEM certificate in it", file)
+	}
+	return pool, nil
+}
+
+// parseMaster parses one --masters entry. It returns the master and the key
+// under which two spellings of one server compare equal.
+func parseMaster(entry string) (Master, string, error) {
+	if strings.Contains(entry, "://") {
+		return parseMasterURL(entry)
+	}
+	host, port, err := splitHostPort(entry)
+	if err != nil {
+		return Master{}, "", usagef("--masters: %q: %v (want host:port or a redis:// URL)", entry, err)
+	}
+	addr := net.JoinHostPort(host, port)
+	return Master{Name: addr, Options: &redis.Options{Network: "tcp", Addr: addr}}, endpointKey(host, port), nil
+}
+
+// parseMasterURL parses a redis:// or rediss:// entry with redis.ParseURL,
+// after checking what ParseURL lets through (no host, a port out of range).
+// Messages show the URL without its password.
+func parseMasterURL(entry string) (Master, string, error) {
+	u, err := url.Parse(entry)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error repeats the URL, password included
+		}
+		return Master{}, "", usagef("--masters: malformed URL: %v", err)
+	}
+	shown := u.Redacted()
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return Master{}, "", usagef("--masters: %q: scheme must be redis:// or rediss://", shown)
+	}
+	if u.Hostname() == "" {
+		return Master{}, "", usagef("--masters: %q: no host", shown)
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" && strings.HasSuffix(u.Host, ":") {
+		return Master{}, "", usagef("--masters: %q: empty port", shown)
+	}
+	if port == "" {
+		port = "6379"
+	}
+	if err := checkHost(host); err != nil {
+		return Master{}, "", usagef("--masters: %q: %v", shown, err)
+	}
+	if err := checkPort(port); err != nil {
+		return Master{}, "", usagef("--masters: %q: %v", shown, err)
+	}
+	o, err := redis.ParseURL(entry)
+	if err != nil {
+		return Master{}, "", usagef("--masters: %q: %s", shown, strings.TrimPrefix(err.Error(), "redis: "))
+	}
+	if o.DB < 0 {
+		return Master{}, "", usagef("--masters: %q: negative database number", shown)
+	}
+	name := net.JoinHostPort(host, port)
+	if o.DB != 0 {
+		name += "/" + strconv.Itoa(o.DB)
+	}
+	if u.Scheme == "rediss" {
+		name = "rediss://" + name
+	}
+	return Master{Name: name, Options: o}, endpointKey(host, port), nil
+}
+
+// splitHostPort splits host:port and checks both parts.
+func splitHostPort(s string) (host, port string, err error) {
+	host, port, err = net.SplitHostPort(s)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			return "", "", errors.New(ae.Err)
+		}
+		return "", "", err
+	}
+	if err := checkHost(host); err != nil {
+		return "", "", err
+	}
+	if err := checkPort(port); err != nil {
+		return "", "", err
+	}
+	return host, port, nil
+}
+
+// checkHost accepts an IP address or a DNS name.
+func checkHost(host string) error {
+	if host == "" {
+		return errors.New("missing host")
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	if len(host) > 253 {
+		return errors.New("host name too long")
+	}
+	for _, r := range host {
+		ok := r == '-' || r == '.' || r == '_' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		if !ok {
+			return fmt.Errorf("invalid character %q in host", r)
+		}
+	}
+	if strings.Contains(host, "..") || strings.HasPrefix(host, ".") || strings.HasPrefix(host, "-") {
+		return fmt.Errorf("invalid host name %q", host)
+	}
+	return nil
+}
+
+// checkPort accepts a decimal TCP port from 1 to 65535.
+func checkPort(port string) error {
+	if port == "" {
+		return errors.New("missing port")
+	}
+	n, err := strconv.ParseUint(port, 10, 64)
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 1 to 65535", port)
+	}
+	return nil
+}
+
+// endpointKey names the server host:port reaches, so that two spellings of one
+// address compare equal: case and a trailing dot of names, IP spellings, and
+// the local host's names (localhost, 127.0.0.1, ::1, 0.0.0.0 are one server,
+// as the redlock client also counts them). The port is compared as a number.
+func endpointKey(host, port string) string {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if a, err := netip.ParseAddr(host); err == nil {
+		a = a.Unmap()
+		host = a.String()
+		if a == netip.IPv6Loopback() || a.IsUnspecified() || host == "127.0.0.1" {
+			host = "localhost"
+		}
+	}
+	n, _ := strconv.ParseUint(port, 10, 64)
+	return host + ":" + strconv.FormatUint(n, 10)
+}
+
+// applyClientSettings sets what every client of the program needs: deadlines
+// from the caller's context, short backstop timeouts derived from the node
+// timeout, no retries (a retried command would hide a failing master and
+// stretch a lock round), and a small pool.
+func applyClientSettings(o *redis.Options, nodeTimeout time.Duration) {
+	o.ContextTimeoutEnabled = true
+	o.DialTimeout = max(minDialTimeout, 4*nodeTimeout)
+	o.ReadTimeout = max(minIOTimeout, 10*nodeTimeout)
+	o.WriteTimeout = o.ReadTimeout
+	o.PoolTimeout = o.ReadTimeout
+	o.MaxRetries = -1
+	o.DialerRetries = 1
+	o.PoolSize = poolSize
+	o.PipelinePoolSize = pipelinePool
+	o.DisableIdentity = true
+	if o.TLSConfig != nil && o.TLSConfig.MinVersion == 0 {
+		o.TLSConfig.MinVersion = tls.VersionTLS12
+	}
+}
