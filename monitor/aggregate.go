@@ -197,12 +197,13 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 
 	views := make([]LockView, len(resources))
 	cells := make([]MasterLock, len(resources)*n)
-	readAt := make([]time.Time, len(resources)*n)
-	for i, res := range resources {
-		views[i].Resource = res
-		views[i].Masters = cells[i*n : (i+1)*n : (i+1)*n]
-		for j := range n {
-			views[i].Masters[j].Down = !masters[j].Up
+	// expiry is, per cell, when its key expires relative to now, as estimated from its PTTL and read time.
+	expiry := make([]time.Duration, len(resources)*n)
+	for j := range n {
+		if !masters[j].Up {
+			for i := range resources {
+				cells[i*n+j].Down = true
+			}
 		}
 	}
 	for j, r := range readings {
@@ -210,15 +211,14 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 			continue
 		}
 		for _, k := range r.Keys {
-			i := index[k.Key]
-			c := &views[i].Masters[j]
-			if c.Present { // SCAN may return a key twice
+			c := index[k.Key]*n + j
+			if cells[c].Present { // SCAN may return a key twice
 				continue
 			}
-			*c = MasterLock{Present: true, Token: k.Value, PTTL: k.PTTL}
-			readAt[i*n+j] = k.ReadAt
-			if k.ReadAt.IsZero() {
-				readAt[i*n+j] = now
+			cells[c] = MasterLock{Present: true, Token: k.Value, PTTL: k.PTTL}
+			expiry[c] = k.PTTL
+			if !k.ReadAt.IsZero() {
+				expiry[c] += k.ReadAt.Sub(now)
 			}
 		}
 	}
@@ -228,21 +228,24 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 	if prev != nil {
 		prevLocks = prev.Locks
 	}
+	var arena []tokenSeen // backs every view's hist.tokens
 	pi := 0
-	for i := range views {
+	for i, res := range resources {
 		v := &views[i]
-		for pi < len(prevLocks) && prevLocks[pi].Resource < v.Resource {
+		v.Resource = res
+		v.Masters = cells[i*n : (i+1)*n : (i+1)*n]
+		for pi < len(prevLocks) && prevLocks[pi].Resource < res {
 			events = append(events, releasedEvent(&prevLocks[pi], now))
 			pi++
 		}
 		var p *LockView
-		if pi < len(prevLocks) && prevLocks[pi].Resource == v.Resource {
+		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
 			p = &prevLocks[pi]
 			pi++
 		}
-		ownToken, isOwn := own[v.Resource]
-		classify(v, readAt[i*n:(i+1)*n], quorum, ownToken, isOwn, now, cfg)
-		events = append(events, history(v, p, prev != nil, now)...)
+		ownToken, isOwn := own[res]
+		arena = classify(v, expiry[i*n:(i+1)*n], quorum, ownToken, isOwn, cfg, arena)
+		events = history(v, p, prev != nil, now, events)
 	}
 	for ; pi < len(prevLocks); pi++ {
 		events = append(events, releasedEvent(&prevLocks[pi], now))
@@ -265,10 +268,12 @@ type tokenCount struct {
 	count int
 }
 
-// classify computes the state, holder, validity and flags of v from its per-master cells; readAt gives, per
-// master, the local time its PTTL was read.
-func classify(v *LockView, readAt []time.Time, quorum int, ownToken string, isOwn bool, now time.Time, cfg Config) {
-	var counts []tokenCount
+// classify computes the state, holder, validity and flags of v from its per-master cells; expiry gives, per
+// master, when its key expires relative to now. It records v's tokens in hist.tokens, taken from arena, and
+// returns the arena for the next view.
+func classify(v *LockView, expiry []time.Duration, quorum int, ownToken string, isOwn bool, cfg Config, arena []tokenSeen) []tokenSeen {
+	var buf [8]tokenCount
+	counts := buf[:0]
 	for _, c := range v.Masters {
 		if !c.Present {
 			continue
@@ -291,10 +296,14 @@ func classify(v *LockView, readAt []time.Time, quorum int, ownToken string, isOw
 			lead = k
 		}
 	}
-	v.hist.tokens = make([]tokenSeen, len(counts))
-	for k, tc := range counts {
-		v.hist.tokens[k].token = tc.token
+	if len(arena)+len(counts) > cap(arena) {
+		arena = make([]tokenSeen, 0, max(1024, 2*len(counts)))
 	}
+	start := len(arena)
+	for _, tc := range counts {
+		arena = append(arena, tokenSeen{token: tc.token})
+	}
+	v.hist.tokens = arena[start:len(arena):len(arena)]
 
 	switch {
 	case lead >= 0 && counts[lead].count >= quorum:
@@ -315,27 +324,32 @@ func classify(v *LockView, readAt []time.Time, quorum int, ownToken string, isOw
 		}
 	}
 	if lead < 0 {
-		return
+		return arena
 	}
 
-	var expiries []time.Time
+	// The lead token's expiries, longest first (insertion sort: there are at most N).
+	var ebuf [8]time.Duration
+	exp := ebuf[:0]
 	for j, c := range v.Masters {
 		if c.Present && c.Token == counts[lead].token {
-			expiries = append(expiries, readAt[j].Add(c.PTTL))
+			exp = append(exp, expiry[j])
+			for k := len(exp) - 1; k > 0 && exp[k] > exp[k-1]; k-- {
+				exp[k], exp[k-1] = exp[k-1], exp[k]
+			}
 		}
 	}
-	sort.Slice(expiries, func(a, b int) bool { return expiries[a].After(expiries[b]) })
-	v.TTLSpread = expiries[0].Sub(expiries[len(expiries)-1])
+	v.TTLSpread = exp[0] - exp[len(exp)-1]
 	if v.State == StateHeld {
-		remaining := expiries[quorum-1].Sub(now)
+		remaining := exp[quorum-1]
 		v.Validity = max(0, remaining-driftAllowance(remaining, cfg.DriftFactor))
 	}
+	return arena
 }
 
 // history carries first sightings, holder changes and their time from p (nil when the resource is new) into v,
-// and returns the events of the transition. Lock events are not raised for the first snapshot, which only
-// describes what is there.
-func history(v, p *LockView, hasPrev bool, now time.Time) []Event {
+// and appends the events of the transition to events. Lock events are not raised for the first snapshot, which
+// only describes what is there.
+func history(v, p *LockView, hasPrev bool, now time.Time, events []Event) []Event {
 	for k := range v.hist.tokens {
 		t := &v.hist.tokens[k]
 		t.since = now
@@ -351,7 +365,6 @@ func history(v, p *LockView, hasPrev bool, now time.Time) []Event {
 			v.HeldSince = t.since
 		}
 	}
-	var events []Event
 	event := func(kind EventKind, text string) {
 		if hasPrev {
 			events = append(events, Event{Time: now, Kind: kind, Resource: v.Resource, Text: text})

@@ -323,9 +323,9 @@ func TestAggregateMasterEvents(t *testing.T) {
 			want: []EventKind{EventMasterRestarted}},
 		{name: "run_id changes across a down period", polls: [][]Reading{{upWith("a", "x", time.Hour)}, {down("a")}, {upWith("a", "y", time.Second)}},
 			want: []EventKind{EventMasterDown, EventMasterUp, EventMasterRestarted}},
-		{name: "uptime goes back without run_id", polls: [][]Reading{{upWith("a", "", time.Hour)}, {upWith("a", "", 2 * time.Second)}},
+		{name: "uptime goes back without run_id", polls: [][]Reading{{upWith("a", "", time.Hour)}, {upWith("a", "", 2*time.Second)}},
 			want: []EventKind{EventMasterRestarted}},
-		{name: "uptime grows", polls: [][]Reading{{upWith("a", "", time.Hour)}, {upWith("a", "", time.Hour + time.Second)}}, want: nil},
+		{name: "uptime grows", polls: [][]Reading{{upWith("a", "", time.Hour)}, {upWith("a", "", time.Hour+time.Second)}}, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,573 @@
+package monitor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// testTimeout is the per-master poll deadline in integration tests: generous for -race on two cores.
+const testTimeout = 500 * time.Millisecond
+
+// cluster is a set of test masters with a monitor on them and a separate client per master for setting keys.
+type cluster struct {
+	masters []redlocktest.Master
+	admin   []*redis.Client
+	mon     *Monitor
+}
+
+func newCluster(t *testing.T, n int, cfg Config) *cluster {
+	t.Helper()
+	masters := redlocktest.Masters(t, n)
+	return watch(t, masters, cfg)
+}
+
+// watch starts a monitor on masters.
+func watch(t *testing.T, masters []redlocktest.Master, cfg Config) *cluster {
+	t.Helper()
+	addrs := make([]string, len(masters))
+	for i, m := range masters {
+		addrs[i] = m.Addr()
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = testTimeout
+	}
+	mon, err := New(redlocktest.Clients(t, masters), addrs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cluster{masters: masters, admin: redlocktest.Clients(t, masters), mon: mon}
+}
+
+// set puts key=value with ttl (0: no TTL) on the masters at the given indexes.
+func (c *cluster) set(t *testing.T, key, value string, ttl time.Duration, on ...int) {
+	t.Helper()
+	for _, i := range on {
+		if err := c.admin[i].Set(context.Background(), key, value, ttl).Err(); err != nil {
+			t.Fatalf("SET %q on master %d: %v", key, i, err)
+		}
+	}
+}
+
+func TestNewRejectsBadArguments(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	tests := []struct {
+		name    string
+		clients []*redis.Client
+		addrs   []string
+	}{
+		{"empty", nil, nil},
+		{"length mismatch", []*redis.Client{c}, []string{"a", "b"}},
+		{"nil client", []*redis.Client{nil}, []string{"a"}},
+	}
+	for _, tt := range tests {
+		if _, err := New(tt.clients, tt.addrs, Config{}); err == nil {
+			t.Errorf("%s: New accepted it", tt.name)
+		}
+	}
+}
+
+func TestPollShowsRedlockClientLock(t *testing.T) {
+	c := newCluster(t, 5, Config{})
+	rc, err := redlock.New(redlocktest.Clients(t, c.masters), redlock.WithNodeTimeout(testTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	ctx := context.Background()
+	l, err := rc.TryAcquire(ctx, "orders:42", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.mon.RegisterOwn("orders:42", l.Token())
+	s := c.mon.Poll(ctx)
+	clientValidity := l.Validity()
+	v := lockOf(t, s, "orders:42")
+	if v.State != StateHeld || v.Holder != l.Token() || v.Count != 5 || !v.Mine || v.Foreign {
+		t.Fatalf("lock = state %s holder %q count %d mine %v foreign %v; want held by %q on 5, mine", v.State, v.Holder, v.Count, v.Mine, v.Foreign, l.Token())
+	}
+	for i, m := range v.Masters {
+		if !m.Present || m.Token != l.Token() || m.PTTL <= 9*time.Second || m.PTTL > 10*time.Second {
+			t.Errorf("master %d: %+v, want the token with a PTTL just under 10s", i, m)
+		}
+	}
+	if d := v.Validity - clientValidity; d < -100*time.Millisecond || d > 100*time.Millisecond {
+		t.Errorf("monitor validity %v, client validity %v: differ by %v", v.Validity, clientValidity, d)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.mon.ForgetOwn("orders:42", l.Token())
+	s = c.mon.Poll(ctx)
+	if len(s.Locks) != 0 {
+		t.Errorf("after release the next poll still shows %d locks: %+v", len(s.Locks), s.Locks)
+	}
+	if got := eventKinds(s.Events); !slices.Contains(got, EventLockReleased) {
+		t.Errorf("events %v lack lock-released", got)
+	}
+}
+
+func TestPollSplitAndPartial(t *testing.T) {
+	c := newCluster(t, 5, Config{})
+	c.set(t, "split", "A", time.Minute, 0, 1)
+	c.set(t, "split", "B", time.Minute, 2, 3)
+	c.set(t, "split", "C", time.Minute, 4)
+	c.set(t, "partial", "P", time.Minute, 1, 3)
+	s := c.mon.Poll(context.Background())
+	if s.UpCount != 5 || s.Quorum != 3 {
+		t.Fatalf("up %d quorum %d, want 5 and 3", s.UpCount, s.Quorum)
+	}
+	if l := lockOf(t, s, "split"); l.State != StateSplit || l.Holder != "" || l.Count != 2 {
+		t.Errorf("2/2/1: state %s holder %q count %d, want split, no holder, 2", l.State, l.Holder, l.Count)
+	}
+	l := lockOf(t, s, "partial")
+	if l.State != StatePartial || l.Count != 2 {
+		t.Errorf("2 of 5: state %s count %d, want partial 2", l.State, l.Count)
+	}
+	if !l.Masters[1].Present || l.Masters[0].Present || l.Masters[1].Token != "P" {
+		t.Errorf("partial cells %+v, want P on masters 1 and 3 only", l.Masters)
+	}
+}
+
+func TestPollStoppedMasterIsDownOthersUpdate(t *testing.T) {
+	c := newCluster(t, 5, Config{})
+	ctx := context.Background()
+	if s := c.mon.Poll(ctx); s.UpCount != 5 {
+		t.Fatalf("%d masters up, want 5: %v", s.UpCount, s.Warnings)
+	}
+	if err := c.masters[4].Stop(); err != nil {
+		t.Fatal(err)
+	}
+	c.set(t, "after-stop", "T", time.Minute, 0, 1, 2)
+	s := c.mon.Poll(ctx)
+	if s.Masters[4].Up || s.Masters[4].Err == "" || s.UpCount != 4 {
+		t.Errorf("stopped master: up=%v err=%q upCount=%d, want down with an error", s.Masters[4].Up, s.Masters[4].Err, s.UpCount)
+	}
+	if l := lockOf(t, s, "after-stop"); l.State != StateHeld || !l.Masters[4].Down {
+		t.Errorf("lock set after the stop: %+v, want held and the stopped master's cell down", l)
+	}
+	if !slices.Contains(eventKinds(s.Events), EventMasterDown) {
+		t.Errorf("no master-down event: %v", s.Events)
+	}
+}
+
+func TestPollPausedMasterDoesNotDelayOthers(t *testing.T) {
+	c := newCluster(t, 3, Config{Timeout: 300 * time.Millisecond})
+	ctx := context.Background()
+	c.mon.Poll(ctx)
+	if err := c.masters[2].Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.masters[2].Resume()
+	for i := range 3 {
+		c.set(t, fmt.Sprintf("k%d", i), "T", time.Minute, 0, 1)
+		start := time.Now()
+		s := c.mon.Poll(ctx)
+		if took := time.Since(start); took > 300*time.Millisecond+250*time.Millisecond {
+			t.Errorf("poll %d with a paused master took %v, want about the 300ms deadline", i, took)
+		}
+		if s.Masters[2].Up || !s.Masters[0].Up || !s.Masters[1].Up {
+			t.Errorf("poll %d: up = %v %v %v, want the paused master down only", i, s.Masters[0].Up, s.Masters[1].Up, s.Masters[2].Up)
+		}
+		if l := lockOf(t, s, fmt.Sprintf("k%d", i)); l.State != StateHeld {
+			t.Errorf("poll %d: a key set on the live masters is %s, want held", i, l.State)
+		}
+	}
+	if err := c.masters[2].Resume(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !c.mon.Poll(ctx).Masters[2].Up {
+		if time.Now().After(deadline) {
+			t.Fatal("resumed master still down after 5s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// realServers starts n redis-server masters, or skips when only embedded ones can be had.
+func realServers(t *testing.T, n int) []*redlocktest.Server {
+	t.Helper()
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("needs redis-server (INFO run_id, uptime, ACL)")
+	}
+	return redlocktest.StartServers(t, n, redlocktest.ServerOptions{})
+}
+
+func TestPollRestartRaisesWarning(t *testing.T) {
+	servers := realServers(t, 3)
+	masters := make([]redlocktest.Master, len(servers))
+	for i, s := range servers {
+		masters[i] = s
+	}
+	c := watch(t, masters, Config{})
+	c.set(t, "long", "T", time.Minute, 0, 1, 2)
+	ctx := context.Background()
+	s := c.mon.Poll(ctx)
+	if hasWarning(s, WarnRestart, "") {
+		t.Fatalf("restart warning before any restart: %v", s.Warnings)
+	}
+	if err := servers[1].Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := servers[1].Start(); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 { // the client may first see its old, closed connection
+		if s = c.mon.Poll(ctx); s.Masters[1].Up {
+			break
+		}
+	}
+	if !hasWarning(s, WarnRestart, servers[1].Addr()) {
+		t.Errorf("no restart warning for the restarted master: %v", s.Warnings)
+	}
+	if hasWarning(s, WarnRestart, servers[0].Addr()) {
+		t.Errorf("restart warning for a master that did not restart: %v", s.Warnings)
+	}
+	if !slices.Contains(eventKinds(s.Events), EventMasterRestarted) {
+		t.Errorf("no master-restarted event: %v", eventKinds(s.Events))
+	}
+	if m := s.Masters[1]; m.LastRestart.IsZero() || time.Since(m.LastRestart) > 10*time.Second {
+		t.Errorf("LastRestart = %v, want a moment ago", m.LastRestart)
+	}
+}
+
+func TestPollDuplicateAddressIsAnError(t *testing.T) {
+	servers := realServers(t, 2)
+	if _, err := net.DefaultResolver.LookupHost(context.Background(), "localhost"); err != nil {
+		t.Skipf("localhost does not resolve: %v", err)
+	}
+	port := strconv.Itoa(servers[0].Port())
+	addrs := []string{"127.0.0.1:" + port, servers[1].Addr(), "localhost:" + port}
+	clients := make([]*redis.Client, len(addrs))
+	for i, a := range addrs {
+		clients[i] = redis.NewClient(&redis.Options{Addr: a, ContextTimeoutEnabled: true})
+		defer clients[i].Close()
+	}
+	mon, err := New(clients, addrs, Config{Timeout: testTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mon.Poll(context.Background())
+	if s.UpCount != 3 {
+		t.Fatalf("%d up, want 3: %v", s.UpCount, s.Warnings)
+	}
+	var dup *Warning
+	for i, w := range s.Warnings {
+		if w.Kind == WarnDuplicate {
+			dup = &s.Warnings[i]
+		}
+	}
+	if dup == nil || dup.Severity != SeverityError || dup.Master != addrs[2] || !strings.Contains(dup.Text, addrs[0]) {
+		t.Errorf("duplicate warning = %+v, want an error naming %s as the same server as %s; all: %v", dup, addrs[2], addrs[0], s.Warnings)
+	}
+}
+
+func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
+	for _, mode := range []readMode{readScripted, readPipelined} {
+		t.Run([]string{"scripted", "pipelined"}[mode], func(t *testing.T) {
+			c := newCluster(t, 3, Config{MaxValueLen: 16})
+			for _, p := range c.mon.pollers {
+				p.mode = mode
+			}
+			ctx := context.Background()
+			a := c.admin[0]
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(a.HSet(ctx, "hash", "f", "v").Err())
+			must(a.Expire(ctx, "hash", time.Minute).Err()) // a TTL, but not a string
+			must(a.RPush(ctx, "list", "x").Err())
+			must(a.SAdd(ctx, "set", "x").Err())
+			must(a.ZAdd(ctx, "zset", redis.Z{Score: 1, Member: "x"}).Err())
+			c.set(t, "no-ttl", "T", 0, 0)
+			binary := "\x00\xff\x1b[2J\r\n"
+			c.set(t, "bin", binary, time.Minute, 0, 1)
+			evilName := "name\x1b]0;pwned\x07\x1b[31m\xfe"
+			c.set(t, evilName, "tok", time.Minute, 0, 1, 2)
+			c.set(t, "long", strings.Repeat("v", 1000), time.Minute, 0, 1)
+
+			s := c.mon.Poll(ctx)
+			if !s.Masters[0].Up {
+				t.Fatalf("master with odd keys is down: %s", s.Masters[0].Err)
+			}
+			if s.NotLocks != 5 {
+				t.Errorf("NotLocks = %d, want 5: hash (with a TTL), list, set, zset, string without TTL", s.NotLocks)
+			}
+			if l := lockOf(t, s, "bin"); l.Holder != binary[:min(16, len(binary))] || l.State != StateHeld {
+				t.Errorf("binary value: holder %q state %s, want %q held", l.Holder, l.State, binary)
+			}
+			if l := lockOf(t, s, evilName); l.State != StateHeld || l.Count != 3 {
+				t.Errorf("escape-sequence name: %s count %d, want held by 3", l.State, l.Count)
+			}
+			if l := lockOf(t, s, "long"); len(l.Holder) != 16 {
+				t.Errorf("long value kept %d bytes, want 16", len(l.Holder))
+			}
+			for _, name := range []string{"hash", "list", "set", "zset", "no-ttl"} {
+				if slices.ContainsFunc(s.Locks, func(l LockView) bool { return l.Resource == name }) {
+					t.Errorf("%q is listed as a lock", name)
+				}
+			}
+			var buf bytes.Buffer
+			if err := WriteTable(&buf, s); err != nil {
+				t.Fatal(err)
+			}
+			if strings.ContainsAny(buf.String(), "\x1b\x07\x00") {
+				t.Errorf("table carries control bytes:\n%q", buf.String())
+			}
+			buf.Reset()
+			if err := WriteJSON(&buf, s); err != nil || !json.Valid(buf.Bytes()) {
+				t.Errorf("JSON invalid (%v):\n%s", err, buf.String())
+			}
+		})
+	}
+}
+
+func TestPollManyKeysAcrossScanPages(t *testing.T) {
+	c := newCluster(t, 3, Config{ScanCount: 100})
+	ctx := context.Background()
+	const n = 2500
+	for i, a := range c.admin {
+		pipe := a.Pipeline()
+		for k := range n {
+			if k%3 != i { // each key on two of three masters: held
+				pipe.Set(ctx, fmt.Sprintf("res:%05d", k), "tok"+strconv.Itoa(k), time.Minute)
+			}
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := c.mon.Poll(ctx)
+	if len(s.Locks) != n || s.Truncated {
+		t.Fatalf("%d locks (truncated %v), want %d", len(s.Locks), s.Truncated, n)
+	}
+	for k, l := range s.Locks {
+		if l.Resource != fmt.Sprintf("res:%05d", k) || l.State != StateHeld || l.Holder != "tok"+strconv.Itoa(k) || l.Count != 2 {
+			t.Fatalf("lock %d = %s %s %q count %d", k, l.Resource, l.State, l.Holder, l.Count)
+		}
+	}
+	for i, m := range s.Masters {
+		if want := n - (n+2-i)/3; m.Keys != want {
+			t.Errorf("master %d: %d keys, want %d", i, m.Keys, want)
+		}
+	}
+}
+
+func TestPollTruncatesAtMaxKeys(t *testing.T) {
+	c := newCluster(t, 3, Config{ScanCount: 10, MaxKeys: 50})
+	ctx := context.Background()
+	pipe := c.admin[0].Pipeline()
+	for k := range 120 {
+		pipe.Set(ctx, fmt.Sprintf("k%03d", k), "t", time.Minute)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := c.mon.Poll(ctx)
+	if !s.Truncated || s.Masters[0].Keys != 50 || len(s.Locks) != 50 || !hasWarning(s, WarnTruncated, "") {
+		t.Errorf("truncated=%v keys=%d locks=%d warnings=%v; want truncated at 50 with a warning", s.Truncated, s.Masters[0].Keys, len(s.Locks), s.Warnings)
+	}
+}
+
+func TestPollScriptsAndInfoRefusedByACL(t *testing.T) {
+	servers := realServers(t, 1)
+	ctx := context.Background()
+	admin := servers[0].NewClient()
+	defer admin.Close()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "watcher", "on", ">pw", "~*", "+@all", "-@scripting", "-info").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Set(ctx, "res", "tok", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	watcher := redis.NewClient(&redis.Options{Addr: servers[0].Addr(), Username: "watcher", Password: "pw", ContextTimeoutEnabled: true})
+	defer watcher.Close()
+	mon, err := New([]*redis.Client{watcher}, []string{servers[0].Addr()}, Config{Timeout: testTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for poll := range 2 {
+		s := mon.Poll(ctx)
+		m := s.Masters[0]
+		if !m.Up || m.Role != "unknown" || m.Version != "" || m.RunID != "" || m.Uptime != UnknownUptime || m.Replicas != -1 || !m.ClockKnown {
+			t.Errorf("poll %d: master %+v; want up, INFO fields unknown, clock known", poll, m)
+		}
+		if l := lockOf(t, s, "res"); l.Holder != "tok" {
+			t.Errorf("poll %d: lock read without scripts: %+v", poll, l)
+		}
+	}
+	if mon.pollers[0].mode != readPipelined {
+		t.Errorf("poller still in scripted mode after EVAL was refused")
+	}
+}
+
+func TestPollMeasuresJumpedClock(t *testing.T) {
+	e, err := redlocktest.StartEmbedded(redlocktest.EmbeddedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	c := watch(t, []redlocktest.Master{e}, Config{})
+	ctx := context.Background()
+	before := c.mon.Poll(ctx).Masters[0]
+	// TIME on an embedded master lags real time by up to its clock tick (3ms) and has microsecond resolution.
+	const lag = 4 * time.Millisecond
+	if !before.ClockKnown || abs(before.ClockOffset) > before.ClockUncertainty+lag {
+		t.Fatalf("offset before the jump %v ± %v, want about 0", before.ClockOffset, before.ClockUncertainty)
+	}
+	const jump = 37 * time.Second
+	e.JumpClock(jump)
+	after := c.mon.Poll(ctx).Masters[0]
+	if d := abs(after.ClockOffset - jump); d > after.ClockUncertainty+lag {
+		t.Errorf("offset after a %v jump = %v ± %v: off by %v", jump, after.ClockOffset, after.ClockUncertainty, d)
+	}
+}
+
+func TestPollMeasuresClockDrift(t *testing.T) {
+	es, err := redlocktest.StartEmbeddedCluster(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	masters := make([]redlocktest.Master, len(es))
+	for i, e := range es {
+		defer e.Close()
+		masters[i] = e
+	}
+	es[1].SetClockRate(1.05) // 50000 ppm fast
+	c := watch(t, masters, Config{})
+	c.set(t, "r", "T", time.Minute, 0, 1, 2)
+	ctx := context.Background()
+	var s Snapshot
+	for start := time.Now(); time.Since(start) < driftMinWindow+300*time.Millisecond; time.Sleep(100 * time.Millisecond) {
+		s = c.mon.Poll(ctx)
+	}
+	fast, steady := s.Masters[1], s.Masters[0]
+	if !fast.DriftKnown || fast.DriftPPM < 45000 || fast.DriftPPM > 55000 {
+		t.Errorf("drift of a 5%% fast clock = %.0f ppm (known %v), want about 50000", fast.DriftPPM, fast.DriftKnown)
+	}
+	if !steady.DriftKnown || abs(time.Duration(steady.DriftPPM)) > 5000 {
+		t.Errorf("drift of a steady clock = %.0f ppm (known %v), want about 0", steady.DriftPPM, steady.DriftKnown)
+	}
+	if !hasWarning(s, WarnClockDrift, es[1].Addr()) || hasWarning(s, WarnClockDrift, es[0].Addr()) {
+		t.Errorf("want a drift warning for the fast master only: %v", s.Warnings)
+	}
+	if !slices.Contains(eventKinds(s.Events), EventClockWarning) {
+		t.Errorf("no clock-warning event: %v", eventKinds(s.Events))
+	}
+}
+
+func TestWriteJSONOnFixtureCluster(t *testing.T) {
+	c := newCluster(t, 3, Config{})
+	c.set(t, "held", "H", time.Minute, 0, 1, 2)
+	c.set(t, "part", "P", 30*time.Second, 2)
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, c.mon.Poll(context.Background())); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Quorum  int `json:"quorum"`
+		Masters []struct {
+			Addr string `json:"addr"`
+			Up   bool   `json:"up"`
+		} `json:"masters"`
+		Locks []struct {
+			Resource string `json:"resource"`
+			State    string `json:"state"`
+			Holder   string `json:"holder"`
+			Masters  []struct {
+				Token  string `json:"token"`
+				PTTLMS int64  `json:"pttl_ms"`
+			} `json:"masters"`
+		} `json:"locks"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, buf.String())
+	}
+	if doc.Quorum != 2 || len(doc.Masters) != 3 || len(doc.Locks) != 2 || doc.Warnings == nil {
+		t.Fatalf("quorum %d, %d masters, %d locks, warnings %v; want 2, 3, 2, []:\n%s", doc.Quorum, len(doc.Masters), len(doc.Locks), doc.Warnings, buf.String())
+	}
+	for i, m := range doc.Masters {
+		if m.Addr != c.masters[i].Addr() || !m.Up {
+			t.Errorf("masters[%d] = %+v, want %s up", i, m, c.masters[i].Addr())
+		}
+	}
+	h, p := doc.Locks[0], doc.Locks[1]
+	if h.Resource != "held" || h.State != "held" || h.Holder != "H" || len(h.Masters) != 3 {
+		t.Errorf("locks[0] = %+v, want held by H on 3", h)
+	}
+	for i, m := range h.Masters {
+		if m.Token != "H" || m.PTTLMS <= 55000 || m.PTTLMS > 60000 {
+			t.Errorf("locks[0].masters[%d] = %+v, want H with pttl_ms just under 60000", i, m)
+		}
+	}
+	if p.Resource != "part" || p.State != "partial" || p.Holder != "" || len(p.Masters) != 3 ||
+		p.Masters[0].Token != "" || p.Masters[0].PTTLMS != 0 || p.Masters[2].Token != "P" || p.Masters[2].PTTLMS <= 25000 {
+		t.Errorf("locks[1] = %+v, want partial P on master 2 only", p)
+	}
+}
+
+func TestRunDeliversNewestAndStops(t *testing.T) {
+	c := newCluster(t, 3, Config{Interval: 20 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := c.mon.Run(ctx)
+	first := <-ch
+	time.Sleep(300 * time.Millisecond) // a slow reader
+	next := <-ch
+	if next.Seq <= first.Seq+2 {
+		t.Errorf("after a slow read got seq %d right after %d: snapshots were queued, not replaced", next.Seq, first.Seq)
+	}
+
+	c.mon.SetPaused(true)
+	time.Sleep(100 * time.Millisecond)
+	for len(ch) > 0 {
+		<-ch
+	}
+	select {
+	case s := <-ch:
+		t.Errorf("snapshot %d delivered while paused", s.Seq)
+	case <-time.After(200 * time.Millisecond):
+	}
+	c.mon.SetInterval(time.Hour)
+	c.mon.SetPaused(false)
+	select {
+	case <-ch: // the next poll is due an hour after the last tick
+		t.Errorf("polled at once with an hour-long interval")
+	case <-time.After(150 * time.Millisecond):
+	}
+	c.mon.SetInterval(10 * time.Millisecond)
+	select {
+	case <-ch:
+	case <-time.After(2 * time.Second):
+		t.Errorf("no snapshot after the interval was shortened")
+	}
+	cancel()
+	deadline := time.After(2 * time.Second)
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatal("channel not closed after cancel")
+		}
+	}
+}
