@@ -51,18 +51,18 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 		tokenLabel = "top token"
 	}
 	add(label(tokenLabel) + st.name(token, st.text.normal))
-	var held []string
 	if lv.Holder != "" && !lv.HeldSince.IsZero() {
-		held = append(held, "held "+dur(now.Sub(lv.HeldSince)))
+		add(label("held for") + st.text.normal.Render(dur(now.Sub(lv.HeldSince))))
 	}
-	changes := plural(lv.Changes, "holder change")
+	changes := fmt.Sprint(lv.Changes)
 	if !lv.LastChange.IsZero() {
-		changes += ", last " + lv.LastChange.Format("15:04:05")
+		changes += ", last at " + lv.LastChange.Format("15:04:05")
 	}
-	add(label("history") + st.text.normal.Render(joinParts(append(held, changes)...)))
+	add(label("changes") + st.text.normal.Render(changes))
 
-	add(st.table.head.Render("masters") + st.text.muted.Render("  ● holder ○ other · none ✕ down"))
-	barW := max(min(w-34, 12), 4)
+	add(st.table.head.Render("masters") + st.text.muted.Render("  ●holder ○other ·none ✕down"))
+	const tokenW = 10
+	barW := min(max(w-25, 4), 20)
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, gs := cellGlyph(st, m, row.primary, lv.State)
 		line := " " + st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " "
@@ -73,7 +73,7 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 			line += st.text.muted.Render("no key")
 		default:
 			ref := max(row.ref, m.PTTL)
-			line += st.name(fit(row.tokens[j], 12), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, same) + " " +
+			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, same) + " " +
 				st.text.normal.Render(dur(m.PTTL))
 		}
 		add(line)

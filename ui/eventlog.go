@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -131,15 +130,4 @@ func (l *eventLog) entriesFor(resource string, n int) []logEntry {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out
-}
-
-// joinParts joins the non-empty parts with " · ".
-func joinParts(parts ...string) string {
-	kept := parts[:0:0]
-	for _, p := range parts {
-		if p != "" {
-			kept = append(kept, p)
-		}
-	}
-	return strings.Join(kept, " · ")
 }

@@ -142,7 +142,7 @@ type lockCols struct{ name, holder, cells, quorum, bar, validity, spread, change
 
 // lockColumns fits the columns for n masters into w cells, dropping the least needed first.
 func lockColumns(w, n int) lockCols {
-	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 10, validity: 6, spread: 6, changes: 3, state: 8}
+	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 8, validity: 6, spread: 6, changes: 3, state: 7}
 	fixed := func() int {
 		sum := 2 // cursor
 		for _, x := range []int{c.holder, c.cells, c.quorum, c.bar, c.validity, c.spread, c.changes, c.state} {
@@ -153,7 +153,7 @@ func lockColumns(w, n int) lockCols {
 		return sum
 	}
 	for _, drop := range []*int{&c.changes, &c.spread, &c.bar, &c.holder} {
-		if w-fixed() >= 16 {
+		if w-fixed() >= 20 {
 			break
 		}
 		*drop = 0

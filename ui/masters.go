@@ -86,19 +86,24 @@ func (p *mastersPanel) View(focused bool) string {
 	}
 	w := p.w - 2
 	c := masterColumns(w)
-	var head strings.Builder
-	head.WriteString("      ")
+	heads := []string{"     "}
 	cols := []struct {
 		w     int
 		title string
-	}{{c.addr, "ADDRESS"}, {c.status, "STATE"}, {c.rtt, "RTT"}, {c.clock, "CLOCK OFFSET"}, {c.drift, "DRIFT"},
-		{c.uptime, "UPTIME"}, {c.role, "ROLE"}, {c.keys, "KEYS"}, {c.notes, "NOTES"}}
+		right bool
+	}{{c.addr, "ADDRESS", false}, {c.status, "STATE", false}, {c.rtt, "RTT", true}, {c.clock, "CLOCK OFFSET", true},
+		{c.drift, "DRIFT", true}, {c.uptime, "UPTIME", true}, {c.role, "ROLE", false}, {c.keys, "KEYS", true},
+		{c.notes, "NOTES", false}}
 	for _, col := range cols {
-		if col.w > 0 {
-			head.WriteString(fit(col.title, col.w) + " ")
+		switch {
+		case col.w == 0:
+		case col.right:
+			heads = append(heads, fitLeft(col.title, col.w))
+		default:
+			heads = append(heads, fit(col.title, col.w))
 		}
 	}
-	body := []string{st.table.head.Render(fit(head.String(), w))}
+	body := []string{st.table.head.Render(fit(strings.Join(heads, " "), w))}
 	p.offset = window(p.cursor, p.offset, p.rows(), len(d.masters))
 	for i := p.offset; i < len(d.masters) && len(body) < p.rows()+1; i++ {
 		body = append(body, p.row(&d.masters[i], c, focused && i == p.cursor))

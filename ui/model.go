@@ -915,12 +915,12 @@ func (m *Model) relayout() {
 			rest++
 		}
 		l.bannerMore = nWarn - l.bannerH
-		if rest >= 16 {
-			l.bottomH = min(max(rest/3, 6), 12)
+		if rest >= 13 {
+			l.bottomH = min(max(rest/3, 5), 12)
 		}
 		l.midH = rest - l.bottomH
 		if w >= wideWidth {
-			l.detailW = min(max(w*2/5, 46), 64)
+			l.detailW = min(max(w/3, 40), 60)
 		}
 		l.locksW = w - l.detailW
 		l.oursW = w / 2

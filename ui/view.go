@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -53,29 +54,40 @@ func (m *Model) tooSmallView() string {
 	return strings.Join(lines, "\n")
 }
 
-// headerView is the top line: title, overall state, masters and quorum, polling, last snapshot.
+// appName starts the header.
+const appName = "redlock-tui"
+
+// headerView is the top line: title, overall state, masters and quorum, polling, last snapshot, locks. Parts
+// that do not fit are left out, least important first.
 func (m *Model) headerView() string {
 	st := m.sh.st
-	sep := st.header.label.Render(" │ ")
-	parts := []string{st.header.title.Render("redlock-tui")}
-	if m.title != "" {
-		parts[0] += st.header.label.Render(" · ") + st.name(m.title, st.header.value)
+	type part struct {
+		text string
+		rank int // lower is kept longer
+	}
+	parts := []part{{st.header.title.Render(appName), 0}}
+	switch {
+	case strings.HasPrefix(m.title, appName): // the title names the app already, as in "redlock-tui demo"
+		parts[0].text = st.name(m.title, st.header.title)
+	case m.title != "":
+		parts = append(parts, part{st.name(m.title, st.header.value), 6})
 	}
 	d := m.sh.data
-	switch {
-	case d == nil:
-		parts = append(parts, st.header.degraded.Render("WAITING"), st.header.label.Render("no snapshot yet"))
-	default:
+	if d == nil {
+		parts = append(parts, part{st.header.degraded.Render("WAITING"), 0},
+			part{st.header.label.Render("no snapshot yet"), 1})
+	} else {
 		badge := map[health]string{
 			healthOK:       st.header.ok.Render("OK"),
 			healthDegraded: st.header.degraded.Render("DEGRADED"),
 			healthNoQuorum: st.header.noQuorum.Render(" NO QUORUM "),
 		}[d.health]
-		parts = append(parts, badge,
-			st.header.label.Render("masters ")+st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, len(d.masters)))+
-				st.header.label.Render(" · quorum ")+st.header.value.Render(fmt.Sprint(d.snap.Quorum)),
-			st.header.label.Render("locks ")+st.header.value.Render(thousands(len(d.locks)))+
-				st.header.label.Render(lockCounts(d)))
+		parts = append(parts, part{badge, 0}, part{st.header.label.Render("masters ") +
+			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, len(d.masters))) +
+			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
+	}
+	if m.readOnly {
+		parts = append(parts, part{st.header.readOnly.Render(" READ-ONLY "), 0})
 	}
 	poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
 	if m.paused {
@@ -83,14 +95,32 @@ func (m *Model) headerView() string {
 	} else {
 		poll += st.header.live.Render("live")
 	}
-	parts = append(parts, poll)
+	parts = append(parts, part{poll, 2})
 	if d != nil {
-		parts = append(parts, st.header.label.Render("at ")+st.header.value.Render(d.snap.Time.Format("15:04:05")))
+		parts = append(parts, part{st.header.label.Render("at ") + st.header.value.Render(d.snap.Time.Format("15:04:05")), 4},
+			part{st.header.label.Render("locks ") + st.header.value.Render(thousands(len(d.locks))) +
+				st.header.label.Render(lockCounts(d)), 5})
 	}
-	if m.readOnly {
-		parts = append(parts, st.header.readOnly.Render(" READ-ONLY "))
+	sep := st.header.label.Render(" │ ")
+	join := func() string {
+		texts := make([]string, len(parts))
+		for i, p := range parts {
+			texts[i] = p.text
+		}
+		return strings.Join(texts, sep)
 	}
-	return fitStyled(strings.Join(parts, sep), m.width)
+	line := join()
+	for rank := 6; rank > 0 && ansi.StringWidth(line) > m.width; rank-- {
+		kept := parts[:0]
+		for _, p := range parts {
+			if p.rank != rank {
+				kept = append(kept, p)
+			}
+		}
+		parts = kept
+		line = join()
+	}
+	return fitStyled(line, m.width)
 }
 
 // lockCounts details the locks that need attention, e.g. " (2 mine, 1 split)".
