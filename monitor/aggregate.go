@@ -74,7 +74,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		events = append(events, Event{Time: now, Kind: kind, Master: r.Addr, Text: text})
 	}
 	if r.Err != nil {
-		ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1}
+		ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1, hist: masterHistory{infoUptime: UnknownUptime}}
 		if p != nil {
 			ms = *p
 		}
@@ -129,7 +129,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		event(EventMasterRestarted, restartText(p, r))
 	}
 	if r.Uptime >= 0 {
-		ms.hist.infoUptime, ms.hist.infoAt = r.Uptime, now
+		ms.hist.infoUptime = r.Uptime
 	}
 
 	if !r.ServerTime.IsZero() {

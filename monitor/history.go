@@ -4,9 +4,7 @@ import "time"
 
 // masterHistory is what Aggregate carries from one snapshot to the next for a master, beyond its visible fields.
 type masterHistory struct {
-	seen        bool          // the master has been polled before (events compare against it)
 	infoUptime  time.Duration // last uptime read from INFO, -1 unknown
-	infoAt      time.Time     // when infoUptime was read
 	driftRef    time.Duration // clock offset at the start of the drift window
 	driftRefAt  time.Time     // local time of that sample; zero when no window is open
 	clockWarned bool          // a clock warning was raised in the previous snapshot

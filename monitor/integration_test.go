@@ -426,17 +426,20 @@ func TestPollMeasuresJumpedClock(t *testing.T) {
 	defer e.Close()
 	c := watch(t, []redlocktest.Master{e}, Config{})
 	ctx := context.Background()
-	before := c.mon.Poll(ctx).Masters[0]
-	// TIME on an embedded master lags real time by up to its clock tick (3ms) and has microsecond resolution.
-	const lag = 4 * time.Millisecond
-	if !before.ClockKnown || abs(before.ClockOffset) > before.ClockUncertainty+lag {
+	// An embedded master's TIME lags its clock by up to one clock tick (3ms) and never leads it; on a loaded
+	// machine the tick can come late, so the lag allowed here is generous. The estimate itself must be within
+	// its uncertainty (RTT/2) of the truth on the other side.
+	const lag = 25 * time.Millisecond
+	within := func(m MasterStatus, want time.Duration) bool {
+		return m.ClockKnown && m.ClockOffset >= want-m.ClockUncertainty-lag && m.ClockOffset <= want+m.ClockUncertainty
+	}
+	if before := c.mon.Poll(ctx).Masters[0]; !within(before, 0) {
 		t.Fatalf("offset before the jump %v ± %v, want about 0", before.ClockOffset, before.ClockUncertainty)
 	}
 	const jump = 37 * time.Second
 	e.JumpClock(jump)
-	after := c.mon.Poll(ctx).Masters[0]
-	if d := abs(after.ClockOffset - jump); d > after.ClockUncertainty+lag {
-		t.Errorf("offset after a %v jump = %v ± %v: off by %v", jump, after.ClockOffset, after.ClockUncertainty, d)
+	if after := c.mon.Poll(ctx).Masters[0]; !within(after, jump) {
+		t.Errorf("offset after a %v jump = %v ± %v", jump, after.ClockOffset, after.ClockUncertainty)
 	}
 }
 

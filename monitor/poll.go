@@ -15,18 +15,18 @@ import (
 // interpret it. Aggregate turns a Reading per master into a Snapshot.
 type Reading struct {
 	Addr       string
-	Err        error     // nil when the master answered; otherwise it is down and the rest is empty
-	Sent       time.Time // local clock when TIME was sent
-	Received   time.Time // local clock when its reply arrived
-	ServerTime time.Time // the master's TIME reply; zero when TIME was refused
-	Role       string    // INFO replication role; "" unknown
-	Version    string    // INFO server redis_version; "" unknown
-	RunID      string    // INFO server run_id; "" unknown
-	Uptime     time.Duration
-	Replicas   int          // INFO replication connected_slaves; -1 unknown
-	Keys       []KeyReading // lock keys: strings with a TTL
-	NotLocks   int          // keys matched but left out: other types or no TTL
-	Truncated  bool         // more lock keys than Config.MaxKeys
+	Err        error         // nil when the master answered; otherwise it is down and the rest is empty
+	Sent       time.Time     // local clock when TIME was sent
+	Received   time.Time     // local clock when its reply arrived
+	ServerTime time.Time     // the master's TIME reply; zero when TIME was refused
+	Role       string        // INFO replication role; "" unknown
+	Version    string        // INFO server redis_version; "" unknown
+	RunID      string        // INFO server run_id; "" unknown
+	Uptime     time.Duration // INFO server uptime_in_seconds; UnknownUptime when unknown
+	Replicas   int           // INFO replication connected_slaves; -1 unknown
+	Keys       []KeyReading  // lock keys: strings with a TTL
+	NotLocks   int           // keys matched but left out: other types or no TTL
+	Truncated  bool          // more lock keys than Config.MaxKeys
 }
 
 // KeyReading is one lock key as read from one master.
