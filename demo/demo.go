@@ -124,6 +124,7 @@ type Demo struct {
 	det        *detector
 	violations []Violation
 	nextID     int
+	storyFrom  uint64 // seq of the first step of the latest scenario run
 
 	scenario  sync.Mutex // one scenario at a time
 	closeOnce sync.Once
@@ -376,7 +377,13 @@ func (d *Demo) setBeliefPaused(token string, paused bool) {
 // raise numbers, logs and keeps violations found by the detector.
 func (d *Demo) raise(vs []Violation) {
 	for _, v := range vs {
-		v.Events = d.log.leadUp(v.Resource, leadUpLen)
+		var from uint64
+		if v.Resource == ScenarioResource {
+			d.mu.Lock()
+			from = d.storyFrom
+			d.mu.Unlock()
+		}
+		v.Events = d.log.leadUp(v.Resource, leadUpLen, from)
 		e := d.emit(Event{Kind: EventViolation, Resource: v.Resource, Client: v.Second.Client, Token: v.Second.Token,
 			Master: -1, Text: "VIOLATION: " + v.Text})
 		v.Time = e.Time

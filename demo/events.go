@@ -92,13 +92,13 @@ func (l *eventLog) add(e Event) Event {
 	}
 }
 
-// leadUp returns, oldest first, the last n events that concern resource or
-// the system as a whole (faults, workload changes, scenario steps).
-func (l *eventLog) leadUp(resource string, n int) []Event {
+// leadUp returns, oldest first, the last n events from seq from on that
+// concern resource or the system as a whole (faults, workload changes).
+func (l *eventLog) leadUp(resource string, n int, from uint64) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []Event
-	for i := len(l.recent) - 1; i >= 0 && len(out) < n; i-- {
+	for i := len(l.recent) - 1; i >= 0 && len(out) < n && l.recent[i].Seq >= from; i-- {
 		e := l.recent[i]
 		switch {
 		case e.Resource == resource,

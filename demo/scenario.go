@@ -212,6 +212,11 @@ type scenarioRun struct {
 func (r *scenarioRun) say(format string, args ...any) {
 	e := r.d.emit(Event{Kind: EventScenario, Resource: ScenarioResource, Master: -1,
 		Text: fmt.Sprintf("%s %d: %s", r.sc.Name, len(r.steps)+1, fmt.Sprintf(format, args...))})
+	if len(r.steps) == 0 {
+		r.d.mu.Lock()
+		r.d.storyFrom = e.Seq // the scenario's violations are explained from here
+		r.d.mu.Unlock()
+	}
 	r.steps = append(r.steps, e)
 }
 

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	cryptorand "crypto/rand"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -28,6 +29,13 @@ const (
 	// crashOdds: one hold in crashOdds ends with the client dying without
 	// releasing; its lock lingers until its TTL runs out.
 	crashOdds = 15
+	// midAcquireCrashOdds: one acquisition in midAcquireCrashOdds ends with
+	// the client dying after its SET reached only a minority of masters,
+	// which leaves a partial lock until its TTL runs out.
+	midAcquireCrashOdds = 15
+	// minRestart and maxRestart bound how long a crashed client stays dead.
+	minRestart = time.Second
+	maxRestart = 2 * time.Second
 	// writeGuard is the validity a careful client wants left before a write.
 	writeGuard = 20 * time.Millisecond
 	// nodeTimeout is how long a simulated client waits for one master in a
@@ -139,6 +147,10 @@ func (c *simClient) run(ctx context.Context) {
 		}
 		resource := c.d.resources[rand.N(len(c.d.resources))]
 		ttl := workloadTTLs[rand.N(len(workloadTTLs))]
+		if rand.N(midAcquireCrashOdds) == 0 {
+			c.crashWhileAcquiring(ctx, resource, ttl)
+			continue
+		}
 		l, err := c.locker.Acquire(ctx, resource, ttl)
 		switch {
 		case ctx.Err() != nil:
@@ -232,14 +244,41 @@ func (c *simClient) hold(ctx context.Context, l *redlock.Lock, hold time.Duratio
 	stopKeeper()
 	if rand.N(crashOdds) == 0 {
 		c.d.stopBelieving(tok)
+		down := between(minRestart, maxRestart, c.d.Rate())
 		c.d.emit(Event{Kind: EventCrashed, Client: c.name, Resource: res, Token: tok, Master: -1,
-			Text: fmt.Sprintf("%s crashed holding %s; its keys linger until their TTL (%v) runs out",
-				c.name, res, l.TTL())})
-		return true
+			Text: fmt.Sprintf("%s crashed holding %s; its keys linger until their TTL (%v) runs out; it restarts in %v",
+				c.name, res, l.TTL(), down.Round(time.Millisecond))})
+		return sleep(ctx, down)
 	}
 	c.d.stopBelieving(tok)
 	c.release(l)
 	return true
+}
+
+// crashWhileAcquiring plays a client that dies in the middle of an
+// acquisition: its SET reaches one or two masters, and nothing releases
+// those keys, so the resource shows a partial (or split) lock until they
+// expire. The client comes back after a while.
+func (c *simClient) crashWhileAcquiring(ctx context.Context, resource string, ttl time.Duration) {
+	token := cryptorand.Text()
+	var reached []string
+	for _, i := range rand.Perm(len(c.conns))[:1+rand.N(2)] {
+		sctx, cancel := context.WithTimeout(ctx, nodeTimeout)
+		err := c.conns[i].SetArgs(sctx, resource, token, redis.SetArgs{Mode: "NX", TTL: ttl}).Err()
+		cancel()
+		if err == nil {
+			reached = append(reached, strconv.Itoa(i+1))
+		}
+	}
+	down := between(minRestart, maxRestart, c.d.Rate())
+	what := "none of its SETs took"
+	if len(reached) > 0 {
+		what = fmt.Sprintf("its key was set on master(s) %s only and lingers there for %v", strings.Join(reached, ","), ttl)
+	}
+	c.d.emit(Event{Kind: EventCrashed, Client: c.name, Resource: resource, Token: token, Master: -1,
+		Text: fmt.Sprintf("%s crashed while acquiring %s: %s; it restarts in %v",
+			c.name, resource, what, down.Round(time.Millisecond))})
+	sleep(ctx, down)
 }
 
 // gcPause freezes the client past its lock's TTL, then has it write as if
@@ -292,23 +331,37 @@ func failureText(err error) string {
 }
 
 // nodesText says which masters did what in a round, in master numbers:
-// "on masters 1,2,4 (3: held by another token; 5: error)".
+// "on masters 1,2,4 (3: held by another token; 5: error)". Masters a round
+// was decided without are "no answer yet".
 func nodesText(r redlock.Round) string {
 	var ok []string
-	var other []string
+	var others []redlock.Outcome
+	byOutcome := map[redlock.Outcome][]string{}
 	for i, n := range r.Nodes {
+		num := strconv.Itoa(i + 1)
 		if n.Outcome == redlock.OutcomeOK {
-			ok = append(ok, strconv.Itoa(i+1))
-		} else {
-			other = append(other, fmt.Sprintf("%d: %s", i+1, n.Outcome))
+			ok = append(ok, num)
+			continue
 		}
+		if byOutcome[n.Outcome] == nil {
+			others = append(others, n.Outcome)
+		}
+		byOutcome[n.Outcome] = append(byOutcome[n.Outcome], num)
 	}
 	text := "on no master"
 	if len(ok) > 0 {
 		text = "on masters " + strings.Join(ok, ",")
 	}
-	if len(other) > 0 {
-		text += " (" + strings.Join(other, "; ") + ")"
+	if len(others) == 0 {
+		return text
 	}
-	return text
+	parts := make([]string, len(others))
+	for i, o := range others {
+		what := o.String()
+		if o == redlock.OutcomePending {
+			what = "no answer yet"
+		}
+		parts[i] = strings.Join(byOutcome[o], ",") + ": " + what
+	}
+	return text + " (" + strings.Join(parts, "; ") + ")"
 }
