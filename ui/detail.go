@@ -25,7 +25,7 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 	w := p.w - 2
 	lv := row.lv
 	now := p.sh.now()
-	label := func(s string) string { return st.text.muted.Render(fit(s, 9)) }
+	label := func(s string) string { return st.text.muted.Render(fit(s, 10)) }
 	var body []string
 	add := func(s string) { body = append(body, s) }
 
@@ -48,7 +48,7 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 	}
 	tokenLabel := "holder"
 	if lv.Holder == "" {
-		tokenLabel = "top token"
+		tokenLabel = "most seen"
 	}
 	add(label(tokenLabel) + st.name(token, st.text.normal))
 	if lv.Holder != "" && !lv.HeldSince.IsZero() {

@@ -97,7 +97,8 @@ func (p *locksPanel) cycleSort() {
 }
 
 // rebuild recomputes the filtered, sorted order after a snapshot, a filter or a sort change, and puts the
-// cursor back on the selected resource if it is still listed.
+// cursor back on the selected resource if it is listed. A resource that vanished (expired, filtered out) stays
+// selected, so the cursor returns to it when it is listed again; moving the cursor selects another.
 func (p *locksPanel) rebuild() {
 	p.order = p.order[:0]
 	d := p.sh.data
@@ -134,7 +135,9 @@ func (p *locksPanel) rebuild() {
 	}
 	p.cursor = min(max(p.cursor, 0), max(len(p.order)-1, 0))
 	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
-	p.remember()
+	if !p.hasSelected { // the first rows: select the first one; later, the selection sticks to its resource
+		p.remember()
+	}
 }
 
 // lockCols are the widths of the locks table's columns; 0 hides a column.

@@ -528,6 +528,10 @@ func (m *Model) onAcquired(msg acquireResultMsg) tea.Cmd {
 
 // extend issues an extension of the target lock by its TTL.
 func (m *Model) extend() tea.Cmd {
+	if why := m.writeBlocked("extending"); why != "" {
+		m.setStatus(levelWarn, why)
+		return nil
+	}
 	o, why := m.targetOwn()
 	if o == nil {
 		m.setStatus(levelWarn, "extend: "+why)
@@ -571,6 +575,10 @@ func (m *Model) onExtended(msg extendResultMsg) {
 
 // release issues the release of the target lock.
 func (m *Model) release() tea.Cmd {
+	if why := m.writeBlocked("releasing"); why != "" {
+		m.setStatus(levelWarn, why)
+		return nil
+	}
 	o, why := m.targetOwn()
 	if o == nil {
 		m.setStatus(levelWarn, "release: "+why)
@@ -612,6 +620,10 @@ func (m *Model) onReleased(msg releaseResultMsg) {
 
 // toggleAuto starts or stops auto-extension of the target lock.
 func (m *Model) toggleAuto() tea.Cmd {
+	if why := m.writeBlocked("auto-extending"); why != "" {
+		m.setStatus(levelWarn, why)
+		return nil
+	}
 	o, why := m.targetOwn()
 	switch {
 	case o == nil:

@@ -18,23 +18,29 @@ type shared struct {
 	readOnly bool
 }
 
-// box draws a panel: a rounded border of exactly w by h cells with the title in the top edge, around the body
-// lines, which are cut or padded to the inner width. A focused panel has a highlighted border.
+// Border glyphs: a focused panel has a heavy border, so focus shows without colour too.
+var (
+	lightEdges = [6]string{"╭", "╮", "╰", "╯", "─", "│"}
+	heavyEdges = [6]string{"┏", "┓", "┗", "┛", "━", "┃"}
+)
+
+// box draws a panel: a border of exactly w by h cells with the title in the top edge, around the body lines,
+// which are cut or padded to the inner width. A focused panel has a heavy, highlighted border.
 func (s *styles) box(title string, body []string, w, h int, focused bool) string {
 	if w < 4 || h < 2 {
 		return blank(w, h)
 	}
-	border, titleStyle := s.panel.border, s.panel.title
+	border, titleStyle, e := s.panel.border, s.panel.title, lightEdges
 	if focused {
-		border, titleStyle = s.panel.borderFocused, s.panel.titleFocused
+		border, titleStyle, e = s.panel.borderFocused, s.panel.titleFocused, heavyEdges
 	}
 	inner := w - 2
 	var b strings.Builder
 	t := fit(" "+title+" ", min(ansi.StringWidth(" "+title+" "), inner-2))
-	b.WriteString(border.Render("╭─"))
+	b.WriteString(border.Render(e[0] + e[4]))
 	b.WriteString(titleStyle.Render(t))
-	b.WriteString(border.Render(strings.Repeat("─", max(inner-1-ansi.StringWidth(t), 0)) + "╮"))
-	side := border.Render("│")
+	b.WriteString(border.Render(strings.Repeat(e[4], max(inner-1-ansi.StringWidth(t), 0)) + e[1]))
+	side := border.Render(e[5])
 	for i := 0; i < h-2; i++ {
 		b.WriteByte('\n')
 		b.WriteString(side)
@@ -46,7 +52,7 @@ func (s *styles) box(title string, body []string, w, h int, focused bool) string
 		b.WriteString(side)
 	}
 	b.WriteByte('\n')
-	b.WriteString(border.Render("╰" + strings.Repeat("─", inner) + "╯"))
+	b.WriteString(border.Render(e[2] + strings.Repeat(e[4], inner) + e[3]))
 	return b.String()
 }
 

@@ -1,0 +1,181 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// heldLock is resource held by token on all n masters with pttl left.
+func heldLock(resource, token string, n int, pttl time.Duration) monitor.LockView {
+	lv := monitor.LockView{Resource: resource, State: monitor.StateHeld, Holder: token, Count: n,
+		Validity: pttl - 10*time.Millisecond}
+	for range n {
+		lv.Masters = append(lv.Masters, monitor.MasterLock{Present: true, Token: token, PTTL: pttl})
+	}
+	return lv
+}
+
+// threeMasters is a snapshot skeleton of three masters, all up.
+func threeMasters(at time.Time, locks ...monitor.LockView) monitor.Snapshot {
+	ms := make([]monitor.MasterStatus, 3)
+	for i := range ms {
+		ms[i] = monitor.MasterStatus{Addr: fmt.Sprintf("127.0.0.1:%d", 7000+i), Up: true}
+	}
+	return monitor.Snapshot{Time: at, Quorum: 2, UpCount: 3, Masters: ms, Locks: locks}
+}
+
+func TestIngestSanitizesEverythingUntrusted(t *testing.T) {
+	s := threeMasters(t0, heldLock("evil\x1b]0;pwned\x07", "tok\u202een", 3, time.Second))
+	s.Masters[1] = monitor.MasterStatus{Addr: "10.0.0.2:6379\n", Err: "ERR \x1b[2J", Role: "mas\x00ter",
+		Warnings: []string{"w\x1b"}}
+	s.Warnings = []monitor.Warning{{Kind: "x", Text: "bad\rtext"}}
+	s.Events = []monitor.Event{{Time: t0, Kind: monitor.EventLockAppeared, Resource: "evil\x1b", Text: "\x1b[H"}}
+	d, entries := ingest(s, nil)
+	texts := []string{d.locks[0].name, d.locks[0].short, d.masters[1].addr, d.masters[1].err, d.masters[1].role,
+		d.masters[1].warnings, d.warnings[0].text}
+	texts = append(texts, d.locks[0].tokens...)
+	for _, e := range entries {
+		texts = append(texts, e.text)
+	}
+	for _, text := range texts {
+		if strings.ContainsAny(text, "\x1b\x00\r\n\a\u202e") {
+			t.Errorf("unsanitized text reached the model: %q", text)
+		}
+	}
+	if d.locks[0].lv.Resource != "evil\x1b]0;pwned\x07" {
+		t.Errorf("the raw resource was not kept for commands: %q", d.locks[0].lv.Resource)
+	}
+}
+
+func TestIngestCarriesBarScaleWhileTheHolderStays(t *testing.T) {
+	first, _ := ingest(threeMasters(t0, heldLock("a", "T1", 3, 10*time.Second)), nil)
+	second, _ := ingest(threeMasters(t0.Add(4*time.Second), heldLock("a", "T1", 3, 6*time.Second)), first)
+	if got := second.locks[0].ref; got != 10*time.Second {
+		t.Errorf("bar scale after 4s of the same holder = %v, want the 10s first seen", got)
+	}
+	third, _ := ingest(threeMasters(t0.Add(5*time.Second), heldLock("a", "T2", 3, 3*time.Second)), second)
+	if got := third.locks[0].ref; got != 3*time.Second {
+		t.Errorf("bar scale after a holder change = %v, want the new holder's 3s", got)
+	}
+}
+
+func TestIngestLogsOnlyNewEventsAndWarnings(t *testing.T) {
+	ev := func(sec int, text string) monitor.Event {
+		return monitor.Event{Time: t0.Add(time.Duration(sec) * time.Second), Kind: monitor.EventMasterDown, Master: "m",
+			Text: text}
+	}
+	warn := monitor.Warning{Severity: monitor.SeverityError, Kind: monitor.WarnQuorumDown, Text: "no quorum"}
+	s1 := threeMasters(t0)
+	s1.Events = []monitor.Event{ev(1, "one"), ev(2, "two")}
+	d1, e1 := ingest(s1, nil)
+	if len(e1) != 2 {
+		t.Fatalf("first snapshot logged %d entries, want its 2 events", len(e1))
+	}
+	s2 := threeMasters(t0.Add(time.Second))
+	s2.Events = []monitor.Event{ev(1, "one"), ev(2, "two"), ev(3, "three")}
+	s2.Warnings = []monitor.Warning{warn}
+	d2, e2 := ingest(s2, d1)
+	if len(e2) != 2 || !strings.Contains(e2[0].text, "three") || e2[1].level != levelError {
+		t.Fatalf("second snapshot logged %+v, want event three and the new warning", e2)
+	}
+	s3 := threeMasters(t0.Add(2 * time.Second))
+	s3.Events = s2.Events[1:] // the oldest fell off the monitor's window
+	s3.Warnings = []monitor.Warning{warn}
+	if _, e3 := ingest(s3, d2); len(e3) != 0 {
+		t.Fatalf("third snapshot logged %+v, want nothing new", e3)
+	}
+}
+
+func TestIngestHealth(t *testing.T) {
+	ok := threeMasters(t0)
+	degraded := threeMasters(t0)
+	degraded.UpCount = 2
+	degraded.Masters[2].Up = false
+	noQuorum := threeMasters(t0)
+	noQuorum.UpCount = 1
+	warned := threeMasters(t0)
+	warned.Warnings = []monitor.Warning{{Kind: monitor.WarnMasterCount, Text: "even"}}
+	for _, tc := range []struct {
+		name string
+		s    monitor.Snapshot
+		want health
+	}{{"all up", ok, healthOK}, {"one down", degraded, healthDegraded}, {"below quorum", noQuorum, healthNoQuorum},
+		{"a warning", warned, healthDegraded}} {
+		if d, _ := ingest(tc.s, nil); d.health != tc.want {
+			t.Errorf("%s: health %v, want %v", tc.name, d.health, tc.want)
+		}
+	}
+}
+
+// bigDashboard is a shared context holding n held locks.
+func bigDashboard(n int) *shared {
+	locks := make([]monitor.LockView, n)
+	for i := range locks {
+		locks[i] = heldLock(fmt.Sprintf("res:%06d", i), fmt.Sprintf("tok%06d", i), 3,
+			time.Duration(n-i)*time.Millisecond+time.Second)
+		locks[i].Changes = i % 7
+	}
+	d, _ := ingest(threeMasters(t0, locks...), nil)
+	return &shared{st: newStyles(defaultTheme()), keys: &KeyMap{}, now: func() time.Time { return t0 }, data: d}
+}
+
+func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
+	sh := bigDashboard(100000)
+	p := newLocksPanel(sh)
+	p.SetSize(100, 20)
+	p.rebuild()
+	p.cursor = 50000
+	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+	view := p.View(true)
+	lines := strings.Split(view, "\n")
+	if len(lines) != 20 {
+		t.Fatalf("the panel is %d lines high, want 20", len(lines))
+	}
+	if !strings.Contains(view, "▸ res:050000") {
+		t.Errorf("the cursor row is not on screen:\n%s", view)
+	}
+	if strings.Contains(view, "res:049982") || strings.Contains(view, "res:050018") {
+		t.Errorf("rows outside the window were rendered:\n%s", view)
+	}
+}
+
+func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
+	sh := bigDashboard(1000)
+	p := newLocksPanel(sh)
+	p.SetSize(100, 20)
+	p.rebuild()
+	p.cursor = 10
+	p.remember()
+
+	p.setFilter("RES:0001") // case-insensitive
+	if len(p.order) != 100 {
+		t.Fatalf("filter res:0001 kept %d rows, want 100", len(p.order))
+	}
+	p.setFilter("")
+	if row := p.selectedRow(); row == nil || row.lv.Resource != "res:000010" {
+		t.Fatalf("after clearing the filter the cursor is on %v, want res:000010", row)
+	}
+
+	p.cycleSort() // validity: soonest to expire first
+	if first := sh.data.locks[p.order[0]].lv.Resource; first != "res:000999" {
+		t.Errorf("sorted by validity, first row is %s, want res:000999 (shortest validity)", first)
+	}
+	if row := p.selectedRow(); row.lv.Resource != "res:000010" {
+		t.Errorf("after sorting the cursor moved to %s, want it to stay on res:000010", row.lv.Resource)
+	}
+	p.cycleSort() // state: all held, so resource order
+	p.cycleSort() // changes: most first
+	if first := sh.data.locks[p.order[0]]; first.lv.Changes != 6 {
+		t.Errorf("sorted by changes, first row has %d changes, want 6", first.lv.Changes)
+	}
+	p.cycleSort()
+	if p.sort != sortResource {
+		t.Errorf("sort did not cycle back to resource: %v", sortNames[p.sort])
+	}
+}
