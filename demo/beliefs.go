@@ -42,8 +42,9 @@ const (
 
 // Violation is a breach of mutual exclusion: two clients, with different
 // tokens, whose time holding Resource overlapped. First started believing
-// before Second. Events is the story that led to it: the last events that
-// touch Resource, and the faults and scenario steps among them, oldest first.
+// before Second. Events is the story that led to it, oldest first: the last
+// events that touch Resource, with the faults and workload changes among
+// them (for a scenario's violation, from the scenario's first step on).
 type Violation struct {
 	ID       int // increasing from 1
 	Time     time.Time

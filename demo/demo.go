@@ -37,7 +37,8 @@ type Options struct {
 	// Paused starts the workload paused; SetPaused(false) starts it.
 	Paused bool
 	// ScenarioPace is the pause between scenario steps, so that people can
-	// follow them (default 300ms; it must stay well under MaxTTL/5).
+	// follow them (default 300ms, at most MaxTTL/5 so that a holder's
+	// validity outlasts the steps of its story).
 	ScenarioPace time.Duration
 }
 
@@ -104,6 +105,9 @@ func resourceName(i int) string {
 // Demo is a running demo: the embedded masters, the workload, the fault
 // controls and the violation detector. Its methods are safe for concurrent
 // use. Close it to stop everything.
+//
+// Methods number masters and clients from 0, in the order of Addrs and
+// Clients; texts for people number masters from 1, as the page does.
 type Demo struct {
 	opts      Options
 	resources []string
@@ -243,6 +247,16 @@ func (d *Demo) NewClients() []*redis.Client {
 		cs[i] = m.NewClient()
 	}
 	return cs
+}
+
+// Clients returns the simulated clients' names, in the order PauseClient
+// numbers them.
+func (d *Demo) Clients() []string {
+	names := make([]string, len(d.clients))
+	for i, c := range d.clients {
+		names[i] = c.name
+	}
+	return names
 }
 
 // Resources returns the workload's resource names.

@@ -17,7 +17,7 @@ const (
 	EventLost          EventKind = "lost"           // a client found its lock lost or run out and stopped
 	EventWrite         EventKind = "write"          // a client wrote in its critical section
 	EventWriteDropped  EventKind = "write-dropped"  // a client did not write because its lock had run out
-	EventCrashed       EventKind = "crashed"        // a client died holding a lock, which lingers until it expires
+	EventCrashed       EventKind = "crashed"        // a client died holding or acquiring a lock; its keys linger until they expire
 	EventClientPaused  EventKind = "client-paused"  // a client froze (a stop-the-world GC pause)
 	EventClientResumed EventKind = "client-resumed" // a frozen client runs again
 	EventFault         EventKind = "fault"          // the presenter broke or repaired something
@@ -100,9 +100,7 @@ func (l *eventLog) leadUp(resource string, n int, from uint64) []Event {
 	var out []Event
 	for i := len(l.recent) - 1; i >= 0 && len(out) < n && l.recent[i].Seq >= from; i-- {
 		e := l.recent[i]
-		switch {
-		case e.Resource == resource,
-			e.Resource == "" && (e.Kind == EventFault || e.Kind == EventWorkload || e.Kind == EventScenario):
+		if e.Resource == resource || e.Kind == EventFault || e.Kind == EventWorkload {
 			out = append(out, e)
 		}
 	}

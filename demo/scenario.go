@@ -129,7 +129,7 @@ var errScenarioRunning = errors.New("demo: a scenario is already running")
 
 // RunScenario runs the named scenario step by step on ScenarioResource,
 // logging each step as an EventScenario, and returns how it ended. It blocks
-// for the length of the story (about 1.5s to 4s). Only one scenario runs at
+// for the length of the story (1s to 4s at the default pace). Only one scenario runs at
 // a time. The workload goes on, on its own resources. Before it starts, the
 // run brings every master back up, unfrozen and at real clock speed; faults
 // between the simulated clients and the masters stay (the scenario's two

@@ -36,8 +36,9 @@ const (
 	// minRestart and maxRestart bound how long a crashed client stays dead.
 	minRestart = time.Second
 	maxRestart = 2 * time.Second
-	// writeGuard is the validity a careful client wants left before a write.
-	writeGuard = 20 * time.Millisecond
+	// writeGuard is the validity a careful client wants left before a write,
+	// so that the write ends well within it.
+	writeGuard = 100 * time.Millisecond
 	// nodeTimeout is how long a simulated client waits for one master in a
 	// round: small next to the TTLs, yet above the round trip through the
 	// demo's two proxy hops on a busy machine.
