@@ -92,6 +92,7 @@ type detector struct {
 	reported map[[2]string]bool // token pairs already reported
 }
 
+// newDetector returns a detector that has seen no belief.
 func newDetector() *detector {
 	return &detector{byToken: map[string]*beliefRecord{}, reported: map[[2]string]bool{}}
 }

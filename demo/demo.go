@@ -55,8 +55,10 @@ const (
 	DefaultScenarioPace = 300 * time.Millisecond
 )
 
+// maxClientsOrResources bounds Options.Clients and Options.Resources.
 const maxClientsOrResources = 50
 
+// withDefaults checks o and fills in its zero fields.
 func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.Clients < 0 || o.Clients > maxClientsOrResources:
@@ -84,6 +86,7 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
+// clampRate keeps a workload rate within [MinRate, MaxRate].
 func clampRate(r float64) float64 {
 	return min(max(r, MinRate), MaxRate)
 }

@@ -58,6 +58,7 @@ type eventLog struct {
 	closed bool
 }
 
+// newEventLog returns an empty log.
 func newEventLog() *eventLog {
 	return &eventLog{out: make(chan Event, eventBuffer)}
 }

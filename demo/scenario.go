@@ -129,11 +129,12 @@ var errScenarioRunning = errors.New("demo: a scenario is already running")
 
 // RunScenario runs the named scenario step by step on ScenarioResource,
 // logging each step as an EventScenario, and returns how it ended. It blocks
-// for the length of the story (1s to 4s at the default pace). Only one scenario runs at
-// a time. The workload goes on, on its own resources. Before it starts, the
-// run brings every master back up, unfrozen and at real clock speed; faults
-// between the simulated clients and the masters stay (the scenario's two
-// clients have their own network paths). A clock jump it makes stays.
+// for the length of the story (1s to 4s at the default pace), so call it from
+// a command. Only one scenario runs at a time. The workload goes on, on its
+// own resources. Before it starts, the run brings every master back up,
+// unfrozen and at real clock speed; faults between the simulated clients and
+// the masters stay (the scenario's two clients have their own network paths).
+// A clock jump it makes stays.
 func (d *Demo) RunScenario(ctx context.Context, name string) (ScenarioResult, error) {
 	i := slices.IndexFunc(scenarios, func(s scripted) bool { return s.Name == name })
 	if i < 0 {
@@ -175,10 +176,9 @@ func (d *Demo) RunScenario(ctx context.Context, name string) (ScenarioResult, er
 		res.Steps = r.steps
 		return res, fmt.Errorf("demo: scenario %s: %w", sc.Name, err)
 	}
-	switch {
-	case res.Violated:
+	if res.Violated {
 		r.say("over: mutual exclusion was violated (%s)", res.Violations[0].Kind)
-	default:
+	} else {
 		r.say("over: no violation")
 	}
 	res.Steps = r.steps

@@ -30,8 +30,8 @@ const (
 	// releasing; its lock lingers until its TTL runs out.
 	crashOdds = 15
 	// midAcquireCrashOdds: one acquisition in midAcquireCrashOdds ends with
-	// the client dying after its SET reached only a minority of masters,
-	// which leaves a partial lock until its TTL runs out.
+	// the client dying after its SET reached one or two masters, which
+	// leaves a partial lock until its TTL runs out.
 	midAcquireCrashOdds = 15
 	// minRestart and maxRestart bound how long a crashed client stays dead.
 	minRestart = time.Second
@@ -109,12 +109,14 @@ func warmUp(ctx context.Context, conns []*redis.Client) {
 	wg.Wait()
 }
 
+// closeAll closes go-redis clients.
 func closeAll(conns []*redis.Client) {
 	for _, c := range conns {
 		_ = c.Close()
 	}
 }
 
+// newSimClient returns the simulated client name, dialling addrs.
 func newSimClient(d *Demo, name string, addrs []string) (*simClient, error) {
 	locker, conns, err := newLocker(addrs,
 		redlock.WithNodeTimeout(nodeTimeout),
