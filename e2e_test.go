@@ -1,0 +1,475 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// The tests in this file run the built binary against real redis-server masters (embedded ones when
+// redis-server is missing, unless REDLOCK_TEST_REDIS=required).
+
+// buildBinary builds the command into a temporary directory and returns its path.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "redlock-tui")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runBinary runs bin with args and extra environment variables, bounded in time, and returns its exit status
+// and output.
+func runBinary(t *testing.T, bin string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && exit.Exited():
+		code = exit.ExitCode()
+	default:
+		t.Fatalf("running %s %q: %v (stderr %q)", bin, args, err, errOut.String())
+	}
+	return code, out.String(), errOut.String()
+}
+
+// onceJSON is the part of the --once --json output the tests check.
+type onceJSON struct {
+	Quorum  int `json:"quorum"`
+	Masters []struct {
+		Addr  string `json:"addr"`
+		Up    bool   `json:"up"`
+		Error string `json:"error"`
+	} `json:"masters"`
+	Locks []struct {
+		Resource string `json:"resource"`
+		State    string `json:"state"`
+		Holder   string `json:"holder"`
+		Count    int    `json:"count"`
+		Masters  []struct {
+			Token  string `json:"token"`
+			PTTLMS *int64 `json:"pttl_ms"`
+		} `json:"masters"`
+	} `json:"locks"`
+	Warnings []string `json:"warnings"`
+}
+
+// decodeOnce parses --once --json output, failing the test when it is not the documented format.
+func decodeOnce(t *testing.T, stdout string) onceJSON {
+	t.Helper()
+	var s onceJSON
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("--once --json output is not JSON: %v\n%s", err, stdout)
+	}
+	if s.Warnings == nil {
+		t.Errorf("JSON has no warnings array:\n%s", stdout)
+	}
+	return s
+}
+
+// addrsOf lists the masters' addresses.
+func addrsOf(masters []redlocktest.Master) []string {
+	addrs := make([]string, len(masters))
+	for i, m := range masters {
+		addrs[i] = m.Addr()
+	}
+	return addrs
+}
+
+func TestOnceJSONReportsAHandSetLockAndExitsByQuorum(t *testing.T) {
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	addrs := addrsOf(masters)
+	ctx := context.Background()
+	const resource, token = "orders:42", "token-by-hand"
+	for _, c := range clients[:2] {
+		if err := c.Set(ctx, resource, token, 30*time.Second).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	code, stdout, stderr := runBinary(t, bin, nil, "--once", "--json", "--masters", strings.Join(addrs, ","))
+	if code != exitOK || stderr != "" {
+		t.Fatalf("all masters up: exit %d, stderr %q; want 0 and nothing on stderr", code, stderr)
+	}
+	s := decodeOnce(t, stdout)
+	if s.Quorum != 2 || len(s.Masters) != 3 {
+		t.Fatalf("quorum %d and %d masters, want 2 and 3:\n%s", s.Quorum, len(s.Masters), stdout)
+	}
+	for i, m := range s.Masters {
+		if m.Addr != addrs[i] || !m.Up {
+			t.Errorf("masters[%d] = %+v, want %s up, in the order given", i, m, addrs[i])
+		}
+	}
+	if len(s.Locks) != 1 {
+		t.Fatalf("%d locks, want the one set by hand:\n%s", len(s.Locks), stdout)
+	}
+	l := s.Locks[0]
+	if l.Resource != resource || l.State != "held" || l.Holder != token || l.Count != 2 || len(l.Masters) != 3 {
+		t.Errorf("lock = %+v; want %s held by %s on 2 of 3 masters", l, resource, token)
+	}
+	for i, c := range l.Masters {
+		want := ""
+		if i < 2 {
+			want = token
+		}
+		if c.Token != want || c.PTTLMS == nil {
+			t.Errorf("lock on master %d: token %q, pttl_ms present %v; want token %q and a pttl_ms", i+1, c.Token,
+				c.PTTLMS != nil, want)
+			continue
+		}
+		if i < 2 && (*c.PTTLMS <= 0 || *c.PTTLMS > 30000) {
+			t.Errorf("lock on master %d: pttl_ms %d, want within (0, 30000]", i+1, *c.PTTLMS)
+		}
+	}
+
+	for _, m := range masters[1:] {
+		if err := m.Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, _ = runBinary(t, bin, nil, "--once", "--json", "--masters", strings.Join(addrs, ","))
+	if code != exitNoQuorum {
+		t.Errorf("2 of 3 masters stopped: exit %d, want %d", code, exitNoQuorum)
+	}
+	s = decodeOnce(t, stdout)
+	if len(s.Masters) != 3 || !s.Masters[0].Up || s.Masters[1].Up || s.Masters[1].Error == "" || s.Masters[2].Up {
+		t.Errorf("2 of 3 masters stopped: masters %+v; want the first up, the others down with an error", s.Masters)
+	}
+
+	code, stdout, stderr = runBinary(t, bin, nil, "--once", "--ttl=0", "--masters", strings.Join(addrs, ","))
+	if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--ttl") {
+		t.Errorf("bad flag: exit %d, stdout %q, stderr %q; want 2, nothing on stdout, one line naming --ttl",
+			code, stdout, stderr)
+	}
+}
+
+func TestOnceWithPasswords(t *testing.T) {
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("needs redis-server for passwords (install it, or set REDLOCK_TEST_REDIS=required)")
+	}
+	bin := buildBinary(t)
+	const password = "s3cret pass"
+	servers := redlocktest.StartServers(t, 3, redlocktest.ServerOptions{Password: password})
+	var addrs, urls []string
+	for _, s := range servers {
+		addrs = append(addrs, s.Addr())
+		urls = append(urls, "redis://:s3cret%20pass@"+s.Addr()+"/1")
+	}
+	file := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(file, []byte(password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	list := strings.Join(addrs, ",")
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want int
+	}{
+		{"wrong REDISCLI_AUTH", []string{"REDISCLI_AUTH=wrong"}, []string{"-m", list}, exitNoQuorum},
+		{"no password", []string{"REDISCLI_AUTH="}, []string{"-m", list}, exitNoQuorum},
+		{"REDISCLI_AUTH", []string{"REDISCLI_AUTH=" + password}, []string{"-m", list}, exitOK},
+		{"--password-file", []string{"REDISCLI_AUTH=wrong"}, []string{"-m", list, "--password-file", file}, exitOK},
+		{"password in the URLs", []string{"REDISCLI_AUTH=wrong"}, []string{"-m", strings.Join(urls, ",")}, exitOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runBinary(t, bin, tc.env, append([]string{"--once", "--json"}, tc.args...)...)
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d (stderr %q)\n%s", code, tc.want, stderr, stdout)
+			}
+			s := decodeOnce(t, stdout)
+			for _, m := range s.Masters {
+				if m.Up != (tc.want == exitOK) {
+					t.Errorf("master %+v: up %v, want %v", m, m.Up, tc.want == exitOK)
+				}
+				if !m.Up && m.Error == "" {
+					t.Errorf("master %s is down without an error to show", m.Addr)
+				}
+			}
+			if strings.Contains(stdout+stderr, password) {
+				t.Errorf("the password appears in the output")
+			}
+		})
+	}
+}
+
+// tmuxSession is a detached tmux session on a private server socket, so that parallel tests do not collide.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+// pane is the target of every command: the session's only pane.
+const pane = "e2e"
+
+// prompt is the shell prompt inside the session (PS1 without its trailing space, which capture-pane trims).
+const prompt = "e2e$"
+
+// startTmux starts a shell in a 120x40 detached session; t.Cleanup kills the session's server.
+func startTmux(t *testing.T) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("redlock-tui-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", pane, "-x", "120", "-y", "40",
+		"env", "PS1="+prompt+" ", "/bin/sh")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("the shell prompt", func(screen string) bool { return strings.Contains(screen, prompt) })
+	return s
+}
+
+// tmux runs a tmux command against the session's server and returns its output.
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %q: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen is the visible text of the pane.
+func (s *tmuxSession) screen() string { return s.tmux("capture-pane", "-p", "-t", pane) }
+
+// keys sends tmux key names (Enter, C-c) or single characters.
+func (s *tmuxSession) keys(keys ...string) {
+	s.tmux(append([]string{"send-keys", "-t", pane}, keys...)...)
+}
+
+// typeText types text literally.
+func (s *tmuxSession) typeText(text string) { s.tmux("send-keys", "-t", pane, "-l", text) }
+
+// waitFor polls the screen until ok accepts it, for at most 15s, and returns that screen. On timeout it fails
+// the test with the last screen.
+func (s *tmuxSession) waitFor(what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	var screen string
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		screen = s.screen()
+		if ok(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %s; the screen is:\n%s", what, screen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// eventually polls cond for at most 15s and fails the test, naming what, if it never holds.
+func eventually(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; last: %s", what, state)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// tokensOn reads resource from every master: the values, "" where the key is absent.
+func tokensOn(t *testing.T, clients []*redis.Client, resource string) []string {
+	t.Helper()
+	tokens := make([]string, len(clients))
+	for i, c := range clients {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		v, err := c.Get(ctx, resource).Result()
+		cancel()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			t.Fatalf("GET %s on master %d: %v", resource, i+1, err)
+		default:
+			tokens[i] = v
+		}
+	}
+	return tokens
+}
+
+// heldEverywhere reports whether resource holds one token on every master.
+func heldEverywhere(t *testing.T, clients []*redis.Client, resource string) (bool, string) {
+	tokens := tokensOn(t, clients, resource)
+	for _, tok := range tokens {
+		if tok == "" || tok != tokens[0] {
+			return false, fmt.Sprintf("tokens %q", tokens)
+		}
+	}
+	return true, ""
+}
+
+// goneEverywhere reports whether resource is absent from every master.
+func goneEverywhere(t *testing.T, clients []*redis.Client, resource string) (bool, string) {
+	tokens := tokensOn(t, clients, resource)
+	return strings.Join(tokens, "") == "", fmt.Sprintf("tokens %q", tokens)
+}
+
+// fitsWidth reports whether every line of screen is at most width cells wide (one cell per rune here: the
+// dashboard draws no wide characters).
+func fitsWidth(screen string, width int) bool {
+	for _, line := range strings.Split(screen, "\n") {
+		if utf8.RuneCountInString(line) > width {
+			return false
+		}
+	}
+	return true
+}
+
+// acquireWithKeys opens the acquire form, types resource and submits it.
+func acquireWithKeys(s *tmuxSession, resource string) {
+	s.keys("a")
+	s.waitFor("the acquire form", func(screen string) bool { return strings.Contains(screen, "Acquire a lock") })
+	s.typeText(resource)
+	s.waitFor("the typed resource in the form", func(screen string) bool { return strings.Contains(screen, resource) })
+	s.keys("Enter")
+}
+
+func TestDashboardInTmux(t *testing.T) {
+	s := startTmux(t)
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	addrs := addrsOf(masters)
+
+	// The exit status is printed after the program, on the restored terminal.
+	s.typeText(fmt.Sprintf("%s --masters %s --ttl 30s; echo \"exit=$?\"", bin, strings.Join(addrs, ",")))
+	s.keys("Enter")
+	s.waitFor("all three masters up", func(screen string) bool {
+		for _, a := range addrs {
+			if !strings.Contains(screen, a) {
+				return false
+			}
+		}
+		return strings.Contains(screen, "3/3 up")
+	})
+
+	const first = "e2e:orders-1"
+	acquireWithKeys(s, first)
+	eventually(t, first+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, first) })
+	s.waitFor(first+" shown held by us", func(screen string) bool {
+		for _, line := range strings.Split(screen, "\n") {
+			if strings.Contains(line, first) && strings.Contains(line, "you") && strings.Contains(line, "held") {
+				return true
+			}
+		}
+		return false
+	})
+
+	s.keys("r")
+	eventually(t, first+" released from every master", func() (bool, string) { return goneEverywhere(t, clients, first) })
+	s.waitFor("the release on screen", func(screen string) bool { return strings.Contains(screen, "released "+first) })
+
+	for _, size := range []struct{ w, h int }{{80, 24}, {40, 12}, {120, 40}} {
+		s.tmux("resize-window", "-t", pane, "-x", fmt.Sprint(size.w), "-y", fmt.Sprint(size.h))
+		small := size.w < 64 || size.h < 16
+		screen := s.waitFor(fmt.Sprintf("a redrawn %dx%d screen", size.w, size.h), func(screen string) bool {
+			if small {
+				return strings.Contains(screen, "Enlarge the window")
+			}
+			return strings.Contains(screen, "3/3 up") && strings.Contains(screen, addrs[0]) &&
+				!strings.Contains(screen, "Enlarge")
+		})
+		if !fitsWidth(screen, size.w) {
+			t.Errorf("at %dx%d a line is wider than the window:\n%s", size.w, size.h, screen)
+		}
+	}
+
+	// A lock still held at quit is released by the dashboard before it exits.
+	const second = "e2e:orders-2"
+	acquireWithKeys(s, second)
+	eventually(t, second+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, second) })
+
+	s.keys("q")
+	screen := s.waitFor("the shell prompt after the exit status", func(screen string) bool {
+		i := strings.Index(screen, "exit=")
+		return i >= 0 && strings.Contains(screen[i:], prompt)
+	})
+	if !strings.Contains(screen, "exit=0") {
+		t.Errorf("the dashboard did not exit with status 0:\n%s", screen)
+	}
+	if !strings.Contains(screen, "released 1 lock") {
+		t.Errorf("no summary line saying our lock was released on the restored terminal:\n%s", screen)
+	}
+	if strings.Contains(screen, "Masters") {
+		t.Errorf("the dashboard is still on screen after quitting:\n%s", screen)
+	}
+	if alt := strings.TrimSpace(s.tmux("display-message", "-p", "-t", pane, "#{alternate_on}")); alt != "0" {
+		t.Errorf("the terminal is still on the alternate screen (alternate_on=%s)", alt)
+	}
+	if ok, state := goneEverywhere(t, clients, second); !ok {
+		t.Errorf("%s is still on the masters after quitting: %s", second, state)
+	}
+	if ok, state := goneEverywhere(t, clients, first); !ok {
+		t.Errorf("%s is back on the masters: %s", first, state)
+	}
+}
+
+func TestDashboardReleasesOurLocksOnSIGTERM(t *testing.T) {
+	s := startTmux(t)
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	addrs := addrsOf(masters)
+
+	// The binary replaces the shell, so the pane's process is the dashboard, and its exit status is kept.
+	s.tmux("set-option", "-g", "remain-on-exit", "on")
+	s.tmux("respawn-pane", "-k", "-t", pane, bin, "--masters", strings.Join(addrs, ","), "--ttl", "30s")
+	s.waitFor("all three masters up", func(screen string) bool { return strings.Contains(screen, "3/3 up") })
+	const resource = "e2e:sigterm"
+	acquireWithKeys(s, resource)
+	eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, resource) })
+
+	pid, err := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "-t", pane, "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var dead []string // pane_dead, then pane_dead_status once tmux has it
+	eventually(t, "the dashboard to exit after SIGTERM", func() (bool, string) {
+		dead = strings.Fields(s.tmux("display-message", "-p", "-t", pane, "#{pane_dead} #{pane_dead_status}"))
+		return len(dead) == 2 && dead[0] == "1", fmt.Sprintf("pane_dead, pane_dead_status: %q", dead)
+	})
+	if dead[1] != "0" {
+		t.Errorf("exit status %s after SIGTERM, want 0", dead[1])
+	}
+	if ok, state := goneEverywhere(t, clients, resource); !ok {
+		t.Errorf("%s is still on the masters after SIGTERM: %s", resource, state)
+	}
+}
