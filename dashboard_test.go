@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +20,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 	"github.com/redlock-tui/redlock-tui/ui"
 )
 
@@ -269,6 +273,496 @@ func checkScreen(t testing.TB, view string, w, h int) {
 			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 				t.Fatalf("line %d holds control character %U: %q", i+1, r, l)
 			}
+		}
+	}
+}
+
+// driver runs a dashboard as Bubble Tea would, minus the terminal: keys and messages go through Update in the
+// test's goroutine, commands run in their own goroutines and their messages come back through Update.
+type driver struct {
+	t    *testing.T
+	m    *ui.Model
+	msgs chan tea.Msg
+	done chan struct{}
+	quit bool
+}
+
+// drive starts a driver for m.
+func drive(t *testing.T, m *ui.Model) *driver {
+	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{})}
+	t.Cleanup(func() { close(d.done) })
+	return d
+}
+
+// exec runs a command in the background; its message, or each of a batch's, comes back to Update.
+func (d *driver) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range batch {
+				d.exec(c)
+			}
+			return
+		}
+		if msg == nil {
+			return
+		}
+		select {
+		case d.msgs <- msg:
+		case <-d.done:
+		}
+	}()
+}
+
+// update hands msg to Update and runs the command it returns.
+func (d *driver) update(msg tea.Msg) {
+	if _, ok := msg.(tea.QuitMsg); ok {
+		d.quit = true
+		return
+	}
+	_, cmd := d.m.Update(msg)
+	d.exec(cmd)
+}
+
+// press presses keys by name.
+func (d *driver) press(names ...string) {
+	for _, n := range names {
+		d.update(keyMsg(n))
+	}
+}
+
+// typeText types s one character at a time.
+func (d *driver) typeText(s string) {
+	for _, r := range s {
+		d.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+// waitFor delivers messages until cond holds for the screen, failing after 10 seconds.
+func (d *driver) waitFor(what string, cond func(view string) bool) {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond(d.m.View()) {
+		select {
+		case msg := <-d.msgs:
+			d.update(msg)
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, d.m.View())
+		}
+	}
+}
+
+// waitView waits until the screen shows text.
+func (d *driver) waitView(text string) {
+	d.t.Helper()
+	d.waitFor(fmt.Sprintf("%q on screen", text), func(v string) bool { return strings.Contains(v, text) })
+}
+
+// cluster is three real masters (redis-server, or embedded ones where it is missing) with a Redlock client and
+// a monitor over them.
+type cluster struct {
+	t       *testing.T
+	clients []*redis.Client
+	locker  *redlock.Client
+	mon     *monitor.Monitor
+}
+
+// newCluster starts three masters.
+func newCluster(t *testing.T, opts ...redlock.Option) *cluster {
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	addrs := make([]string, len(masters))
+	for i, m := range masters {
+		addrs[i] = m.Addr()
+	}
+	locker, err := redlock.New(clients, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(locker.Close)
+	mon, err := monitor.New(clients, addrs, monitor.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cluster{t: t, clients: clients, locker: locker, mon: mon}
+}
+
+// dashboard returns a driven dashboard over the cluster, with the real clock, sized 140 by 44.
+func (c *cluster) dashboard(o ui.Options) *driver {
+	o.Monitor, o.Locker, o.Now = c.mon, c.locker, time.Now
+	return drive(c.t, newDashboard(o, 140, 44))
+}
+
+// poll hands the dashboard a fresh snapshot.
+func (c *cluster) poll(d *driver) {
+	d.update(ui.SnapshotMsg{Snapshot: c.mon.Poll(context.Background())})
+}
+
+// values returns what each master holds for key ("" where absent).
+func (c *cluster) values(key string) []string {
+	c.t.Helper()
+	out := make([]string, len(c.clients))
+	for i, cl := range c.clients {
+		v, err := cl.Get(context.Background(), key).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			c.t.Fatalf("GET %s on master %d: %v", key, i+1, err)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// set writes key=value with a TTL on the masters listed (all when none).
+func (c *cluster) set(key, value string, ttl time.Duration, masters ...int) {
+	c.t.Helper()
+	if len(masters) == 0 {
+		masters = []int{0, 1, 2}
+	}
+	for _, i := range masters {
+		if err := c.clients[i].Set(context.Background(), key, value, ttl).Err(); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+}
+
+// acquire acquires resource through the form, with the default TTL, and waits for it.
+func (d *driver) acquire(resource string) {
+	d.t.Helper()
+	d.press("a")
+	d.typeText(resource)
+	d.press("enter")
+	d.waitView("acquired " + resource)
+}
+
+// heldEverywhere fails unless every master holds the same token for key.
+func (c *cluster) heldEverywhere(key string) string {
+	c.t.Helper()
+	vals := c.values(key)
+	for _, v := range vals {
+		if v == "" || v != vals[0] {
+			c.t.Fatalf("%s is not held with one token on every master: %q", key, vals)
+		}
+	}
+	return vals[0]
+}
+
+// goneEverywhere fails unless no master holds key.
+func (c *cluster) goneEverywhere(key string) {
+	c.t.Helper()
+	for i, v := range c.values(key) {
+		if v != "" {
+			c.t.Fatalf("%s is still on master %d (%q)", key, i+1, v)
+		}
+	}
+}
+
+func TestAcquireExtendAutoExtendRelease(t *testing.T) {
+	c := newCluster(t)
+	d := c.dashboard(ui.Options{TTL: 10 * time.Second})
+
+	d.press("a")
+	d.typeText("jobs:build")
+	d.press("enter")
+	if v := d.m.View(); !strings.Contains(v, "acquiring") {
+		t.Fatalf("no progress shown while acquiring:\n%s", v)
+	}
+	d.waitView("acquired jobs:build")
+	token := c.heldEverywhere("jobs:build")
+
+	c.poll(d)
+	view := d.m.View()
+	if !strings.Contains(view, "jobs:build") || !strings.Contains(view, "you") {
+		t.Fatalf("the lock is not shown as ours in the locks panel:\n%s", view)
+	}
+	if !regexp.MustCompile(`ext 0\s+acquire [✓?]{3}`).MatchString(view) {
+		t.Errorf("our locks panel does not show the acquire round's outcome per master:\n%s", view)
+	}
+
+	d.press("e") // the locks panel's cursor is on our lock: e applies to it
+	d.waitView("extended jobs:build")
+	if !strings.Contains(d.m.View(), "ext 1") {
+		t.Errorf("the extension is not counted:\n%s", d.m.View())
+	}
+
+	d.press("tab") // to our locks
+	d.press("x")
+	d.waitView("auto-extend on for jobs:build")
+	if !strings.Contains(d.m.View(), "auto-extending") {
+		t.Errorf("auto-extension is not shown:\n%s", d.m.View())
+	}
+	d.press("x")
+	d.waitView("auto-extend off for jobs:build")
+
+	d.press("r")
+	d.waitView("released jobs:build")
+	c.goneEverywhere("jobs:build")
+	if strings.Contains(d.m.View(), "Our locks 1") {
+		t.Errorf("the released lock is still listed as ours:\n%s", d.m.View())
+	}
+	if got := c.values("jobs:build"); got[0] == token {
+		t.Errorf("token still present: %q", got)
+	}
+}
+
+func TestAcquireFailureShowsEachMastersOutcome(t *testing.T) {
+	c := newCluster(t, redlock.WithRetries(1), redlock.WithRetryDelay(10*time.Millisecond, 20*time.Millisecond))
+	c.set("busy", "someone-else", time.Minute, 0, 1)
+	d := c.dashboard(ui.Options{})
+	d.press("a")
+	d.typeText("busy")
+	d.press("enter")
+	d.waitView("not acquired")
+	view := d.m.View()
+	for _, want := range []string{"M1 held by another token", "M2 held by another token", "after 2 attempts"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the failed acquire does not show %q:\n%s", want, view)
+		}
+	}
+	if got := c.values("busy"); got[2] != "" {
+		t.Errorf("the failed acquire left its key on master 3: %q", got)
+	}
+}
+
+func TestAcquireKeepsTheScreenLiveAndCanBeCancelled(t *testing.T) {
+	c := newCluster(t, redlock.WithRetries(1000), redlock.WithRetryDelay(50*time.Millisecond, 50*time.Millisecond))
+	c.set("contended", "someone-else", time.Minute)
+	d := c.dashboard(ui.Options{})
+	d.press("a")
+	d.typeText("contended")
+	d.press("enter")
+	d.waitView("acquiring…")
+
+	s := noQuorumSnapshot() // the screen keeps following snapshots while the acquire retries
+	s.Time = time.Now()
+	d.update(ui.SnapshotMsg{Snapshot: s})
+	if v := d.m.View(); !strings.Contains(v, "NO QUORUM") || !strings.Contains(v, "acquiring…") {
+		t.Fatalf("a snapshot during the acquire was not shown:\n%s", v)
+	}
+
+	d.press("esc")
+	d.waitView("acquire of contended cancelled; nothing held")
+	if got := c.values("contended"); got[0] != "someone-else" || got[1] != "someone-else" || got[2] != "someone-else" {
+		t.Errorf("the cancelled acquire touched the other holder's keys: %q", got)
+	}
+}
+
+func TestForceDeleteAsksForTheNameAndDeletesOnlyThatToken(t *testing.T) {
+	c := newCluster(t)
+	c.set("stale:lock", "crashed-holder", time.Minute)
+	d := c.dashboard(ui.Options{})
+	c.poll(d)
+
+	d.press("D")
+	d.waitView("Force-delete a lock that is not ours")
+	d.typeText("stale:lok")
+	d.press("enter")
+	d.waitView("the name does not match: nothing deleted")
+	c.heldEverywhere("stale:lock")
+
+	d.press("ctrl+u")
+	d.typeText("stale:lock")
+	d.press("enter")
+	d.waitView("force-delete stale:lock: 3 keys deleted")
+	c.goneEverywhere("stale:lock")
+}
+
+func TestForceDeleteNeverTouchesANewerHolder(t *testing.T) {
+	c := newCluster(t)
+	c.set("stale:lock", "crashed-holder", time.Minute)
+	d := c.dashboard(ui.Options{})
+	c.poll(d)
+
+	// The holder changes while the operator types: the confirmation is withdrawn.
+	d.press("D")
+	d.typeText("stale:lock")
+	c.set("stale:lock", "new-holder", time.Minute)
+	c.poll(d)
+	d.waitView("the lock changed holder while you confirmed: nothing deleted")
+	if c.heldEverywhere("stale:lock") != "new-holder" {
+		t.Fatal("the new holder lost its lock")
+	}
+
+	// The holder changes after the confirmation went out: the delete names the old token only.
+	c.set("stale:lock", "crashed-again", time.Minute)
+	c.poll(d)
+	d.press("D")
+	d.typeText("stale:lock")
+	_, cmd := d.m.Update(keyMsg("enter"))
+	if cmd == nil {
+		t.Fatal("confirming issued no command")
+	}
+	c.set("stale:lock", "newest-holder", time.Minute)
+	d.update(cmd())
+	d.waitView("nothing deleted: no master held those tokens any more")
+	if c.heldEverywhere("stale:lock") != "newest-holder" {
+		t.Fatal("the delete removed a newer holder's key")
+	}
+}
+
+func TestDeleteRefusesOurOwnLock(t *testing.T) {
+	c := newCluster(t)
+	d := c.dashboard(ui.Options{})
+	d.acquire("mine")
+	c.poll(d)
+	d.press("D")
+	d.waitView("delete: mine is ours: r releases it")
+	c.heldEverywhere("mine")
+}
+
+func TestLateResultsApplyToTheLockTheyAnswer(t *testing.T) {
+	c := newCluster(t)
+	d := c.dashboard(ui.Options{})
+	d.acquire("first")
+	d.acquire("second")
+	d.press("tab") // our locks, cursor on "first"
+
+	// An extension issued for "first" arrives after the cursor moved to "second".
+	_, extendFirst := d.m.Update(keyMsg("e"))
+	if extendFirst == nil {
+		t.Fatal("e issued no command")
+	}
+	d.press("down")
+	d.update(extendFirst())
+	d.waitView("extended first")
+	for _, line := range strings.Split(d.m.View(), "\n") {
+		line = ansi.Truncate(line, 70, "") // our locks panel only: the log beside it names both locks
+		switch {
+		case strings.Contains(line, "first") && strings.Contains(line, "ext "):
+			if !strings.Contains(line, "ext 1") {
+				t.Errorf("first's extension was not applied to it: %q", line)
+			}
+		case strings.Contains(line, "second") && strings.Contains(line, "ext "):
+			if !strings.Contains(line, "ext 0") {
+				t.Errorf("first's extension was applied to second: %q", line)
+			}
+		}
+	}
+
+	// An extension of "second" that arrives after "second" was released is not applied to anything.
+	_, extendSecond := d.m.Update(keyMsg("e"))
+	d.press("r")
+	d.waitView("released second")
+	d.update(extendSecond())
+	d.waitView("extend result for second arrived after it was")
+	if strings.Contains(d.m.View(), "Our locks 2") {
+		t.Errorf("the late result brought second back:\n%s", d.m.View())
+	}
+	c.goneEverywhere("second")
+	c.heldEverywhere("first")
+}
+
+func TestKeeperLossShowsTheLockLost(t *testing.T) {
+	c := newCluster(t)
+	d := c.dashboard(ui.Options{TTL: 900 * time.Millisecond})
+	d.acquire("short")
+	d.press("tab", "x")
+	d.waitView("auto-extend on for short")
+	for _, cl := range c.clients { // someone deletes the key behind our back
+		cl.Del(context.Background(), "short")
+	}
+	d.waitView("lost short")
+	if !strings.Contains(d.m.View(), "LOST") {
+		t.Errorf("our locks panel does not show the loss:\n%s", d.m.View())
+	}
+}
+
+func TestQuitReleasesOurLocks(t *testing.T) {
+	c := newCluster(t)
+	d := c.dashboard(ui.Options{})
+	d.acquire("q:one")
+	d.acquire("q:two")
+	d.press("tab", "x")
+	d.waitView("auto-extend on for q:one")
+	d.press("q")
+	d.waitFor("quit", func(string) bool { return d.quit })
+	if got, want := d.m.Summary(), "released 2 locks; 0 still held"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	c.goneEverywhere("q:one")
+	c.goneEverywhere("q:two")
+}
+
+func TestQuitWithoutLocks(t *testing.T) {
+	for _, tc := range []struct {
+		readOnly bool
+		want     string
+	}{{false, "no locks held"}, {true, "read-only: no locks taken"}} {
+		m := newDashboard(ui.Options{ReadOnly: tc.readOnly, Locker: idleLocker(t)}, 100, 30)
+		_, cmd := m.Update(keyMsg("ctrl+c"))
+		if cmd == nil {
+			t.Fatal("ctrl+c returned no command")
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Errorf("ctrl+c with no locks did not quit at once")
+		}
+		if got := m.Summary(); got != tc.want {
+			t.Errorf("summary %q, want %q", got, tc.want)
+		}
+	}
+}
+
+func TestReadOnlyRefusesEveryWriteAndSaysWhy(t *testing.T) {
+	c := newCluster(t)
+	c.set("foreign", "someone-else", time.Minute)
+	d := c.dashboard(ui.Options{ReadOnly: true})
+	c.poll(d)
+	tests := []struct{ key, want string }{
+		{"a", "acquiring is disabled: the dashboard runs read-only"},
+		{"e", "extending is disabled: the dashboard runs read-only"},
+		{"r", "releasing is disabled: the dashboard runs read-only"},
+		{"x", "auto-extending is disabled: the dashboard runs read-only"},
+		{"D", "force-deleting is disabled: the dashboard runs read-only"},
+	}
+	for _, tc := range tests {
+		_, cmd := d.m.Update(keyMsg(tc.key))
+		if cmd != nil {
+			t.Errorf("%s issued a command in read-only mode", tc.key)
+		}
+		view := d.m.View()
+		if !strings.Contains(view, tc.want) {
+			t.Errorf("%s: the screen does not say %q:\n%s", tc.key, tc.want, view)
+		}
+		if strings.Contains(view, "Acquire a lock") || strings.Contains(view, "Force-delete") {
+			t.Errorf("%s opened a form in read-only mode", tc.key)
+		}
+	}
+	footer := d.m.View()
+	footer = footer[strings.LastIndex(footer, "\n"):]
+	for _, hidden := range []string{"acquire", "delete", "release"} {
+		if strings.Contains(footer, hidden) {
+			t.Errorf("the help line offers %q in read-only mode: %q", hidden, footer)
+		}
+	}
+	if got := c.values("foreign"); got[0] != "someone-else" {
+		t.Errorf("read-only mode changed a key: %q", got)
+	}
+}
+
+func TestWriteKeysExplainWhyTheyDoNothing(t *testing.T) {
+	m := newDashboard(ui.Options{Locker: idleLocker(t)}, 120, 36)
+	m.Update(ui.SnapshotMsg{Snapshot: normalSnapshot()})
+	tests := []struct{ keys, want string }{
+		{"e", "extend: the selected lock is not ours"},
+		{"r", "release: the selected lock is not ours"},
+		{"x", "auto-extend: the selected lock is not ours"},
+		{"tab e", "extend: we hold no lock"},
+		{"tab D", "delete: select a lock in the locks panel first"},
+	}
+	for _, tc := range tests {
+		m := newDashboard(ui.Options{Locker: idleLocker(t)}, 120, 36)
+		m.Update(ui.SnapshotMsg{Snapshot: normalSnapshot()})
+		var cmd tea.Cmd
+		for _, k := range strings.Fields(tc.keys) {
+			_, cmd = m.Update(keyMsg(k))
+		}
+		if cmd != nil {
+			t.Errorf("%q issued a command", tc.keys)
+		}
+		if v := m.View(); !strings.Contains(v, tc.want) {
+			t.Errorf("%q: the screen does not say %q:\n%s", tc.keys, tc.want, v)
 		}
 	}
 }

@@ -100,9 +100,14 @@ func (f *acquireForm) View(w, frame int) string {
 		}
 		body = append(body, st.text.normal.Render(line), st.form.hint.Render("retrying per --retries; esc cancels"))
 	case f.err != "":
-		body = append(body, st.name(f.err, st.form.err))
+		for _, l := range strings.Split(ansi.Wrap(f.err, inner, " "), "\n") {
+			body = append(body, st.form.err.Render(l))
+		}
 		if f.round.n > 0 {
-			body = append(body, st.form.hint.Render(f.round.summary()), st.form.hint.Render(f.round.detail()))
+			body = append(body, st.form.hint.Render("last round: "+f.round.summary()))
+			for _, n := range f.round.nodeLines() {
+				body = append(body, st.form.hint.Render("  "+n))
+			}
 		}
 	default:
 		k := f.sh.keys

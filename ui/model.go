@@ -737,24 +737,29 @@ func (m *Model) onDeleted(msg deleteResultMsg) {
 		m.confirm = nil
 	}
 	name := sanitize(msg.resource, nameCap)
-	deleted := 0
+	deleted, gone := 0, 0
 	for i, r := range msg.rounds {
 		rv := viewRound(r)
 		token := strings.TrimRight(fit(sanitize(msg.tokens[i], nameCap), shortToken), " ")
+		deleted += r.OK
 		switch err := msg.errs[i]; {
 		case err == nil:
-			deleted += r.OK
 			m.logf(levelInfo, msg.resource, "deleted %s token %s from %s: %s", name, token,
 				plural(r.OK, "master"), rv.detail())
 		case errors.Is(err, redlock.ErrNotHeld):
+			gone++
 			m.logf(levelWarn, msg.resource, "delete %s token %s: no master held it any more", name, token)
 		default:
 			reason, _ := failure(err)
-			deleted += r.OK
 			m.logf(levelWarn, msg.resource, "delete %s token %s: %s · %s", name, token, reason, rv.detail())
 		}
 	}
-	m.setStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
+	switch {
+	case gone == len(msg.rounds):
+		m.setStatus(levelWarn, "force-delete "+name+": nothing deleted: no master held those tokens any more")
+	default:
+		m.setStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
+	}
 }
 
 // togglePause pauses or resumes polling.

@@ -69,18 +69,21 @@ func (r roundView) summary() string {
 }
 
 // detail is every master's outcome and timing: "M1 ok 1.1ms · M3 timeout 50ms · M2 error: ...".
-func (r roundView) detail() string {
-	parts := make([]string, len(r.nodes))
+func (r roundView) detail() string { return strings.Join(r.nodeLines(), " · ") }
+
+// nodeLines is every master's outcome and timing, one per master: "M1 ok 1.1ms", "M2 error: ...".
+func (r roundView) nodeLines() []string {
+	lines := make([]string, len(r.nodes))
 	for i, n := range r.nodes {
-		parts[i] = n.label + " " + n.outcome.String()
+		lines[i] = n.label + " " + n.outcome.String()
 		if n.latency > 0 {
-			parts[i] += " " + latency(n.latency)
+			lines[i] += " " + latency(n.latency)
 		}
 		if n.err != "" && n.outcome == redlock.OutcomeError {
-			parts[i] += ": " + n.err
+			lines[i] += ": " + n.err
 		}
 	}
-	return strings.Join(parts, " · ")
+	return lines
 }
 
 // failure describes an error from the Redlock client, sanitized, with the round it carries (empty if none).
@@ -147,14 +150,14 @@ func (o *ownLock) refresh(now time.Time) []logEntry {
 	return out
 }
 
-// state is the word shown for the lock.
-func (o *ownLock) state() (string, level) {
+// state is the word shown for the lock at now.
+func (o *ownLock) state(now time.Time) (string, level) {
 	switch {
 	case o.busy != "":
 		return o.busy + "…", levelInfo
 	case o.lost != "":
 		return "LOST", levelError
-	case !o.held:
+	case !o.held || !now.Before(o.validUntil):
 		return "expired", levelWarn
 	}
 	return "held", levelInfo
@@ -251,7 +254,8 @@ func (p *oursPanel) View(focused bool) string {
 	return st.box(title, body, p.w, p.h, focused)
 }
 
-// row renders one of our locks w cells wide.
+// row renders one of our locks w cells wide: name, validity bar and countdown, state, auto-extension, extensions
+// used, and the last round with one outcome glyph per master.
 func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string {
 	st := p.sh.st
 	cursor := "  "
@@ -263,16 +267,16 @@ func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string 
 		v = 0
 	}
 	auto := "-"
-	if o.keeper != nil {
+	switch {
+	case o.autoBusy:
+		auto = "…"
+	case o.keeper != nil:
 		auto = "auto"
 	}
-	if o.autoBusy {
-		auto = "…"
-	}
-	stateText, lvl := o.state()
-	tail := fmt.Sprintf(" %-4s ext %-2d %s %s", auto, o.extensions, o.last.glyphs(), o.last.summary())
-	nameW := max(min(w-2-7-9-ansi.StringWidth(tail)-10, 32), 8)
+	stateText, lvl := o.state(now)
+	tail := fmt.Sprintf("%-4s ext %-2d %s %s", auto, o.extensions, o.last.op, o.last.glyphs())
+	nameW := max(w-2-16-11-ansi.StringWidth(tail)-1, 8)
 	return cursor + st.name(fit(o.name, nameW), st.text.normal) + " " +
 		st.validityBar(v, o.ttl, 8, same) + " " + st.text.normal.Render(fitLeft(dur(v), 6)) + " " +
-		st.level[lvl].Render(fit(stateText, 10)) + st.text.muted.Render(tail)
+		st.level[lvl].Render(fit(stateText, 10)) + " " + st.text.muted.Render(tail)
 }
