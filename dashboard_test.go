@@ -766,3 +766,314 @@ func TestWriteKeysExplainWhyTheyDoNothing(t *testing.T) {
 		}
 	}
 }
+
+// hostile is a key name that would clear the screen, retitle the terminal, break the line and reverse the text
+// if it reached the terminal as it is.
+const hostile = "evil\x1b[2J\x1b]0;pwned\x07\nname\u202e\u200bgnp.exe"
+
+// hostileShown is how the dashboard shows it: escaped and marked.
+const hostileShown = `‽evil\x1b[2J\x1b]0;pwned\a\nname\u202e\u200bgnp.exe`
+
+func TestHostileKeyNameRendersEscaped(t *testing.T) {
+	s := normalSnapshot()
+	evil := lockOf(hostile, 2, 5*time.Second, on("tok\x1b[31m", 6*time.Second), on("tok\x1b[31m", 6*time.Second),
+		none)
+	s.Locks = append([]monitor.LockView{evil}, s.Locks...)
+	s.Masters[2].Err, s.Masters[2].Up = "ERR \x1b[H\x1b[2Jgotcha\r\n", false
+	s.Warnings = []monitor.Warning{{Kind: "x", Text: "bad \x1b[5m text"}}
+	s.Events = []monitor.Event{{Time: testNow, Kind: monitor.EventLockAppeared, Resource: hostile, Text: "appeared"}}
+	m := newDashboard(ui.Options{Locker: idleLocker(t)}, 160, 40)
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	view := m.View()
+	checkScreen(t, view, 160, 40)
+	if strings.ContainsAny(view, "\x1b\a\r\u202e\u200b") {
+		t.Fatalf("a control character reached the screen:\n%q", view)
+	}
+	if !strings.Contains(view, hostileShown[:40]) {
+		t.Errorf("the locks panel does not show the escaped, marked name %q:\n%s", hostileShown[:40], view)
+	}
+	if !strings.Contains(view, `resource  `+hostileShown[:36]) || !strings.Contains(view, hostileShown[36:]) {
+		t.Errorf("the detail panel does not show the whole escaped name:\n%s", view)
+	}
+	if !strings.Contains(view, `‽ERR \x1b[H\x1b[2Jgotcha\r\n`) {
+		t.Errorf("the master's error is not escaped:\n%s", view)
+	}
+
+	// The delete confirmation shows the name escaped and accepts it typed as shown.
+	m.Update(keyMsg("D"))
+	view = m.View()
+	checkScreen(t, view, 160, 40)
+	if !strings.Contains(view, "type it as shown, without ‽") {
+		t.Errorf("the confirmation does not explain how to type an escaped name:\n%s", view)
+	}
+	for _, r := range strings.TrimPrefix(hostileShown, "‽") {
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	_, cmd := m.Update(keyMsg("enter"))
+	if cmd == nil {
+		t.Errorf("the escaped name typed as shown was not accepted:\n%s", m.View())
+	}
+}
+
+func TestHostileKeyOnARealMasterRendersEscaped(t *testing.T) {
+	c := newCluster(t)
+	c.set(hostile, "tok\x1b[31m\n", time.Minute)
+	d := c.dashboard(ui.Options{})
+	c.poll(d)
+	view := d.m.View()
+	checkScreen(t, view, 140, 44)
+	if strings.ContainsAny(view, "\x1b\a\r\u202e\u200b") {
+		t.Fatalf("a control character from the master reached the screen:\n%q", view)
+	}
+	if !strings.Contains(view, hostileShown[:30]) {
+		t.Errorf("the hostile key is not shown escaped:\n%s", view)
+	}
+}
+
+func TestAnySizeRendersAFullScreen(t *testing.T) {
+	states := map[string][]string{
+		"panels":  nil,
+		"help":    {"?"},
+		"form":    {"a", "x", "y"},
+		"confirm": {"D", "b"},
+		"filter":  {"/", "o", "r"},
+	}
+	for name, keys := range states {
+		for w := 0; w <= 200; w += 7 {
+			for h := 0; h <= 60; h += 5 {
+				m := newDashboard(ui.Options{Locker: idleLocker(t)}, w, h)
+				m.Update(ui.SnapshotMsg{Snapshot: splitSnapshot()})
+				for _, k := range keys {
+					m.Update(keyMsg(k))
+				}
+				view := m.View()
+				if w == 0 || h == 0 {
+					if view != "" {
+						t.Errorf("%s at %dx%d: a screen of no size is not empty", name, w, h)
+					}
+					continue
+				}
+				checkScreen(t, view, w, h)
+				small := w < 64 || h < 16
+				if got := strings.Contains(view, "Enlarge the window"); got != small && w >= 20 {
+					t.Errorf("%s at %dx%d: enlarge message shown %v, want %v", name, w, h, got, small)
+				}
+			}
+		}
+	}
+}
+
+func TestSnapshotHandling(t *testing.T) {
+	lost := normalSnapshot()
+	lost.Locks[2].State, lost.Locks[2].Holder, lost.Locks[2].Count = monitor.StateLost, "", 1
+	lost.Locks[2].Masters = []monitor.MasterLock{on(tokC, time.Second), none, none}
+	lost.Warnings = []monitor.Warning{{Severity: monitor.SeverityError, Kind: monitor.WarnLockLost,
+		Text: `our lock "jobs:nightly-report" lost its quorum (1 of 3)`}}
+	lost.Events = []monitor.Event{{Time: testNow, Kind: monitor.EventLockLost, Resource: "jobs:nightly-report",
+		Text: "lost its quorum"}}
+
+	many := normalSnapshot()
+	for i := range 5 {
+		many.Warnings = append(many.Warnings, monitor.Warning{Severity: monitor.SeverityWarning,
+			Kind: monitor.WarnClockOffset, Master: fmt.Sprintf("10.0.0.%d:6379", i), Text: "clock offset 40ms"})
+	}
+
+	tests := []struct {
+		name string
+		s    monitor.Snapshot
+		want []string
+	}{
+		{"lost lock", lost, []string{"LOST", "(1 mine, 1 lost, 1 partial)", `✖ error: our lock "jobs:nightly-report" lost`,
+			"lock-lost jobs:nightly-report: lost its quorum", "DEGRADED"}},
+		{"master down", masterDownSnapshot(), []string{"M2  10.0.0.2:6379          down", "connection refused",
+			"● ✕ ●", "DEGRADED", "▲ warning: 10.0.0.2:6379: down"}},
+		{"no quorum", noQuorumSnapshot(), []string{"NO QUORUM", "masters 1/3 up", "✖ error: 1 of 3 masters up"}},
+		{"many warnings", many, []string{"▲ warning: 10.0.0.0:6379", "▲ warning: 10.0.0.1:6379",
+			"▲ 3 more warnings: see the event log"}},
+		{"split", splitSnapshot(), []string{"split", "held*", "○  ○  ●"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newDashboard(ui.Options{}, 140, 40)
+			m.Update(ui.SnapshotMsg{Snapshot: tc.s})
+			view := m.View()
+			for _, want := range tc.want {
+				if !strings.Contains(strings.ReplaceAll(view, "  ", " "), strings.ReplaceAll(want, "  ", " ")) {
+					t.Errorf("the screen does not show %q:\n%s", want, view)
+				}
+			}
+		})
+	}
+}
+
+func TestNavigationFocusAndScrolling(t *testing.T) {
+	ms := mastersUp(3)
+	var locks []monitor.LockView
+	for i := range 200 {
+		locks = append(locks, lockOf(fmt.Sprintf("res:%03d", i), 2, time.Duration(i+1)*time.Second,
+			on(tokA, time.Minute), on(tokA, time.Minute), on(tokA, time.Minute)))
+	}
+	m := newDashboard(ui.Options{}, 120, 36)
+	m.Update(ui.SnapshotMsg{Snapshot: snapshotOf(ms, nil, locks...)})
+	selected := func() string {
+		v := m.View()
+		i := strings.Index(v, "resource  ")
+		return strings.Fields(v[i+len("resource  "):])[0]
+	}
+	steps := []struct {
+		key, want string
+	}{
+		{"j", "res:001"}, {"down", "res:002"}, {"k", "res:001"}, {"G", "res:199"}, {"g", "res:000"},
+		{"pgdown", "res:015"}, {"pgup", "res:000"}, {"end", "res:199"}, {"home", "res:000"},
+	}
+	for _, s := range steps {
+		m.Update(keyMsg(s.key))
+		if got := selected(); got != s.want {
+			t.Fatalf("after %s the selected lock is %s, want %s", s.key, got, s.want)
+		}
+		checkScreen(t, m.View(), 120, 36)
+	}
+	m.Update(keyMsg("G"))
+	if !strings.Contains(m.View(), "▸ res:199") {
+		t.Errorf("the cursor row res:199 is not on screen after G:\n%s", m.View())
+	}
+
+	focused := func() string { // the panel with the heavy border
+		v := m.View()
+		i := strings.Index(v, "┏━ ")
+		return strings.Fields(v[i+len("┏━ "):])[0]
+	}
+	for _, want := range []string{"Our", "Events", "Masters", "Locks"} {
+		m.Update(keyMsg("tab"))
+		if got := focused(); got != want {
+			t.Fatalf("tab focused %s, want %s", got, want)
+		}
+	}
+	m.Update(keyMsg("shift+tab"))
+	if got := focused(); got != "Masters" {
+		t.Fatalf("shift+tab focused %s, want Masters", got)
+	}
+}
+
+func TestFilterSortPauseAndInterval(t *testing.T) {
+	m := newDashboard(ui.Options{}, 120, 36)
+	m.Update(ui.SnapshotMsg{Snapshot: normalSnapshot()})
+	for _, k := range []string{"/", "o", "r", "d"} {
+		m.Update(keyMsg(k))
+	}
+	v := m.View()
+	if !strings.Contains(v, "Locks 1 of 4") || !strings.Contains(v, "filter /ord") || strings.Contains(v, "cache:warmup") {
+		t.Fatalf("filter /ord does not keep only orders:7:\n%s", v)
+	}
+	m.Update(keyMsg("enter"))
+	m.Update(keyMsg("j")) // navigation again, the filter stays
+	if !strings.Contains(m.View(), "Locks 1 of 4") {
+		t.Fatalf("the filter did not stay after enter:\n%s", m.View())
+	}
+	m.Update(keyMsg("esc"))
+	if !strings.Contains(m.View(), "Locks 4 ·") {
+		t.Fatalf("esc did not clear the filter:\n%s", m.View())
+	}
+
+	order := func() []string {
+		var names []string
+		for _, l := range strings.Split(m.View(), "\n") {
+			for _, n := range []string{"billing:invoice:42", "cache:warmup", "jobs:nightly-report", "orders:7"} {
+				if strings.Contains(ansi.Truncate(l, 30, ""), n) {
+					names = append(names, n)
+				}
+			}
+		}
+		return names
+	}
+	wantOrders := map[string]string{
+		"validity": "cache:warmup orders:7 billing:invoice:42 jobs:nightly-report",
+		"state":    "cache:warmup billing:invoice:42 jobs:nightly-report orders:7",
+		"changes":  "billing:invoice:42 cache:warmup jobs:nightly-report orders:7",
+		"resource": "billing:invoice:42 cache:warmup jobs:nightly-report orders:7",
+	}
+	for _, mode := range []string{"validity", "state", "changes", "resource"} {
+		m.Update(keyMsg("s"))
+		if !strings.Contains(m.View(), "sort "+mode) {
+			t.Fatalf("s did not switch to sort %s:\n%s", mode, m.View())
+		}
+		if got := strings.Join(order(), " "); got != wantOrders[mode] {
+			t.Errorf("sorted by %s: %s, want %s", mode, got, wantOrders[mode])
+		}
+	}
+
+	m.Update(keyMsg("p"))
+	if !strings.Contains(m.View(), "poll 500ms PAUSED") {
+		t.Errorf("p did not pause:\n%s", m.View())
+	}
+	m.Update(keyMsg("p"))
+	m.Update(keyMsg("+"))
+	if !strings.Contains(m.View(), "poll 200ms live") {
+		t.Errorf("+ did not poll faster:\n%s", m.View())
+	}
+	m.Update(keyMsg("-"))
+	m.Update(keyMsg("-"))
+	if !strings.Contains(m.View(), "poll 1s live") {
+		t.Errorf("- - did not poll slower:\n%s", m.View())
+	}
+}
+
+func TestMonitorLoopFeedsTheScreen(t *testing.T) {
+	c := newCluster(t)
+	m := newDashboard(ui.Options{Monitor: c.mon, Locker: c.locker, Now: time.Now, Poll: 100 * time.Millisecond},
+		140, 44)
+	d := drive(t, m)
+	d.exec(m.Init())
+	d.waitView("masters 3/3 up")
+	c.set("appears:later", "someone", time.Minute)
+	d.waitView("appears:later")
+	d.press("p")
+	d.waitView("PAUSED")
+	d.press("q")
+	d.waitFor("quit", func(string) bool { return d.quit })
+}
+
+// bigSnapshot is n held locks on five masters, one of them missing the key.
+func bigSnapshot(n int) monitor.Snapshot {
+	ms := mastersUp(5)
+	locks := make([]monitor.LockView, n)
+	cells := make([]monitor.MasterLock, 5*n)
+	for i := range locks {
+		token := fmt.Sprintf("%027d", i)
+		c := cells[i*5 : i*5+5 : i*5+5]
+		for j := range c {
+			c[j] = on(token, time.Duration(1000+i%9000)*time.Millisecond)
+		}
+		c[i%5] = none
+		locks[i] = monitor.LockView{Resource: fmt.Sprintf("tenant:%04d:job:%06d", i%1000, i), State: monitor.StateHeld,
+			Holder: token, Count: 4, Masters: c, Validity: time.Duration(900+i%9000) * time.Millisecond,
+			TTLSpread: time.Millisecond, Changes: i % 5, HeldSince: testNow.Add(-time.Minute)}
+	}
+	return snapshotOf(ms, nil, locks...)
+}
+
+// BenchmarkView100k measures one frame of the dashboard with 100,000 locks (target: under 5 ms).
+func BenchmarkView100k(b *testing.B) {
+	m := newDashboard(ui.Options{Locker: idleLocker(b)}, 200, 60)
+	m.Update(ui.SnapshotMsg{Snapshot: bigSnapshot(100000)})
+	m.Update(keyMsg("pgdown")) // somewhere in the middle of the list, scrolling
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m.Update(keyMsg("j"))
+		_ = m.View()
+	}
+}
+
+// BenchmarkSnapshot100k measures taking in a snapshot of 100,000 locks (sanitizing, counting, sorting), which
+// happens once per poll, not per frame.
+func BenchmarkSnapshot100k(b *testing.B) {
+	m := newDashboard(ui.Options{Locker: idleLocker(b)}, 200, 60)
+	s := bigSnapshot(100000)
+	m.Update(keyMsg("s")) // sorted by validity
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m.Update(ui.SnapshotMsg{Snapshot: s})
+	}
+}

@@ -2,7 +2,8 @@ package ui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/lipgloss"
+	"strings"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -29,7 +30,17 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 	var body []string
 	add := func(s string) { body = append(body, s) }
 
-	add(label("resource") + st.name(row.name, st.text.normal))
+	wrapped := func(title, text string) { // long names and tokens continue on the next lines, up to three
+		lines := strings.Split(ansi.Hardwrap(text, max(w-10, 8), true), "\n")
+		for i, l := range lines[:min(len(lines), 3)] {
+			if i == 0 {
+				add(label(title) + st.name(l, st.text.normal))
+			} else {
+				add(label("") + st.text.normal.Render(l))
+			}
+		}
+	}
+	wrapped("resource", row.name)
 	stateText, stateStyle := stateLabel(st, lv)
 	holder := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
@@ -39,7 +50,7 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.masters), d.snap.Quorum)))
 	if lv.State == monitor.StateHeld {
 		v := validityAt(lv, d.snap.Time, now)
-		add(label("validity") + st.validityBar(v, row.ref, 10, same) + " " + st.text.normal.Render(dur(v)) +
+		add(label("validity") + st.validityBar(v, row.ref, 10, false) + " " + st.text.normal.Render(dur(v)) +
 			st.text.muted.Render(" · spread "+dur(lv.TTLSpread)))
 	}
 	token := "-"
@@ -50,7 +61,7 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 	if lv.Holder == "" {
 		tokenLabel = "most seen"
 	}
-	add(label(tokenLabel) + st.name(token, st.text.normal))
+	wrapped(tokenLabel, token)
 	if lv.Holder != "" && !lv.HeldSince.IsZero() {
 		add(label("held for") + st.text.normal.Render(dur(now.Sub(lv.HeldSince))))
 	}
@@ -73,7 +84,7 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 			line += st.text.muted.Render("no key")
 		default:
 			ref := max(row.ref, m.PTTL)
-			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, same) + " " +
+			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, false) + " " +
 				st.text.normal.Render(dur(m.PTTL))
 		}
 		add(line)
@@ -88,9 +99,6 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 	}
 	return st.box("Detail", body, p.w, p.h, false)
 }
-
-// same is the identity style picker, for bars outside a selected row.
-func same(s lipgloss.Style) lipgloss.Style { return s }
 
 // firstWith returns the first master holding token for lv.
 func firstWith(lv *monitor.LockView, token string) int {

@@ -87,8 +87,8 @@ func (f *acquireForm) View(w, frame int) string {
 	inner := w - 2
 	label := func(s string) string { return st.form.label.Render(fit(s, 10)) }
 	body := []string{
-		label("resource") + f.resource.View(inner-10, f.focus == 0 && !f.running, st.form.input, st.table.cursor.Reverse(true)),
-		label("ttl") + f.ttl.View(min(inner-10, 16), f.focus == 1 && !f.running, st.form.input, st.table.cursor.Reverse(true)),
+		label("resource") + f.resource.View(inner-10, f.focus == 0 && !f.running, st.form.input, st.cursor),
+		label("ttl") + f.ttl.View(min(inner-10, 16), f.focus == 1 && !f.running, st.form.input, st.cursor),
 		"",
 	}
 	switch {
@@ -165,16 +165,22 @@ func (c *deleteConfirm) View(w, frame int) string {
 	w = min(w, 76)
 	inner := w - 2
 	label := func(s string) string { return st.form.label.Render(fit(s, 10)) }
-	body := []string{
-		label("resource") + st.name(c.name, st.text.normal),
-		label("tokens") + st.text.normal.Render(strings.Join(c.shown, ", ")),
-		st.form.hint.Render("Deletes the key only where it holds these tokens; a newer holder is never touched."),
+	var body []string
+	for i, l := range strings.Split(ansi.Hardwrap(c.name, inner-10, true), "\n") {
+		if i == 0 {
+			body = append(body, label("resource")+st.name(l, st.text.normal))
+		} else {
+			body = append(body, label("")+st.text.normal.Render(l))
+		}
 	}
+	body = append(body,
+		label("tokens")+st.text.normal.Render(strings.Join(c.shown, ", ")),
+		st.form.hint.Render("Deletes the key only where it holds these tokens; a newer holder is never touched."))
 	if strings.HasPrefix(c.name, mark) {
 		body = append(body, st.form.hint.Render("The name holds escaped bytes: type it as shown, without "+mark+"."))
 	}
 	body = append(body, st.text.normal.Render("Type the resource name to confirm:"),
-		"> "+c.input.View(inner-2, !c.running, st.form.input, st.table.cursor.Reverse(true)))
+		"> "+c.input.View(inner-2, !c.running, st.form.input, st.cursor))
 	k := c.sh.keys
 	switch {
 	case c.running:

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -244,12 +243,8 @@ func validityAt(lv *monitor.LockView, snapTime, now time.Time) time.Duration {
 func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, selected, focused bool) string {
 	st := p.sh.st
 	lv := r.lv
-	pick := func(s lipgloss.Style) lipgloss.Style {
-		if selected && focused {
-			return s.Inherit(st.table.selected)
-		}
-		return s
-	}
+	sel := selected && focused
+	pick := func(p paint) paint { return p.on(sel) }
 	space := pick(st.text.normal).Render(" ")
 	var b strings.Builder
 	if selected {
@@ -284,7 +279,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	b.WriteString(space)
 	v := validityAt(lv, d.snap.Time, now)
 	if c.bar > 0 {
-		b.WriteString(st.validityBar(v, r.ref, c.bar, pick))
+		b.WriteString(st.validityBar(v, r.ref, c.bar, sel))
 		b.WriteString(space)
 	}
 	vText := "-"
@@ -312,7 +307,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 
 // cellGlyph is one master's cell of a lock row: ● the row's token (the holder's), ○ another token, · no key,
 // ✕ master down.
-func cellGlyph(st *styles, m monitor.MasterLock, primary string, state monitor.LockState) (string, lipgloss.Style) {
+func cellGlyph(st *styles, m monitor.MasterLock, primary string, state monitor.LockState) (string, paint) {
 	switch {
 	case m.Down:
 		return "✕", st.cell.down
@@ -328,7 +323,7 @@ func cellGlyph(st *styles, m monitor.MasterLock, primary string, state monitor.L
 }
 
 // stateLabel names a lock's state; a held lock with another token on some master is marked with "*".
-func stateLabel(st *styles, lv *monitor.LockView) (string, lipgloss.Style) {
+func stateLabel(st *styles, lv *monitor.LockView) (string, paint) {
 	switch lv.State {
 	case monitor.StateHeld:
 		if lv.Foreign {
@@ -345,8 +340,9 @@ func stateLabel(st *styles, lv *monitor.LockView) (string, lipgloss.Style) {
 	return "-", st.state.none
 }
 
-// bar renders a validity bar w cells wide for v out of ref, warning colour below a quarter.
-func (s *styles) validityBar(v, ref time.Duration, w int, pick func(lipgloss.Style) lipgloss.Style) string {
+// validityBar renders a bar w cells wide for v out of ref, in the warning colour below a quarter, over the
+// selected row's background when selected.
+func (s *styles) validityBar(v, ref time.Duration, w int, selected bool) string {
 	f := 0.0
 	if ref > 0 {
 		f = float64(v) / float64(ref)
@@ -356,5 +352,5 @@ func (s *styles) validityBar(v, ref time.Duration, w int, pick func(lipgloss.Sty
 	if f < 0.25 {
 		full = s.bar.low
 	}
-	return pick(full).Render(strings.Repeat("█", filled)) + pick(s.bar.empty).Render(strings.Repeat("░", empty))
+	return full.on(selected).Render(strings.Repeat("█", filled)) + s.bar.empty.on(selected).Render(strings.Repeat("░", empty))
 }

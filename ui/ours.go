@@ -277,6 +277,6 @@ func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string 
 	tail := fmt.Sprintf("%-4s ext %-2d %s %s", auto, o.extensions, o.last.op, o.last.glyphs())
 	nameW := max(w-2-16-11-ansi.StringWidth(tail)-1, 8)
 	return cursor + st.name(fit(o.name, nameW), st.text.normal) + " " +
-		st.validityBar(v, o.ttl, 8, same) + " " + st.text.normal.Render(fitLeft(dur(v), 6)) + " " +
+		st.validityBar(v, o.ttl, 8, false) + " " + st.text.normal.Render(fitLeft(dur(v), 6)) + " " +
 		st.level[lvl].Render(fit(stateText, 10)) + " " + st.text.muted.Render(tail)
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 )
@@ -31,84 +33,128 @@ func defaultTheme() theme {
 	}
 }
 
-// styles holds every lipgloss style of the dashboard, grouped by the part of the screen that uses it, built once
-// from a theme.
+// paint is a style made ready for the hot paths: its escape sequences are worked out once, so painting a cell
+// is a concatenation rather than a lipgloss render, which costs microseconds and allocations per call and would
+// dominate a frame. Without colour (NO_COLOR, or a terminal without colour) both sequences are empty.
+type paint struct {
+	pre, post string
+	sel       *paint // the same over the selected row's background
+}
+
+// paintSentinel is a private-use character that never occurs in rendered text, used to split a rendering.
+const paintSentinel = "\ue000"
+
+// newPaint prepares s, and s over the selected background.
+func newPaint(s, selected lipgloss.Style) paint {
+	p, sel := splitRender(s), splitRender(s.Inherit(selected))
+	p.sel = &sel
+	return p
+}
+
+// splitRender finds the sequences lipgloss writes before and after a text in style s.
+func splitRender(s lipgloss.Style) paint {
+	r := s.Render(paintSentinel)
+	i := strings.Index(r, paintSentinel)
+	if i < 0 {
+		return paint{}
+	}
+	return paint{pre: r[:i], post: r[i+len(paintSentinel):]}
+}
+
+// Render paints text.
+func (p paint) Render(text string) string {
+	if p.pre == "" && p.post == "" {
+		return text
+	}
+	return p.pre + text + p.post
+}
+
+// on returns p, or p over the selected background when selected.
+func (p paint) on(selected bool) paint {
+	if selected && p.sel != nil {
+		return *p.sel
+	}
+	return p
+}
+
+// styles holds every style of the dashboard, grouped by the part of the screen that uses it, built once from a
+// theme. Forms and help keep lipgloss styles; everything drawn per row is a paint.
 type styles struct {
 	header struct {
-		title, label, value, ok, degraded, noQuorum, paused, live, readOnly lipgloss.Style
+		title, label, value, ok, degraded, noQuorum, paused, live, readOnly paint
 	}
-	banner struct{ err, warn lipgloss.Style }
+	banner struct{ err, warn paint }
 	panel  struct {
-		border, borderFocused, title, titleFocused, dim lipgloss.Style
+		border, borderFocused, title, titleFocused paint
 	}
-	table struct{ head, cursor, selected lipgloss.Style }
-	cell  struct{ holder, other, absent, down lipgloss.Style }
-	state struct{ held, partial, split, lost, none lipgloss.Style }
-	bar   struct{ full, low, empty lipgloss.Style }
-	level [3]lipgloss.Style // by level: info, warning, error
-	text  struct{ normal, muted, you, mark, ok, bad lipgloss.Style }
-	form  struct{ box, title, label, input, hint, err lipgloss.Style }
-	help  help.Styles
+	table    struct{ head, cursor paint }
+	cursor   lipgloss.Style // a field's cursor
+	cell     struct{ holder, other, absent, down paint }
+	state    struct{ held, partial, split, lost, none paint }
+	bar      struct{ full, low, empty paint }
+	level    [3]paint // by level: info, warning, error
+	text     struct{ normal, muted, you, mark, ok, bad paint }
+	form     struct{ label, input, hint, err lipgloss.Style }
+	help     help.Styles
+	selected lipgloss.Style
 }
 
 // newStyles builds the styles from t.
 func newStyles(t theme) *styles {
-	s := &styles{}
+	s := &styles{selected: lipgloss.NewStyle().Background(t.selected)}
 	fg := func(c lipgloss.AdaptiveColor) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
+	p := func(st lipgloss.Style) paint { return newPaint(st, s.selected) }
 
-	s.header.title = fg(t.accent).Bold(true)
-	s.header.label = fg(t.muted)
-	s.header.value = fg(t.text)
-	s.header.ok = fg(t.ok).Bold(true)
-	s.header.degraded = fg(t.warn).Bold(true)
-	s.header.noQuorum = fg(t.bad).Bold(true).Reverse(true)
-	s.header.paused = fg(t.warn).Bold(true)
-	s.header.live = fg(t.ok)
-	s.header.readOnly = fg(t.info).Bold(true).Reverse(true)
+	s.header.title = p(fg(t.accent).Bold(true))
+	s.header.label = p(fg(t.muted))
+	s.header.value = p(fg(t.text))
+	s.header.ok = p(fg(t.ok).Bold(true))
+	s.header.degraded = p(fg(t.warn).Bold(true))
+	s.header.noQuorum = p(fg(t.bad).Bold(true).Reverse(true))
+	s.header.paused = p(fg(t.warn).Bold(true))
+	s.header.live = p(fg(t.ok))
+	s.header.readOnly = p(fg(t.info).Bold(true).Reverse(true))
 
-	s.banner.err = fg(t.bad).Bold(true)
-	s.banner.warn = fg(t.warn)
+	s.banner.err = p(fg(t.bad).Bold(true))
+	s.banner.warn = p(fg(t.warn))
 
-	s.panel.border = fg(t.border)
-	s.panel.borderFocused = fg(t.focus)
-	s.panel.title = fg(t.muted).Bold(true)
-	s.panel.titleFocused = fg(t.focus).Bold(true)
-	s.panel.dim = fg(t.muted)
+	s.panel.border = p(fg(t.border))
+	s.panel.borderFocused = p(fg(t.focus))
+	s.panel.title = p(fg(t.muted).Bold(true))
+	s.panel.titleFocused = p(fg(t.focus).Bold(true))
 
-	s.table.head = fg(t.muted).Bold(true)
-	s.table.cursor = fg(t.focus).Bold(true)
-	s.table.selected = lipgloss.NewStyle().Background(t.selected)
+	s.table.head = p(fg(t.muted).Bold(true))
+	s.table.cursor = p(fg(t.focus).Bold(true))
+	s.cursor = fg(t.focus).Bold(true).Reverse(true)
 
-	s.cell.holder = fg(t.ok)
-	s.cell.other = fg(t.other).Bold(true)
-	s.cell.absent = fg(t.subtle)
-	s.cell.down = fg(t.bad)
+	s.cell.holder = p(fg(t.ok))
+	s.cell.other = p(fg(t.other).Bold(true))
+	s.cell.absent = p(fg(t.subtle))
+	s.cell.down = p(fg(t.bad))
 
-	s.state.held = fg(t.ok)
-	s.state.partial = fg(t.warn)
-	s.state.split = fg(t.other).Bold(true)
-	s.state.lost = fg(t.bad).Bold(true)
-	s.state.none = fg(t.muted)
+	s.state.held = p(fg(t.ok))
+	s.state.partial = p(fg(t.warn))
+	s.state.split = p(fg(t.other).Bold(true))
+	s.state.lost = p(fg(t.bad).Bold(true))
+	s.state.none = p(fg(t.muted))
 
-	s.bar.full = fg(t.ok)
-	s.bar.low = fg(t.warn)
-	s.bar.empty = fg(t.subtle)
+	s.bar.full = p(fg(t.ok))
+	s.bar.low = p(fg(t.warn))
+	s.bar.empty = p(fg(t.subtle))
 
-	s.level[levelInfo] = fg(t.text)
-	s.level[levelWarn] = fg(t.warn)
-	s.level[levelError] = fg(t.bad)
+	s.level[levelInfo] = p(fg(t.text))
+	s.level[levelWarn] = p(fg(t.warn))
+	s.level[levelError] = p(fg(t.bad))
 
-	s.text.normal = fg(t.text)
-	s.text.muted = fg(t.muted)
-	s.text.you = fg(t.info).Bold(true)
-	s.text.mark = fg(t.bad).Bold(true)
-	s.text.ok = fg(t.ok)
-	s.text.bad = fg(t.bad)
+	s.text.normal = p(fg(t.text))
+	s.text.muted = p(fg(t.muted))
+	s.text.you = p(fg(t.info).Bold(true))
+	s.text.mark = p(fg(t.bad).Bold(true))
+	s.text.ok = p(fg(t.ok))
+	s.text.bad = p(fg(t.bad))
 
-	s.form.box = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(t.focus).Padding(0, 1)
-	s.form.title = fg(t.accent).Bold(true)
 	s.form.label = fg(t.muted)
-	s.form.input = fg(t.text).Underline(true)
+	s.form.input = fg(t.text)
 	s.form.hint = fg(t.muted)
 	s.form.err = fg(t.bad)
 
@@ -125,8 +171,8 @@ func newStyles(t theme) *styles {
 }
 
 // name renders a sanitized name with base, showing the mark of an escaped or cut name in the mark style.
-func (s *styles) name(text string, base lipgloss.Style) string {
-	if len(text) >= len(mark) && text[:len(mark)] == mark {
+func (s *styles) name(text string, base paint) string {
+	if strings.HasPrefix(text, mark) {
 		return s.text.mark.Render(mark) + base.Render(text[len(mark):])
 	}
 	return base.Render(text)
