@@ -2,9 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"strings"
 )
 
 // detailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
