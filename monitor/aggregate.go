@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Drift measurement windows: the rate is reported once the offset has been followed for driftMinWindow, and the
-// window restarts after driftMaxWindow so the figure follows the current rate.
+// Drift measurement: the rate is reported once the offset has been followed for driftMinWindow, and only when
+// the two samples' uncertainties bound its error to a quarter of the rate the drift factor allows (a slow round
+// trip is not taken for drift); the window restarts after driftMaxWindow so the figure follows the current rate.
 const (
 	driftMinWindow = 2 * time.Second
 	driftMaxWindow = time.Minute
@@ -41,7 +42,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]string, now ti
 			p = &prev.Masters[i]
 		}
 		var ev []Event
-		s.Masters[i], ev = masterStatus(p, r, now, cfg)
+		s.Masters[i], ev = masterStatus(p, r, now, cfg.DriftFactor)
 		events = append(events, ev...)
 		if s.Masters[i].Up {
 			s.UpCount++
@@ -68,7 +69,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]string, now ti
 
 // masterStatus derives one master's status from its reading and its previous status (nil when first seen),
 // with the events of the transition.
-func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (MasterStatus, []Event) {
+func masterStatus(p *MasterStatus, r Reading, now time.Time, driftFactor float64) (MasterStatus, []Event) {
 	var events []Event
 	event := func(kind EventKind, text string) {
 		events = append(events, Event{Time: now, Kind: kind, Master: r.Addr, Text: text})
@@ -138,13 +139,16 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		ms.ClockOffset = r.ServerTime.Sub(mid)
 		ms.ClockUncertainty = ms.RTT / 2
 		h := &ms.hist
-		if h.driftRefAt.IsZero() {
-			h.driftRef, h.driftRefAt = ms.ClockOffset, mid
-		} else if elapsed := mid.Sub(h.driftRefAt); elapsed >= driftMinWindow {
+		elapsed := mid.Sub(h.driftRefAt)
+		if h.driftRefAt.IsZero() || elapsed < driftMinWindow && ms.ClockUncertainty < h.driftRefUnc/2 {
+			// Start the window, or restart it from a much better sample (the first one includes a dial).
+			h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
+		} else if elapsed >= driftMinWindow &&
+			float64(h.driftRefUnc+ms.ClockUncertainty)/float64(elapsed) <= driftFactor/4 {
 			ms.DriftPPM = float64(ms.ClockOffset-h.driftRef) / float64(elapsed) * 1e6
 			ms.DriftKnown = true
 			if elapsed >= driftMaxWindow {
-				h.driftRef, h.driftRefAt = ms.ClockOffset, mid
+				h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
 			}
 		}
 	}

@@ -373,7 +373,7 @@ func TestAggregateRTTAndClock(t *testing.T) {
 	// The master's clock is 250ms ahead and gains 1ms per second (1000 ppm).
 	var prev *Snapshot
 	var s Snapshot
-	rtts := []time.Duration{4 * time.Millisecond, 2 * time.Millisecond, 2 * time.Millisecond, 2 * time.Millisecond}
+	rtts := []time.Duration{400 * time.Microsecond, 200 * time.Microsecond, 200 * time.Microsecond, 200 * time.Microsecond}
 	for i, rtt := range rtts {
 		sent := t0.Add(time.Duration(i) * time.Second)
 		mid := sent.Add(rtt / 2)
@@ -385,7 +385,7 @@ func TestAggregateRTTAndClock(t *testing.T) {
 		if m.RTT != rtt || m.ClockOffset != offset || m.ClockUncertainty != rtt/2 || !m.ClockKnown {
 			t.Fatalf("poll %d: rtt %v offset %v ± %v, want %v %v ± %v", i, m.RTT, m.ClockOffset, m.ClockUncertainty, rtt, offset, rtt/2)
 		}
-		// The window starts at poll 0's midpoint; poll 2's is 1ms short of 2s, as its RTT is shorter.
+		// The window starts at poll 0's midpoint; poll 2's is 100µs short of 2s, as its RTT is shorter.
 		if wantKnown := i >= 3; m.DriftKnown != wantKnown {
 			t.Errorf("poll %d: DriftKnown = %v, want %v", i, m.DriftKnown, wantKnown)
 		}
@@ -394,9 +394,25 @@ func TestAggregateRTTAndClock(t *testing.T) {
 	if m.DriftPPM < 999 || m.DriftPPM > 1001 {
 		t.Errorf("drift = %.1f ppm, want 1000", m.DriftPPM)
 	}
-	// EWMA with weight 1/8: 4ms, then 4 + (2-4)/8 = 3.75, 3.53125, 3.33984375ms.
-	if want := time.Duration(3339844); m.RTTSmoothed < want-time.Microsecond || m.RTTSmoothed > want+time.Microsecond {
+	// EWMA with weight 1/8: 400µs, then 400 + (200-400)/8 = 375, 353.125, 333.984375µs.
+	if want := time.Duration(333984); m.RTTSmoothed < want-time.Microsecond || m.RTTSmoothed > want+time.Microsecond {
 		t.Errorf("smoothed RTT = %v, want about %v", m.RTTSmoothed, want)
+	}
+}
+
+func TestAggregateDriftIgnoresSlowRoundTrips(t *testing.T) {
+	// A steady clock, but one poll's reply was delayed 100ms on the way back: its offset estimate is 50ms off,
+	// within its uncertainty. Over 3s that would read as 16000 ppm; the error bound rules it out.
+	rtts := []time.Duration{200 * time.Microsecond, 200 * time.Microsecond, 200 * time.Microsecond, 100 * time.Millisecond}
+	var prev *Snapshot
+	for i, rtt := range rtts {
+		sent := t0.Add(time.Duration(i) * time.Second)
+		r := Reading{Addr: "a", Sent: sent, Received: sent.Add(rtt), ServerTime: sent.Add(100 * time.Microsecond), Uptime: time.Hour, Replicas: -1}
+		s := Aggregate(prev, []Reading{r}, nil, sent.Add(rtt), Config{})
+		prev = &s
+	}
+	if m := prev.Masters[0]; m.DriftKnown && abs(time.Duration(m.DriftPPM)) > 100 {
+		t.Errorf("drift %.0f ppm from one slow round trip; want it ignored", m.DriftPPM)
 	}
 }
 

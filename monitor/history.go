@@ -6,6 +6,7 @@ import "time"
 type masterHistory struct {
 	infoUptime  time.Duration // last uptime read from INFO, -1 unknown
 	driftRef    time.Duration // clock offset at the start of the drift window
+	driftRefUnc time.Duration // its uncertainty
 	driftRefAt  time.Time     // local time of that sample; zero when no window is open
 	clockWarned bool          // a clock warning was raised in the previous snapshot
 }

@@ -100,10 +100,11 @@ func (m *Monitor) readAll(ctx context.Context) []Reading {
 		}
 		waiting++
 		go func() {
-			defer m.busy[i].Store(false)
 			rctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
-			defer cancel()
-			results <- result{i, p.read(rctx, m.cfg)}
+			r := p.read(rctx, m.cfg)
+			cancel()
+			m.busy[i].Store(false) // before the result is seen, so the next poll finds the master free
+			results <- result{i, r}
 		}()
 	}
 	deadline := time.NewTimer(m.cfg.Timeout)
