@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -350,6 +351,20 @@ func fitsWidth(screen string, width int) bool {
 	return true
 }
 
+// exitStatusLine matches the line the shell prints after the dashboard exits (echo "exit=$?").
+var exitStatusLine = regexp.MustCompile(`(?m)^exit=(\d+)$`)
+
+// waitForExit waits for the shell to print the dashboard's exit status and its prompt again, and returns the
+// screen and the status.
+func waitForExit(s *tmuxSession) (screen, status string) {
+	s.t.Helper()
+	screen = s.waitFor("the exit status and the shell prompt", func(screen string) bool {
+		loc := exitStatusLine.FindStringIndex(screen)
+		return loc != nil && strings.Contains(screen[loc[1]:], prompt)
+	})
+	return screen, exitStatusLine.FindStringSubmatch(screen)[1]
+}
+
 // acquireWithKeys opens the acquire form, types resource and submits it.
 func acquireWithKeys(s *tmuxSession, resource string) {
 	s.keys("a")
@@ -415,12 +430,9 @@ func TestDashboardInTmux(t *testing.T) {
 	eventually(t, second+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, second) })
 
 	s.keys("q")
-	screen := s.waitFor("the shell prompt after the exit status", func(screen string) bool {
-		i := strings.Index(screen, "exit=")
-		return i >= 0 && strings.Contains(screen[i:], prompt)
-	})
-	if !strings.Contains(screen, "exit=0") {
-		t.Errorf("the dashboard did not exit with status 0:\n%s", screen)
+	screen, status := waitForExit(s)
+	if status != "0" {
+		t.Errorf("the dashboard exited with status %s, want 0:\n%s", status, screen)
 	}
 	if !strings.Contains(screen, "released 1 lock") {
 		t.Errorf("no summary line saying our lock was released on the restored terminal:\n%s", screen)
@@ -446,30 +458,62 @@ func TestDashboardReleasesOurLocksOnSIGTERM(t *testing.T) {
 	clients := redlocktest.Clients(t, masters)
 	addrs := addrsOf(masters)
 
-	// The binary replaces the shell, so the pane's process is the dashboard, and its exit status is kept.
-	s.tmux("set-option", "-g", "remain-on-exit", "on")
-	s.tmux("respawn-pane", "-k", "-t", pane, bin, "--masters", strings.Join(addrs, ","), "--ttl", "30s")
+	s.typeText(fmt.Sprintf("%s --masters %s --ttl 30s; echo \"exit=$?\"", bin, strings.Join(addrs, ",")))
+	s.keys("Enter")
 	s.waitFor("all three masters up", func(screen string) bool { return strings.Contains(screen, "3/3 up") })
 	const resource = "e2e:sigterm"
 	acquireWithKeys(s, resource)
 	eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, resource) })
 
-	pid, err := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "-t", pane, "#{pane_pid}")))
+	// The dashboard is the only child of the pane's shell.
+	shell := strings.TrimSpace(s.tmux("display-message", "-p", "-t", pane, "#{pane_pid}"))
+	children, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	if err != nil {
+		t.Skipf("cannot find the dashboard's process: %v", err)
+	}
+	pids := strings.Fields(string(children))
+	if len(pids) != 1 {
+		t.Fatalf("the shell has children %q, want only the dashboard", pids)
+	}
+	pid, err := strconv.Atoi(pids[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	var dead []string // pane_dead, then pane_dead_status once tmux has it
-	eventually(t, "the dashboard to exit after SIGTERM", func() (bool, string) {
-		dead = strings.Fields(s.tmux("display-message", "-p", "-t", pane, "#{pane_dead} #{pane_dead_status}"))
-		return len(dead) == 2 && dead[0] == "1", fmt.Sprintf("pane_dead, pane_dead_status: %q", dead)
-	})
-	if dead[1] != "0" {
-		t.Errorf("exit status %s after SIGTERM, want 0", dead[1])
+	screen, status := waitForExit(s)
+	if status != "0" || !strings.Contains(screen, "released 1 lock") {
+		t.Errorf("after SIGTERM: exit status %s; want 0 and a summary saying our lock was released:\n%s", status, screen)
 	}
 	if ok, state := goneEverywhere(t, clients, resource); !ok {
 		t.Errorf("%s is still on the masters after SIGTERM: %s", resource, state)
+	}
+}
+
+func TestDashboardReadOnlyWritesNothing(t *testing.T) {
+	s := startTmux(t)
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	addrs := addrsOf(masters)
+
+	s.typeText(fmt.Sprintf("%s --masters %s --read-only; echo \"exit=$?\"", bin, strings.Join(addrs, ",")))
+	s.keys("Enter")
+	s.waitFor("all three masters up", func(screen string) bool { return strings.Contains(screen, "3/3 up") })
+	s.keys("a")
+	s.waitFor("the acquire key refused in read-only mode", func(screen string) bool {
+		return strings.Contains(screen, "read-only") && !strings.Contains(screen, "Acquire a lock")
+	})
+	s.keys("q")
+	screen, status := waitForExit(s)
+	if status != "0" || !strings.Contains(screen, "read-only: no locks taken") {
+		t.Errorf("exit status %s; want 0 and a read-only summary line:\n%s", status, screen)
+	}
+	for i, c := range clients {
+		n, err := c.DBSize(context.Background()).Result()
+		if err != nil || n != 0 {
+			t.Errorf("master %d holds %d keys (err %v) after a read-only session, want none", i+1, n, err)
+		}
 	}
 }

@@ -140,16 +140,22 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 // runDashboard runs the full-screen dashboard until the user quits, then
 // prints the UI's summary on the restored terminal.
 func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys system) int {
-	locker, err := redlock.New(masters.clients,
-		redlock.WithNodeTimeout(cfg.NodeTimeout),
-		redlock.WithRetries(cfg.Retries),
-		redlock.WithRetryDelay(cfg.RetryDelayMin, cfg.RetryDelayMax),
-		redlock.WithDriftFactor(cfg.DriftFactor))
-	if err != nil {
-		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
-		return exitUsage
+	// Read-only: no Redlock client exists at all, so no write can be issued
+	// whatever the UI does; the UI also disables the write keys and says why.
+	var locker *redlock.Client
+	if !cfg.ReadOnly {
+		var err error
+		locker, err = redlock.New(masters.clients,
+			redlock.WithNodeTimeout(cfg.NodeTimeout),
+			redlock.WithRetries(cfg.Retries),
+			redlock.WithRetryDelay(cfg.RetryDelayMin, cfg.RetryDelayMax),
+			redlock.WithDriftFactor(cfg.DriftFactor))
+		if err != nil {
+			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+			return exitUsage
+		}
+		defer locker.Close()
 	}
-	defer locker.Close()
 	title := fmt.Sprintf("%d masters", len(masters.names))
 	if masters.demo != nil {
 		title = "demo"
@@ -164,7 +170,11 @@ func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syst
 		Title:    title,
 		Now:      time.Now,
 	})
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithoutSignalHandler())
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler()}
+	if !term.IsTerminal(os.Stdin.Fd()) {
+		opts = append(opts, tea.WithInputTTY()) // keys come from the terminal even when stdin is redirected
+	}
+	p := tea.NewProgram(model, opts...)
 	stopSignals := quitOnSignal(p)
 	final, err := p.Run()
 	stopSignals()
@@ -308,19 +318,20 @@ func asAuthFailure(err error) error {
 	return nil
 }
 
-// versionString names the release, the commit it was built from and the Go version.
+// versionString names the release (or the commit it was built from) and the Go version.
 func versionString() string {
 	v, rev, dirty := version, "", false
 	if info, ok := debug.ReadBuildInfo(); ok {
-		if v == "" {
-			v = info.Main.Version
-		}
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value[:min(12, len(s.Value))]
-			case "vcs.modified":
-				dirty = s.Value == "true"
+		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version // a module version (go install ...@v1.2.3 or a pseudo-version) names its commit
+		} else {
+			for _, s := range info.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					rev = s.Value[:min(12, len(s.Value))]
+				case "vcs.modified":
+					dirty = s.Value == "true"
+				}
 			}
 		}
 	}
