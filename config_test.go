@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"io/fs"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/demo"
 )
 
 // fakeEnv is an Environment with the given variables and files and nothing else.
@@ -416,4 +419,30 @@ func FuzzParseConfig(f *testing.F) {
 			t.Errorf("parseConfig(%q, %q): error is not one line: %q", a, b, err)
 		}
 	})
+}
+
+func TestOnceWithoutMastersUsesEmbeddedMasters(t *testing.T) {
+	code, stdout, stderr := runCapture([]string{"--once", "--json"}, fakeEnv(nil, nil))
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing on stderr", code, stderr)
+	}
+	var s struct {
+		Quorum  int `json:"quorum"`
+		Masters []struct {
+			Up bool `json:"up"`
+		} `json:"masters"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	up := 0
+	for _, m := range s.Masters {
+		if m.Up {
+			up++
+		}
+	}
+	if len(s.Masters) != demo.MasterCount || up < s.Quorum {
+		t.Errorf("%d masters, %d up, quorum %d; want the %d embedded masters with a quorum up", len(s.Masters), up,
+			s.Quorum, demo.MasterCount)
+	}
 }

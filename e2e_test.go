@@ -3,9 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"math/big"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -515,5 +523,97 @@ func TestDashboardReadOnlyWritesNothing(t *testing.T) {
 		if err != nil || n != 0 {
 			t.Errorf("master %d holds %d keys (err %v) after a read-only session, want none", i+1, n, err)
 		}
+	}
+}
+
+// writeTestPKI writes a CA certificate and a server certificate for 127.0.0.1 and localhost, signed by it, with
+// the server's key, into dir.
+func writeTestPKI(t *testing.T, dir string) (caFile, certFile, keyFile string) {
+	t.Helper()
+	newKey := func() *ecdsa.PrivateKey {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	caKey, serverKey := newKey(), newKey()
+	ca := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "redlock-tui test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "redis"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	serverDER, err := x509.CreateCertificate(rand.Reader, server, ca, &serverKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(serverKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, kind string, der []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	return write("ca.pem", "CERTIFICATE", caDER), write("server.pem", "CERTIFICATE", serverDER),
+		write("server.key", "EC PRIVATE KEY", keyDER)
+}
+
+func TestOnceOverTLS(t *testing.T) {
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("needs redis-server for TLS (install it, or set REDLOCK_TEST_REDIS=required)")
+	}
+	bin := buildBinary(t)
+	caFile, certFile, keyFile := writeTestPKI(t, t.TempDir())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsPort := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	redlocktest.StartServers(t, 1, redlocktest.ServerOptions{Args: []string{
+		"--tls-port", strconv.Itoa(tlsPort), "--tls-cert-file", certFile, "--tls-key-file", keyFile,
+		"--tls-ca-cert-file", caFile, "--tls-auth-clients", "no",
+	}})
+	url := fmt.Sprintf("rediss://127.0.0.1:%d", tlsPort)
+	tests := []struct {
+		name    string
+		args    []string
+		want    int
+		warning bool
+	}{
+		{"verified with --tls-ca-file", []string{"-m", url, "--tls-ca-file", caFile}, exitOK, false},
+		{"verified by host name", []string{"-m", fmt.Sprintf("rediss://localhost:%d", tlsPort), "--tls-ca-file", caFile},
+			exitOK, false},
+		{"unknown CA", []string{"-m", url}, exitNoQuorum, false},
+		{"--tls-skip-verify", []string{"-m", url, "--tls-skip-verify"}, exitOK, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runBinary(t, bin, nil, append([]string{"--once", "--json"}, tc.args...)...)
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d (stderr %q)\n%s", code, tc.want, stderr, stdout)
+			}
+			s := decodeOnce(t, stdout)
+			if len(s.Masters) != 1 || s.Masters[0].Up != (tc.want == exitOK) {
+				t.Errorf("masters %+v, want one, up %v", s.Masters, tc.want == exitOK)
+			}
+			if got := strings.Contains(stderr, "WARNING"); got != tc.warning {
+				t.Errorf("warning on stderr %v, want %v: %q", got, tc.warning, stderr)
+			}
+		})
 	}
 }
