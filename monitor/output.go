@@ -169,7 +169,10 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		if !m.Up {
 			status = "down: " + m.Err
 		}
-		offset, drift, uptime, replicas := "?", "?", "?", "?"
+		rtt, offset, drift, uptime, replicas := "-", "?", "?", "?", "?"
+		if m.Up {
+			rtt = fmt.Sprintf("%.3fms", ms(m.RTT))
+		}
 		if m.ClockKnown {
 			offset = fmt.Sprintf("%+.3fms ±%.3fms", ms(m.ClockOffset), ms(m.ClockUncertainty))
 		}
@@ -182,7 +185,7 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		if m.Replicas >= 0 {
 			replicas = strconv.Itoa(m.Replicas)
 		}
-		p("%s\t%s\t%.3fms\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", Escape(m.Addr), Escape(status), ms(m.RTT), offset, drift,
+		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", Escape(m.Addr), Escape(status), rtt, offset, drift,
 			Escape(m.Role), orUnknown(Escape(m.Version)), uptime, replicas, m.Keys)
 	}
 
