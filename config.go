@@ -104,12 +104,12 @@ func usagef(format string, args ...any) error {
 
 // flagValues holds the raw flag values before validation.
 type flagValues struct {
-	masters       []string
-	passwordFile  string
-	tlsCAFile     string
-	retryDelay    string
-	cfg           Config
-	demoFlagsUsed []string
+	masters      []string
+	passwordFile string
+	tlsCAFile    string
+	retryDelay   string
+	cfg          Config
+	demoFlag     string // the first demo-only flag given, "" for none
 }
 
 // newFlagSet declares every flag on a fresh set bound to v.
@@ -175,8 +175,8 @@ func parseConfig(args []string, env Environment) (Config, error) {
 		return Config{}, usagef("unexpected argument %q (masters go in --masters)", rest[0])
 	}
 	for _, name := range []string{"demo-clients", "demo-resources"} {
-		if fs.Changed(name) {
-			v.demoFlagsUsed = append(v.demoFlagsUsed, name)
+		if fs.Changed(name) && v.demoFlag == "" {
+			v.demoFlag = name
 		}
 	}
 	if err := validateScalars(&c, &v); err != nil {
@@ -258,8 +258,8 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 			entries = append(entries, e)
 		}
 	}
-	if len(entries) > 0 && len(v.demoFlagsUsed) > 0 {
-		return nil, usagef("--%s applies to demo mode only, without --masters", v.demoFlagsUsed[0])
+	if len(entries) > 0 && v.demoFlag != "" {
+		return nil, usagef("--%s applies to demo mode only, without --masters", v.demoFlag)
 	}
 	password, err := globalPassword(v.passwordFile, env)
 	if err != nil {
