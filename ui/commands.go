@@ -27,10 +27,12 @@ type SnapshotMsg struct {
 // monitorStartedMsg carries the channel of a monitor loop just started.
 type monitorStartedMsg struct{ ch <-chan monitor.Snapshot }
 
-// monitorSnapshotMsg is a snapshot from the monitor loop; reading the next one re-arms the command.
+// monitorSnapshotMsg is a snapshot from the monitor loop, already made ready for the screen; reading the next
+// one re-arms the command.
 type monitorSnapshotMsg struct {
-	ch   <-chan monitor.Snapshot
-	snap monitor.Snapshot
+	ch      <-chan monitor.Snapshot
+	data    *dashboard
+	entries []logEntry
 }
 
 // monitorClosedMsg tells that the monitor loop ended.
@@ -98,14 +100,17 @@ func startMonitor(ctx context.Context, mon *monitor.Monitor) tea.Cmd {
 	return func() tea.Msg { return monitorStartedMsg{ch: mon.Run(ctx)} }
 }
 
-// waitSnapshot reads the next snapshot from the monitor loop; the dashboard re-arms it after each one.
-func waitSnapshot(ch <-chan monitor.Snapshot) tea.Cmd {
+// waitSnapshot reads the next snapshot from the monitor loop and takes it in (sanitizing, counting) in the
+// command's goroutine, off the event loop: with 100,000 locks that is tens of milliseconds the keyboard does not
+// wait for. prev is the current dashboard, which is immutable. The dashboard re-arms the command after each one.
+func waitSnapshot(ch <-chan monitor.Snapshot, prev *dashboard) tea.Cmd {
 	return func() tea.Msg {
 		s, ok := <-ch
 		if !ok {
 			return monitorClosedMsg{}
 		}
-		return monitorSnapshotMsg{ch: ch, snap: s}
+		d, entries := ingest(s, prev)
+		return monitorSnapshotMsg{ch: ch, data: d, entries: entries}
 	}
 }
 

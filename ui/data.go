@@ -37,7 +37,7 @@ type lockRow struct {
 	lv      *monitor.LockView
 	name    string        // sanitized resource
 	primary string        // raw token: the holder's, or the most common one when nobody holds it ("" if none)
-	short   string        // sanitized primary token, shortened for a table cell
+	holder  string        // sanitized primary token
 	tokens  []string      // sanitized token per master, "" where absent
 	ref     time.Duration // scale of the validity and PTTL bars: the longest PTTL seen for this holder
 }
@@ -109,7 +109,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 		row.name = sanitize(lv.Resource, nameCap)
 		row.primary = primaryToken(lv)
 		shown := sanitize(row.primary, nameCap)
-		row.short = fit(shown, shortToken)
+		row.holder = shown
 		row.tokens = tokens[i*n : (i+1)*n : (i+1)*n]
 		for j, c := range lv.Masters {
 			if j >= n || !c.Present {

@@ -37,7 +37,7 @@ func TestIngestSanitizesEverythingUntrusted(t *testing.T) {
 	s.Warnings = []monitor.Warning{{Kind: "x", Text: "bad\rtext"}}
 	s.Events = []monitor.Event{{Time: t0, Kind: monitor.EventLockAppeared, Resource: "evil\x1b", Text: "\x1b[H"}}
 	d, entries := ingest(s, nil)
-	texts := []string{d.locks[0].name, d.locks[0].short, d.masters[1].addr, d.masters[1].err, d.masters[1].role,
+	texts := []string{d.locks[0].name, d.locks[0].holder, d.masters[1].addr, d.masters[1].err, d.masters[1].role,
 		d.masters[1].warnings, d.warnings[0].text}
 	texts = append(texts, d.locks[0].tokens...)
 	for _, e := range entries {

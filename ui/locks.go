@@ -1,8 +1,8 @@
 package ui
 
 import (
-	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -110,19 +110,28 @@ func (p *locksPanel) rebuild() {
 		}
 	}
 	locks := d.locks
-	switch p.sort {
-	case sortValidity:
-		slices.SortFunc(p.order, func(a, b int) int {
-			return cmp.Or(cmp.Compare(locks[a].lv.Validity, locks[b].lv.Validity), cmp.Compare(a, b))
-		})
-	case sortState:
-		slices.SortFunc(p.order, func(a, b int) int {
-			return cmp.Or(cmp.Compare(stateRank[locks[a].lv.State], stateRank[locks[b].lv.State]), cmp.Compare(a, b))
-		})
-	case sortChanges:
-		slices.SortFunc(p.order, func(a, b int) int {
-			return cmp.Or(cmp.Compare(locks[b].lv.Changes, locks[a].lv.Changes), cmp.Compare(a, b))
-		})
+	if p.sort != sortResource {
+		// Sort one integer per row, the key above the row's index, rather than indices with a comparator that
+		// reaches into every row: with 100,000 locks that is several times faster. Equal keys keep resource order.
+		keys := make([]uint64, len(p.order))
+		for n, i := range p.order {
+			lv := locks[i].lv
+			var k int64
+			switch p.sort {
+			case sortValidity:
+				k = lv.Validity.Milliseconds()
+			case sortState:
+				k = int64(stateRank[lv.State])
+			case sortChanges:
+				k = -int64(lv.Changes)
+			}
+			k = min(max(k, math.MinInt32), math.MaxInt32)
+			keys[n] = uint64(uint32(int32(k))^1<<31)<<32 | uint64(i)
+		}
+		slices.Sort(keys)
+		for n, k := range keys {
+			p.order[n] = int(uint32(k))
+		}
 	}
 	if p.hasSelected {
 		for pos, i := range p.order {
@@ -259,7 +268,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 		case lv.Mine && lv.State == monitor.StateHeld:
 			b.WriteString(pick(st.text.you).Render(fit("you", c.holder)))
 		case lv.Holder != "":
-			b.WriteString(st.name(fit(r.short, c.holder), pick(st.text.muted)))
+			b.WriteString(st.name(fit(r.holder, c.holder), pick(st.text.muted)))
 		default:
 			b.WriteString(pick(st.text.muted).Render(fit("-", c.holder)))
 		}

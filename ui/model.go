@@ -182,12 +182,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		cmd = m.handleKey(msg)
 	case SnapshotMsg:
-		m.ingest(msg.Snapshot)
+		m.apply(ingest(msg.Snapshot, m.sh.data))
 	case monitorStartedMsg:
-		cmd = waitSnapshot(msg.ch)
+		cmd = waitSnapshot(msg.ch, m.sh.data)
 	case monitorSnapshotMsg:
-		m.ingest(msg.snap)
-		cmd = waitSnapshot(msg.ch)
+		m.apply(msg.data, msg.entries)
+		cmd = waitSnapshot(msg.ch, m.sh.data)
 	case monitorClosedMsg:
 		if !m.quit.active {
 			m.logf(levelWarn, "", "monitor stopped: no more snapshots")
@@ -215,9 +215,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// ingest makes a snapshot the current one: sanitized, counted, logged, and the locks panel re-sorted.
-func (m *Model) ingest(s monitor.Snapshot) {
-	d, entries := ingest(s, m.sh.data)
+// apply makes a snapshot taken in (see ingest) the current one: logged, the locks panel re-sorted, and a
+// pending delete confirmation withdrawn if its lock changed.
+func (m *Model) apply(d *dashboard, entries []logEntry) {
 	m.sh.data = d
 	m.log.add(entries...)
 	m.locks.rebuild()
