@@ -250,7 +250,11 @@ func startTmux(t *testing.T) *tmuxSession {
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("redlock-tui-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", pane, "-x", "120", "-y", "40",
 		"env", "PS1="+prompt+" ", "/bin/sh")
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	socketPath := strings.TrimSpace(s.tmux("display-message", "-p", "#{socket_path}"))
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+		_ = os.Remove(socketPath) // tmux leaves its socket file behind
+	})
 	s.waitFor("the shell prompt", func(screen string) bool { return strings.Contains(screen, prompt) })
 	return s
 }
