@@ -411,7 +411,7 @@ func (r *scenarioRun) crash(delayed bool) error {
 		return err
 	}
 	r.say("A acquires the lock and starts writing")
-	if err := r.tryAcquire(a); err != nil {
+	if err := r.acquireWithin(a, time.Second); err != nil {
 		return err
 	}
 	r.write(a, validityLeft(a))
@@ -482,7 +482,7 @@ func (r *scenarioRun) clockJump(small bool) error {
 		return err
 	}
 	r.say("A acquires the lock and starts writing")
-	if err := r.tryAcquire(a); err != nil {
+	if err := r.acquireWithin(a, time.Second); err != nil {
 		return err
 	}
 	r.write(a, validityLeft(a))
@@ -530,7 +530,7 @@ func (r *scenarioRun) gcPause(checked bool) error {
 		return err
 	}
 	r.say("A acquires the lock and starts writing")
-	if err := r.tryAcquire(a); err != nil {
+	if err := r.acquireWithin(a, time.Second); err != nil {
 		return err
 	}
 	r.write(a, validityLeft(a))

@@ -162,10 +162,16 @@ func TestExtendIsBounded(t *testing.T) {
 	if l.Validity() <= 2*time.Second {
 		t.Fatalf("extension did not renew validity: %s", l.Validity())
 	}
-	for i, r := range cl.raw {
-		if pttl := r.PTTL(ctx, "bounded").Val(); pttl <= 2*time.Second {
-			t.Errorf("master %d: PTTL %s after extending to 3s", i+1, pttl)
+	// Rounds are decided at quorum, so a slow master may lack the key; a
+	// quorum must carry the renewed TTL.
+	renewed := 0
+	for _, r := range cl.raw {
+		if pttl := r.PTTL(ctx, "bounded").Val(); pttl > 2*time.Second {
+			renewed++
 		}
+	}
+	if renewed < c.Quorum() {
+		t.Fatalf("renewed TTL on %d masters after extending to 3s, want at least %d", renewed, c.Quorum())
 	}
 	if err := l.Extend(ctx, 3*time.Second); !errors.Is(err, ErrExtendLimit) {
 		t.Fatalf("third extension: want ErrExtendLimit, got %v", err)
