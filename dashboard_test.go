@@ -228,6 +228,9 @@ func TestGolden(t *testing.T) {
 			final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
 			view := final.View()
 			checkScreen(t, view, tc.w, tc.h)
+			if strings.Contains(view, "\x1b") {
+				t.Errorf("a screen without colour (NO_COLOR, ASCII profile) holds escape sequences: %q", view)
+			}
 			golden.RequireEqual(t, []byte(view))
 		})
 	}
@@ -1075,5 +1078,46 @@ func BenchmarkSnapshot100k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		m.Update(ui.SnapshotMsg{Snapshot: s})
+	}
+}
+
+func TestColourScreenKeepsItsShape(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
+	m := ui.New(ui.Options{Keys: newKeyMap(), Locker: idleLocker(t), Now: func() time.Time { return testNow }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+	m.Update(ui.SnapshotMsg{Snapshot: splitSnapshot()})
+	m.Update(keyMsg("j"))
+	view := m.View()
+	if !strings.Contains(view, "\x1b[") {
+		t.Fatal("the colour profile produced no colour")
+	}
+	checkScreen(t, view, 120, 36)
+	m.Update(keyMsg("a")) // a dialog drawn over coloured panels
+	m.Update(keyMsg("x"))
+	checkScreen(t, m.View(), 120, 36)
+}
+
+func TestEventLogScrolls(t *testing.T) {
+	s := normalSnapshot()
+	for i := range 40 {
+		s.Events = append(s.Events, monitor.Event{Time: testNow.Add(time.Duration(i-40) * time.Second),
+			Kind: monitor.EventHolderChanged, Resource: fmt.Sprintf("r%02d", i), Text: "new holder"})
+	}
+	m := newDashboard(ui.Options{}, 120, 36)
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	if !strings.Contains(m.View(), "r39: new holder") || strings.Contains(m.View(), "r00: new holder") {
+		t.Fatalf("the log does not follow the newest entries:\n%s", m.View())
+	}
+	m.Update(keyMsg("tab"))
+	m.Update(keyMsg("tab")) // the event log
+	m.Update(keyMsg("g"))
+	view := m.View()
+	if !strings.Contains(view, "r00: new holder") || !strings.Contains(view, "newer)") {
+		t.Fatalf("g in the log did not scroll to the oldest entry:\n%s", view)
+	}
+	m.Update(keyMsg("G"))
+	if !strings.Contains(m.View(), "r39: new holder") || strings.Contains(m.View(), "newer)") {
+		t.Fatalf("G in the log did not return to the newest entry:\n%s", m.View())
 	}
 }

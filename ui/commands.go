@@ -18,8 +18,9 @@ const (
 	quitTimeout   = 2 * time.Second        // releasing everything we hold at quit, in total
 )
 
-// SnapshotMsg hands the dashboard a monitor snapshot. The dashboard's own monitor loop delivers its snapshots
-// this way; a program embedding the dashboard, or a test, may send one too.
+// SnapshotMsg hands the dashboard a monitor snapshot. With Options.Monitor set the dashboard runs the monitor's
+// loop itself and needs none; without one, a program embedding the dashboard (or a test) sends its snapshots
+// this way.
 type SnapshotMsg struct {
 	Snapshot monitor.Snapshot
 }

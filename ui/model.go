@@ -807,6 +807,9 @@ func (m *Model) stepInterval(dir int) {
 // startQuit releases every lock we hold (bounded in time) and then quits.
 func (m *Model) startQuit() tea.Cmd {
 	m.quit.active = true
+	if m.form != nil && m.form.running {
+		m.form.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
+	}
 	m.form, m.confirm, m.showHelp = nil, nil, false
 	if len(m.ours.locks) == 0 {
 		m.quit.summary = m.summaryNow("")

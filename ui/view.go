@@ -66,10 +66,7 @@ func (m *Model) headerView() string {
 		rank int // lower is kept longer
 	}
 	parts := []part{{st.header.title.Render(appName), 0}}
-	switch {
-	case strings.HasPrefix(m.title, appName): // the title names the app already, as in "redlock-tui demo"
-		parts[0].text = st.name(m.title, st.header.title)
-	case m.title != "":
+	if m.title != "" {
 		parts = append(parts, part{st.name(m.title, st.header.value), 6})
 	}
 	d := m.sh.data
