@@ -197,7 +197,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refreshOurs()
 		cmd = tick()
 	case acquireResultMsg:
-		cmd = m.onAcquired(msg)
+		m.onAcquired(msg)
 	case extendResultMsg:
 		m.onExtended(msg)
 	case releaseResultMsg:
@@ -489,7 +489,7 @@ func (m *Model) submitAcquire() tea.Cmd {
 
 // onAcquired applies an acquire result to the form that asked for it; a lock won for a form since closed is
 // still recorded as ours, so it is never forgotten.
-func (m *Model) onAcquired(msg acquireResultMsg) tea.Cmd {
+func (m *Model) onAcquired(msg acquireResultMsg) {
 	name := sanitize(msg.resource, nameCap)
 	f := m.form
 	current := f != nil && f.running && f.req == msg.req
@@ -500,7 +500,7 @@ func (m *Model) onAcquired(msg acquireResultMsg) tea.Cmd {
 	switch {
 	case msg.lock == nil && msg.cancelled:
 		m.logf(levelInfo, msg.resource, "acquire of %s cancelled; nothing held", name)
-		return nil
+		return
 	case msg.lock == nil:
 		reason, rv := failure(msg.err)
 		m.logf(levelError, msg.resource, "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
@@ -509,7 +509,7 @@ func (m *Model) onAcquired(msg acquireResultMsg) tea.Cmd {
 		} else {
 			m.setStatus(levelError, "acquire "+name+" failed: "+reason)
 		}
-		return nil
+		return
 	}
 	now := m.sh.now()
 	o := newOwnLock(msg.lock, now)
@@ -523,7 +523,6 @@ func (m *Model) onAcquired(msg acquireResultMsg) tea.Cmd {
 	m.logf(levelInfo, msg.resource, "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
 		o.last.detail())
 	m.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
-	return nil
 }
 
 // extend issues an extension of the target lock by its TTL.

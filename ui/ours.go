@@ -142,8 +142,8 @@ func (o *ownLock) refresh(now time.Time) []logEntry {
 	if r := l.LastRound(); !r.Start.Equal(o.last.start) {
 		o.last = viewRound(r)
 		if ext := l.Extensions(); ext > o.extensions && o.keeper != nil && r.Op == redlock.OpExtend {
-			out = append(out, logEntry{at: now, resource: l.Resource(),
-				text: "auto-" + o.last.summary() + " " + o.name + ": " + o.last.detail()})
+			out = append(out, logEntry{at: now, resource: l.Resource(), text: fmt.Sprintf(
+				"auto-extended %s, valid %s: %s · %s", o.name, dur(o.last.validity), o.last.summary(), o.last.detail())})
 		}
 	}
 	o.extensions = l.Extensions()
