@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -14,6 +15,8 @@ const (
 	driftMaxWindow = time.Minute
 	// driftFixed is the constant term of the Redlock drift allowance, as in the client: ttl*factor + 2ms.
 	driftFixed = 2 * time.Millisecond
+	// maxForeignWarnings caps the warnings naming held locks with foreign tokens; the rest are counted in one.
+	maxForeignWarnings = 10
 	// rttWeight is the EWMA weight of the newest RTT sample (1/8, as TCP's smoothed RTT).
 	rttWeight = 8
 )
@@ -87,15 +90,16 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, driftFactor float64
 	}
 
 	ms := MasterStatus{
-		Addr:     r.Addr,
-		Up:       true,
-		Role:     r.Role,
-		Version:  r.Version,
-		RunID:    r.RunID,
-		Uptime:   r.Uptime,
-		Replicas: r.Replicas,
-		Keys:     len(r.Keys),
-		hist:     masterHistory{infoUptime: UnknownUptime},
+		Addr:       r.Addr,
+		Up:         true,
+		Role:       r.Role,
+		Version:    r.Version,
+		RunID:      r.RunID,
+		Uptime:     r.Uptime,
+		Replicas:   r.Replicas,
+		Keys:       len(r.Keys),
+		Incomplete: r.Incomplete,
+		hist:       masterHistory{infoUptime: UnknownUptime},
 	}
 	if ms.Role == "" {
 		ms.Role = "unknown"
@@ -435,10 +439,26 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 	if s.Truncated {
 		add(SeverityWarning, WarnTruncated, "", "more lock keys than tracked: some locks are not shown")
 	}
+	foreign := 0
 	for _, l := range s.Locks {
 		if l.State == StateLost {
 			add(SeverityError, WarnLockLost, "", fmt.Sprintf("our lock on %q has no quorum", l.Resource))
 		}
+		if !l.Foreign {
+			continue
+		}
+		if foreign++; foreign <= maxForeignWarnings {
+			var others []string
+			for j, c := range l.Masters {
+				if c.Present && c.Token != l.Holder {
+					others = append(others, s.Masters[j].Addr)
+				}
+			}
+			add(SeverityWarning, WarnForeignTokens, "", fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")))
+		}
+	}
+	if foreign > maxForeignWarnings {
+		add(SeverityWarning, WarnForeignTokens, "", fmt.Sprintf("and %d more held locks with another token on some master", foreign-maxForeignWarnings))
 	}
 
 	allowance := driftAllowance(s.maxTTL, cfg.DriftFactor)
@@ -447,6 +467,9 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		if !m.Up {
 			add(SeverityWarning, WarnMasterDown, m.Addr, "down: "+m.Err)
 			continue
+		}
+		if m.Incomplete {
+			add(SeverityWarning, WarnIncomplete, m.Addr, fmt.Sprintf("scan stopped at the %v timeout after %d lock keys: the rest are not shown", cfg.Timeout, m.Keys))
 		}
 		if m.Role == "slave" {
 			add(SeverityError, WarnReplica, m.Addr, "is a replica: Redlock needs independent masters")

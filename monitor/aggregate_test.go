@@ -418,11 +418,12 @@ func TestAggregateDriftIgnoresSlowRoundTrips(t *testing.T) {
 
 // mst is a master in a warning fixture.
 type mst struct {
-	down     bool
-	role     string
-	runID    string
-	replicas int
-	offset   time.Duration
+	down       bool
+	role       string
+	runID      string
+	replicas   int
+	offset     time.Duration
+	incomplete bool
 }
 
 func TestAggregateWarnings(t *testing.T) {
@@ -454,6 +455,7 @@ func TestAggregateWarnings(t *testing.T) {
 		{name: "clock offset with no TTL in use", masters: []mst{ok, {role: "master", offset: 500 * time.Millisecond}, ok},
 			wantKind: WarnClockOffset, absent: true},
 		{name: "truncated", masters: []mst{ok, ok, ok}, trunc: true, wantKind: WarnTruncated, wantSev: SeverityWarning},
+		{name: "scan out of time", masters: []mst{ok, {role: "master", incomplete: true}, ok}, wantKind: WarnIncomplete, wantSev: SeverityWarning, wantAddr: "m1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -478,6 +480,7 @@ func TestAggregateWarnings(t *testing.T) {
 				rs[i].Role, rs[i].RunID, rs[i].Replicas = m.role, m.runID, m.replicas
 				rs[i].ServerTime = t0.Add(-500 * time.Microsecond).Add(m.offset)
 				rs[i].Truncated = tt.trunc && i == 0
+				rs[i].Incomplete = m.incomplete
 			}
 			s := Aggregate(nil, rs, nil, t0, Config{})
 			var found *Warning
@@ -505,6 +508,30 @@ func TestAggregateWarnings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestAggregateForeignTokenWarningsAreCapped(t *testing.T) {
+	locks := map[string][]cell{}
+	for i := range maxForeignWarnings + 3 {
+		locks[fmt.Sprintf("r%02d", i)] = []cell{{"A", time.Second, 0}, {"A", time.Second, 0}, {"A", time.Second, 0}, {"B", time.Second, 0}, {}}
+	}
+	locks["clean"] = cells("C", 5)
+	s := Aggregate(nil, fixture(t0, addrs5, locks), nil, t0, Config{})
+	var texts []string
+	for _, w := range s.Warnings {
+		if w.Kind == WarnForeignTokens {
+			texts = append(texts, w.Text)
+		}
+	}
+	if len(texts) != maxForeignWarnings+1 {
+		t.Fatalf("%d foreign-token warnings, want %d named and one summary: %q", len(texts), maxForeignWarnings, texts)
+	}
+	if want := `lock "r00" is held but another token is on m3`; texts[0] != want {
+		t.Errorf("first warning %q, want %q", texts[0], want)
+	}
+	if !strings.Contains(texts[len(texts)-1], "3 more") {
+		t.Errorf("summary %q does not count the 3 others", texts[len(texts)-1])
 	}
 }
 

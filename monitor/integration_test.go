@@ -93,8 +93,16 @@ func TestPollShowsRedlockClientLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.mon.RegisterOwn("orders:42", l.Token())
-	s := c.mon.Poll(ctx)
-	clientValidity := l.Validity()
+	// The client returns once a quorum has answered; the other SETs may land a moment later.
+	var s Snapshot
+	var clientValidity time.Duration
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		s = c.mon.Poll(ctx)
+		clientValidity = l.Validity()
+		if lockOf(t, s, "orders:42").Count == 5 || time.Now().After(deadline) {
+			break
+		}
+	}
 	v := lockOf(t, s, "orders:42")
 	if v.State != StateHeld || v.Holder != l.Token() || v.Count != 5 || !v.Mine || v.Foreign {
 		t.Fatalf("lock = state %s holder %q count %d mine %v foreign %v; want held by %q on 5, mine", v.State, v.Holder, v.Count, v.Mine, v.Foreign, l.Token())
@@ -395,6 +403,35 @@ func TestPollTruncatesAtMaxKeys(t *testing.T) {
 	s := c.mon.Poll(ctx)
 	if !s.Truncated || s.Masters[0].Keys != 50 || len(s.Locks) != 50 || !hasWarning(s, WarnTruncated, "") {
 		t.Errorf("truncated=%v keys=%d locks=%d warnings=%v; want truncated at 50 with a warning", s.Truncated, s.Masters[0].Keys, len(s.Locks), s.Warnings)
+	}
+}
+
+func TestPollStopsScanBeforeDeadline(t *testing.T) {
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("an embedded master's SCAN returns every key in one page")
+	}
+	c := newCluster(t, 1, Config{ScanCount: 10, Timeout: 300 * time.Millisecond})
+	ctx := context.Background()
+	const n = 20000
+	load := redis.NewClient(&redis.Options{Addr: c.masters[0].Addr(), ReadTimeout: 10 * time.Second})
+	defer load.Close()
+	pipe := load.Pipeline()
+	for k := range n {
+		pipe.Set(ctx, fmt.Sprintf("k%05d", k), "t", time.Minute)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	s := c.mon.Poll(ctx)
+	took := time.Since(start)
+	m := s.Masters[0]
+	if !m.Up || !m.Incomplete || m.Keys == 0 || m.Keys >= n || !hasWarning(s, WarnIncomplete, m.Addr) {
+		t.Errorf("scan of %d keys 10 at a time within 300ms: up=%v incomplete=%v keys=%d err=%q warnings=%v; want up, incomplete, some keys, a warning",
+			n, m.Up, m.Incomplete, m.Keys, m.Err, s.Warnings)
+	}
+	if took > time.Second { // the read stops before 300ms; aggregating thousands of keys under -race takes a while
+		t.Errorf("poll took %v, want it to stop near the 300ms deadline", took)
 	}
 }
 

@@ -27,6 +27,7 @@ type Reading struct {
 	Keys       []KeyReading  // lock keys: strings with a TTL
 	NotLocks   int           // keys matched but left out: other types or no TTL
 	Truncated  bool          // more lock keys than Config.MaxKeys
+	Incomplete bool          // the scan stopped short of the deadline: keys past that point were not read
 }
 
 // KeyReading is one lock key as read from one master.
@@ -58,6 +59,10 @@ for first = 1, #KEYS, 1000 do
   end
 end
 return out`
+
+// scanMargin is kept free before a poll's deadline on top of twice the slowest round trip, for the reply to be
+// handed over.
+const scanMargin = 10 * time.Millisecond
 
 // readMode chooses how key values and TTLs are read.
 type readMode int
@@ -108,15 +113,23 @@ func (p *poller) read(ctx context.Context, cfg Config) Reading {
 }
 
 // scan walks the keyspace. The first round trip also carries INFO; every later one carries the read of the
-// previous SCAN page, so a poll costs one round trip per SCAN page plus one.
+// previous SCAN page, so a poll costs one round trip per SCAN page plus one. When the next round trip would
+// likely end past ctx's deadline, it stops and marks the reading incomplete, so a large keyspace yields what
+// was read rather than a master reported down.
 func (p *poller) scan(ctx context.Context, cfg Config, r *Reading) error {
 	var (
 		cursor  uint64
 		pending []string
 		first   = true
 		done    bool
+		slowest time.Duration // longest round trip so far
 	)
+	deadline, hasDeadline := ctx.Deadline()
 	for {
+		if !first && hasDeadline && time.Until(deadline) < 2*slowest+scanMargin {
+			r.Incomplete = true
+			return nil
+		}
 		pipe := p.client.Pipeline()
 		var server, repl *redis.StringCmd
 		if first {
@@ -130,7 +143,9 @@ func (p *poller) scan(ctx context.Context, cfg Config, r *Reading) error {
 		batch := p.queueRead(ctx, pipe, pending, cfg.MaxValueLen)
 		sent := time.Now()
 		_, _ = pipe.Exec(ctx) // per-command errors are examined below
-		readAt := sent.Add(time.Since(sent) / 2)
+		rtt := time.Since(sent)
+		slowest = max(slowest, rtt)
+		readAt := sent.Add(rtt / 2)
 		if first {
 			parseInfo(server, repl, r)
 			first = false

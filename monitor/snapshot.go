@@ -106,6 +106,7 @@ type MasterStatus struct {
 	Replicas         int           // connected replicas, -1 unknown
 	LastRestart      time.Time     // zero if none seen
 	Keys             int           // lock keys seen on this master
+	Incomplete       bool          // the last poll's scan ran out of time (Config.Timeout) before the end
 	Warnings         []string      // per-master warnings (replica, restarted recently, clock)
 
 	hist masterHistory
@@ -199,6 +200,7 @@ const (
 	WarnClockOffset   = "clock-offset"   // clock offset large compared with the drift allowance
 	WarnClockDrift    = "clock-drift"    // clock rate off by more than the drift factor allows
 	WarnTruncated     = "truncated"      // more than MaxKeys lock keys on a master
+	WarnIncomplete    = "incomplete"     // a master's scan ran out of time
 	WarnLockLost      = "lock-lost"      // one of our locks lost its quorum
 	WarnForeignTokens = "foreign-tokens" // a held lock has another token on some master
 )
