@@ -44,6 +44,7 @@ type jsonMaster struct {
 	Replicas      *int       `json:"replicas"` // null when unknown
 	LastRestart   *time.Time `json:"last_restart"`
 	Keys          int        `json:"keys"`
+	Incomplete    bool       `json:"incomplete"`
 	Warnings      []string   `json:"warnings"`
 }
 
@@ -113,7 +114,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 			RTTMS: ms(m.RTT), RTTSmoothedMS: ms(m.RTTSmoothed),
 			ClockKnown: m.ClockKnown, ClockOffsetMS: ms(m.ClockOffset), ClockUncertMS: ms(m.ClockUncertainty),
 			Role: m.Role, Version: m.Version, RunID: m.RunID,
-			LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Warnings: append([]string{}, m.Warnings...),
+			LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Incomplete: m.Incomplete, Warnings: append([]string{}, m.Warnings...),
 		}
 		if m.DriftKnown {
 			jm.DriftPPM = &m.DriftPPM
@@ -166,6 +167,9 @@ func WriteTable(w io.Writer, s Snapshot) error {
 	p("MASTER\tSTATUS\tRTT\tCLOCK OFFSET\tDRIFT\tROLE\tVERSION\tUPTIME\tREPLICAS\tKEYS\n")
 	for _, m := range s.Masters {
 		status := "up"
+		if m.Incomplete {
+			status = "up, scan incomplete"
+		}
 		if !m.Up {
 			status = "down: " + m.Err
 		}
