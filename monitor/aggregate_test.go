@@ -15,7 +15,8 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // addrs5 are the display names of the five masters most tests use.
 var addrs5 = []string{"m0", "m1", "m2", "m3", "m4"}
 
-// cell is one resource's key on one master in a fixture: token and PTTL; the zero cell means absent.
+// cell is one resource's key on one master in a fixture: token, PTTL and how long ago it was read; the zero
+// cell means absent.
 type cell struct {
 	tok  string
 	pttl time.Duration
@@ -39,7 +40,7 @@ func fixture(now time.Time, addrs []string, locks map[string][]cell) []Reading {
 	return rs
 }
 
-// held returns n cells with token tok and a 10s PTTL, padded with absent cells to five.
+// cells returns n cells with token tok and a 10s PTTL, padded with absent cells to five.
 func cells(tok string, n int) []cell {
 	cs := make([]cell, 5)
 	for i := range n {
@@ -48,6 +49,7 @@ func cells(tok string, n int) []cell {
 	return cs
 }
 
+// lockOf returns the view of resource in s, failing the test when there is none.
 func lockOf(t *testing.T, s Snapshot, resource string) LockView {
 	t.Helper()
 	for _, l := range s.Locks {
@@ -287,6 +289,7 @@ func TestAggregateLostEventOnce(t *testing.T) {
 	}
 }
 
+// eventKinds lists the kinds of es in order.
 func eventKinds(es []Event) []EventKind {
 	var ks []EventKind
 	for _, e := range es {
@@ -295,6 +298,7 @@ func eventKinds(es []Event) []EventKind {
 	return ks
 }
 
+// hasWarning reports whether s has a warning of kind about master ("" matches any).
 func hasWarning(s Snapshot, kind, master string) bool {
 	for _, w := range s.Warnings {
 		if w.Kind == kind && (master == "" || w.Master == master) {

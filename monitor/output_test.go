@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,7 +122,7 @@ func TestWriteJSONFields(t *testing.T) {
 	for _, kind := range wantWarnings {
 		found := false
 		for _, w := range jsonFixture().Warnings {
-			if w.Kind == kind && containsString(doc.Warnings, w.String()) {
+			if w.Kind == kind && slices.Contains(doc.Warnings, w.String()) {
 				found = true
 			}
 		}
@@ -129,15 +130,6 @@ func TestWriteJSONFields(t *testing.T) {
 			t.Errorf("warnings %q lack the %s warning", doc.Warnings, kind)
 		}
 	}
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestWriteJSONEmptyArraysNotNull(t *testing.T) {
