@@ -40,7 +40,7 @@ const (
 func idleLocker(t testing.TB) *redlock.Client {
 	var clients []*redis.Client
 	for i := range 3 {
-		c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", 1+i)})
+		c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", 1+i), ContextTimeoutEnabled: true})
 		t.Cleanup(func() { _ = c.Close() })
 		clients = append(clients, c)
 	}
