@@ -313,27 +313,13 @@ func classify(v *LockView, expiry []time.Duration, quorum int, ownToken string, 
 	}
 	v.hist.tokens = arena[start:len(arena):len(arena)]
 
-	switch {
-	case lead >= 0 && counts[lead].count >= quorum:
-		v.State, v.Holder = StateHeld, counts[lead].token
-		v.Foreign = len(counts) > 1
-	case len(counts) == 1:
-		v.State = StatePartial
-	case len(counts) > 1:
-		v.State = StateSplit
-	}
-	if lead >= 0 {
-		v.Count = counts[lead].count
-	}
-	if isOwn {
-		v.Mine = true
-		if v.Holder != ownToken {
-			v.State = StateLost
-		}
-	}
 	if lead < 0 {
+		if isOwn {
+			v.Mine, v.State = true, StateLost
+		}
 		return arena
 	}
+	v.Count = counts[lead].count
 
 	// The lead token's expiries, longest first (insertion sort: there are at most N).
 	var ebuf [8]time.Duration
@@ -347,9 +333,26 @@ func classify(v *LockView, expiry []time.Duration, quorum int, ownToken string, 
 		}
 	}
 	v.TTLSpread = exp[0] - exp[len(exp)-1]
-	if v.State == StateHeld {
+	// Held needs a quorum of one token and validity left after the drift
+	// allowance; a quorum whose keys are about to expire is not a lock.
+	if v.Count >= quorum {
 		remaining := exp[quorum-1]
 		v.Validity = max(0, remaining-driftAllowance(remaining, cfg.DriftFactor))
+	}
+	switch {
+	case v.Validity > 0:
+		v.State, v.Holder = StateHeld, counts[lead].token
+		v.Foreign = len(counts) > 1
+	case len(counts) == 1:
+		v.State = StatePartial
+	default:
+		v.State = StateSplit
+	}
+	if isOwn {
+		v.Mine = true
+		if v.Holder != ownToken {
+			v.State = StateLost
+		}
 	}
 	return arena
 }

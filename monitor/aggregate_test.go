@@ -684,3 +684,27 @@ func TestEventTextsQuoteTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestAggregateQuorumWithoutValidityIsNotHeld(t *testing.T) {
+	tests := []struct {
+		name  string
+		cells []cell
+		want  LockState
+	}{
+		{"quorum inside the drift allowance", []cell{{"A", time.Millisecond, 0}, {"A", time.Millisecond, 0}, {"A", time.Millisecond, 0}, {}, {}}, StatePartial},
+		{"quorum already expired by read time", []cell{{"A", time.Second, 2 * time.Second}, {"A", time.Second, 2 * time.Second}, {"A", time.Second, 2 * time.Second}, {"B", time.Second, 0}, {}}, StateSplit},
+		{"quorum with validity", []cell{{"A", time.Second, 0}, {"A", time.Second, 0}, {"A", time.Second, 0}, {}, {}}, StateHeld},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": tt.cells}), nil, t0, Config{})
+			l := lockOf(t, s, "r")
+			if l.State != tt.want {
+				t.Fatalf("state %s, want %s (validity %s)", l.State, tt.want, l.Validity)
+			}
+			if l.State != StateHeld && (l.Holder != "" || l.Validity != 0) {
+				t.Fatalf("a lock that is not held reports holder %q validity %s", l.Holder, l.Validity)
+			}
+		})
+	}
+}
