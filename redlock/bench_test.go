@@ -13,9 +13,9 @@ import (
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
-// benchMasters starts five real redis-server masters; benchmarks are only
-// meaningful against real servers.
-func benchMasters(b *testing.B) []*redis.Client {
+// benchMasters starts five real redis-server masters and a client on them;
+// benchmarks are only meaningful against real servers.
+func benchMasters(b *testing.B) ([]*redis.Client, *Client) {
 	b.Helper()
 	if !redlocktest.HaveRedisServer() {
 		b.Skip("benchmarks need redis-server on PATH")
@@ -25,7 +25,13 @@ func benchMasters(b *testing.B) []*redis.Client {
 	for i, s := range servers {
 		masters[i] = s
 	}
-	return redlocktest.Clients(b, masters)
+	clients := redlocktest.Clients(b, masters)
+	c, err := New(clients)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Close)
+	return clients, c
 }
 
 // baselineCycle is the plain way to do a Redlock cycle with go-redis: one
@@ -81,12 +87,7 @@ func median(d []time.Duration) time.Duration {
 // client against the baseline, alternating cycles so both see the same
 // machine; it reports both medians and their ratio.
 func BenchmarkAcquireRelease(b *testing.B) {
-	masters := benchMasters(b)
-	c, err := New(masters)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	masters, c := benchMasters(b)
 	ctx := context.Background()
 	var ours, base []time.Duration
 	b.ResetTimer()
@@ -114,12 +115,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 // on distinct keys, the client against the baseline in the same run, and
 // reports both rates and their ratio. b.N cycles are run by each.
 func BenchmarkContention64(b *testing.B) {
-	masters := benchMasters(b)
-	c, err := New(masters)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	masters, c := benchMasters(b)
 	ctx := context.Background()
 	run := func(cycle func(key string) error) float64 {
 		var next atomic.Int64
