@@ -6,14 +6,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -259,63 +257,10 @@ func openMasters(cfg Config) (*masterSet, error) {
 	}
 	for _, m := range cfg.Masters {
 		c := redis.NewClient(m.Options)
-		c.AddHook(authFailureHook{})
 		set.clients = append(set.clients, c)
 		set.names = append(set.names, m.Name)
 	}
 	return set, nil
-}
-
-// authFailureHook reports a failed login (wrong or missing password) as what
-// it is, a failure to connect: go-redis hands it back as a server error reply
-// to each command, which readers take for one refused command on a working
-// connection (the monitor then shows the master up with everything unknown),
-// and leaves the commands of a pipeline without any error at all.
-type authFailureHook struct{}
-
-// DialHook leaves dialling alone.
-func (authFailureHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-// ProcessHook turns an authentication failure into a connection error.
-func (authFailureHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		if authErr := asAuthFailure(err); authErr != nil {
-			cmd.SetErr(authErr)
-			return authErr
-		}
-		return err
-	}
-}
-
-// ProcessPipelineHook gives every command of a pipeline that could not log in the connection error.
-func (authFailureHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		err := next(ctx, cmds)
-		if authErr := asAuthFailure(err); authErr != nil {
-			for _, cmd := range cmds {
-				cmd.SetErr(authErr)
-			}
-			return authErr
-		}
-		return err
-	}
-}
-
-// asAuthFailure returns a connection error (not a redis.Error) for a login
-// refused by the server, and nil for any other error.
-func asAuthFailure(err error) error {
-	var reply redis.Error
-	if !errors.As(err, &reply) {
-		return nil
-	}
-	msg := reply.Error()
-	for _, prefix := range []string{"WRONGPASS", "NOAUTH", "ERR invalid password", "ERR invalid username-password"} {
-		if strings.HasPrefix(msg, prefix) {
-			return fmt.Errorf("login failed (check the password): %s", msg)
-		}
-	}
-	return nil
 }
 
 // versionString names the release (or the commit it was built from) and the Go version.

@@ -625,3 +625,30 @@ func TestRunDeliversNewestAndStops(t *testing.T) {
 		}
 	}
 }
+
+func TestPollRefusedLoginIsDown(t *testing.T) {
+	servers := realServers(t, 1)
+	ctx := context.Background()
+	admin := servers[0].NewClient()
+	defer admin.Close()
+	if err := admin.Do(ctx, "CONFIG", "SET", "requirepass", "secret").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, password, want string }{
+		{"wrong password", "nope", "WRONGPASS"},
+		{"no password", "", "NOAUTH"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := redis.NewClient(&redis.Options{Addr: servers[0].Addr(), Password: tc.password, ContextTimeoutEnabled: true, MaxRetries: -1})
+			defer c.Close()
+			mon, err := New([]*redis.Client{c}, []string{servers[0].Addr()}, Config{Timeout: testTimeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := mon.Poll(ctx).Masters[0]
+			if m.Up || !strings.Contains(m.Err, tc.want) {
+				t.Fatalf("master with a refused login: up=%v err=%q, want down with %s", m.Up, m.Err, tc.want)
+			}
+		})
+	}
+}

@@ -79,10 +79,21 @@ type poller struct {
 	mode   readMode
 }
 
-// isServerError reports whether err is an error reply from the server (the connection is fine).
+// isServerError reports whether err is an error reply from the server to one command (the connection is
+// fine). A refused login is not: it leaves the master unusable, so it counts as down.
 func isServerError(err error) bool {
 	var re redis.Error
-	return errors.As(err, &re) && !errors.Is(err, redis.Nil)
+	return errors.As(err, &re) && !errors.Is(err, redis.Nil) && !isAuthError(err)
+}
+
+// isAuthError reports whether err is a refused login: wrong or missing password or user.
+func isAuthError(err error) bool {
+	for _, prefix := range []string{"WRONGPASS", "NOAUTH", "ERR invalid password", "ERR invalid username-password"} {
+		if redis.HasErrorPrefix(err, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // read polls the master once: TIME, INFO, then SCAN with each batch of keys read in the same round trip as the
@@ -142,7 +153,10 @@ func (p *poller) scan(ctx context.Context, cfg Config, r *Reading) error {
 		}
 		batch := p.queueRead(ctx, pipe, pending, cfg.MaxValueLen)
 		sent := time.Now()
-		_, _ = pipe.Exec(ctx) // per-command errors are examined below
+		// Per-command errors are examined below; a connection that failed or could not log in fails the poll.
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) && !isServerError(err) {
+			return err
+		}
 		rtt := time.Since(sent)
 		slowest = max(slowest, rtt)
 		readAt := sent.Add(rtt / 2)
