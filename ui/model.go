@@ -180,7 +180,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.relayout()
 	case tea.KeyMsg:
-		cmd = m.handleKey(msg)
+		cmd = m.handleKeys(msg)
 	case SnapshotMsg:
 		m.apply(ingest(msg.Snapshot, m.sh.data))
 	case monitorStartedMsg:
@@ -267,6 +267,20 @@ func (m *Model) refreshOurs() {
 	for _, o := range m.ours.locks {
 		m.log.add(o.refresh(now)...)
 	}
+}
+
+// handleKeys splits a run of characters that arrived in one message (Bubble Tea delivers fast typing, or
+// keys sent by a script, that way) into single keys unless a text field is taking them, so "aq" acts as a
+// then q instead of as no key at all.
+func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.form != nil || m.confirm != nil || m.locks.filtering {
+		return m.handleKey(msg)
+	}
+	cmds := make([]tea.Cmd, 0, len(msg.Runes))
+	for _, r := range msg.Runes {
+		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+	}
+	return tea.Batch(cmds...)
 }
 
 // handleKey routes a key: an open form or confirmation first, then the filter field, help, the global keys,
