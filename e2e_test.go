@@ -515,7 +515,7 @@ func TestDashboardReadOnlyWritesNothing(t *testing.T) {
 	s.waitFor("all three masters up", func(screen string) bool { return strings.Contains(screen, "3/3 up") })
 	s.keys("a")
 	s.waitFor("the acquire key refused in read-only mode", func(screen string) bool {
-		return strings.Contains(screen, "read-only") && !strings.Contains(screen, "Acquire a lock")
+		return strings.Contains(screen, "is disabled: the dashboard runs read-only") && !strings.Contains(screen, "Acquire a lock")
 	})
 	s.keys("q")
 	screen, status := waitForExit(s)
