@@ -34,5 +34,25 @@ func newKeyMap() ui.KeyMap {
 
 		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
 		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+
+		// The presenter's keys, in demo mode only. Faults act on the selected master (the masters panel's
+		// cursor, or picked by number).
+		Demo: ui.DemoKeyMap{
+			Pick:           key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "pick master")),
+			Crash:          key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "master: crash / start")),
+			Restart:        key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "master: restart now, data lost")),
+			DelayedRestart: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "master: restart after max TTL")),
+			Freeze:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "master: freeze / thaw")),
+			Latency:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "master: more latency / none")),
+			Partition:      key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "master: partition / heal")),
+			ClockJump:      key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "master: clock jumps ahead")),
+			ClockFast:      key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "master: clock fast / normal")),
+			GCPause:        key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "GC-pause a client")),
+			Workload:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "workload pause / resume")),
+			Faster:         key.NewBinding(key.WithKeys(">", "."), key.WithHelp(">", "workload faster")),
+			Slower:         key.NewBinding(key.WithKeys("<", ","), key.WithHelp("<", "workload slower")),
+			Scenarios:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "scenarios")),
+			Dismiss:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "dismiss violation")),
+		},
 	}
 }

@@ -167,6 +167,7 @@ func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syst
 		Poll:     cfg.Poll,
 		Title:    title,
 		Now:      time.Now,
+		Demo:     masters.demo,
 	})
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler()}
 	if !term.IsTerminal(os.Stdin.Fd()) {

@@ -391,7 +391,9 @@ func (d *Demo) setBeliefPaused(token string, paused bool) {
 	d.mu.Unlock()
 }
 
-// raise numbers, logs and keeps violations found by the detector.
+// raise numbers, keeps and logs violations found by the detector. A
+// violation is kept before its event is sent, so that a reader who sees the
+// event finds it in Violations.
 func (d *Demo) raise(vs []Violation) {
 	for _, v := range vs {
 		var from uint64
@@ -401,9 +403,7 @@ func (d *Demo) raise(vs []Violation) {
 			d.mu.Unlock()
 		}
 		v.Events = d.log.leadUp(v.Resource, leadUpLen, from)
-		e := d.emit(Event{Kind: EventViolation, Resource: v.Resource, Client: v.Second.Client, Token: v.Second.Token,
-			Master: -1, Text: "VIOLATION: " + v.Text})
-		v.Time = e.Time
+		v.Time = time.Now()
 		d.mu.Lock()
 		d.nextID++
 		v.ID = d.nextID
@@ -412,6 +412,8 @@ func (d *Demo) raise(vs []Violation) {
 			d.violations = d.violations[len(d.violations)-maxViolations:]
 		}
 		d.mu.Unlock()
+		d.emit(Event{Time: v.Time, Kind: EventViolation, Resource: v.Resource, Client: v.Second.Client,
+			Token: v.Second.Token, Master: -1, Text: "VIOLATION: " + v.Text})
 	}
 }
 

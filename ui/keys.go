@@ -15,22 +15,52 @@ type KeyMap struct {
 	Filter, Sort, Pause, Faster, Slower, Help, Quit key.Binding
 	// Confirm submits a form or a confirmation, Cancel closes it.
 	Confirm, Cancel key.Binding
+	// Demo holds the presenter's keys, enabled in demo mode only.
+	Demo DemoKeyMap
+}
+
+// DemoKeyMap holds the presenter's bindings of demo mode (Options.Demo): faults injected into the selected
+// master, a simulated client's GC pause, the workload's pace, the scenario menu and the violation banner.
+// Outside demo mode the dashboard disables them all, so they vanish from help.
+type DemoKeyMap struct {
+	// Pick selects a master by its number (its keys are the digits 1 to 5); the masters panel's cursor is the
+	// same selection.
+	Pick key.Binding
+	// Faults on the selected master: crash it or start it again, restart it at once (its data lost) or after
+	// the longest TTL (the delayed-restart rule), freeze or thaw it, step its latency, partition or heal it,
+	// jump its clock forward, make its clock run fast or at real speed.
+	Crash, Restart, DelayedRestart, Freeze, Latency, Partition, ClockJump, ClockFast key.Binding
+	// GCPause freezes a simulated client that holds a lock for longer than its TTL.
+	GCPause key.Binding
+	// Workload pauses or resumes the simulated clients; Faster and Slower change their pace.
+	Workload, Faster, Slower key.Binding
+	// Scenarios opens the menu of scripted scenarios; Dismiss hides the violation banner.
+	Scenarios, Dismiss key.Binding
+}
+
+// all returns the demo bindings, for enabling or disabling them together.
+func (k *DemoKeyMap) all() []*key.Binding {
+	return []*key.Binding{&k.Pick, &k.Crash, &k.Restart, &k.DelayedRestart, &k.Freeze, &k.Latency, &k.Partition,
+		&k.ClockJump, &k.ClockFast, &k.GCPause, &k.Workload, &k.Faster, &k.Slower, &k.Scenarios, &k.Dismiss}
 }
 
 // ShortHelp is the one-line help: the actions and the keys that open help and quit.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete, k.Filter, k.Sort, k.NextPanel,
-		k.Help, k.Quit}
+		k.Demo.Scenarios, k.Help, k.Quit}
 }
 
-// FullHelp is the full help, in columns: navigation, lock actions, view, app. A new group of bindings (such as
-// the demo's) is one more column here.
+// FullHelp is the full help, in columns: navigation, lock actions, view, app, and in demo mode the master
+// faults and the rest of the demo's keys.
 func (k KeyMap) FullHelp() [][]key.Binding {
+	d := k.Demo
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
 		{k.Filter, k.Sort, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Help, k.Quit},
+		{d.Pick, d.Crash, d.Restart, d.DelayedRestart, d.Freeze, d.Latency, d.Partition, d.ClockJump, d.ClockFast},
+		{d.GCPause, d.Workload, d.Faster, d.Slower, d.Scenarios, d.Dismiss},
 	}
 }
 

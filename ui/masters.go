@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // mastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
@@ -53,9 +54,14 @@ func moveCursor(k *KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
 // masterCols are the widths of the masters table's columns; 0 hides a column.
 type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, notes int }
 
-// masterColumns fits the columns into w cells, dropping the least needed first.
-func masterColumns(w int) masterCols {
+// masterColumns fits the columns into w cells, dropping the least needed first. In demo mode the role column
+// (always "master") leaves its room to the notes, which start with the master's faults and get more room.
+func masterColumns(w int, demoMode bool) masterCols {
 	c := masterCols{addr: 22, status: 5, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7}
+	minNotes := 8
+	if demoMode {
+		c.role, minNotes = 0, 18
+	}
 	fixed := func() int {
 		n := 2 + 4 // cursor, label
 		for _, x := range []int{c.addr, c.status, c.rtt, c.clock, c.drift, c.uptime, c.role, c.keys} {
@@ -66,7 +72,7 @@ func masterColumns(w int) masterCols {
 		return n
 	}
 	for _, drop := range []*int{&c.drift, &c.role, &c.uptime, &c.clock} {
-		if fixed() <= w-8 {
+		if fixed() <= w-minNotes {
 			break
 		}
 		*drop = 0
@@ -85,7 +91,12 @@ func (p *mastersPanel) View(focused bool) string {
 		return st.box("Masters", []string{st.text.muted.Render("waiting for the first poll…")}, p.w, p.h, focused)
 	}
 	w := p.w - 2
-	c := masterColumns(w)
+	dv := p.sh.demo
+	c := masterColumns(w, dv != nil)
+	notes := "NOTES"
+	if dv != nil {
+		notes = "FAULTS · NOTES"
+	}
 	heads := []string{"     "}
 	cols := []struct {
 		w     int
@@ -93,7 +104,7 @@ func (p *mastersPanel) View(focused bool) string {
 		right bool
 	}{{c.addr, "ADDRESS", false}, {c.status, "STATE", false}, {c.rtt, "RTT", true}, {c.clock, "CLOCK OFFSET", true},
 		{c.drift, "DRIFT", true}, {c.uptime, "UPTIME", true}, {c.role, "ROLE", false}, {c.keys, "KEYS", true},
-		{c.notes, "NOTES", false}}
+		{c.notes, notes, false}}
 	for _, col := range cols {
 		switch {
 		case col.w == 0:
@@ -106,19 +117,32 @@ func (p *mastersPanel) View(focused bool) string {
 	body := []string{st.table.head.Render(fit(strings.Join(heads, " "), w))}
 	p.offset = window(p.cursor, p.offset, p.rows(), len(d.masters))
 	for i := p.offset; i < len(d.masters) && len(body) < p.rows()+1; i++ {
-		body = append(body, p.row(&d.masters[i], c, focused && i == p.cursor))
+		cursor := "  "
+		switch {
+		case i != p.cursor:
+		case focused:
+			cursor = st.table.cursor.Render("▸ ")
+		case dv != nil: // the master the presenter's faults act on, always shown
+			cursor = st.text.muted.Render("▸ ")
+		}
+		faults, bad := "", false
+		if dv != nil {
+			if s := dv.master(i); s != nil {
+				faults, bad = faultText(s, dv.at, p.sh.now())
+			}
+		}
+		body = append(body, p.row(&d.masters[i], c, cursor, faults, bad))
 	}
 	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, len(d.masters), d.snap.Quorum)
+	if dv != nil && p.cursor < len(d.masters) {
+		title += " · faults hit " + d.masters[p.cursor].label
+	}
 	return st.box(title, body, p.w, p.h, focused)
 }
 
-// row renders one master.
-func (p *mastersPanel) row(m *masterRow, c masterCols, selected bool) string {
+// row renders one master after its cursor cell; faults (demo mode) lead its notes, in the error style when bad.
+func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, bad bool) string {
 	st, s := p.sh.st, m.st
-	cursor := "  "
-	if selected {
-		cursor = st.table.cursor.Render("▸ ")
-	}
 	var b strings.Builder
 	b.WriteString(cursor)
 	b.WriteString(st.text.muted.Render(fit(m.label, 3)) + " ")
@@ -163,11 +187,30 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, selected bool) string {
 	}
 	b.WriteString(st.text.normal.Render(fitLeft(thousands(s.Keys), c.keys)) + " ")
 	if c.notes > 0 {
-		switch {
-		case !s.Up:
-			b.WriteString(st.name(fit(m.err, c.notes), st.text.bad))
-		case m.warnings != "":
-			b.WriteString(st.name(fit(m.warnings, c.notes), st.level[levelWarn]))
+		note, noteStyle := "", st.level[levelWarn]
+		if !s.Up {
+			note, noteStyle = m.err, st.text.bad
+		} else {
+			note = m.warnings
+		}
+		room := c.notes
+		if faults != "" {
+			style := st.level[levelWarn]
+			if bad {
+				style = st.text.bad
+			}
+			faults = fit(faults, min(ansi.StringWidth(faults), room))
+			b.WriteString(style.Render(faults))
+			room -= ansi.StringWidth(faults)
+			if note != "" && room > 3 {
+				b.WriteString(st.text.muted.Render(" · "))
+				room -= 3
+			} else {
+				room = 0
+			}
+		}
+		if note != "" && room > 0 {
+			b.WriteString(st.name(fit(note, room), noteStyle))
 		}
 	}
 	return b.String()

@@ -1,6 +1,8 @@
 // Package ui is the redlock-tui dashboard: a Bubble Tea model that shows the masters and the locks of a monitor's
 // snapshots, live, and drives locks through a Redlock client (acquire, extend, auto-extend, release, and
-// force-delete of locks that are not ours).
+// force-delete of locks that are not ours). In demo mode it also shows the embedded masters' faults and the
+// simulated workload's events, lets a presenter break things on purpose, and makes violations of mutual
+// exclusion impossible to miss.
 //
 // No network I/O happens in Update or View: every action is a tea.Cmd whose result comes back as a message
 // carrying the identity of its request, so a late result is never applied to the wrong lock. Untrusted text from
@@ -18,6 +20,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -43,6 +46,11 @@ type Options struct {
 	Title string
 	// Now is the dashboard's clock (time.Now when nil); tests inject a fixed one.
 	Now func() time.Time
+	// Demo is the running demo in demo mode, nil otherwise. The dashboard shows its masters' faults and its
+	// events, and the presenter's keys (KeyMap.Demo) inject faults, drive the workload and run scenarios; the
+	// program that started the demo closes it. ReadOnly does not disable the presenter's keys: they act on the
+	// embedded masters the program runs, not through the dashboard's lock commands.
+	Demo *demo.Demo
 }
 
 // Screen size limits: below the minimum, the dashboard asks for a larger window.
@@ -74,6 +82,7 @@ const (
 // layout is the screen's geometry for the current size and snapshot.
 type layout struct {
 	tooSmall                     bool
+	demoBarH, violationH         int // demo mode's line under the header; the violation banner
 	bannerH, footerH, mastersH   int
 	midH, bottomH                int // locks (and detail) row; our locks and log row (0: hidden)
 	locksW, detailW, oursW, logW int // detailW 0: hidden
@@ -99,6 +108,7 @@ type Model struct {
 	keys     KeyMap // live bindings: disabled while they would do nothing, so help shows what works now
 	all      KeyMap // the bindings as given, to recognise a key whose binding is disabled and say why
 	formKeys bindingList
+	menuKeys bindingList
 
 	mon      *monitor.Monitor
 	locker   *redlock.Client
@@ -120,6 +130,7 @@ type Model struct {
 	log           *eventLog
 	form          *acquireForm
 	confirm       *deleteConfirm
+	demo          *demoView // nil outside demo mode
 	showHelp      bool
 	help          help.Model
 	frame         int
@@ -155,6 +166,17 @@ func New(o Options) *Model {
 	next := o.Keys.NextPanel
 	next.SetHelp(next.Help().Key, "next field")
 	m.formKeys = bindingList{o.Keys.Confirm, o.Keys.Cancel, next}
+	run := o.Keys.Confirm
+	run.SetHelp(run.Help().Key, "run")
+	m.menuKeys = bindingList{run, o.Keys.Up, o.Keys.Down, o.Keys.Cancel}
+	if o.Demo != nil {
+		m.demo = newDemoView(o.Demo, o.Now())
+		m.sh.demo = m.demo
+	} else {
+		for _, b := range m.all.Demo.all() {
+			b.SetEnabled(false) // never matched, never in help
+		}
+	}
 	if o.ReadOnly {
 		m.log.add(logEntry{at: o.Now(), level: levelInfo,
 			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
@@ -163,12 +185,16 @@ func New(o Options) *Model {
 	return m
 }
 
-// Init starts the monitor loop and the tick.
+// Init starts the monitor loop, the tick and, in demo mode, the reading of the demo's events.
 func (m *Model) Init() tea.Cmd {
-	if m.mon == nil {
-		return tick()
+	cmds := []tea.Cmd{tick()}
+	if m.mon != nil {
+		cmds = append(cmds, startMonitor(m.ctx, m.mon))
 	}
-	return tea.Batch(startMonitor(m.ctx, m.mon), tick())
+	if v := m.demo; v != nil {
+		cmds = append(cmds, waitDemo(m.ctx, v.d, v.events, v.seen))
+	}
+	return tea.Batch(cmds...)
 }
 
 // Update routes a message: the size, then keys (to the open form or confirmation first, then the global keys,
@@ -195,7 +221,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.frame++
 		m.refreshOurs()
+		m.expireBanner()
 		cmd = tick()
+	case DemoMsg:
+		if m.demo != nil {
+			m.applyDemo(msg)
+		}
+	case demoNewsMsg:
+		m.applyDemo(msg.DemoMsg)
+		cmd = waitDemo(m.ctx, m.demo.d, msg.ch, m.demo.seen)
+	case demoClosedMsg:
+		if !m.quit.active {
+			m.logf(levelWarn, "", "demo stopped: no more demo events")
+		}
+	case demoActionMsg:
+		cmd = m.onDemoAction(msg)
+	case scenarioResultMsg:
+		m.onScenario(msg)
 	case acquireResultMsg:
 		m.onAcquired(msg)
 	case extendResultMsg:
@@ -298,6 +340,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.formKey(msg)
 	case m.confirm != nil:
 		return m.confirmKey(msg)
+	case m.demo != nil && m.demo.menu != nil:
+		return m.menuKey(msg)
 	case m.locks.filtering:
 		return m.filterKey(msg)
 	case m.showHelp:
@@ -346,6 +390,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 			m.locks.setFilter("")
 		}
 	default:
+		if cmd, ok := m.demoKey(msg); ok {
+			return cmd
+		}
 		switch m.focus {
 		case focusMasters:
 			m.masters.Update(msg)
@@ -824,6 +871,9 @@ func (m *Model) startQuit() tea.Cmd {
 		m.form.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
 	}
 	m.form, m.confirm, m.showHelp = nil, nil, false
+	if m.demo != nil {
+		m.demo.menu = nil
+	}
 	if len(m.ours.locks) == 0 {
 		m.quit.summary = m.summaryNow("")
 		m.cancel()
@@ -921,6 +971,9 @@ func (m *Model) syncKeys() {
 	k.Release.SetEnabled(write && o != nil)
 	k.AutoExtend.SetEnabled(write && o != nil)
 	k.Delete.SetEnabled(write && m.focus == focusLocks && row != nil && len(m.foreignTokens(row)) > 0)
+	if m.demo != nil {
+		k.Demo.Dismiss.SetEnabled(m.demo.banner != nil)
+	}
 }
 
 // relayout computes the geometry for the current size and snapshot and sizes the panels.
@@ -933,18 +986,28 @@ func (m *Model) relayout() {
 			nMasters, nWarn = max(len(d.masters), 1), len(d.warnings)
 		}
 		l.bannerH = min(nWarn, 3)
+		if m.demo != nil {
+			l.demoBarH = 1
+			if m.demo.banner != nil {
+				l.violationH = 3
+			}
+		}
 		l.footerH = 1
 		if h >= 24 {
 			l.footerH = 2
 		}
 		l.mastersH = min(nMasters, 6) + 3
-		rest := h - 1 - l.bannerH - l.footerH - l.mastersH
+		rest := h - 1 - l.demoBarH - l.violationH - l.bannerH - l.footerH - l.mastersH
 		for rest < 6 && l.mastersH > 4 {
 			l.mastersH--
 			rest++
 		}
 		for rest < 6 && l.bannerH > 1 {
 			l.bannerH--
+			rest++
+		}
+		for rest < 6 && l.violationH > 1 {
+			l.violationH--
 			rest++
 		}
 		l.bannerMore = nWarn - l.bannerH
@@ -957,6 +1020,9 @@ func (m *Model) relayout() {
 		}
 		l.locksW = w - l.detailW
 		l.oursW = w / 2
+		if m.demo != nil { // the demo's events are the story: the log gets more room
+			l.oursW = w / 3
+		}
 		l.logW = w - l.oursW
 	}
 	m.lay = l

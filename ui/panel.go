@@ -8,14 +8,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// shared is the program context every component reads: styles, the live key bindings, the clock and the
-// current snapshot as sanitized for the screen. The root model owns it and is the only one to change it.
+// shared is the program context every component reads: styles, the live key bindings, the clock, the current
+// snapshot as sanitized for the screen, and the demo's state in demo mode. The root model owns it and is the only one to change it.
 type shared struct {
 	st       *styles
 	keys     *KeyMap
 	now      func() time.Time
 	data     *dashboard // nil until the first snapshot
 	readOnly bool
+	demo     *demoView // nil outside demo mode
 }
 
 // Border glyphs: a focused panel has a heavy border, so focus shows without colour too.

@@ -84,6 +84,7 @@ type styles struct {
 		title, label, value, ok, degraded, noQuorum, paused, live, readOnly paint
 	}
 	banner struct{ err, warn paint }
+	demo   struct{ badge, violation paint }
 	panel  struct {
 		border, borderFocused, title, titleFocused paint
 	}
@@ -117,6 +118,9 @@ func newStyles(t theme) *styles {
 
 	s.banner.err = p(fg(t.bad).Bold(true))
 	s.banner.warn = p(fg(t.warn))
+
+	s.demo.badge = p(fg(t.accent).Bold(true).Reverse(true))
+	s.demo.violation = p(fg(t.bad).Bold(true).Reverse(true))
 
 	s.panel.border = p(fg(t.border))
 	s.panel.borderFocused = p(fg(t.focus))

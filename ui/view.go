@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -20,6 +21,12 @@ func (m *Model) View() string {
 		return m.tooSmallView()
 	}
 	parts := []string{m.headerView()}
+	if m.lay.demoBarH > 0 {
+		parts = append(parts, m.demoBarView())
+	}
+	if m.lay.violationH > 0 {
+		parts = append(parts, m.violationView())
+	}
 	if m.lay.bannerH > 0 {
 		parts = append(parts, m.bannerView())
 	}
@@ -29,6 +36,8 @@ func (m *Model) View() string {
 		body = overlay(body, m.form.View(m.width-4, m.frame), m.width)
 	case m.confirm != nil:
 		body = overlay(body, m.confirm.View(m.width-4, m.frame), m.width)
+	case m.demo != nil && m.demo.menu != nil:
+		body = overlay(body, m.demo.menu.View(m.width-4, m.demo), m.width)
 	}
 	parts = append(parts, body, m.footerView())
 	return strings.Join(parts, "\n")
@@ -61,10 +70,6 @@ const appName = "redlock-tui"
 // that do not fit are left out, least important first.
 func (m *Model) headerView() string {
 	st := m.sh.st
-	type part struct {
-		text string
-		rank int // lower is kept longer
-	}
 	parts := []part{{st.header.title.Render(appName), 0}}
 	if m.title != "" {
 		parts = append(parts, part{st.name(m.title, st.header.value), 6})
@@ -98,7 +103,18 @@ func (m *Model) headerView() string {
 			part{st.header.label.Render("locks ") + st.header.value.Render(thousands(len(d.locks))) +
 				st.header.label.Render(lockCounts(d)), 5})
 	}
-	sep := st.header.label.Render(" │ ")
+	return fitParts(parts, st.header.label.Render(" │ "), m.width)
+}
+
+// part is a piece of a header line; rank says how long it is kept when the line is too wide.
+type part struct {
+	text string
+	rank int // lower is kept longer; 0 always
+}
+
+// fitParts joins parts with sep into a line of exactly w cells, leaving out the parts of the highest rank
+// first while the line is too wide.
+func fitParts(parts []part, sep string, w int) string {
 	join := func() string {
 		texts := make([]string, len(parts))
 		for i, p := range parts {
@@ -107,7 +123,11 @@ func (m *Model) headerView() string {
 		return strings.Join(texts, sep)
 	}
 	line := join()
-	for rank := 6; rank > 0 && ansi.StringWidth(line) > m.width; rank-- {
+	top := 0
+	for _, p := range parts {
+		top = max(top, p.rank)
+	}
+	for rank := top; rank > 0 && ansi.StringWidth(line) > w; rank-- {
 		kept := parts[:0]
 		for _, p := range parts {
 			if p.rank != rank {
@@ -117,7 +137,7 @@ func (m *Model) headerView() string {
 		parts = kept
 		line = join()
 	}
-	return fitStyled(line, m.width)
+	return fitStyled(line, w)
 }
 
 // lockCounts details the locks that need attention, e.g. " (2 mine, 1 split)".
@@ -192,19 +212,62 @@ func (m *Model) helpView(h int) string {
 		keys.AutoExtend.SetEnabled(false)
 		keys.Delete.SetEnabled(false)
 	}
-	hm := m.help
-	hm.Width = m.width - 4
-	lines := strings.Split(hm.FullHelpView(keys.FullHelp()), "\n")
-	lines = append(lines, "",
+	lines := append(m.helpColumns(keys.FullHelp(), m.width-4), "",
 		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ✕ master down"),
 		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum; held*: another token is also present"),
 		st.table.head.Render("Outcomes")+st.text.muted.Render("  ✓ ok  ◆ another token  · no key  T timeout  ✗ error  ? pending"),
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
+	if m.demo != nil {
+		lines = append(lines, st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected master (▸ in the "+
+			"masters panel, or "+m.all.Demo.Pick.Help().Key+"); scenarios lock "+demo.ScenarioResource+
+			"; a violation stays on top until "+m.all.Demo.Dismiss.Help().Key))
+	}
 	if why := m.writeBlocked("locking"); why != "" {
 		lines = append(lines, "", st.level[levelWarn].Render(why))
+		if m.demo != nil && m.readOnly {
+			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
+				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
+		}
 	}
 	return st.box("Help · "+m.all.Help.Help().Key+" or "+m.all.Cancel.Help().Key+" closes", lines, m.width, h, true)
+}
+
+// helpColumns lays out the full help's columns side by side, starting a new row of columns where the next
+// one would not fit in w cells; a column whose bindings are all disabled is left out.
+func (m *Model) helpColumns(groups [][]key.Binding, w int) []string {
+	const gap = "    "
+	hm := m.help
+	hm.Width = 0 // a column is never cut: columns that do not fit go to the next row
+	var rows, row []string
+	rowW := 0
+	flush := func() {
+		if len(row) > 0 {
+			if len(rows) > 0 {
+				rows = append(rows, "")
+			}
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+		}
+		row, rowW = nil, 0
+	}
+	for _, g := range groups {
+		col := hm.FullHelpView([][]key.Binding{g})
+		if col == "" {
+			continue
+		}
+		cw := lipgloss.Width(col)
+		if len(row) > 0 && rowW+len(gap)+cw > w {
+			flush()
+		}
+		if len(row) > 0 {
+			row = append(row, gap)
+			rowW += len(gap)
+		}
+		row = append(row, col)
+		rowW += cw
+	}
+	flush()
+	return strings.Split(strings.Join(rows, "\n"), "\n")
 }
 
 // footerView is the status line and the short help of what works now.
@@ -231,6 +294,8 @@ func (m *Model) shortHelp() []key.Binding {
 	switch {
 	case m.form != nil, m.confirm != nil:
 		return m.formKeys
+	case m.demo != nil && m.demo.menu != nil:
+		return m.menuKeys
 	case m.locks.filtering:
 		return bindingList{m.keys.Confirm, m.keys.Cancel}
 	case m.showHelp:

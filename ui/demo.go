@@ -1,0 +1,564 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/demo"
+)
+
+// Demo mode (Options.Demo) shows the embedded masters' fault state and the simulated workload's events, and
+// gives the presenter keys that break things on purpose. Nothing here calls the demo inside Update or View: its
+// events arrive through a command re-armed after each batch, and every fault runs in a command of its own.
+//
+// Read-only mode (--read-only) does not apply to the demo's faults, workload and scenarios: they act on the
+// embedded masters the program itself runs, not through the dashboard's lock commands, which stay blocked.
+
+// The presenter's faults, as the keys apply them.
+var (
+	// latencySteps are the latencies the Latency key steps through: slow (each round trip well within a
+	// simulated client's 150ms node timeout, so the master still counts, with less validity left), then past
+	// it (the master fails every round), then none.
+	latencySteps = []time.Duration{0, 50 * time.Millisecond, 200 * time.Millisecond}
+	// rateSteps are the workload speeds the Faster and Slower keys step through.
+	rateSteps = []float64{0.25, 0.5, 1, 2, 4, 8}
+)
+
+const (
+	// clockJump is how far the ClockJump key moves a master's clock: past the longest TTL, so that every key
+	// on it expires at once (Kleppmann's clock jump).
+	clockJump = demo.MaxTTL + 500*time.Millisecond
+	// fastClock is the clock rate of a master made fast: its keys expire twice as soon.
+	fastClock = 2.0
+	// bannerLinger is how long the violation banner stays once a scenario ends without a violation.
+	bannerLinger = 5 * time.Second
+	// maxDemoBatch bounds the events taken in by one message.
+	maxDemoBatch = 128
+	// shownClockOffset is the smallest clock offset the masters panel names as a fault.
+	shownClockOffset = 50 * time.Millisecond
+)
+
+// DemoMsg hands the dashboard news from the demo: its events in order, the violations found since the last
+// message, and its state when the message was made (At): each master's faults, and whether the workload is
+// paused and at what rate. With Options.Demo set the dashboard reads the demo itself and needs none; a test
+// sends constructed ones to show a fixed state. Outside demo mode it is ignored.
+type DemoMsg struct {
+	Events     []demo.Event
+	Violations []demo.Violation
+	Masters    []demo.MasterState
+	Paused     bool
+	Rate       float64
+	At         time.Time
+}
+
+// demoNewsMsg is a DemoMsg read from the demo's event channel; reading the next batch re-arms the command.
+type demoNewsMsg struct {
+	DemoMsg
+	ch <-chan demo.Event
+}
+
+// demoClosedMsg tells that the demo's event channel closed: the demo stopped.
+type demoClosedMsg struct{}
+
+// demoAct is a presenter's fault or workload change. It runs in a command, against the demo as it is then (a
+// toggle looks at the live state, so that keys pressed in a row each see the one before), and says what it did.
+type demoAct func(d *demo.Demo) (string, error)
+
+// refusal is an action that did nothing, and why: a warning, not an error.
+type refusal string
+
+// Error returns the reason.
+func (r refusal) Error() string { return string(r) }
+
+// demoActionMsg answers a presenter's fault or workload change: what it did, or why it failed, and the demo's
+// state right after.
+type demoActionMsg struct {
+	done  string
+	err   error
+	state DemoMsg
+}
+
+// scenarioResultMsg answers a scenario run.
+type scenarioResultMsg struct {
+	name  string
+	res   demo.ScenarioResult
+	err   error
+	state DemoMsg
+}
+
+// demoView is the demo as the dashboard shows it: the masters' faults, the workload, the scenario running,
+// the violation banner. Strings that reach the screen are sanitized when they enter.
+type demoView struct {
+	d         *demo.Demo
+	events    <-chan demo.Event
+	masters   []demo.MasterState
+	addrs     []string // sanitized
+	at        time.Time
+	paused    bool
+	rate      float64
+	clients   int
+	resources int
+	queue     []demoAct // actions waiting for the one running, in the order of the keys
+	acting    bool      // an action is running
+
+	seen       int // ID of the last violation taken in
+	violations int // how many were taken in
+	banner     *violationBanner
+	menu       *scenarioMenu
+	running    string    // the scenario running, "" for none
+	runSince   time.Time // when it started
+	outcomes   map[string]string
+}
+
+// newDemoView reads the demo's initial state; New calls it once, before the program runs.
+func newDemoView(d *demo.Demo, now time.Time) *demoView {
+	v := &demoView{d: d, events: d.Events(), clients: len(d.Clients()), resources: len(d.Resources()),
+		outcomes: map[string]string{}}
+	v.setState(readDemo(d))
+	if v.at.IsZero() {
+		v.at = now
+	}
+	return v
+}
+
+// readDemo reads the demo's state.
+func readDemo(d *demo.Demo) DemoMsg {
+	return DemoMsg{Masters: d.Masters(), Paused: d.Paused(), Rate: d.Rate(), At: time.Now()}
+}
+
+// setState takes in the state part of msg.
+func (v *demoView) setState(msg DemoMsg) {
+	v.masters, v.paused, v.rate, v.at = msg.Masters, msg.Paused, msg.Rate, msg.At
+	v.addrs = make([]string, len(msg.Masters))
+	for i, s := range msg.Masters {
+		v.addrs[i] = sanitize(s.Addr, nameCap)
+	}
+}
+
+// master returns the state of master i, or nil.
+func (v *demoView) master(i int) *demo.MasterState {
+	if i < 0 || i >= len(v.masters) {
+		return nil
+	}
+	return &v.masters[i]
+}
+
+// waitDemo reads the next batch of demo events: it waits for one, takes those already queued behind it, and
+// reads the demo's state and the violations after since (the last one taken in). The dashboard re-arms it
+// after each batch; it ends with the dashboard's context.
+func waitDemo(ctx context.Context, d *demo.Demo, ch <-chan demo.Event, since int) tea.Cmd {
+	return func() tea.Msg {
+		var first demo.Event
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return demoClosedMsg{}
+			}
+			first = e
+		case <-ctx.Done():
+			return nil
+		}
+		events := []demo.Event{first}
+	batch:
+		for len(events) < maxDemoBatch {
+			select {
+			case e, ok := <-ch:
+				if !ok {
+					break batch
+				}
+				events = append(events, e)
+			default:
+				break batch
+			}
+		}
+		msg := readDemo(d)
+		msg.Events = events
+		for _, e := range events {
+			if e.Kind == demo.EventViolation { // the demo keeps a violation before it logs it
+				msg.Violations = violationsAfter(d, since)
+				break
+			}
+		}
+		return demoNewsMsg{DemoMsg: msg, ch: ch}
+	}
+}
+
+// violationsAfter returns the demo's violations numbered after id.
+func violationsAfter(d *demo.Demo, id int) []demo.Violation {
+	var out []demo.Violation
+	for _, v := range d.Violations() {
+		if v.ID > id {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// demoAction is the one place the presenter's faults and workload changes leave the dashboard. Each runs in a
+// command, since some block briefly, one at a time in the order of the keys, so that a toggle pressed twice
+// undoes itself. Read-only mode does not stop them (see the top of this file).
+func (m *Model) demoAction(act demoAct) tea.Cmd {
+	v := m.demo
+	v.queue = append(v.queue, act)
+	if v.acting {
+		return nil
+	}
+	return m.nextAction()
+}
+
+// nextAction starts the first queued action, if any.
+func (m *Model) nextAction() tea.Cmd {
+	v := m.demo
+	if len(v.queue) == 0 || m.quit.active {
+		v.acting, v.queue = false, nil
+		return nil
+	}
+	act, d := v.queue[0], v.d
+	v.queue, v.acting = v.queue[1:], true
+	return func() tea.Msg {
+		done, err := act(d)
+		return demoActionMsg{done: done, err: err, state: readDemo(d)}
+	}
+}
+
+// scenarioCmd runs a scenario; it blocks for the length of the story, and ends early when ctx does.
+func scenarioCmd(ctx context.Context, d *demo.Demo, name string) tea.Cmd {
+	return func() tea.Msg {
+		res, err := d.RunScenario(ctx, name)
+		return scenarioResultMsg{name: name, res: res, err: err, state: readDemo(d)}
+	}
+}
+
+// applyDemo takes in news from the demo: its state, its events as log entries, and new violations.
+func (m *Model) applyDemo(msg DemoMsg) {
+	v := m.demo
+	v.setState(msg)
+	entries := make([]logEntry, 0, len(msg.Events))
+	for _, e := range msg.Events {
+		entries = append(entries, demoEntry(e))
+	}
+	m.log.add(entries...)
+	for _, vi := range msg.Violations {
+		m.takeViolation(vi)
+	}
+}
+
+// demoEntry is the log entry of a demo event.
+func demoEntry(e demo.Event) logEntry {
+	lvl := levelInfo
+	switch e.Kind {
+	case demo.EventViolation:
+		lvl = levelError
+	case demo.EventFault, demo.EventLost, demo.EventCrashed, demo.EventAcquireFailed, demo.EventWriteDropped,
+		demo.EventClientPaused, demo.EventClientResumed:
+		lvl = levelWarn
+	}
+	return logEntry{at: e.Time, level: lvl, resource: e.Resource, text: sanitize(e.Text, textCap)}
+}
+
+// violationBanner is the violation shown at the top of the screen until dismissed; its strings are sanitized.
+type violationBanner struct {
+	id                   int
+	kind, resource, text string
+	first, second        string // client names
+	firstTok, secondTok  string // short tokens
+	at                   time.Time
+	clearAt              time.Time // zero: stays until dismissed
+}
+
+// takeViolation shows a violation not seen before in the banner and logs the story that led to it.
+func (m *Model) takeViolation(vi demo.Violation) {
+	v := m.demo
+	if vi.ID <= v.seen {
+		return
+	}
+	v.seen = vi.ID
+	v.violations++
+	short := func(tok string) string { return strings.TrimRight(fit(sanitize(tok, nameCap), shortToken), " ") }
+	v.banner = &violationBanner{
+		id: vi.ID, kind: sanitize(string(vi.Kind), nameCap), resource: sanitize(vi.Resource, nameCap),
+		text: sanitize(vi.Text, textCap), first: sanitize(vi.First.Client, nameCap),
+		second: sanitize(vi.Second.Client, nameCap), firstTok: short(vi.First.Token),
+		secondTok: short(vi.Second.Token), at: vi.Time,
+	}
+	b := v.banner
+	m.log.add(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
+		text: fmt.Sprintf("violation #%d (%s) on %s: %s and %s; how it came about (%s, oldest first):", b.id, b.kind,
+			b.resource, b.first, b.second, plural(len(vi.Events), "event"))})
+	for _, e := range vi.Events {
+		entry := demoEntry(e)
+		entry.resource = "" // the lock's own entries are already in the log
+		entry.text = fmt.Sprintf("#%d │ %s", b.id, entry.text)
+		m.log.add(entry)
+	}
+	m.relayout()
+}
+
+// demoKey applies a presenter's key and reports whether it was one. Faults act on the selected master: the
+// masters panel's cursor, which the number keys move.
+func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	v, k := m.demo, &m.all.Demo
+	if v == nil {
+		return nil, false
+	}
+	i := min(max(m.masters.cursor, 0), max(len(v.masters)-1, 0))
+	onMaster := func(act func(d *demo.Demo, s demo.MasterState, n int) (string, error)) (tea.Cmd, bool) {
+		if v.master(i) == nil {
+			m.setStatus(levelWarn, "no master to act on")
+			return nil, true
+		}
+		return m.demoAction(func(d *demo.Demo) (string, error) {
+			ms := d.Masters()
+			if i >= len(ms) {
+				return "", refusal(fmt.Sprintf("there is no master %d", i+1))
+			}
+			return act(d, ms[i], i+1)
+		}), true
+	}
+	crashKey, freezeKey := k.Crash.Help().Key, k.Freeze.Help().Key
+	switch {
+	case key.Matches(msg, k.Pick):
+		p := int(msg.String()[0] - '1')
+		if p < 0 || p >= len(v.masters) {
+			m.setStatus(levelWarn, "there is no master "+msg.String())
+			return nil, true
+		}
+		m.masters.cursor = p
+		m.setStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
+		return nil, true
+	case key.Matches(msg, k.Crash):
+		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+			if s.Down {
+				return fmt.Sprintf("master %d started at once, empty", n), d.StartMaster(i)
+			}
+			return fmt.Sprintf("master %d crashed: its keys are lost; %s starts it, empty", n, crashKey),
+				d.StopMaster(i)
+		})
+	case key.Matches(msg, k.Restart):
+		return onMaster(func(d *demo.Demo, _ demo.MasterState, n int) (string, error) {
+			return fmt.Sprintf("master %d restarted at once, empty: the locks it held lost a vote", n),
+				d.RestartMaster(i, false)
+		})
+	case key.Matches(msg, k.DelayedRestart):
+		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+			if !s.RestartAt.IsZero() {
+				return "", refusal(fmt.Sprintf("master %d is already waiting to restart", n))
+			}
+			return fmt.Sprintf("master %d crashed; it restarts empty in %v, once every lock it held has expired", n,
+				demo.RestartDelay), d.RestartMaster(i, true)
+		})
+	case key.Matches(msg, k.Freeze):
+		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+			switch {
+			case s.Down:
+				return "", refusal(fmt.Sprintf("master %d is down: there is nothing to freeze", n))
+			case s.Paused:
+				return fmt.Sprintf("master %d thawed: what queued up is answered now", n), d.SetMasterPaused(i, false)
+			}
+			return fmt.Sprintf("master %d frozen: nothing is answered until %s thaws it", n, freezeKey),
+				d.SetMasterPaused(i, true)
+		})
+	case key.Matches(msg, k.Latency):
+		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+			next := latencySteps[0]
+			for _, l := range latencySteps {
+				if l > s.Latency {
+					next = l
+					break
+				}
+			}
+			if next == 0 {
+				return fmt.Sprintf("master %d: latency removed", n), d.SetMasterLatency(i, 0)
+			}
+			return fmt.Sprintf("master %d: %v latency each way to the clients", n, next), d.SetMasterLatency(i, next)
+		})
+	case key.Matches(msg, k.Partition):
+		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+			if s.Partitioned {
+				return fmt.Sprintf("master %d: partition healed", n), d.SetMasterPartitioned(i, false)
+			}
+			return fmt.Sprintf("master %d partitioned from the clients", n), d.SetMasterPartitioned(i, true)
+		})
+	case key.Matches(msg, k.ClockJump):
+		return onMaster(func(d *demo.Demo, _ demo.MasterState, n int) (string, error) {
+			return fmt.Sprintf("master %d's clock jumped %v ahead: its keys expired", n, clockJump),
+				d.JumpMasterClock(i, clockJump)
+		})
+	case key.Matches(msg, k.ClockFast):
+		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+			rate := fastClock
+			if s.ClockRate != 1 {
+				rate = 1
+			}
+			return fmt.Sprintf("master %d's clock runs at %g× real time", n, rate), d.SetMasterClockRate(i, rate)
+		})
+	case key.Matches(msg, k.GCPause):
+		return m.demoAction(func(d *demo.Demo) (string, error) {
+			name, err := d.PauseClient(-1)
+			return sanitize(name, nameCap) + " will freeze holding its lock, past its TTL (a GC pause)", err
+		}), true
+	case key.Matches(msg, k.Workload):
+		return m.demoAction(func(d *demo.Demo) (string, error) {
+			if d.Paused() {
+				d.SetPaused(false)
+				return "workload resumed", nil
+			}
+			d.SetPaused(true)
+			return "workload paused: clients finish what they hold, then wait", nil
+		}), true
+	case key.Matches(msg, k.Faster, k.Slower):
+		faster := key.Matches(msg, k.Faster)
+		return m.demoAction(func(d *demo.Demo) (string, error) {
+			cur := d.Rate()
+			next, ok := stepRate(cur, faster)
+			if !ok {
+				return "", refusal(fmt.Sprintf("workload rate stays %g×", cur))
+			}
+			return fmt.Sprintf("workload rate %g×", d.SetRate(next)), nil
+		}), true
+	case key.Matches(msg, k.Scenarios):
+		m.demo.menu = newScenarioMenu(m.sh)
+		return nil, true
+	case key.Matches(msg, k.Dismiss):
+		if v.banner != nil {
+			v.banner = nil
+			m.relayout()
+			m.setStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// stepRate returns the workload rate one step faster or slower than cur, and false at the end of the steps.
+func stepRate(cur float64, faster bool) (float64, bool) {
+	if faster {
+		for _, r := range rateSteps {
+			if r > cur {
+				return r, true
+			}
+		}
+		return cur, false
+	}
+	for j := len(rateSteps) - 1; j >= 0; j-- {
+		if rateSteps[j] < cur {
+			return rateSteps[j], true
+		}
+	}
+	return cur, false
+}
+
+// onDemoAction applies the result of a fault or workload change, and starts the next one queued.
+func (m *Model) onDemoAction(msg demoActionMsg) tea.Cmd {
+	m.demo.setState(msg.state)
+	var r refusal
+	switch {
+	case errors.As(msg.err, &r):
+		m.setStatus(levelWarn, sanitize(r.Error(), textCap))
+	case msg.err != nil:
+		text := sanitize(msg.err.Error(), textCap)
+		m.logf(levelError, "", "demo: %s", text)
+		m.setStatus(levelError, text)
+	default:
+		m.setStatus(levelInfo, msg.done)
+	}
+	return m.nextAction()
+}
+
+// runScenario starts the scenario under the menu's cursor.
+func (m *Model) runScenario() tea.Cmd {
+	v := m.demo
+	if v.running != "" {
+		m.setStatus(levelWarn, "scenario "+v.running+" is still running")
+		return nil
+	}
+	sc := v.menu.selected()
+	v.menu = nil
+	v.running, v.runSince = sc.Name, m.sh.now()
+	m.setStatus(levelInfo, "scenario "+sc.Name+" running: its steps show in the event log")
+	return scenarioCmd(m.ctx, v.d, sc.Name)
+}
+
+// onScenario shows how a scenario run ended: the violation in the banner, or its absence, which lets a
+// banner from before go after a few seconds.
+func (m *Model) onScenario(msg scenarioResultMsg) {
+	v := m.demo
+	v.running = ""
+	v.setState(msg.state)
+	if msg.err != nil {
+		if m.quit.active {
+			return
+		}
+		text := sanitize(msg.err.Error(), textCap)
+		m.logf(levelError, demo.ScenarioResource, "%s", text)
+		m.setStatus(levelError, text)
+		return
+	}
+	res := msg.res
+	for _, vi := range res.Violations {
+		m.takeViolation(vi)
+	}
+	outcome := "no violation"
+	if res.Violated {
+		outcome = fmt.Sprintf("VIOLATION (%s)", sanitize(string(res.Violations[0].Kind), nameCap))
+	}
+	v.outcomes[msg.name] = outcome
+	story := "as the story says"
+	if !res.Expected {
+		story = "NOT as the story says"
+	}
+	text := fmt.Sprintf("scenario %s over in %s: %s, %s", msg.name, dur(res.Duration), outcome, story)
+	lvl := levelInfo
+	if res.Violated || !res.Expected {
+		lvl = levelError
+	}
+	if !res.Violated && v.banner != nil {
+		v.banner.clearAt = m.sh.now().Add(bannerLinger)
+	}
+	m.logf(lvl, demo.ScenarioResource, "%s", text)
+	m.setStatus(lvl, text)
+}
+
+// expireBanner hides the violation banner once its time after a clean scenario is up.
+func (m *Model) expireBanner() {
+	if v := m.demo; v != nil && v.banner != nil && !v.banner.clearAt.IsZero() && !m.sh.now().Before(v.banner.clearAt) {
+		v.banner = nil
+		m.relayout()
+	}
+}
+
+// scenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor.
+type scenarioMenu struct {
+	sh     *shared
+	list   []demo.Scenario
+	cursor int
+}
+
+// newScenarioMenu returns the menu with the cursor on the first scenario.
+func newScenarioMenu(sh *shared) *scenarioMenu {
+	return &scenarioMenu{sh: sh, list: demo.Scenarios()}
+}
+
+// selected returns the scenario under the cursor.
+func (s *scenarioMenu) selected() demo.Scenario { return s.list[s.cursor] }
+
+// menuKey routes a key to the scenario menu.
+func (m *Model) menuKey(msg tea.KeyMsg) tea.Cmd {
+	s, k := m.demo.menu, &m.all
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.startQuit()
+	case key.Matches(msg, k.Cancel, k.Demo.Scenarios):
+		m.demo.menu = nil
+	case key.Matches(msg, k.Confirm):
+		return m.runScenario()
+	default:
+		s.cursor = moveCursor(m.sh.keys, msg, s.cursor, len(s.list), len(s.list))
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/demo"
+)
+
+// demoBarView is the demo's line under the header: the masters' addresses (for redis-cli), the workload, the
+// scenario running and the violations so far. Parts that do not fit are left out, least important first.
+func (m *Model) demoBarView() string {
+	st, v, k := m.sh.st, m.demo, &m.all.Demo
+	parts := []part{{st.demo.badge.Render(" DEMO "), 0},
+		{st.header.label.Render("masters ") + st.header.value.Render(addrList(v.addrs)), 0}}
+	workload := st.header.label.Render("workload ")
+	if v.paused {
+		workload += st.header.paused.Render("PAUSED")
+	} else {
+		workload += st.header.live.Render(fmt.Sprintf("live %g×", v.rate))
+	}
+	parts = append(parts, part{workload, 2})
+	if v.violations > 0 {
+		parts = append(parts, part{st.banner.err.Render(plural(v.violations, "violation")), 1})
+	} else {
+		parts = append(parts, part{st.text.ok.Render("no violation"), 1})
+	}
+	if v.running != "" {
+		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+" "+
+			spinner[m.frame%len(spinner)]+" "+dur(m.sh.now().Sub(v.runSince))), 1})
+	}
+	parts = append(parts,
+		part{st.header.label.Render(fmt.Sprintf("%s, %s", plural(v.clients, "client"), plural(v.resources, "resource"))), 4},
+		part{st.header.label.Render("redis-cli -p PORT works"), 5},
+		part{st.header.label.Render(k.Scenarios.Help().Key + " scenarios · " + m.all.Help.Help().Key + " keys"), 3})
+	return fitParts(parts, st.header.label.Render(" │ "), m.width)
+}
+
+// addrList writes the masters' addresses compactly: "127.0.0.1 ports 7001 7002 7003" when they share a host.
+func addrList(addrs []string) string {
+	host, ports := "", make([]string, len(addrs))
+	for i, a := range addrs {
+		h, p, err := net.SplitHostPort(a)
+		if err != nil || (i > 0 && h != host) {
+			return strings.Join(addrs, " ")
+		}
+		host, ports[i] = h, p
+	}
+	if len(addrs) == 0 {
+		return "none"
+	}
+	return host + " ports " + strings.Join(ports, " ")
+}
+
+// violationView is the violation banner: who held what at once, how, and how to dismiss it; up to three lines,
+// as the layout allows.
+func (m *Model) violationView() string {
+	st, b, k := m.sh.st, m.demo.banner, &m.all.Demo
+	badge := st.demo.violation.Render(fmt.Sprintf(" ✖ VIOLATION #%d ", b.id))
+	who := fmt.Sprintf(" %s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
+		b.firstTok, b.second, b.secondTok)
+	hint := b.at.Format("15:04:05") + " · " + k.Dismiss.Help().Key + " dismisses · the story that led to it is in " +
+		"the event log"
+	if !b.clearAt.IsZero() {
+		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", dur(max(b.clearAt.Sub(m.sh.now()), 0)))
+	}
+	lines := []string{badge + st.name(who, st.banner.err)}
+	if m.lay.violationH > 1 {
+		lines = append(lines, st.banner.err.Render("  ")+st.name(b.text, st.banner.err))
+	}
+	if m.lay.violationH > 2 {
+		lines = append(lines, st.text.muted.Render("  "+hint))
+	}
+	for i, l := range lines {
+		lines[i] = fitStyled(l, m.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// faultText describes the faults of a master as the presenter left it, at now (the state was read at at), and
+// reports whether the master is down.
+func faultText(s *demo.MasterState, at, now time.Time) (string, bool) {
+	var parts []string
+	if s.Down {
+		if s.RestartAt.IsZero() {
+			parts = append(parts, "crashed")
+		} else {
+			parts = append(parts, "crashed, back in "+dur(max(s.RestartAt.Sub(now), 0)))
+		}
+	}
+	if s.Paused {
+		parts = append(parts, "frozen")
+	}
+	if s.Partitioned {
+		parts = append(parts, "partitioned")
+	}
+	if s.Latency > 0 {
+		parts = append(parts, "+"+latency(s.Latency)+" latency")
+	}
+	offset := s.ClockOffset
+	var clock []string
+	if s.ClockRate != 1 {
+		offset += time.Duration((s.ClockRate - 1) * float64(now.Sub(at)))
+		clock = append(clock, fmt.Sprintf("%g×", s.ClockRate))
+	}
+	if offset >= shownClockOffset || offset <= -shownClockOffset {
+		sign := "+"
+		if offset < 0 {
+			sign = ""
+		}
+		clock = append(clock, sign+dur(offset))
+	}
+	if len(clock) > 0 {
+		parts = append(parts, "clock "+strings.Join(clock, " "))
+	}
+	return strings.Join(parts, " · "), s.Down
+}
+
+// View draws the menu as a dialog w cells wide at most: the scenarios with the outcome of their last run, and
+// the story of the one under the cursor.
+func (s *scenarioMenu) View(w int, v *demoView) string {
+	st, k := s.sh.st, s.sh.keys
+	w = min(w, 84)
+	inner := w - 2
+	const outcomeW = 20
+	var body []string
+	for i, sc := range s.list {
+		cursor := "  "
+		if i == s.cursor {
+			cursor = st.table.cursor.Render("▸ ")
+		}
+		outcome := v.outcomes[sc.Name]
+		style := st.text.ok
+		if strings.HasPrefix(outcome, "VIOLATION") {
+			style = st.text.bad
+		}
+		body = append(body, cursor+st.text.normal.Render(fit(sc.Title, max(inner-3-outcomeW, 4)))+" "+
+			style.Render(fitLeft(outcome, outcomeW)))
+	}
+	body = append(body, "")
+	for _, l := range strings.Split(ansi.Wrap(s.selected().Description, inner, " "), "\n") {
+		body = append(body, st.form.hint.Render(l))
+	}
+	body = append(body, "")
+	if v.running != "" {
+		body = append(body, st.level[levelWarn].Render("scenario "+v.running+" is running: wait for its end"))
+	} else {
+		body = append(body, st.form.hint.Render(fmt.Sprintf("%s runs it · %s/%s choose · %s closes · steps show in "+
+			"the event log", k.Confirm.Help().Key, k.Up.Help().Key, k.Down.Help().Key, k.Cancel.Help().Key)))
+	}
+	for i := range body {
+		body[i] = ansi.Truncate(body[i], inner, "…")
+	}
+	return st.box("Scenarios · on "+demo.ScenarioResource, body, w, len(body)+2, true)
+}
