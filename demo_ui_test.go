@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -214,6 +215,12 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 	if !strings.Contains(view, banner) || !strings.Contains(view, "and "+v.Second.Client+" (token "+v.Second.Token[:7]) {
 		t.Errorf("the banner does not name both clients, their tokens and the resource (%q):\n%s", banner, view)
 	}
+	d.press("V") // the story, at the top of the event log
+	if v := d.m.View(); !strings.Contains(v, "┏━ Events (scrolled") ||
+		!regexp.MustCompile(`┃\d\d:\d\d:\d\d ✖ violation #1 \(overlap\)`).MatchString(v) {
+		t.Errorf("V did not show the story at the top of the focused event log:\n%s", v)
+	}
+	d.press("G", "tab", "tab")
 	logged := d.logText()
 	for _, want := range []string{"violation #1 (overlap) on ledger:settle: A and B; how it came about",
 		"#1 │ crash-restart 1: begins", "#1 │ master 3 crashed", "#1 │ B acquired ledger:settle"} {

@@ -52,6 +52,7 @@ func newKeyMap() ui.KeyMap {
 			Faster:         key.NewBinding(key.WithKeys(">", "."), key.WithHelp(">", "workload faster")),
 			Slower:         key.NewBinding(key.WithKeys("<", ","), key.WithHelp("<", "workload slower")),
 			Scenarios:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "scenarios")),
+			Story:          key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "violation story in the log")),
 			Dismiss:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "dismiss violation")),
 		},
 	}

@@ -288,7 +288,7 @@ func (m *Model) takeViolation(vi demo.Violation) {
 	}
 	b := v.banner
 	m.log.add(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
-		text: fmt.Sprintf("violation #%d (%s) on %s: %s and %s; how it came about (%s, oldest first):", b.id, b.kind,
+		text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
@@ -297,6 +297,31 @@ func (m *Model) takeViolation(vi demo.Violation) {
 		m.log.add(entry)
 	}
 	m.relayout()
+}
+
+// storyHead starts the log entry that heads the story of violation id.
+func storyHead(id int) string { return fmt.Sprintf("violation #%d ", id) }
+
+// showStory focuses the event log, scrolled to the story of the violation in the banner.
+func (m *Model) showStory() {
+	b := m.demo.banner
+	switch {
+	case b == nil:
+		m.setStatus(levelWarn, "no violation in the banner")
+		return
+	case !m.visible(focusLog):
+		m.setStatus(levelWarn, "enlarge the window to see the event log")
+		return
+	}
+	i := m.log.lastIndex(storyHead(b.id))
+	if i < 0 {
+		m.setStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", b.id))
+		return
+	}
+	m.focus = focusLog
+	m.log.scrollTo(i)
+	m.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest", b.id,
+		m.all.Up.Help().Key, m.all.Down.Help().Key, m.all.Bottom.Help().Key))
 }
 
 // demoKey applies a presenter's key and reports whether it was one. Faults act on the selected master: the
@@ -423,6 +448,9 @@ func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}), true
 	case key.Matches(msg, k.Scenarios):
 		m.demo.menu = newScenarioMenu(m.sh)
+		return nil, true
+	case key.Matches(msg, k.Story):
+		m.showStory()
 		return nil, true
 	case key.Matches(msg, k.Dismiss):
 		if v.banner != nil {

@@ -62,8 +62,8 @@ func (m *Model) violationView() string {
 	badge := st.demo.violation.Render(fmt.Sprintf(" ✖ VIOLATION #%d ", b.id))
 	who := fmt.Sprintf(" %s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
 		b.firstTok, b.second, b.secondTok)
-	hint := b.at.Format("15:04:05") + " · " + k.Dismiss.Help().Key + " dismisses · the story that led to it is in " +
-		"the event log"
+	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event log · " +
+		k.Dismiss.Help().Key + " dismisses"
 	if !b.clearAt.IsZero() {
 		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", dur(max(b.clearAt.Sub(m.sh.now()), 0)))
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -87,6 +88,22 @@ func (l *eventLog) Update(msg tea.KeyMsg) {
 	}
 	l.top = min(max(l.top, 0), last)
 	l.follow = l.top == last
+}
+
+// scrollTo shows entry i at the top, until scrolled back to the newest.
+func (l *eventLog) scrollTo(i int) {
+	l.top = min(max(i, 0), max(len(l.entries)-l.rows(), 0))
+	l.follow = l.top == max(len(l.entries)-l.rows(), 0)
+}
+
+// lastIndex returns the index of the newest entry whose text starts with prefix, or -1.
+func (l *eventLog) lastIndex(prefix string) int {
+	for i := len(l.entries) - 1; i >= 0; i-- {
+		if strings.HasPrefix(l.entries[i].text, prefix) {
+			return i
+		}
+	}
+	return -1
 }
 
 // View draws the log panel.

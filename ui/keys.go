@@ -34,14 +34,15 @@ type DemoKeyMap struct {
 	GCPause key.Binding
 	// Workload pauses or resumes the simulated clients; Faster and Slower change their pace.
 	Workload, Faster, Slower key.Binding
-	// Scenarios opens the menu of scripted scenarios; Dismiss hides the violation banner.
-	Scenarios, Dismiss key.Binding
+	// Scenarios opens the menu of scripted scenarios. Story scrolls the event log to the story of the violation
+	// in the banner; Dismiss hides the banner.
+	Scenarios, Story, Dismiss key.Binding
 }
 
 // all returns the demo bindings, for enabling or disabling them together.
 func (k *DemoKeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Pick, &k.Crash, &k.Restart, &k.DelayedRestart, &k.Freeze, &k.Latency, &k.Partition,
-		&k.ClockJump, &k.ClockFast, &k.GCPause, &k.Workload, &k.Faster, &k.Slower, &k.Scenarios, &k.Dismiss}
+		&k.ClockJump, &k.ClockFast, &k.GCPause, &k.Workload, &k.Faster, &k.Slower, &k.Scenarios, &k.Story, &k.Dismiss}
 }
 
 // ShortHelp is the one-line help: the actions and the keys that open help and quit.
@@ -50,17 +51,26 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		k.Demo.Scenarios, k.Help, k.Quit}
 }
 
-// FullHelp is the full help, in columns: navigation, lock actions, view, app, and in demo mode the master
-// faults and the rest of the demo's keys.
+// FullHelp is the full help, in columns: navigation, lock actions, view, app, and in demo mode the demo's.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	d := k.Demo
+	return append(k.dashboardHelp(), k.Demo.FullHelp()...)
+}
+
+// dashboardHelp is the full help's columns of the dashboard's own keys.
+func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
 		{k.Filter, k.Sort, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Help, k.Quit},
-		{d.Pick, d.Crash, d.Restart, d.DelayedRestart, d.Freeze, d.Latency, d.Partition, d.ClockJump, d.ClockFast},
-		{d.GCPause, d.Workload, d.Faster, d.Slower, d.Scenarios, d.Dismiss},
+	}
+}
+
+// FullHelp is the demo's columns of the full help: the master faults, then the rest.
+func (k DemoKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pick, k.Crash, k.Restart, k.DelayedRestart, k.Freeze, k.Latency, k.Partition, k.ClockJump, k.ClockFast},
+		{k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Story, k.Dismiss},
 	}
 }
 

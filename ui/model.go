@@ -973,6 +973,7 @@ func (m *Model) syncKeys() {
 	k.Delete.SetEnabled(write && m.focus == focusLocks && row != nil && len(m.foreignTokens(row)) > 0)
 	if m.demo != nil {
 		k.Demo.Dismiss.SetEnabled(m.demo.banner != nil)
+		k.Demo.Story.SetEnabled(m.demo.banner != nil)
 	}
 }
 

@@ -212,17 +212,18 @@ func (m *Model) helpView(h int) string {
 		keys.AutoExtend.SetEnabled(false)
 		keys.Delete.SetEnabled(false)
 	}
-	lines := append(m.helpColumns(keys.FullHelp(), m.width-4), "",
+	lines := m.helpColumns(keys.dashboardHelp(), m.width-4)
+	if m.demo != nil { // the presenter's keys, in a block of their own
+		lines = append(lines, "", st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected master (▸ "+
+			"in the masters panel, or "+m.all.Demo.Pick.Help().Key+"); scenarios lock "+demo.ScenarioResource))
+		lines = append(lines, m.helpColumns(keys.Demo.FullHelp(), m.width-4)...)
+	}
+	lines = append(lines, "",
 		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ✕ master down"),
 		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum; held*: another token is also present"),
 		st.table.head.Render("Outcomes")+st.text.muted.Render("  ✓ ok  ◆ another token  · no key  T timeout  ✗ error  ? pending"),
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
-	if m.demo != nil {
-		lines = append(lines, st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected master (▸ in the "+
-			"masters panel, or "+m.all.Demo.Pick.Help().Key+"); scenarios lock "+demo.ScenarioResource+
-			"; a violation stays on top until "+m.all.Demo.Dismiss.Help().Key))
-	}
 	if why := m.writeBlocked("locking"); why != "" {
 		lines = append(lines, "", st.level[levelWarn].Render(why))
 		if m.demo != nil && m.readOnly {
