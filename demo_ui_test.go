@@ -151,6 +151,10 @@ func TestDemoKeysOnlyInDemoMode(t *testing.T) {
 		if strings.Contains(m.View(), "Scenarios") || strings.Contains(m.View(), "DEMO") {
 			t.Errorf("demo keys did something outside demo mode:\n%s", m.View())
 		}
+		m.Update(demoState())
+		if strings.Contains(m.View(), "VIOLATION") {
+			t.Errorf("demo news showed a violation outside demo mode:\n%s", m.View())
+		}
 		if strings.Contains(footer(before), "scenarios") {
 			t.Errorf("the help line offers the scenarios outside demo mode: %q", footer(before))
 		}
@@ -268,6 +272,33 @@ func TestViolationBannerIsDismissed(t *testing.T) {
 	}
 	if !strings.Contains(view, "1 violation") {
 		t.Errorf("the demo bar forgot the violation:\n%s", view)
+	}
+}
+
+func TestDemoScreensAtAnySize(t *testing.T) {
+	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true})
+	for name, keys := range map[string][]string{"panels": nil, "menu": {"m", "j"}, "help": {"?"}, "story": {"V"}} {
+		for w := 0; w <= 200; w += 9 {
+			for h := 0; h <= 60; h += 6 {
+				m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, w, h)
+				m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
+				m.Update(demoState())
+				for _, k := range keys {
+					m.Update(keyMsg(k))
+				}
+				view := m.View()
+				if w == 0 || h == 0 {
+					if view != "" {
+						t.Errorf("%s at %dx%d: a screen of no size is not empty", name, w, h)
+					}
+					continue
+				}
+				checkScreen(t, view, w, h)
+				if w >= 64 && h >= 16 && !strings.Contains(view, "VIOLATION") && name != "help" {
+					t.Errorf("%s at %dx%d: the violation is not on screen:\n%s", name, w, h, view)
+				}
+			}
+		}
 	}
 }
 

@@ -125,7 +125,10 @@ func (s *scenarioMenu) View(w int, v *demoView) string {
 	st, k := s.sh.st, s.sh.keys
 	w = min(w, 84)
 	inner := w - 2
-	const outcomeW = 20
+	outcomeW := 0 // room for the outcomes of the runs so far
+	for _, o := range v.outcomes {
+		outcomeW = max(outcomeW, ansi.StringWidth(o))
+	}
 	var body []string
 	for i, sc := range s.list {
 		cursor := "  "
@@ -137,8 +140,11 @@ func (s *scenarioMenu) View(w int, v *demoView) string {
 		if strings.HasPrefix(outcome, "VIOLATION") {
 			style = st.text.bad
 		}
-		body = append(body, cursor+st.text.normal.Render(fit(sc.Title, max(inner-3-outcomeW, 4)))+" "+
-			style.Render(fitLeft(outcome, outcomeW)))
+		line := cursor + st.text.normal.Render(fit(sc.Title, max(inner-3-outcomeW, 4)))
+		if outcomeW > 0 {
+			line += " " + style.Render(fitLeft(outcome, outcomeW))
+		}
+		body = append(body, line)
 	}
 	body = append(body, "")
 	for _, l := range strings.Split(ansi.Wrap(s.selected().Description, inner, " "), "\n") {
