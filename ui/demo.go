@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,19 +111,16 @@ type demoView struct {
 	violations int // how many were taken in
 	banner     *violationBanner
 	menu       *scenarioMenu
-	running    string    // the scenario running, "" for none
-	runSince   time.Time // when it started
-	outcomes   map[string]string
+	running    string            // the scenario running, "" for none
+	runSince   time.Time         // when it started
+	outcomes   map[string]string // how the last run of each scenario ended, by name
 }
 
 // newDemoView reads the demo's initial state; New calls it once, before the program runs.
-func newDemoView(d *demo.Demo, now time.Time) *demoView {
+func newDemoView(d *demo.Demo) *demoView {
 	v := &demoView{d: d, events: d.Events(), clients: len(d.Clients()), resources: len(d.Resources()),
 		outcomes: map[string]string{}}
 	v.setState(readDemo(d))
-	if v.at.IsZero() {
-		v.at = now
-	}
 	return v
 }
 
@@ -348,9 +346,9 @@ func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	crashKey, freezeKey := k.Crash.Help().Key, k.Freeze.Help().Key
 	switch {
 	case key.Matches(msg, k.Pick):
-		p := int(msg.String()[0] - '1')
+		p := slices.Index(k.Pick.Keys(), msg.String()) // the first key picks the first master
 		if p < 0 || p >= len(v.masters) {
-			m.setStatus(levelWarn, "there is no master "+msg.String())
+			m.setStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
 			return nil, true
 		}
 		m.masters.cursor = p

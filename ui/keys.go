@@ -23,8 +23,8 @@ type KeyMap struct {
 // master, a simulated client's GC pause, the workload's pace, the scenario menu and the violation banner.
 // Outside demo mode the dashboard disables them all, so they vanish from help.
 type DemoKeyMap struct {
-	// Pick selects a master by its number (its keys are the digits 1 to 5); the masters panel's cursor is the
-	// same selection.
+	// Pick selects a master by its number: its first key picks the first master, and so on. The masters
+	// panel's cursor is the same selection.
 	Pick key.Binding
 	// Faults on the selected master: crash it or start it again, restart it at once (its data lost) or after
 	// the longest TTL (the delayed-restart rule), freeze or thaw it, step its latency, partition or heal it,

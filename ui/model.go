@@ -170,7 +170,7 @@ func New(o Options) *Model {
 	run.SetHelp(run.Help().Key, "run")
 	m.menuKeys = bindingList{run, o.Keys.Up, o.Keys.Down, o.Keys.Cancel}
 	if o.Demo != nil {
-		m.demo = newDemoView(o.Demo, o.Now())
+		m.demo = newDemoView(o.Demo)
 		m.sh.demo = m.demo
 	} else {
 		for _, b := range m.all.Demo.all() {
