@@ -41,6 +41,11 @@ type node struct {
 	maxBatch  int
 	stop      chan struct{}
 	done      sync.WaitGroup
+
+	// mu is held for reading while a call is queued and for writing by close, so that no call enters the
+	// queue once dispatch may have drained it for the last time: such a call would never be answered.
+	mu     sync.RWMutex
+	closed bool
 }
 
 func newNode(addr string, client *redis.Client, own bool, maxBatch int) *node {
@@ -57,8 +62,14 @@ func newNode(addr string, client *redis.Client, own bool, maxBatch int) *node {
 	return n
 }
 
-// send queues c; it never blocks past c's deadline.
+// send queues c; it never blocks past c's deadline. On a closed node, c is answered with errClosed at once.
 func (n *node) send(c *call) {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	if n.closed {
+		c.out <- reply{index: c.index, err: errClosed}
+		return
+	}
 	select {
 	case n.queue <- c:
 		return
@@ -70,8 +81,6 @@ func (n *node) send(c *call) {
 	case n.queue <- c:
 	case <-t.C:
 		c.out <- reply{index: c.index, err: context.DeadlineExceeded}
-	case <-n.stop:
-		c.out <- reply{index: c.index, err: errClosed}
 	}
 }
 
@@ -194,7 +203,12 @@ func scriptArgs(verb, body string, keys []string, argv []any) []any {
 	return append(args, argv...)
 }
 
+// close stops dispatch once it has answered every queued call, and closes the client if the node owns it.
+// It waits for calls being queued, which is bounded by their deadlines.
 func (n *node) close() {
+	n.mu.Lock()
+	n.closed = true
+	n.mu.Unlock()
 	close(n.stop)
 	n.done.Wait()
 	if n.ownClient {
