@@ -18,7 +18,7 @@ func (m *Model) demoBarView() string {
 		{st.header.label.Render("masters ") + st.header.value.Render(addrList(v.addrs)), 0}}
 	workload := st.header.label.Render("workload ")
 	if v.paused {
-		workload += st.header.paused.Render("PAUSED")
+		workload += st.header.paused.Render("PAUSED") + st.header.label.Render(fmt.Sprintf(" (%g×)", v.rate))
 	} else {
 		workload += st.header.live.Render(fmt.Sprintf("live %g×", v.rate))
 	}

@@ -1012,7 +1012,11 @@ func (m *Model) relayout() {
 			rest++
 		}
 		l.bannerMore = nWarn - l.bannerH
-		if rest >= 13 {
+		minBottom := 13 // room for the locks row before our locks and the log get a row
+		if m.demo != nil {
+			minBottom = 11 // the demo's log is half the show
+		}
+		if rest >= minBottom {
 			l.bottomH = min(max(rest/3, 5), 12)
 		}
 		l.midH = rest - l.bottomH
