@@ -215,8 +215,10 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 		t.Fatal("the demo found no violation")
 	}
 	v := vs[len(vs)-1]
-	banner := fmt.Sprintf("VIOLATION #%d  overlap on ledger:settle: %s (token %s", v.ID, v.First.Client, v.First.Token[:7])
-	if !strings.Contains(view, banner) || !strings.Contains(view, "and "+v.Second.Client+" (token "+v.Second.Token[:7]) {
+	banner := fmt.Sprintf("VIOLATION #%d  overlap on ledger:settle: %s (token %s", v.ID, v.First.Client,
+		v.First.Token[:7])
+	second := "and " + v.Second.Client + " (token " + v.Second.Token[:7]
+	if !strings.Contains(view, banner) || !strings.Contains(view, second) {
 		t.Errorf("the banner does not name both clients, their tokens and the resource (%q):\n%s", banner, view)
 	}
 	d.press("V") // the story, at the top of the event log
@@ -332,8 +334,10 @@ func demoState() ui.DemoMsg {
 		step(1200, demo.EventAcquired, "B acquired ledger:settle on masters 3,4,5 (1,2: timeout), valid for 1.97s"),
 	}
 	v := demo.Violation{ID: 1, Time: at(1250), Resource: demo.ScenarioResource, Kind: demo.ViolationOverlap,
-		First:  demo.Belief{Client: "A", Resource: demo.ScenarioResource, Token: tokA, Since: at(300), Until: at(2270)},
-		Second: demo.Belief{Client: "B", Resource: demo.ScenarioResource, Token: tokB, Since: at(1200), Until: at(3170)},
+		First: demo.Belief{Client: "A", Resource: demo.ScenarioResource, Token: tokA, Since: at(300),
+			Until: at(2270)},
+		Second: demo.Belief{Client: "B", Resource: demo.ScenarioResource, Token: tokB, Since: at(1200),
+			Until: at(3170)},
 		Text: "A and B both believe they hold ledger:settle: A (token q3VqG8cT) until 12:00:04.270, " +
 			"B (token Zx9LmPq2) since 12:00:03.200",
 		Events: story}

@@ -33,7 +33,7 @@ func (m *Model) demoBarView() string {
 			spinner[m.frame%len(spinner)]+" "+dur(m.sh.now().Sub(v.runSince))), 1})
 	}
 	parts = append(parts,
-		part{st.header.label.Render(fmt.Sprintf("%s, %s", plural(v.clients, "client"), plural(v.resources, "resource"))), 4},
+		part{st.header.label.Render(plural(v.clients, "client") + ", " + plural(v.resources, "resource")), 4},
 		part{st.header.label.Render("redis-cli -p PORT works"), 5},
 		part{st.header.label.Render(k.Scenarios.Help().Key + " scenarios · " + m.all.Help.Help().Key + " keys"), 3})
 	return fitParts(parts, st.header.label.Render(" │ "), m.width)
@@ -62,8 +62,8 @@ func (m *Model) violationView() string {
 	badge := st.demo.violation.Render(fmt.Sprintf(" ✖ VIOLATION #%d ", b.id))
 	who := fmt.Sprintf(" %s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
 		b.firstTok, b.second, b.secondTok)
-	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event log · " +
-		k.Dismiss.Help().Key + " dismisses"
+	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event " +
+		"log · " + k.Dismiss.Help().Key + " dismisses"
 	if !b.clearAt.IsZero() {
 		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", dur(max(b.clearAt.Sub(m.sh.now()), 0)))
 	}

@@ -214,8 +214,9 @@ func (m *Model) helpView(h int) string {
 	}
 	lines := m.helpColumns(keys.dashboardHelp(), m.width-4)
 	if m.demo != nil { // the presenter's keys, in a block of their own
-		lines = append(lines, "", st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected master (▸ "+
-			"in the masters panel, or "+m.all.Demo.Pick.Help().Key+"); scenarios lock "+demo.ScenarioResource))
+		lines = append(lines, "", st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected "+
+			"master (▸ in the masters panel, or "+m.all.Demo.Pick.Help().Key+"); scenarios lock "+
+			demo.ScenarioResource))
 		lines = append(lines, m.helpColumns(keys.Demo.FullHelp(), m.width-4)...)
 	}
 	lines = append(lines, "",
