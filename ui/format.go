@@ -26,15 +26,7 @@ func fit(s string, w int) string {
 			return s[:w-1] + "…"
 		}
 	}
-	sw := ansi.StringWidth(s)
-	if sw > w {
-		s = ansi.Truncate(s, w, "…")
-		sw = ansi.StringWidth(s)
-	}
-	if sw < w {
-		s += strings.Repeat(" ", w-sw)
-	}
-	return s
+	return fitStyled(s, w)
 }
 
 // fitLeft is fit with the text aligned right.
