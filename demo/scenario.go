@@ -301,6 +301,17 @@ func masterList(idx []int) string {
 	return strings.Join(names, ", ")
 }
 
+// aAcquiresAndWrites opens every story: A takes the lock (retrying for up to
+// a second, so a slow first round does not end the story) and writes.
+func (r *scenarioRun) aAcquiresAndWrites(a *actor) error {
+	r.say("A acquires the lock and starts writing")
+	if err := r.acquireWithin(a, time.Second); err != nil {
+		return err
+	}
+	r.write(a, validityLeft(a))
+	return nil
+}
+
 // tryAcquire has a try once for the lock, logging the outcome.
 func (r *scenarioRun) tryAcquire(a *actor) error {
 	l, err := a.locker.TryAcquire(r.ctx, ScenarioResource, scenarioTTL)
@@ -410,11 +421,9 @@ func (r *scenarioRun) crash(delayed bool) error {
 	if err != nil {
 		return err
 	}
-	r.say("A acquires the lock and starts writing")
-	if err := r.acquireWithin(a, time.Second); err != nil {
+	if err := r.aAcquiresAndWrites(a); err != nil {
 		return err
 	}
-	r.write(a, validityLeft(a))
 	if err := r.pace(); err != nil {
 		return err
 	}
@@ -481,11 +490,9 @@ func (r *scenarioRun) clockJump(small bool) error {
 	if err != nil {
 		return err
 	}
-	r.say("A acquires the lock and starts writing")
-	if err := r.acquireWithin(a, time.Second); err != nil {
+	if err := r.aAcquiresAndWrites(a); err != nil {
 		return err
 	}
-	r.write(a, validityLeft(a))
 	if err := r.pace(); err != nil {
 		return err
 	}
@@ -529,11 +536,9 @@ func (r *scenarioRun) gcPause(checked bool) error {
 	if err != nil {
 		return err
 	}
-	r.say("A acquires the lock and starts writing")
-	if err := r.acquireWithin(a, time.Second); err != nil {
+	if err := r.aAcquiresAndWrites(a); err != nil {
 		return err
 	}
-	r.write(a, validityLeft(a))
 	frozen := time.Now()
 	r.say("A freezes in a stop-the-world GC pause: nothing in A runs, not even a look at its clock")
 	r.d.setBeliefPaused(a.lock.Token(), true)
