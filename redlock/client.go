@@ -140,6 +140,10 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 	if err := checkTTL(ttl); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, &RoundError{Round: Round{Op: OpAcquire, Resource: resource, Quorum: c.quorum}, Attempts: 1,
+			Reason: "not started", kinds: []error{ErrNotAcquired}, cause: err}
+	}
 	token := newToken()
 	r, stragglers := c.run(ctx, OpAcquire, resource, func(cl *call) {
 		cl.args = []any{"set", resource, token, "nx", "px", ttl.Milliseconds()}

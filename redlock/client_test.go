@@ -1,6 +1,7 @@
 package redlock
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -199,5 +200,19 @@ func TestPausedMasterDoesNotDelayAcquire(t *testing.T) {
 	}
 	if took > 2*nodeTimeout+200*time.Millisecond {
 		t.Fatalf("TryAcquire with paused masters took %s", took)
+	}
+}
+
+func TestTryAcquireWithEndedContextSendsNothing(t *testing.T) {
+	cl := newCluster(t, 3)
+	c := cl.client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.TryAcquire(ctx, "never", time.Second)
+	if !errors.Is(err, ErrNotAcquired) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("TryAcquire with a cancelled context: %v", err)
+	}
+	if got := count(cl.values(t, "never"), ""); got != 3 {
+		t.Fatalf("a cancelled TryAcquire set the key on %d masters", 3-got)
 	}
 }
