@@ -79,7 +79,7 @@ func TestAcquireExcludesSecondClientUntilRelease(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first acquire: %v", err)
 	}
-	if n := count(cl.values(t, "billing:nightly"), l.Token()); n != 5 {
+	if n := cl.settle(t, "billing:nightly", l.Token(), 5); n != 5 {
 		t.Fatalf("token on %d of 5 masters after acquire, want 5", n)
 	}
 	if r := l.LastRound(); r.OK != 5 && r.OK < a.Quorum() {

@@ -99,3 +99,19 @@ func TestMain(m *testing.M) {
 	redis.SetLogger(quietLogger{})
 	os.Exit(m.Run())
 }
+
+// settle waits up to a second for n masters to hold want for key ("" for
+// absent) and returns how many do: a round is decided at quorum, and a failed
+// acquisition's late answers are released in the background, so the last
+// masters' commands may still be on their way when a call returns.
+func (c *cluster) settle(t testing.TB, key, want string, n int) int {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for {
+		got := count(c.values(t, key), want)
+		if got == n || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -141,7 +141,7 @@ func TestValidityRunOutIsNotAcquired(t *testing.T) {
 	if !errors.As(err, &re) || re.Round.OK < c.Quorum() {
 		t.Fatalf("the round should show a quorum accepted before validity ran out: %v", err)
 	}
-	if got := count(cl.values(t, "slow"), ""); got != 3 {
+	if got := cl.settle(t, "slow", "", 3); got != 3 {
 		t.Fatalf("a lock without validity was left on %d masters", 3-got)
 	}
 }
@@ -188,6 +188,9 @@ func TestExtendDoesNotRetakeAFreeKey(t *testing.T) {
 	l, err := c.TryAcquire(ctx, "expiring", 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := cl.settle(t, "expiring", l.Token(), 5); n != 5 {
+		t.Fatalf("token on %d of 5 masters after acquire", n)
 	}
 	for _, r := range cl.raw[:3] {
 		r.Del(ctx, "expiring")
