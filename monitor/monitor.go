@@ -164,6 +164,10 @@ func (m *Monitor) Run(ctx context.Context) <-chan Snapshot {
 				if ctx.Err() != nil {
 					return
 				}
+				if m.isPaused() { // paused while this poll ran: pausing freezes what the reader sees
+					timer.Reset(max(0, time.Until(last.Add(d))))
+					continue
+				}
 				select {
 				case out <- s:
 				default:
@@ -197,6 +201,12 @@ func (m *Monitor) SetPaused(paused bool) {
 	m.paused = paused
 	m.mu.Unlock()
 	m.poke()
+}
+
+func (m *Monitor) isPaused() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.paused
 }
 
 // poke wakes Run so it re-reads the interval.
