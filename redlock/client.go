@@ -182,6 +182,16 @@ func checkTTL(ttl time.Duration) error {
 // ctx ends, waiting a random delay between rounds. Its errors match
 // ErrNotAcquired, and also ErrRetriesExhausted or the context's error.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lock, error) {
+	return c.AcquireWithProgress(ctx, resource, ttl, nil)
+}
+
+// AcquireWithProgress is Acquire that calls progress, when not nil, after
+// every failed round with the round's number (from 1) and what each master
+// did, so that a caller can show an acquisition while it retries. progress
+// runs on the calling goroutine before the delay to the next round; it must
+// not block.
+func (c *Client) AcquireWithProgress(ctx context.Context, resource string, ttl time.Duration,
+	progress func(attempt int, r Round)) (*Lock, error) {
 	for attempt := 1; ; attempt++ {
 		l, err := c.TryAcquire(ctx, resource, ttl)
 		if err == nil {
@@ -192,6 +202,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			return nil, err
 		}
 		re.Attempts = attempt
+		if progress != nil {
+			progress(attempt, re.Round.clone())
+		}
 		if ctx.Err() != nil {
 			re.cause = ctx.Err()
 			re.Reason = "cancelled"

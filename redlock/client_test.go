@@ -216,3 +216,26 @@ func TestTryAcquireWithEndedContextSendsNothing(t *testing.T) {
 		t.Fatalf("a cancelled TryAcquire set the key on %d masters", 3-got)
 	}
 }
+
+func TestAcquireReportsEveryFailedRound(t *testing.T) {
+	cl := newCluster(t, 3)
+	for _, r := range cl.raw[:2] {
+		if err := r.Set(context.Background(), "taken", "other", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := cl.client(t, WithRetries(2), WithRetryDelay(time.Millisecond, 2*time.Millisecond))
+	var attempts []int
+	_, err := c.AcquireWithProgress(ctxTimeout(t, 10*time.Second), "taken", time.Second, func(attempt int, r Round) {
+		attempts = append(attempts, attempt)
+		if r.Op != OpAcquire || r.OK >= r.Quorum || len(r.Nodes) != 3 {
+			t.Errorf("progress for attempt %d got round %s", attempt, r.Summary())
+		}
+	})
+	if !errors.Is(err, ErrRetriesExhausted) {
+		t.Fatalf("want retries exhausted, got %v", err)
+	}
+	if len(attempts) != 3 || attempts[0] != 1 || attempts[2] != 3 {
+		t.Fatalf("progress called for attempts %v, want 1, 2, 3", attempts)
+	}
+}
