@@ -563,6 +563,28 @@ func TestAcquireKeepsTheScreenLiveAndCanBeCancelled(t *testing.T) {
 	}
 }
 
+func TestAcquireShowsEachFailedRoundWhileRetrying(t *testing.T) {
+	c := newCluster(t, redlock.WithRetries(1000), redlock.WithRetryDelay(20*time.Millisecond, 20*time.Millisecond))
+	c.set("contended", "someone-else", time.Minute, 0, 1)
+	d := c.dashboard(ui.Options{})
+	d.press("a")
+	d.typeText("contended")
+	d.press("enter")
+	d.waitView("round 2 failed")
+	view := d.m.View()
+	for _, want := range []string{"acquiring…", "M1 held by another token", "M2 held by another token"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the retrying acquire does not show %q:\n%s", want, view)
+		}
+	}
+	for _, size := range [][2]int{{80, 24}, {64, 16}, {200, 60}} {
+		d.update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		checkScreen(t, d.m.View(), size[0], size[1])
+	}
+	d.press("esc")
+	d.waitView("acquire of contended cancelled; nothing held")
+}
+
 func TestForceDeleteAsksForTheNameAndDeletesOnlyThatToken(t *testing.T) {
 	c := newCluster(t)
 	c.set("stale:lock", "crashed-holder", time.Minute)

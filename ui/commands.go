@@ -51,6 +51,25 @@ type acquireResultMsg struct {
 	cancelled bool // the request was cancelled; a lock won meanwhile was released again
 }
 
+// acquireProgressMsg reports a failed round of an acquire request that goes on retrying; next delivers the
+// following report.
+type acquireProgressMsg struct {
+	req     uint64
+	attempt int
+	round   roundView
+	next    chan acquireProgressMsg
+}
+
+// waitAcquireProgress delivers the next round report of an acquire request, or nothing once it has ended.
+func waitAcquireProgress(ch chan acquireProgressMsg) tea.Cmd {
+	return func() tea.Msg {
+		if msg, ok := <-ch; ok {
+			return msg
+		}
+		return nil
+	}
+}
+
 // extendResultMsg answers an extension of one of our locks, identified by the lock itself.
 type extendResultMsg struct {
 	lock *redlock.Lock
@@ -156,9 +175,23 @@ func (m *Model) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd 
 
 // acquireCmd runs Acquire (with the client's retries) until it succeeds, fails or ctx is cancelled. A lock won
 // just as the request was cancelled is released again, so a cancelled form never leaves a lock behind.
-func acquireCmd(ctx context.Context, req uint64, resource string, ttl time.Duration) func(*redlock.Client) tea.Msg {
+// Each failed round is reported on progress (newest wins), which is closed when the acquisition ends.
+func acquireCmd(ctx context.Context, req uint64, resource string, ttl time.Duration,
+	progress chan acquireProgressMsg) func(*redlock.Client) tea.Msg {
 	return func(c *redlock.Client) tea.Msg {
-		l, err := c.Acquire(ctx, resource, ttl)
+		defer close(progress)
+		l, err := c.AcquireWithProgress(ctx, resource, ttl, func(attempt int, r redlock.Round) {
+			msg := acquireProgressMsg{req: req, attempt: attempt, round: viewRound(r), next: progress}
+			select {
+			case progress <- msg:
+			default: // the dashboard has not taken the previous round yet: replace it
+				select {
+				case <-progress:
+				default:
+				}
+				progress <- msg
+			}
+		})
 		if err == nil && ctx.Err() != nil {
 			rctx, cancel := context.WithTimeout(context.Background(), actionTimeout)
 			defer cancel()

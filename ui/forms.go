@@ -24,9 +24,10 @@ type acquireForm struct {
 	sh       *shared
 	resource field
 	ttl      field
-	focus    int    // 0: resource, 1: TTL
-	err      string // validation or failure, sanitized
-	round    roundView
+	focus    int       // 0: resource, 1: TTL
+	err      string    // validation or failure, sanitized
+	round    roundView // the last failed round, while retrying or after failing
+	attempt  int       // rounds failed so far while running
 
 	running bool
 	req     uint64 // the request in flight
@@ -98,7 +99,14 @@ func (f *acquireForm) View(w, frame int) string {
 		if d := f.sh.data; d != nil {
 			line += fmt.Sprintf(" · %d/%d masters up, quorum %d", d.snap.UpCount, len(d.masters), d.snap.Quorum)
 		}
-		body = append(body, st.text.normal.Render(line), st.form.hint.Render("retrying per --retries; esc cancels"))
+		body = append(body, st.text.normal.Render(line))
+		if f.attempt > 0 {
+			body = append(body, st.form.err.Render(fmt.Sprintf("round %d failed: %s", f.attempt, f.round.summary())))
+			for _, n := range f.round.nodeLines() {
+				body = append(body, st.form.hint.Render("  "+n))
+			}
+		}
+		body = append(body, st.form.hint.Render("retrying per --retries; esc cancels"))
 	case f.err != "":
 		for _, l := range strings.Split(ansi.Wrap(f.err, inner, " "), "\n") {
 			body = append(body, st.form.err.Render(l))

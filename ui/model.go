@@ -238,6 +238,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onDemoAction(msg)
 	case scenarioResultMsg:
 		m.onScenario(msg)
+	case acquireProgressMsg:
+		cmd = m.onAcquireProgress(msg)
 	case acquireResultMsg:
 		m.onAcquired(msg)
 	case extendResultMsg:
@@ -537,15 +539,25 @@ func (m *Model) submitAcquire() tea.Cmd {
 	}
 	m.reqs++
 	ctx, cancel := context.WithCancel(m.ctx)
-	cmd := m.issue("acquiring", acquireCmd(ctx, m.reqs, resource, ttl))
+	progress := make(chan acquireProgressMsg, 1)
+	cmd := m.issue("acquiring", acquireCmd(ctx, m.reqs, resource, ttl, progress))
 	if cmd == nil {
 		cancel()
 		return nil
 	}
 	f.running, f.req, f.started, f.cancel, f.err, f.round = true, m.reqs, m.sh.now(), cancel, "", roundView{}
+	f.attempt = 0
 	m.ttl = ttl
 	m.logf(levelInfo, resource, "acquiring %s for %v…", sanitize(resource, nameCap), ttl)
-	return cmd
+	return tea.Batch(cmd, waitAcquireProgress(progress))
+}
+
+// onAcquireProgress shows a failed round on the form that is still waiting for it, and waits for the next.
+func (m *Model) onAcquireProgress(msg acquireProgressMsg) tea.Cmd {
+	if f := m.form; f != nil && f.running && f.req == msg.req {
+		f.attempt, f.round = msg.attempt, msg.round
+	}
+	return waitAcquireProgress(msg.next)
 }
 
 // onAcquired applies an acquire result to the form that asked for it; a lock won for a form since closed is
