@@ -386,15 +386,16 @@ func acquireWithKeys(s *tmuxSession, resource string) {
 	s.keys("Enter")
 }
 
-func TestDashboardInTmux(t *testing.T) {
+// startDashboard starts the built binary in tmux on three new masters with the extra flags, and waits until
+// the screen shows every master up. The exit status is printed after the program, on the restored terminal.
+func startDashboard(t *testing.T, flags string) (*tmuxSession, []*redis.Client, []string) {
+	t.Helper()
 	s := startTmux(t)
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
 	addrs := addrsOf(masters)
-
-	// The exit status is printed after the program, on the restored terminal.
-	s.typeText(fmt.Sprintf("%s --masters %s --ttl 30s; echo \"exit=$?\"", bin, strings.Join(addrs, ",")))
+	s.typeText(fmt.Sprintf("%s --masters %s %s; echo \"exit=$?\"", bin, strings.Join(addrs, ","), flags))
 	s.keys("Enter")
 	s.waitFor("all three masters up", func(screen string) bool {
 		for _, a := range addrs {
@@ -404,6 +405,11 @@ func TestDashboardInTmux(t *testing.T) {
 		}
 		return strings.Contains(screen, "3/3 up")
 	})
+	return s, clients, addrs
+}
+
+func TestDashboardInTmux(t *testing.T) {
+	s, clients, addrs := startDashboard(t, "--ttl 30s")
 
 	const first = "e2e:orders-1"
 	acquireWithKeys(s, first)
@@ -464,15 +470,7 @@ func TestDashboardInTmux(t *testing.T) {
 }
 
 func TestDashboardReleasesOurLocksOnSIGTERM(t *testing.T) {
-	s := startTmux(t)
-	bin := buildBinary(t)
-	masters := redlocktest.Masters(t, 3)
-	clients := redlocktest.Clients(t, masters)
-	addrs := addrsOf(masters)
-
-	s.typeText(fmt.Sprintf("%s --masters %s --ttl 30s; echo \"exit=$?\"", bin, strings.Join(addrs, ",")))
-	s.keys("Enter")
-	s.waitFor("all three masters up", func(screen string) bool { return strings.Contains(screen, "3/3 up") })
+	s, clients, _ := startDashboard(t, "--ttl 30s")
 	const resource = "e2e:sigterm"
 	acquireWithKeys(s, resource)
 	eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, resource) })
@@ -504,15 +502,7 @@ func TestDashboardReleasesOurLocksOnSIGTERM(t *testing.T) {
 }
 
 func TestDashboardReadOnlyWritesNothing(t *testing.T) {
-	s := startTmux(t)
-	bin := buildBinary(t)
-	masters := redlocktest.Masters(t, 3)
-	clients := redlocktest.Clients(t, masters)
-	addrs := addrsOf(masters)
-
-	s.typeText(fmt.Sprintf("%s --masters %s --read-only; echo \"exit=$?\"", bin, strings.Join(addrs, ",")))
-	s.keys("Enter")
-	s.waitFor("all three masters up", func(screen string) bool { return strings.Contains(screen, "3/3 up") })
+	s, clients, _ := startDashboard(t, "--read-only")
 	s.keys("a")
 	s.waitFor("the acquire key refused in read-only mode", func(screen string) bool {
 		return strings.Contains(screen, "is disabled: the dashboard runs read-only") && !strings.Contains(screen, "Acquire a lock")
