@@ -498,21 +498,14 @@ func (r *scenarioRun) clockJump(small bool) error {
 	}
 	if !small {
 		jump := scenarioTTL + 500*time.Millisecond
-		r.say("master 3's clock jumps %v forward: A's key on it expires at once", jump)
-		if err := r.d.JumpMasterClock(victim, jump); err != nil {
-			return err
-		}
-		if err := r.pace(); err != nil {
+		if err := r.jumpVictimClock(jump, "master 3's clock jumps %v forward: A's key on it expires at once", jump); err != nil {
 			return err
 		}
 		return r.bothWrite(a, b)
 	}
 	jump := driftAllowance / 4
-	r.say("master 3's clock jumps %v forward, less than the %v drift allowance", jump, driftAllowance)
-	if err := r.d.JumpMasterClock(victim, jump); err != nil {
-		return err
-	}
-	if err := r.pace(); err != nil {
+	if err := r.jumpVictimClock(jump, "master 3's clock jumps %v forward, less than the %v drift allowance", jump,
+		driftAllowance); err != nil {
 		return err
 	}
 	r.say("B tries to acquire the lock on masters 3, 4, 5 until it succeeds")
@@ -527,6 +520,16 @@ func (r *scenarioRun) clockJump(small bool) error {
 		r.say("A's validity had not ended when B got the lock")
 	}
 	return nil
+}
+
+// jumpVictimClock tells the step, jumps the victim master's clock forward by
+// jump and gives the audience a moment.
+func (r *scenarioRun) jumpVictimClock(jump time.Duration, format string, args ...any) error {
+	r.say(format, args...)
+	if err := r.d.JumpMasterClock(victim, jump); err != nil {
+		return err
+	}
+	return r.pace()
 }
 
 // gcPause is the GC-pause story: A writes when it resumes, or checks its
