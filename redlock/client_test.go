@@ -132,9 +132,16 @@ func TestAcquireSurvivesMinorityDownAndFailsFastWithMajorityDown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("acquire with 2 of 5 masters down: %v", err)
 	}
+	// The round is decided at quorum, so a down master may not have failed
+	// its dial yet: it shows as an error or as still pending, never as ok.
 	r := l.LastRound()
-	if r.Nodes[0].Outcome != OutcomeError || r.Nodes[1].Outcome != OutcomeError || r.OK != 3 {
-		t.Fatalf("per-master outcomes on success should show the two down masters: %s", r.Summary())
+	for _, i := range []int{0, 1} {
+		if o := r.Nodes[i].Outcome; o != OutcomeError && o != OutcomePending {
+			t.Fatalf("down master %d shows %s: %s", i+1, o, r.Summary())
+		}
+	}
+	if r.OK != 3 {
+		t.Fatalf("per-master outcomes on success should count the three live masters: %s", r.Summary())
 	}
 	if err := l.Release(ctx); !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("release with masters down should say it is incomplete, got %v", err)
