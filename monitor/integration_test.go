@@ -184,7 +184,9 @@ func TestPollPausedMasterDoesNotDelayOthers(t *testing.T) {
 		c.set(t, fmt.Sprintf("k%d", i), "T", time.Minute, 0, 1)
 		start := time.Now()
 		s := c.mon.Poll(ctx)
-		if took := time.Since(start); took > 300*time.Millisecond+250*time.Millisecond {
+		// Without the deadline the poll would wait for the paused master
+		// forever; the slack is for a loaded machine under -race.
+		if took := time.Since(start); took > 300*time.Millisecond+time.Second {
 			t.Errorf("poll %d with a paused master took %v, want about the 300ms deadline", i, took)
 		}
 		if s.Masters[2].Up || !s.Masters[0].Up || !s.Masters[1].Up {

@@ -136,52 +136,60 @@ func (m *Monitor) readAll(ctx context.Context) []Reading {
 
 // Run polls every interval until ctx is done, then closes the returned channel. The first poll starts at once.
 // A reader that falls behind receives the newest snapshot: an undelivered one is replaced, never queued.
+// While paused nothing is polled; on resume, or when the interval changes, the next poll is due one interval
+// after the previous one started, at once if that time has passed.
 func (m *Monitor) Run(ctx context.Context) <-chan Snapshot {
 	out := make(chan Snapshot, 1)
 	go func() {
 		defer close(out)
 		timer := time.NewTimer(0)
 		defer timer.Stop()
-		var last time.Time
+		var last time.Time // start of the previous poll
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-m.wake:
-				m.mu.Lock()
-				d := m.interval
-				m.mu.Unlock()
-				timer.Reset(max(0, time.Until(last.Add(d))))
-				continue
 			case <-timer.C:
 			}
+			// Whatever woke us, decide from the current settings, so that a
+			// tick racing with SetPaused or SetInterval cannot poll early.
 			m.mu.Lock()
-			paused, d := m.paused, m.interval
+			paused, due := m.paused, last.Add(m.interval)
 			m.mu.Unlock()
-			last = time.Now()
-			if !paused {
-				s := m.Poll(ctx)
-				if ctx.Err() != nil {
-					return
-				}
-				if m.isPaused() { // paused while this poll ran: pausing freezes what the reader sees
-					timer.Reset(max(0, time.Until(last.Add(d))))
-					continue
-				}
-				select {
-				case out <- s:
-				default:
-					select {
-					case <-out:
-					default:
-					}
-					out <- s
-				}
+			if paused {
+				timer.Stop()
+				continue
 			}
-			timer.Reset(max(0, time.Until(last.Add(d))))
+			if wait := time.Until(due); wait > 0 {
+				timer.Reset(wait)
+				continue
+			}
+			last = time.Now()
+			s := m.Poll(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if !m.isPaused() { // paused while this poll ran: pausing freezes what the reader sees
+				deliverNewest(out, s)
+			}
+			timer.Reset(0) // re-checks the settings and waits for the next due time
 		}
 	}()
 	return out
+}
+
+// deliverNewest puts s on out, replacing a snapshot the reader has not taken yet.
+func deliverNewest(out chan Snapshot, s Snapshot) {
+	select {
+	case out <- s:
+	default:
+		select {
+		case <-out:
+		default:
+		}
+		out <- s
+	}
 }
 
 // SetInterval changes the poll interval of Run; the next poll is due d after the previous one started.
