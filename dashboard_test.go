@@ -442,11 +442,11 @@ func (d *driver) acquire(resource string) {
 	d.waitView("acquired " + resource)
 }
 
-// heldEverywhere fails unless every master comes to hold the same token for key within a second: a round is
-// decided at quorum, so the last master's SET may still be on its way when the dashboard says "acquired".
+// heldEverywhere fails unless every master comes to hold the same token for key within a few seconds: a round
+// is decided at quorum, so the last master's SET may still be on its way when the dashboard says "acquired".
 func (c *cluster) heldEverywhere(key string) string {
 	c.t.Helper()
-	deadline := time.Now().Add(time.Second)
+	deadline := time.Now().Add(5 * time.Second)
 	for {
 		vals := c.values(key)
 		same := true

@@ -317,27 +317,30 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 }
 
 // tokensOn reads resource from every master: the values, "" where the key is absent.
-func tokensOn(t *testing.T, clients []*redis.Client, resource string) []string {
-	t.Helper()
+func tokensOn(clients []*redis.Client, resource string) ([]string, error) {
 	tokens := make([]string, len(clients))
 	for i, c := range clients {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		v, err := c.Get(ctx, resource).Result()
 		cancel()
 		switch {
 		case errors.Is(err, redis.Nil):
 		case err != nil:
-			t.Fatalf("GET %s on master %d: %v", resource, i+1, err)
+			return nil, fmt.Errorf("GET %s on master %d: %w", resource, i+1, err)
 		default:
 			tokens[i] = v
 		}
 	}
-	return tokens
+	return tokens, nil
 }
 
-// heldEverywhere reports whether resource holds one token on every master.
-func heldEverywhere(t *testing.T, clients []*redis.Client, resource string) (bool, string) {
-	tokens := tokensOn(t, clients, resource)
+// heldEverywhere reports whether resource holds one token on every master. A failed read is reported as not
+// held, so that eventually retries it on a loaded machine.
+func heldEverywhere(clients []*redis.Client, resource string) (bool, string) {
+	tokens, err := tokensOn(clients, resource)
+	if err != nil {
+		return false, err.Error()
+	}
 	for _, tok := range tokens {
 		if tok == "" || tok != tokens[0] {
 			return false, fmt.Sprintf("tokens %q", tokens)
@@ -346,9 +349,12 @@ func heldEverywhere(t *testing.T, clients []*redis.Client, resource string) (boo
 	return true, ""
 }
 
-// goneEverywhere reports whether resource is absent from every master.
-func goneEverywhere(t *testing.T, clients []*redis.Client, resource string) (bool, string) {
-	tokens := tokensOn(t, clients, resource)
+// goneEverywhere reports whether resource is absent from every master; a failed read counts as not gone.
+func goneEverywhere(clients []*redis.Client, resource string) (bool, string) {
+	tokens, err := tokensOn(clients, resource)
+	if err != nil {
+		return false, err.Error()
+	}
 	return strings.Join(tokens, "") == "", fmt.Sprintf("tokens %q", tokens)
 }
 
@@ -413,7 +419,7 @@ func TestDashboardInTmux(t *testing.T) {
 
 	const first = "e2e:orders-1"
 	acquireWithKeys(s, first)
-	eventually(t, first+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, first) })
+	eventually(t, first+" held on every master", func() (bool, string) { return heldEverywhere(clients, first) })
 	s.waitFor(first+" shown held by us", func(screen string) bool {
 		for _, line := range strings.Split(screen, "\n") {
 			if strings.Contains(line, first) && strings.Contains(line, "you") && strings.Contains(line, "held") {
@@ -424,7 +430,7 @@ func TestDashboardInTmux(t *testing.T) {
 	})
 
 	s.keys("r")
-	eventually(t, first+" released from every master", func() (bool, string) { return goneEverywhere(t, clients, first) })
+	eventually(t, first+" released from every master", func() (bool, string) { return goneEverywhere(clients, first) })
 	s.waitFor("the release on screen", func(screen string) bool { return strings.Contains(screen, "released "+first) })
 
 	for _, size := range []struct{ w, h int }{{80, 24}, {40, 12}, {120, 40}} {
@@ -445,7 +451,7 @@ func TestDashboardInTmux(t *testing.T) {
 	// A lock still held at quit is released by the dashboard before it exits.
 	const second = "e2e:orders-2"
 	acquireWithKeys(s, second)
-	eventually(t, second+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, second) })
+	eventually(t, second+" held on every master", func() (bool, string) { return heldEverywhere(clients, second) })
 
 	s.keys("q")
 	screen, status := waitForExit(s)
@@ -461,19 +467,16 @@ func TestDashboardInTmux(t *testing.T) {
 	if alt := strings.TrimSpace(s.tmux("display-message", "-p", "-t", pane, "#{alternate_on}")); alt != "0" {
 		t.Errorf("the terminal is still on the alternate screen (alternate_on=%s)", alt)
 	}
-	if ok, state := goneEverywhere(t, clients, second); !ok {
-		t.Errorf("%s is still on the masters after quitting: %s", second, state)
-	}
-	if ok, state := goneEverywhere(t, clients, first); !ok {
-		t.Errorf("%s is back on the masters: %s", first, state)
-	}
+	// The dashboard has exited, so nothing else can remove the keys: waiting only rides out a failed read.
+	eventually(t, second+" gone from every master after quitting", func() (bool, string) { return goneEverywhere(clients, second) })
+	eventually(t, first+" still gone from every master", func() (bool, string) { return goneEverywhere(clients, first) })
 }
 
 func TestDashboardReleasesOurLocksOnSIGTERM(t *testing.T) {
 	s, clients, _ := startDashboard(t, "--ttl 30s")
 	const resource = "e2e:sigterm"
 	acquireWithKeys(s, resource)
-	eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(t, clients, resource) })
+	eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(clients, resource) })
 
 	// The dashboard is the only child of the pane's shell.
 	shell := strings.TrimSpace(s.tmux("display-message", "-p", "-t", pane, "#{pane_pid}"))
@@ -496,9 +499,8 @@ func TestDashboardReleasesOurLocksOnSIGTERM(t *testing.T) {
 	if status != "0" || !strings.Contains(screen, "released 1 lock") {
 		t.Errorf("after SIGTERM: exit status %s; want 0 and a summary saying our lock was released:\n%s", status, screen)
 	}
-	if ok, state := goneEverywhere(t, clients, resource); !ok {
-		t.Errorf("%s is still on the masters after SIGTERM: %s", resource, state)
-	}
+	// The dashboard has exited, so nothing else can remove the key: waiting only rides out a failed read.
+	eventually(t, resource+" gone from every master after SIGTERM", func() (bool, string) { return goneEverywhere(clients, resource) })
 }
 
 func TestDashboardReadOnlyWritesNothing(t *testing.T) {
