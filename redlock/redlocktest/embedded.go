@@ -227,18 +227,17 @@ func (e *Embedded) Start() error {
 	if err := e.flushScripts(); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(rebindTimeout)
-	for {
+	err := rebind(func() error {
 		p, err := NewProxyOn(e.addr, e.mr.Addr())
 		if err == nil {
 			e.proxy = p
-			return nil
 		}
-		if !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
-			return fmt.Errorf("redlocktest: restart embedded master: %w", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err
+	}, func(err error) bool { return errors.Is(err, syscall.EADDRINUSE) })
+	if err != nil {
+		return fmt.Errorf("redlocktest: restart embedded master: %w", err)
 	}
+	return nil
 }
 
 // flushScripts empties miniredis's Lua script cache.

@@ -59,6 +59,19 @@ const (
 // master is briefly taken by someone else.
 const rebindTimeout = time.Second
 
+// rebind calls listen until it succeeds, fails for another reason than a
+// busy port, or rebindTimeout has passed, and returns its last error.
+func rebind(listen func() error, busy func(error) bool) error {
+	deadline := time.Now().Add(rebindTimeout)
+	for {
+		err := listen()
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // Client settings of NewClient: short timeouts so faults show up quickly,
 // and no retries so a test sees every failure.
 const (

@@ -215,18 +215,13 @@ func (s *Server) Start() error {
 		}
 		s.proc, s.paused = nil, false
 	}
-	deadline := time.Now().Add(rebindTimeout)
-	for {
+	return rebind(func() error {
 		p, err := s.spawn()
 		if err == nil {
 			s.proc = p
-			return nil
 		}
-		if !errors.Is(err, errPortInUse) || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err
+	}, func(err error) bool { return errors.Is(err, errPortInUse) })
 }
 
 // Pause freezes the process group with SIGSTOP: connections stay open and
