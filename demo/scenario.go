@@ -281,7 +281,7 @@ func (r *scenarioRun) newActor(name string, reach []int) (*actor, error) {
 	return a, nil
 }
 
-// actors starts A and B with the masters each reaches.
+// newActors starts A and B with the masters each reaches.
 func (r *scenarioRun) newActors(a, b []int) (*actor, *actor, error) {
 	r.say("A reaches masters %s; B reaches masters %s", masterList(a), masterList(b))
 	actA, err := r.newActor("A", a)
@@ -301,15 +301,19 @@ func masterList(idx []int) string {
 	return strings.Join(names, ", ")
 }
 
-// aAcquiresAndWrites opens every story: A takes the lock (retrying for up to
-// a second, so a slow first round does not end the story) and writes.
-func (r *scenarioRun) aAcquiresAndWrites(a *actor) error {
+// opening starts every story: A and B reaching the masters given, then A
+// takes the lock (retrying for up to a second, so a slow first round does not
+// end the story) and writes.
+func (r *scenarioRun) opening(reachOfA, reachOfB []int) (a, b *actor, err error) {
+	if a, b, err = r.newActors(reachOfA, reachOfB); err != nil {
+		return nil, nil, err
+	}
 	r.say("A acquires the lock and starts writing")
 	if err := r.acquireWithin(a, time.Second); err != nil {
-		return err
+		return nil, nil, err
 	}
 	r.write(a, validityLeft(a))
-	return nil
+	return a, b, nil
 }
 
 // tryAcquire has a try once for the lock, logging the outcome.
@@ -417,11 +421,8 @@ func (r *scenarioRun) cleanup() {
 // crash is the crash-and-restart story: immediate restart, or delayed past
 // the longest TTL.
 func (r *scenarioRun) crash(delayed bool) error {
-	a, b, err := r.newActors(reachA, reachB)
+	a, b, err := r.opening(reachA, reachB)
 	if err != nil {
-		return err
-	}
-	if err := r.aAcquiresAndWrites(a); err != nil {
 		return err
 	}
 	if err := r.pace(); err != nil {
@@ -486,11 +487,8 @@ func (r *scenarioRun) bothWrite(a, b *actor) error {
 // clockJump is the clock-jump story: past the TTL, or within the drift
 // allowance.
 func (r *scenarioRun) clockJump(small bool) error {
-	a, b, err := r.newActors(reachA, reachB)
+	a, b, err := r.opening(reachA, reachB)
 	if err != nil {
-		return err
-	}
-	if err := r.aAcquiresAndWrites(a); err != nil {
 		return err
 	}
 	if err := r.pace(); err != nil {
@@ -535,11 +533,8 @@ func (r *scenarioRun) jumpVictimClock(jump time.Duration, format string, args ..
 // gcPause is the GC-pause story: A writes when it resumes, or checks its
 // validity first.
 func (r *scenarioRun) gcPause(checked bool) error {
-	a, b, err := r.newActors(reachAll, reachAll)
+	a, b, err := r.opening(reachAll, reachAll)
 	if err != nil {
-		return err
-	}
-	if err := r.aAcquiresAndWrites(a); err != nil {
 		return err
 	}
 	frozen := time.Now()
