@@ -436,10 +436,16 @@ func (c *cluster) set(key, value string, ttl time.Duration, masters ...int) {
 // acquire acquires resource through the form, with the default TTL, and waits for it.
 func (d *driver) acquire(resource string) {
 	d.t.Helper()
+	d.submitAcquire(resource)
+	d.waitView("acquired " + resource)
+}
+
+// submitAcquire opens the acquire form, types resource and submits it with the default TTL.
+func (d *driver) submitAcquire(resource string) {
+	d.t.Helper()
 	d.press("a")
 	d.typeText(resource)
 	d.press("enter")
-	d.waitView("acquired " + resource)
 }
 
 // heldEverywhere fails unless every master comes to hold the same token for key within a few seconds: a round
@@ -477,9 +483,7 @@ func TestAcquireExtendAutoExtendRelease(t *testing.T) {
 	c := newCluster(t)
 	d := c.dashboard(ui.Options{TTL: 10 * time.Second})
 
-	d.press("a")
-	d.typeText("jobs:build")
-	d.press("enter")
+	d.submitAcquire("jobs:build")
 	if v := d.m.View(); !strings.Contains(v, "acquiring") {
 		t.Fatalf("no progress shown while acquiring:\n%s", v)
 	}
@@ -525,9 +529,7 @@ func TestAcquireFailureShowsEachMastersOutcome(t *testing.T) {
 	c := newCluster(t, redlock.WithRetries(1), redlock.WithRetryDelay(10*time.Millisecond, 20*time.Millisecond))
 	c.set("busy", "someone-else", time.Minute, 0, 1)
 	d := c.dashboard(ui.Options{})
-	d.press("a")
-	d.typeText("busy")
-	d.press("enter")
+	d.submitAcquire("busy")
 	d.waitView("not acquired")
 	view := d.m.View()
 	for _, want := range []string{"M1 held by another token", "M2 held by another token", "after 2 attempts"} {
@@ -544,9 +546,7 @@ func TestAcquireKeepsTheScreenLiveAndCanBeCancelled(t *testing.T) {
 	c := newCluster(t, redlock.WithRetries(1000), redlock.WithRetryDelay(50*time.Millisecond, 50*time.Millisecond))
 	c.set("contended", "someone-else", time.Minute)
 	d := c.dashboard(ui.Options{})
-	d.press("a")
-	d.typeText("contended")
-	d.press("enter")
+	d.submitAcquire("contended")
 	d.waitView("acquiring…")
 
 	s := noQuorumSnapshot() // the screen keeps following snapshots while the acquire retries
@@ -567,9 +567,7 @@ func TestAcquireShowsEachFailedRoundWhileRetrying(t *testing.T) {
 	c := newCluster(t, redlock.WithRetries(1000), redlock.WithRetryDelay(20*time.Millisecond, 20*time.Millisecond))
 	c.set("contended", "someone-else", time.Minute, 0, 1)
 	d := c.dashboard(ui.Options{})
-	d.press("a")
-	d.typeText("contended")
-	d.press("enter")
+	d.submitAcquire("contended")
 	d.waitView("round 2 failed")
 	view := d.m.View()
 	for _, want := range []string{"acquiring…", "M1 held by another token", "M2 held by another token"} {
