@@ -412,10 +412,20 @@ func TestPollStopsScanBeforeDeadline(t *testing.T) {
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("an embedded master's SCAN returns every key in one page")
 	}
-	c := newCluster(t, 1, Config{ScanCount: 10, Timeout: 300 * time.Millisecond})
+	// The monitor reads the master through a proxy adding 5ms each way: 2,000 SCAN pages then need at least 20s
+	// on any machine, so the 300ms deadline always cuts the scan short, however fast the machine is.
+	master := redlocktest.Masters(t, 1)[0]
+	proxy, via := redlocktest.WithProxy(t, master)
+	proxy.SetLatency(5 * time.Millisecond)
+	watcher := redis.NewClient(&redis.Options{Addr: via, ContextTimeoutEnabled: true})
+	t.Cleanup(func() { watcher.Close() })
+	mon, err := New([]*redis.Client{watcher}, []string{via}, Config{ScanCount: 10, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	const n = 20000
-	load := redis.NewClient(&redis.Options{Addr: c.masters[0].Addr(), ReadTimeout: 10 * time.Second})
+	load := redis.NewClient(&redis.Options{Addr: master.Addr(), ReadTimeout: 10 * time.Second})
 	defer load.Close()
 	pipe := load.Pipeline()
 	for k := range n {
@@ -425,7 +435,7 @@ func TestPollStopsScanBeforeDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	s := c.mon.Poll(ctx)
+	s := mon.Poll(ctx)
 	took := time.Since(start)
 	m := s.Masters[0]
 	if !m.Up || !m.Incomplete || m.Keys == 0 || m.Keys >= n || !hasWarning(s, WarnIncomplete, m.Addr) {
