@@ -29,7 +29,7 @@ func driftAllowance(d time.Duration, factor float64) time.Duration {
 // Aggregate computes the snapshot that follows prev (nil for the first) given one reading per master, in the
 // order of the masters, the tokens registered as ours (resource to token) and the current time. It is pure: all
 // history it needs comes from prev, which it does not modify.
-func Aggregate(prev *Snapshot, readings []Reading, own map[string]string, now time.Time, cfg Config) Snapshot {
+func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now time.Time, cfg Config) Snapshot {
 	cfg = cfg.WithDefaults()
 	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1}
 	var events []Event
@@ -178,7 +178,7 @@ func restartText(p *MasterStatus, r Reading) string {
 
 // aggregateLocks builds one LockView per resource seen on any master (plus our registered ones), sorted by
 // resource, carrying history from prev, with the lock events.
-func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]string, now time.Time, cfg Config) ([]LockView, []Event) {
+func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []Event) {
 	n := len(readings)
 	quorum := n/2 + 1
 
@@ -251,8 +251,8 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 			p = &prevLocks[pi]
 			pi++
 		}
-		ownToken, isOwn := own[res]
-		arena = classify(v, expiry[i*n:(i+1)*n], quorum, ownToken, isOwn, cfg, arena)
+		ownLock, isOwn := own[res]
+		arena = classify(v, expiry[i*n:(i+1)*n], quorum, ownLock.Token, isOwn, cfg, arena)
 		events = history(v, p, prev != nil, now, events)
 	}
 	for ; pi < len(prevLocks); pi++ {

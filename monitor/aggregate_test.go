@@ -93,9 +93,9 @@ func TestAggregateClassifiesLocks(t *testing.T) {
 			for _, i := range tt.down {
 				rs[i] = Reading{Addr: rs[i].Addr, Err: errors.New("connection refused")}
 			}
-			own := map[string]string{}
+			own := map[string]OwnLock{}
 			if tt.own != "" {
-				own["res"] = tt.own
+				own["res"] = OwnLock{Token: tt.own}
 			}
 			s := Aggregate(nil, rs, own, t0, Config{})
 			l := lockOf(t, s, "res")
@@ -274,7 +274,7 @@ func TestAggregateHistory(t *testing.T) {
 }
 
 func TestAggregateLostEventOnce(t *testing.T) {
-	own := map[string]string{"r": "A"}
+	own := map[string]OwnLock{"r": {Token: "A"}}
 	s1 := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": cells("A", 3)}), own, t0, Config{})
 	s2 := Aggregate(&s1, fixture(t0.Add(time.Second), addrs5, map[string][]cell{"r": cells("A", 2)}), own, t0.Add(time.Second), Config{})
 	s3 := Aggregate(&s2, fixture(t0.Add(2*time.Second), addrs5, nil), own, t0.Add(2*time.Second), Config{})
@@ -644,7 +644,7 @@ func TestAggregateKeepsMaxEventsMostRecent(t *testing.T) {
 }
 
 func TestAggregateDoesNotModifyPrev(t *testing.T) {
-	own := map[string]string{"r": "A"}
+	own := map[string]OwnLock{"r": {Token: "A"}}
 	s1 := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": cells("A", 3), "q": cells("Q", 2)}), own, t0, Config{})
 	before := deepCopy(s1)
 	rs := fixture(t0.Add(time.Second), addrs5, map[string][]cell{"r": cells("B", 4)})

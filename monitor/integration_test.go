@@ -92,7 +92,7 @@ func TestPollShowsRedlockClientLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.mon.RegisterOwn("orders:42", l.Token())
+	c.mon.RegisterOwn("orders:42", l.Token(), time.Now())
 	// The client returns once a quorum has answered; the other SETs may land a moment later.
 	var s Snapshot
 	var clientValidity time.Duration

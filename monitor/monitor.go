@@ -26,7 +26,7 @@ type Monitor struct {
 
 	mu       sync.Mutex
 	prev     *Snapshot
-	own      map[string]string
+	own      map[string]OwnLock
 	interval time.Duration
 	paused   bool
 	wake     chan struct{} // re-arms Run's timer after SetInterval or SetPaused
@@ -49,7 +49,7 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 		cfg:      cfg,
 		pollers:  make([]*poller, len(clients)),
 		busy:     make([]atomic.Bool, len(clients)),
-		own:      map[string]string{},
+		own:      map[string]OwnLock{},
 		interval: cfg.Interval,
 		wake:     make(chan struct{}, 1),
 	}
@@ -67,13 +67,17 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 func (m *Monitor) Poll(ctx context.Context) Snapshot {
 	m.pollMu.Lock()
 	defer m.pollMu.Unlock()
+	// Our locks are judged only by polls that began after they were acquired: one registered while this poll
+	// reads may have been set after its master was read, and must not be reported lost.
+	m.mu.Lock()
+	own := make(map[string]OwnLock, len(m.own))
+	for r, o := range m.own {
+		own[r] = o
+	}
+	m.mu.Unlock()
 	readings := m.readAll(ctx)
 	m.mu.Lock()
 	prev := m.prev
-	own := make(map[string]string, len(m.own))
-	for r, t := range m.own {
-		own[r] = t
-	}
 	m.mu.Unlock()
 	s := Aggregate(prev, readings, own, time.Now(), m.cfg)
 	m.mu.Lock()
@@ -225,18 +229,24 @@ func (m *Monitor) poke() {
 	}
 }
 
-// RegisterOwn marks token as this process's lock on resource: snapshots show it as Mine and as lost once it
-// no longer has a quorum.
-func (m *Monitor) RegisterOwn(resource, token string) {
+// OwnLock is a lock this process acquired: its token and when the acquisition completed.
+type OwnLock struct {
+	Token      string
+	AcquiredAt time.Time
+}
+
+// RegisterOwn marks token as this process's lock on resource, acquired at acquiredAt: snapshots show it as Mine,
+// with its real acquisition time, and as lost once it no longer has a quorum.
+func (m *Monitor) RegisterOwn(resource, token string, acquiredAt time.Time) {
 	m.mu.Lock()
-	m.own[resource] = token
+	m.own[resource] = OwnLock{Token: token, AcquiredAt: acquiredAt}
 	m.mu.Unlock()
 }
 
 // ForgetOwn removes a registration made by RegisterOwn, if resource is still registered with token.
 func (m *Monitor) ForgetOwn(resource, token string) {
 	m.mu.Lock()
-	if m.own[resource] == token {
+	if m.own[resource].Token == token {
 		delete(m.own, resource)
 	}
 	m.mu.Unlock()

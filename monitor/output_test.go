@@ -21,7 +21,7 @@ func jsonFixture() Snapshot {
 		rs[i].Role, rs[i].Version, rs[i].RunID, rs[i].Uptime, rs[i].Replicas = "master", "7.0.15", "run"+addrs[i], time.Hour, 0
 	}
 	rs[2] = Reading{Addr: addrs[2], Err: errors.New("dial tcp 10.0.0.3:6379: connection refused")}
-	return Aggregate(nil, rs, map[string]string{"mine": "tokM"}, t0, Config{})
+	return Aggregate(nil, rs, map[string]OwnLock{"mine": {Token: "tokM"}}, t0, Config{})
 }
 
 func TestWriteJSONFields(t *testing.T) {

@@ -588,7 +588,7 @@ func (m *Model) onAcquired(msg acquireResultMsg) {
 	o := newOwnLock(msg.lock, now)
 	m.ours.locks = append(m.ours.locks, o)
 	if m.mon != nil {
-		m.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token())
+		m.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now)
 	}
 	if current {
 		m.form = nil
