@@ -59,7 +59,7 @@ func New(masters []*redis.Client, opts ...Option) (*Client, error) {
 			o.ContextTimeoutEnabled = true
 			client, own = redis.NewClient(&o), true
 		}
-		c.nodes = append(c.nodes, newNode(m.Options().Addr, client, own, cfg.maxBatch))
+		c.nodes = append(c.nodes, newNode(m.Options().Addr, client, own, cfg.maxBatch, client.Options().PoolSize))
 	}
 	return c, nil
 }

@@ -12,7 +12,8 @@
 // Every round reports what each master did (see Round), on success and inside
 // errors (see RoundError), so that callers can show per-master outcomes.
 //
-// Commands to one master are batched: commands that arrive while a pipeline to
-// that master is in flight go out together in the next one, so many concurrent
-// lockers share round trips instead of each paying its own.
+// A command goes out to its master at once on a free connection; commands that
+// arrive while every connection to that master has a pipeline in flight go out
+// together in the next free one, so many concurrent lockers share round trips
+// without waiting for each other's.
 package redlock

@@ -15,6 +15,8 @@ import (
 type cluster struct {
 	masters []redlocktest.Master
 	raw     []*redis.Client
+	proxies []*redlocktest.Proxy // in front of the masters, if any
+	addrs   []string             // the proxies' addresses
 }
 
 func newCluster(t testing.TB, n int) *cluster {
@@ -30,7 +32,7 @@ func newCluster(t testing.TB, n int) *cluster {
 func (c *cluster) client(t testing.TB, opts ...Option) *Client {
 	t.Helper()
 	opts = append([]Option{WithNodeTimeout(500 * time.Millisecond)}, opts...)
-	rc, err := New(redlocktest.Clients(t, c.masters), opts...)
+	rc, err := New(c.clients(t), opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -114,4 +116,35 @@ func (c *cluster) settle(t testing.TB, key, want string, n int) int {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// newProxiedCluster is newCluster with every master behind a redlocktest
+// Proxy delaying each direction by latency; clients dial the proxies, raw
+// clients dial the masters directly.
+func newProxiedCluster(t testing.TB, n int, latency time.Duration) *cluster {
+	t.Helper()
+	c := newCluster(t, n)
+	for _, m := range c.masters {
+		p, addr := redlocktest.WithProxy(t, m)
+		p.SetLatency(latency)
+		c.proxies = append(c.proxies, p)
+		c.addrs = append(c.addrs, addr)
+	}
+	return c
+}
+
+// clients returns one new go-redis client per master, through the proxies
+// when there are any, that never retries a command.
+func (c *cluster) clients(t testing.TB) []*redis.Client {
+	t.Helper()
+	if c.proxies == nil {
+		return redlocktest.Clients(t, c.masters)
+	}
+	out := make([]*redis.Client, len(c.addrs))
+	for i, addr := range c.addrs {
+		out[i] = redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true,
+			DialTimeout: time.Second, ReadTimeout: 2 * time.Second, MaxRetries: -1, DialerRetries: 1})
+		t.Cleanup(func() { out[i].Close() })
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,6 +22,7 @@ type call struct {
 	deadline time.Time
 	index    int // the master's position, echoed in the reply
 	out      chan<- reply
+	queued   time.Time // when the node got the call: latency counts the wait for a connection
 }
 
 // reply is a master's answer to a call.
@@ -31,44 +33,72 @@ type reply struct {
 	latency time.Duration
 }
 
-// node is one master with its batching path: calls that arrive while a
-// pipeline is in flight are sent together in the next one.
+// growWait is how long a call may wait for a busy connection before the
+// node opens another: batching is free only while it costs no latency.
+const growWait = time.Millisecond
+
+// node is one master with its batching path. A call goes out at once when one
+// of the node's senders is free; calls that arrive while every sender has a
+// pipeline in flight go out together in the next free one. Senders are added,
+// up to maxSenders, when calls wait for one longer than growWait.
 type node struct {
-	addr      string
-	client    *redis.Client
-	ownClient bool // created by New; closed by Close
-	queue     chan *call
-	maxBatch  int
-	stop      chan struct{}
-	done      sync.WaitGroup
+	addr       string
+	client     *redis.Client
+	ownClient  bool // created by New; closed by Close
+	queue      chan *call
+	maxBatch   int
+	maxSenders int
+	stop       chan struct{}
+	done       sync.WaitGroup
 
 	// mu is held for reading while a call is queued and for writing by close, so that no call enters the
-	// queue once dispatch may have drained it for the last time: such a call would never be answered.
+	// queue once the senders may have drained it for the last time: such a call would never be answered.
 	mu     sync.RWMutex
 	closed bool
+
+	idle    atomic.Int32 // senders waiting for a call
+	rtt     atomic.Int64 // smoothed duration of a pipeline, in nanoseconds
+	grow    sync.Mutex
+	senders int // guarded by grow
 }
 
-func newNode(addr string, client *redis.Client, own bool, maxBatch int) *node {
+func newNode(addr string, client *redis.Client, own bool, maxBatch, maxSenders int) *node {
 	n := &node{
-		addr:      addr,
-		client:    client,
-		ownClient: own,
-		queue:     make(chan *call, 4*maxBatch),
-		maxBatch:  maxBatch,
-		stop:      make(chan struct{}),
+		addr:       addr,
+		client:     client,
+		ownClient:  own,
+		queue:      make(chan *call, 4*maxBatch),
+		maxBatch:   maxBatch,
+		maxSenders: max(1, maxSenders),
+		stop:       make(chan struct{}),
 	}
-	n.done.Add(1)
-	go n.dispatch()
+	n.addSender()
 	return n
+}
+
+// addSender starts one more sender unless there are maxSenders.
+func (n *node) addSender() {
+	n.grow.Lock()
+	defer n.grow.Unlock()
+	if n.senders >= n.maxSenders {
+		return
+	}
+	n.senders++
+	n.done.Add(1)
+	go n.sender()
 }
 
 // send queues c; it never blocks past c's deadline. On a closed node, c is answered with errClosed at once.
 func (n *node) send(c *call) {
+	c.queued = time.Now()
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	if n.closed {
 		c.out <- reply{index: c.index, err: errClosed}
 		return
+	}
+	if n.idle.Load() == 0 && time.Duration(n.rtt.Load()) > growWait {
+		n.addSender() // no sender is free, and waiting for one would cost latency
 	}
 	select {
 	case n.queue <- c:
@@ -86,15 +116,23 @@ func (n *node) send(c *call) {
 
 var errClosed = errors.New("redlock: client closed")
 
-// dispatch sends queued calls, one pipeline at a time: calls that queue while
-// a pipeline is in flight go out together in the next one. Every pipeline is
-// bounded by its calls' deadlines, which the client's connections honour.
-func (n *node) dispatch() {
+// sender sends queued calls, one pipeline at a time: the first call it takes
+// and whatever else is queued by then. Every pipeline is bounded by its calls'
+// deadlines, which the client's connections honour.
+func (n *node) sender() {
 	defer n.done.Done()
 	for {
+		n.idle.Add(1)
 		select {
 		case first := <-n.queue:
+			n.idle.Add(-1)
+			if time.Since(first.queued) > growWait {
+				n.addSender()
+			}
+			start := time.Now()
 			n.exec(n.collect([]*call{first}))
+			rtt := n.rtt.Load()
+			n.rtt.Store(rtt - rtt/8 + int64(time.Since(start))/8)
 		case <-n.stop:
 			n.drain()
 			return
@@ -159,7 +197,7 @@ func (n *node) exec(batch []*call) {
 	n.retryNoScript(ctx, live, cmds)
 	for i, c := range live {
 		val, err := cmds[i].Result()
-		c.out <- reply{index: c.index, val: val, err: err, latency: time.Since(start)}
+		c.out <- reply{index: c.index, val: val, err: err, latency: time.Since(c.queued)}
 	}
 }
 
@@ -203,7 +241,7 @@ func scriptArgs(verb, body string, keys []string, argv []any) []any {
 	return append(args, argv...)
 }
 
-// close stops dispatch once it has answered every queued call, and closes the client if the node owns it.
+// close stops the senders once they have answered every queued call, and closes the client if the node owns it.
 // It waits for calls being queued, which is bounded by their deadlines.
 func (n *node) close() {
 	n.mu.Lock()

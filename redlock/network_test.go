@@ -1,0 +1,76 @@
+package redlock
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestCallsDoNotQueueBehindAPipelineInFlight starts a second acquisition
+// while the first one's commands are on the wire to every master: it must be
+// sent at once on another connection, not wait for the first round trip, and
+// each master's latency must count any wait before sending.
+func TestCallsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
+	const oneWay = 150 * time.Millisecond
+	cl := newProxiedCluster(t, 3, oneWay)
+	c := cl.client(t, WithNodeTimeout(5*time.Second))
+	ctx := ctxTimeout(t, 30*time.Second)
+	// Two connections per master are set up before the rounds measured.
+	for range 2 {
+		var wg sync.WaitGroup
+		for i := range 2 {
+			wg.Go(func() {
+				l, err := c.TryAcquire(ctx, fmt.Sprintf("warm:%d", i), time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_ = l.Release(ctx)
+			})
+		}
+		wg.Wait()
+	}
+
+	type result struct {
+		r   Round
+		err error
+	}
+	first := make(chan result, 1)
+	go func() {
+		l, err := c.TryAcquire(ctx, "first", time.Minute)
+		if err != nil {
+			first <- result{err: err}
+			return
+		}
+		first <- result{r: l.LastRound()}
+	}()
+	time.Sleep(oneWay) // the first round's commands are now on the wire
+	l, err := c.TryAcquire(ctx, "second", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := <-first
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	b := l.LastRound()
+	// Sent at once, the second round takes one round trip like the first; queued behind it, it would take
+	// the rest of the first's round trip on top.
+	if b.Elapsed > a.r.Elapsed+oneWay/2 {
+		t.Fatalf("second round took %s, first %s (one-way latency %s): it waited for the first's pipeline",
+			b.Elapsed, a.r.Elapsed, oneWay)
+	}
+	// The round is decided by its quorum-th fastest master, so that master's latency is the round's time.
+	var lat []time.Duration
+	for _, n := range b.Nodes {
+		if n.Outcome == OutcomeOK {
+			lat = append(lat, n.Latency)
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	if len(lat) < c.Quorum() || lat[c.Quorum()-1] < b.Elapsed-oneWay/2 {
+		t.Fatalf("per-master latencies %v leave out time the round spent (%s)", lat, b.Elapsed)
+	}
+}
