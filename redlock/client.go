@@ -16,18 +16,34 @@ import (
 // Client acquires locks on a set of independent Redis masters. It is safe for
 // concurrent use. Close it to stop its background work.
 type Client struct {
-	cfg       config
-	nodes     []*node
-	quorum    int
-	closeOnce sync.Once
+	cfg         config
+	nodes       []*node
+	quorum      int
+	setupBudget time.Duration
+	closeOnce   sync.Once
+
+	// warm is closed once a quorum of masters has a connection, or every
+	// master's first connection attempt has ended: a new client's first round
+	// waits for it, so that it does not spend its node timeout on dialling.
+	warm      chan struct{}
+	warmMu    sync.Mutex
+	warmReady int
+	warmTried int
+	warmAll   int // masters
 }
 
 // New returns a client for the given masters. It rejects an empty list, nil
 // clients and a master given twice, which would count one server twice
-// towards the quorum. Masters whose client does not honour context deadlines
-// get a private client with the same options that does, because a node
-// timeout the connection ignores would let one slow master set the latency of
-// every lock.
+// towards the quorum.
+//
+// Each master gets a private go-redis client with the given client's
+// options (address, credentials, TLS, dialer, pool size), so that locking
+// neither takes connections from the caller's other work nor waits for them.
+// Its connections are set up in the background and kept: a connection's
+// dial and handshake get a setup budget of their own, twice the client's
+// DialTimeout and at least minSetupBudget, instead of a command's node
+// timeout, and a new client's first round waits (within that budget) until
+// a quorum of masters is connected.
 func New(masters []*redis.Client, opts ...Option) (*Client, error) {
 	if len(masters) == 0 {
 		return nil, errors.New("redlock: no masters given")
@@ -51,17 +67,69 @@ func New(masters []*redis.Client, opts ...Option) (*Client, error) {
 		}
 		seen[key] = i
 	}
-	c := &Client{cfg: cfg, quorum: len(masters)/2 + 1}
+	c := &Client{cfg: cfg, quorum: len(masters)/2 + 1, warm: make(chan struct{}), warmAll: len(masters)}
 	for _, m := range masters {
-		client, own := m, false
-		if !m.Options().ContextTimeoutEnabled {
-			o := *m.Options()
-			o.ContextTimeoutEnabled = true
-			client, own = redis.NewClient(&o), true
-		}
-		c.nodes = append(c.nodes, newNode(m.Options().Addr, client, own, cfg.maxBatch, client.Options().PoolSize))
+		budget := setupBudget(m.Options())
+		c.setupBudget = max(c.setupBudget, budget)
+		c.nodes = append(c.nodes, newNode(m.Options().Addr, privateClient(m.Options()), cfg.maxBatch,
+			m.Options().PoolSize, budget, c.connected))
 	}
 	return c, nil
+}
+
+// minSetupBudget is the least time a new connection's dial, and again its
+// handshake, may take.
+const minSetupBudget = 200 * time.Millisecond
+
+// setupBudget is how long setting up one connection may take.
+func setupBudget(o *redis.Options) time.Duration {
+	return 2 * max(o.DialTimeout, minSetupBudget)
+}
+
+// privateClient returns a client with o's connection settings for one node:
+// its senders hold their connections, so it never retries a command on
+// another, and pipelines share its one pool.
+func privateClient(o *redis.Options) *redis.Client {
+	p := *o
+	p.ContextTimeoutEnabled = true
+	p.MaxRetries = -1
+	p.DialerRetries = 1
+	p.MinIdleConns = 0
+	p.PipelinePoolSize = -1
+	return redis.NewClient(&p)
+}
+
+// connected counts a master's first connection attempt towards warm.
+func (c *Client) connected(ok bool) {
+	c.warmMu.Lock()
+	defer c.warmMu.Unlock()
+	c.warmTried++
+	if ok {
+		c.warmReady++
+	}
+	if c.warmReady == c.quorum || c.warmTried == c.warmAll {
+		select {
+		case <-c.warm:
+		default:
+			close(c.warm)
+		}
+	}
+}
+
+// waitWarm waits, within the setup budget and ctx, until warm is closed.
+func (c *Client) waitWarm(ctx context.Context) {
+	select {
+	case <-c.warm:
+		return
+	default:
+	}
+	t := time.NewTimer(c.setupBudget)
+	defer t.Stop()
+	select {
+	case <-c.warm:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // endpointKey names the server an options set dials, so that two spellings of
@@ -283,6 +351,7 @@ type pendingReplies struct {
 // no longer be; release rounds wait for every master. No master is waited on
 // beyond the node timeout.
 func (c *Client) run(ctx context.Context, op Op, resource string, build func(*call)) (Round, *pendingReplies) {
+	c.waitWarm(ctx)
 	n := len(c.nodes)
 	r := Round{Op: op, Resource: resource, Quorum: c.quorum, Nodes: make([]NodeResult, n)}
 	r.Start = c.cfg.clock.Now()

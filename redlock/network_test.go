@@ -74,3 +74,42 @@ func TestCallsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
 		t.Fatalf("per-master latencies %v leave out time the round spent (%s)", lat, b.Elapsed)
 	}
 }
+
+// TestConnectionSetupHasItsOwnBudget: a new connection's handshake (HELLO)
+// costs a round trip, which must not come out of the node timeout. Over a
+// link where a round trip fits the node timeout but two do not, a new
+// client's first acquisition succeeds, and so do acquisitions once the
+// connections a stall broke had time to be set up again.
+func TestConnectionSetupHasItsOwnBudget(t *testing.T) {
+	const oneWay = 100 * time.Millisecond
+	cl := newProxiedCluster(t, 3, oneWay)
+	ctx := ctxTimeout(t, 30*time.Second)
+	var c *Client
+	for i := range 3 {
+		c = cl.client(t, WithNodeTimeout(3*oneWay)) // one and a half round trips
+		l, err := c.TryAcquire(ctx, fmt.Sprintf("first:%d", i), time.Minute)
+		if err != nil {
+			t.Fatalf("new client %d: first acquisition failed: %v", i+1, err)
+		}
+		_ = l.Release(ctx)
+	}
+
+	for _, p := range cl.proxies {
+		p.SetPaused(true)
+	}
+	if _, err := c.TryAcquire(ctx, "stalled", time.Minute); err == nil {
+		t.Fatal("acquired through paused proxies")
+	}
+	time.Sleep(4 * oneWay)
+	for _, p := range cl.proxies {
+		p.SetPaused(false)
+	}
+	time.Sleep(time.Second) // for connections broken by the stall to be set up again
+	for i := range 3 {
+		l, err := c.TryAcquire(ctx, fmt.Sprintf("after:%d", i), time.Minute)
+		if err != nil {
+			t.Fatalf("acquisition %d after the stall: %v", i+1, err)
+		}
+		_ = l.Release(ctx)
+	}
+}

@@ -37,40 +37,56 @@ type reply struct {
 // node opens another: batching is free only while it costs no latency.
 const growWait = time.Millisecond
 
-// node is one master with its batching path. A call goes out at once when one
-// of the node's senders is free; calls that arrive while every sender has a
-// pipeline in flight go out together in the next free one. Senders are added,
-// up to maxSenders, when calls wait for one longer than growWait.
+// reconnectDelay spaces the attempts to reach a master that refuses or
+// drops connections.
+const reconnectDelay = 50 * time.Millisecond
+
+// node is one master with its batching path. Each of its senders owns one
+// connection, set up (dial, HELLO, AUTH) under the setup budget rather than
+// a command's deadline. A call goes out at once when a sender is free; calls
+// that arrive while every sender has a pipeline in flight go out together in
+// the next free one. Senders are added, up to maxSenders, when calls would
+// wait for one longer than growWait.
 type node struct {
-	addr       string
-	client     *redis.Client
-	ownClient  bool // created by New; closed by Close
-	queue      chan *call
-	maxBatch   int
-	maxSenders int
-	stop       chan struct{}
-	done       sync.WaitGroup
+	addr        string
+	client      *redis.Client // private to the node; closed by close
+	queue       chan *call
+	maxBatch    int
+	maxSenders  int
+	setupBudget time.Duration
+	onFirst     func(ok bool) // told once whether the first connection was set up
+	ctx         context.Context
+	cancel      context.CancelFunc // ends setups in progress at close
+	stop        chan struct{}
+	done        sync.WaitGroup
 
 	// mu is held for reading while a call is queued and for writing by close, so that no call enters the
 	// queue once the senders may have drained it for the last time: such a call would never be answered.
 	mu     sync.RWMutex
 	closed bool
 
-	idle    atomic.Int32 // senders waiting for a call
-	rtt     atomic.Int64 // smoothed duration of a pipeline, in nanoseconds
-	grow    sync.Mutex
-	senders int // guarded by grow
+	idle    atomic.Int32          // senders waiting for a call
+	ready   atomic.Int32          // senders with a connection
+	down    atomic.Pointer[error] // why the last setup failed while no sender had a connection
+	rtt     atomic.Int64          // smoothed duration of a pipeline, in nanoseconds
+	grow    sync.Mutex            // guards senders
+	senders int
 }
 
-func newNode(addr string, client *redis.Client, own bool, maxBatch, maxSenders int) *node {
+func newNode(addr string, client *redis.Client, maxBatch, maxSenders int, setupBudget time.Duration,
+	onFirst func(ok bool)) *node {
+	ctx, cancel := context.WithCancel(context.Background())
 	n := &node{
-		addr:       addr,
-		client:     client,
-		ownClient:  own,
-		queue:      make(chan *call, 4*maxBatch),
-		maxBatch:   maxBatch,
-		maxSenders: max(1, maxSenders),
-		stop:       make(chan struct{}),
+		addr:        addr,
+		client:      client,
+		queue:       make(chan *call, 4*maxBatch),
+		maxBatch:    maxBatch,
+		maxSenders:  max(1, maxSenders),
+		setupBudget: setupBudget,
+		onFirst:     onFirst,
+		ctx:         ctx,
+		cancel:      cancel,
+		stop:        make(chan struct{}),
 	}
 	n.addSender()
 	return n
@@ -83,12 +99,15 @@ func (n *node) addSender() {
 	if n.senders >= n.maxSenders {
 		return
 	}
+	first := n.senders == 0 && n.onFirst != nil
 	n.senders++
 	n.done.Add(1)
-	go n.sender()
+	go n.sender(first)
 }
 
-// send queues c; it never blocks past c's deadline. On a closed node, c is answered with errClosed at once.
+// send queues c; it never blocks past c's deadline. On a closed node, c is
+// answered with errClosed at once, and on a master that cannot be reached
+// with the reason.
 func (n *node) send(c *call) {
 	c.queued = time.Now()
 	n.mu.RLock()
@@ -96,6 +115,12 @@ func (n *node) send(c *call) {
 	if n.closed {
 		c.out <- reply{index: c.index, err: errClosed}
 		return
+	}
+	if n.ready.Load() == 0 {
+		if err := n.down.Load(); err != nil {
+			c.out <- reply{index: c.index, err: *err}
+			return
+		}
 	}
 	if n.idle.Load() == 0 && time.Duration(n.rtt.Load()) > growWait {
 		n.addSender() // no sender is free, and waiting for one would cost latency
@@ -116,11 +141,77 @@ func (n *node) send(c *call) {
 
 var errClosed = errors.New("redlock: client closed")
 
-// sender sends queued calls, one pipeline at a time: the first call it takes
-// and whatever else is queued by then. Every pipeline is bounded by its calls'
-// deadlines, which the client's connections honour.
-func (n *node) sender() {
+// sender sets up a connection and sends queued calls on it, one pipeline at a
+// time, until the node closes; it sets up a new connection when one breaks.
+// When setup fails, the sender ends unless it is the node's last, which keeps
+// trying and meanwhile answers calls with the setup's error.
+func (n *node) sender(first bool) {
 	defer n.done.Done()
+	for {
+		conn, err := n.connect()
+		if first {
+			n.onFirst(err == nil)
+			first = false
+		}
+		if err != nil {
+			if !n.retryAfter(err) {
+				return
+			}
+			continue
+		}
+		n.down.Store(nil)
+		n.ready.Add(1)
+		n.serve(conn)
+		n.ready.Add(-1)
+		_ = conn.Close()
+		select {
+		case <-n.stop:
+			return
+		default:
+		}
+	}
+}
+
+// connect sets up one connection under the setup budget: dial, handshake and
+// a PING, so that no command's deadline pays for them.
+func (n *node) connect() (*redis.Conn, error) {
+	ctx, cancel := context.WithTimeout(n.ctx, n.setupBudget)
+	defer cancel()
+	conn := n.client.Conn()
+	if err := conn.Ping(ctx).Err(); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// retryAfter handles a failed setup: it reports whether this sender tries
+// again, after reconnectDelay.
+func (n *node) retryAfter(err error) bool {
+	n.grow.Lock()
+	if n.senders > 1 {
+		n.senders--
+		n.grow.Unlock()
+		return false
+	}
+	n.grow.Unlock()
+	if n.ready.Load() == 0 {
+		n.down.Store(&err)
+		n.fail(err)
+	}
+	t := time.NewTimer(reconnectDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-n.stop:
+		n.drain()
+		return false
+	}
+}
+
+// serve sends queued calls on conn until conn breaks or the node closes.
+func (n *node) serve(conn *redis.Conn) {
 	for {
 		n.idle.Add(1)
 		select {
@@ -130,10 +221,14 @@ func (n *node) sender() {
 				n.addSender()
 			}
 			start := time.Now()
-			n.exec(n.collect([]*call{first}))
+			ok := n.exec(conn, n.collect([]*call{first}))
 			rtt := n.rtt.Load()
 			n.rtt.Store(rtt - rtt/8 + int64(time.Since(start))/8)
+			if !ok {
+				return
+			}
 		case <-n.stop:
+			n.idle.Add(-1)
 			n.drain()
 			return
 		}
@@ -153,20 +248,25 @@ func (n *node) collect(batch []*call) []*call {
 	return batch
 }
 
-func (n *node) drain() {
+// drain answers the queued calls of a closed node.
+func (n *node) drain() { n.fail(errClosed) }
+
+// fail answers every queued call with err.
+func (n *node) fail(err error) {
 	for {
 		select {
 		case c := <-n.queue:
-			c.out <- reply{index: c.index, err: errClosed}
+			c.out <- reply{index: c.index, err: err}
 		default:
 			return
 		}
 	}
 }
 
-// exec sends one batch as one pipeline. Calls already past their deadline are
-// answered with a timeout and not sent.
-func (n *node) exec(batch []*call) {
+// exec sends one batch as one pipeline on conn. Calls already past their
+// deadline are answered with a timeout and not sent. It reports whether conn
+// is still usable: an error other than a reply from the master breaks it.
+func (n *node) exec(conn *redis.Conn, batch []*call) bool {
 	start := time.Now()
 	live := batch[:0]
 	var deadline time.Time
@@ -181,7 +281,7 @@ func (n *node) exec(batch []*call) {
 		}
 	}
 	if len(live) == 0 {
-		return
+		return true
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -193,16 +293,22 @@ func (n *node) exec(batch []*call) {
 			cmds[i] = redis.NewCmd(ctx, c.args...)
 		}
 	}
-	n.pipeline(ctx, cmds)
-	n.retryNoScript(ctx, live, cmds)
+	pipeline(ctx, conn, cmds)
+	retryNoScript(ctx, conn, live, cmds)
+	usable := true
 	for i, c := range live {
 		val, err := cmds[i].Result()
+		var answer redis.Error
+		if err != nil && !errors.As(err, &answer) {
+			usable = false
+		}
 		c.out <- reply{index: c.index, val: val, err: err, latency: time.Since(c.queued)}
 	}
+	return usable
 }
 
-func (n *node) pipeline(ctx context.Context, cmds []*redis.Cmd) {
-	pipe := n.client.Pipeline()
+func pipeline(ctx context.Context, conn *redis.Conn, cmds []*redis.Cmd) {
+	pipe := conn.Pipeline()
 	for _, cmd := range cmds {
 		_ = pipe.Process(ctx, cmd)
 	}
@@ -211,7 +317,7 @@ func (n *node) pipeline(ctx context.Context, cmds []*redis.Cmd) {
 
 // retryNoScript resends as EVAL the scripts the master did not know (it
 // restarted, or was flushed), replacing their commands in cmds.
-func (n *node) retryNoScript(ctx context.Context, live []*call, cmds []*redis.Cmd) {
+func retryNoScript(ctx context.Context, conn *redis.Conn, live []*call, cmds []*redis.Cmd) {
 	var again []int
 	for i, cmd := range cmds {
 		if live[i].script != nil && redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
@@ -226,7 +332,7 @@ func (n *node) retryNoScript(ctx context.Context, live []*call, cmds []*redis.Cm
 		c := live[i]
 		retry[j] = redis.NewCmd(ctx, scriptArgs("eval", scriptSource[c.script], c.keys, c.argv)...)
 	}
-	n.pipeline(ctx, retry)
+	pipeline(ctx, conn, retry)
 	for j, i := range again {
 		cmds[i] = retry[j]
 	}
@@ -241,17 +347,17 @@ func scriptArgs(verb, body string, keys []string, argv []any) []any {
 	return append(args, argv...)
 }
 
-// close stops the senders once they have answered every queued call, and closes the client if the node owns it.
-// It waits for calls being queued, which is bounded by their deadlines.
+// close stops the senders once they have answered every queued call, and
+// closes the node's client. It waits for calls being queued and pipelines in
+// flight, which their deadlines bound, and ends setups in progress.
 func (n *node) close() {
 	n.mu.Lock()
 	n.closed = true
 	n.mu.Unlock()
 	close(n.stop)
+	n.cancel()
 	n.done.Wait()
-	if n.ownClient {
-		_ = n.client.Close()
-	}
+	_ = n.client.Close()
 }
 
 // isTimeout reports whether err means the master did not answer in time.
