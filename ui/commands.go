@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -13,9 +12,10 @@ import (
 
 // Time bounds of the dashboard's commands.
 const (
-	tickEvery     = 250 * time.Millisecond // countdowns and the progress spinner
-	actionTimeout = 5 * time.Second        // one extend, release or delete
-	quitTimeout   = 2 * time.Second        // releasing everything we hold at quit, in total
+	tickEvery      = 250 * time.Millisecond // countdowns and the progress spinner
+	actionTimeout  = 5 * time.Second        // one extend, release or delete
+	quitTimeout    = 2 * time.Second        // releasing everything we hold at quit, retries included
+	quitRetryPause = 100 * time.Millisecond // between release attempts at quit
 )
 
 // SnapshotMsg hands the dashboard a monitor snapshot. With Options.Monitor set the dashboard runs the monitor's
@@ -49,6 +49,10 @@ type acquireResultMsg struct {
 	lock      *redlock.Lock
 	err       error
 	cancelled bool // the request was cancelled; a lock won meanwhile was released again
+	// A lock won as the request was cancelled whose release was not confirmed is still ours: lock is set,
+	// releaseErr says why, and validity is what was left of it after the release.
+	releaseErr error
+	validity   time.Duration
 }
 
 // acquireProgressMsg reports a failed round of an acquire request that goes on retrying; next delivers the
@@ -105,9 +109,16 @@ type deleteResultMsg struct {
 	errs     []error
 }
 
-// quitMsg tells how releasing our locks at quit went.
+// quitRelease is how releasing one of our locks at quit ended: the last attempt's error.
+type quitRelease struct {
+	lock     *redlock.Lock
+	err      error
+	attempts int
+}
+
+// quitMsg tells how releasing our locks at quit went, one result per lock.
 type quitMsg struct {
-	released, expired, failed int
+	results []quitRelease
 }
 
 // tick re-arms the tick.
@@ -195,7 +206,11 @@ func acquireCmd(ctx context.Context, req uint64, resource string, ttl time.Durat
 		if err == nil && ctx.Err() != nil {
 			rctx, cancel := context.WithTimeout(context.Background(), actionTimeout)
 			defer cancel()
-			_ = l.Release(rctx) // best effort: the lock expires with its TTL otherwise
+			start, valid := time.Now(), l.Validity()
+			if rerr := l.Release(rctx); !releaseEnded(rerr) {
+				return acquireResultMsg{req: req, resource: resource, lock: l, cancelled: true, releaseErr: rerr,
+					validity: valid - time.Since(start)}
+			}
 			return acquireResultMsg{req: req, resource: resource, cancelled: true}
 		}
 		return acquireResultMsg{req: req, resource: resource, lock: l, err: err, cancelled: ctx.Err() != nil}
@@ -243,20 +258,24 @@ func deleteCmd(ctx context.Context, req uint64, resource string, tokens []string
 	}
 }
 
-// releaseAllCmd releases every lock we hold, at once, within quitTimeout in total.
-func releaseAllCmd(locks []*ownLock) func(*redlock.Client) tea.Msg {
+// releaseAllCmd releases every lock we hold, at once, within quitTimeout in total. A release that is not
+// confirmed is tried again until it is, until the lock's validity (left, from the dashboard's clock when quit
+// began) runs out, or until the time is up.
+func releaseAllCmd(locks []*ownLock, now time.Time) func(*redlock.Client) tea.Msg {
 	type job struct {
-		l *redlock.Lock
-		k *redlock.Keeper
+		l    *redlock.Lock
+		k    *redlock.Keeper
+		left time.Duration
 	}
 	jobs := make([]job, len(locks))
 	for i, o := range locks {
-		jobs[i] = job{o.lock, o.keeper}
+		jobs[i] = job{o.lock, o.keeper, o.left(now)}
 	}
 	return func(*redlock.Client) tea.Msg {
+		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), quitTimeout)
 		defer cancel()
-		errs := make([]error, len(jobs))
+		msg := quitMsg{results: make([]quitRelease, len(jobs))}
 		var wg sync.WaitGroup
 		for i, j := range jobs {
 			wg.Add(1)
@@ -270,21 +289,25 @@ func releaseAllCmd(locks []*ownLock) func(*redlock.Client) tea.Msg {
 					case <-ctx.Done():
 					}
 				}
-				errs[i] = j.l.Release(ctx)
+				res := &msg.results[i]
+				res.lock = j.l
+				for {
+					res.err = j.l.Release(ctx)
+					res.attempts++
+					if releaseEnded(res.err) || time.Since(start)+quitRetryPause >= j.left {
+						return
+					}
+					t := time.NewTimer(quitRetryPause)
+					select {
+					case <-t.C:
+					case <-ctx.Done():
+						t.Stop()
+						return
+					}
+				}
 			}()
 		}
 		wg.Wait()
-		var msg quitMsg
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				msg.released++
-			case errors.Is(err, redlock.ErrNotHeld):
-				msg.expired++
-			default:
-				msg.failed++
-			}
-		}
 		return msg
 	}
 }

@@ -305,11 +305,29 @@ func (m *Model) findRow(resource string) *lockRow {
 	return nil
 }
 
-// refreshOurs copies our locks' state (in memory) and logs what their keepers did.
+// refreshOurs copies our locks' state (in memory) and logs what their keepers did. A lock whose release was
+// not confirmed ends here when its validity runs out: its keys expire with their TTL.
 func (m *Model) refreshOurs() {
 	now := m.sh.now()
+	var ended []*ownLock
 	for _, o := range m.ours.locks {
 		m.log.add(o.refresh(now)...)
+		if o.unconfirmed != "" && o.busy == "" && o.left(now) == 0 {
+			ended = append(ended, o)
+		}
+	}
+	for _, o := range ended {
+		m.endOwn(o)
+		m.logf(levelWarn, o.lock.Resource(), "%s: its release was never confirmed and its validity ran out: the "+
+			"lock has ended, keys left on masters expire with their TTL", o.name)
+	}
+}
+
+// endOwn drops one of our locks that has ended (released, or run out), here and in the monitor.
+func (m *Model) endOwn(o *ownLock) {
+	m.ours.remove(o.lock)
+	if m.mon != nil {
+		m.mon.ForgetOwn(o.lock.Resource(), o.lock.Token())
 	}
 }
 
@@ -593,6 +611,11 @@ func (m *Model) onAcquired(msg acquireResultMsg) {
 	if current {
 		m.form = nil
 	}
+	if msg.cancelled { // won as it was cancelled, and the release that followed was not confirmed
+		o.validUntil = now.Add(msg.validity)
+		m.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
+		return
+	}
 	m.logf(levelInfo, msg.resource, "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
 		o.last.detail())
 	m.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
@@ -613,6 +636,10 @@ func (m *Model) extend() tea.Cmd {
 		m.setStatus(levelWarn, o.name+" is already "+o.busy)
 		return nil
 	}
+	if why := o.unextendable(m.sh.now(), m.all.Release.Help().Key); why != "" {
+		m.setStatus(levelWarn, "extend: "+why)
+		return nil
+	}
 	cmd := m.issue("extending", extendCmd(m.ctx, o.lock, o.ttl))
 	if cmd != nil {
 		o.busy = "extending"
@@ -630,19 +657,55 @@ func (m *Model) onExtended(msg extendResultMsg) {
 	}
 	o.busy = ""
 	m.log.add(o.refresh(m.sh.now())...)
-	if msg.err == nil {
+	switch {
+	case msg.err == nil:
+		o.extendFailed = ""
 		m.logf(levelInfo, msg.lock.Resource(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
 			o.last.summary(), o.last.detail())
 		m.setStatus(levelInfo, "extended "+o.name)
+	case errors.Is(msg.err, redlock.ErrExtendLimit):
+		reason, _ := failure(msg.err)
+		m.logf(levelWarn, msg.lock.Resource(), "extend %s refused: %s", o.name, reason)
+		m.setStatus(levelWarn, "extend "+o.name+" refused: "+reason)
+	default:
+		m.extendFailure(o, "extend", msg.err)
+	}
+}
+
+// unextendable says why lock o cannot be extended at now ("" when it can): its release was asked for, or the
+// Redlock client gave it up after an extension failed with errors while its keys may still hold. releaseKey
+// names the key that releases it.
+func (o *ownLock) unextendable(now time.Time, releaseKey string) string {
+	switch {
+	case o.unconfirmed != "":
+		return o.name + " is being released (release unconfirmed): " + releaseKey + " tries the release again"
+	case o.extendFailed != "" && !o.held && o.left(now) > 0:
+		return fmt.Sprintf("%s cannot be extended after its failed extension; it may hold for %s more: %s releases it",
+			o.name, dur(o.left(now)), releaseKey)
+	}
+	return ""
+}
+
+// extendFailure applies a failed extension (what: "extend", "auto-extend") of lock o: lost when the masters'
+// answers prove it, and otherwise still ours, with the validity it had, since its keys may still hold.
+func (m *Model) extendFailure(o *ownLock, what string, err error) {
+	reason, rv := failure(err)
+	if extendLost(err) {
+		o.lost = reason
+		m.logf(levelError, o.lock.Resource(), "%s %s failed, LOST: %s%s", what, o.name, reason,
+			prefixed(" · ", rv.detail()))
+		m.setStatus(levelError, "lost "+o.name+": "+reason)
 		return
 	}
-	reason, rv := failure(msg.err)
-	lvl := levelWarn
-	if errors.Is(msg.err, redlock.ErrLost) {
-		o.lost, lvl = reason, levelError
+	now := m.sh.now()
+	why := "failed"
+	if rv.n > 0 {
+		why = fmt.Sprintf("failed (%d of %d renewed, %d errors or timeouts)", rv.ok, rv.n, unanswered(rv))
 	}
-	m.logf(lvl, msg.lock.Resource(), "extend %s failed: %s%s", o.name, reason, prefixed(" · ", rv.detail()))
-	m.setStatus(lvl, "extend "+o.name+" failed: "+reason)
+	o.extendFailed = why
+	m.logf(levelWarn, o.lock.Resource(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
+		o.name, why, dur(o.left(now)), prefixed(" · ", rv.detail()))
+	m.setStatus(levelWarn, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
 }
 
 // release issues the release of the target lock.
@@ -667,27 +730,62 @@ func (m *Model) release() tea.Cmd {
 	return cmd
 }
 
-// onReleased drops the released lock from our locks and logs the round.
+// onReleased applies a release to the lock it was issued for: a confirmed release ends the lock, an
+// unconfirmed one keeps it ours, with its validity counting down, until a retry is confirmed or it runs out.
 func (m *Model) onReleased(msg releaseResultMsg) {
 	l := msg.lock
 	name := sanitize(l.Resource(), nameCap)
-	m.ours.remove(l)
-	if m.mon != nil {
-		m.mon.ForgetOwn(l.Resource(), l.Token())
+	o := m.ours.find(l)
+	if o == nil {
+		m.logf(levelInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
+		return
 	}
+	o.busy, o.keeper = "", nil // the release stopped the keeper
+	m.log.add(o.refresh(m.sh.now())...)
+	if !releaseEnded(msg.err) {
+		m.releaseUnconfirmed(o, msg.err, "")
+		return
+	}
+	m.endOwn(o)
 	rv := viewRound(l.LastRound())
+	if r, ok := errRound(msg.err); ok {
+		rv = viewRound(r)
+	}
 	switch {
 	case msg.err == nil:
 		m.logf(levelInfo, l.Resource(), "released %s: %s · %s", name, rv.summary(), rv.detail())
 		m.setStatus(levelInfo, "released "+name)
+	case errors.Is(msg.err, redlock.ErrNotHeld) && o.unconfirmed != "":
+		m.logf(levelInfo, l.Resource(), "released %s: no master holds it any more (the unconfirmed release went "+
+			"through, or it expired): %s", name, rv.detail())
+		m.setStatus(levelInfo, "released "+name+": no master holds it any more")
 	case errors.Is(msg.err, redlock.ErrNotHeld):
 		m.logf(levelWarn, l.Resource(), "released %s: it was not held any more (expired): %s", name, rv.detail())
 		m.setStatus(levelWarn, "released "+name+": it had already expired")
 	default:
-		reason, _ := failure(msg.err)
-		m.logf(levelWarn, l.Resource(), "release %s: %s · %s", name, reason, rv.detail())
-		m.setStatus(levelWarn, "release "+name+": "+reason)
+		m.logf(levelWarn, l.Resource(), "released %s: enough masters confirmed that it holds no quorum; "+
+			"keys left on the other %s expire with their TTL: %s · %s", name, plural(unanswered(rv), "master"),
+			rv.summary(), rv.detail())
+		m.setStatus(levelWarn, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
+			name, plural(unanswered(rv), "master")))
 	}
+}
+
+// releaseUnconfirmed records that the release of lock o was not confirmed: it stays ours until a retry is
+// confirmed or its validity runs out. lead starts the log line ("acquire of x cancelled, but ...").
+func (m *Model) releaseUnconfirmed(o *ownLock, err error, lead string) {
+	reason := "not confirmed"
+	var rv roundView
+	if err != nil {
+		reason, rv = failure(err)
+	}
+	o.unconfirmed = reason
+	key := m.all.Release.Help().Key
+	left := dur(o.left(m.sh.now()))
+	m.logf(levelWarn, o.lock.Resource(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
+		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
+	m.setStatus(levelWarn, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
+		left, key))
 }
 
 // toggleAuto starts or stops auto-extension of the target lock.
@@ -742,7 +840,7 @@ func (m *Model) onKeeper(msg keeperMsg) tea.Cmd {
 	return nil
 }
 
-// onKeeperEnded marks a lock lost when its keeper reports the loss.
+// onKeeperEnded applies the failed extension its keeper reports, if any: lost only when the masters prove it.
 func (m *Model) onKeeperEnded(msg keeperEndedMsg) {
 	o := m.ours.find(msg.lock)
 	if o == nil || o.keeper != msg.keeper {
@@ -752,11 +850,8 @@ func (m *Model) onKeeperEnded(msg keeperEndedMsg) {
 	if msg.err == nil {
 		return
 	}
-	reason, rv := failure(msg.err)
-	o.lost = reason
 	m.log.add(o.refresh(m.sh.now())...)
-	m.logf(levelError, msg.lock.Resource(), "LOST %s: %s%s", o.name, reason, prefixed(" · ", rv.detail()))
-	m.setStatus(levelError, "lost "+o.name+": "+reason)
+	m.extendFailure(o, "auto-extend", msg.err)
 }
 
 // openDelete opens the confirmation to force-delete the selected lock, which must not be ours.
@@ -891,7 +986,7 @@ func (m *Model) startQuit() tea.Cmd {
 		m.cancel()
 		return tea.Quit
 	}
-	cmd := m.issue("releasing", releaseAllCmd(m.ours.locks))
+	cmd := m.issue("releasing", releaseAllCmd(m.ours.locks, m.sh.now()))
 	if cmd == nil {
 		m.quit.summary = m.summaryNow("")
 		m.cancel()
@@ -901,33 +996,64 @@ func (m *Model) startQuit() tea.Cmd {
 	return cmd
 }
 
-// onQuitReleased writes the summary and quits.
+// onQuitReleased writes the summary and quits. A lock whose release was not confirmed and whose validity has
+// not run out is still held: it stays ours, and the summary counts it.
 func (m *Model) onQuitReleased(msg quitMsg) tea.Cmd {
-	if m.mon != nil {
-		for _, o := range m.ours.locks {
-			m.mon.ForgetOwn(o.lock.Resource(), o.lock.Token())
+	now := m.sh.now()
+	released, gone := 0, 0
+	for _, res := range msg.results {
+		o := m.ours.find(res.lock)
+		switch {
+		case o == nil: // ended on a tick while quitting
+			gone++
+		case releaseEnded(res.err):
+			m.endOwn(o)
+			if errors.Is(res.err, redlock.ErrNotHeld) {
+				gone++
+			} else {
+				released++
+			}
+		case o.left(now) == 0:
+			m.endOwn(o)
+			gone++
+		default:
+			reason, _ := failure(res.err)
+			o.unconfirmed = reason
+			m.logf(levelWarn, res.lock.Resource(), "release of %s unconfirmed after %s: %s", o.name,
+				plural(res.attempts, "attempt"), reason)
 		}
 	}
-	s := "released " + plural(msg.released, "lock")
-	if msg.expired > 0 {
-		s += fmt.Sprintf(" (%d had expired)", msg.expired)
+	held, left := 0, time.Duration(0) // also counts a lock won by an acquire cancelled as the quit began
+	for _, o := range m.ours.locks {
+		if o.left(now) > 0 {
+			held++
+			left = max(left, o.left(now))
+		}
 	}
-	s += fmt.Sprintf("; %d still held", msg.failed)
-	if msg.failed > 0 {
-		s += " until their TTL runs out (release unconfirmed)"
+	s := "released " + plural(released, "lock")
+	if gone > 0 {
+		s += fmt.Sprintf(" (%d no longer held)", gone)
+	}
+	s += fmt.Sprintf("; %d still held", held)
+	if held > 0 {
+		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", dur(left))
 	}
 	m.quit.summary = s
-	m.ours.locks = nil
 	m.cancel()
 	return tea.Quit
 }
 
-// summaryNow describes the locks we still hold, for a quit that released nothing; why explains a forced quit.
+// summaryNow describes the locks that may still hold, for a quit that released nothing; why explains a forced
+// quit.
 func (m *Model) summaryNow(why string) string {
-	held := 0
+	now := m.sh.now()
+	held, unconfirmed := 0, 0
 	for _, o := range m.ours.locks {
-		if o.lock.Held() {
+		if o.left(now) > 0 {
 			held++
+			if o.unconfirmed != "" {
+				unconfirmed++
+			}
 		}
 	}
 	var s string
@@ -937,7 +1063,10 @@ func (m *Model) summaryNow(why string) string {
 	case held == 0:
 		s = "no locks held"
 	default:
-		s = fmt.Sprintf("released 0 locks; %d still held until their TTL runs out", held)
+		s = fmt.Sprintf("released 0 locks; %d still held until the TTL runs out", held)
+		if unconfirmed > 0 {
+			s += fmt.Sprintf(" (%d release unconfirmed)", unconfirmed)
+		}
 	}
 	if why != "" {
 		s += " (" + why + ")"

@@ -109,19 +109,26 @@ func failure(err error) (string, roundView) {
 
 // ownLock is a lock this dashboard holds. Its fields beyond the lock are refreshed from it in Update (in-memory
 // reads, no I/O), so View shows a copy and the background keeper never races the screen.
+//
+// A lock stays ours until it is proven gone: a release confirmed by enough masters that the rest cannot hold a
+// quorum, an extension answered "not ours" by as many, or its validity running out. A release or an extension
+// that failed with errors or timeouts proves nothing, so the lock stays listed with what happened and the
+// validity it had: the Redlock client gives such a lock up at once, but its keys may still hold our token.
 type ownLock struct {
-	lock     *redlock.Lock
-	name     string // sanitized resource
-	acquired time.Time
-	keeper   *redlock.Keeper // running auto-extension, nil when off
-	autoBusy bool            // the keeper is starting or stopping
-	busy     string          // "extending", "releasing": a command in flight
-	lost     string          // why the lock was lost, sanitized; "" while not lost
+	lock         *redlock.Lock
+	name         string // sanitized resource
+	acquired     time.Time
+	keeper       *redlock.Keeper // running auto-extension, nil when off
+	autoBusy     bool            // the keeper is starting or stopping
+	busy         string          // "extending", "releasing": a command in flight
+	lost         string          // why the lock is known lost, sanitized; "" while not lost
+	unconfirmed  string          // why our last release was not confirmed, sanitized; "" when none failed
+	extendFailed string          // why an extension failed without proving the lock lost, sanitized
 
-	validUntil time.Time // on the dashboard's clock
+	validUntil time.Time // on the dashboard's clock: the end of the validity we last held it with
 	ttl        time.Duration
 	extensions int
-	held       bool
+	held       bool // the Redlock client still holds it: extensions and auto-extension are possible
 	last       roundView
 }
 
@@ -133,11 +140,15 @@ func newOwnLock(l *redlock.Lock, now time.Time) *ownLock {
 }
 
 // refresh copies the lock's state, and returns a log entry when the keeper extended it since the last refresh.
+// The validity is copied only while the client holds the lock: once the client has given it up (released, or
+// after a failed extension) the keys may still hold our token until the validity we last had runs out.
 func (o *ownLock) refresh(now time.Time) []logEntry {
 	l := o.lock
-	o.validUntil = now.Add(l.Validity())
-	o.ttl = l.TTL()
 	o.held = l.Held()
+	if o.held {
+		o.validUntil = now.Add(l.Validity())
+	}
+	o.ttl = l.TTL()
 	var out []logEntry
 	if r := l.LastRound(); !r.Start.Equal(o.last.start) {
 		o.last = viewRound(r)
@@ -150,6 +161,14 @@ func (o *ownLock) refresh(now time.Time) []logEntry {
 	return out
 }
 
+// left is how much longer the lock may hold at now: its validity, or zero once it is known lost or ran out.
+func (o *ownLock) left(now time.Time) time.Duration {
+	if o.lost != "" {
+		return 0
+	}
+	return max(o.validUntil.Sub(now), 0)
+}
+
 // state is the word shown for the lock at now.
 func (o *ownLock) state(now time.Time) (string, level) {
 	switch {
@@ -157,10 +176,77 @@ func (o *ownLock) state(now time.Time) (string, level) {
 		return o.busy + "…", levelInfo
 	case o.lost != "":
 		return "LOST", levelError
-	case !o.held || !now.Before(o.validUntil):
+	case o.left(now) == 0:
 		return "expired", levelWarn
+	case o.unconfirmed != "":
+		return "unconfirmed", levelWarn
+	case o.extendFailed != "":
+		return "ext failed", levelWarn
 	}
 	return "held", levelInfo
+}
+
+// errRound returns the round an error from the Redlock client carries, if it carries one.
+func errRound(err error) (redlock.Round, bool) {
+	var re *redlock.RoundError
+	if errors.As(err, &re) {
+		return re.Round, true
+	}
+	return redlock.Round{}, false
+}
+
+// ruledOut reports whether round r proves our token is no longer on a quorum of masters: so many masters
+// answered that it is not there (deleted by this release, no key, another token's key) that those which may
+// still hold it, having failed, timed out or not answered, are fewer than a quorum.
+func ruledOut(r redlock.Round) bool {
+	if len(r.Nodes) == 0 || r.Quorum == 0 {
+		return false
+	}
+	notOurs := 0
+	for _, n := range r.Nodes {
+		switch n.Outcome {
+		case redlock.OutcomeGone, redlock.OutcomeHeldByOther:
+			notOurs++
+		case redlock.OutcomeOK:
+			if r.Op == redlock.OpRelease {
+				notOurs++
+			}
+		}
+	}
+	return len(r.Nodes)-notOurs < r.Quorum
+}
+
+// releaseEnded reports whether a release that returned err ended the lock: every master answered, or enough
+// of them confirmed that our token cannot be on a quorum any more.
+func releaseEnded(err error) bool {
+	if err == nil || errors.Is(err, redlock.ErrNotHeld) {
+		return true
+	}
+	r, ok := errRound(err)
+	return ok && r.Op == redlock.OpRelease && ruledOut(r)
+}
+
+// extendLost reports whether a failed extension proves the lock lost: the masters answered that our token is
+// not on a quorum, or the client refused without asking them because the validity had run out. An extension
+// that failed with errors or timeouts proves nothing: the keys may still hold our token.
+func extendLost(err error) bool {
+	if !errors.Is(err, redlock.ErrLost) {
+		return false
+	}
+	r, ok := errRound(err)
+	return !ok || ruledOut(r)
+}
+
+// unanswered counts the masters of a round that failed, timed out or had not answered.
+func unanswered(r roundView) int {
+	n := 0
+	for _, nd := range r.nodes {
+		switch nd.outcome {
+		case redlock.OutcomeError, redlock.OutcomeTimeout, redlock.OutcomePending:
+			n++
+		}
+	}
+	return n
 }
 
 // oursPanel lists the locks this dashboard holds: validity countdown, auto-extension, extensions used and the
@@ -224,6 +310,17 @@ func (p *oursPanel) remove(l *redlock.Lock) {
 	p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
 }
 
+// unconfirmed counts our locks whose release was not confirmed.
+func (p *oursPanel) unconfirmed() int {
+	n := 0
+	for _, o := range p.locks {
+		if o.unconfirmed != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // View draws the panel.
 func (p *oursPanel) View(focused bool) string {
 	st := p.sh.st
@@ -236,6 +333,9 @@ func (p *oursPanel) View(focused bool) string {
 	title := "Our locks " + thousands(len(p.locks))
 	if auto > 0 {
 		title += fmt.Sprintf(" · %d auto-extending", auto)
+	}
+	if n := p.unconfirmed(); n > 0 {
+		title += " · " + plural(n, "release") + " unconfirmed"
 	}
 	var body []string
 	if len(p.locks) == 0 {
@@ -262,10 +362,7 @@ func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string 
 	if selected {
 		cursor = st.table.cursor.Render("▸ ")
 	}
-	v := max(o.validUntil.Sub(now), 0)
-	if !o.held {
-		v = 0
-	}
+	v := o.left(now)
 	auto := "-"
 	switch {
 	case o.autoBusy:
@@ -275,8 +372,8 @@ func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string 
 	}
 	stateText, lvl := o.state(now)
 	tail := fmt.Sprintf("%-4s ext %-2d %s %s", auto, o.extensions, o.last.op, o.last.glyphs())
-	nameW := max(w-2-16-11-ansi.StringWidth(tail)-1, 8)
+	nameW := max(w-2-16-12-ansi.StringWidth(tail)-1, 8)
 	return cursor + st.name(fit(o.name, nameW), st.text.normal) + " " +
 		st.validityBar(v, o.ttl, 8, false) + " " + st.text.normal.Render(fitLeft(dur(v), 6)) + " " +
-		st.level[lvl].Render(fit(stateText, 10)) + " " + st.text.muted.Render(tail)
+		st.level[lvl].Render(fit(stateText, 11)) + " " + st.text.muted.Render(tail)
 }
