@@ -82,7 +82,7 @@ func mastersUp(n int, down ...int) []monitor.MasterStatus {
 		}
 	}
 	for _, i := range down {
-		ms[i] = monitor.MasterStatus{Addr: ms[i].Addr, Err: "dial tcp " + ms[i].Addr + ": connect: connection refused",
+		ms[i] = monitor.MasterStatus{Addr: ms[i].Addr, Down: true, Missed: 3, Err: "dial tcp " + ms[i].Addr + ": connect: connection refused",
 			Uptime: monitor.UnknownUptime, Replicas: -1, Role: "unknown"}
 	}
 	return ms
@@ -90,20 +90,20 @@ func mastersUp(n int, down ...int) []monitor.MasterStatus {
 
 // on is a key holding token with the given PTTL on one master.
 func on(token string, pttl time.Duration) monitor.MasterLock {
-	return monitor.MasterLock{Present: true, Token: token, PTTL: pttl}
+	return monitor.MasterLock{State: monitor.CellSeen, Token: token, PTTL: pttl, ReadAt: testNow}
 }
 
-// none is a master without the key; gone is a master that is down.
+// none is a master without the key; gone is a master that did not answer.
 var (
-	none = monitor.MasterLock{}
-	gone = monitor.MasterLock{Down: true}
+	none = monitor.MasterLock{State: monitor.CellAbsent}
+	gone = monitor.MasterLock{State: monitor.CellUnknown}
 )
 
 // lockOf builds a lock view the way the monitor classifies it: held when a token is on a quorum of masters.
 func lockOf(resource string, quorum int, validity time.Duration, cells ...monitor.MasterLock) monitor.LockView {
 	counts := map[string]int{}
 	for _, c := range cells {
-		if c.Present {
+		if c.Present() {
 			counts[c.Token]++
 		}
 	}
@@ -113,7 +113,7 @@ func lockOf(resource string, quorum int, validity time.Duration, cells ...monito
 			lead, best = t, n
 		}
 	}
-	lv := monitor.LockView{Resource: resource, Masters: cells, Count: best, HeldSince: testNow.Add(-90 * time.Second)}
+	lv := monitor.LockView{Resource: resource, Masters: cells, Count: best, FirstSeen: testNow.Add(-90 * time.Second)}
 	switch {
 	case best >= quorum:
 		lv.State, lv.Holder, lv.Validity, lv.Foreign = monitor.StateHeld, lead, validity, len(counts) > 1
@@ -134,7 +134,7 @@ func snapshotOf(ms []monitor.MasterStatus, warnings []monitor.Warning, locks ...
 			up++
 		}
 	}
-	return monitor.Snapshot{Seq: 42, Time: testNow, Quorum: len(ms)/2 + 1, UpCount: up, Masters: ms, Locks: locks,
+	return monitor.Snapshot{Seq: 42, Time: testNow, Quorum: len(ms)/2 + 1, UpCount: up, Servers: len(ms), Masters: ms, Locks: locks,
 		Warnings: warnings}
 }
 
@@ -920,7 +920,7 @@ func TestSnapshotHandling(t *testing.T) {
 		{"lost lock", lost, []string{"LOST", "(1 mine, 1 lost, 1 partial)", `✖ error: our lock "jobs:nightly-report" lost`,
 			"lock-lost jobs:nightly-report: lost its quorum", "DEGRADED"}},
 		{"master down", masterDownSnapshot(), []string{"M2  10.0.0.2:6379          down", "connection refused",
-			"● ✕ ●", "DEGRADED", "▲ warning: 10.0.0.2:6379: down"}},
+			"● ? ●", "DEGRADED", "▲ warning: 10.0.0.2:6379: down"}},
 		{"no quorum", noQuorumSnapshot(), []string{"NO QUORUM", "masters 1/3 up", "✖ error: 1 of 3 masters up"}},
 		{"many warnings", many, []string{"▲ warning: 10.0.0.0:6379", "▲ warning: 10.0.0.1:6379",
 			"▲ 3 more warnings: see the event log"}},
@@ -1081,7 +1081,7 @@ func bigSnapshot(n int) monitor.Snapshot {
 		c[i%5] = none
 		locks[i] = monitor.LockView{Resource: fmt.Sprintf("tenant:%04d:job:%06d", i%1000, i), State: monitor.StateHeld,
 			Holder: token, Count: 4, Masters: c, Validity: time.Duration(900+i%9000) * time.Millisecond,
-			TTLSpread: time.Millisecond, Changes: i % 5, HeldSince: testNow.Add(-time.Minute)}
+			TTLSpread: time.Millisecond, Changes: i % 5, FirstSeen: testNow.Add(-time.Minute)}
 	}
 	return snapshotOf(ms, nil, locks...)
 }
@@ -1133,7 +1133,7 @@ func TestEventLogScrolls(t *testing.T) {
 	s := normalSnapshot()
 	for i := range 40 {
 		s.Events = append(s.Events, monitor.Event{Time: testNow.Add(time.Duration(i-40) * time.Second),
-			Kind: monitor.EventHolderChanged, Resource: fmt.Sprintf("r%02d", i), Text: "new holder"})
+			Kind: monitor.EventTakenOver, Resource: fmt.Sprintf("r%02d", i), Text: "new holder"})
 	}
 	m := newDashboard(ui.Options{}, 120, 36)
 	m.Update(ui.SnapshotMsg{Snapshot: s})

@@ -80,6 +80,7 @@ type onceJSON struct {
 		Holder   string `json:"holder"`
 		Count    int    `json:"count"`
 		Masters  []struct {
+			State  string `json:"state"`
 			Token  string `json:"token"`
 			PTTLMS *int64 `json:"pttl_ms"`
 		} `json:"masters"`
@@ -143,13 +144,13 @@ func TestOnceJSONReportsAHandSetLockAndExitsByQuorum(t *testing.T) {
 		t.Errorf("lock = %+v; want %s held by %s on 2 of 3 masters", l, resource, token)
 	}
 	for i, c := range l.Masters {
-		want := ""
+		want, wantState := "", "absent"
 		if i < 2 {
-			want = token
+			want, wantState = token, "seen"
 		}
-		if c.Token != want || c.PTTLMS == nil {
-			t.Errorf("lock on master %d: token %q, pttl_ms present %v; want token %q and a pttl_ms", i+1, c.Token,
-				c.PTTLMS != nil, want)
+		if c.State != wantState || c.Token != want || (c.PTTLMS != nil) != (i < 2) {
+			t.Errorf("lock on master %d: %s, token %q, pttl_ms present %v; want %s, token %q, a pttl_ms only when seen",
+				i+1, c.State, c.Token, c.PTTLMS != nil, wantState, want)
 			continue
 		}
 		if i < 2 && (*c.PTTLMS <= 0 || *c.PTTLMS > 30000) {

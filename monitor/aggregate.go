@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -15,10 +16,13 @@ const (
 	driftMaxWindow = time.Minute
 	// driftFixed is the constant term of the Redlock drift allowance, as in the client: ttl*factor + 2ms.
 	driftFixed = 2 * time.Millisecond
-	// maxForeignWarnings caps the warnings naming held locks with foreign tokens; the rest are counted in one.
-	maxForeignWarnings = 10
+	// maxLockWarnings caps the warnings of one kind naming locks; the rest are counted in one.
+	maxLockWarnings = 10
 	// rttWeight is the EWMA weight of the newest RTT sample (1/8, as TCP's smoothed RTT).
 	rttWeight = 8
+	// expiryTolerance is how early before its TTL a key may vanish and still count as expired rather than
+	// released: read times are estimates, and Redis expires keys within a millisecond or so.
+	expiryTolerance = 10 * time.Millisecond
 )
 
 // driftAllowance is the Redlock allowance for clock drift over d.
@@ -27,7 +31,7 @@ func driftAllowance(d time.Duration, factor float64) time.Duration {
 }
 
 // Aggregate computes the snapshot that follows prev (nil for the first) given one reading per master, in the
-// order of the masters, the tokens registered as ours (resource to token) and the current time. It is pure: all
+// order of the masters, the locks registered as ours (by resource) and the current time. It is pure: all
 // history it needs comes from prev, which it does not modify.
 func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now time.Time, cfg Config) Snapshot {
 	cfg = cfg.WithDefaults()
@@ -45,18 +49,33 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 			p = &prev.Masters[i]
 		}
 		var ev []Event
-		s.Masters[i], ev = masterStatus(p, r, now, cfg.DriftFactor)
+		s.Masters[i], ev = masterStatus(p, r, now, cfg)
 		events = append(events, ev...)
-		if s.Masters[i].Up {
-			s.UpCount++
-		}
-		s.NotLocks += r.NotLocks
 		s.Truncated = s.Truncated || r.Truncated
+	}
+	markDuplicates(s.Masters)
+	s.Swept = true
+	for _, m := range s.Masters {
+		if m.DuplicateOf != "" {
+			continue
+		}
+		s.Servers++
+		if m.Up {
+			s.UpCount++
+			s.Swept = s.Swept && m.Sweep.Completed > 0
+		}
 	}
 
 	var lockEvents []Event
-	s.Locks, lockEvents = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
+	s.Locks, s.tracked, lockEvents = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
 	events = append(events, lockEvents...)
+	for _, l := range s.Locks {
+		for j, c := range l.Masters {
+			if c.Present() {
+				s.Masters[j].Keys++
+			}
+		}
+	}
 	for _, r := range readings {
 		for _, k := range r.Keys {
 			s.maxTTL = max(s.maxTTL, k.PTTL)
@@ -70,21 +89,69 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	return s
 }
 
+// keysToRefresh returns, sorted, every key the poll after s must re-read on every master: its locks, the
+// candidates it keeps out of sight, and our registered locks.
+func (s *Snapshot) keysToRefresh(own map[string]OwnLock) []string {
+	var keys []string
+	if s != nil {
+		keys = make([]string, 0, len(s.Locks)+len(s.tracked)+len(own))
+		for _, l := range s.Locks {
+			keys = append(keys, l.Resource)
+		}
+		keys = append(keys, s.tracked...)
+	}
+	for res := range own {
+		keys = append(keys, res)
+	}
+	sort.Strings(keys)
+	out := keys[:0]
+	for i, k := range keys {
+		if i == 0 || k != keys[i-1] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// markDuplicates sets DuplicateOf on every master whose run_id an earlier master already has: two addresses of
+// one server, which must count once.
+func markDuplicates(masters []MasterStatus) {
+	byRunID := map[string]string{}
+	for i := range masters {
+		m := &masters[i]
+		if m.RunID == "" {
+			continue
+		}
+		if first, ok := byRunID[m.RunID]; ok {
+			m.DuplicateOf = first
+			continue
+		}
+		byRunID[m.RunID] = m.Addr
+	}
+}
+
 // masterStatus derives one master's status from its reading and its previous status (nil when first seen),
-// with the events of the transition.
-func masterStatus(p *MasterStatus, r Reading, now time.Time, driftFactor float64) (MasterStatus, []Event) {
+// with the events of the transition. A master that misses a poll keeps its last values and is "not
+// answering"; it is declared down after Config.DownAfter misses in a row, or at once when it refused us.
+func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (MasterStatus, []Event) {
 	var events []Event
 	event := func(kind EventKind, text string) {
 		events = append(events, Event{Time: now, Kind: kind, Master: r.Addr, Text: text})
 	}
 	if r.Err != nil {
-		ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1, hist: masterHistory{infoUptime: UnknownUptime}}
+		ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1, Uptime: UnknownUptime, hist: masterHistory{infoUptime: UnknownUptime}}
 		if p != nil {
 			ms = *p
 		}
-		ms.Up, ms.Err, ms.Keys, ms.Uptime, ms.Warnings = false, r.Err.Error(), 0, UnknownUptime, nil
-		if p == nil || p.Up {
+		wasDown := p != nil && p.Down
+		ms.Up, ms.Err, ms.Warnings, ms.Uptime = false, r.Err.Error(), nil, UnknownUptime
+		ms.Missed++
+		ms.Down = r.Refused || ms.Missed >= cfg.DownAfter
+		switch {
+		case ms.Down && !wasDown:
 			event(EventMasterDown, "down: "+r.Err.Error())
+		case !ms.Down && ms.Missed == 1:
+			event(EventMasterNotAnswering, "not answering: "+r.Err.Error())
 		}
 		return ms, events
 	}
@@ -92,13 +159,13 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, driftFactor float64
 	ms := MasterStatus{
 		Addr:       r.Addr,
 		Up:         true,
+		LastAnswer: now,
 		Role:       r.Role,
 		Version:    r.Version,
 		RunID:      r.RunID,
 		Uptime:     r.Uptime,
 		Replicas:   r.Replicas,
-		Keys:       len(r.Keys),
-		Incomplete: r.Incomplete,
+		Sweep:      r.Sweep,
 		hist:       masterHistory{infoUptime: UnknownUptime},
 	}
 	if ms.Role == "" {
@@ -110,8 +177,11 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, driftFactor float64
 		ms.DriftPPM, ms.DriftKnown = p.DriftPPM, p.DriftKnown
 		ms.LastRestart = p.LastRestart
 		ms.hist = p.hist
-		if !p.Up {
+		switch {
+		case p.Down:
 			event(EventMasterUp, "up again")
+		case !p.Up:
+			event(EventMasterUp, fmt.Sprintf("answering again after %d missed polls", p.Missed))
 		}
 	}
 
@@ -125,15 +195,13 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, driftFactor float64
 	}
 
 	if p != nil && restarted(p, r) {
-		ms.LastRestart = now
-		if r.Uptime >= 0 {
-			ms.LastRestart = now.Add(-r.Uptime)
-		}
 		ms.hist.driftRefAt = time.Time{} // a new process: measure its clock afresh
 		ms.DriftKnown, ms.DriftPPM = false, 0
 		event(EventMasterRestarted, restartText(p, r))
 	}
 	if r.Uptime >= 0 {
+		// The process start, from its uptime: known from the first poll, whether or not we saw it restart.
+		ms.LastRestart = now.Add(-r.Uptime)
 		ms.hist.infoUptime = r.Uptime
 	}
 
@@ -148,7 +216,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, driftFactor float64
 			// Start the window, or restart it from a much better sample (the first one includes a dial).
 			h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
 		} else if elapsed >= driftMinWindow &&
-			float64(h.driftRefUnc+ms.ClockUncertainty)/float64(elapsed) <= driftFactor/4 {
+			float64(h.driftRefUnc+ms.ClockUncertainty)/float64(elapsed) <= cfg.DriftFactor/4 {
 			ms.DriftPPM = float64(ms.ClockOffset-h.driftRef) / float64(elapsed) * 1e6
 			ms.DriftKnown = true
 			if elapsed >= driftMaxWindow {
@@ -176,114 +244,219 @@ func restartText(p *MasterStatus, r Reading) string {
 	return fmt.Sprintf("restarted: uptime went back from %v to %v", p.hist.infoUptime, r.Uptime)
 }
 
-// aggregateLocks builds one LockView per resource seen on any master (plus our registered ones), sorted by
-// resource, carrying history from prev, with the lock events.
-func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []Event) {
+// aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
+// resource, carrying history and the values of cells not read this time from prev. It returns the views, the
+// keys kept for refresh that are not shown, and the lock events.
+func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []string, []Event) {
 	n := len(readings)
 	quorum := n/2 + 1
+	var prevLocks []LockView
+	var prevTracked []string
+	if prev != nil {
+		prevLocks, prevTracked = prev.Locks, prev.tracked
+	}
 
 	index := map[string]int{}
 	var resources []string
-	for _, r := range readings {
-		for _, k := range r.Keys {
-			if _, ok := index[k.Key]; !ok {
-				index[k.Key] = 0
-				resources = append(resources, k.Key)
-			}
-		}
-	}
-	for res := range own {
+	addResource := func(res string) {
 		if _, ok := index[res]; !ok {
 			index[res] = 0
 			resources = append(resources, res)
 		}
+	}
+	for _, r := range readings {
+		for _, k := range r.Keys {
+			addResource(k.Key)
+		}
+	}
+	for _, l := range prevLocks {
+		addResource(l.Resource)
+	}
+	for _, res := range prevTracked {
+		addResource(res)
+	}
+	for res := range own {
+		addResource(res)
 	}
 	sort.Strings(resources)
 	for i, res := range resources {
 		index[res] = i
 	}
 
-	views := make([]LockView, len(resources))
 	cells := make([]MasterLock, len(resources)*n)
-	// expiry is, per cell, when its key expires relative to now, as estimated from its PTTL and read time.
-	expiry := make([]time.Duration, len(resources)*n)
-	for j := range n {
-		if !masters[j].Up {
-			for i := range resources {
-				cells[i*n+j].Down = true
-			}
-		}
-	}
 	for j, r := range readings {
 		if r.Err != nil {
 			continue
 		}
 		for _, k := range r.Keys {
-			c := index[k.Key]*n + j
-			if cells[c].Present { // SCAN may return a key twice
+			c := &cells[index[k.Key]*n+j]
+			if k.Absent {
+				if c.State != CellSeen { // a later discovery read wins over an earlier absent refresh
+					*c = MasterLock{State: CellAbsent}
+				}
 				continue
 			}
-			cells[c] = MasterLock{Present: true, Token: k.Value, PTTL: k.PTTL}
-			expiry[c] = k.PTTL
-			if !k.ReadAt.IsZero() {
-				expiry[c] += k.ReadAt.Sub(now)
+			readAt := k.ReadAt
+			if readAt.IsZero() {
+				readAt = now
 			}
+			*c = MasterLock{State: CellSeen, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
 		}
+	}
+	dup := make([]bool, n)
+	for j, m := range masters {
+		dup[j] = m.DuplicateOf != ""
 	}
 
-	var events []Event
-	var prevLocks []LockView
-	if prev != nil {
-		prevLocks = prev.Locks
-	}
-	var arena []tokenSeen // backs every view's hist.tokens
-	pi := 0
+	var (
+		events  []Event
+		views   = make([]LockView, 0, len(resources))
+		tracked []string
+		arena   []tokenSeen // backs every view's hist.tokens
+		pi      = 0
+	)
+	firstSweep := prev == nil || !prev.Swept
 	for i, res := range resources {
-		v := &views[i]
-		v.Resource = res
-		v.Masters = cells[i*n : (i+1)*n : (i+1)*n]
+		row := cells[i*n : (i+1)*n : (i+1)*n]
+		var p *LockView
 		for pi < len(prevLocks) && prevLocks[pi].Resource < res {
-			events = append(events, releasedEvent(&prevLocks[pi], now))
 			pi++
 		}
-		var p *LockView
 		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
 			p = &prevLocks[pi]
-			pi++
 		}
+		carry(row, p)
 		ownLock, isOwn := own[res]
-		arena = classify(v, expiry[i*n:(i+1)*n], quorum, ownLock.Token, isOwn, cfg, arena)
-		events = history(v, p, prev != nil, now, events)
+		if !kept(row) && !isOwn {
+			if p != nil {
+				events = append(events, goneEvent(p, prev.Time, now))
+			}
+			continue
+		}
+		v := LockView{Resource: res, Masters: row}
+		arena = classify(&v, dup, quorum, ownLock, isOwn, now, cfg, arena)
+		if !isOwn && !shown(&v, cfg) {
+			tracked = append(tracked, res)
+			continue
+		}
+		events = history(&v, p, prev != nil && !(p == nil && firstSweep), now, events)
+		views = append(views, v)
 	}
-	for ; pi < len(prevLocks); pi++ {
-		events = append(events, releasedEvent(&prevLocks[pi], now))
-	}
-	return views, events
+	return views, tracked, events
 }
 
-// releasedEvent records that a resource seen before has no key on any master any more.
-func releasedEvent(p *LockView, now time.Time) Event {
-	text := "released or expired"
-	if p.Holder != "" {
-		text = fmt.Sprintf("released or expired (was held by %q)", p.Holder)
+// carry fills the unknown cells of row with the values last seen there, from p (nil: nothing seen before).
+func carry(row []MasterLock, p *LockView) {
+	if p == nil {
+		return
 	}
-	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: text}
+	for j := range row {
+		if row[j].State == CellUnknown && j < len(p.Masters) && p.Masters[j].State != CellAbsent {
+			row[j] = p.Masters[j]
+			row[j].State = CellUnknown
+		}
+	}
 }
 
-// tokenCount is how many masters hold a token for one resource.
+// kept reports whether a resource is still tracked: some master has its key, or may have it (not read, with
+// a value last seen there).
+func kept(row []MasterLock) bool {
+	for _, c := range row {
+		if c.State == CellSeen || c.State == CellUnknown && c.Token != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// shown reports whether a tracked resource is listed as a lock: it has a TTL somewhere, or it is a key
+// without one that looks like a stuck lock (the same value on more than one master, or matched by a pattern
+// the user gave).
+func shown(v *LockView, cfg Config) bool {
+	if v.State != StateStuck {
+		return true
+	}
+	return v.Count > 1 || cfg.Pattern != DefaultPattern
+}
+
+// goneEvent records that a lock seen before has no key on any master any more: expired when its last known
+// expiry has passed, released when it vanished before.
+func goneEvent(p *LockView, prevTime, now time.Time) Event {
+	var expires time.Time
+	noTTL := false
+	for _, c := range p.Masters {
+		if c.Token == "" {
+			continue
+		}
+		if c.PTTL == NoTTL {
+			noTTL = true
+			continue
+		}
+		readAt := c.ReadAt
+		if readAt.IsZero() {
+			readAt = prevTime
+		}
+		expires = maxTime(expires, readAt.Add(c.PTTL))
+	}
+	who := ""
+	switch {
+	case p.Holder != "":
+		who = fmt.Sprintf(" (was held by %q)", p.Holder)
+	case p.hist.lastHolder != "":
+		who = fmt.Sprintf(" (last held by %q)", p.hist.lastHolder)
+	}
+	if !noTTL && !expires.IsZero() && !now.Before(expires.Add(-expiryTolerance)) {
+		return Event{Time: now, Kind: EventLockExpired, Resource: p.Resource, Text: "expired at its TTL" + who}
+	}
+	text := "released"
+	if !noTTL && !expires.IsZero() {
+		text = fmt.Sprintf("released %v before its TTL", expires.Sub(now).Round(time.Millisecond))
+	}
+	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: text + who}
+}
+
+// maxTime returns the later of a and b.
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// tokenCount is how many distinct masters hold a token for one resource.
 type tokenCount struct {
 	token string
 	count int
 }
 
-// classify computes the state, holder, validity and flags of v from its per-master cells; expiry gives, per
-// master, when its key expires relative to now. It records v's tokens in hist.tokens, taken from arena, and
-// returns the arena for the next view.
-func classify(v *LockView, expiry []time.Duration, quorum int, ownToken string, isOwn bool, cfg Config, arena []tokenSeen) []tokenSeen {
+// classify computes the state, holder, validity and flags of v from its per-master cells, leaving out masters
+// that duplicate another (dup). Unknown cells never count for or against a token: when they could decide the
+// outcome the state is unknown. It records v's tokens in hist.tokens, taken from arena, and returns the arena
+// for the next view.
+func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now time.Time, cfg Config, arena []tokenSeen) []tokenSeen {
 	var buf [8]tokenCount
 	counts := buf[:0]
-	for _, c := range v.Masters {
-		if !c.Present {
+	count := func(token string) int {
+		for _, tc := range counts {
+			if tc.token == token {
+				return tc.count
+			}
+		}
+		return 0
+	}
+	var carried []string // tokens last seen on masters not read this time
+	for j, c := range v.Masters {
+		if dup[j] {
+			continue
+		}
+		switch c.State {
+		case CellUnknown:
+			v.Unknown++
+			if c.Token != "" {
+				carried = append(carried, c.Token)
+			}
+			continue
+		case CellAbsent:
 			continue
 		}
 		found := false
@@ -304,63 +477,94 @@ func classify(v *LockView, expiry []time.Duration, quorum int, ownToken string, 
 			lead = k
 		}
 	}
-	if len(arena)+len(counts) > cap(arena) {
-		arena = make([]tokenSeen, 0, max(1024, 2*len(counts)))
+	if len(arena)+len(counts)+len(carried) > cap(arena) {
+		arena = make([]tokenSeen, 0, max(1024, 2*(len(counts)+len(carried))))
 	}
 	start := len(arena)
 	for _, tc := range counts {
 		arena = append(arena, tokenSeen{token: tc.token})
 	}
+	for _, t := range carried {
+		if count(t) == 0 {
+			arena = append(arena, tokenSeen{token: t})
+		}
+	}
 	v.hist.tokens = arena[start:len(arena):len(arena)]
+	v.Mine = isOwn
 
-	if lead < 0 {
-		if isOwn {
-			v.Mine, v.State = true, StateLost
+	if lead < 0 { // nothing read: every master that answered has no key, the others were not read
+		v.State = StateUnknown
+		if isOwn && v.Unknown < quorum {
+			v.State = StateLost
 		}
 		return arena
 	}
+	leadToken := counts[lead].token
 	v.Count = counts[lead].count
 
 	// The lead token's expiries, longest first (insertion sort: there are at most N).
 	var ebuf [8]time.Duration
 	exp := ebuf[:0]
+	stuck := false
 	for j, c := range v.Masters {
-		if c.Present && c.Token == counts[lead].token {
-			exp = append(exp, expiry[j])
-			for k := len(exp) - 1; k > 0 && exp[k] > exp[k-1]; k-- {
-				exp[k], exp[k-1] = exp[k-1], exp[k]
-			}
+		if dup[j] || !c.Holds(leadToken) {
+			continue
+		}
+		if c.PTTL == NoTTL {
+			stuck = true
+			continue
+		}
+		e := c.PTTL + c.ReadAt.Sub(now)
+		exp = append(exp, e)
+		for k := len(exp) - 1; k > 0 && exp[k] > exp[k-1]; k-- {
+			exp[k], exp[k-1] = exp[k-1], exp[k]
 		}
 	}
-	v.TTLSpread = exp[0] - exp[len(exp)-1]
-	// Held needs a quorum of one token and validity left after the drift
-	// allowance; a quorum whose keys are about to expire is not a lock.
-	if v.Count >= quorum {
+	if len(exp) > 0 {
+		v.TTLSpread = exp[0] - exp[len(exp)-1]
+	}
+	// Held needs a quorum of one token and validity left after the drift allowance; a quorum whose keys are
+	// about to expire is not a lock.
+	if !stuck && v.Count >= quorum {
 		remaining := exp[quorum-1]
 		v.Validity = max(0, remaining-driftAllowance(remaining, cfg.DriftFactor))
 	}
 	switch {
+	case stuck:
+		v.State = StateStuck
+		if v.Count >= quorum {
+			v.Holder = leadToken
+		}
 	case v.Validity > 0:
-		v.State, v.Holder = StateHeld, counts[lead].token
+		v.State, v.Holder = StateHeld, leadToken
 		v.Foreign = len(counts) > 1
+	case v.Count < quorum && v.Count+v.Unknown >= quorum:
+		v.State = StateUnknown // the masters not read could make it held
 	case len(counts) == 1:
 		v.State = StatePartial
 	default:
 		v.State = StateSplit
 	}
-	if isOwn {
-		v.Mine = true
-		if v.Holder != ownToken {
-			v.State = StateLost
+	if isOwn && v.Holder != own.Token && v.State != StateStuck {
+		v.State = StateLost
+		if count(own.Token)+v.Unknown >= quorum {
+			v.State = StateUnknown
 		}
+	}
+	if isOwn && count(own.Token) > 0 {
+		v.AcquiredAt = own.AcquiredAt
 	}
 	return arena
 }
 
 // history carries first sightings, holder changes and their time from p (nil when the resource is new) into v,
-// and appends the events of the transition to events. Lock events are not raised for the first snapshot, which
-// only describes what is there.
-func history(v, p *LockView, hasPrev bool, now time.Time, events []Event) []Event {
+// and appends the events of the transition to events. Lock events are not raised when announce is false: the
+// first snapshot, and locks found by the first sweep, only describe what is there.
+func history(v, p *LockView, announce bool, now time.Time, events []Event) []Event {
+	lead := v.Holder
+	if lead == "" && v.State != StateUnknown {
+		lead = leadToken(v)
+	}
 	for k := range v.hist.tokens {
 		t := &v.hist.tokens[k]
 		t.since = now
@@ -372,12 +576,15 @@ func history(v, p *LockView, hasPrev bool, now time.Time, events []Event) []Even
 				}
 			}
 		}
-		if t.token == v.Holder && v.Holder != "" {
-			v.HeldSince = t.since
+		if t.token == lead && lead != "" {
+			v.FirstSeen = t.since
 		}
 	}
+	if v.FirstSeen.IsZero() && p != nil {
+		v.FirstSeen = p.FirstSeen
+	}
 	event := func(kind EventKind, text string) {
-		if hasPrev {
+		if announce || p != nil {
 			events = append(events, Event{Time: now, Kind: kind, Resource: v.Resource, Text: text})
 		}
 	}
@@ -386,31 +593,96 @@ func history(v, p *LockView, hasPrev bool, now time.Time, events []Event) []Even
 		switch v.State {
 		case StateLost:
 			event(EventLockLost, "our lock is on no quorum")
+		case StateStuck:
+			event(EventLockStuck, fmt.Sprintf("appeared without a TTL on %d masters: it never expires", v.Count))
 		case StateSplit:
 			event(EventLockAppeared, fmt.Sprintf("appeared split, %d masters with the most common token", v.Count))
 		case StateHeld:
 			event(EventLockAppeared, fmt.Sprintf("appeared, held by %q", v.Holder))
+		case StateUnknown:
 		default:
 			event(EventLockAppeared, fmt.Sprintf("appeared on %d masters", v.Count))
 		}
 		return events
 	}
 	v.Changes, v.LastChange, v.hist.lastHolder = p.Changes, p.LastChange, p.hist.lastHolder
+	if v.State == StateUnknown {
+		// Undecided: keep what was known, raise nothing.
+		v.QuorumLost = p.QuorumLost
+		return events
+	}
 	if v.Holder != "" {
 		if v.hist.lastHolder != "" && v.hist.lastHolder != v.Holder {
 			v.Changes++
 			v.LastChange = now
-			event(EventHolderChanged, fmt.Sprintf("holder changed from %q to %q", v.hist.lastHolder, v.Holder))
+			event(EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", v.hist.lastHolder, v.Holder))
 		}
 		v.hist.lastHolder = v.Holder
+	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 &&
+		(p.QuorumLost || p.Holder == last && vanishedEarly(p, v, last, now)) {
+		// The last holder's key lives on, but on fewer than a quorum, because some of its keys went before
+		// their TTL: its holder may still believe it holds the lock while another client can take it.
+		v.QuorumLost = true
+		if !p.QuorumLost {
+			event(EventQuorumLost, fmt.Sprintf("holder %q lost its quorum: its key lives on %d masters", last, liveOn(v, last, now)))
+		}
 	}
 	if v.State == StateSplit && p.State != StateSplit {
 		event(EventLockSplit, fmt.Sprintf("split: %d tokens, none on a quorum", len(v.hist.tokens)))
+	}
+	if v.State == StateStuck && p.State != StateStuck {
+		event(EventLockStuck, fmt.Sprintf("has no TTL on %d masters: it never expires", v.Count))
 	}
 	if v.State == StateLost && p.State != StateLost {
 		event(EventLockLost, "our lock is on no quorum")
 	}
 	return events
+}
+
+// leadToken is the most common token seen for v, "" when none was seen.
+func leadToken(v *LockView) string {
+	best, bestN := "", 0
+	for _, c := range v.Masters {
+		if c.State != CellSeen {
+			continue
+		}
+		n := 0
+		for _, o := range v.Masters {
+			if o.Holds(c.Token) {
+				n++
+			}
+		}
+		if n > bestN || n == bestN && c.Token < best {
+			best, bestN = c.Token, n
+		}
+	}
+	return best
+}
+
+// vanishedEarly reports whether token, seen on some master in p, is now read there as gone or replaced while
+// its TTL had time left.
+func vanishedEarly(p, v *LockView, token string, now time.Time) bool {
+	for j, pc := range p.Masters {
+		if j >= len(v.Masters) || !pc.Holds(token) || pc.PTTL == NoTTL {
+			continue
+		}
+		c := v.Masters[j]
+		if c.State != CellUnknown && !c.Holds(token) && pc.ReadAt.Add(pc.PTTL).After(now.Add(expiryTolerance)) {
+			return true
+		}
+	}
+	return false
+}
+
+// liveOn counts the masters where token was seen in this poll with time left.
+func liveOn(v *LockView, token string, now time.Time) int {
+	n := 0
+	for _, c := range v.Masters {
+		if c.Holds(token) && (c.PTTL == NoTTL || c.PTTL+c.ReadAt.Sub(now) > 0) {
+			n++
+		}
+	}
+	return n
 }
 
 // warnings computes the current warnings of s (whose masters and locks are set), adds the per-master ones to
@@ -423,56 +695,74 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 	}
 	n := len(s.Masters)
 	if s.UpCount < s.Quorum {
-		add(SeverityError, WarnQuorumDown, "", fmt.Sprintf("only %d of %d masters up, quorum is %d: no lock can be acquired", s.UpCount, n, s.Quorum))
+		add(SeverityError, WarnQuorumDown, "", fmt.Sprintf("only %d of %d masters answered, quorum is %d: no lock can be acquired", s.UpCount, n, s.Quorum))
 	}
 	if n < 3 || n%2 == 0 {
 		add(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%d masters: use an odd number, at least 3", n))
 	}
-	byRunID := map[string]int{}
-	for i, m := range s.Masters {
-		if !m.Up || m.RunID == "" {
-			continue
+	for _, m := range s.Masters {
+		if m.DuplicateOf != "" {
+			add(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("same server as %s (run_id %s): counted once", m.DuplicateOf, m.RunID))
 		}
-		if first, ok := byRunID[m.RunID]; ok {
-			add(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("same server as %s (run_id %s): the quorum is miscounted", s.Masters[first].Addr, m.RunID))
-			continue
-		}
-		byRunID[m.RunID] = i
 	}
 	if s.Truncated {
-		add(SeverityWarning, WarnTruncated, "", "more lock keys than tracked: some locks are not shown")
+		add(SeverityWarning, WarnTruncated, "", fmt.Sprintf("more than %d lock keys: the rest are not tracked", cfg.MaxKeys))
 	}
-	foreign := 0
+	lockWarning := func(counter *int, sev Severity, kind, text string) {
+		if *counter++; *counter <= maxLockWarnings {
+			add(sev, kind, "", text)
+		}
+	}
+	var foreign, lost, quorumLost, stuck int
 	for _, l := range s.Locks {
-		if l.State == StateLost {
-			add(SeverityError, WarnLockLost, "", fmt.Sprintf("our lock on %q has no quorum", l.Resource))
-		}
-		if !l.Foreign {
-			continue
-		}
-		if foreign++; foreign <= maxForeignWarnings {
+		switch {
+		case l.State == StateLost:
+			lockWarning(&lost, SeverityError, WarnLockLost, fmt.Sprintf("our lock on %q has no quorum", l.Resource))
+		case l.QuorumLost:
+			lockWarning(&quorumLost, SeverityError, WarnQuorumLost, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource))
+		case l.State == StateStuck:
+			lockWarning(&stuck, SeverityWarning, WarnStuck, fmt.Sprintf("lock %q has no TTL on %d masters: it is never released by expiry", l.Resource, l.Count))
+		case l.Foreign:
 			var others []string
 			for j, c := range l.Masters {
-				if c.Present && c.Token != l.Holder {
+				if c.Present() && c.Token != l.Holder {
 					others = append(others, s.Masters[j].Addr)
 				}
 			}
-			add(SeverityWarning, WarnForeignTokens, "", fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")))
+			lockWarning(&foreign, SeverityWarning, WarnForeignTokens, fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")))
 		}
 	}
-	if foreign > maxForeignWarnings {
-		add(SeverityWarning, WarnForeignTokens, "", fmt.Sprintf("and %d more held locks with another token on some master", foreign-maxForeignWarnings))
+	for _, more := range []struct {
+		n    int
+		sev  Severity
+		kind string
+		what string
+	}{
+		{lost, SeverityError, WarnLockLost, "of our locks with no quorum"},
+		{quorumLost, SeverityError, WarnQuorumLost, "locks that lost their quorum"},
+		{stuck, SeverityWarning, WarnStuck, "locks without a TTL"},
+		{foreign, SeverityWarning, WarnForeignTokens, "held locks with another token on some master"},
+	} {
+		if more.n > maxLockWarnings {
+			add(more.sev, more.kind, "", fmt.Sprintf("and %d more %s", more.n-maxLockWarnings, more.what))
+		}
 	}
 
 	allowance := driftAllowance(s.maxTTL, cfg.DriftFactor)
+	longest := max(s.maxTTL, cfg.TTL)
 	for i := range s.Masters {
 		m := &s.Masters[i]
 		if !m.Up {
-			add(SeverityWarning, WarnMasterDown, m.Addr, "down: "+m.Err)
+			switch {
+			case m.Down:
+				add(SeverityWarning, WarnMasterDown, m.Addr, "down: "+m.Err)
+			default:
+				add(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("not answering (%s missed): %s", plural(m.Missed, "poll"), m.Err))
+			}
 			continue
 		}
-		if m.Incomplete {
-			add(SeverityWarning, WarnIncomplete, m.Addr, fmt.Sprintf("scan stopped at the %v timeout after %d lock keys: the rest are not shown", cfg.Timeout, m.Keys))
+		if m.Sweep.Completed == 0 {
+			add(SeverityWarning, WarnSweeping, m.Addr, "first scan in progress ("+m.Sweep.Progress()+"): locks it has not reached are not shown yet")
 		}
 		if m.Role == "slave" {
 			add(SeverityError, WarnReplica, m.Addr, "is a replica: Redlock needs independent masters")
@@ -480,9 +770,9 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		if m.Replicas > 0 {
 			add(SeverityWarning, WarnHasReplicas, m.Addr, fmt.Sprintf("has %d replicas: a failover can break mutual exclusion", m.Replicas))
 		}
-		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < s.maxTTL {
-			add(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("restarted %v ago, less than the longest TTL seen (%v): it may grant a lock others still hold",
-				now.Sub(m.LastRestart).Round(time.Second), s.maxTTL))
+		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < longest {
+			add(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %v ago, less than the longest TTL (%v): it may grant a lock others still hold",
+				now.Sub(m.LastRestart).Round(time.Second), longest))
 		}
 		clock := false
 		if m.ClockKnown && s.maxTTL > 0 && abs(m.ClockOffset)-m.ClockUncertainty > allowance {
@@ -507,6 +797,34 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		}
 	}
 	return ws, events
+}
+
+// Progress describes the sweep in a few words: "41% of 1,000,000 keys" or "12,000 keys".
+func (w Sweep) Progress() string {
+	if w.Total > 0 {
+		return fmt.Sprintf("%d%% of %s keys", min(100, w.Scanned*100/w.Total), thousands(w.Total))
+	}
+	return thousands(w.Scanned) + " keys"
+}
+
+// thousands formats n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// plural returns "1 poll", "2 polls".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // driftTooFast reports whether a clock drifting ppm would, over ttl, drift more than the allowance for ttl

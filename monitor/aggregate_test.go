@@ -23,15 +23,18 @@ type cell struct {
 	age  time.Duration // how long before "now" the key was read
 }
 
-// fixture builds one up reading per address, each master holding, per resource, the cell at its index.
+// fixture builds one up reading per address, each master holding, per resource, the cell at its index (read
+// and absent when the cell is zero).
 func fixture(now time.Time, addrs []string, locks map[string][]cell) []Reading {
 	rs := make([]Reading, len(addrs))
 	for i, a := range addrs {
-		rs[i] = Reading{Addr: a, Sent: now.Add(-time.Millisecond), Received: now, Uptime: UnknownUptime, Replicas: -1}
+		rs[i] = Reading{Addr: a, Sent: now.Add(-time.Millisecond), Received: now, Uptime: UnknownUptime, Replicas: -1,
+			Sweep: Sweep{Completed: 1, Total: -1}}
 	}
 	for res, cells := range locks {
 		for i, c := range cells {
 			if c.tok == "" {
+				rs[i].Keys = append(rs[i].Keys, KeyReading{Key: res, Absent: true})
 				continue
 			}
 			rs[i].Keys = append(rs[i].Keys, KeyReading{Key: res, Value: c.tok, PTTL: c.pttl, ReadAt: now.Add(-c.age)})
@@ -104,7 +107,7 @@ func TestAggregateClassifiesLocks(t *testing.T) {
 					l.State, l.Holder, l.Count, l.Foreign, l.Mine, tt.wantState, tt.wantHolder, tt.wantCount, tt.wantForeign, tt.wantMine)
 			}
 			for _, i := range tt.down {
-				if !l.Masters[i].Down || l.Masters[i].Present {
+				if l.Masters[i].State != CellUnknown {
 					t.Errorf("master %d is down but its cell is %+v", i, l.Masters[i])
 				}
 			}
@@ -112,7 +115,7 @@ func TestAggregateClassifiesLocks(t *testing.T) {
 				if slices.Contains(tt.down, i) {
 					continue
 				}
-				if got := l.Masters[i]; got.Present != (c.tok != "") || got.Token != c.tok || (c.tok != "" && got.PTTL != c.pttl) {
+				if got := l.Masters[i]; got.Present() != (c.tok != "") || got.Token != c.tok || (c.tok != "" && got.PTTL != c.pttl) {
 					t.Errorf("master %d cell = %+v, want token %q pttl %v", i, got, c.tok, c.pttl)
 				}
 			}
@@ -216,10 +219,11 @@ func TestAggregateHistory(t *testing.T) {
 		{cells: cells("A", 2), wantEvents: []EventKind{EventLockAppeared}},
 		{cells: cells("A", 3), wantEvents: nil},
 		{cells: cells("A", 5), wantEvents: nil},
-		{cells: cells("B", 3), wantEvents: []EventKind{EventHolderChanged}},
-		{cells: []cell{{"B", time.Second, 0}, {"B", time.Second, 0}, {"C", time.Second, 0}, {"C", time.Second, 0}, {}}, wantEvents: []EventKind{EventLockSplit}},
-		{cells: cells("C", 3), wantEvents: []EventKind{EventHolderChanged}},
-		{cells: nil, wantEvents: []EventKind{EventLockReleased}},
+		{cells: cells("B", 3), wantEvents: []EventKind{EventTakenOver}},
+		// B's key on m2 is replaced while it had 9s left: B lost its quorum, and no token has one.
+		{cells: []cell{{"B", time.Second, 0}, {"B", time.Second, 0}, {"C", time.Second, 0}, {"C", time.Second, 0}, {}}, wantEvents: []EventKind{EventQuorumLost, EventLockSplit}},
+		{cells: cells("C", 3), wantEvents: []EventKind{EventTakenOver}},
+		{cells: make([]cell, 5), wantEvents: []EventKind{EventLockReleased}}, // 10s PTTLs read 1s ago: released before its TTL
 	}
 	var prev *Snapshot
 	var snaps []Snapshot
@@ -255,14 +259,14 @@ func TestAggregateHistory(t *testing.T) {
 		{2, at(1), 0, time.Time{}}, // A first seen in step 1 while partial
 		{3, at(1), 0, time.Time{}},
 		{4, at(4), 1, at(4)},
-		{5, time.Time{}, 1, at(4)}, // split: no holder
-		{6, at(5), 2, at(6)},       // C was first seen in step 5
+		{5, at(4), 1, at(4)}, // split: B, the leading token (2-2, first by name), first seen in step 4
+		{6, at(5), 2, at(6)}, // C was first seen in step 5
 	}
 	for _, c := range checks {
 		l := lockOf(t, snaps[c.step], "r")
-		if !l.HeldSince.Equal(c.heldSince) || l.Changes != c.changes || !l.LastChange.Equal(c.lastChange) {
+		if !l.FirstSeen.Equal(c.heldSince) || l.Changes != c.changes || !l.LastChange.Equal(c.lastChange) {
 			t.Errorf("step %d: heldSince=%v changes=%d lastChange=%v; want %v %d %v",
-				c.step, l.HeldSince, l.Changes, l.LastChange, c.heldSince, c.changes, c.lastChange)
+				c.step, l.FirstSeen, l.Changes, l.LastChange, c.heldSince, c.changes, c.lastChange)
 		}
 	}
 	if n := len(snaps[len(snaps)-1].Locks); n != 0 {
@@ -277,7 +281,7 @@ func TestAggregateLostEventOnce(t *testing.T) {
 	own := map[string]OwnLock{"r": {Token: "A"}}
 	s1 := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": cells("A", 3)}), own, t0, Config{})
 	s2 := Aggregate(&s1, fixture(t0.Add(time.Second), addrs5, map[string][]cell{"r": cells("A", 2)}), own, t0.Add(time.Second), Config{})
-	s3 := Aggregate(&s2, fixture(t0.Add(2*time.Second), addrs5, nil), own, t0.Add(2*time.Second), Config{})
+	s3 := Aggregate(&s2, fixture(t0.Add(2*time.Second), addrs5, map[string][]cell{"r": make([]cell, 5)}), own, t0.Add(2*time.Second), Config{})
 	if got := eventKinds(s3.Events); !slices.Equal(got, []EventKind{EventLockLost}) {
 		t.Errorf("events = %v, want one lock-lost", got)
 	}
@@ -309,7 +313,10 @@ func hasWarning(s Snapshot, kind, master string) bool {
 }
 
 func TestAggregateMasterEvents(t *testing.T) {
-	down := func(a string) Reading { return Reading{Addr: a, Err: errors.New("dial tcp: connection refused")} }
+	down := func(a string) Reading {
+		return Reading{Addr: a, Err: errors.New("dial tcp: connection refused"), Refused: true}
+	}
+	silent := func(a string) Reading { return Reading{Addr: a, Err: errors.New("i/o timeout")} }
 	upWith := func(a, runID string, uptime time.Duration) Reading {
 		return Reading{Addr: a, Sent: t0, Received: t0.Add(time.Millisecond), RunID: runID, Uptime: uptime, Role: "master", Replicas: 0}
 	}
@@ -329,6 +336,10 @@ func TestAggregateMasterEvents(t *testing.T) {
 			want: []EventKind{EventMasterDown, EventMasterUp, EventMasterRestarted}},
 		{name: "uptime goes back without run_id", polls: [][]Reading{{upWith("a", "", time.Hour)}, {upWith("a", "", 2*time.Second)}},
 			want: []EventKind{EventMasterRestarted}},
+		{name: "a silent master is not answering, then down after three polls", polls: [][]Reading{{upWith("a", "x", time.Hour)}, {silent("a")}, {silent("a")}, {silent("a")}, {silent("a")}},
+			want: []EventKind{EventMasterNotAnswering, EventMasterDown}},
+		{name: "a silent master that answers again", polls: [][]Reading{{upWith("a", "x", time.Hour)}, {silent("a")}, {upWith("a", "x", time.Hour)}},
+			want: []EventKind{EventMasterNotAnswering, EventMasterUp}},
 		{name: "uptime grows", polls: [][]Reading{{upWith("a", "", time.Hour)}, {upWith("a", "", time.Hour+time.Second)}}, want: nil},
 	}
 	for _, tt := range tests {
@@ -365,8 +376,14 @@ func TestAggregateDownMasterKeepsLastKnownInfo(t *testing.T) {
 	s1 := Aggregate(nil, []Reading{r1}, nil, t0, Config{})
 	s2 := Aggregate(&s1, []Reading{{Addr: "a", Err: errors.New("i/o timeout")}}, nil, t0.Add(time.Second), Config{})
 	m := s2.Masters[0]
-	if m.Up || m.Err != "i/o timeout" || m.RunID != "x" || m.Version != "7.0.15" || m.Uptime != UnknownUptime || m.RTTSmoothed != 2*time.Millisecond {
-		t.Errorf("down master = %+v; want down with its error, last run_id/version/RTT kept, uptime unknown", m)
+	if m.Up || m.Down || m.Missed != 1 || m.Err != "i/o timeout" || m.RunID != "x" || m.Version != "7.0.15" || m.Uptime != UnknownUptime || m.RTTSmoothed != 2*time.Millisecond || !m.LastAnswer.Equal(t0) {
+		t.Errorf("silent master = %+v; want not answering (not yet down) with its error, last run_id/version/RTT and answer time kept, uptime unknown", m)
+	}
+	for i := 2; i <= DefaultDownAfter; i++ {
+		s2 = Aggregate(&s2, []Reading{{Addr: "a", Err: errors.New("i/o timeout")}}, nil, t0.Add(time.Duration(i)*time.Second), Config{})
+	}
+	if m := s2.Masters[0]; !m.Down || m.Missed != DefaultDownAfter || m.RunID != "x" {
+		t.Errorf("after %d missed polls: %+v; want down, last run_id kept", DefaultDownAfter, m)
 	}
 	if s2.UpCount != 0 {
 		t.Errorf("UpCount = %d, want 0", s2.UpCount)
@@ -422,12 +439,12 @@ func TestAggregateDriftIgnoresSlowRoundTrips(t *testing.T) {
 
 // mst is a master in a warning fixture.
 type mst struct {
-	down       bool
-	role       string
-	runID      string
-	replicas   int
-	offset     time.Duration
-	incomplete bool
+	down     bool
+	role     string
+	runID    string
+	replicas int
+	offset   time.Duration
+	sweeping bool
 }
 
 func TestAggregateWarnings(t *testing.T) {
@@ -459,7 +476,7 @@ func TestAggregateWarnings(t *testing.T) {
 		{name: "clock offset with no TTL in use", masters: []mst{ok, {role: "master", offset: 500 * time.Millisecond}, ok},
 			wantKind: WarnClockOffset, absent: true},
 		{name: "truncated", masters: []mst{ok, ok, ok}, trunc: true, wantKind: WarnTruncated, wantSev: SeverityWarning},
-		{name: "scan out of time", masters: []mst{ok, {role: "master", incomplete: true}, ok}, wantKind: WarnIncomplete, wantSev: SeverityWarning, wantAddr: "m1"},
+		{name: "first sweep not finished", masters: []mst{ok, {role: "master", sweeping: true}, ok}, wantKind: WarnSweeping, wantSev: SeverityWarning, wantAddr: "m1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -484,7 +501,9 @@ func TestAggregateWarnings(t *testing.T) {
 				rs[i].Role, rs[i].RunID, rs[i].Replicas = m.role, m.runID, m.replicas
 				rs[i].ServerTime = t0.Add(-500 * time.Microsecond).Add(m.offset)
 				rs[i].Truncated = tt.trunc && i == 0
-				rs[i].Incomplete = m.incomplete
+				if m.sweeping {
+					rs[i].Sweep = Sweep{Scanned: 500, Total: 1000}
+				}
 			}
 			s := Aggregate(nil, rs, nil, t0, Config{})
 			var found *Warning
@@ -517,7 +536,7 @@ func TestAggregateWarnings(t *testing.T) {
 
 func TestAggregateForeignTokenWarningsAreCapped(t *testing.T) {
 	locks := map[string][]cell{}
-	for i := range maxForeignWarnings + 3 {
+	for i := range maxLockWarnings + 3 {
 		locks[fmt.Sprintf("r%02d", i)] = []cell{{"A", time.Second, 0}, {"A", time.Second, 0}, {"A", time.Second, 0}, {"B", time.Second, 0}, {}}
 	}
 	locks["clean"] = cells("C", 5)
@@ -528,8 +547,8 @@ func TestAggregateForeignTokenWarningsAreCapped(t *testing.T) {
 			texts = append(texts, w.Text)
 		}
 	}
-	if len(texts) != maxForeignWarnings+1 {
-		t.Fatalf("%d foreign-token warnings, want %d named and one summary: %q", len(texts), maxForeignWarnings, texts)
+	if len(texts) != maxLockWarnings+1 {
+		t.Fatalf("%d foreign-token warnings, want %d named and one summary: %q", len(texts), maxLockWarnings, texts)
 	}
 	if want := `lock "r00" is held but another token is on m3`; texts[0] != want {
 		t.Errorf("first warning %q, want %q", texts[0], want)

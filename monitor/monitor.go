@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,10 +76,10 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 		own[r] = o
 	}
 	m.mu.Unlock()
-	readings := m.readAll(ctx)
 	m.mu.Lock()
 	prev := m.prev
 	m.mu.Unlock()
+	readings := m.readAll(ctx, prev.keysToRefresh(own))
 	s := Aggregate(prev, readings, own, time.Now(), m.cfg)
 	m.mu.Lock()
 	m.prev = &s
@@ -86,9 +87,58 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 	return s
 }
 
-// readAll reads all masters concurrently and returns when all have answered or the deadline has passed,
-// whichever is first; a master still reading then is reported down.
-func (m *Monitor) readAll(ctx context.Context) []Reading {
+// readAll reads all masters concurrently, refreshing the known keys and continuing discovery on each; then
+// it reads the keys that discovery found on some masters on every other master that answered, so that each
+// snapshot has read every key it shows on every master that answered.
+func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
+	readings := m.fanOut(ctx, func(ctx context.Context, i int, p *poller) Reading {
+		return p.read(ctx, m.cfg, known, len(known))
+	})
+	isKnown := make(map[string]bool, len(known))
+	for _, k := range known {
+		isKnown[k] = true
+	}
+	var found []string
+	for _, r := range readings {
+		for _, k := range r.Keys {
+			if !isKnown[k.Key] {
+				isKnown[k.Key] = true
+				found = append(found, k.Key)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return readings
+	}
+	sort.Strings(found)
+	more := m.fanOut(ctx, func(ctx context.Context, i int, p *poller) Reading {
+		if readings[i].Err != nil {
+			return Reading{}
+		}
+		seen := make(map[string]bool, len(readings[i].Keys))
+		for _, k := range readings[i].Keys {
+			seen[k.Key] = true
+		}
+		var missing []string
+		for _, k := range found {
+			if !seen[k] {
+				missing = append(missing, k)
+			}
+		}
+		return p.readKeys(ctx, m.cfg, missing)
+	})
+	for i, r := range more {
+		if readings[i].Err == nil && r.Err == nil {
+			readings[i].Keys = append(readings[i].Keys, r.Keys...)
+		}
+	}
+	return readings
+}
+
+// fanOut runs read on every master concurrently, each within Config.Timeout, and returns when all have
+// answered or the deadline has passed, whichever is first. A master still busy with an earlier read is not
+// asked again, and one that has not answered by the deadline is reported as not answering.
+func (m *Monitor) fanOut(ctx context.Context, read func(context.Context, int, *poller) Reading) []Reading {
 	n := len(m.pollers)
 	readings := make([]Reading, n)
 	type result struct {
@@ -105,7 +155,7 @@ func (m *Monitor) readAll(ctx context.Context) []Reading {
 		waiting++
 		go func() {
 			rctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
-			r := p.read(rctx, m.cfg)
+			r := read(rctx, i, p)
 			cancel()
 			m.busy[i].Store(false) // before the result is seen, so the next poll finds the master free
 			results <- result{i, r}

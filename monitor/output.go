@@ -18,8 +18,9 @@ type jsonSnapshot struct {
 	Time           time.Time     `json:"time"`
 	Quorum         int           `json:"quorum"`
 	UpCount        int           `json:"up_count"`
+	Servers        int           `json:"servers"`
 	Truncated      bool          `json:"truncated"`
-	NotLocks       int           `json:"not_locks"`
+	Swept          bool          `json:"swept"`
 	Masters        []jsonMaster  `json:"masters"`
 	Locks          []jsonLock    `json:"locks"`
 	Warnings       []string      `json:"warnings"`
@@ -30,7 +31,11 @@ type jsonSnapshot struct {
 type jsonMaster struct {
 	Addr          string     `json:"addr"`
 	Up            bool       `json:"up"`
+	Down          bool       `json:"down"`
+	Missed        int        `json:"missed_polls"`
+	LastAnswer    *time.Time `json:"last_answer"`
 	Error         string     `json:"error,omitempty"`
+	DuplicateOf   string     `json:"duplicate_of,omitempty"`
 	RTTMS         float64    `json:"rtt_ms"`
 	RTTSmoothedMS float64    `json:"rtt_smoothed_ms"`
 	ClockKnown    bool       `json:"clock_known"`
@@ -44,7 +49,7 @@ type jsonMaster struct {
 	Replicas      *int       `json:"replicas"` // null when unknown
 	LastRestart   *time.Time `json:"last_restart"`
 	Keys          int        `json:"keys"`
-	Incomplete    bool       `json:"incomplete"`
+	Sweep         jsonSweep  `json:"sweep"`
 	Warnings      []string   `json:"warnings"`
 }
 
@@ -53,22 +58,35 @@ type jsonLock struct {
 	State       LockState        `json:"state"`
 	Holder      string           `json:"holder"`
 	Count       int              `json:"count"`
+	Unknown     int              `json:"unknown"`
 	ValidityMS  int64            `json:"validity_ms"`
 	TTLSpreadMS int64            `json:"ttl_spread_ms"`
 	Foreign     bool             `json:"foreign"`
 	Mine        bool             `json:"mine"`
-	HeldSince   *time.Time       `json:"held_since"`
+	QuorumLost  bool             `json:"quorum_lost"`
+	FirstSeen   *time.Time       `json:"first_seen"`
+	AcquiredAt  *time.Time       `json:"acquired_at"`
 	Changes     int              `json:"changes"`
 	LastChange  *time.Time       `json:"last_change"`
 	Masters     []jsonMasterLock `json:"masters"`
 }
 
 type jsonMasterLock struct {
-	Token   string `json:"token"`
-	PTTLMS  int64  `json:"pttl_ms"`
-	Present bool   `json:"present"`
-	Down    bool   `json:"down"`
+	State  string     `json:"state"`   // "seen", "absent" or "unknown"
+	Token  string     `json:"token"`   // for an unknown cell, the token last seen there
+	PTTLMS *int64     `json:"pttl_ms"` // null without a TTL or when never seen
+	ReadAt *time.Time `json:"read_at"` // when it was read, or last seen
 }
+
+type jsonSweep struct {
+	Scanned       int64      `json:"scanned"`
+	Total         int64      `json:"total"`
+	Completed     int        `json:"completed"`
+	LastCompleted *time.Time `json:"last_completed"`
+}
+
+// cellStateNames are the JSON names of the cell states.
+var cellStateNames = [...]string{CellUnknown: "unknown", CellAbsent: "absent", CellSeen: "seen"}
 
 type jsonWarning struct {
 	Severity string `json:"severity"`
@@ -101,7 +119,7 @@ func timePtr(t time.Time) *time.Time {
 // strings, plus details. Strings are JSON-escaped; bytes that are not UTF-8 become U+FFFD.
 func WriteJSON(w io.Writer, s Snapshot) error {
 	out := jsonSnapshot{
-		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Truncated: s.Truncated, NotLocks: s.NotLocks,
+		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Servers: s.Servers, Truncated: s.Truncated, Swept: s.Swept,
 		Masters:        make([]jsonMaster, len(s.Masters)),
 		Locks:          make([]jsonLock, len(s.Locks)),
 		Warnings:       make([]string, len(s.Warnings)),
@@ -110,11 +128,13 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 	}
 	for i, m := range s.Masters {
 		jm := jsonMaster{
-			Addr: m.Addr, Up: m.Up, Error: m.Err,
-			RTTMS: ms(m.RTT), RTTSmoothedMS: ms(m.RTTSmoothed),
+			Addr: m.Addr, Up: m.Up, Down: m.Down, Missed: m.Missed, LastAnswer: timePtr(m.LastAnswer), Error: m.Err,
+			DuplicateOf: m.DuplicateOf,
+			RTTMS:       ms(m.RTT), RTTSmoothedMS: ms(m.RTTSmoothed),
 			ClockKnown: m.ClockKnown, ClockOffsetMS: ms(m.ClockOffset), ClockUncertMS: ms(m.ClockUncertainty),
 			Role: m.Role, Version: m.Version, RunID: m.RunID,
-			LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Incomplete: m.Incomplete, Warnings: append([]string{}, m.Warnings...),
+			LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Warnings: append([]string{}, m.Warnings...),
+			Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted)},
 		}
 		if m.DriftKnown {
 			jm.DriftPPM = &m.DriftPPM
@@ -130,13 +150,19 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 	}
 	for i, l := range s.Locks {
 		jl := jsonLock{
-			Resource: l.Resource, State: l.State, Holder: l.Holder, Count: l.Count,
+			Resource: l.Resource, State: l.State, Holder: l.Holder, Count: l.Count, Unknown: l.Unknown,
 			ValidityMS: l.Validity.Milliseconds(), TTLSpreadMS: l.TTLSpread.Milliseconds(),
-			Foreign: l.Foreign, Mine: l.Mine, HeldSince: timePtr(l.HeldSince), Changes: l.Changes,
+			Foreign: l.Foreign, Mine: l.Mine, QuorumLost: l.QuorumLost, FirstSeen: timePtr(l.FirstSeen),
+			AcquiredAt: timePtr(l.AcquiredAt), Changes: l.Changes,
 			LastChange: timePtr(l.LastChange), Masters: make([]jsonMasterLock, len(l.Masters)),
 		}
 		for j, c := range l.Masters {
-			jl.Masters[j] = jsonMasterLock{Token: c.Token, PTTLMS: c.PTTL.Milliseconds(), Present: c.Present, Down: c.Down}
+			jc := jsonMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt)}
+			if c.Token != "" && c.PTTL != NoTTL {
+				pttl := c.PTTL.Milliseconds()
+				jc.PTTLMS = &pttl
+			}
+			jl.Masters[j] = jc
 		}
 		out.Locks[i] = jl
 	}
@@ -161,17 +187,23 @@ func WriteTable(w io.Writer, s Snapshot) error {
 	if s.Truncated {
 		trunc = "  TRUNCATED"
 	}
-	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks, %d keys not locks%s\n\n",
-		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, len(s.Masters), s.Quorum, len(s.Locks), s.NotLocks, trunc)
+	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s\n\n",
+		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), trunc)
 
-	p("MASTER\tSTATUS\tRTT\tCLOCK OFFSET\tDRIFT\tROLE\tVERSION\tUPTIME\tREPLICAS\tKEYS\n")
+	p("MASTER\tSTATUS\tRTT\tCLOCK OFFSET\tDRIFT\tROLE\tVERSION\tUPTIME\tREPLICAS\tKEYS\tSCANNED\n")
 	for _, m := range s.Masters {
 		status := "up"
-		if m.Incomplete {
-			status = "up, scan incomplete"
-		}
-		if !m.Up {
+		switch {
+		case m.Down:
 			status = "down: " + m.Err
+		case !m.Up:
+			status = "not answering: " + m.Err
+		case m.DuplicateOf != "":
+			status = "up, same server as " + m.DuplicateOf
+		}
+		scanned := "sweep " + m.Sweep.Progress()
+		if m.Sweep.Completed > 0 {
+			scanned = fmt.Sprintf("%d sweeps", m.Sweep.Completed)
 		}
 		rtt, offset, drift, uptime, replicas := "-", "?", "?", "?", "?"
 		if m.Up {
@@ -189,8 +221,8 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		if m.Replicas >= 0 {
 			replicas = strconv.Itoa(m.Replicas)
 		}
-		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", Escape(m.Addr), Escape(status), rtt, offset, drift,
-			Escape(m.Role), orUnknown(Escape(m.Version)), uptime, replicas, m.Keys)
+		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", Escape(m.Addr), Escape(status), rtt, offset, drift,
+			Escape(m.Role), orUnknown(Escape(m.Version)), uptime, replicas, m.Keys, scanned)
 	}
 
 	if len(s.Locks) > 0 {
@@ -203,19 +235,26 @@ func WriteTable(w io.Writer, s Snapshot) error {
 			if l.Foreign {
 				flags = append(flags, "foreign")
 			}
+			if l.QuorumLost {
+				flags = append(flags, "quorum-lost")
+			}
 			cells := make([]string, len(l.Masters))
 			for j, c := range l.Masters {
 				switch {
-				case c.Down:
-					cells[j] = "down"
-				case !c.Present:
+				case c.State == CellUnknown && c.Token != "":
+					cells[j] = "?(" + Escape(short(c.Token)) + ")"
+				case c.State == CellUnknown:
+					cells[j] = "?"
+				case c.State == CellAbsent:
 					cells[j] = "-"
+				case c.PTTL == NoTTL:
+					cells[j] = Escape(short(c.Token)) + ":no-ttl"
 				default:
 					cells[j] = Escape(short(c.Token)) + ":" + c.PTTL.String()
 				}
 			}
 			p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", Escape(l.Resource), l.State, orDash(Escape(short(l.Holder))), l.Count,
-				len(l.Masters), l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
+				s.Servers, l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
 		}
 	}
 	if len(s.Warnings) > 0 {

@@ -10,17 +10,18 @@ import (
 	"time"
 )
 
-// jsonFixture is a snapshot of three masters, one down, with a held lock, a partial one and our lost one.
+// jsonFixture is a snapshot of three masters, one down, with a held lock, an undecided one and our lost one.
 func jsonFixture() Snapshot {
 	addrs := []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"}
 	rs := fixture(t0, addrs, map[string][]cell{
 		"orders": {{"tokA", 9 * time.Second, 0}, {"tokA", 8 * time.Second, 0}, {}},
 		"stock":  {{"tokB", 5 * time.Second, 0}, {}, {}},
+		"mine":   {{}, {}, {}},
 	})
 	for i := range rs[:2] {
 		rs[i].Role, rs[i].Version, rs[i].RunID, rs[i].Uptime, rs[i].Replicas = "master", "7.0.15", "run"+addrs[i], time.Hour, 0
 	}
-	rs[2] = Reading{Addr: addrs[2], Err: errors.New("dial tcp 10.0.0.3:6379: connection refused")}
+	rs[2] = Reading{Addr: addrs[2], Err: errors.New("dial tcp 10.0.0.3:6379: connection refused"), Refused: true}
 	return Aggregate(nil, rs, map[string]OwnLock{"mine": {Token: "tokM"}}, t0, Config{})
 }
 
@@ -48,9 +49,9 @@ func TestWriteJSONFields(t *testing.T) {
 			ValidityMS int64   `json:"validity_ms"`
 			Mine       bool    `json:"mine"`
 			Masters    []struct {
+				State  string  `json:"state"`
 				Token  *string `json:"token"`
 				PTTLMS *int64  `json:"pttl_ms"`
-				Down   bool    `json:"down"`
 			} `json:"masters"`
 		} `json:"locks"`
 		Warnings []string `json:"warnings"`
@@ -83,9 +84,9 @@ func TestWriteJSONFields(t *testing.T) {
 	}
 
 	type wantCell struct {
+		state string
 		token string
-		pttl  int64
-		down  bool
+		pttl  int64 // -1: null
 	}
 	wantLocks := []struct {
 		resource, state, holder string
@@ -93,9 +94,10 @@ func TestWriteJSONFields(t *testing.T) {
 		validity                int64
 		cells                   []wantCell
 	}{
-		{"mine", "lost", "", true, 0, []wantCell{{"", 0, false}, {"", 0, false}, {"", 0, true}}},
-		{"orders", "held", "tokA", false, 8000 - 82, []wantCell{{"tokA", 9000, false}, {"tokA", 8000, false}, {"", 0, true}}},
-		{"stock", "partial", "", false, 0, []wantCell{{"tokB", 5000, false}, {"", 0, false}, {"", 0, true}}},
+		{"mine", "lost", "", true, 0, []wantCell{{"absent", "", -1}, {"absent", "", -1}, {"unknown", "", -1}}},
+		{"orders", "held", "tokA", false, 8000 - 82, []wantCell{{"seen", "tokA", 9000}, {"seen", "tokA", 8000}, {"unknown", "", -1}}},
+		// One of three seen, one not read: the down master could make it held, so it is unknown, not partial.
+		{"stock", "unknown", "", false, 0, []wantCell{{"seen", "tokB", 5000}, {"absent", "", -1}, {"unknown", "", -1}}},
 	}
 	if len(doc.Locks) != len(wantLocks) {
 		t.Fatalf("%d locks, want %d:\n%s", len(doc.Locks), len(wantLocks), buf.String())
@@ -113,8 +115,9 @@ func TestWriteJSONFields(t *testing.T) {
 		}
 		for j, c := range w.cells {
 			g := l.Masters[j]
-			if g.Token == nil || *g.Token != c.token || g.PTTLMS == nil || *g.PTTLMS != c.pttl || g.Down != c.down {
-				t.Errorf("locks[%d].masters[%d] = token %v pttl %v down %v, want %q %d %v", i, j, g.Token, g.PTTLMS, g.Down, c.token, c.pttl, c.down)
+			pttlOK := c.pttl < 0 && g.PTTLMS == nil || g.PTTLMS != nil && *g.PTTLMS == c.pttl
+			if g.State != c.state || g.Token == nil || *g.Token != c.token || !pttlOK {
+				t.Errorf("locks[%d].masters[%d] = %s token %v pttl %v, want %s %q %d", i, j, g.State, g.Token, g.PTTLMS, c.state, c.token, c.pttl)
 			}
 		}
 	}
@@ -134,7 +137,8 @@ func TestWriteJSONFields(t *testing.T) {
 
 func TestWriteJSONEmptyArraysNotNull(t *testing.T) {
 	var buf bytes.Buffer
-	s := Aggregate(nil, []Reading{{Addr: "a", Uptime: UnknownUptime, Replicas: -1}, {Addr: "b"}, {Addr: "c"}}, nil, t0, Config{})
+	swept := Sweep{Completed: 1}
+	s := Aggregate(nil, []Reading{{Addr: "a", Uptime: UnknownUptime, Replicas: -1, Sweep: swept}, {Addr: "b", Sweep: swept}, {Addr: "c", Sweep: swept}}, nil, t0, Config{})
 	if err := WriteJSON(&buf, s); err != nil {
 		t.Fatal(err)
 	}

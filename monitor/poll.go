@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,8 @@ import (
 // interpret it. Aggregate turns a Reading per master into a Snapshot.
 type Reading struct {
 	Addr       string
-	Err        error         // nil when the master answered; otherwise it is down and the rest is empty
+	Err        error         // nil when the master answered; otherwise the rest is empty
+	Refused    bool          // with Err: the master answered but cannot be used (login, setup, refused connection)
 	Sent       time.Time     // local clock when TIME was sent
 	Received   time.Time     // local clock when its reply arrived
 	ServerTime time.Time     // the master's TIME reply; zero when TIME was refused
@@ -24,29 +26,26 @@ type Reading struct {
 	RunID      string        // INFO server run_id; "" unknown
 	Uptime     time.Duration // INFO server uptime_in_seconds; UnknownUptime when unknown
 	Replicas   int           // INFO replication connected_slaves; -1 unknown
-	Keys       []KeyReading  // lock keys: strings with a TTL
-	NotLocks   int           // keys matched but left out: other types or no TTL
-	Truncated  bool          // more lock keys than Config.MaxKeys
-	Incomplete bool          // the scan stopped short of the deadline: keys past that point were not read
+	Keys       []KeyReading  // keys read: the known ones refreshed (present or absent) and those discovered
+	Sweep      Sweep         // discovery progress after this poll
+	Truncated  bool          // discovery found more keys than Config.MaxKeys allows to track
 }
 
-// KeyReading is one lock key as read from one master.
+// KeyReading is one key as read from one master.
 type KeyReading struct {
 	Key    string
 	Value  string        // capped to Config.MaxValueLen bytes
-	PTTL   time.Duration // remaining TTL as the master reported it
+	PTTL   time.Duration // remaining TTL as the master reported it; NoTTL when the key never expires
+	Absent bool          // the master answered that the key is not there (or is not a string)
 	ReadAt time.Time     // local estimate of when the master evaluated PTTL; zero means the snapshot time
 }
 
 // UnknownUptime marks Reading.Uptime and MasterStatus.Uptime when INFO did not tell.
 const UnknownUptime time.Duration = -1
 
-// readScript returns, for each key, its value cut to ARGV[1] bytes (nil when it is not a string) and its PTTL,
-// so a batch of keys costs one round trip and values are capped on the server. On 5 redis-server masters with
-// 100,000 keys in all (BenchmarkPoll100k) it costs about 0.72s of CPU per poll, client and servers together,
-// against 0.80s for the pipeline of GETRANGE+PTTL per key that readPipelined sends; an earlier script doing
-// GETRANGE per key cost more than both.
-const readScript = `local n = tonumber(ARGV[1])
+// refreshScript returns, for each key, its value cut to ARGV[1] bytes (nil when it is not a string) and its
+// PTTL, so a batch of keys costs one round trip and values are capped on the server.
+const refreshScript = `local n = tonumber(ARGV[1])
 local out = {}
 for first = 1, #KEYS, 1000 do
   local last = math.min(first + 999, #KEYS)
@@ -60,30 +59,85 @@ for first = 1, #KEYS, 1000 do
 end
 return out`
 
-// scanMargin is kept free before a poll's deadline on top of twice the slowest round trip, for the reply to be
-// handed over.
-const scanMargin = 10 * time.Millisecond
+// discoverScript continues a SCAN from ARGV[1] (MATCH ARGV[2], COUNT ARGV[3]) until it has run ARGV[5]
+// microseconds, scanned ARGV[6] keys, or reached the end of the keyspace. It returns the next cursor, the keys
+// scanned, the microseconds it ran, then key, value (cut to ARGV[4] bytes) and PTTL of every lock candidate: a
+// string with a TTL, or without one when its value looks like a token (16-64 token characters) or ARGV[7] is
+// "1". Candidates are picked on the server so a large keyspace of ordinary data costs no transfer. On a
+// redis-server with 1,000,000 ordinary keys it costs about 1.6µs of server CPU per key scanned.
+const discoverScript = `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local slice, maxScan, anyNoTTL = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
+local t = redis.call('TIME')
+local t0 = t[1] * 1000000 + t[2]
+local out = {'', 0, 0}
+local scanned, elapsed = 0, 0
+repeat
+  local r = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', count)
+  cursor = r[1]
+  scanned = scanned + #r[2]
+  for _, k in ipairs(r[2]) do
+    local ms = redis.call('PTTL', k)
+    if ms > 0 or (ms == -1 and anyNoTTL) then
+      local v = redis.pcall('GETRANGE', k, 0, n - 1)
+      if type(v) == 'string' then
+        out[#out+1] = k; out[#out+1] = v; out[#out+1] = ms
+      end
+    elseif ms == -1 then
+      local len = redis.pcall('STRLEN', k)
+      if type(len) == 'number' and len >= 16 and len <= 64 then
+        local v = redis.call('GET', k)
+        if string.find(v, '^[%w%+/=_%-]+$') then
+          out[#out+1] = k; out[#out+1] = v; out[#out+1] = ms
+        end
+      end
+    end
+  end
+  t = redis.call('TIME')
+  elapsed = t[1] * 1000000 + t[2] - t0
+until cursor == '0' or elapsed >= slice or scanned >= maxScan
+out[1], out[2], out[3] = cursor, scanned, elapsed
+return out`
+
+// Discovery and refresh tuning.
+const (
+	// scanMargin is kept free before a poll's deadline on top of twice the slowest round trip.
+	scanMargin = 10 * time.Millisecond
+	// discoverSlice bounds how long one discovery call may keep the master busy, so other clients wait at
+	// most this long behind it.
+	discoverSlice = 2 * time.Millisecond
+	// minKeyCost is the least server time a scanned key is charged, so the budget holds even where the
+	// master's TIME does not move (an embedded master with a frozen clock).
+	minKeyCost = time.Microsecond
+	// refreshChunk is the number of keys one refresh call reads; refreshPerTrip calls share a round trip.
+	refreshChunk   = 1000
+	refreshPerTrip = 20
+)
 
 // readMode chooses how key values and TTLs are read.
 type readMode int
 
 const (
-	readScripted  readMode = iota // one EVAL per batch
-	readPipelined                 // GETRANGE+PTTL per key in a pipeline, for servers that refuse scripts
+	readScripted  readMode = iota // scripts on the server
+	readPipelined                 // plain commands in pipelines, for servers that refuse scripts
 )
 
-// poller reads one master. It is used by one poll at a time.
+// poller reads one master. It is used by one read at a time (Monitor.busy), which is what keeps its
+// discovery state consistent.
 type poller struct {
 	client *redis.Client
 	addr   string
 	mode   readMode
+
+	cursor        string    // SCAN cursor where discovery continues; "0" at the start of a sweep
+	sweep         Sweep     // progress of discovery
+	lastDiscovery time.Time // when discovery last ran, for the budget
 }
 
 // isServerError reports whether err is an error reply from the server to one command (the connection is
-// fine). A refused login is not: it leaves the master unusable, so it counts as down.
+// fine). A refused login or connection setup is not: it leaves the master unusable, so it counts as down.
 func isServerError(err error) bool {
 	var re redis.Error
-	return errors.As(err, &re) && !errors.Is(err, redis.Nil) && !isAuthError(err)
+	return errors.As(err, &re) && !errors.Is(err, redis.Nil) && !isAuthError(err) && !isSetupError(err)
 }
 
 // isAuthError reports whether err is a refused login: wrong or missing password or user.
@@ -96,10 +150,38 @@ func isAuthError(err error) bool {
 	return false
 }
 
-// read polls the master once: TIME, INFO, then SCAN with each batch of keys read in the same round trip as the
-// next SCAN step.
-func (p *poller) read(ctx context.Context, cfg Config) Reading {
+// isSetupError reports whether err comes from setting up a connection (HELLO, AUTH, SELECT, CLIENT SETNAME):
+// go-redis wraps those errors, and no command can run on such a master.
+func isSetupError(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	for _, prefix := range []string{"failed to initialize connection options", "failed to authenticate", "failed to resolve credentials"} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// failed is the reading of a master that could not be read. Refused marks the errors that will not go away
+// by waiting: a refused login or connection setup, nothing listening, a command refused.
+func (p *poller) failed(err error) Reading {
+	refused := isAuthError(err) || isSetupError(err) || isServerError(err) || strings.Contains(err.Error(), "connection refused")
+	if isSetupError(err) {
+		err = fmt.Errorf("connection setup refused: %w", err)
+	}
+	return Reading{Addr: p.addr, Err: err, Refused: refused}
+}
+
+// read polls the master once: TIME, then INFO and the refresh of the known keys, then discovery under its
+// budget. known is the sorted list of keys to refresh.
+func (p *poller) read(ctx context.Context, cfg Config, known []string, tracked int) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
+	if p.cursor == "" {
+		p.cursor, p.sweep.Total = "0", -1
+	}
 	r.Sent = time.Now()
 	t, err := p.client.Time(ctx).Result()
 	r.Received = time.Now()
@@ -107,89 +189,244 @@ func (p *poller) read(ctx context.Context, cfg Config) Reading {
 	case err == nil:
 		r.ServerTime = t
 	case isServerError(err):
-		// TIME refused (ACL): the master is up, its clock unknown; time a PING instead.
+		// TIME refused (ACL): the master is up, its clock unknown; time a PING instead. A PING refused too
+		// means no command can run there.
 		r.Sent = time.Now()
 		err = p.client.Ping(ctx).Err()
 		r.Received = time.Now()
-		if err != nil && !isServerError(err) {
-			return Reading{Addr: p.addr, Err: err}
+		if err != nil {
+			return p.failed(err)
 		}
 	default:
-		return Reading{Addr: p.addr, Err: err}
+		return p.failed(err)
 	}
-	if err := p.scan(ctx, cfg, &r); err != nil {
-		return Reading{Addr: p.addr, Err: err}
+	slowest := r.Received.Sub(r.Sent)
+	if err := p.refresh(ctx, cfg, known, &r, &slowest); err != nil {
+		return p.failed(err)
+	}
+	if err := p.discover(ctx, cfg, tracked, &r, slowest); err != nil {
+		return p.failed(err)
+	}
+	r.Sweep = p.sweep
+	return r
+}
+
+// readKeys reads the value and PTTL of keys, for the keys discovery found on other masters in this poll.
+func (p *poller) readKeys(ctx context.Context, cfg Config, keys []string) Reading {
+	r := Reading{Addr: p.addr}
+	if len(keys) == 0 {
+		return r
+	}
+	err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen)
+	if errors.Is(err, errRetryPipelined) {
+		p.mode = readPipelined
+		r.Keys = nil
+		err = p.readAgain(ctx, &r, keys, cfg.MaxValueLen)
+	}
+	if err != nil {
+		return p.failed(err)
 	}
 	return r
 }
 
-// scan walks the keyspace. The first round trip also carries INFO; every later one carries the read of the
-// previous SCAN page, so a poll costs one round trip per SCAN page plus one. When the next round trip would
-// likely end past ctx's deadline, it stops and marks the reading incomplete, so a large keyspace yields what
-// was read rather than a master reported down.
-func (p *poller) scan(ctx context.Context, cfg Config, r *Reading) error {
-	var (
-		cursor  uint64
-		pending []string
-		first   = true
-		done    bool
-		slowest time.Duration // longest round trip so far
-	)
-	deadline, hasDeadline := ctx.Deadline()
-	for {
-		if !first && hasDeadline && time.Until(deadline) < 2*slowest+scanMargin {
-			r.Incomplete = true
+// timeLeft reports whether another round trip as slow as slowest still fits before ctx's deadline.
+func timeLeft(ctx context.Context, slowest time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return !ok || time.Until(deadline) >= 2*slowest+scanMargin
+}
+
+// refresh reads INFO and DBSIZE, and the value and PTTL of every known key, in pipelines of several batches.
+// Keys it has no time left to read are not in r.Keys: unknown, not absent.
+func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Reading, slowest *time.Duration) error {
+	first := true
+	for len(known) > 0 || first {
+		if !first && !timeLeft(ctx, *slowest) {
 			return nil
 		}
 		pipe := p.client.Pipeline()
 		var server, repl *redis.StringCmd
+		var size *redis.IntCmd
 		if first {
 			server = pipe.Info(ctx, "server")
 			repl = pipe.Info(ctx, "replication")
+			size = pipe.DBSize(ctx)
 		}
-		var scanCmd *redis.ScanCmd
-		if !done {
-			scanCmd = pipe.Scan(ctx, cursor, cfg.Pattern, int64(cfg.ScanCount))
+		var batches []*queuedRead
+		var chunks [][]string
+		for range refreshPerTrip {
+			if len(known) == 0 {
+				break
+			}
+			chunk := known[:min(refreshChunk, len(known))]
+			known = known[len(chunk):]
+			chunks = append(chunks, chunk)
+			batches = append(batches, p.queueRead(ctx, pipe, chunk, cfg.MaxValueLen))
 		}
-		batch := p.queueRead(ctx, pipe, pending, cfg.MaxValueLen)
 		sent := time.Now()
 		// Per-command errors are examined below; a connection that failed or could not log in fails the poll.
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) && !isServerError(err) {
 			return err
 		}
 		rtt := time.Since(sent)
-		slowest = max(slowest, rtt)
-		readAt := sent.Add(rtt / 2)
+		*slowest = max(*slowest, rtt)
 		if first {
 			parseInfo(server, repl, r)
+			if n, err := size.Result(); err == nil {
+				p.sweep.Total = n
+			}
 			first = false
 		}
-		err := batch.collect(r, pending, readAt, cfg.MaxValueLen)
-		if errors.Is(err, errRetryPipelined) {
-			p.mode = readPipelined
-			err = p.readAgain(ctx, r, pending, cfg.MaxValueLen)
-		}
-		if err != nil {
-			return err
-		}
-		if len(r.Keys) >= cfg.MaxKeys {
-			r.Truncated = len(r.Keys) > cfg.MaxKeys || !done || cursor != 0
-			r.Keys = r.Keys[:cfg.MaxKeys:cfg.MaxKeys]
-			return nil
-		}
-		if done {
-			return nil
-		}
-		keys, next, err := scanCmd.Result()
-		if err != nil {
-			return err
-		}
-		pending, cursor = keys, next
-		done = cursor == 0
-		if done && len(pending) == 0 {
-			return nil
+		for i, b := range batches {
+			err := b.collect(r, chunks[i], sent.Add(rtt/2), cfg.MaxValueLen)
+			if errors.Is(err, errRetryPipelined) {
+				p.mode = readPipelined
+				err = p.readAgain(ctx, r, chunks[i], cfg.MaxValueLen)
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// discover continues the sweep of the keyspace for new lock keys, within the share of the master's CPU that
+// Config.ScanBudget allows for the time since it last ran, and within the poll's deadline. It adds the keys it
+// finds to r.Keys, up to tracked+found = Config.MaxKeys.
+func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Reading, slowest time.Duration) error {
+	now := time.Now()
+	since := cfg.Interval
+	if !p.lastDiscovery.IsZero() {
+		since = min(now.Sub(p.lastDiscovery), 2*cfg.Interval)
+	}
+	p.lastDiscovery = now
+	budget := time.Duration(float64(since) * cfg.ScanBudget)
+	anyNoTTL := "0"
+	if cfg.Pattern != DefaultPattern {
+		anyNoTTL = "1"
+	}
+	var used time.Duration
+	for used < budget && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
+		if tracked >= cfg.MaxKeys {
+			r.Truncated = true
+			return nil
+		}
+		if p.sweep.Started.IsZero() {
+			p.sweep.Started = time.Now()
+		}
+		slice := min(budget-used, discoverSlice)
+		sent := time.Now()
+		var res discovered
+		var err error
+		if p.mode == readScripted {
+			res, err = p.discoverScripted(ctx, cfg, slice, anyNoTTL)
+			if isServerError(err) {
+				p.mode = readPipelined
+				continue
+			}
+		} else {
+			res, err = p.discoverPipelined(ctx, cfg, slice)
+		}
+		if err != nil {
+			return err
+		}
+		rtt := time.Since(sent)
+		slowest = max(slowest, rtt)
+		used += max(res.elapsed, time.Duration(res.scanned)*minKeyCost)
+		readAt := sent.Add(rtt / 2)
+		for _, k := range res.keys {
+			if tracked >= cfg.MaxKeys {
+				r.Truncated = true
+				break
+			}
+			k.ReadAt = readAt
+			r.Keys = append(r.Keys, k)
+			tracked++
+		}
+		p.cursor = res.cursor
+		p.sweep.Scanned += res.scanned
+		if p.cursor == "0" {
+			p.sweep.Completed++
+			p.sweep.LastCompleted = time.Now()
+			p.sweep.Scanned, p.sweep.Started = 0, time.Time{}
+			return nil // at most one full sweep per poll
+		}
+	}
+	return nil
+}
+
+// discovered is the result of one discovery step.
+type discovered struct {
+	cursor  string
+	scanned int64
+	elapsed time.Duration // server time it took, as the server measured it (0 when unknown)
+	keys    []KeyReading
+}
+
+// discoverScripted runs one discovery step as discoverScript.
+func (p *poller) discoverScripted(ctx context.Context, cfg Config, slice time.Duration, anyNoTTL string) (discovered, error) {
+	maxScan := max(int64(slice/minKeyCost), 1)
+	res, err := p.client.Eval(ctx, discoverScript, nil, p.cursor, cfg.Pattern, cfg.ScanCount, cfg.MaxValueLen,
+		slice.Microseconds(), maxScan, anyNoTTL).Slice()
+	if err != nil {
+		return discovered{}, err
+	}
+	if len(res) < 3 || (len(res)-3)%3 != 0 {
+		return discovered{}, fmt.Errorf("monitor: discovery script returned %d values", len(res))
+	}
+	d := discovered{}
+	d.cursor, _ = res[0].(string)
+	d.scanned, _ = res[1].(int64)
+	us, _ := res[2].(int64)
+	d.elapsed = time.Duration(us) * time.Microsecond
+	for i := 3; i < len(res); i += 3 {
+		k, _ := res[i].(string)
+		v, _ := res[i+1].(string)
+		ms, _ := res[i+2].(int64)
+		d.keys = append(d.keys, keyReading(k, v, ms, cfg.MaxValueLen))
+	}
+	return d, nil
+}
+
+// discoverPipelined runs one discovery step with plain commands, for a master that refuses scripts: one SCAN
+// page, then the PTTL and capped value of each key in a second round trip.
+func (p *poller) discoverPipelined(ctx context.Context, cfg Config, slice time.Duration) (discovered, error) {
+	cursor, _ := strconv.ParseUint(p.cursor, 10, 64)
+	count := max(int64(slice/(2*minKeyCost)), 1)
+	keys, next, err := p.client.Scan(ctx, cursor, cfg.Pattern, count).Result()
+	if err != nil {
+		return discovered{}, err
+	}
+	d := discovered{cursor: strconv.FormatUint(next, 10), scanned: int64(len(keys))}
+	if len(keys) == 0 {
+		return d, nil
+	}
+	var r Reading
+	if err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen); err != nil {
+		return discovered{}, err
+	}
+	for _, k := range r.Keys {
+		if k.Absent || k.PTTL == NoTTL && cfg.Pattern == DefaultPattern && !looksLikeToken(k.Value) {
+			continue
+		}
+		k.ReadAt = time.Time{}
+		d.keys = append(d.keys, k)
+	}
+	return d, nil
+}
+
+// looksLikeToken reports whether v has the shape of a lock token: 16 to 64 letters, digits or + / = _ -, as
+// discoverScript decides for keys without a TTL.
+func looksLikeToken(v string) bool {
+	if len(v) < 16 || len(v) > 64 {
+		return false
+	}
+	for _, c := range v {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("+/=_-", c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // readAgain reads keys in a round trip of their own.
@@ -215,7 +452,7 @@ func (p *poller) queueRead(ctx context.Context, pipe redis.Pipeliner, keys []str
 		return q
 	}
 	if p.mode == readScripted {
-		q.eval = pipe.Eval(ctx, readScript, keys, maxLen)
+		q.eval = pipe.Eval(ctx, refreshScript, keys, maxLen)
 		return q
 	}
 	q.values = make([]*redis.StringCmd, len(keys))
@@ -230,8 +467,8 @@ func (p *poller) queueRead(ctx context.Context, pipe redis.Pipeliner, keys []str
 // errRetryPipelined reports that the server refused the read script; the batch must be read again.
 var errRetryPipelined = errors.New("monitor: read script refused")
 
-// collect appends the batch's lock keys to r and counts the rest as not locks. A server that refuses the
-// script switches the poller to pipelined reads for the batch and every later one.
+// collect appends a reading of every key of the batch to r: present with its value and PTTL, or absent. A
+// server that refuses the script switches the poller to pipelined reads for the batch and every later one.
 func (q *queuedRead) collect(r *Reading, keys []string, readAt time.Time, maxLen int) error {
 	switch {
 	case q.eval != nil:
@@ -248,15 +485,20 @@ func (q *queuedRead) collect(r *Reading, keys []string, readAt time.Time, maxLen
 		for i, k := range keys {
 			v, isString := res[2*i].(string)
 			ms, _ := res[2*i+1].(int64)
-			addKey(r, k, v, isString, ms, readAt, maxLen)
+			if !isString {
+				ms = -2
+			}
+			kr := keyReading(k, v, ms, maxLen)
+			kr.ReadAt = readAt
+			r.Keys = append(r.Keys, kr)
 		}
 	case q.values != nil:
 		for i, k := range keys {
 			v, err := q.values[i].Result()
-			isString := err == nil
 			if err != nil && !isServerError(err) {
 				return err
 			}
+			isString := err == nil
 			d, err := q.pttls[i].Result()
 			if err != nil {
 				return err
@@ -265,24 +507,33 @@ func (q *queuedRead) collect(r *Reading, keys []string, readAt time.Time, maxLen
 			if d > 0 {
 				ms = d.Milliseconds()
 			}
-			addKey(r, k, v, isString, ms, readAt, maxLen)
+			if !isString {
+				ms = -2
+			}
+			kr := keyReading(k, v, ms, maxLen)
+			kr.ReadAt = readAt
+			r.Keys = append(r.Keys, kr)
 		}
 	}
 	return nil
 }
 
-// addKey files one key read as a lock or a not-lock. pttlMS is the raw PTTL reply: -2 gone, -1 no TTL.
-func addKey(r *Reading, key, value string, isString bool, pttlMS int64, readAt time.Time, maxLen int) {
+// keyReading builds the reading of one key from its value and raw PTTL reply (-2 gone, -1 no TTL).
+func keyReading(key, value string, pttlMS int64, maxLen int) KeyReading {
 	switch {
-	case pttlMS == -2: // expired or deleted since SCAN
-	case !isString || pttlMS < 0:
-		r.NotLocks++
-	default:
-		if len(value) > maxLen {
-			value = value[:maxLen]
-		}
-		r.Keys = append(r.Keys, KeyReading{Key: key, Value: value, PTTL: time.Duration(pttlMS) * time.Millisecond, ReadAt: readAt})
+	case pttlMS == -2:
+		return KeyReading{Key: key, Absent: true}
+	case pttlMS < 0:
+		pttlMS = -1
 	}
+	if len(value) > maxLen {
+		value = value[:maxLen]
+	}
+	pttl := time.Duration(pttlMS) * time.Millisecond
+	if pttlMS == -1 {
+		pttl = NoTTL
+	}
+	return KeyReading{Key: key, Value: value, PTTL: pttl}
 }
 
 // parseInfo fills the INFO fields of r; a section the server refuses leaves its fields unknown.

@@ -8,12 +8,15 @@ import "time"
 
 // Config tunes polling and aggregation. Zero fields take the defaults documented on each field.
 type Config struct {
-	Pattern     string        // SCAN MATCH pattern, default "*"
-	ScanCount   int           // SCAN COUNT, default 1000
-	MaxKeys     int           // max lock keys tracked per master, default 100000; beyond: Snapshot.Truncated
+	Pattern     string        // SCAN MATCH pattern, default "*"; another pattern also shows keys without a TTL
+	ScanCount   int           // SCAN COUNT of one discovery step, default 100
+	ScanBudget  float64       // share of one master core discovery may use, default 0.04 (4%)
+	MaxKeys     int           // lock keys tracked in all, default 100000; beyond: Snapshot.Truncated
 	MaxValueLen int           // tokens longer than this are cut, default 256
 	Interval    time.Duration // poll interval, default 500ms
 	Timeout     time.Duration // per-master deadline for one poll, default 1s
+	DownAfter   int           // polls a master may miss before it is declared down, default 3
+	TTL         time.Duration // the TTL locks are taken with, if known: a master restarted more recently is flagged
 	DriftFactor float64       // as the Redlock client's, default 0.01; used for validity and clock warnings
 	MaxEvents   int           // events kept in Snapshot.Events (most recent), default 500
 }
@@ -21,11 +24,13 @@ type Config struct {
 // Config defaults, applied by WithDefaults to zero fields.
 const (
 	DefaultPattern     = "*"
-	DefaultScanCount   = 1000
+	DefaultScanCount   = 100
+	DefaultScanBudget  = 0.04
 	DefaultMaxKeys     = 100000
 	DefaultMaxValueLen = 256
 	DefaultInterval    = 500 * time.Millisecond
 	DefaultTimeout     = time.Second
+	DefaultDownAfter   = 3
 	DefaultDriftFactor = 0.01
 	DefaultMaxEvents   = 500
 )
@@ -38,6 +43,10 @@ func (c Config) WithDefaults() Config {
 	if c.ScanCount <= 0 {
 		c.ScanCount = DefaultScanCount
 	}
+	if c.ScanBudget <= 0 {
+		c.ScanBudget = DefaultScanBudget
+	}
+	c.ScanBudget = min(c.ScanBudget, 1)
 	if c.MaxKeys <= 0 {
 		c.MaxKeys = DefaultMaxKeys
 	}
@@ -49,6 +58,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
+	}
+	if c.DownAfter <= 0 {
+		c.DownAfter = DefaultDownAfter
 	}
 	if c.DriftFactor <= 0 {
 		c.DriftFactor = DefaultDriftFactor
@@ -64,10 +76,12 @@ type LockState string
 
 // Lock states.
 const (
-	StateHeld    LockState = "held"    // a token is on at least quorum masters
+	StateHeld    LockState = "held"    // a token is on at least quorum masters, with validity left
 	StatePartial LockState = "partial" // tokens present, no holder, all the same token
 	StateSplit   LockState = "split"   // two or more tokens, no holder
 	StateLost    LockState = "lost"    // a lock registered as ours that no longer has a quorum
+	StateStuck   LockState = "stuck"   // the leading token has no TTL on some master: it never expires there
+	StateUnknown LockState = "unknown" // too few masters answered to decide whether it is held
 )
 
 // Snapshot is the state of all masters and locks after one poll. It is immutable once handed out: its slices
@@ -76,22 +90,28 @@ type Snapshot struct {
 	Seq       uint64
 	Time      time.Time      // when the poll finished (local clock)
 	Quorum    int            // N/2+1
-	UpCount   int            // masters that answered
+	UpCount   int            // distinct servers that answered (two addresses of one server count once)
+	Servers   int            // distinct servers among the masters, as far as run_id tells
 	Masters   []MasterStatus // in the order given
 	Locks     []LockView     // sorted by Resource
 	Warnings  []Warning      // current conditions (recomputed each snapshot)
 	Events    []Event        // most recent last, at most Config.MaxEvents, carried across snapshots
-	Truncated bool           // some master had more than MaxKeys matching keys
-	NotLocks  int            // keys matched but not locks (other types, no TTL), summed over masters
+	Truncated bool           // more lock keys than Config.MaxKeys: some are not tracked
+	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
-	maxTTL time.Duration // longest lock TTL ever seen, for the restart and clock warnings
+	maxTTL  time.Duration // longest lock TTL ever seen, for the restart and clock warnings
+	tracked []string      // keys refreshed by the next poll that are not in Locks (no TTL, on one master)
 }
 
 // MasterStatus is the health of one master as of the snapshot.
 type MasterStatus struct {
 	Addr             string
-	Up               bool
-	Err              string        // error text when down
+	Up               bool          // answered this poll
+	Down             bool          // declared down: refused, or missed Config.DownAfter polls in a row
+	Missed           int           // polls missed in a row
+	LastAnswer       time.Time     // when it last answered; zero if never
+	Err              string        // why the last poll got no answer
+	DuplicateOf      string        // address of an earlier master that is the same server (same run_id); "" none
 	RTT              time.Duration // last
 	RTTSmoothed      time.Duration // EWMA
 	ClockKnown       bool          // ClockOffset was measured (TIME answered) in this or an earlier poll
@@ -104,34 +124,66 @@ type MasterStatus struct {
 	RunID            string        // "" unknown
 	Uptime           time.Duration // -1 unknown
 	Replicas         int           // connected replicas, -1 unknown
-	LastRestart      time.Time     // zero if none seen
-	Keys             int           // lock keys seen on this master
-	Incomplete       bool          // the last poll's scan ran out of time (Config.Timeout) before the end
+	LastRestart      time.Time     // start of the server process (from its uptime); zero if unknown
+	Keys             int           // lock keys shown that were seen on this master in this poll
+	Sweep            Sweep         // discovery progress
 	Warnings         []string      // per-master warnings (replica, restarted recently, clock)
 
 	hist masterHistory
 }
 
-// MasterLock is what one master holds for one resource.
-type MasterLock struct {
-	Down    bool          // master down: nothing known
-	Present bool          // a key exists there
-	Token   string        // value (capped to MaxValueLen), "" if absent
-	PTTL    time.Duration // remaining TTL there, as read
+// Sweep is the progress of discovery on one master: SCAN continues from poll to poll under the work budget,
+// so a full sweep of a large keyspace spreads over several polls.
+type Sweep struct {
+	Scanned       int64     // keys scanned in the current sweep
+	Total         int64     // keys in the database (DBSIZE) at the last poll; -1 unknown
+	Started       time.Time // when the current sweep began
+	Completed     int       // full sweeps finished since the monitor started
+	LastCompleted time.Time // when the last full sweep finished; zero if none
 }
+
+// CellState says what is known of one resource's key on one master.
+type CellState uint8
+
+// Cell states.
+const (
+	CellUnknown CellState = iota // not read: the master did not answer, or its scan has not reached the key yet
+	CellAbsent                   // the master answered and the key is not there
+	CellSeen                     // the key was read in this poll
+)
+
+// NoTTL is MasterLock.PTTL for a key that never expires.
+const NoTTL time.Duration = -1
+
+// MasterLock is what one master holds for one resource. An unknown cell keeps the values last seen there.
+type MasterLock struct {
+	State  CellState
+	Token  string        // value (capped to MaxValueLen); for an unknown cell the value last seen, "" if none
+	PTTL   time.Duration // remaining TTL when read, NoTTL for a key without expiry
+	ReadAt time.Time     // when it was read; for an unknown cell, when it was last seen (zero: never)
+}
+
+// Present reports whether the key was seen on this master in this poll.
+func (c MasterLock) Present() bool { return c.State == CellSeen }
+
+// Holds reports whether the key was seen on this master in this poll with token as its value.
+func (c MasterLock) Holds(token string) bool { return c.State == CellSeen && c.Token == token }
 
 // LockView is one resource across all masters.
 type LockView struct {
 	Resource   string
 	State      LockState
 	Holder     string        // token present on >= quorum masters, "" if none
-	Count      int           // masters with the holder's token, or with the most common token when no holder
+	Count      int           // distinct masters with the holder's token, or with the most common token
+	Unknown    int           // distinct masters whose cell is unknown
 	Masters    []MasterLock  // aligned with Snapshot.Masters
 	Validity   time.Duration // held: time until the holder drops below quorum, corrected for read time, less drift allowance; 0 otherwise
 	TTLSpread  time.Duration // spread of the holder's (or most common token's) expiries across masters
 	Foreign    bool          // held, but another token is present on some master
 	Mine       bool          // token registered as ours
-	HeldSince  time.Time     // when the current holder's token was first seen
+	QuorumLost bool          // the last holder's token lives on, but on fewer than a quorum of masters
+	FirstSeen  time.Time     // when this monitor first saw the leading token (not when it was acquired)
+	AcquiredAt time.Time     // ours: when we acquired it; zero otherwise
 	Changes    int           // holder changes seen
 	LastChange time.Time     // when the last holder change was seen
 
@@ -143,15 +195,19 @@ type EventKind string
 
 // Event kinds.
 const (
-	EventLockAppeared    EventKind = "lock-appeared"
-	EventHolderChanged   EventKind = "holder-changed"
-	EventLockReleased    EventKind = "lock-released"
-	EventLockSplit       EventKind = "lock-split"
-	EventLockLost        EventKind = "lock-lost"
-	EventMasterDown      EventKind = "master-down"
-	EventMasterUp        EventKind = "master-up"
-	EventMasterRestarted EventKind = "master-restarted"
-	EventClockWarning    EventKind = "clock-warning"
+	EventLockAppeared       EventKind = "lock-appeared"
+	EventTakenOver          EventKind = "taken-over"  // another token took the quorum
+	EventLockReleased       EventKind = "released"    // gone from every master before its TTL ran out
+	EventLockExpired        EventKind = "expired"     // gone from every master at its TTL
+	EventQuorumLost         EventKind = "quorum-lost" // the holder fell below quorum while its key lives on
+	EventLockSplit          EventKind = "lock-split"
+	EventLockLost           EventKind = "lock-lost" // one of our locks has no quorum
+	EventLockStuck          EventKind = "lock-stuck"
+	EventMasterNotAnswering EventKind = "master-not-answering"
+	EventMasterDown         EventKind = "master-down"
+	EventMasterUp           EventKind = "master-up"
+	EventMasterRestarted    EventKind = "master-restarted"
+	EventClockWarning       EventKind = "clock-warning"
 )
 
 // Event is a change seen between two snapshots.
@@ -190,18 +246,20 @@ type Warning struct {
 
 // Warning kinds.
 const (
-	WarnQuorumDown    = "quorum-down"    // fewer than quorum masters up
+	WarnQuorumDown    = "quorum-down"    // fewer than quorum distinct servers answered
 	WarnMasterDown    = "master-down"    // one master does not answer
 	WarnDuplicate     = "duplicate"      // two addresses are the same server (same run_id)
 	WarnReplica       = "replica"        // a master is a replica
 	WarnHasReplicas   = "has-replicas"   // a master has replicas
-	WarnRestart       = "restart"        // a master restarted less than the longest TTL seen ago
+	WarnRestart       = "restart"        // a master started less than the longest TTL ago
 	WarnMasterCount   = "master-count"   // fewer than 3 or an even number of masters
 	WarnClockOffset   = "clock-offset"   // clock offset large compared with the drift allowance
 	WarnClockDrift    = "clock-drift"    // clock rate off by more than the drift factor allows
-	WarnTruncated     = "truncated"      // more than MaxKeys lock keys on a master
-	WarnIncomplete    = "incomplete"     // a master's scan ran out of time
+	WarnTruncated     = "truncated"      // more than MaxKeys lock keys
+	WarnSweeping      = "sweeping"       // a master's first discovery sweep has not finished: locks may be missing
 	WarnLockLost      = "lock-lost"      // one of our locks lost its quorum
+	WarnQuorumLost    = "quorum-lost"    // a held lock fell below quorum while its key lives on
+	WarnStuck         = "stuck"          // a lock key without a TTL
 	WarnForeignTokens = "foreign-tokens" // a held lock has another token on some master
 )
 

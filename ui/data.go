@@ -56,7 +56,7 @@ type dashboard struct {
 	masters  []masterRow
 	locks    []lockRow // in snapshot order: sorted by raw resource
 	warnings []warningRow
-	counts   struct{ held, partial, split, lost, mine int }
+	counts   struct{ held, partial, split, lost, stuck, unknown, mine int }
 }
 
 // shortToken is the width of a token in a table cell.
@@ -69,7 +69,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	switch {
 	case s.UpCount < s.Quorum:
 		d.health = healthNoQuorum
-	case s.UpCount < len(s.Masters) || len(s.Warnings) > 0:
+	case s.UpCount < s.Servers || len(s.Warnings) > 0:
 		d.health = healthDegraded
 	default:
 		d.health = healthOK
@@ -112,7 +112,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 		row.holder = shown
 		row.tokens = tokens[i*n : (i+1)*n : (i+1)*n]
 		for j, c := range lv.Masters {
-			if j >= n || !c.Present {
+			if j >= n || c.Token == "" { // absent, or not read and never seen there
 				continue
 			}
 			if c.Token == row.primary {
@@ -120,7 +120,9 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 			} else {
 				row.tokens[j] = sanitize(c.Token, nameCap)
 			}
-			row.ref = max(row.ref, c.PTTL)
+			if c.Present() {
+				row.ref = max(row.ref, c.PTTL)
+			}
 		}
 		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < lv.Resource {
 			pi++
@@ -137,6 +139,10 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 			d.counts.split++
 		case monitor.StateLost:
 			d.counts.lost++
+		case monitor.StateStuck:
+			d.counts.stuck++
+		case monitor.StateUnknown:
+			d.counts.unknown++
 		}
 		if lv.Mine {
 			d.counts.mine++
@@ -146,19 +152,19 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 }
 
 // primaryToken is the token a lock row is about: the holder's, or else the one on most masters (ties go to the
-// smaller token, as the monitor decides).
+// smaller token, as the monitor decides), counting the values last seen on masters not read this time.
 func primaryToken(lv *monitor.LockView) string {
 	if lv.Holder != "" {
 		return lv.Holder
 	}
 	best, bestCount := "", 0
 	for j, c := range lv.Masters {
-		if !c.Present {
+		if c.Token == "" {
 			continue
 		}
 		count := 0
 		for _, o := range lv.Masters[j:] {
-			if o.Present && o.Token == c.Token {
+			if o.Token == c.Token {
 				count++
 			}
 		}
@@ -193,9 +199,11 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	for _, e := range events {
 		lvl := levelInfo
 		switch e.Kind {
-		case monitor.EventLockLost, monitor.EventLockSplit, monitor.EventMasterDown, monitor.EventMasterRestarted,
-			monitor.EventClockWarning:
+		case monitor.EventLockSplit, monitor.EventMasterDown, monitor.EventMasterRestarted, monitor.EventClockWarning,
+			monitor.EventMasterNotAnswering, monitor.EventLockStuck:
 			lvl = levelWarn
+		case monitor.EventLockLost, monitor.EventQuorumLost:
+			lvl = levelError
 		}
 		where := e.Resource
 		if where == "" {

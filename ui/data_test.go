@@ -16,7 +16,7 @@ func heldLock(resource, token string, n int, pttl time.Duration) monitor.LockVie
 	lv := monitor.LockView{Resource: resource, State: monitor.StateHeld, Holder: token, Count: n,
 		Validity: pttl - 10*time.Millisecond}
 	for range n {
-		lv.Masters = append(lv.Masters, monitor.MasterLock{Present: true, Token: token, PTTL: pttl})
+		lv.Masters = append(lv.Masters, monitor.MasterLock{State: monitor.CellSeen, Token: token, PTTL: pttl, ReadAt: t0})
 	}
 	return lv
 }
@@ -27,7 +27,7 @@ func threeMasters(at time.Time, locks ...monitor.LockView) monitor.Snapshot {
 	for i := range ms {
 		ms[i] = monitor.MasterStatus{Addr: fmt.Sprintf("127.0.0.1:%d", 7000+i), Up: true}
 	}
-	return monitor.Snapshot{Time: at, Quorum: 2, UpCount: 3, Masters: ms, Locks: locks}
+	return monitor.Snapshot{Time: at, Quorum: 2, UpCount: 3, Servers: 3, Masters: ms, Locks: locks}
 }
 
 func TestIngestSanitizesEverythingUntrusted(t *testing.T) {

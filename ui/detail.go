@@ -63,8 +63,12 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 		tokenLabel = "most seen"
 	}
 	wrapped(tokenLabel, token)
-	if lv.Holder != "" && !lv.HeldSince.IsZero() {
-		add(label("held for") + st.text.normal.Render(dur(now.Sub(lv.HeldSince))))
+	switch {
+	case !lv.AcquiredAt.IsZero():
+		add(label("acquired") + st.text.normal.Render(dur(now.Sub(lv.AcquiredAt))+" ago (by us)"))
+	case !lv.FirstSeen.IsZero():
+		// All a watcher knows: when it first saw the token, not when it was acquired.
+		add(label("seen") + st.text.normal.Render("first "+dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard"))
 	}
 	changes := fmt.Sprint(lv.Changes)
 	if !lv.LastChange.IsZero() {
@@ -72,17 +76,22 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 	}
 	add(label("changes") + st.text.normal.Render(changes))
 
-	add(st.table.head.Render("masters") + st.text.muted.Render("  ●holder ○other ·none ✕down"))
+	add(st.table.head.Render("masters") + st.text.muted.Render("  ●holder ○other ·none ?not read"))
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, gs := cellGlyph(st, m, row.primary, lv.State)
 		line := " " + st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " "
 		switch {
-		case m.Down:
-			line += st.text.bad.Render("master down")
-		case !m.Present:
+		case m.State == monitor.CellUnknown && m.Token != "":
+			line += st.cell.unknown.Render(fmt.Sprintf("not read; last seen %s ago: ", dur(now.Sub(m.ReadAt)))) +
+				st.cell.unknown.Render(fit(row.tokens[j], tokenW))
+		case m.State == monitor.CellUnknown:
+			line += st.cell.unknown.Render("not read")
+		case m.State == monitor.CellAbsent:
 			line += st.text.muted.Render("no key")
+		case m.PTTL == monitor.NoTTL:
+			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.text.bad.Render("no TTL: never expires")
 		default:
 			ref := max(row.ref, m.PTTL)
 			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, false) + " " +
@@ -104,7 +113,7 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 // firstWith returns the first master holding token for lv.
 func firstWith(lv *monitor.LockView, token string) int {
 	for j, m := range lv.Masters {
-		if m.Present && m.Token == token {
+		if m.Holds(token) {
 			return j
 		}
 	}

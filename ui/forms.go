@@ -147,7 +147,7 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 	for _, t := range tokens {
 		n, first := 0, 0
 		for j, m := range row.lv.Masters {
-			if m.Present && m.Token == t {
+			if m.Holds(t) {
 				if n == 0 {
 					first = j
 				}

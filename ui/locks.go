@@ -27,7 +27,8 @@ var sortNames = [sortModes]string{"resource", "validity", "state", "changes"}
 
 // stateRank orders states for sortState, trouble first.
 var stateRank = map[monitor.LockState]int{
-	monitor.StateLost: 0, monitor.StateSplit: 1, monitor.StatePartial: 2, monitor.StateHeld: 3,
+	monitor.StateLost: 0, monitor.StateStuck: 1, monitor.StateSplit: 2, monitor.StatePartial: 3, monitor.StateUnknown: 4,
+	monitor.StateHeld: 5,
 }
 
 // locksPanel is the table of locks: one row per resource with its holder, one cell per master, the quorum
@@ -153,7 +154,7 @@ type lockCols struct{ name, holder, cells, quorum, bar, validity, spread, change
 
 // lockColumns fits the columns for n masters into w cells, dropping the least needed first.
 func lockColumns(w, n int) lockCols {
-	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 8, validity: 6, spread: 6, changes: 3, state: 7}
+	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 8, validity: 6, spread: 6, changes: 3, state: 9}
 	fixed := func() int {
 		sum := 2 // cursor
 		for _, x := range []int{c.holder, c.cells, c.quorum, c.bar, c.validity, c.spread, c.changes, c.state} {
@@ -315,12 +316,12 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 }
 
 // cellGlyph is one master's cell of a lock row: ● the row's token (the holder's), ○ another token, · no key,
-// ✕ master down.
+// ? not read this poll (the master did not answer, or has not been read for this key yet), greyed.
 func cellGlyph(st *styles, m monitor.MasterLock, primary string, state monitor.LockState) (string, paint) {
 	switch {
-	case m.Down:
-		return "✕", st.cell.down
-	case !m.Present:
+	case m.State == monitor.CellUnknown:
+		return "?", st.cell.unknown
+	case m.State == monitor.CellAbsent:
 		return "·", st.cell.absent
 	case m.Token == primary && state == monitor.StateHeld:
 		return "●", st.cell.holder
@@ -333,6 +334,9 @@ func cellGlyph(st *styles, m monitor.MasterLock, primary string, state monitor.L
 
 // stateLabel names a lock's state; a held lock with another token on some master is marked with "*".
 func stateLabel(st *styles, lv *monitor.LockView) (string, paint) {
+	if lv.QuorumLost {
+		return "NO QUORUM", st.state.lost
+	}
 	switch lv.State {
 	case monitor.StateHeld:
 		if lv.Foreign {
@@ -345,6 +349,10 @@ func stateLabel(st *styles, lv *monitor.LockView) (string, paint) {
 		return "split", st.state.split
 	case monitor.StateLost:
 		return "LOST", st.state.lost
+	case monitor.StateStuck:
+		return "STUCK", st.state.stuck
+	case monitor.StateUnknown:
+		return "unknown", st.state.unknown
 	}
 	return "-", st.state.none
 }

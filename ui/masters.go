@@ -57,7 +57,7 @@ type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, not
 // masterColumns fits the columns into w cells, dropping the least needed first. In demo mode the role column
 // (always "master") leaves its room to the notes, which start with the master's faults and get more room.
 func masterColumns(w int, demoMode bool) masterCols {
-	c := masterCols{addr: 22, status: 5, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7}
+	c := masterCols{addr: 22, status: 6, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7}
 	minNotes := 8
 	if demoMode {
 		c.role, minNotes = 0, 18
@@ -133,7 +133,7 @@ func (p *mastersPanel) View(focused bool) string {
 		}
 		body = append(body, p.row(&d.masters[i], c, cursor, faults, bad))
 	}
-	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, len(d.masters), d.snap.Quorum)
+	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, d.snap.Servers, d.snap.Quorum)
 	if dv != nil && p.cursor < len(d.masters) {
 		title += " · faults hit " + d.masters[p.cursor].label
 	}
@@ -148,44 +148,53 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	b.WriteString(st.text.muted.Render(fit(m.label, 3)) + " ")
 	b.WriteString(st.name(fit(m.addr, c.addr), st.text.normal) + " ")
 	status, statusStyle := "up", st.text.ok
-	if !s.Up {
+	switch {
+	case s.Down:
 		status, statusStyle = "down", st.text.bad
+	case !s.Up: // missed a poll: its last values stay, greyed, until it answers or is declared down
+		status, statusStyle = "silent", st.level[levelWarn]
+	case s.DuplicateOf != "":
+		status, statusStyle = "dup", st.text.bad
 	}
 	b.WriteString(statusStyle.Render(fit(status, c.status)) + " ")
+	val := st.text.normal // a master that did not answer keeps its last values, greyed
+	if !s.Up {
+		val = st.cell.unknown
+	}
 	rtt := "-"
 	if s.Up {
 		rtt = latency(s.RTT)
 	}
-	b.WriteString(st.text.normal.Render(fitLeft(rtt, c.rtt)) + " ")
+	b.WriteString(val.Render(fitLeft(rtt, c.rtt)) + " ")
 	if c.clock > 0 {
 		clock := "?"
 		if s.ClockKnown {
 			clock = signedMS(s.ClockOffset) + " ±" + latency(s.ClockUncertainty)
 		}
-		b.WriteString(st.text.normal.Render(fitLeft(clock, c.clock)) + " ")
+		b.WriteString(val.Render(fitLeft(clock, c.clock)) + " ")
 	}
 	if c.drift > 0 {
 		drift := "?"
 		if s.DriftKnown {
 			drift = fmt.Sprintf("%+.0fppm", s.DriftPPM)
 		}
-		b.WriteString(st.text.normal.Render(fitLeft(drift, c.drift)) + " ")
+		b.WriteString(val.Render(fitLeft(drift, c.drift)) + " ")
 	}
 	if c.uptime > 0 {
 		uptime := "?"
 		if s.Uptime >= 0 {
 			uptime = dur(s.Uptime)
 		}
-		b.WriteString(st.text.normal.Render(fitLeft(uptime, c.uptime)) + " ")
+		b.WriteString(val.Render(fitLeft(uptime, c.uptime)) + " ")
 	}
 	if c.role > 0 {
 		role := m.role
 		if role == "" {
 			role = "?"
 		}
-		b.WriteString(st.name(fit(role, c.role), st.text.normal) + " ")
+		b.WriteString(st.name(fit(role, c.role), val) + " ")
 	}
-	b.WriteString(st.text.normal.Render(fitLeft(thousands(s.Keys), c.keys)) + " ")
+	b.WriteString(val.Render(fitLeft(thousands(s.Keys), c.keys)) + " ")
 	if c.notes > 0 {
 		note, noteStyle := "", st.level[levelWarn]
 		if !s.Up {

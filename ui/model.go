@@ -878,7 +878,7 @@ func (m *Model) openDelete() {
 func (m *Model) foreignTokens(row *lockRow) []string {
 	var tokens []string
 	for _, c := range row.lv.Masters {
-		if !c.Present {
+		if !c.Present() {
 			continue
 		}
 		mine := false

@@ -90,8 +90,8 @@ type styles struct {
 	}
 	table    struct{ head, cursor paint }
 	cursor   lipgloss.Style // a field's cursor
-	cell     struct{ holder, other, absent, down paint }
-	state    struct{ held, partial, split, lost, none paint }
+	cell     struct{ holder, other, absent, down, unknown paint }
+	state    struct{ held, partial, split, lost, stuck, unknown, none paint }
 	bar      struct{ full, low, empty paint }
 	level    [3]paint // by level: info, warning, error
 	text     struct{ normal, muted, you, mark, ok, bad paint }
@@ -135,11 +135,14 @@ func newStyles(t theme) *styles {
 	s.cell.other = p(fg(t.other).Bold(true))
 	s.cell.absent = p(fg(t.subtle))
 	s.cell.down = p(fg(t.bad))
+	s.cell.unknown = p(fg(t.muted).Faint(true))
 
 	s.state.held = p(fg(t.ok))
 	s.state.partial = p(fg(t.warn))
 	s.state.split = p(fg(t.other).Bold(true))
 	s.state.lost = p(fg(t.bad).Bold(true))
+	s.state.stuck = p(fg(t.bad))
+	s.state.unknown = p(fg(t.muted))
 	s.state.none = p(fg(t.muted))
 
 	s.bar.full = p(fg(t.ok))

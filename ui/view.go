@@ -85,7 +85,7 @@ func (m *Model) headerView() string {
 			healthNoQuorum: st.header.noQuorum.Render(" NO QUORUM "),
 		}[d.health]
 		parts = append(parts, part{badge, 0}, part{st.header.label.Render("masters ") +
-			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, len(d.masters))) +
+			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
 			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
 	}
 	if m.readOnly {
