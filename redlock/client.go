@@ -69,10 +69,8 @@ func New(masters []*redis.Client, opts ...Option) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, quorum: len(masters)/2 + 1, warm: make(chan struct{}), warmAll: len(masters)}
 	for _, m := range masters {
-		budget := setupBudget(m.Options())
-		c.setupBudget = max(c.setupBudget, budget)
-		c.nodes = append(c.nodes, newNode(m.Options().Addr, privateClient(m.Options()), cfg.maxBatch,
-			m.Options().PoolSize, budget, c.connected))
+		c.setupBudget = max(c.setupBudget, setupBudget(m.Options()))
+		c.nodes = append(c.nodes, newNode(m.Options(), cfg.maxBatch, c.connected))
 	}
 	return c, nil
 }
@@ -86,12 +84,28 @@ func setupBudget(o *redis.Options) time.Duration {
 	return 2 * max(o.DialTimeout, minSetupBudget)
 }
 
-// privateClient returns a client with o's connection settings for one node:
-// its senders hold their connections, so it never retries a command on
-// another, and pipelines share its one pool.
-func privateClient(o *redis.Options) *redis.Client {
+// privateClient returns a client with o's connection settings for one node,
+// whose connections join conns. Every read and write has a deadline, the
+// command's at the latest, whatever o says: a node timeout the connection
+// ignored would let one paused master hold up every lock. Its senders hold
+// their connections, so it never retries a command on another, and
+// pipelines share its one pool.
+func privateClient(o *redis.Options, conns *connSet) *redis.Client {
 	p := *o
 	p.ContextTimeoutEnabled = true
+	// o holds go-redis's normalised values, which NewClient normalises again: a positive timeout is kept,
+	// and 0 here means its default (5s), capped by each command's deadline.
+	if p.ReadTimeout <= 0 {
+		p.ReadTimeout = 0
+	}
+	if p.WriteTimeout <= 0 {
+		p.WriteTimeout = 0
+	}
+	dial := o.Dialer
+	if dial == nil {
+		dial = redis.NewDialer(o)
+	}
+	p.Dialer = conns.dialer(dial)
 	p.MaxRetries = -1
 	p.DialerRetries = 1
 	p.MinIdleConns = 0

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // TestCallsDoNotQueueBehindAPipelineInFlight starts a second acquisition
@@ -111,5 +114,76 @@ func TestConnectionSetupHasItsOwnBudget(t *testing.T) {
 			t.Fatalf("acquisition %d after the stall: %v", i+1, err)
 		}
 		_ = l.Release(ctx)
+	}
+}
+
+// TestPausedMasterCannotWedgeAClientWithoutReadDeadlines: go-redis clients
+// may disable read deadlines (ReadTimeout -2). A paused master must still
+// cost each call no more than its node timeout: the other masters' calls go
+// out in time, calls to it are answered at their deadline, and Close does
+// not wait for it to resume.
+func TestPausedMasterCannotWedgeAClientWithoutReadDeadlines(t *testing.T) {
+	cl := newCluster(t, 3)
+	var masters []*redis.Client
+	for _, m := range cl.masters {
+		r := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true, ReadTimeout: -2,
+			WriteTimeout: -2, MaxRetries: -1})
+		t.Cleanup(func() { r.Close() })
+		masters = append(masters, r)
+	}
+	const nodeTimeout = 100 * time.Millisecond
+	c, err := New(masters, WithNodeTimeout(nodeTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := ctxTimeout(t, time.Minute)
+	if err := cl.masters[0].Pause(); err != nil {
+		t.Fatal(err)
+	}
+	defer cl.masters[0].Resume()
+
+	// More calls than a master's queue holds, so a wedged master would fill it.
+	const workers, rounds = 8, 400
+	var failed atomic.Int32
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range rounds {
+				l, err := c.TryAcquire(ctx, fmt.Sprintf("wedge:%d:%d", w, i), time.Minute)
+				if err != nil {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err)
+					continue
+				}
+				_ = l.Release(ctx)
+			}
+		})
+	}
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		t.Fatalf("%d of %d acquisitions failed with one of three masters paused; first: %v",
+			n, workers*rounds, firstErr.Load())
+	}
+
+	start := time.Now()
+	r, _ := c.ReleaseToken(ctx, "wedge:0:0", "nobody")
+	if took := time.Since(start); took > nodeTimeout+time.Second {
+		t.Fatalf("a release round waited %s for the paused master (node timeout %s)", took, nodeTimeout)
+	}
+	if o := r.Nodes[0].Outcome; o != OutcomeTimeout && o != OutcomeError {
+		t.Fatalf("paused master's outcome %s, want timeout", o)
+	}
+
+	closed := make(chan struct{})
+	go func() {
+		c.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for the paused master")
 	}
 }

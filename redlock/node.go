@@ -22,8 +22,17 @@ type call struct {
 	deadline time.Time
 	index    int // the master's position, echoed in the reply
 	out      chan<- reply
-	queued   time.Time // when the node got the call: latency counts the wait for a connection
+	queued   time.Time    // when the node got the call: latency counts the wait for a connection
+	state    atomic.Int32 // callQueued, then callSent, then callAnswered; or straight to callAnswered
+	timer    *time.Timer  // answers the call at its deadline
 }
+
+// The states of a call.
+const (
+	callQueued int32 = iota
+	callSent
+	callAnswered
+)
 
 // reply is a master's answer to a call.
 type reply struct {
@@ -31,10 +40,41 @@ type reply struct {
 	val     any
 	err     error
 	latency time.Duration
+	sent    bool // the command may have reached the master
 }
 
-// growWait is how long a call may wait for a busy connection before the
-// node opens another: batching is free only while it costs no latency.
+// take marks c as being sent; it reports false when c was answered already.
+func (c *call) take() bool { return c.state.CompareAndSwap(callQueued, callSent) }
+
+// answer replies to c unless it was answered already: by its sender, by its
+// deadline timer, or because the node could not send it.
+func (c *call) answer(r reply) {
+	prev := c.state.Swap(callAnswered)
+	if prev == callAnswered {
+		return
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	r.index, r.sent, r.latency = c.index, prev == callSent, time.Since(c.queued)
+	c.out <- r
+}
+
+// expire answers c with a timeout at its deadline, whatever its sender does.
+func (c *call) expire() {
+	prev := c.state.Swap(callAnswered)
+	if prev == callAnswered {
+		return
+	}
+	c.out <- reply{index: c.index, err: context.DeadlineExceeded, latency: time.Since(c.queued), sent: prev == callSent}
+}
+
+// growWait is the round trip beyond which a call that finds every connection
+// busy makes the node open another: batching is free only while waiting for
+// a pipeline in flight costs no latency. The round trip is the node's
+// floorRTT, so that a CPU-bound client, whose pipelines are slow because they
+// wait for the processor, batches more instead of adding connections that
+// would wait for it too.
 const growWait = time.Millisecond
 
 // reconnectDelay spaces the attempts to reach a master that refuses or
@@ -50,6 +90,7 @@ const reconnectDelay = 50 * time.Millisecond
 type node struct {
 	addr        string
 	client      *redis.Client // private to the node; closed by close
+	conns       *connSet      // the client's connections
 	queue       chan *call
 	maxBatch    int
 	maxSenders  int
@@ -73,21 +114,23 @@ type node struct {
 	senders int
 }
 
-func newNode(addr string, client *redis.Client, maxBatch, maxSenders int, setupBudget time.Duration,
-	onFirst func(ok bool)) *node {
+func newNode(o *redis.Options, maxBatch int, onFirst func(ok bool)) *node {
 	ctx, cancel := context.WithCancel(context.Background())
+	conns := &connSet{}
 	n := &node{
-		addr:        addr,
-		client:      client,
+		addr:        o.Addr,
+		client:      privateClient(o, conns),
+		conns:       conns,
 		queue:       make(chan *call, 4*maxBatch),
 		maxBatch:    maxBatch,
-		maxSenders:  max(1, maxSenders),
-		setupBudget: setupBudget,
+		maxSenders:  max(1, o.PoolSize),
+		setupBudget: setupBudget(o),
 		onFirst:     onFirst,
 		ctx:         ctx,
 		cancel:      cancel,
 		stop:        make(chan struct{}),
 	}
+	n.rtt.Store(-1)
 	n.addSender()
 	return n
 }
@@ -105,39 +148,36 @@ func (n *node) addSender() {
 	go n.sender(first)
 }
 
-// send queues c; it never blocks past c's deadline. On a closed node, c is
-// answered with errClosed at once, and on a master that cannot be reached
-// with the reason.
+// send queues c without blocking, and answers it at its deadline whatever
+// happens to the master. On a closed node, c is answered with errClosed at
+// once; on a master that cannot be reached, with the reason; on a master
+// whose queue is full, with errQueueFull.
 func (n *node) send(c *call) {
 	c.queued = time.Now()
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	if n.closed {
-		c.out <- reply{index: c.index, err: errClosed}
+		c.answer(reply{err: errClosed})
 		return
 	}
 	if n.ready.Load() == 0 {
 		if err := n.down.Load(); err != nil {
-			c.out <- reply{index: c.index, err: *err}
+			c.answer(reply{err: *err})
 			return
 		}
 	}
 	if n.idle.Load() == 0 && time.Duration(n.rtt.Load()) > growWait {
 		n.addSender() // no sender is free, and waiting for one would cost latency
 	}
+	c.timer = time.AfterFunc(time.Until(c.deadline), c.expire)
 	select {
 	case n.queue <- c:
-		return
 	default:
-	}
-	t := time.NewTimer(time.Until(c.deadline))
-	defer t.Stop()
-	select {
-	case n.queue <- c:
-	case <-t.C:
-		c.out <- reply{index: c.index, err: context.DeadlineExceeded}
+		c.answer(reply{err: errQueueFull})
 	}
 }
+
+var errQueueFull = errors.New("redlock: too many commands waiting for this master")
 
 var errClosed = errors.New("redlock: client closed")
 
@@ -217,13 +257,9 @@ func (n *node) serve(conn *redis.Conn) {
 		select {
 		case first := <-n.queue:
 			n.idle.Add(-1)
-			if time.Since(first.queued) > growWait {
-				n.addSender()
-			}
 			start := time.Now()
 			ok := n.exec(conn, n.collect([]*call{first}))
-			rtt := n.rtt.Load()
-			n.rtt.Store(rtt - rtt/8 + int64(time.Since(start))/8)
+			n.rtt.Store(int64(floorRTT(time.Duration(n.rtt.Load()), time.Since(start))))
 			if !ok {
 				return
 			}
@@ -233,6 +269,17 @@ func (n *node) serve(conn *redis.Conn) {
 			return
 		}
 	}
+}
+
+// floorRTT folds a pipeline's duration into the estimate of the round trip
+// to a master: it drops to a faster pipeline at once and rises slowly
+// towards slower ones, so it tracks the network's share of a round trip and
+// not the time pipelines spent waiting for a busy processor.
+func floorRTT(est, sample time.Duration) time.Duration {
+	if est < 0 || sample < est {
+		return sample
+	}
+	return est + (sample-est)/64
 }
 
 // collect appends queued calls to batch without waiting, up to maxBatch.
@@ -256,7 +303,7 @@ func (n *node) fail(err error) {
 	for {
 		select {
 		case c := <-n.queue:
-			c.out <- reply{index: c.index, err: err}
+			c.answer(reply{err: err})
 		default:
 			return
 		}
@@ -264,7 +311,8 @@ func (n *node) fail(err error) {
 }
 
 // exec sends one batch as one pipeline on conn. Calls already past their
-// deadline are answered with a timeout and not sent. It reports whether conn
+// deadline are answered with a timeout and not sent, calls already answered
+// are dropped. It reports whether conn
 // is still usable: an error other than a reply from the master breaks it.
 func (n *node) exec(conn *redis.Conn, batch []*call) bool {
 	start := time.Now()
@@ -272,7 +320,10 @@ func (n *node) exec(conn *redis.Conn, batch []*call) bool {
 	var deadline time.Time
 	for _, c := range batch {
 		if !start.Before(c.deadline) {
-			c.out <- reply{index: c.index, err: context.DeadlineExceeded}
+			c.answer(reply{err: context.DeadlineExceeded})
+			continue
+		}
+		if !c.take() {
 			continue
 		}
 		live = append(live, c)
@@ -302,7 +353,7 @@ func (n *node) exec(conn *redis.Conn, batch []*call) bool {
 		if err != nil && !errors.As(err, &answer) {
 			usable = false
 		}
-		c.out <- reply{index: c.index, val: val, err: err, latency: time.Since(c.queued)}
+		c.answer(reply{val: val, err: err})
 	}
 	return usable
 }
@@ -348,14 +399,15 @@ func scriptArgs(verb, body string, keys []string, argv []any) []any {
 }
 
 // close stops the senders once they have answered every queued call, and
-// closes the node's client. It waits for calls being queued and pipelines in
-// flight, which their deadlines bound, and ends setups in progress.
+// closes the node's client. It interrupts pipelines in flight and setups in
+// progress rather than wait for a master that does not answer.
 func (n *node) close() {
 	n.mu.Lock()
 	n.closed = true
 	n.mu.Unlock()
 	close(n.stop)
 	n.cancel()
+	n.conns.interrupt()
 	n.done.Wait()
 	_ = n.client.Close()
 }
