@@ -60,7 +60,8 @@ type Config struct {
 	RetryDelayMin time.Duration // lower bound of the random delay between rounds
 	RetryDelayMax time.Duration // upper bound of the random delay between rounds
 	DriftFactor   float64       // clock drift allowance as a fraction of the TTL
-	MaxKeys       int           // lock keys tracked per master
+	MaxKeys       int           // lock keys tracked in all
+	ScanBudget    float64       // percent of one master core that discovery may use
 	ReadOnly      bool          // no write command at all
 	Once          bool          // print one snapshot and exit
 	JSON          bool          // with Once: JSON instead of a table
@@ -130,7 +131,9 @@ func newFlagSet(v *flagValues) *pflag.FlagSet {
 	fs.IntVar(&c.Retries, "retries", defaultRetries, "acquire rounds tried after the first fails")
 	fs.StringVar(&v.retryDelay, "retry-delay", defaultRetryDelay, "random delay between acquire rounds: min-max, or a single max")
 	fs.Float64Var(&c.DriftFactor, "drift-factor", defaultDriftFactor, "clock drift allowance as a fraction of the TTL, in [0,1)")
-	fs.IntVar(&c.MaxKeys, "max-keys", monitor.DefaultMaxKeys, "lock keys tracked per master; beyond it the screen says truncated")
+	fs.IntVar(&c.MaxKeys, "max-keys", monitor.DefaultMaxKeys, "lock keys tracked; beyond it the screen says truncated")
+	fs.Float64Var(&c.ScanBudget, "scan-budget", monitor.DefaultScanBudget*100,
+		"percent of one CPU core of each master that the search for new lock keys may use (the scan continues across polls)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "never write: acquiring, extending, releasing and deleting are disabled")
 	fs.BoolVar(&c.Once, "once", false, "print one snapshot and exit: 0 if a quorum of masters answered, 3 if not")
 	fs.BoolVar(&c.JSON, "json", false, "with --once: print JSON instead of a table")
@@ -208,6 +211,8 @@ func validateScalars(c *Config, v *flagValues) error {
 		return usagef("--drift-factor must be in [0,1), got %v", c.DriftFactor)
 	case c.MaxKeys <= 0:
 		return usagef("--max-keys must be positive, got %d", c.MaxKeys)
+	case math.IsNaN(c.ScanBudget) || c.ScanBudget <= 0 || c.ScanBudget > 100:
+		return usagef("--scan-budget must be a percent in (0,100], got %v", c.ScanBudget)
 	case c.Pattern == "":
 		return usagef("--pattern must not be empty (use '*' for every key)")
 	case c.JSON && !c.Once:

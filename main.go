@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,9 +34,6 @@ const (
 	exitNoQuorum = 3 // --once: fewer than a quorum of masters answered
 )
 
-// onceTimeout bounds a --once run, however the masters behave.
-const onceTimeout = 10 * time.Second
-
 // version is the release, set at build time with -ldflags "-X main.version=v1.2.3";
 // empty means the module version from the build information.
 var version string
@@ -45,6 +43,7 @@ type system struct {
 	Environment
 	stdout, stderr   io.Writer
 	stdoutIsTerminal bool
+	stderrIsTerminal bool // --once writes its progress there
 }
 
 func main() {
@@ -56,6 +55,7 @@ func main() {
 		stdout:           os.Stdout,
 		stderr:           os.Stderr,
 		stdoutIsTerminal: term.IsTerminal(os.Stdout.Fd()),
+		stderrIsTerminal: term.IsTerminal(os.Stderr.Fd()),
 	}))
 }
 
@@ -109,18 +109,36 @@ func monitorConfig(cfg Config) monitor.Config {
 	return monitor.Config{
 		Pattern:     cfg.Pattern,
 		MaxKeys:     cfg.MaxKeys,
+		ScanBudget:  cfg.ScanBudget / 100,
 		Interval:    cfg.Poll,
+		TTL:         cfg.TTL,
 		DriftFactor: cfg.DriftFactor,
 	}
 }
 
-// runOnce polls once, prints the snapshot and reports whether a quorum answered.
+// runOnce polls until every master that answers has finished one full sweep of its keyspace (however long
+// that takes under the scan budget; progress goes to stderr when it is a terminal), prints the snapshot and
+// reports whether a quorum of distinct servers answered.
 func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, onceTimeout)
-	defer cancel()
 	snap := mon.Poll(ctx)
+	for !snap.Swept && ctx.Err() == nil {
+		if sys.stderrIsTerminal {
+			fmt.Fprintf(sys.stderr, "\r\x1b[Kscanning for locks: %s", sweepProgress(snap))
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(cfg.Poll):
+			snap = mon.Poll(ctx)
+		}
+	}
+	if sys.stderrIsTerminal {
+		fmt.Fprint(sys.stderr, "\r\x1b[K")
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(sys.stderr, "redlock-tui: interrupted before every master was scanned; the snapshot may miss locks")
+	}
 	write := monitor.WriteTable
 	if cfg.JSON {
 		write = monitor.WriteJSON
@@ -133,6 +151,17 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 		return exitNoQuorum
 	}
 	return exitOK
+}
+
+// sweepProgress describes, per master still in its first sweep, how far it has got.
+func sweepProgress(s monitor.Snapshot) string {
+	var parts []string
+	for _, m := range s.Masters {
+		if m.Up && m.DuplicateOf == "" && m.Sweep.Completed == 0 {
+			parts = append(parts, monitor.Escape(m.Addr)+" "+m.Sweep.Progress())
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // runDashboard runs the full-screen dashboard until the user quits, then

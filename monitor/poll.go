@@ -169,7 +169,7 @@ func isSetupError(err error) bool {
 // by waiting: a refused login or connection setup, nothing listening, a command refused.
 func (p *poller) failed(err error) Reading {
 	refused := isAuthError(err) || isSetupError(err) || isServerError(err) || strings.Contains(err.Error(), "connection refused")
-	if isSetupError(err) {
+	if isSetupError(err) && !strings.HasPrefix(err.Error(), "connection setup refused") {
 		err = fmt.Errorf("connection setup refused: %w", err)
 	}
 	return Reading{Addr: p.addr, Err: err, Refused: refused}
@@ -194,6 +194,10 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string, tracked i
 		r.Sent = time.Now()
 		err = p.client.Ping(ctx).Err()
 		r.Received = time.Now()
+		if isServerError(err) {
+			// Neither TIME nor PING runs: the connection's own setup (HELLO, AUTH, SELECT) is refused.
+			err = fmt.Errorf("connection setup refused (HELLO, AUTH or SELECT): %w", err)
+		}
 		if err != nil {
 			return p.failed(err)
 		}
