@@ -207,6 +207,10 @@ func TestGolden(t *testing.T) {
 		{"read_only", ui.Options{ReadOnly: true}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}}},
 		{"help_open", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}, keys("?")}},
 		{"tiny", ui.Options{}, 40, 10, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}}},
+		{"master_not_answering", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: silentMasterSnapshot()}}},
+		{"stuck_lock", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: stuckSnapshot()}, keys("j")}},
+		{"quorum_lost", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: quorumLostSnapshot()}}},
+		{"sweep_in_progress", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: sweepingSnapshot()}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

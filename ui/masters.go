@@ -3,14 +3,17 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // mastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
-// drift, uptime, role, lock keys and warnings. It scrolls when there are more masters than rows.
+// drift, uptime, role, lock keys, discovery progress and warnings. It scrolls when there are more masters than rows.
 type mastersPanel struct {
 	sh             *shared
 	cursor, offset int
@@ -52,26 +55,26 @@ func moveCursor(k *KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
 }
 
 // masterCols are the widths of the masters table's columns; 0 hides a column.
-type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, notes int }
+type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, scan, notes int }
 
 // masterColumns fits the columns into w cells, dropping the least needed first. In demo mode the role column
 // (always "master") leaves its room to the notes, which start with the master's faults and get more room.
 func masterColumns(w int, demoMode bool) masterCols {
-	c := masterCols{addr: 22, status: 6, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7}
+	c := masterCols{addr: 22, status: 6, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7, scan: 5}
 	minNotes := 8
 	if demoMode {
 		c.role, minNotes = 0, 18
 	}
 	fixed := func() int {
 		n := 2 + 4 // cursor, label
-		for _, x := range []int{c.addr, c.status, c.rtt, c.clock, c.drift, c.uptime, c.role, c.keys} {
+		for _, x := range []int{c.addr, c.status, c.rtt, c.clock, c.drift, c.uptime, c.role, c.keys, c.scan} {
 			if x > 0 {
 				n += x + 1
 			}
 		}
 		return n
 	}
-	for _, drop := range []*int{&c.drift, &c.role, &c.uptime, &c.clock} {
+	for _, drop := range []*int{&c.drift, &c.scan, &c.role, &c.uptime, &c.clock} {
 		if fixed() <= w-minNotes {
 			break
 		}
@@ -104,7 +107,7 @@ func (p *mastersPanel) View(focused bool) string {
 		right bool
 	}{{c.addr, "ADDRESS", false}, {c.status, "STATE", false}, {c.rtt, "RTT", true}, {c.clock, "CLOCK OFFSET", true},
 		{c.drift, "DRIFT", true}, {c.uptime, "UPTIME", true}, {c.role, "ROLE", false}, {c.keys, "KEYS", true},
-		{c.notes, notes, false}}
+		{c.scan, "SCAN", true}, {c.notes, notes, false}}
 	for _, col := range cols {
 		switch {
 		case col.w == 0:
@@ -195,6 +198,9 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(st.name(fit(role, c.role), val) + " ")
 	}
 	b.WriteString(val.Render(fitLeft(thousands(s.Keys), c.keys)) + " ")
+	if c.scan > 0 {
+		b.WriteString(val.Render(fitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
+	}
 	if c.notes > 0 {
 		note, noteStyle := "", st.level[levelWarn]
 		if !s.Up {
@@ -223,4 +229,16 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		}
 	}
 	return b.String()
+}
+
+// sweepCell is a master's discovery progress in a few cells: how far the first sweep has got ("41%"), then
+// how long ago the last full sweep ended ("3s"): locks set since may not be found yet.
+func sweepCell(w monitor.Sweep, now time.Time) string {
+	switch {
+	case w.Completed == 0 && w.Total > 0:
+		return fmt.Sprintf("%d%%", min(99, w.Scanned*100/w.Total))
+	case w.Completed == 0:
+		return "…"
+	}
+	return dur(now.Sub(w.LastCompleted))
 }
