@@ -727,3 +727,89 @@ func TestAggregateQuorumWithoutValidityIsNotHeld(t *testing.T) {
 		})
 	}
 }
+
+func TestAggregateUnknownCellsNeverDecideAgainstALock(t *testing.T) {
+	silent := func(rs []Reading, i ...int) []Reading {
+		for _, j := range i {
+			rs[j] = Reading{Addr: rs[j].Addr, Err: errors.New("i/o timeout")}
+		}
+		return rs
+	}
+	tests := []struct {
+		name   string
+		cells  []cell
+		silent []int
+		own    string
+		want   LockState
+	}{
+		{name: "3 seen of 5: held whatever the others", cells: cells("A", 3), silent: []int{3, 4}, want: StateHeld},
+		{name: "2 seen, 1 not read: could be held", cells: cells("A", 3), silent: []int{2}, want: StateUnknown},
+		{name: "1 seen, 3 absent, 1 not read: cannot be held", cells: cells("A", 1), silent: []int{4}, want: StatePartial},
+		{name: "1 seen, 3 not read", cells: cells("A", 4), silent: []int{1, 2, 3}, want: StateUnknown},
+		{name: "ours, 2 seen, 1 not read: not lost", cells: cells("A", 3), silent: []int{2}, own: "A", want: StateUnknown},
+		{name: "ours, 1 seen, 1 not read: lost", cells: cells("A", 1), silent: []int{4}, own: "A", want: StateLost},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			own := map[string]OwnLock{}
+			if tt.own != "" {
+				own["r"] = OwnLock{Token: tt.own, AcquiredAt: t0.Add(-time.Minute)}
+			}
+			s := Aggregate(nil, silent(fixture(t0, addrs5, map[string][]cell{"r": tt.cells}), tt.silent...), own, t0, Config{})
+			l := lockOf(t, s, "r")
+			if l.State != tt.want || l.Unknown != len(tt.silent) {
+				t.Errorf("state %s with %d unknown, want %s with %d", l.State, l.Unknown, tt.want, len(tt.silent))
+			}
+			if tt.own != "" && !l.AcquiredAt.Equal(t0.Add(-time.Minute)) {
+				t.Errorf("our lock's AcquiredAt = %v, want the acquisition time registered", l.AcquiredAt)
+			}
+		})
+	}
+}
+
+func TestAggregateMissedPollKeepsFirstSeenAndRaisesNoLockEvent(t *testing.T) {
+	s1 := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": cells("A", 5)}), nil, t0, Config{})
+	rs := fixture(t0.Add(time.Second), addrs5, nil) // no master read "r" this time: it is unknown everywhere
+	for i := range rs {
+		rs[i] = Reading{Addr: rs[i].Addr, Err: errors.New("i/o timeout")}
+	}
+	s2 := Aggregate(&s1, rs, nil, t0.Add(time.Second), Config{})
+	s3 := Aggregate(&s2, fixture(t0.Add(2*time.Second), addrs5, map[string][]cell{"r": cells("A", 5)}), nil, t0.Add(2*time.Second), Config{})
+	if l := lockOf(t, s2, "r"); l.State != StateUnknown || l.Masters[0].Token != "A" {
+		t.Errorf("nothing answered: %s with cell %+v, want unknown keeping the token last seen", l.State, l.Masters[0])
+	}
+	if l := lockOf(t, s3, "r"); l.State != StateHeld || !l.FirstSeen.Equal(t0) {
+		t.Errorf("answered again: %s first seen %v, want held, first seen still %v", l.State, l.FirstSeen, t0)
+	}
+	for _, e := range s3.Events {
+		if e.Resource != "" {
+			t.Errorf("lock event across a missed poll: %v", e)
+		}
+	}
+}
+
+func TestAggregateRestartIsFlaggedAtFirstSight(t *testing.T) {
+	up := func(uptime time.Duration, keys ...KeyReading) Reading {
+		return Reading{Addr: "a", RunID: "x", Role: "master", Uptime: uptime, Replicas: 0, Keys: keys, Sweep: Sweep{Completed: 1}}
+	}
+	lock := KeyReading{Key: "r", Value: "T", PTTL: 10 * time.Minute, ReadAt: t0}
+	tests := []struct {
+		name string
+		r    Reading
+		ttl  time.Duration
+		want bool
+	}{
+		{"started 30s ago, a 10-minute lock", up(30*time.Second, lock), 0, true},
+		{"started an hour ago, a 10-minute lock", up(time.Hour, lock), 0, false},
+		{"started 30s ago, no lock, --ttl 1m", up(30 * time.Second), time.Minute, true},
+		{"started 30s ago, no lock, no TTL known", up(30 * time.Second), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Aggregate(nil, []Reading{tt.r}, nil, t0, Config{TTL: tt.ttl})
+			if got := hasWarning(s, WarnRestart, "a"); got != tt.want {
+				t.Errorf("restart warning %v, want %v: %v", got, tt.want, s.Warnings)
+			}
+		})
+	}
+}
