@@ -22,6 +22,14 @@ type Client struct {
 	setupBudget time.Duration
 	closeOnce   sync.Once
 
+	// Background releases (see cleanup): closing is closed by Close, which
+	// then waits for bg.
+	closing   chan struct{}
+	bg        sync.WaitGroup
+	bgMu      sync.Mutex
+	bgRunning int
+	bgClosed  bool
+
 	// warm is closed once a quorum of masters has a connection, or every
 	// master's first connection attempt has ended: a new client's first round
 	// waits for it, so that it does not spend its node timeout on dialling.
@@ -67,7 +75,8 @@ func New(masters []*redis.Client, opts ...Option) (*Client, error) {
 		}
 		seen[key] = i
 	}
-	c := &Client{cfg: cfg, quorum: len(masters)/2 + 1, warm: make(chan struct{}), warmAll: len(masters)}
+	c := &Client{cfg: cfg, quorum: len(masters)/2 + 1, warm: make(chan struct{}), warmAll: len(masters),
+		closing: make(chan struct{})}
 	for _, m := range masters {
 		c.setupBudget = max(c.setupBudget, setupBudget(m.Options()))
 		c.nodes = append(c.nodes, newNode(m.Options(), cfg.maxBatch, c.connected))
@@ -169,13 +178,19 @@ func endpointKey(o *redis.Options) string {
 	return network + ":" + net.JoinHostPort(host, port)
 }
 
-// Close stops the client's background work. It does not close the go-redis
+// Close stops the client's background work, including background releases
+// still waiting for a master to confirm. It does not close the go-redis
 // clients it was given, and does not release locks.
 func (c *Client) Close() {
 	c.closeOnce.Do(func() {
+		c.bgMu.Lock()
+		c.bgClosed = true
+		c.bgMu.Unlock()
+		close(c.closing)
 		for _, n := range c.nodes {
 			n.close()
 		}
+		c.bg.Wait()
 	})
 }
 
@@ -216,8 +231,10 @@ func (c *Client) validity(ttl, elapsed time.Duration) time.Duration {
 }
 
 // TryAcquire runs one acquire round. On failure it has released the lock on
-// every master before it returns, and the error matches ErrNotAcquired and
-// carries the round (errors.As with *RoundError).
+// every master that answered before it returns, and goes on releasing in the
+// background those that did not, until they confirm or the TTL has passed;
+// the error matches ErrNotAcquired and carries the round (errors.As with
+// *RoundError).
 func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Duration) (*Lock, error) {
 	if err := checkTTL(ttl); err != nil {
 		return nil, err
@@ -227,7 +244,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 			Reason: "not started", kinds: []error{ErrNotAcquired}, cause: err}
 	}
 	token := newToken()
-	r, stragglers := c.run(ctx, OpAcquire, resource, func(cl *call) {
+	r, tail := c.run(ctx, OpAcquire, resource, nil, nil, func(cl *call) {
 		cl.args = []any{"set", resource, token, "nx", "px", ttl.Milliseconds()}
 	})
 	r.Validity = c.validity(ttl, r.Elapsed)
@@ -239,9 +256,10 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 			ttl:        ttl,
 			validUntil: r.Start.Add(r.Validity + r.Elapsed),
 			last:       r,
+			prev:       tail.finished,
 		}, nil
 	}
-	c.abandon(resource, token, stragglers)
+	c.abandon(resource, token, ttl, tail)
 	reason := fmt.Sprintf("no quorum (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
 	if r.OK >= c.quorum {
 		reason = fmt.Sprintf("validity ran out (%s left)", r.Validity)
@@ -317,68 +335,161 @@ func (c *Client) retryDelay() time.Duration {
 	return lo + rand.N(hi-lo+1)
 }
 
-// abandon releases a failed acquisition on every master, then waits in the
-// background for masters that had not answered: one that answers late with
-// success holds our token, and gets released too.
-func (c *Client) abandon(resource, token string, stragglers *pendingReplies) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.nodeTimeout)
-	defer cancel()
-	c.runRelease(ctx, resource, token)
-	if stragglers.count == 0 {
+// abandon releases a failed acquisition on the masters where its SET may
+// have landed: those that accepted it, and those whose outcome is unknown
+// (the command went out, the answer did not come back). Masters that do not
+// confirm, and masters that had not answered by the decision and then turn
+// out to hold our token or not to answer, are released in the background
+// (see cleanup).
+func (c *Client) abandon(resource, token string, ttl time.Duration, tail *roundTail) {
+	n := len(c.nodes)
+	need, unknown := make([]bool, n), make([]bool, n)
+	any := false
+	for i := range n {
+		if tail.answered[i] {
+			landed, unk := setOutcome(tail.replies[i])
+			need[i], unknown[i] = landed || unk, unk
+			any = any || need[i]
+		}
+	}
+	until := time.Now().Add(ttl)
+	if any {
+		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.nodeTimeout)
+		r, _ := c.run(ctx, OpRelease, resource, need, tail.finished, releaseCall(resource, token))
+		cancel()
+		for i := range n {
+			if !need[i] {
+				continue
+			}
+			switch o := r.Nodes[i].Outcome; {
+			case o == OutcomeOK || o == OutcomeHeldByOther || o == OutcomeGone && !unknown[i]:
+			case o == OutcomeGone:
+				c.cleanup(i, resource, token, until, 1, tail.finished[i], false)
+			case unknown[i]:
+				c.cleanup(i, resource, token, until, 2, tail.finished[i], false)
+			default:
+				c.cleanup(i, resource, token, until, 1, tail.finished[i], false)
+			}
+		}
+	}
+	if tail.pending == 0 {
 		return
 	}
-	go func() {
-		for range stragglers.count {
-			r := <-stragglers.out
-			if classifySet(r) == OutcomeOK {
-				c.releaseOn(r.index, resource, token)
+	c.track(func() {
+		for range tail.pending {
+			rep := <-tail.out
+			landed, unk := setOutcome(rep)
+			switch {
+			case landed:
+				c.cleanup(rep.index, resource, token, until, 1, tail.finished[rep.index], true)
+			case unk:
+				c.cleanup(rep.index, resource, token, until, 2, tail.finished[rep.index], true)
 			}
+		}
+	})
+}
+
+// setOutcome tells from a SET's reply whether it set the key, or may have:
+// its command went out and no answer came back.
+func setOutcome(r reply) (landed, unknown bool) {
+	switch {
+	case r.err == nil:
+		return true, false
+	case isReply(r.err) || !r.sent:
+		return false, false // the master refused it (redis.Nil: the key exists), or it never went out
+	}
+	return false, true
+}
+
+// releaseOn releases the lock on master i once after has closed (nil: at
+// once) and returns the outcome.
+func (c *Client) releaseOn(i int, resource, token string, after <-chan struct{}) Outcome {
+	out := make(chan reply, 1)
+	cl := &call{deadline: time.Now().Add(c.cfg.nodeTimeout), index: i, out: out}
+	releaseCall(resource, token)(cl)
+	c.sendAfter(c.nodes[i], cl, after)
+	return classifyScript(<-out)
+}
+
+func releaseCall(resource, token string) func(*call) {
+	return func(cl *call) {
+		cl.script, cl.keys, cl.argv = releaseScript, []string{resource}, []any{token}
+	}
+}
+
+func (c *Client) runRelease(ctx context.Context, resource, token string, after []<-chan struct{}) (Round, *roundTail) {
+	return c.run(ctx, OpRelease, resource, nil, after, releaseCall(resource, token))
+}
+
+// roundTail is what a decided round leaves behind.
+type roundTail struct {
+	replies  []reply           // per master, as answered by the decision
+	answered []bool            // per master: answered by the decision
+	finished []<-chan struct{} // per master: closed once its command can no longer reach it
+	out      <-chan reply      // the replies still owed, when they come
+	pending  int               // how many are owed
+}
+
+// sendAfter sends cl to nd once after has closed, so that a lock's commands
+// reach each master in the order they were issued although they may travel
+// on different connections. A nil after sends at once.
+func (c *Client) sendAfter(nd *node, cl *call, after <-chan struct{}) {
+	cl.queued = time.Now()
+	if after == nil {
+		nd.send(cl)
+		return
+	}
+	select {
+	case <-after:
+		nd.send(cl)
+		return
+	default:
+	}
+	go func() {
+		t := time.NewTimer(time.Until(cl.deadline))
+		defer t.Stop()
+		select {
+		case <-after:
+			nd.send(cl)
+		case <-t.C:
+			cl.answer(reply{err: context.DeadlineExceeded})
 		}
 	}()
 }
 
-// releaseOn releases the lock on one master.
-func (c *Client) releaseOn(i int, resource, token string) {
-	out := make(chan reply, 1)
-	c.nodes[i].send(&call{
-		script: releaseScript, keys: []string{resource}, argv: []any{token},
-		deadline: time.Now().Add(c.cfg.nodeTimeout), index: i, out: out,
-	})
-	<-out
-}
-
-func (c *Client) runRelease(ctx context.Context, resource, token string) Round {
-	r, _ := c.run(ctx, OpRelease, resource, func(cl *call) {
-		cl.script, cl.keys, cl.argv = releaseScript, []string{resource}, []any{token}
-	})
-	return r
-}
-
-// pendingReplies are the answers a decided round is still owed.
-type pendingReplies struct {
-	out   <-chan reply
-	count int
-}
-
-// run sends one command to every master at once and collects the answers.
-// Acquire and extend rounds are decided as soon as a quorum is reached or can
-// no longer be; release rounds wait for every master. No master is waited on
-// beyond the node timeout.
-func (c *Client) run(ctx context.Context, op Op, resource string, build func(*call)) (Round, *pendingReplies) {
+// run sends one command to every master in only (nil: all) at once, each
+// after the master's command in after (nil: none) is done, and collects the
+// answers. Acquire and extend rounds are decided as soon as a quorum is
+// reached or can no longer be; release rounds wait for every master. No
+// master is waited on beyond the node timeout.
+func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, after []<-chan struct{},
+	build func(*call)) (Round, *roundTail) {
 	c.waitWarm(ctx)
 	n := len(c.nodes)
 	r := Round{Op: op, Resource: resource, Quorum: c.quorum, Nodes: make([]NodeResult, n)}
+	tail := &roundTail{replies: make([]reply, n), answered: make([]bool, n), finished: make([]<-chan struct{}, n)}
 	r.Start = c.cfg.clock.Now()
 	deadline := time.Now().Add(c.cfg.nodeTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
 	out := make(chan reply, n)
+	total := 0
 	for i, nd := range c.nodes {
 		r.Nodes[i].Addr = nd.addr
-		cl := &call{deadline: deadline, index: i, out: out}
+		if only != nil && !only[i] {
+			continue
+		}
+		total++
+		finished := make(chan struct{})
+		cl := &call{deadline: deadline, index: i, out: out, finished: finished}
+		tail.finished[i] = finished
 		build(cl)
-		nd.send(cl)
+		var prev <-chan struct{}
+		if after != nil {
+			prev = after[i]
+		}
+		c.sendAfter(nd, cl, prev)
 	}
 	classify := classifySet
 	if op != OpAcquire {
@@ -388,7 +499,7 @@ func (c *Client) run(ctx context.Context, op Op, resource string, build func(*ca
 	defer timer.Stop()
 	answered, failed := 0, 0
 	decided := func() bool {
-		if answered == n {
+		if answered == total {
 			return true
 		}
 		return op != OpRelease && (r.OK >= c.quorum || failed > n-c.quorum)
@@ -396,6 +507,7 @@ func (c *Client) run(ctx context.Context, op Op, resource string, build func(*ca
 	for !decided() {
 		select {
 		case rep := <-out:
+			tail.replies[rep.index], tail.answered[rep.index] = rep, true
 			res := &r.Nodes[rep.index]
 			res.Outcome, res.Latency = classify(rep), rep.latency
 			if res.Outcome == OutcomeTimeout || res.Outcome == OutcomeError {
@@ -416,7 +528,8 @@ func (c *Client) run(ctx context.Context, op Op, resource string, build func(*ca
 		break
 	}
 	r.Elapsed = c.cfg.clock.Now().Sub(r.Start)
-	return r, &pendingReplies{out: out, count: n - answered}
+	tail.out, tail.pending = out, total-answered
+	return r, tail
 }
 
 func (c *Client) markPending(r *Round, o Outcome, err error) {
@@ -463,6 +576,6 @@ func classifyScript(r reply) Outcome {
 // key. It returns the round; the error is ErrNotHeld when no master held the
 // token and ErrIncomplete when some master did not confirm.
 func (c *Client) ReleaseToken(ctx context.Context, resource, token string) (Round, error) {
-	r := c.runRelease(ctx, resource, token)
+	r, _ := c.runRelease(ctx, resource, token, nil)
 	return r, releaseError(r)
 }

@@ -20,7 +20,7 @@ func TestCallsAfterCloseAreAnswered(t *testing.T) {
 	// A failed acquisition's late releases run in the background and may come after Close (abandon).
 	done := make(chan struct{})
 	go func() {
-		c.releaseOn(0, "r", "t")
+		c.releaseOn(0, "r", "t", nil)
 		close(done)
 	}()
 	select {

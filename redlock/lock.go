@@ -23,6 +23,7 @@ type Lock struct {
 	lost       bool
 	released   bool
 	last       Round
+	prev       []<-chan struct{} // the last round's commands, per master: the next waits for them
 }
 
 // Resource is the locked resource: the Redis key on every master.
@@ -109,14 +110,14 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 	}
 	l.mu.Unlock()
 
-	r, _ := c.run(ctx, OpExtend, l.resource, func(cl *call) {
+	r, tail := c.run(ctx, OpExtend, l.resource, nil, l.prev, func(cl *call) {
 		cl.script, cl.keys, cl.argv = extendScript, []string{l.resource}, []any{l.token, ttl.Milliseconds()}
 	})
 	r.Validity = c.validity(ttl, r.Elapsed)
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.last = r
+	l.last, l.prev = r, tail.finished
 	if r.OK >= c.quorum && r.Validity > 0 && !l.released {
 		l.ttl = ttl
 		l.validUntil = r.Start.Add(r.Validity + r.Elapsed)
@@ -134,7 +135,8 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 
 // Release deletes the lock on every master where it still holds our token,
 // including masters where acquisition failed, and never touches another
-// token. It is idempotent. It returns ErrNotHeld when no master held the lock
+// token. Masters that do not answer are released again in the background
+// until they confirm or the TTL has passed. It is idempotent. It returns ErrNotHeld when no master held the lock
 // any more (it had expired or was released), and ErrIncomplete when some
 // master did not confirm; both carry the round. Afterwards Validity is not
 // positive.
@@ -145,10 +147,17 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.end(false)
 	l.mu.Unlock()
 
-	r := l.client.runRelease(ctx, l.resource, l.token)
+	c := l.client
+	r, tail := c.runRelease(ctx, l.resource, l.token, l.prev)
+	until := time.Now().Add(l.TTL())
+	for i, rep := range tail.replies {
+		if !tail.answered[i] || rep.sent && rep.err != nil && !isReply(rep.err) { // went out, no answer
+			c.cleanup(i, l.resource, l.token, until, 2, tail.finished[i], false)
+		}
+	}
 
 	l.mu.Lock()
-	l.last = r
+	l.last, l.prev = r, tail.finished
 	l.mu.Unlock()
 	return releaseError(r)
 }

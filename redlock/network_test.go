@@ -1,6 +1,7 @@
 package redlock
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -185,5 +186,43 @@ func TestPausedMasterCannotWedgeAClientWithoutReadDeadlines(t *testing.T) {
 	case <-closed:
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close waited for the paused master")
+	}
+}
+
+// TestUnknownSetsAreReleasedOnceTheMastersAnswer: masters that were paused
+// during a failed acquisition may execute its SET when they resume, after the
+// release sent with it timed out. The client keeps releasing them in the
+// background, so the key does not outlive the pause by a TTL.
+func TestUnknownSetsAreReleasedOnceTheMastersAnswer(t *testing.T) {
+	cl := newCluster(t, 5)
+	c := cl.client(t, WithNodeTimeout(100*time.Millisecond))
+	ctx := ctxTimeout(t, 30*time.Second)
+	const ttl = 20 * time.Second
+	for _, m := range cl.masters[:3] {
+		if err := m.Pause(); err != nil {
+			t.Fatal(err)
+		}
+		defer m.Resume()
+	}
+	if _, err := c.TryAcquire(ctx, "paused-set", ttl); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("acquired with 3 of 5 masters paused: %v", err)
+	}
+	time.Sleep(550 * time.Millisecond)
+	for _, m := range cl.masters[:3] {
+		if err := m.Resume(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(ttl / 4)
+	for {
+		vals := cl.values(t, "paused-set")
+		if count(vals, "") == 5 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s after the masters resumed, the failed acquisition's key is still on %d of 5",
+				ttl/4, 5-count(vals, ""))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

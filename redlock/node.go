@@ -22,9 +22,10 @@ type call struct {
 	deadline time.Time
 	index    int // the master's position, echoed in the reply
 	out      chan<- reply
-	queued   time.Time    // when the node got the call: latency counts the wait for a connection
-	state    atomic.Int32 // callQueued, then callSent, then callAnswered; or straight to callAnswered
-	timer    *time.Timer  // answers the call at its deadline
+	queued   time.Time     // when the node got the call: latency counts the wait for a connection
+	state    atomic.Int32  // callQueued, then callSent, then callAnswered; or straight to callAnswered
+	timer    *time.Timer   // answers the call at its deadline
+	finished chan struct{} // if not nil, closed once the command can no longer reach the master
 }
 
 // The states of a call.
@@ -56,8 +57,18 @@ func (c *call) answer(r reply) {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
+	if prev == callQueued {
+		c.done()
+	}
 	r.index, r.sent, r.latency = c.index, prev == callSent, time.Since(c.queued)
 	c.out <- r
+}
+
+// done closes finished: the command is no longer on its way to the master.
+func (c *call) done() {
+	if c.finished != nil {
+		close(c.finished)
+	}
 }
 
 // expire answers c with a timeout at its deadline, whatever its sender does.
@@ -65,6 +76,9 @@ func (c *call) expire() {
 	prev := c.state.Swap(callAnswered)
 	if prev == callAnswered {
 		return
+	}
+	if prev == callQueued {
+		c.done()
 	}
 	c.out <- reply{index: c.index, err: context.DeadlineExceeded, latency: time.Since(c.queued), sent: prev == callSent}
 }
@@ -153,7 +167,9 @@ func (n *node) addSender() {
 // once; on a master that cannot be reached, with the reason; on a master
 // whose queue is full, with errQueueFull.
 func (n *node) send(c *call) {
-	c.queued = time.Now()
+	if c.queued.IsZero() {
+		c.queued = time.Now()
+	}
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	if n.closed {
@@ -349,11 +365,11 @@ func (n *node) exec(conn *redis.Conn, batch []*call) bool {
 	usable := true
 	for i, c := range live {
 		val, err := cmds[i].Result()
-		var answer redis.Error
-		if err != nil && !errors.As(err, &answer) {
+		if err != nil && !isReply(err) {
 			usable = false
 		}
 		c.answer(reply{val: val, err: err})
+		c.done()
 	}
 	return usable
 }
@@ -422,4 +438,11 @@ func isTimeout(err error) bool {
 		return true
 	}
 	return strings.Contains(err.Error(), "i/o timeout")
+}
+
+// isReply reports whether err is the master's answer rather than a failure
+// to get one.
+func isReply(err error) bool {
+	var answer redis.Error
+	return errors.As(err, &answer)
 }
