@@ -230,11 +230,12 @@ func (c *Client) validity(ttl, elapsed time.Duration) time.Duration {
 	return ttl - elapsed - c.driftAllowance(ttl)
 }
 
-// TryAcquire runs one acquire round. On failure it has released the lock on
-// every master that answered before it returns, and goes on releasing in the
-// background those that did not, until they confirm or the TTL has passed;
-// the error matches ErrNotAcquired and carries the round (errors.As with
-// *RoundError).
+// TryAcquire runs one acquire round. On failure it has released the lock,
+// as far as ctx allows, on every master that answered before it returns,
+// and goes on releasing in the background those that did not, until they
+// confirm or the TTL has passed; the error matches ErrNotAcquired and
+// carries the round (errors.As with *RoundError). With an ended ctx it sends
+// nothing.
 func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Duration) (*Lock, error) {
 	if err := checkTTL(ttl); err != nil {
 		return nil, err
@@ -259,7 +260,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 			prev:       tail.finished,
 		}, nil
 	}
-	c.abandon(resource, token, ttl, tail)
+	c.abandon(ctx, resource, token, ttl, tail)
 	reason := fmt.Sprintf("no quorum (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
 	if r.OK >= c.quorum {
 		reason = fmt.Sprintf("validity ran out (%s left)", r.Validity)
@@ -340,8 +341,9 @@ func (c *Client) retryDelay() time.Duration {
 // (the command went out, the answer did not come back). Masters that do not
 // confirm, and masters that had not answered by the decision and then turn
 // out to hold our token or not to answer, are released in the background
-// (see cleanup).
-func (c *Client) abandon(resource, token string, ttl time.Duration, tail *roundTail) {
+// (see cleanup), and so are all of them when ctx has ended: the caller's
+// deadline bounds the cleanup it waits for.
+func (c *Client) abandon(ctx context.Context, resource, token string, ttl time.Duration, tail *roundTail) {
 	n := len(c.nodes)
 	need, unknown := make([]bool, n), make([]bool, n)
 	any := false
@@ -353,10 +355,14 @@ func (c *Client) abandon(resource, token string, ttl time.Duration, tail *roundT
 		}
 	}
 	until := time.Now().Add(ttl)
-	if any {
-		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.nodeTimeout)
+	if any && ctx.Err() != nil {
+		for i := range n {
+			if need[i] {
+				c.cleanup(i, resource, token, until, zerosFor(unknown[i]), tail.finished[i], true)
+			}
+		}
+	} else if any {
 		r, _ := c.run(ctx, OpRelease, resource, need, tail.finished, releaseCall(resource, token))
-		cancel()
 		for i := range n {
 			if !need[i] {
 				continue
@@ -365,10 +371,8 @@ func (c *Client) abandon(resource, token string, ttl time.Duration, tail *roundT
 			case o == OutcomeOK || o == OutcomeHeldByOther || o == OutcomeGone && !unknown[i]:
 			case o == OutcomeGone:
 				c.cleanup(i, resource, token, until, 1, tail.finished[i], false)
-			case unknown[i]:
-				c.cleanup(i, resource, token, until, 2, tail.finished[i], false)
 			default:
-				c.cleanup(i, resource, token, until, 1, tail.finished[i], false)
+				c.cleanup(i, resource, token, until, zerosFor(unknown[i]), tail.finished[i], false)
 			}
 		}
 	}
@@ -380,13 +384,20 @@ func (c *Client) abandon(resource, token string, ttl time.Duration, tail *roundT
 			rep := <-tail.out
 			landed, unk := setOutcome(rep)
 			switch {
-			case landed:
-				c.cleanup(rep.index, resource, token, until, 1, tail.finished[rep.index], true)
-			case unk:
-				c.cleanup(rep.index, resource, token, until, 2, tail.finished[rep.index], true)
+			case landed || unk:
+				c.cleanup(rep.index, resource, token, until, zerosFor(unk), tail.finished[rep.index], true)
 			}
 		}
 	})
+}
+
+// zerosFor is how many answers finding no key confirm a release after a SET
+// whose outcome is known (false) or unknown (true); see cleanup.
+func zerosFor(unknown bool) int {
+	if unknown {
+		return 2
+	}
+	return 1
 }
 
 // setOutcome tells from a SET's reply whether it set the key, or may have:

@@ -136,16 +136,24 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 // Release deletes the lock on every master where it still holds our token,
 // including masters where acquisition failed, and never touches another
 // token. Masters that do not answer are released again in the background
-// until they confirm or the TTL has passed. It is idempotent. It returns ErrNotHeld when no master held the lock
-// any more (it had expired or was released), and ErrIncomplete when some
-// master did not confirm; both carry the round. Afterwards Validity is not
-// positive.
+// until they confirm or the TTL has passed. It is idempotent. It returns
+// ErrNotHeld when no master held the lock any more (it had expired or was
+// released), and ErrIncomplete when some master did not confirm; both carry
+// the round. With an ended ctx it sends
+// nothing and returns ErrIncomplete with the context's error; the lock is
+// released locally all the same (a keeper stops) and Release can be called
+// again. Afterwards Validity is not positive.
 func (l *Lock) Release(ctx context.Context) error {
 	l.op.Lock()
 	defer l.op.Unlock()
 	l.mu.Lock()
 	l.end(false)
 	l.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		c := l.client
+		return &RoundError{Round: Round{Op: OpRelease, Resource: l.resource, Quorum: c.quorum}, Attempts: 1,
+			Reason: "not started", kinds: []error{ErrIncomplete}, cause: err}
+	}
 
 	c := l.client
 	r, tail := c.runRelease(ctx, l.resource, l.token, l.prev)
