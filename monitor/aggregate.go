@@ -301,6 +301,10 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 				readAt = now
 			}
 			*c = MasterLock{State: CellSeen, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
+			if k.Fields != nil {
+				c.Hash = true
+				c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
+			}
 		}
 	}
 	dup := make([]bool, n)
@@ -343,6 +347,66 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		views = append(views, v)
 	}
 	return views, tracked, events
+}
+
+// redissonThreadQuorum returns the thread id that a quorum of masters' hash locks share, with their count, or
+// "", 0 when the cells are not all single-holder hash locks or no thread id reaches a quorum.
+func redissonThreadQuorum(cells []MasterLock, dup []bool, quorum int) (string, int) {
+	byThread := map[string]int{}
+	for j, c := range cells {
+		if dup[j] || c.State != CellSeen {
+			continue
+		}
+		if !c.Hash || strings.Contains(c.Token, ",") {
+			return "", 0
+		}
+		byThread[threadOf(c.Token)]++
+	}
+	for t, n := range byThread {
+		if n >= quorum {
+			return t, n
+		}
+	}
+	return "", 0
+}
+
+// threadOf is the thread id of a hash lock's holder field "<client-id>:<thread-id>".
+func threadOf(holder string) string { return holder[strings.LastIndexByte(holder, ':')+1:] }
+
+// hashHolder reads a hash lock's fields and values: its holders ("<client-uuid>:<thread-id>" fields, sorted,
+// joined by commas), the first holder's hold count, and the mode field of a read-write lock.
+func hashHolder(fields []string) (holder string, count int, mode string) {
+	var holders []string
+	for i := 0; i+1 < len(fields); i += 2 {
+		f, v := fields[i], fields[i+1]
+		switch {
+		case f == "mode":
+			mode = v
+		case isHolderField(f):
+			holders = append(holders, f)
+		}
+	}
+	sort.Strings(holders)
+	for i := 0; i+1 < len(fields) && len(holders) > 0; i += 2 {
+		if fields[i] == holders[0] {
+			count, _ = strconv.Atoi(fields[i+1])
+		}
+	}
+	return strings.Join(holders, ","), count, mode
+}
+
+// isHolderField reports whether a hash field names a holder: "<client-id>:<thread-id>".
+func isHolderField(f string) bool {
+	i := strings.LastIndexByte(f, ':')
+	if i <= 0 || i == len(f)-1 {
+		return false
+	}
+	for _, c := range f[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // carry fills the unknown cells of row with the values last seen there, from p (nil: nothing seen before).
@@ -501,13 +565,20 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	}
 	leadToken := counts[lead].token
 	v.Count = counts[lead].count
+	sameHolder := func(c MasterLock) bool { return c.Holds(leadToken) }
+	if thread, n := redissonThreadQuorum(v.Masters, dup, quorum); v.Count < quorum && n > 0 {
+		// Redisson's RedLock takes each master's lock through another client, so each has its own client id:
+		// only the thread id is common. Grouping on it is a guess, and marked as one.
+		v.Heuristic, v.Count = true, n
+		sameHolder = func(c MasterLock) bool { return c.State == CellSeen && c.Hash && threadOf(c.Token) == thread }
+	}
 
 	// The lead token's expiries, longest first (insertion sort: there are at most N).
 	var ebuf [8]time.Duration
 	exp := ebuf[:0]
 	stuck := false
 	for j, c := range v.Masters {
-		if dup[j] || !c.Holds(leadToken) {
+		if dup[j] || !sameHolder(c) {
 			continue
 		}
 		if c.PTTL == NoTTL {

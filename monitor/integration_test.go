@@ -181,19 +181,31 @@ func TestPollPausedMasterDoesNotDelayOthers(t *testing.T) {
 	}
 	defer c.masters[2].Resume()
 	for i := range 3 {
-		c.set(t, fmt.Sprintf("k%d", i), "T", time.Minute, 0, 1)
-		start := time.Now()
-		s := c.mon.Poll(ctx)
-		// Without the deadline the poll would wait for the paused master
-		// forever; the slack is for a loaded machine under -race.
-		if took := time.Since(start); took > 300*time.Millisecond+time.Second {
-			t.Errorf("poll %d with a paused master took %v, want about the 300ms deadline", i, took)
-		}
-		if s.Masters[2].Up || !s.Masters[0].Up || !s.Masters[1].Up {
-			t.Errorf("poll %d: up = %v %v %v, want the paused master down only", i, s.Masters[0].Up, s.Masters[1].Up, s.Masters[2].Up)
-		}
-		if l := lockOf(t, s, fmt.Sprintf("k%d", i)); l.State != StateHeld {
-			t.Errorf("poll %d: a key set on the live masters is %s, want held", i, l.State)
+		key := fmt.Sprintf("k%d", i)
+		c.set(t, key, "T", time.Minute, 0, 1)
+		// On a loaded machine a poll may have no time left for discovery before its deadline: the key is then
+		// found by a later poll. Each poll must still end near the deadline and find the live masters up.
+		for poll := 0; ; poll++ {
+			start := time.Now()
+			s := c.mon.Poll(ctx)
+			// Without the deadline the poll would wait for the paused master
+			// forever; the slack is for a loaded machine under -race.
+			if took := time.Since(start); took > 300*time.Millisecond+time.Second {
+				t.Errorf("key %d, poll %d with a paused master took %v, want about the 300ms deadline", i, poll, took)
+			}
+			if s.Masters[2].Up || !s.Masters[0].Up || !s.Masters[1].Up {
+				t.Errorf("key %d, poll %d: up = %v %v %v, want the paused master down only", i, poll, s.Masters[0].Up, s.Masters[1].Up, s.Masters[2].Up)
+			}
+			found := slices.IndexFunc(s.Locks, func(l LockView) bool { return l.Resource == key })
+			if found >= 0 {
+				if l := s.Locks[found]; l.State != StateHeld {
+					t.Errorf("key %d: a key set on the live masters is %s, want held", i, l.State)
+				}
+				break
+			}
+			if poll == 20 {
+				t.Fatalf("key %d not found in 20 polls", i)
+			}
 		}
 	}
 	if err := c.masters[2].Resume(); err != nil {
@@ -378,6 +390,12 @@ func TestPollManyKeysAcrossScanPages(t *testing.T) {
 		}
 	}
 	s := mon.Poll(ctx)
+	for polls := 1; !s.Swept; polls++ { // the scan budget may spread the first sweep over several polls
+		if polls > 200 {
+			t.Fatalf("no full sweep after %d polls", polls)
+		}
+		s = mon.Poll(ctx)
+	}
 	if len(s.Locks) != n || s.Truncated {
 		t.Fatalf("%d locks (truncated %v), want %d; warnings %v", len(s.Locks), s.Truncated, n, s.Warnings)
 	}
@@ -421,7 +439,9 @@ func TestDiscoverySpreadsASweepOverPollsAndFinishes(t *testing.T) {
 	c := watch(t, masters, Config{ScanBudget: 0.002})
 	ctx := context.Background()
 	const n = 20000
-	for _, a := range c.admin {
+	for _, srv := range servers {
+		a := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: time.Minute})
+		defer a.Close()
 		pipe := a.Pipeline()
 		for k := range n {
 			pipe.Set(ctx, fmt.Sprintf("cache:%05d", k), "value", 0)
@@ -439,10 +459,10 @@ func TestDiscoverySpreadsASweepOverPollsAndFinishes(t *testing.T) {
 		}
 		s = c.mon.Poll(ctx)
 		m := s.Masters[0]
-		if !m.Up {
-			t.Fatalf("poll %d: master down: %s", polls, m.Err)
+		if !m.Up { // a loaded machine may miss the deadline: that poll's reading, and its progress, are dropped
+			continue
 		}
-		if !s.Swept {
+		if m.Sweep.Completed == 0 {
 			if m.Sweep.Scanned <= lastScanned {
 				t.Fatalf("poll %d: sweep did not progress: scanned %d after %d", polls, m.Sweep.Scanned, lastScanned)
 			}

@@ -168,6 +168,9 @@ func (m *Monitor) fanOut(ctx context.Context, read func(context.Context, int, *p
 		select {
 		case res := <-results:
 			readings[res.i], got[res.i] = res.r, true
+			if res.r.next != nil {
+				m.pollers[res.i].disc = *res.r.next // accepted: discovery moves on
+			}
 		case <-deadline.C:
 			waiting = 0
 			for i, p := range m.pollers {

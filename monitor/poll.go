@@ -29,12 +29,15 @@ type Reading struct {
 	Keys       []KeyReading  // keys read: the known ones refreshed (present or absent) and those discovered
 	Sweep      Sweep         // discovery progress after this poll
 	Truncated  bool          // discovery found more keys than Config.MaxKeys allows to track
+
+	next *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
 }
 
 // KeyReading is one key as read from one master.
 type KeyReading struct {
 	Key    string
 	Value  string        // capped to Config.MaxValueLen bytes
+	Fields []string      // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
 	PTTL   time.Duration // remaining TTL as the master reported it; NoTTL when the key never expires
 	Absent bool          // the master answered that the key is not there (or is not a string)
 	ReadAt time.Time     // local estimate of when the master evaluated PTTL; zero means the snapshot time
@@ -43,18 +46,35 @@ type KeyReading struct {
 // UnknownUptime marks Reading.Uptime and MasterStatus.Uptime when INFO did not tell.
 const UnknownUptime time.Duration = -1
 
-// refreshScript returns, for each key, its value cut to ARGV[1] bytes (nil when it is not a string) and its
-// PTTL, so a batch of keys costs one round trip and values are capped on the server.
-const refreshScript = `local n = tonumber(ARGV[1])
+// hashLockLua is a Lua function shared by the scripts: the fields and values of key when it is a small hash
+// with a field that names a holder as "<client-id>:<thread-id>" (a Redisson lock), else nil.
+const hashLockLua = `local function hashLock(k)
+  if redis.call('TYPE', k).ok ~= 'hash' or redis.call('HLEN', k) > 16 then return nil end
+  local h = redis.call('HGETALL', k)
+  for i = 1, #h, 2 do
+    if string.find(h[i], ':%d+$') then return h end
+  end
+  return nil
+end
+`
+
+// refreshScript returns, for each key, its value cut to ARGV[1] bytes (a hash lock's fields and values; nil
+// when it is neither) and its PTTL, so a batch of keys costs one round trip and values are capped on the server.
+const refreshScript = hashLockLua + `local n = tonumber(ARGV[1])
 local out = {}
 for first = 1, #KEYS, 1000 do
   local last = math.min(first + 999, #KEYS)
   local vals = redis.call('MGET', unpack(KEYS, first, last))
   for i = first, last do
     local v = vals[i - first + 1]
-    if v and #v > n then v = string.sub(v, 1, n) end
+    local ms = redis.call('PTTL', KEYS[i])
+    if v then
+      if #v > n then v = string.sub(v, 1, n) end
+    elseif ms ~= -2 then
+      v = hashLock(KEYS[i]) or false
+    end
     out[2*i-1] = v
-    out[2*i] = redis.call('PTTL', KEYS[i])
+    out[2*i] = ms
   end
 end
 return out`
@@ -63,9 +83,9 @@ return out`
 // microseconds, scanned ARGV[6] keys, or reached the end of the keyspace. It returns the next cursor, the keys
 // scanned, the microseconds it ran, then key, value (cut to ARGV[4] bytes) and PTTL of every lock candidate: a
 // string with a TTL, or without one when its value looks like a token (16-64 token characters) or ARGV[7] is
-// "1". Candidates are picked on the server so a large keyspace of ordinary data costs no transfer. On a
+// "1"; or a hash lock with a TTL, whose value is then its fields and values. Candidates are picked on the server so a large keyspace of ordinary data costs no transfer. On a
 // redis-server with 1,000,000 ordinary keys it costs about 1.6µs of server CPU per key scanned.
-const discoverScript = `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+const discoverScript = hashLockLua + `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local slice, maxScan, anyNoTTL = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
 local t = redis.call('TIME')
 local t0 = t[1] * 1000000 + t[2]
@@ -79,7 +99,8 @@ repeat
     local ms = redis.call('PTTL', k)
     if ms > 0 or (ms == -1 and anyNoTTL) then
       local v = redis.pcall('GETRANGE', k, 0, n - 1)
-      if type(v) == 'string' then
+      if type(v) ~= 'string' then v = ms > 0 and hashLock(k) or nil end
+      if v then
         out[#out+1] = k; out[#out+1] = v; out[#out+1] = ms
       end
     elseif ms == -1 then
@@ -108,6 +129,9 @@ const (
 	// minKeyCost is the least server time a scanned key is charged, so the budget holds even where the
 	// master's TIME does not move (an embedded master with a frozen clock).
 	minKeyCost = time.Microsecond
+	// pipelinedKeyCost is what a scanned key is charged without scripts, where the server does not time the
+	// work: SCAN, GETRANGE and PTTL each cost it about a microsecond, plus the replies.
+	pipelinedKeyCost = 5 * time.Microsecond
 	// refreshChunk is the number of keys one refresh call reads; refreshPerTrip calls share a round trip.
 	refreshChunk   = 1000
 	refreshPerTrip = 20
@@ -128,9 +152,16 @@ type poller struct {
 	addr   string
 	mode   readMode
 
-	cursor        string    // SCAN cursor where discovery continues; "0" at the start of a sweep
-	sweep         Sweep     // progress of discovery
-	lastDiscovery time.Time // when discovery last ran, for the budget
+	disc discovery // where discovery stands, as of the last reading the monitor accepted
+}
+
+// discovery is where the sweep of one master's keyspace stands. A read works on a copy, which becomes the
+// poller's only when the monitor accepts the reading: a reading dropped at the deadline must not move the
+// sweep past keys nobody saw.
+type discovery struct {
+	cursor string    // SCAN cursor where discovery continues; "0" at the start of a sweep
+	sweep  Sweep     // progress
+	last   time.Time // when discovery last ran, for the budget
 }
 
 // isServerError reports whether err is an error reply from the server to one command (the connection is
@@ -179,8 +210,9 @@ func (p *poller) failed(err error) Reading {
 // budget. known is the sorted list of keys to refresh.
 func (p *poller) read(ctx context.Context, cfg Config, known []string, tracked int) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
-	if p.cursor == "" {
-		p.cursor, p.sweep.Total = "0", -1
+	d := p.disc
+	if d.cursor == "" {
+		d.cursor, d.sweep.Total = "0", -1
 	}
 	r.Sent = time.Now()
 	t, err := p.client.Time(ctx).Result()
@@ -205,13 +237,13 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string, tracked i
 		return p.failed(err)
 	}
 	slowest := r.Received.Sub(r.Sent)
-	if err := p.refresh(ctx, cfg, known, &r, &slowest); err != nil {
+	if err := p.refresh(ctx, cfg, known, &r, &d, &slowest); err != nil {
 		return p.failed(err)
 	}
-	if err := p.discover(ctx, cfg, tracked, &r, slowest); err != nil {
+	if err := p.discover(ctx, cfg, tracked, &r, &d, slowest); err != nil {
 		return p.failed(err)
 	}
-	r.Sweep = p.sweep
+	r.Sweep, r.next = d.sweep, &d
 	return r
 }
 
@@ -241,7 +273,7 @@ func timeLeft(ctx context.Context, slowest time.Duration) bool {
 
 // refresh reads INFO and DBSIZE, and the value and PTTL of every known key, in pipelines of several batches.
 // Keys it has no time left to read are not in r.Keys: unknown, not absent.
-func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Reading, slowest *time.Duration) error {
+func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest *time.Duration) error {
 	first := true
 	for len(known) > 0 || first {
 		if !first && !timeLeft(ctx, *slowest) {
@@ -276,7 +308,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		if first {
 			parseInfo(server, repl, r)
 			if n, err := size.Result(); err == nil {
-				p.sweep.Total = n
+				d.sweep.Total = n
 			}
 			first = false
 		}
@@ -297,13 +329,13 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 // discover continues the sweep of the keyspace for new lock keys, within the share of the master's CPU that
 // Config.ScanBudget allows for the time since it last ran, and within the poll's deadline. It adds the keys it
 // finds to r.Keys, up to tracked+found = Config.MaxKeys.
-func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Reading, slowest time.Duration) error {
+func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Reading, d *discovery, slowest time.Duration) error {
 	now := time.Now()
 	since := cfg.Interval
-	if !p.lastDiscovery.IsZero() {
-		since = min(now.Sub(p.lastDiscovery), 2*cfg.Interval)
+	if !d.last.IsZero() {
+		since = min(now.Sub(d.last), 2*cfg.Interval)
 	}
-	p.lastDiscovery = now
+	d.last = now
 	budget := time.Duration(float64(since) * cfg.ScanBudget)
 	anyNoTTL := "0"
 	if cfg.Pattern != DefaultPattern {
@@ -311,48 +343,44 @@ func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Readi
 	}
 	var used time.Duration
 	for used < budget && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
-		if tracked >= cfg.MaxKeys {
-			r.Truncated = true
-			return nil
-		}
-		if p.sweep.Started.IsZero() {
-			p.sweep.Started = time.Now()
+		if d.sweep.Started.IsZero() {
+			d.sweep.Started = time.Now()
 		}
 		slice := min(budget-used, discoverSlice)
 		sent := time.Now()
 		var res discovered
 		var err error
 		if p.mode == readScripted {
-			res, err = p.discoverScripted(ctx, cfg, slice, anyNoTTL)
+			res, err = p.discoverScripted(ctx, cfg, d.cursor, slice, anyNoTTL)
 			if isServerError(err) {
 				p.mode = readPipelined
 				continue
 			}
 		} else {
-			res, err = p.discoverPipelined(ctx, cfg, slice)
+			res, err = p.discoverPipelined(ctx, cfg, d.cursor, slice)
 		}
 		if err != nil {
 			return err
 		}
 		rtt := time.Since(sent)
 		slowest = max(slowest, rtt)
-		used += max(res.elapsed, time.Duration(res.scanned)*minKeyCost)
+		used += max(res.elapsed, time.Duration(res.scanned)*res.minCost)
 		readAt := sent.Add(rtt / 2)
 		for _, k := range res.keys {
-			if tracked >= cfg.MaxKeys {
+			if tracked >= cfg.MaxKeys { // the sweep goes on, so it ends, but what it finds is not tracked
 				r.Truncated = true
-				break
+				continue
 			}
 			k.ReadAt = readAt
 			r.Keys = append(r.Keys, k)
 			tracked++
 		}
-		p.cursor = res.cursor
-		p.sweep.Scanned += res.scanned
-		if p.cursor == "0" {
-			p.sweep.Completed++
-			p.sweep.LastCompleted = time.Now()
-			p.sweep.Scanned, p.sweep.Started = 0, time.Time{}
+		d.cursor = res.cursor
+		d.sweep.Scanned += res.scanned
+		if d.cursor == "0" {
+			d.sweep.Completed++
+			d.sweep.LastCompleted = time.Now()
+			d.sweep.Scanned, d.sweep.Started = 0, time.Time{}
 			return nil // at most one full sweep per poll
 		}
 	}
@@ -364,13 +392,14 @@ type discovered struct {
 	cursor  string
 	scanned int64
 	elapsed time.Duration // server time it took, as the server measured it (0 when unknown)
+	minCost time.Duration // the least each key scanned is charged to the budget
 	keys    []KeyReading
 }
 
 // discoverScripted runs one discovery step as discoverScript.
-func (p *poller) discoverScripted(ctx context.Context, cfg Config, slice time.Duration, anyNoTTL string) (discovered, error) {
+func (p *poller) discoverScripted(ctx context.Context, cfg Config, cursor string, slice time.Duration, anyNoTTL string) (discovered, error) {
 	maxScan := max(int64(slice/minKeyCost), 1)
-	res, err := p.client.Eval(ctx, discoverScript, nil, p.cursor, cfg.Pattern, cfg.ScanCount, cfg.MaxValueLen,
+	res, err := p.client.Eval(ctx, discoverScript, nil, cursor, cfg.Pattern, cfg.ScanCount, cfg.MaxValueLen,
 		slice.Microseconds(), maxScan, anyNoTTL).Slice()
 	if err != nil {
 		return discovered{}, err
@@ -378,30 +407,29 @@ func (p *poller) discoverScripted(ctx context.Context, cfg Config, slice time.Du
 	if len(res) < 3 || (len(res)-3)%3 != 0 {
 		return discovered{}, fmt.Errorf("monitor: discovery script returned %d values", len(res))
 	}
-	d := discovered{}
+	d := discovered{minCost: minKeyCost}
 	d.cursor, _ = res[0].(string)
 	d.scanned, _ = res[1].(int64)
 	us, _ := res[2].(int64)
 	d.elapsed = time.Duration(us) * time.Microsecond
 	for i := 3; i < len(res); i += 3 {
 		k, _ := res[i].(string)
-		v, _ := res[i+1].(string)
 		ms, _ := res[i+2].(int64)
-		d.keys = append(d.keys, keyReading(k, v, ms, cfg.MaxValueLen))
+		d.keys = append(d.keys, keyReading(k, res[i+1], ms, cfg.MaxValueLen))
 	}
 	return d, nil
 }
 
 // discoverPipelined runs one discovery step with plain commands, for a master that refuses scripts: one SCAN
 // page, then the PTTL and capped value of each key in a second round trip.
-func (p *poller) discoverPipelined(ctx context.Context, cfg Config, slice time.Duration) (discovered, error) {
-	cursor, _ := strconv.ParseUint(p.cursor, 10, 64)
-	count := max(int64(slice/(2*minKeyCost)), 1)
-	keys, next, err := p.client.Scan(ctx, cursor, cfg.Pattern, count).Result()
+func (p *poller) discoverPipelined(ctx context.Context, cfg Config, cursor string, slice time.Duration) (discovered, error) {
+	at, _ := strconv.ParseUint(cursor, 10, 64)
+	count := max(int64(slice/pipelinedKeyCost), 1)
+	keys, next, err := p.client.Scan(ctx, at, cfg.Pattern, count).Result()
 	if err != nil {
 		return discovered{}, err
 	}
-	d := discovered{cursor: strconv.FormatUint(next, 10), scanned: int64(len(keys))}
+	d := discovered{cursor: strconv.FormatUint(next, 10), scanned: int64(len(keys)), minCost: pipelinedKeyCost}
 	if len(keys) == 0 {
 		return d, nil
 	}
@@ -487,10 +515,10 @@ func (q *queuedRead) collect(r *Reading, keys []string, readAt time.Time, maxLen
 			return errors.New("monitor: read script returned " + strconv.Itoa(len(res)) + " values for " + strconv.Itoa(len(keys)) + " keys")
 		}
 		for i, k := range keys {
-			v, isString := res[2*i].(string)
+			v := res[2*i]
 			ms, _ := res[2*i+1].(int64)
-			if !isString {
-				ms = -2
+			if v == nil {
+				ms = -2 // neither a string nor a hash lock: no lock here
 			}
 			kr := keyReading(k, v, ms, maxLen)
 			kr.ReadAt = readAt
@@ -522,22 +550,26 @@ func (q *queuedRead) collect(r *Reading, keys []string, readAt time.Time, maxLen
 	return nil
 }
 
-// keyReading builds the reading of one key from its value and raw PTTL reply (-2 gone, -1 no TTL).
-func keyReading(key, value string, pttlMS int64, maxLen int) KeyReading {
-	switch {
-	case pttlMS == -2:
+// keyReading builds the reading of one key from its value (a string, or a hash lock's fields and values as
+// the scripts return them) and raw PTTL reply (-2 gone, -1 no TTL).
+func keyReading(key string, value any, pttlMS int64, maxLen int) KeyReading {
+	if pttlMS == -2 {
 		return KeyReading{Key: key, Absent: true}
-	case pttlMS < 0:
-		pttlMS = -1
 	}
-	if len(value) > maxLen {
-		value = value[:maxLen]
+	kr := KeyReading{Key: key, PTTL: time.Duration(pttlMS) * time.Millisecond}
+	if pttlMS < 0 {
+		kr.PTTL = NoTTL
 	}
-	pttl := time.Duration(pttlMS) * time.Millisecond
-	if pttlMS == -1 {
-		pttl = NoTTL
+	switch v := value.(type) {
+	case string:
+		kr.Value = v[:min(len(v), maxLen)]
+	case []any:
+		for _, f := range v {
+			s, _ := f.(string)
+			kr.Fields = append(kr.Fields, s[:min(len(s), maxLen)])
+		}
 	}
-	return KeyReading{Key: key, Value: value, PTTL: pttl}
+	return kr
 }
 
 // parseInfo fills the INFO fields of r; a section the server refuses leaves its fields unknown.

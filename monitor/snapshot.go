@@ -10,7 +10,7 @@ import "time"
 type Config struct {
 	Pattern     string        // SCAN MATCH pattern, default "*"; another pattern also shows keys without a TTL
 	ScanCount   int           // SCAN COUNT of one discovery step, default 100
-	ScanBudget  float64       // share of one master core discovery may use, default 0.04 (4%)
+	ScanBudget  float64       // share of one master core discovery may use, default 0.03 (3%)
 	MaxKeys     int           // lock keys tracked in all, default 100000; beyond: Snapshot.Truncated
 	MaxValueLen int           // tokens longer than this are cut, default 256
 	Interval    time.Duration // poll interval, default 500ms
@@ -25,7 +25,7 @@ type Config struct {
 const (
 	DefaultPattern     = "*"
 	DefaultScanCount   = 100
-	DefaultScanBudget  = 0.04
+	DefaultScanBudget  = 0.03
 	DefaultMaxKeys     = 100000
 	DefaultMaxValueLen = 256
 	DefaultInterval    = 500 * time.Millisecond
@@ -161,6 +161,10 @@ type MasterLock struct {
 	Token  string        // value (capped to MaxValueLen); for an unknown cell the value last seen, "" if none
 	PTTL   time.Duration // remaining TTL when read, NoTTL for a key without expiry
 	ReadAt time.Time     // when it was read; for an unknown cell, when it was last seen (zero: never)
+
+	Hash       bool   // a hash lock (Redisson): Token is its holder field(s), "<client-uuid>:<thread-id>"
+	Reentrancy int    // a hash lock's hold count for its holder; 0 for a string
+	Mode       string // a hash read-write lock's mode field ("read" or "write"); "" otherwise
 }
 
 // Present reports whether the key was seen on this master in this poll.
@@ -182,6 +186,8 @@ type LockView struct {
 	Foreign    bool          // held, but another token is present on some master
 	Mine       bool          // token registered as ours
 	QuorumLost bool          // the last holder's token lives on, but on fewer than a quorum of masters
+	Family     string        // the client family the key and value shapes suggest: a hint, never a certainty
+	Heuristic  bool          // held by grouping hash holders on thread id (Redisson RedLock: one client id per master)
 	FirstSeen  time.Time     // when this monitor first saw the leading token (not when it was acquired)
 	AcquiredAt time.Time     // ours: when we acquired it; zero otherwise
 	Changes    int           // holder changes seen
