@@ -106,3 +106,58 @@ func TestTryAcquireReturnsByItsDeadline(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestExtendWithEndedContextSendsNothing(t *testing.T) {
+	cl := newCluster(t, 3)
+	c := cl.client(t)
+	ctx := ctxTimeout(t, 10*time.Second)
+	l, err := c.TryAcquire(ctx, "ctx-extend", 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	err = l.Extend(cancelled, time.Hour)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrLost) {
+		t.Fatalf("Extend with a cancelled context: %v; want context.Canceled and not ErrLost", err)
+	}
+	if !l.Held() || l.Extensions() != 0 {
+		t.Fatalf("after a cancelled Extend: held %v, extensions %d; want held, 0", l.Held(), l.Extensions())
+	}
+	for i, r := range cl.raw {
+		if pttl := r.PTTL(ctx, "ctx-extend").Val(); pttl > 2*time.Second {
+			t.Fatalf("master %d: a cancelled Extend renewed the TTL to %s", i+1, pttl)
+		}
+	}
+}
+
+// TestInterruptedExtensionKeepsTheLock: cancelling an extension whose
+// commands are on their way (Keeper.Stop does) says nothing about the lock,
+// which stays held: the masters may well renew it.
+func TestInterruptedExtensionKeepsTheLock(t *testing.T) {
+	const oneWay = 200 * time.Millisecond
+	cl := newProxiedCluster(t, 3, oneWay)
+	c := cl.client(t, WithNodeTimeout(5*time.Second))
+	ctx := ctxTimeout(t, 30*time.Second)
+	l, err := c.TryAcquire(ctx, "interrupted", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := l.Validity()
+	ext, cancel := context.WithCancel(ctx)
+	time.AfterFunc(oneWay, cancel)
+	err = l.Extend(ext, time.Minute)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrLost) {
+		t.Fatalf("interrupted Extend: %v; want context.Canceled and not ErrLost", err)
+	}
+	if !l.Held() || l.Validity() > before {
+		t.Fatalf("after an interrupted Extend: held %v, validity %s (before %s); want held, no longer",
+			l.Held(), l.Validity(), before)
+	}
+	if n := cl.settle(t, "interrupted", l.Token(), 3); n != 3 {
+		t.Fatalf("token on %d of 3 masters", n)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("release after an interrupted Extend: %v", err)
+	}
+}

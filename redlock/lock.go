@@ -87,7 +87,10 @@ func (l *Lock) end(lost bool) {
 // an acquisition, is positive; a master where the key expired is not taken
 // again. A failed extension marks the lock lost (ErrLost, ErrNotAcquired).
 // Extending beyond WithMaxExtensions fails with ErrExtendLimit and leaves the
-// lock as it was.
+// lock as it was. With an ended ctx Extend sends nothing; an extension that
+// ctx interrupts before masters refused it leaves the lock held (its
+// validity no longer than the old one or the new TTL allows), and both
+// return the context's error rather than ErrLost.
 func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 	if err := checkTTL(ttl); err != nil {
 		return err
@@ -95,6 +98,10 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 	l.op.Lock()
 	defer l.op.Unlock()
 	c := l.client
+	if err := ctx.Err(); err != nil {
+		return &RoundError{Round: Round{Op: OpExtend, Resource: l.resource, Quorum: c.quorum}, Attempts: 1,
+			Reason: "not started", cause: err}
+	}
 	l.mu.Lock()
 	switch {
 	case l.released || l.lost:
@@ -123,6 +130,14 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 		l.validUntil = r.Start.Add(r.Validity + r.Elapsed)
 		l.extensions++
 		return nil
+	}
+	if ctx.Err() != nil && refused(r) <= len(c.nodes)-c.quorum {
+		// Interrupted while a quorum could still renew it: the lock holds at least until the earlier of its
+		// validity and the new TTL from the round's start, on the masters that got the command and on the others.
+		if until := r.Start.Add(c.validity(ttl, 0)); until.Before(l.validUntil) {
+			l.validUntil = until
+		}
+		return &RoundError{Round: r, Attempts: 1, Reason: "extension interrupted, lock still held", cause: ctx.Err()}
 	}
 	l.end(true)
 	reason := fmt.Sprintf("extension failed, lock lost (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
@@ -168,6 +183,18 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.last, l.prev = r, tail.finished
 	l.mu.Unlock()
 	return releaseError(r)
+}
+
+// refused counts the masters that answered an extension with a key gone or
+// held by another token: these cannot renew it.
+func refused(r Round) int {
+	n := 0
+	for _, nd := range r.Nodes {
+		if nd.Outcome == OutcomeGone || nd.Outcome == OutcomeHeldByOther {
+			n++
+		}
+	}
+	return n
 }
 
 // releaseError turns a release round into Release's error: nil when some master
