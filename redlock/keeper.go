@@ -67,7 +67,7 @@ func (k *Keeper) run() {
 		switch {
 		case err == nil:
 			continue
-		case ctx.Err() != nil:
+		case ctx.Err() != nil, l.isReleased(): // stopped, or released by the caller since the check above
 			return
 		case errors.Is(err, ErrExtendLimit):
 			if !k.sleep(l.Validity()) || l.isReleased() {
