@@ -178,9 +178,10 @@ func endpointKey(o *redis.Options) string {
 	return network + ":" + net.JoinHostPort(host, port)
 }
 
-// Close stops the client's background work, including background releases
-// still waiting for a master to confirm. It does not close the go-redis
-// clients it was given, and does not release locks.
+// Close stops the client's background work: its connections, background
+// releases still waiting for a master to confirm, and keepers (which end
+// without reporting a loss). It does not close the go-redis clients it was
+// given, and does not release locks.
 func (c *Client) Close() {
 	c.closeOnce.Do(func() {
 		c.bgMu.Lock()

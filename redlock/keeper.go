@@ -16,15 +16,17 @@ type Keeper struct {
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
+	released <-chan struct{} // the lock's: closed on release
 }
 
 // AutoExtend starts a keeper for the lock. Each time the lock's validity falls
 // to a third of its TTL, the keeper extends it by its TTL. It stops when told
-// to, when the lock is released, or when the lock is lost: a failed extension,
-// or the extension bound reached and the validity run out. Loss is sent once
-// on Lost.
+// to, as soon as the lock is released or its client closed, or when the lock
+// is lost: a failed extension, or the extension bound reached and the
+// validity run out. Loss is sent once on Lost.
 func (l *Lock) AutoExtend() *Keeper {
-	k := &Keeper{lock: l, lost: make(chan error, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	k := &Keeper{lock: l, lost: make(chan error, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		released: l.releasedChan()}
 	go k.run()
 	return k
 }
@@ -50,9 +52,10 @@ func (k *Keeper) run() {
 	go func() {
 		select {
 		case <-k.stop:
-			cancel()
+		case <-k.lock.client.closing:
 		case <-ctx.Done():
 		}
+		cancel()
 	}()
 	l := k.lock
 	for {
@@ -80,24 +83,35 @@ func (k *Keeper) run() {
 	}
 }
 
-// sleep waits d or until stopped; it reports whether the keeper goes on.
+// sleep waits d or until stopped, the lock released or the client closed; it
+// reports whether the keeper goes on.
 func (k *Keeper) sleep(d time.Duration) bool {
-	if d <= 0 {
-		select {
-		case <-k.stop:
-			return false
-		default:
-			return true
-		}
+	var wake <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		wake = t.C
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
-		return true
 	case <-k.stop:
 		return false
+	case <-k.released:
+		return false
+	case <-k.lock.client.closing:
+		return false
+	default:
 	}
+	if wake == nil {
+		return true
+	}
+	select {
+	case <-wake:
+		return true
+	case <-k.stop:
+	case <-k.released:
+	case <-k.lock.client.closing:
+	}
+	return false
 }
 
 func (l *Lock) isReleased() bool {

@@ -24,6 +24,7 @@ type Lock struct {
 	released   bool
 	last       Round
 	prev       []<-chan struct{} // the last round's commands, per master: the next waits for them
+	releasedC  chan struct{}     // closed on release; made on demand
 }
 
 // Resource is the locked resource: the Redis key on every master.
@@ -75,11 +76,28 @@ func (l *Lock) end(lost bool) {
 	if l.validUntil.After(now) {
 		l.validUntil = now
 	}
-	if lost {
+	switch {
+	case lost:
 		l.lost = true
-	} else {
+	case !l.released:
 		l.released = true
+		if l.releasedC != nil {
+			close(l.releasedC)
+		}
 	}
+}
+
+// releasedChan returns a channel that is closed once the lock is released.
+func (l *Lock) releasedChan() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.releasedC == nil {
+		l.releasedC = make(chan struct{})
+		if l.released {
+			close(l.releasedC)
+		}
+	}
+	return l.releasedC
 }
 
 // Extend renews the lock's TTL to ttl on every master holding our token. It
