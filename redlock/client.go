@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/netip"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -156,26 +159,35 @@ func (c *Client) waitWarm(ctx context.Context) {
 }
 
 // endpointKey names the server an options set dials, so that two spellings of
-// one address compare equal. The database number is left out: two databases
-// of one server are still one master.
+// one address compare equal: host names and IP literals in any case or form
+// (IPv4-mapped IPv6, compressed or not), the loopback and unspecified
+// addresses as 127.0.0.1, ports with leading zeros, tcp4/tcp6, unclean
+// socket paths. The database number is left out: two databases of one
+// server are still one master.
 func endpointKey(o *redis.Options) string {
-	network := o.Network
-	if network == "" {
-		network = "tcp"
-	}
-	if network == "unix" {
-		return "unix:" + o.Addr
+	switch o.Network {
+	case "unix", "unixpacket":
+		return "unix:" + filepath.Clean(o.Addr)
 	}
 	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		return network + ":" + strings.ToLower(o.Addr)
+		return "tcp:" + strings.ToLower(o.Addr)
 	}
-	host = strings.ToLower(host)
-	switch host {
-	case "localhost", "", "::1", "0.0.0.0":
-		host = "127.0.0.1"
+	if p, err := strconv.ParseUint(port, 10, 16); err == nil {
+		port = strconv.FormatUint(p, 10)
 	}
-	return network + ":" + net.JoinHostPort(host, port)
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "" {
+		host = "localhost" // go-redis dials the local system
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ip = ip.Unmap().WithZone("")
+		host = ip.String()
+		if ip.IsLoopback() && (ip.Is6() || ip == netip.AddrFrom4([4]byte{127, 0, 0, 1})) || ip.IsUnspecified() {
+			host = "localhost"
+		}
+	}
+	return "tcp:" + net.JoinHostPort(host, port)
 }
 
 // Close stops the client's background work: its connections, background

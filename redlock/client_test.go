@@ -14,9 +14,13 @@ func TestNewRejectsBadMasterLists(t *testing.T) {
 	a := redis.NewClient(&redis.Options{Addr: "127.0.0.1:7001"})
 	b := redis.NewClient(&redis.Options{Addr: "127.0.0.1:7002"})
 	sameAsA := redis.NewClient(&redis.Options{Addr: "localhost:7001", DB: 3})
-	defer a.Close()
-	defer b.Close()
-	defer sameAsA.Close()
+	mappedA := redis.NewClient(&redis.Options{Addr: "[::ffff:127.0.0.1]:7001"})
+	zeroPaddedA := redis.NewClient(&redis.Options{Addr: "127.0.0.1:07001"})
+	longV6 := redis.NewClient(&redis.Options{Addr: "[0:0:0:0:0:0:0:1]:7002"})
+	shortV6 := redis.NewClient(&redis.Options{Addr: "[::1]:7002"})
+	for _, c := range []*redis.Client{a, b, sameAsA, mappedA, zeroPaddedA, longV6, shortV6} {
+		defer c.Close()
+	}
 	cases := []struct {
 		name    string
 		masters []*redis.Client
@@ -27,6 +31,9 @@ func TestNewRejectsBadMasterLists(t *testing.T) {
 		{"nil client", []*redis.Client{a, nil}, nil, "master 2 is nil"},
 		{"same address twice", []*redis.Client{a, b, a}, nil, "master 3 (127.0.0.1:7001) is the same as master 1"},
 		{"same server other spelling", []*redis.Client{a, sameAsA}, nil, "same as master 1"},
+		{"IPv4-mapped IPv6", []*redis.Client{a, b, mappedA}, nil, "master 3 ([::ffff:127.0.0.1]:7001) is the same as master 1"},
+		{"port with a leading zero", []*redis.Client{zeroPaddedA, b, a}, nil, "master 3 (127.0.0.1:7001) is the same as master 1"},
+		{"IPv6 spelled out", []*redis.Client{longV6, shortV6}, nil, "same as master 1"},
 		{"zero node timeout", []*redis.Client{a}, []Option{WithNodeTimeout(0)}, "node timeout"},
 		{"drift factor of one", []*redis.Client{a}, []Option{WithDriftFactor(1)}, "drift factor"},
 		{"retry delay inverted", []*redis.Client{a}, []Option{WithRetryDelay(time.Second, time.Millisecond)}, "retry delay"},
