@@ -153,6 +153,7 @@ Usage:
   redlock-tui [flags]                       embedded demo masters
   redlock-tui -m host1:6379,host2:6379,...  your masters
   redlock-tui -m ... --once [--json]        one snapshot, no screen
+  redlock-tui run -m ... RESOURCE -- CMD    run a command under a lock (run --help)
 
 Flags:
 ` + newFlagSet(&v).FlagUsages() + `

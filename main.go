@@ -67,6 +67,9 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // run is the whole program; it returns the exit status.
 func run(args []string, sys system) int {
+	if len(args) > 0 && args[0] == "run" {
+		return runUnderLock(args[1:], sys)
+	}
 	cfg, err := parseConfig(args, sys.Environment)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
