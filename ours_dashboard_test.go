@@ -50,9 +50,9 @@ func newPausableCluster(t *testing.T) (*cluster, []redlocktest.Master) {
 // aclUser is the ACL user the Redlock client of an ACL cluster logs in as.
 const aclUser, aclPassword = "locker", "locker-secret"
 
-// aclCluster is three redis-server masters on which the Redlock client logs in as aclUser, who may acquire
-// (SET) but not run scripts (EVALSHA, EVAL) until allowScripts: every release and extension fails with NOPERM
-// while the keys stay. The monitor reads as the default user.
+// aclCluster is three redis-server masters on which the Redlock client logs in as aclUser. After denyScripts
+// the user may still acquire (SET) but not run scripts (EVALSHA, EVAL): every release and extension fails with
+// NOPERM while the keys stay, until allowScripts. The monitor reads as the default user.
 type aclCluster struct {
 	*cluster
 	admins []*redis.Client
@@ -78,7 +78,7 @@ func newACLCluster(t *testing.T) *aclCluster {
 		a.admins, users = append(a.admins, admin), append(users, user)
 	}
 	a.cluster = clusterOver(t, users, a.admins, addrs)
-	a.acl("on", ">"+aclPassword, "~*", "+@all", "-@scripting")
+	a.acl("on", ">"+aclPassword, "~*", "+@all")
 	return a
 }
 
@@ -95,6 +95,10 @@ func (a *aclCluster) acl(rules ...string) {
 		}
 	}
 }
+
+// denyScripts forbids aclUser to run scripts: releases and extensions fail from now on. Acquisitions are left
+// to work normally first, so that an acquisition's cleanup is never refused.
+func (a *aclCluster) denyScripts() { a.acl("-@scripting") }
 
 // allowScripts lets aclUser run scripts again: releases and extensions work from now on.
 func (a *aclCluster) allowScripts() { a.acl("+@scripting") }
@@ -175,6 +179,7 @@ func TestUnconfirmedReleaseKeepsTheLockOursUntilARetryIsConfirmed(t *testing.T) 
 	d := c.dashboard(ui.Options{TTL: 30 * time.Second})
 	d.acquire("acl:job")
 	token := c.heldEverywhere("acl:job")
+	c.denyScripts()
 
 	d.press("tab", "r") // our locks, then release: every master refuses the script
 	d.waitDone("acl:job", "releasing")
@@ -236,6 +241,8 @@ func TestQuitCountsAnUnconfirmedRelease(t *testing.T) {
 	c := newACLCluster(t)
 	d := c.dashboard(ui.Options{TTL: 30 * time.Second})
 	d.acquire("acl:quit")
+	c.heldEverywhere("acl:quit")
+	c.denyScripts()
 	d.press("tab", "r")
 	d.waitDone("acl:quit", "releasing")
 
@@ -252,6 +259,8 @@ func TestQuitRetriesAnUnconfirmedRelease(t *testing.T) {
 	c := newACLCluster(t)
 	d := c.dashboard(ui.Options{TTL: 30 * time.Second})
 	d.acquire("acl:retry")
+	c.heldEverywhere("acl:retry")
+	c.denyScripts()
 	d.press("tab", "r")
 	d.waitDone("acl:retry", "releasing")
 
@@ -271,6 +280,7 @@ func TestExtendFailingWithErrorsIsNotLost(t *testing.T) {
 	d := c.dashboard(ui.Options{TTL: 30 * time.Second})
 	d.acquire("acl:ext")
 	token := c.heldEverywhere("acl:ext")
+	c.denyScripts()
 
 	d.press("tab", "e")
 	d.waitView("extend acl:ext failed")
@@ -295,6 +305,8 @@ func TestAutoExtendFailingWithErrorsIsNotLost(t *testing.T) {
 	c := newACLCluster(t)
 	d := c.dashboard(ui.Options{TTL: 3 * time.Second}) // the keeper extends after 2s
 	d.acquire("acl:auto")
+	c.heldEverywhere("acl:auto")
+	c.denyScripts()
 	d.press("tab", "x")
 	d.waitView("auto-extend on for acl:auto")
 	d.waitFor("the keeper's extension to fail", func(v string) bool {
