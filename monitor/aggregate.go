@@ -350,16 +350,19 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 }
 
 // redissonThreadQuorum returns the thread id that a quorum of masters' hash locks share, with their count, or
-// "", 0 when the cells are not all single-holder hash locks or no thread id reaches a quorum.
+// "", 0 when the cells are not all single-holder hash locks with a client id of their own (one client holding
+// two masters is not a RedLock across clients), or no thread id reaches a quorum.
 func redissonThreadQuorum(cells []MasterLock, dup []bool, quorum int) (string, int) {
 	byThread := map[string]int{}
+	holders := map[string]bool{}
 	for j, c := range cells {
 		if dup[j] || c.State != CellSeen {
 			continue
 		}
-		if !c.Hash || strings.Contains(c.Token, ",") {
+		if !c.Hash || strings.Contains(c.Token, ",") || holders[c.Token] {
 			return "", 0
 		}
+		holders[c.Token] = true
 		byThread[threadOf(c.Token)]++
 	}
 	for t, n := range byThread {
@@ -624,6 +627,12 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	}
 	if isOwn && count(own.Token) > 0 {
 		v.AcquiredAt = own.AcquiredAt
+	}
+	for _, c := range v.Masters {
+		if c.Holds(leadToken) {
+			v.Family = familyHint(v.Resource, leadToken, c.Hash, c.Mode)
+			break
+		}
 	}
 	return arena
 }

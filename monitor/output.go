@@ -64,6 +64,8 @@ type jsonLock struct {
 	Foreign     bool             `json:"foreign"`
 	Mine        bool             `json:"mine"`
 	QuorumLost  bool             `json:"quorum_lost"`
+	Family      string           `json:"family"`    // a hint from the key and value shapes, "" when none
+	Heuristic   bool             `json:"heuristic"` // held by grouping hash holders on thread id (Redisson RedLock)
 	FirstSeen   *time.Time       `json:"first_seen"`
 	AcquiredAt  *time.Time       `json:"acquired_at"`
 	Changes     int              `json:"changes"`
@@ -76,6 +78,10 @@ type jsonMasterLock struct {
 	Token  string     `json:"token"`   // for an unknown cell, the token last seen there
 	PTTLMS *int64     `json:"pttl_ms"` // null without a TTL or when never seen
 	ReadAt *time.Time `json:"read_at"` // when it was read, or last seen
+
+	Hash       bool   `json:"hash,omitempty"`       // a hash lock (Redisson): token is its holder field
+	Reentrancy int    `json:"reentrancy,omitempty"` // a hash lock's hold count
+	Mode       string `json:"mode,omitempty"`       // a read-write hash lock's mode
 }
 
 type jsonSweep struct {
@@ -152,12 +158,13 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		jl := jsonLock{
 			Resource: l.Resource, State: l.State, Holder: l.Holder, Count: l.Count, Unknown: l.Unknown,
 			ValidityMS: l.Validity.Milliseconds(), TTLSpreadMS: l.TTLSpread.Milliseconds(),
-			Foreign: l.Foreign, Mine: l.Mine, QuorumLost: l.QuorumLost, FirstSeen: timePtr(l.FirstSeen),
+			Foreign: l.Foreign, Mine: l.Mine, QuorumLost: l.QuorumLost, Family: l.Family, Heuristic: l.Heuristic, FirstSeen: timePtr(l.FirstSeen),
 			AcquiredAt: timePtr(l.AcquiredAt), Changes: l.Changes,
 			LastChange: timePtr(l.LastChange), Masters: make([]jsonMasterLock, len(l.Masters)),
 		}
 		for j, c := range l.Masters {
-			jc := jsonMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt)}
+			jc := jsonMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt),
+				Hash: c.Hash, Reentrancy: c.Reentrancy, Mode: c.Mode}
 			if c.Token != "" && c.PTTL != NoTTL {
 				pttl := c.PTTL.Milliseconds()
 				jc.PTTLMS = &pttl

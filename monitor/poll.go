@@ -367,6 +367,9 @@ func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Readi
 		used += max(res.elapsed, time.Duration(res.scanned)*res.minCost)
 		readAt := sent.Add(rtt / 2)
 		for _, k := range res.keys {
+			if isClientInternal(k.Key) {
+				continue
+			}
 			if tracked >= cfg.MaxKeys { // the sweep goes on, so it ends, but what it finds is not tracked
 				r.Truncated = true
 				continue

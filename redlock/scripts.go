@@ -18,7 +18,9 @@ if v == false then return 0 end
 return -1`
 
 var (
-	releaseScript = redis.NewScript(releaseSource)
-	extendScript  = redis.NewScript(extendSource)
-	scriptSource  = map[*redis.Script]string{releaseScript: releaseSource, extendScript: extendSource}
+	releaseScript         = redis.NewScript(releaseSource)
+	extendScript          = redis.NewScript(extendSource)
+	redissonReleaseScript = redis.NewScript(redissonReleaseSource)
+	scriptSource          = map[*redis.Script]string{releaseScript: releaseSource, extendScript: extendSource,
+		redissonReleaseScript: redissonReleaseSource}
 )

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -243,13 +244,21 @@ func startKeeperCmd(l *redlock.Lock) func(*redlock.Client) tea.Msg {
 	return func(*redlock.Client) tea.Msg { return keeperMsg{lock: l, keeper: l.AutoExtend(), started: true} }
 }
 
-// deleteCmd deletes resource on every master where it holds one of tokens, and nowhere else.
-func deleteCmd(ctx context.Context, req uint64, resource string, tokens []string) func(*redlock.Client) tea.Msg {
+// deleteCmd deletes resource on every master where it holds one of tokens, and nowhere else. A token in hash
+// is a Redisson lock's holders (comma-separated hash fields) with its mode: it is deleted only where the hash
+// still has those holders, and Redisson's waiters are told, as its forceUnlock does.
+func deleteCmd(ctx context.Context, req uint64, resource string, tokens []string, hash map[string]string) func(*redlock.Client) tea.Msg {
 	return func(c *redlock.Client) tea.Msg {
 		msg := deleteResultMsg{req: req, resource: resource, tokens: tokens}
 		for _, t := range tokens {
 			tctx, cancel := context.WithTimeout(ctx, actionTimeout)
-			r, err := c.ReleaseToken(tctx, resource, t)
+			var r redlock.Round
+			var err error
+			if mode, ok := hash[t]; ok {
+				r, err = c.ReleaseRedisson(tctx, resource, strings.Split(t, ","), mode)
+			} else {
+				r, err = c.ReleaseToken(tctx, resource, t)
+			}
 			cancel()
 			msg.rounds = append(msg.rounds, r)
 			msg.errs = append(msg.errs, err)

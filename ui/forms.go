@@ -133,8 +133,9 @@ type deleteConfirm struct {
 	resource string   // raw
 	name     string   // sanitized
 	primary  string   // raw token under the row when opened: if it changes, the confirmation is withdrawn
-	tokens   []string // raw tokens to delete
-	shown    []string // the tokens, sanitized and shortened, with how many masters hold each
+	tokens   []string          // raw tokens to delete
+	hash     map[string]string // tokens that are hash lock holders (Redisson), with the lock's mode
+	shown    []string          // the tokens, sanitized and shortened, with how many masters hold each
 	input    field
 	err      string
 	running  bool
@@ -143,7 +144,7 @@ type deleteConfirm struct {
 // newDeleteConfirm prepares a confirmation for row, deleting tokens.
 func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *deleteConfirm {
 	c := &deleteConfirm{sh: sh, req: req, resource: row.lv.Resource, name: row.name, primary: row.primary,
-		tokens: tokens, input: newField("", 1024)}
+		tokens: tokens, hash: map[string]string{}, input: newField("", 1024)}
 	for _, t := range tokens {
 		n, first := 0, 0
 		for j, m := range row.lv.Masters {
@@ -152,6 +153,9 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 					first = j
 				}
 				n++
+				if m.Hash {
+					c.hash[t] = m.Mode
+				}
 			}
 		}
 		short := strings.TrimRight(fit(row.tokens[first], shortToken), " ")

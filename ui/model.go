@@ -483,7 +483,7 @@ func (m *Model) confirmKey(msg tea.KeyMsg) tea.Cmd {
 			c.err = "the name does not match: nothing deleted"
 			return nil
 		}
-		cmd := m.issue("force-deleting", deleteCmd(m.ctx, c.req, c.resource, c.tokens))
+		cmd := m.issue("force-deleting", deleteCmd(m.ctx, c.req, c.resource, c.tokens, c.hash))
 		if cmd == nil {
 			m.confirm = nil
 			return nil
@@ -806,7 +806,11 @@ func (m *Model) toggleAuto() tea.Cmd {
 		o.autoBusy = true
 		return stopKeeper(o.lock, o.keeper)
 	case !o.held || o.lost != "" || o.busy == "releasing":
-		m.setStatus(levelWarn, "auto-extend: "+o.name+" is not held")
+		why := o.unextendable(m.sh.now(), m.all.Release.Help().Key)
+		if why == "" {
+			why = o.name + " is not held"
+		}
+		m.setStatus(levelWarn, "auto-extend: "+why)
 		return nil
 	}
 	cmd := m.issue("auto-extending", startKeeperCmd(o.lock))
@@ -1065,7 +1069,7 @@ func (m *Model) summaryNow(why string) string {
 	default:
 		s = fmt.Sprintf("released 0 locks; %d still held until the TTL runs out", held)
 		if unconfirmed > 0 {
-			s += fmt.Sprintf(" (%d release unconfirmed)", unconfirmed)
+			s += fmt.Sprintf(", %d of them with the release unconfirmed", unconfirmed)
 		}
 	}
 	if why != "" {

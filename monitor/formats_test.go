@@ -1,0 +1,241 @@
+package monitor
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
+
+// lockFormat is one lock client's format: what its own code writes to a master for one lock. Each write
+// follows the client's source at the commit named in its comment (the README's table lists them).
+type lockFormat struct {
+	name       string
+	key        func(resource string) string
+	token      func() string
+	write      func(ctx context.Context, c *redis.Client, key, token string) error
+	holder     func(token string) string // the holder the monitor should report ("" : the token itself)
+	family     string
+	reentrancy int
+	mode       string
+}
+
+// randomBytes returns n random bytes.
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return b
+}
+
+// uuid4 returns a random version-4 UUID in its 36-character lowercase form.
+func uuid4() string {
+	b := randomBytes(16)
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// alnum returns n characters of [A-Za-z0-9], as redlock-py draws them.
+func alnum(n int) string {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	out := make([]byte, n)
+	for i := range out {
+		k, _ := rand.Int(rand.Reader, big.NewInt(int64(len(chars))))
+		out[i] = chars[k.Int64()]
+	}
+	return string(out)
+}
+
+const formatTTL = 30 * time.Second
+
+// setNXPX is SET key token NX PX ttl, the acquisition of most clients.
+func setNXPX(ctx context.Context, c *redis.Client, key, token string) error {
+	return c.SetArgs(ctx, key, token, redis.SetArgs{Mode: "NX", TTL: formatTTL}).Err()
+}
+
+// verbatim is a key naming that uses the resource as it is.
+func verbatim(r string) string { return r }
+
+// redissonHolder is a Redisson client id and thread id, as RedissonBaseLock.getLockName builds the field.
+func redissonHolder(thread int) string { return fmt.Sprintf("%s:%d", uuid4(), thread) }
+
+var lockFormats = []lockFormat{
+	// go-redsync/redsync 5560bd2d477db3ce962d5f052bf695543c826751, mutex.go: genValue is 16 bytes of crypto/rand
+	// in std base64 (24 characters with padding); acquire is SET NX PX on every pool.
+	{name: "redsync", key: verbatim, token: func() string { return base64.StdEncoding.EncodeToString(randomBytes(16)) },
+		write: setNXPX, family: "redsync"},
+	// mike-marcacci/node-redlock afe5cf92c8247ba7b65b4ae36230f415493c44f0, src/index.ts: randomBytes(16) in hex;
+	// ACQUIRE_SCRIPT returns 0 if any key exists, else SET key value PX duration on each key.
+	{name: "node-redlock", key: verbatim, token: func() string { return hex.EncodeToString(randomBytes(16)) },
+		write: func(ctx context.Context, c *redis.Client, key, token string) error {
+			return c.Eval(ctx, `for _, k in ipairs(KEYS) do if redis.call("EXISTS", k) == 1 then return 0 end end
+for _, k in ipairs(KEYS) do redis.call("SET", k, ARGV[1], "PX", ARGV[2]) end
+return #KEYS`, []string{key}, token, formatTTL.Milliseconds()).Err()
+		}, family: "node-redlock"},
+	// samcook/RedLock.net dcfe373b3e288caac4f45b78c88b5943f8b47e42, RedLockNet.SERedis/RedLock.cs: key
+	// "redlock:{0}", value Guid.NewGuid().ToString(); StringSet with When.NotExists.
+	{name: "RedLock.net", key: func(r string) string { return "redlock:" + r }, token: uuid4, write: setNXPX,
+		family: "RedLock.net or pottery"},
+	// leandromoreira/redlock-rb f176e5748a41e8b35a9a986fb6cc8eeae203a64f, lib/redlock/scripts.rb: value
+	// SecureRandom.uuid; LOCK_SCRIPT sets the key with PX when it does not exist.
+	{name: "redlock-rb", key: verbatim, token: uuid4,
+		write: func(ctx context.Context, c *redis.Client, key, token string) error {
+			return c.Eval(ctx, `if (redis.call("EXISTS", KEYS[1]) == 0 and ARGV[3] == "yes") or redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
+end`, []string{key}, token, formatTTL.Milliseconds(), "yes").Err()
+		}, family: "UUID: redlock-rb, RedLock.net or pottery"},
+	// SPSCommerce/redlock-py 42ef491061c3790307d39356b307c4318032c439, redlock/__init__.py: get_unique_id is
+	// 22 characters of ascii_letters+digits; SET NX PX.
+	{name: "redlock-py", key: verbatim, token: func() string { return alnum(21) + "b" }, write: setNXPX, family: "redlock-py"},
+	// ronnylt/redlock-php 535d616f243fe8d72b96870bc3ddc488bb091d9e, src/RedLock.php: uniqid(), 8 hex digits of
+	// seconds and 5 of microseconds; SET NX PX.
+	{name: "redlock-php", key: verbatim, token: func() string {
+		now := time.Now()
+		return fmt.Sprintf("%08x%05x", now.Unix(), now.Nanosecond()/1000)
+	}, write: setNXPX, family: "redlock-php"},
+	// bsm/redislock 76760bd8b28471f9c2a71f27406b7e825c912b95, redislock.go and obtain.lua: a 22-character
+	// RawURL base64 token (no metadata here), MSETNX then PEXPIRE.
+	{name: "bsm/redislock", key: verbatim, token: func() string { return "_" + base64.RawURLEncoding.EncodeToString(randomBytes(16))[1:] },
+		write: func(ctx context.Context, c *redis.Client, key, token string) error {
+			return c.Eval(ctx, `if redis.call("MSETNX", KEYS[1], ARGV[1]) == 0 then return false end
+return redis.call("PEXPIRE", KEYS[1], ARGV[2])`, []string{key}, token, formatTTL.Milliseconds()).Err()
+		}, family: "bsm/redislock"},
+	// This project: redlock/token.go, 20 random bytes in RawURL base64.
+	{name: "redlock-tui", key: verbatim, token: func() string { return base64.RawURLEncoding.EncodeToString(randomBytes(20)) },
+		write: setNXPX, family: "redlock-tui"},
+	// redisson/redisson 66863978b4a92093b97c1f8c96f182a77e81d50e, RedissonLock.tryLockInnerAsync: HINCRBY of
+	// the field "<client-uuid>:<thread-id>", then PEXPIRE (30s, the watchdog default); taken twice
+	// (re-entered), so its count is 2.
+	{name: "Redisson RLock", key: verbatim, token: func() string { return redissonHolder(1) },
+		write: func(ctx context.Context, c *redis.Client, key, token string) error {
+			for range 2 {
+				if err := c.Eval(ctx, `if redis.call("EXISTS", KEYS[1]) == 0 or redis.call("HEXISTS", KEYS[1], ARGV[2]) == 1 then
+  redis.call("HINCRBY", KEYS[1], ARGV[2], 1)
+  redis.call("PEXPIRE", KEYS[1], ARGV[1])
+  return nil
+end
+return redis.call("PTTL", KEYS[1])`, []string{key}, formatTTL.Milliseconds(), token).Err(); err != nil && !errors.Is(err, redis.Nil) {
+					return err
+				}
+			}
+			return nil
+		}, family: "Redisson", reentrancy: 2},
+	// redisson/redisson 66863978b4a92093b97c1f8c96f182a77e81d50e, RedissonReadLock.tryLockInnerAsync: HSET mode
+	// read and the reader's field, a per-reader timeout key "{name}:<holder>:rwlock_timeout:1", PEXPIRE both.
+	{name: "Redisson read lock", key: verbatim, token: func() string { return redissonHolder(7) },
+		write: func(ctx context.Context, c *redis.Client, key, token string) error {
+			timeout := "{" + key + "}:" + token + ":rwlock_timeout:1"
+			return c.Eval(ctx, `redis.call("HSET", KEYS[1], "mode", "read")
+redis.call("HSET", KEYS[1], ARGV[2], 1)
+redis.call("SET", KEYS[2], 1)
+redis.call("PEXPIRE", KEYS[2], ARGV[1])
+redis.call("PEXPIRE", KEYS[1], ARGV[1])
+return 1`, []string{key, timeout}, formatTTL.Milliseconds(), token).Err()
+		}, family: "Redisson (read-write lock)", reentrancy: 1, mode: "read"},
+}
+
+func TestEveryClientsLockFormatIsRecognised(t *testing.T) {
+	c, _ := serverCluster(t, 5, Config{})
+	ctx := context.Background()
+	locker, err := redlock.New(c.admin, redlock.WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	type planted struct {
+		f             lockFormat
+		key, a, b     string
+		layout        string
+		want          LockState
+		onA, onB      []int
+		wantHolderTok string
+	}
+	var all []planted
+	for _, f := range lockFormats {
+		for _, layout := range []struct {
+			name     string
+			want     LockState
+			onA, onB []int
+		}{
+			{"quorum", StateHeld, []int{0, 1, 2}, nil},
+			{"minority", StatePartial, []int{3, 4}, nil},
+			{"split", StateSplit, []int{0, 1}, []int{2, 3}},
+		} {
+			p := planted{f: f, key: f.key("res:" + f.name + ":" + layout.name), a: f.token(), b: f.token(), layout: layout.name,
+				want: layout.want, onA: layout.onA, onB: layout.onB}
+			for _, i := range p.onA {
+				if err := f.write(ctx, c.admin[i], p.key, p.a); err != nil {
+					t.Fatalf("%s: writing on master %d: %v", f.name, i, err)
+				}
+			}
+			for _, i := range p.onB {
+				if err := f.write(ctx, c.admin[i], p.key, p.b); err != nil {
+					t.Fatalf("%s: writing on master %d: %v", f.name, i, err)
+				}
+			}
+			all = append(all, p)
+		}
+	}
+	s := c.mon.Poll(ctx)
+	for !s.Swept {
+		s = c.mon.Poll(ctx)
+	}
+	for _, p := range all {
+		t.Run(p.f.name+"/"+p.layout, func(t *testing.T) {
+			l := lockOf(t, s, p.key)
+			if l.State != p.want || l.Family != p.f.family {
+				t.Errorf("state %s family %q, want %s %q", l.State, l.Family, p.want, p.f.family)
+			}
+			if p.want == StateHeld && l.Holder != p.a {
+				t.Errorf("holder %q, want %q", l.Holder, p.a)
+			}
+			for _, i := range p.onA {
+				cell := l.Masters[i]
+				if !cell.Holds(p.a) || cell.PTTL <= 0 || cell.PTTL > formatTTL || cell.Reentrancy != p.f.reentrancy || cell.Mode != p.f.mode {
+					t.Errorf("master %d: %+v, want the token with a TTL up to %v, reentrancy %d, mode %q", i, cell, formatTTL, p.f.reentrancy, p.f.mode)
+				}
+			}
+			if p.want != StateHeld {
+				return
+			}
+			// SET NX refuses a key of any type: acquiring what another client holds fails.
+			if l, err := locker.TryAcquire(ctx, p.key, time.Second); !errors.Is(err, redlock.ErrNotAcquired) {
+				t.Errorf("acquiring a resource held by %s: lock %v, err %v; want ErrNotAcquired", p.f.name, l, err)
+			}
+		})
+	}
+	for _, l := range s.Locks {
+		if rwlockTimeout.MatchString(l.Resource) {
+			t.Errorf("Redisson's read-lock timeout key %q is listed as a lock", l.Resource)
+		}
+	}
+}
+
+func TestRedissonRedLockAcrossClientsIsGroupedByThread(t *testing.T) {
+	c, _ := serverCluster(t, 5, Config{})
+	ctx := context.Background()
+	// RedissonMultiLock locks each master's RLock with the same thread id; each RLock comes from its own
+	// RedissonClient, so each master's field has another client id.
+	for i := range 3 {
+		if err := c.admin[i].HSet(ctx, "billing:redlock", fmt.Sprintf("%s:42", uuid4()), 1).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.admin[i].PExpire(ctx, "billing:redlock", formatTTL).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := lockOf(t, c.mon.Poll(ctx), "billing:redlock")
+	if l.State != StateHeld || !l.Heuristic || l.Count != 3 || l.Family != "Redisson" {
+		t.Errorf("state %s heuristic %v count %d family %q; want held on 3 by grouping on the thread id, marked heuristic",
+			l.State, l.Heuristic, l.Count, l.Family)
+	}
+}
