@@ -63,6 +63,17 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 		tokenLabel = "most seen"
 	}
 	wrapped(tokenLabel, token)
+	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {
+		held := fmt.Sprintf("held %d×", c.Reentrancy)
+		if c.Mode != "" {
+			held += " · " + sanitize(c.Mode, nameCap) + " lock"
+		}
+		add(label("hash lock") + st.text.normal.Render(held))
+	}
+	if lv.Family != "" {
+		// A guess from the key's and token's shapes: several clients share some, and tokens can be custom.
+		add(label("client") + st.text.normal.Render(lv.Family) + st.text.muted.Render(" (a guess from its shape)"))
+	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
 		add(label("acquired") + st.text.normal.Render(dur(now.Sub(lv.AcquiredAt))+" ago (by us)"))

@@ -339,6 +339,9 @@ func stateLabel(st *styles, lv *monitor.LockView) (string, paint) {
 	}
 	switch lv.State {
 	case monitor.StateHeld:
+		if lv.Heuristic { // held only by grouping Redisson holders on thread id: a guess
+			return "held?", st.state.partial
+		}
 		if lv.Foreign {
 			return "held*", st.state.partial
 		}
