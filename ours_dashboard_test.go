@@ -297,7 +297,9 @@ func TestExtendFailingWithErrorsIsNotLost(t *testing.T) {
 	wantNotLost(t, d.m.View(), "acl:ext")
 
 	d.press("e") // the client gave the lock up: extending again is refused, and says what is left
-	d.waitView("cannot be extended after its failed extension")
+	d.waitView("extend: acl:ext cannot be extended after its failed extension")
+	d.press("x")
+	d.waitView("auto-extend: acl:ext cannot be extended after its failed extension")
 	wantOurs(t, d.m.View(), "acl:ext", "ext failed")
 }
 
