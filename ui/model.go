@@ -483,7 +483,7 @@ func (m *Model) confirmKey(msg tea.KeyMsg) tea.Cmd {
 			c.err = "the name does not match: nothing deleted"
 			return nil
 		}
-		cmd := m.issue("force-deleting", deleteCmd(m.ctx, c.req, c.resource, c.tokens))
+		cmd := m.issue("force-deleting", deleteCmd(m.ctx, c.req, c.resource, c.tokens, c.hash))
 		if cmd == nil {
 			m.confirm = nil
 			return nil
