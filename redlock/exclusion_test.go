@@ -15,8 +15,8 @@ type section struct {
 
 // runContention has workers, each with its own client, take one resource
 // rounds times and record their critical sections. During runs, during is
-// called once, concurrently.
-func runContention(t *testing.T, cl *cluster, workers, rounds int, during func()) []section {
+// called once, concurrently. opts add to the clients' options.
+func runContention(t *testing.T, cl *cluster, workers, rounds int, during func(), opts ...Option) []section {
 	t.Helper()
 	origin := time.Now()
 	ctx := ctxTimeout(t, 2*time.Minute)
@@ -26,7 +26,8 @@ func runContention(t *testing.T, cl *cluster, workers, rounds int, during func()
 		wg       sync.WaitGroup
 	)
 	for w := range workers {
-		c := cl.client(t, WithRetries(10000), WithRetryDelay(0, 3*time.Millisecond), WithNodeTimeout(100*time.Millisecond))
+		c := cl.client(t, append([]Option{WithRetries(10000), WithRetryDelay(0, 3*time.Millisecond),
+			WithNodeTimeout(100 * time.Millisecond)}, opts...)...)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -105,6 +106,28 @@ func TestMutualExclusionWhileAMasterRestarts(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	if len(sections) != workers*rounds {
+		t.Fatalf("%d critical sections recorded, want %d", len(sections), workers*rounds)
+	}
+	if bad := overlaps(sections); len(bad) > 0 {
+		t.Fatalf("%d overlapping critical sections, first: %s", len(bad), bad[0])
+	}
+}
+
+// TestMutualExclusionWithLatency runs the contention over masters behind
+// proxies with different latencies, so that rounds are decided at quorum
+// with commands still on their way and several connections per master.
+func TestMutualExclusionWithLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("contention run takes seconds")
+	}
+	const workers, rounds = 8, 200
+	cl := newProxiedCluster(t, 5, 0)
+	for i, p := range cl.proxies {
+		p.SetLatency(time.Duration(i+1) * 200 * time.Microsecond) // 0.2ms to 1ms each way
+	}
+	// Retries a few round trips apart: retrying faster only adds rounds that find the lock held.
+	sections := runContention(t, cl, workers, rounds, nil, WithRetryDelay(2*time.Millisecond, 10*time.Millisecond))
 	if len(sections) != workers*rounds {
 		t.Fatalf("%d critical sections recorded, want %d", len(sections), workers*rounds)
 	}
