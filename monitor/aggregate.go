@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -346,7 +347,41 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		events = history(&v, p, prev != nil && !(p == nil && firstSweep), now, events)
 		views = append(views, v)
 	}
+	groupMultiKeyLocks(views)
 	return views, tracked, events
+}
+
+// multiKeyMinToken is the shortest token taken as random enough that the same token on two keys means one
+// lock over both.
+const multiKeyMinToken = 16
+
+// groupMultiKeyLocks sets Keys on locks whose leading token is also another key's: clients such as node-redlock
+// and bsm/redislock take one lock over several keys by writing one random token on all of them.
+func groupMultiKeyLocks(views []LockView) {
+	byToken := map[string][]int{}
+	for i := range views {
+		v := &views[i]
+		t := v.Holder
+		if t == "" {
+			t = leadToken(v)
+		}
+		if len(t) < multiKeyMinToken || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
+			continue // a hash holder names a client thread, which may hold several locks
+		}
+		byToken[t] = append(byToken[t], i)
+	}
+	for _, idx := range byToken {
+		if len(idx) < 2 {
+			continue
+		}
+		keys := make([]string, len(idx))
+		for k, i := range idx {
+			keys[k] = views[i].Resource
+		}
+		for _, i := range idx {
+			views[i].Keys = keys
+		}
+	}
 }
 
 // redissonThreadQuorum returns the thread id that a quorum of masters' hash locks share, with their count, or

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -170,8 +171,10 @@ func TestEveryClientsLockFormatIsRecognised(t *testing.T) {
 			{"minority", StatePartial, []int{3, 4}, nil},
 			{"split", StateSplit, []int{0, 1}, []int{2, 3}},
 		} {
-			p := planted{f: f, key: f.key("res:" + f.name + ":" + layout.name), a: f.token(), b: f.token(), layout: layout.name,
+			p := planted{f: f, key: f.key("res:" + f.name + ":" + layout.name), a: f.token(), layout: layout.name,
 				want: layout.want, onA: layout.onA, onB: layout.onB}
+			for p.b = f.token(); p.b == p.a; p.b = f.token() { // uniqid() repeats within a microsecond
+			}
 			for _, i := range p.onA {
 				if err := f.write(ctx, c.admin[i], p.key, p.a); err != nil {
 					t.Fatalf("%s: writing on master %d: %v", f.name, i, err)
@@ -237,5 +240,29 @@ func TestRedissonRedLockAcrossClientsIsGroupedByThread(t *testing.T) {
 	if l.State != StateHeld || !l.Heuristic || l.Count != 3 || l.Family != "Redisson" {
 		t.Errorf("state %s heuristic %v count %d family %q; want held on 3 by grouping on the thread id, marked heuristic",
 			l.State, l.Heuristic, l.Count, l.Family)
+	}
+}
+
+func TestALockOverSeveralKeysIsShownAsOne(t *testing.T) {
+	c, _ := serverCluster(t, 3, Config{})
+	ctx := context.Background()
+	// node-redlock's ACQUIRE_SCRIPT (src/index.ts at afe5cf9): one random value SET PX on every key of the lock.
+	token := hex.EncodeToString(randomBytes(16))
+	for _, a := range c.admin {
+		if err := a.Eval(ctx, `for _, k in ipairs(KEYS) do if redis.call("EXISTS", k) == 1 then return 0 end end
+for _, k in ipairs(KEYS) do redis.call("SET", k, ARGV[1], "PX", ARGV[2]) end
+return #KEYS`, []string{"orders:1", "orders:2"}, token, formatTTL.Milliseconds()).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.set(t, "orders:3", hex.EncodeToString(randomBytes(16)), formatTTL, 0, 1, 2)
+	s := c.mon.Poll(ctx)
+	for _, key := range []string{"orders:1", "orders:2"} {
+		if l := lockOf(t, s, key); !slices.Equal(l.Keys, []string{"orders:1", "orders:2"}) {
+			t.Errorf("%s: keys %v, want both keys of the one lock", key, l.Keys)
+		}
+	}
+	if l := lockOf(t, s, "orders:3"); l.Keys != nil {
+		t.Errorf("a lock with a token of its own has keys %v, want none", l.Keys)
 	}
 }

@@ -64,8 +64,9 @@ type jsonLock struct {
 	Foreign     bool             `json:"foreign"`
 	Mine        bool             `json:"mine"`
 	QuorumLost  bool             `json:"quorum_lost"`
-	Family      string           `json:"family"`    // a hint from the key and value shapes, "" when none
-	Heuristic   bool             `json:"heuristic"` // held by grouping hash holders on thread id (Redisson RedLock)
+	Family      string           `json:"family"`         // a hint from the key and value shapes, "" when none
+	Heuristic   bool             `json:"heuristic"`      // held by grouping hash holders on thread id (Redisson RedLock)
+	Keys        []string         `json:"keys,omitempty"` // every key of a lock over several keys (one token on all)
 	FirstSeen   *time.Time       `json:"first_seen"`
 	AcquiredAt  *time.Time       `json:"acquired_at"`
 	Changes     int              `json:"changes"`
@@ -158,7 +159,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		jl := jsonLock{
 			Resource: l.Resource, State: l.State, Holder: l.Holder, Count: l.Count, Unknown: l.Unknown,
 			ValidityMS: l.Validity.Milliseconds(), TTLSpreadMS: l.TTLSpread.Milliseconds(),
-			Foreign: l.Foreign, Mine: l.Mine, QuorumLost: l.QuorumLost, Family: l.Family, Heuristic: l.Heuristic, FirstSeen: timePtr(l.FirstSeen),
+			Foreign: l.Foreign, Mine: l.Mine, QuorumLost: l.QuorumLost, Family: l.Family, Heuristic: l.Heuristic, Keys: l.Keys, FirstSeen: timePtr(l.FirstSeen),
 			AcquiredAt: timePtr(l.AcquiredAt), Changes: l.Changes,
 			LastChange: timePtr(l.LastChange), Masters: make([]jsonMasterLock, len(l.Masters)),
 		}

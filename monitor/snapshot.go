@@ -188,6 +188,7 @@ type LockView struct {
 	QuorumLost bool          // the last holder's token lives on, but on fewer than a quorum of masters
 	Family     string        // the client family the key and value shapes suggest: a hint, never a certainty
 	Heuristic  bool          // held by grouping hash holders on thread id (Redisson RedLock: one client id per master)
+	Keys       []string      // every key of a lock over several keys (one random token on all, as node-redlock and bsm/redislock take them); nil for one key
 	FirstSeen  time.Time     // when this monitor first saw the leading token (not when it was acquired)
 	AcquiredAt time.Time     // ours: when we acquired it; zero otherwise
 	Changes    int           // holder changes seen

@@ -70,6 +70,9 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 		}
 		add(label("hash lock") + st.text.normal.Render(held))
 	}
+	if len(lv.Keys) > 1 {
+		wrapped("one lock", sanitize(strings.Join(lv.Keys, ", "), textCap))
+	}
 	if lv.Family != "" {
 		// A guess from the key's and token's shapes: several clients share some, and tokens can be custom.
 		add(label("client") + st.text.normal.Render(lv.Family) + st.text.muted.Render(" (a guess from its shape)"))
