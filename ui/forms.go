@@ -130,9 +130,9 @@ func (f *acquireForm) View(w, frame int) string {
 type deleteConfirm struct {
 	sh       *shared
 	req      uint64
-	resource string   // raw
-	name     string   // sanitized
-	primary  string   // raw token under the row when opened: if it changes, the confirmation is withdrawn
+	resource string            // raw
+	name     string            // sanitized
+	primary  string            // raw token under the row when opened: if it changes, the confirmation is withdrawn
 	tokens   []string          // raw tokens to delete
 	hash     map[string]string // tokens that are hash lock holders (Redisson), with the lock's mode
 	shown    []string          // the tokens, sanitized and shortened, with how many masters hold each
