@@ -189,3 +189,43 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteJSONCarriesTheFamilyAndHashFields(t *testing.T) {
+	hash := KeyReading{Key: "jobs:nightly", Fields: []string{"mode", "read", "6f1c2a40-93e4-4b0f-87c9-389b853be697:1", "2"},
+		PTTL: 30 * time.Second, ReadAt: t0}
+	rs := fixture(t0, []string{"a", "b", "c"}, map[string][]cell{"orders": cells("5OuJywSqVO3XzfKB0r++Dg==", 3)[:3]})
+	for i := range rs {
+		rs[i].Keys = append(rs[i].Keys, hash)
+	}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, Aggregate(nil, rs, nil, t0, Config{})); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Locks []struct {
+			Resource string `json:"resource"`
+			Family   string `json:"family"`
+			Masters  []struct {
+				Token      string `json:"token"`
+				Hash       bool   `json:"hash"`
+				Reentrancy int    `json:"reentrancy"`
+				Mode       string `json:"mode"`
+			} `json:"masters"`
+		} `json:"locks"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil || len(doc.Locks) != 2 {
+		t.Fatalf("%d locks (err %v):\n%s", len(doc.Locks), err, buf.String())
+	}
+	if l := doc.Locks[0]; l.Resource != "jobs:nightly" || l.Family != "Redisson (read-write lock)" ||
+		l.Masters[0] != (struct {
+			Token      string `json:"token"`
+			Hash       bool   `json:"hash"`
+			Reentrancy int    `json:"reentrancy"`
+			Mode       string `json:"mode"`
+		}{"6f1c2a40-93e4-4b0f-87c9-389b853be697:1", true, 2, "read"}) {
+		t.Errorf("hash lock = %+v, want the Redisson family, its holder, hold count 2 and mode read", l)
+	}
+	if l := doc.Locks[1]; l.Family != "redsync" {
+		t.Errorf("string lock family %q, want redsync", l.Family)
+	}
+}
