@@ -258,24 +258,38 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 			Reason: "not started", kinds: []error{ErrNotAcquired}, cause: err}
 	}
 	token := newToken()
-	r, tail := c.run(ctx, OpAcquire, resource, nil, nil, func(cl *call) {
-		cl.args = []any{"set", resource, token, "nx", "px", ttl.Milliseconds()}
-	})
+	build := func(cl *call) { cl.args = []any{"set", resource, token, "nx", "px", ttl.Milliseconds()} }
+	if c.cfg.fencing {
+		build = fencedAcquireCall(resource, FenceKey(resource, c.cfg.fenceSuffix), token, ttl)
+	}
+	r, tail := c.run(ctx, OpAcquire, resource, nil, nil, build)
 	r.Validity = c.validity(ttl, r.Elapsed)
 	if r.OK >= c.quorum && r.Validity > 0 {
-		return &Lock{
-			client:     c,
-			resource:   resource,
-			token:      token,
-			ttl:        ttl,
-			validUntil: r.Start.Add(r.Validity + r.Elapsed),
-			last:       r,
-			prev:       tail.finished,
-		}, nil
+		prev, fence, held := tail.finished, uint64(0), true
+		if c.cfg.fencing {
+			r, prev, fence, held = c.confirmFence(ctx, resource, token, ttl, r, tail)
+		}
+		if held {
+			return &Lock{
+				client:     c,
+				resource:   resource,
+				token:      token,
+				fence:      fence,
+				ttl:        ttl,
+				validUntil: r.Start.Add(r.Validity + r.Elapsed),
+				last:       r,
+				prev:       prev,
+			}, nil
+		}
 	}
 	c.abandon(ctx, resource, token, ttl, tail)
 	reason := fmt.Sprintf("no quorum (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
-	if r.OK >= c.quorum {
+	switch {
+	case r.Op == OpFence && r.OK >= c.quorum:
+		reason = fmt.Sprintf("validity ran out in the fence round (%s left)", r.Validity)
+	case r.Op == OpFence:
+		reason = fmt.Sprintf("fence round: no quorum (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
+	case r.OK >= c.quorum:
 		reason = fmt.Sprintf("validity ran out (%s left)", r.Validity)
 	}
 	err := &RoundError{Round: r, Attempts: 1, Reason: reason, kinds: []error{ErrNotAcquired}}
@@ -431,7 +445,7 @@ func (c *Client) releaseOn(i int, resource, token string, after <-chan struct{})
 	out := make(chan reply, 1)
 	cl := &call{deadline: time.Now().Add(c.cfg.nodeTimeout), index: i, out: out}
 	releaseCall(resource, token)(cl)
-	c.sendAfter(c.nodes[i], cl, after)
+	c.sendAfter(c.nodes[i], cl, after, cl.deadline.Add(c.cfg.nodeTimeout))
 	return classifyScript(<-out)
 }
 
@@ -456,36 +470,46 @@ type roundTail struct {
 
 // sendAfter sends cl to nd once after has closed, so that a lock's commands
 // reach each master in the order they were issued although they may travel
-// on different connections. A nil after sends at once.
-func (c *Client) sendAfter(nd *node, cl *call, after <-chan struct{}) {
+// on different connections. A nil after sends at once. A command that waits
+// for its predecessor gets the node timeout from when that one is done, up to
+// limit: the master was busy with our previous command meanwhile. It reports
+// whether cl waits.
+func (c *Client) sendAfter(nd *node, cl *call, after <-chan struct{}, limit time.Time) bool {
 	cl.queued = time.Now()
 	if after == nil {
 		nd.send(cl)
-		return
+		return false
 	}
 	select {
 	case <-after:
 		nd.send(cl)
-		return
+		return false
 	default:
 	}
 	go func() {
-		t := time.NewTimer(time.Until(cl.deadline))
+		t := time.NewTimer(time.Until(limit))
 		defer t.Stop()
 		select {
 		case <-after:
+			if d := time.Now().Add(c.cfg.nodeTimeout); d.Before(limit) {
+				cl.deadline = d
+			} else {
+				cl.deadline = limit
+			}
 			nd.send(cl)
 		case <-t.C:
 			cl.answer(reply{err: context.DeadlineExceeded})
 		}
 	}()
+	return true
 }
 
 // run sends one command to every master in only (nil: all) at once, each
 // after the master's command in after (nil: none) is done, and collects the
 // answers. Acquire and extend rounds are decided as soon as a quorum is
 // reached or can no longer be; release rounds wait for every master. No
-// master is waited on beyond the node timeout.
+// master is waited on beyond the node timeout, counted for a command that
+// waits for its predecessor on that master from when that one is done.
 func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, after []<-chan struct{},
 	build func(*call)) (Round, *roundTail) {
 	c.waitWarm(ctx)
@@ -494,10 +518,15 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 	tail := &roundTail{replies: make([]reply, n), answered: make([]bool, n), finished: make([]<-chan struct{}, n)}
 	r.Start = c.cfg.clock.Now()
 	deadline := time.Now().Add(c.cfg.nodeTimeout)
+	limit := deadline.Add(c.cfg.nodeTimeout) // for commands that wait for their predecessor
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
+	if d, ok := ctx.Deadline(); ok && d.Before(limit) {
+		limit = d
+	}
 	out := make(chan reply, n)
+	waits := false
 	total := 0
 	for i, nd := range c.nodes {
 		r.Nodes[i].Addr = nd.addr
@@ -513,11 +542,14 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 		if after != nil {
 			prev = after[i]
 		}
-		c.sendAfter(nd, cl, prev)
+		waits = c.sendAfter(nd, cl, prev, limit) || waits
 	}
 	classify := classifySet
 	if op != OpAcquire {
 		classify = classifyScript
+	}
+	if waits {
+		deadline = limit
 	}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()

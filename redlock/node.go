@@ -149,11 +149,18 @@ func newNode(o *redis.Options, maxBatch int, onFirst func(ok bool)) *node {
 	return n
 }
 
-// addSender starts one more sender unless there are maxSenders.
+// maxSetups bounds the senders of one node setting up their connection at
+// once, so that a burst of calls grows the node a few connections at a time
+// (calls meanwhile batch on the connections there are) instead of dialling
+// for all of them together.
+const maxSetups = 2
+
+// addSender starts one more sender unless there are maxSenders, or maxSetups
+// are setting up.
 func (n *node) addSender() {
 	n.grow.Lock()
 	defer n.grow.Unlock()
-	if n.senders >= n.maxSenders {
+	if n.senders >= n.maxSenders || n.senders-int(n.ready.Load()) >= maxSetups {
 		return
 	}
 	first := n.senders == 0 && n.onFirst != nil
