@@ -2,6 +2,7 @@ package redlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -143,4 +144,69 @@ func BenchmarkContention64(b *testing.B) {
 	b.ReportMetric(ours, "redlock-cycles/s")
 	b.ReportMetric(base, "baseline-cycles/s")
 	b.ReportMetric(ours/base, "throughput-ratio")
+}
+
+// BenchmarkNetwork measures cycles per second of 1, 4 and 16 lockers on
+// distinct keys with every master behind a proxy delaying each direction by
+// 15 ms (node timeout 100 ms), the client against the baseline over the same
+// proxies in the same run. It reports both rates, their ratio, the client's
+// rate as a fraction of the physical limit (lockers / two round trips), and
+// the acquisitions of free keys that failed (and the client's releases that
+// some master did not confirm in time); a new client's first acquisition
+// must succeed. b.N cycles are run by each locker.
+func BenchmarkNetwork(b *testing.B) {
+	if !redlocktest.HaveRedisServer() {
+		b.Skip("benchmarks need redis-server on PATH")
+	}
+	const oneWay = 15 * time.Millisecond
+	for _, lockers := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("lockers=%d", lockers), func(b *testing.B) {
+			cl := newProxiedCluster(b, 5, oneWay)
+			c, err := New(cl.clients(b), WithNodeTimeout(100*time.Millisecond))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			if err := redlockCycle(ctx, c, "first", 10*time.Second); err != nil {
+				b.Errorf("a new client's first acquisition failed: %v", err)
+			}
+			baseline := cl.clients(b)
+			var failed, unconfirmed atomic.Int64
+			run := func(cycle func(key string) error) float64 {
+				var wg sync.WaitGroup
+				start := time.Now()
+				for w := range lockers {
+					wg.Go(func() {
+						for i := range b.N {
+							switch err := cycle(fmt.Sprintf("net:%d:%d", w, i)); {
+							case errors.Is(err, ErrIncomplete):
+								unconfirmed.Add(1)
+							case err != nil:
+								failed.Add(1)
+							}
+						}
+					})
+				}
+				wg.Wait()
+				return float64(lockers*b.N) / time.Since(start).Seconds()
+			}
+			// One cycle per locker first, so that both have their connections.
+			run(func(key string) error { return baselineCycle(ctx, baseline, "warm:"+key, 10*time.Second) })
+			failed.Store(0)
+			b.ResetTimer()
+			ours := run(func(key string) error { return redlockCycle(ctx, c, key, 10*time.Second) })
+			oursFailed := failed.Swap(0)
+			base := run(func(key string) error { return baselineCycle(ctx, baseline, key, 10*time.Second) })
+			b.StopTimer()
+			limit := float64(lockers) / (2 * 2 * oneWay).Seconds()
+			b.ReportMetric(ours, "redlock-cycles/s")
+			b.ReportMetric(base, "baseline-cycles/s")
+			b.ReportMetric(ours/base, "throughput-ratio")
+			b.ReportMetric(ours/limit, "of-limit")
+			b.ReportMetric(float64(oursFailed), "redlock-failed")
+			b.ReportMetric(float64(unconfirmed.Load()), "redlock-unconfirmed-releases")
+			b.ReportMetric(float64(failed.Load()), "baseline-failed")
+		})
+	}
 }
