@@ -120,13 +120,13 @@ func monitorConfig(cfg Config) monitor.Config {
 }
 
 // runOnce polls until every master that answers has finished one full sweep of its keyspace (however long
-// that takes under the scan budget; progress goes to stderr when it is a terminal), prints the snapshot and
-// reports whether a quorum of distinct servers answered.
+// that takes under the scan budget; progress goes to stderr when it is a terminal) and every master either
+// answered or was declared down, prints the snapshot and reports whether a quorum of distinct servers answered.
 func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	snap := mon.Poll(ctx)
-	for !snap.Swept && ctx.Err() == nil {
+	for (!snap.Swept || undecided(snap)) && ctx.Err() == nil {
 		if sys.stderrIsTerminal {
 			fmt.Fprintf(sys.stderr, "\r\x1b[Kscanning for locks: %s", sweepProgress(snap))
 		}
@@ -154,6 +154,17 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 		return exitNoQuorum
 	}
 	return exitOK
+}
+
+// undecided reports whether some master missed a poll without being declared down yet: --once asks again
+// rather than report a master that was merely slow as missing.
+func undecided(s monitor.Snapshot) bool {
+	for _, m := range s.Masters {
+		if !m.Up && !m.Down {
+			return true
+		}
+	}
+	return false
 }
 
 // sweepProgress describes, per master still in its first sweep, how far it has got.
