@@ -65,6 +65,10 @@ type Config struct {
 	ReadOnly      bool          // no write command at all
 	Once          bool          // print one snapshot and exit
 	JSON          bool          // with Once: JSON instead of a table
+	Headless      bool          // no screen: poll until a signal, for --metrics and --events
+	Metrics       string        // address to serve Prometheus metrics on, "" none
+	MetricsLocks  []string      // resources with series of their own in the metrics
+	Events        string        // file to append the event stream to, "-" stdout (headless only), "" none
 	TLSSkipVerify bool          // rediss:// certificates are not checked; main warns loudly
 	DemoClients   int           // simulated clients in demo mode
 	DemoResources int           // resources they contend for
@@ -137,6 +141,10 @@ func newFlagSet(v *flagValues) *pflag.FlagSet {
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "never write: acquiring, extending, releasing and deleting are disabled")
 	fs.BoolVar(&c.Once, "once", false, "print one snapshot and exit: 0 if a quorum of masters answered, 3 if not")
 	fs.BoolVar(&c.JSON, "json", false, "with --once: print JSON instead of a table")
+	fs.BoolVar(&c.Headless, "headless", false, "no screen: poll until SIGTERM, serving --metrics and writing --events")
+	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
+	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
+	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless)")
 	fs.IntVar(&c.DemoClients, "demo-clients", defaultDemoClients, "demo mode (no --masters): simulated clients")
 	fs.IntVar(&c.DemoResources, "demo-resources", defaultDemoResources, "demo mode (no --masters): resources they contend for")
 	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
@@ -153,6 +161,7 @@ Usage:
   redlock-tui [flags]                       embedded demo masters
   redlock-tui -m host1:6379,host2:6379,...  your masters
   redlock-tui -m ... --once [--json]        one snapshot, no screen
+  redlock-tui -m ... --headless --metrics :9121 --events FILE   no screen: metrics and an event stream
   redlock-tui run -m ... RESOURCE -- CMD    run a command under a lock (run --help)
 
 Flags:
@@ -218,10 +227,28 @@ func validateScalars(c *Config, v *flagValues) error {
 		return usagef("--pattern must not be empty (use '*' for every key)")
 	case c.JSON && !c.Once:
 		return usagef("--json only applies with --once")
+	case c.Headless && c.Once:
+		return usagef("--headless and --once exclude each other")
+	case c.Headless && c.Metrics == "" && c.Events == "":
+		return usagef("--headless needs --metrics or --events: it has no other output")
+	case (c.Metrics != "" || c.Events != "") && !c.Headless:
+		return usagef("--metrics and --events need --headless (the dashboard does not feed them yet)")
+	case len(c.MetricsLocks) > 0 && c.Metrics == "":
+		return usagef("--metrics-locks needs --metrics")
 	case c.DemoClients < 1 || c.DemoClients > maxDemo:
 		return usagef("--demo-clients must be from 1 to %d, got %d", maxDemo, c.DemoClients)
 	case c.DemoResources < 1 || c.DemoResources > maxDemo:
 		return usagef("--demo-resources must be from 1 to %d, got %d", maxDemo, c.DemoResources)
+	}
+	if c.Metrics != "" {
+		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
+			return usagef("--metrics %q: want host:port (or :port for every interface)", c.Metrics)
+		}
+	}
+	for _, r := range c.MetricsLocks {
+		if r == "" {
+			return usagef("--metrics-locks: empty resource name")
+		}
 	}
 	lo, hi, err := parseRetryDelay(v.retryDelay)
 	if err != nil {

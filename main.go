@@ -82,7 +82,7 @@ func run(args []string, sys system) int {
 	case cfg.Version:
 		fmt.Fprintln(sys.stdout, versionString())
 		return exitOK
-	case !cfg.Once && !sys.stdoutIsTerminal:
+	case !cfg.Once && !cfg.Headless && !sys.stdoutIsTerminal:
 		fmt.Fprintln(sys.stderr, "redlock-tui: stdout is not a terminal, so the dashboard cannot start; use --once (with --json for JSON) to print one snapshot")
 		return exitUsage
 	}
@@ -103,6 +103,9 @@ func run(args []string, sys system) int {
 	}
 	if cfg.Once {
 		return runOnce(mon, cfg, sys)
+	}
+	if cfg.Headless {
+		return runHeadless(mon, masters, cfg, sys)
 	}
 	return runDashboard(mon, masters, cfg, sys)
 }

@@ -42,7 +42,7 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 
 // dashboardOnlyFlags make no sense for run; run refuses them rather than ignore them silently.
 var dashboardOnlyFlags = []string{"pattern", "poll", "max-keys", "scan-budget", "read-only", "once", "json",
-	"demo-clients", "demo-resources", "version"}
+	"demo-clients", "demo-resources", "version", "headless", "metrics", "metrics-locks", "events"}
 
 // runConfig is run's validated command line.
 type runConfig struct {
@@ -287,17 +287,15 @@ func superviseCommand(lock *redlock.Lock, keeper *redlock.Keeper, cfg runConfig,
 }
 
 // commandEnv is what the command learns about its lock. REDLOCK_FENCE is set only for a lock that carries a
-// fencing token (a lock type with a Fence method).
+// fencing token: a non-zero Fence, which a client with fencing gives its locks.
 func commandEnv(lock *redlock.Lock) []string {
 	env := []string{
 		"REDLOCK_RESOURCE=" + lock.Resource(),
 		"REDLOCK_TOKEN=" + lock.Token(),
 		"REDLOCK_VALID_UNTIL=" + time.Now().Add(lock.Validity()).UTC().Format(time.RFC3339Nano),
 	}
-	if f, ok := any(lock).(interface{ Fence() (int64, bool) }); ok {
-		if fence, has := f.Fence(); has {
-			env = append(env, "REDLOCK_FENCE="+strconv.FormatInt(fence, 10))
-		}
+	if f, ok := any(lock).(interface{ Fence() uint64 }); ok && f.Fence() != 0 {
+		env = append(env, "REDLOCK_FENCE="+strconv.FormatUint(f.Fence(), 10))
 	}
 	return env
 }

@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
@@ -22,9 +26,29 @@ import (
 type runProcess struct {
 	t              *testing.T
 	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
+	stdout, stderr syncBuffer
 	done           chan struct{}
 	code           int
+}
+
+// syncBuffer is a bytes.Buffer that a process writes while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what was written so far.
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // startRun starts bin with args, with D=dir in its environment; t.Cleanup kills it if it is still running.
@@ -125,6 +149,27 @@ func liveInGroup(t *testing.T, pgid int) []int {
 	return live
 }
 
+// heldOnQuorum reports whether one token of resource is on a majority of the masters (a lock round is decided
+// at quorum, so a late master may miss it). A failed read counts as not held, so that eventually retries it.
+func heldOnQuorum(clients []*redis.Client, resource string) (bool, string) {
+	tokens, err := tokensOn(clients, resource)
+	if err != nil {
+		return false, err.Error()
+	}
+	count := map[string]int{}
+	for _, tok := range tokens {
+		if tok != "" {
+			count[tok]++
+		}
+	}
+	for _, n := range count {
+		if n > len(clients)/2 {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("tokens %q", tokens)
+}
+
 // waitScript writes its pid to $D/pid and then waits until $D/go exists.
 const waitScript = `echo $$ > "$D/pid"; while [ ! -e "$D/go" ]; do sleep 0.05; done`
 
@@ -144,10 +189,16 @@ echo "${REDLOCK_FENCE-none}" > "$D/fence"; echo "$REDLOCK_TOKEN" > "$D/token"; `
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, got := range onMasters {
-		if token == "" || got != token {
-			t.Errorf("master %d holds %q for %s; the command was given REDLOCK_TOKEN=%q", i+1, got, resource, token)
+	holding := 0
+	for _, got := range onMasters {
+		if token != "" && got == token {
+			holding++
+		} else if got != "" {
+			t.Errorf("a master holds %q for %s; the command was given REDLOCK_TOKEN=%q", got, resource, token)
 		}
+	}
+	if holding < 2 {
+		t.Errorf("the masters hold %q for %s; want the command's REDLOCK_TOKEN=%q on a quorum", onMasters, resource, token)
 	}
 	if got := readFileEventually(t, filepath.Join(dir, "resource")); got != resource {
 		t.Errorf("REDLOCK_RESOURCE=%q, want %q", got, resource)
@@ -179,7 +230,7 @@ func TestRunWaitsForTheHolderThenRuns(t *testing.T) {
 
 	holder := startRun(t, bin, first, "run", "-m", addrs, "--ttl", "3s", resource, "--", "sh", "-c", waitScript)
 	readFileEventually(t, filepath.Join(first, "pid"))
-	eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(clients, resource) })
+	eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
 
 	// Without --wait, the rounds of --retries are all it gets.
 	code, _, stderr := runBinary(t, bin, nil, "run", "-m", addrs, "--retries", "1", resource, "--", "true")
@@ -230,7 +281,7 @@ func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(clients, resource) })
+			eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
 
 			for _, m := range masters[1:] {
 				if err := m.Stop(); err != nil {
@@ -277,7 +328,7 @@ func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(clients, resource) })
+			eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
 
 			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)

@@ -1,0 +1,169 @@
+// Package events writes what the monitor, the dashboard and the demo saw as a stream of JSON lines, one
+// event per line with a timestamp, so that a postmortem can replay what was seen. A Writer is the Sink
+// everything reports to; Since and Warnings turn successive monitor snapshots into events.
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// Source says which part of the program saw an event.
+type Source string
+
+// The sources of events.
+const (
+	SourceMonitor   Source = "monitor"   // a change between two polls of the masters
+	SourceDashboard Source = "dashboard" // an action taken from the dashboard on one of its own locks
+	SourceDemo      Source = "demo"      // the demo's simulated clients and faults, violations included
+)
+
+// Kinds of the dashboard's own events; the monitor's kinds are monitor.EventKind values, the demo's
+// demo.EventKind values, and warnings are KindWarning and KindWarningCleared.
+const (
+	KindAcquired       = "acquired"        // the dashboard acquired a lock
+	KindAcquireFailed  = "acquire-failed"  // an acquisition from the dashboard gave up
+	KindExtended       = "extended"        // the dashboard extended one of its locks
+	KindReleased       = "released"        // the dashboard released one of its locks
+	KindLost           = "lost"            // one of the dashboard's locks was lost (a failed extension)
+	KindWarning        = "warning"         // a monitor warning appeared
+	KindWarningCleared = "warning-cleared" // a monitor warning no longer holds
+)
+
+// Record is one line of the stream. Empty fields are left out.
+type Record struct {
+	Seq      uint64    `json:"seq"`                // increasing from 1 in the order written
+	Time     time.Time `json:"time"`               // when it happened (RFC 3339, local clock)
+	Source   Source    `json:"source"`             // monitor, dashboard or demo
+	Kind     string    `json:"kind"`               // what happened
+	Severity string    `json:"severity,omitempty"` // warnings: "warning" or "error"
+	Resource string    `json:"resource,omitempty"` // the lock concerned
+	Master   string    `json:"master,omitempty"`   // the master concerned, as given on the command line
+	Token    string    `json:"token,omitempty"`    // the lock token concerned
+	Client   string    `json:"client,omitempty"`   // demo: the simulated client concerned
+	Text     string    `json:"text"`               // a self-contained sentence for people
+}
+
+// Sink receives events. The dashboard calls Emit for its own actions (acquired, extended, released, lost);
+// implementations are safe for concurrent use and never block for long.
+type Sink interface {
+	Emit(Record)
+}
+
+// Writer writes records to w as JSON lines. It is a Sink; it is safe for concurrent use.
+type Writer struct {
+	mu  sync.Mutex
+	w   io.Writer
+	seq uint64
+	err error // the first write error; later records are dropped
+}
+
+// NewWriter returns a Writer appending to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Emit numbers r, stamps it with the current time when it has none, and writes it as one line. After a
+// write error nothing more is written; Err reports it.
+func (wr *Writer) Emit(r Record) {
+	if r.Time.IsZero() {
+		r.Time = time.Now()
+	}
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	if wr.err != nil {
+		return
+	}
+	wr.seq++
+	r.Seq = wr.seq
+	line, err := json.Marshal(r)
+	if err != nil {
+		wr.err = fmt.Errorf("events: encoding: %w", err)
+		return
+	}
+	if _, err := wr.w.Write(append(line, '\n')); err != nil {
+		wr.err = fmt.Errorf("events: writing: %w", err)
+	}
+}
+
+// Err returns the first error that stopped the stream, or nil.
+func (wr *Writer) Err() error {
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	return wr.err
+}
+
+// Since returns the events of s that prev did not have, oldest first: all of them when prev is nil. The
+// monitor keeps only its most recent events, so the newest of prev's is looked up in s.
+func Since(prev *monitor.Snapshot, s monitor.Snapshot) []monitor.Event {
+	if prev == nil || len(prev.Events) == 0 {
+		return s.Events
+	}
+	last := prev.Events[len(prev.Events)-1]
+	for j := len(s.Events) - 1; j >= 0; j-- {
+		if s.Events[j] == last {
+			return s.Events[j+1:]
+		}
+	}
+	start := len(s.Events) // prev's newest fell out of the window: keep what is newer than it
+	for start > 0 && s.Events[start-1].Time.After(last.Time) {
+		start--
+	}
+	return s.Events[start:]
+}
+
+// FromMonitor turns monitor events into records.
+func FromMonitor(evs []monitor.Event) []Record {
+	out := make([]Record, len(evs))
+	for i, e := range evs {
+		out[i] = Record{Time: e.Time, Source: SourceMonitor, Kind: string(e.Kind), Resource: e.Resource,
+			Master: e.Master, Text: e.Text}
+	}
+	return out
+}
+
+// Warnings returns a record for each warning of s that prev did not have (KindWarning) and each of prev's
+// that s no longer has (KindWarningCleared). Warnings are told apart by severity, kind and master, not by
+// their text, which carries figures that change from poll to poll.
+func Warnings(prev *monitor.Snapshot, s monitor.Snapshot) []Record {
+	var before []monitor.Warning
+	if prev != nil {
+		before = prev.Warnings
+	}
+	had := make(map[warningKey]bool, len(before))
+	for _, w := range before {
+		had[keyOf(w)] = true
+	}
+	has := make(map[warningKey]bool, len(s.Warnings))
+	var out []Record
+	for _, w := range s.Warnings {
+		has[keyOf(w)] = true
+		if !had[keyOf(w)] {
+			out = append(out, warningRecord(s.Time, KindWarning, w))
+		}
+	}
+	for _, w := range before {
+		if !has[keyOf(w)] {
+			out = append(out, warningRecord(s.Time, KindWarningCleared, w))
+		}
+	}
+	return out
+}
+
+// warningKey identifies a warning across snapshots.
+type warningKey struct {
+	severity     monitor.Severity
+	kind, master string
+}
+
+// keyOf is w's identity across snapshots.
+func keyOf(w monitor.Warning) warningKey { return warningKey{w.Severity, w.Kind, w.Master} }
+
+// warningRecord is the record of a warning raised or cleared at t.
+func warningRecord(t time.Time, kind string, w monitor.Warning) Record {
+	return Record{Time: t, Source: SourceMonitor, Kind: kind, Severity: w.Severity.String(), Master: w.Master,
+		Text: w.Kind + ": " + w.Text}
+}

@@ -1,0 +1,124 @@
+package events
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+var t0 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+// ev is a monitor event n seconds after t0.
+func ev(n int, kind monitor.EventKind) monitor.Event {
+	return monitor.Event{Time: t0.Add(time.Duration(n) * time.Second), Kind: kind, Resource: fmt.Sprint("r", n), Text: "t"}
+}
+
+func TestSinceReturnsOnlyTheNewEvents(t *testing.T) {
+	one, two, three := ev(1, monitor.EventLockAppeared), ev(2, monitor.EventLockReleased), ev(3, monitor.EventMasterDown)
+	for _, tc := range []struct {
+		name       string
+		prev, next []monitor.Event
+		want       []monitor.Event
+	}{
+		{"first snapshot: all", nil, []monitor.Event{one, two}, []monitor.Event{one, two}},
+		{"one new", []monitor.Event{one, two}, []monitor.Event{one, two, three}, []monitor.Event{three}},
+		{"none new", []monitor.Event{one, two}, []monitor.Event{one, two}, nil},
+		{"the oldest fell out of the window", []monitor.Event{one, two}, []monitor.Event{two, three}, []monitor.Event{three}},
+		{"prev's newest fell out too: newer by time", []monitor.Event{one}, []monitor.Event{two, three}, []monitor.Event{two, three}},
+	} {
+		var prev *monitor.Snapshot
+		if tc.prev != nil {
+			prev = &monitor.Snapshot{Events: tc.prev}
+		}
+		got := Since(prev, monitor.Snapshot{Events: tc.next})
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: Since = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestWarningsReportsRaisedAndClearedOnce(t *testing.T) {
+	down := monitor.Warning{Severity: monitor.SeverityError, Kind: monitor.WarnMasterDown, Master: "a:1", Text: "down for 1s"}
+	clock := monitor.Warning{Kind: monitor.WarnClockOffset, Master: "b:1", Text: "offset 10ms"}
+	s1 := monitor.Snapshot{Time: t0, Warnings: []monitor.Warning{down}}
+	got := Warnings(nil, s1)
+	if len(got) != 1 || got[0].Kind != KindWarning || got[0].Severity != "error" || got[0].Master != "a:1" ||
+		!strings.Contains(got[0].Text, "down for 1s") {
+		t.Fatalf("first snapshot: %+v; want one error warning about a:1", got)
+	}
+	downLater := down
+	downLater.Text = "down for 2s"
+	s2 := monitor.Snapshot{Time: t0.Add(time.Second), Warnings: []monitor.Warning{downLater, clock}}
+	got = Warnings(&s1, s2)
+	if len(got) != 1 || got[0].Kind != KindWarning || got[0].Master != "b:1" {
+		t.Errorf("a new warning, and one whose figures changed: %+v; want only the new one", got)
+	}
+	s3 := monitor.Snapshot{Time: t0.Add(2 * time.Second), Warnings: []monitor.Warning{clock}}
+	got = Warnings(&s2, s3)
+	if len(got) != 1 || got[0].Kind != KindWarningCleared || got[0].Master != "a:1" || !got[0].Time.Equal(s3.Time) {
+		t.Errorf("a warning gone: %+v; want it cleared at the snapshot's time", got)
+	}
+}
+
+func TestWriterWritesNumberedJSONLines(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.Emit(Record{Source: SourceDashboard, Kind: KindAcquired, Resource: fmt.Sprint("r", i), Token: "tok",
+				Text: "acquired\n\"quoted\""})
+		}()
+	}
+	wg.Wait()
+	w.Emit(FromMonitor([]monitor.Event{ev(1, monitor.EventMasterDown)})[0])
+	data := bytes.Clone(buf.Bytes())
+	sc := bufio.NewScanner(&buf)
+	var n uint64
+	for sc.Scan() {
+		n++
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("line %d %q: %v", n, sc.Text(), err)
+		}
+		if r.Seq != n || r.Time.IsZero() || r.Text == "" {
+			t.Errorf("line %d: %+v; want seq %d, a time and a text", n, r, n)
+		}
+		if n == 51 && (r.Source != SourceMonitor || r.Kind != string(monitor.EventMasterDown) || !r.Time.Equal(t0.Add(time.Second))) {
+			t.Errorf("monitor event written as %+v; want source monitor, kind master-down and the event's own time", r)
+		}
+	}
+	if n != 51 {
+		t.Errorf("%d lines, want 51", n)
+	}
+	var raw map[string]any
+	line := bytes.SplitN(data, []byte("\n"), 2)[0]
+	if err := json.Unmarshal(line, &raw); err != nil || raw["master"] != nil || raw["client"] != nil {
+		t.Errorf("empty fields should be left out: %s", line)
+	}
+}
+
+// failing fails every write.
+type failing struct{ writes int }
+
+func (f *failing) Write([]byte) (int, error) { f.writes++; return 0, errors.New("disk full") }
+
+func TestWriterStopsAtTheFirstError(t *testing.T) {
+	f := &failing{}
+	w := NewWriter(f)
+	w.Emit(Record{Kind: KindReleased, Text: "x"})
+	w.Emit(Record{Kind: KindReleased, Text: "y"})
+	if err := w.Err(); err == nil || !strings.Contains(err.Error(), "disk full") || f.writes != 1 {
+		t.Errorf("after a failed write: Err %v, %d writes; want the error and no further write", err, f.writes)
+	}
+}

@@ -1,0 +1,241 @@
+// Package metrics exports what the monitor sees as Prometheus metrics, in the style of redis_exporter: names
+// under the redlock_ namespace in base units (seconds, ratios), one series per master, lock counts by state,
+// per-lock series only for resources named in advance (to bound cardinality), and counters of the events
+// that call for an alert.
+//
+// An Exporter is fed snapshots (Observe) by whoever polls, and is read by Prometheus through Handler; a
+// scrape reads the latest snapshot, it never polls the masters itself.
+package metrics
+
+import (
+	"net/http"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+const namespace = "redlock"
+
+// States are the lock states counted by redlock_locks, always all of them, so that an absent state reads 0
+// rather than no data.
+var States = []monitor.LockState{monitor.StateHeld, monitor.StatePartial, monitor.StateSplit,
+	monitor.StateStuck, monitor.StateUnknown, monitor.StateLost}
+
+// Options configures an Exporter.
+type Options struct {
+	// Resources are the locks that get series of their own (redlock_lock_*); others are only counted.
+	Resources []string
+	// Version is the program's version, for redlock_build_info.
+	Version string
+}
+
+// Exporter is a prometheus.Collector of the latest snapshot plus counters kept across snapshots. It is safe
+// for concurrent use.
+type Exporter struct {
+	resources []string
+	version   string
+
+	mu         sync.Mutex
+	snap       *monitor.Snapshot
+	events     map[monitor.EventKind]float64 // monitor events seen, by kind
+	restarts   map[string]float64            // master-restarted events, by master
+	violations float64                       // demo violations seen
+}
+
+// New returns an Exporter with no snapshot yet: until the first Observe only the counters, build info and
+// scrape duration are exported.
+func New(opts Options) *Exporter {
+	return &Exporter{
+		resources: slices.Clone(opts.Resources),
+		version:   opts.Version,
+		events:    map[monitor.EventKind]float64{},
+		restarts:  map[string]float64{},
+	}
+}
+
+// Observe makes s the snapshot scrapes read and counts fresh, the events that are new in s (see
+// events.Since).
+func (e *Exporter) Observe(s monitor.Snapshot, fresh []monitor.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.snap = &s
+	for _, ev := range fresh {
+		e.events[ev.Kind]++
+		if ev.Kind == monitor.EventMasterRestarted {
+			e.restarts[ev.Master]++
+		}
+	}
+}
+
+// AddViolations counts n breaches of mutual exclusion (the demo's detector sees them).
+func (e *Exporter) AddViolations(n int) {
+	e.mu.Lock()
+	e.violations += float64(n)
+	e.mu.Unlock()
+}
+
+// Handler serves the exporter's metrics, with the Go runtime's and the process's, in the Prometheus text
+// format.
+func (e *Exporter) Handler() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(e, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+}
+
+// The descriptions of every metric the exporter writes.
+var (
+	descMasterUp = desc("master_up", "1 when the master answered the last poll, 0 when it did not.", "master")
+	descDown     = desc("master_down", "1 when the master is declared down: it refused us, or missed several polls in a row.", "master")
+	descMissed   = desc("master_missed_polls", "Polls the master has missed in a row.", "master")
+	descRTT      = desc("master_rtt_seconds", "Round trip of the last poll's TIME command.", "master")
+	descOffset   = desc("master_clock_offset_seconds", "The master's clock minus ours (TIME against the round trip's midpoint); absent until measured.", "master")
+	descOffUnc   = desc("master_clock_uncertainty_seconds", "Uncertainty of the clock offset: half the round trip.", "master")
+	descDrift    = desc("master_clock_drift_ratio", "Rate at which the clock offset changes (1e-6 is 1 ppm); absent until measured.", "master")
+	descUptime   = desc("master_uptime_seconds", "Uptime of the master's server process; absent when unknown.", "master")
+	descRestarts = desc("master_restarts_total", "Restarts of the master seen by this process (its uptime went back).", "master")
+	descLockKeys = desc("master_lock_keys", "Lock keys seen on the master in the last poll.", "master")
+	descScanned  = desc("master_sweep_scanned_keys", "Keys scanned so far in the master's current discovery sweep.", "master")
+	descDBSize   = desc("master_sweep_keyspace_keys", "Keys in the master's database (DBSIZE) at the last poll; absent when unknown.", "master")
+	descSweeps   = desc("master_sweeps_completed_total", "Full discovery sweeps of the master's keyspace finished.", "master")
+	descQuorum   = desc("quorum", "Masters that must agree for a lock to be held: N/2+1.")
+	descUpCount  = desc("masters_up", "Distinct servers that answered the last poll (two addresses of one server count once).")
+	descServers  = desc("servers", "Distinct servers among the masters, as far as their run_id tells.")
+	descLocks    = desc("locks", "Locks by state in the last poll.", "state")
+	descTrunc    = desc("locks_truncated", "1 when there are more lock keys than --max-keys and some are not tracked.")
+	descSnapTime = desc("last_poll_timestamp_seconds", "When the last poll finished, as a Unix time.")
+	descPolls    = desc("polls_total", "Polls of the masters since the start.")
+	descLockMs   = desc("lock_masters", "Masters holding the lock's leading token (the holder's when held).", "resource")
+	descLockHeld = desc("lock_held", "1 when the lock is held by a quorum with validity left.", "resource")
+	descLockVal  = desc("lock_validity_seconds", "How long the lock stays held on a quorum, less the drift allowance; 0 when not held.", "resource")
+	descEvents   = desc("events_total", "Events the monitor reported, by kind.", "kind")
+	descLost     = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
+	descViol     = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
+	descScrape   = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
+	descBuild    = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
+)
+
+// desc describes a metric of the redlock namespace.
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(prometheus.BuildFQName(namespace, "", name), help, labels, nil)
+}
+
+// Describe sends the descriptions of every metric the exporter may write.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descMasterUp, descDown, descMissed, descRTT, descOffset, descOffUnc,
+		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
+		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal,
+		descEvents, descLost, descViol, descScrape, descBuild} {
+		ch <- d
+	}
+}
+
+// Collect writes the metrics of the latest snapshot and the counters.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	start := time.Now()
+	e.mu.Lock()
+	snap := e.snap
+	events := make(map[monitor.EventKind]float64, len(e.events))
+	for k, v := range e.events {
+		events[k] = v
+	}
+	restarts := make(map[string]float64, len(e.restarts))
+	for k, v := range e.restarts {
+		restarts[k] = v
+	}
+	violations := e.violations
+	e.mu.Unlock()
+
+	if snap != nil {
+		collectSnapshot(ch, *snap, restarts)
+		collectLocks(ch, *snap, e.resources)
+	}
+	for kind, n := range events {
+		ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, n, string(kind))
+	}
+	ch <- prometheus.MustNewConstMetric(descLost, prometheus.CounterValue,
+		events[monitor.EventQuorumLost]+events[monitor.EventLockLost])
+	ch <- prometheus.MustNewConstMetric(descViol, prometheus.CounterValue, violations)
+	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, e.version, runtime.Version())
+	ch <- prometheus.MustNewConstMetric(descScrape, prometheus.GaugeValue, time.Since(start).Seconds())
+}
+
+// collectSnapshot writes the per-master and whole-set metrics of s.
+func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts map[string]float64) {
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	for _, m := range s.Masters {
+		a := m.Addr
+		gauge(descMasterUp, boolValue(m.Up), a)
+		gauge(descDown, boolValue(m.Down), a)
+		gauge(descMissed, float64(m.Missed), a)
+		gauge(descRTT, m.RTT.Seconds(), a)
+		if m.ClockKnown {
+			gauge(descOffset, m.ClockOffset.Seconds(), a)
+			gauge(descOffUnc, m.ClockUncertainty.Seconds(), a)
+		}
+		if m.DriftKnown {
+			gauge(descDrift, m.DriftPPM/1e6, a)
+		}
+		if m.Uptime >= 0 {
+			gauge(descUptime, m.Uptime.Seconds(), a)
+		}
+		ch <- prometheus.MustNewConstMetric(descRestarts, prometheus.CounterValue, restarts[a], a)
+		gauge(descLockKeys, float64(m.Keys), a)
+		gauge(descScanned, float64(m.Sweep.Scanned), a)
+		if m.Sweep.Total >= 0 {
+			gauge(descDBSize, float64(m.Sweep.Total), a)
+		}
+		ch <- prometheus.MustNewConstMetric(descSweeps, prometheus.CounterValue, float64(m.Sweep.Completed), a)
+	}
+	gauge(descQuorum, float64(s.Quorum))
+	gauge(descUpCount, float64(s.UpCount))
+	gauge(descServers, float64(s.Servers))
+	gauge(descTrunc, boolValue(s.Truncated))
+	gauge(descSnapTime, float64(s.Time.UnixNano())/1e9)
+	ch <- prometheus.MustNewConstMetric(descPolls, prometheus.CounterValue, float64(s.Seq))
+	counts := make(map[monitor.LockState]int, len(States))
+	for _, l := range s.Locks {
+		counts[l.State]++
+	}
+	for _, st := range States {
+		gauge(descLocks, float64(counts[st]), string(st))
+	}
+}
+
+// collectLocks writes the per-lock series of the listed resources, zeros for those s does not show.
+func collectLocks(ch chan<- prometheus.Metric, s monitor.Snapshot, resources []string) {
+	for _, r := range resources {
+		i, found := slices.BinarySearchFunc(s.Locks, r, func(l monitor.LockView, r string) int {
+			switch {
+			case l.Resource < r:
+				return -1
+			case l.Resource > r:
+				return 1
+			}
+			return 0
+		})
+		var l monitor.LockView // no key on any master: not held, on no master
+		if found {
+			l = s.Locks[i]
+		}
+		ch <- prometheus.MustNewConstMetric(descLockMs, prometheus.GaugeValue, float64(l.Count), r)
+		ch <- prometheus.MustNewConstMetric(descLockHeld, prometheus.GaugeValue, boolValue(l.State == monitor.StateHeld), r)
+		ch <- prometheus.MustNewConstMetric(descLockVal, prometheus.GaugeValue, max(l.Validity, 0).Seconds(), r)
+	}
+}
+
+// boolValue is 1 for true, 0 for false.
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
