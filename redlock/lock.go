@@ -13,6 +13,7 @@ type Lock struct {
 	client   *Client
 	resource string
 	token    string
+	fence    uint64 // WithFencing: the fencing token
 
 	op sync.Mutex // serialises Extend and Release
 

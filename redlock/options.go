@@ -27,6 +27,12 @@ type config struct {
 	maxExtensions int
 	clock         Clock
 	maxBatch      int
+	fencing       bool
+	fenceSuffix   string
+	// skipFenceRound, set only by tests, takes the largest counter of the
+	// acquire round as the token without the fence round: unsafe, to show
+	// that the tests catch it.
+	skipFenceRound bool
 }
 
 func defaultConfig() config {
@@ -39,6 +45,7 @@ func defaultConfig() config {
 		maxExtensions: 10,
 		clock:         systemClock{},
 		maxBatch:      512,
+		fenceSuffix:   DefaultFenceSuffix,
 	}
 }
 
@@ -56,6 +63,8 @@ func (c config) validate() error {
 		return errors.New("redlock: max extensions must not be negative")
 	case c.clock == nil:
 		return errors.New("redlock: clock must not be nil")
+	case c.fenceSuffix == "":
+		return errors.New("redlock: fence suffix must not be empty: the counter would be the lock's key")
 	}
 	return nil
 }

@@ -14,6 +14,9 @@ const (
 	OpAcquire Op = "acquire"
 	OpExtend  Op = "extend"
 	OpRelease Op = "release"
+	// OpFence is a fenced acquisition's second round, which raises the
+	// masters' counters to the lock's token (see WithFencing).
+	OpFence Op = "fence"
 )
 
 // Outcome is what one master did in one round.
@@ -23,8 +26,8 @@ type Outcome int
 const (
 	// OutcomePending: the master had not answered when the round was decided.
 	OutcomePending Outcome = iota
-	// OutcomeOK: the key was set (acquire), its TTL renewed (extend) or it was
-	// deleted (release).
+	// OutcomeOK: the key was set (acquire), its TTL renewed (extend), it was
+	// deleted (release) or its counter raised to the token (fence).
 	OutcomeOK
 	// OutcomeHeldByOther: the key holds another token (or, on acquire, exists).
 	OutcomeHeldByOther
