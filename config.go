@@ -231,8 +231,8 @@ func validateScalars(c *Config, v *flagValues) error {
 		return usagef("--headless and --once exclude each other")
 	case c.Headless && c.Metrics == "" && c.Events == "":
 		return usagef("--headless needs --metrics or --events: it has no other output")
-	case (c.Metrics != "" || c.Events != "") && !c.Headless:
-		return usagef("--metrics and --events need --headless (the dashboard does not feed them yet)")
+	case c.Events == "-" && !c.Headless:
+		return usagef("--events - (standard output) needs --headless: the dashboard owns the screen")
 	case len(c.MetricsLocks) > 0 && c.Metrics == "":
 		return usagef("--metrics-locks needs --metrics")
 	case c.DemoClients < 1 || c.DemoClients > maxDemo:

@@ -56,25 +56,68 @@ func runHeadless(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syste
 		go followDemo(masters.demo, exporter, stream)
 	}
 
-	var prev *monitor.Snapshot
-	for s := range mon.Run(ctx) {
-		fresh := events.Since(prev, s)
-		exporter.Observe(s, fresh)
+	mon.Observe(feed(exporter, stream))
+	for range mon.Run(ctx) {
 		if stream != nil {
-			for _, r := range events.FromMonitor(fresh) {
-				stream.Emit(r)
-			}
-			for _, r := range events.Warnings(prev, s) {
-				stream.Emit(r)
-			}
 			if err := stream.Err(); err != nil {
 				fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
 				return exitFailure
 			}
 		}
-		prev = &s
 	}
 	return exitOK
+}
+
+// feed returns the monitor observer that hands every poll's snapshot to the exporter and, when there is one,
+// to the event stream: the monitor's events, and warnings raised and cleared.
+func feed(exporter *metrics.Exporter, stream *events.Writer) func(prev *monitor.Snapshot, s monitor.Snapshot) {
+	return func(prev *monitor.Snapshot, s monitor.Snapshot) {
+		fresh := events.Since(prev, s)
+		exporter.Observe(s, fresh)
+		if stream == nil {
+			return
+		}
+		for _, r := range events.FromMonitor(fresh) {
+			stream.Emit(r)
+		}
+		for _, r := range events.Warnings(prev, s) {
+			stream.Emit(r)
+		}
+	}
+}
+
+// observeForOthers serves --metrics and writes --events while the dashboard runs: the monitor feeds them after
+// every poll, from its own goroutine, never from the screen's event loop. stop shuts them down and reports a
+// failed event stream on stderr, once the screen is gone.
+func observeForOthers(mon *monitor.Monitor, masters *masterSet, cfg Config, sys system) (stop func(), err error) {
+	var stream *events.Writer
+	closeEvents := func() {}
+	if cfg.Events != "" {
+		w, c, err := openEvents(cfg.Events, sys.stdout)
+		if err != nil {
+			return nil, err
+		}
+		stream, closeEvents = events.NewWriter(w), c
+	}
+	exporter := metrics.New(metrics.Options{Resources: cfg.MetricsLocks, Version: buildVersion()})
+	shutdown := func() {}
+	if cfg.Metrics != "" {
+		if shutdown, err = serveMetrics(cfg.Metrics, exporter, sys); err != nil {
+			closeEvents()
+			return nil, err
+		}
+	}
+	if masters.demo != nil {
+		go followDemo(masters.demo, exporter, stream)
+	}
+	mon.Observe(feed(exporter, stream))
+	return func() {
+		shutdown()
+		if stream != nil && stream.Err() != nil {
+			fmt.Fprintf(sys.stderr, "redlock-tui: --events: %v\n", stream.Err())
+		}
+		closeEvents()
+	}, nil
 }
 
 // buildVersion is the release or commit of versionString, without the program's and Go's names.

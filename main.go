@@ -200,6 +200,14 @@ func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syst
 		}
 		defer locker.Close()
 	}
+	if cfg.Metrics != "" || cfg.Events != "" {
+		stop, err := observeForOthers(mon, masters, cfg, sys)
+		if err != nil {
+			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+			return exitFailure
+		}
+		defer stop()
+	}
 	title := fmt.Sprintf("%d masters", len(masters.names))
 	if masters.demo != nil {
 		title = "demo"

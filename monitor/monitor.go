@@ -25,12 +25,13 @@ type Monitor struct {
 
 	pollMu sync.Mutex // one poll at a time, so snapshots follow each other
 
-	mu       sync.Mutex
-	prev     *Snapshot
-	own      map[string]OwnLock
-	interval time.Duration
-	paused   bool
-	wake     chan struct{} // re-arms Run's timer after SetInterval or SetPaused
+	mu        sync.Mutex
+	prev      *Snapshot
+	own       map[string]OwnLock
+	observers []func(prev *Snapshot, s Snapshot) // called after every poll
+	interval  time.Duration
+	paused    bool
+	wake      chan struct{} // re-arms Run's timer after SetInterval or SetPaused
 }
 
 // errBusy marks a master whose previous read has not returned yet.
@@ -75,16 +76,26 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 	for r, o := range m.own {
 		own[r] = o
 	}
-	m.mu.Unlock()
-	m.mu.Lock()
-	prev := m.prev
+	prev, observers := m.prev, m.observers
 	m.mu.Unlock()
 	readings := m.readAll(ctx, prev.keysToRefresh(own))
 	s := Aggregate(prev, readings, own, time.Now(), m.cfg)
 	m.mu.Lock()
 	m.prev = &s
 	m.mu.Unlock()
+	for _, observe := range observers {
+		observe(prev, s)
+	}
 	return s
+}
+
+// Observe registers f to be called after every poll, in the polling goroutine, with the previous snapshot (nil
+// for the first) and the new one: for exporters and event streams, which must not hold up the reader of Run
+// nor run in a user interface's event loop. f must not call Poll.
+func (m *Monitor) Observe(f func(prev *Snapshot, s Snapshot)) {
+	m.mu.Lock()
+	m.observers = append(m.observers, f)
+	m.mu.Unlock()
 }
 
 // readAll reads all masters concurrently, refreshing the known keys and continuing discovery on each; then
