@@ -68,8 +68,12 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	}
 
 	var lockEvents []Event
+	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
 	s.Locks, s.tracked, lockEvents = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
 	events = append(events, lockEvents...)
+	s.fenceSuffix = cfg.FenceSuffix
+	fenceWarnings, fenceEvents := s.applyFences(prev, fences, now)
+	events = append(events, fenceEvents...)
 	for _, l := range s.Locks {
 		for j, c := range l.Masters {
 			if c.Present() {
@@ -85,6 +89,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 
 	var clockEvents []Event
 	s.Warnings, clockEvents = warnings(&s, now, cfg)
+	s.Warnings = append(s.Warnings, fenceWarnings...)
 	events = append(events, clockEvents...)
 	s.Events = appendEvents(prev, events, cfg.MaxEvents)
 	return s
@@ -95,9 +100,9 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 func (s *Snapshot) keysToRefresh(own map[string]OwnLock) []string {
 	var keys []string
 	if s != nil {
-		keys = make([]string, 0, len(s.Locks)+len(s.tracked)+len(own))
+		keys = make([]string, 0, 2*len(s.Locks)+len(s.tracked)+len(own))
 		for _, l := range s.Locks {
-			keys = append(keys, l.Resource)
+			keys = append(keys, l.Resource, l.Resource+s.fenceSuffix)
 		}
 		keys = append(keys, s.tracked...)
 	}

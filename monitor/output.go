@@ -71,6 +71,7 @@ type jsonLock struct {
 	AcquiredAt  *time.Time       `json:"acquired_at"`
 	Changes     int              `json:"changes"`
 	LastChange  *time.Time       `json:"last_change"`
+	Fence       uint64           `json:"fence"` // the highest fence counter on the masters; 0 for an unfenced lock
 	Masters     []jsonMasterLock `json:"masters"`
 }
 
@@ -161,7 +162,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 			ValidityMS: l.Validity.Milliseconds(), TTLSpreadMS: l.TTLSpread.Milliseconds(),
 			Foreign: l.Foreign, Mine: l.Mine, QuorumLost: l.QuorumLost, Family: l.Family, Heuristic: l.Heuristic, Keys: l.Keys, FirstSeen: timePtr(l.FirstSeen),
 			AcquiredAt: timePtr(l.AcquiredAt), Changes: l.Changes,
-			LastChange: timePtr(l.LastChange), Masters: make([]jsonMasterLock, len(l.Masters)),
+			LastChange: timePtr(l.LastChange), Fence: l.Fence, Masters: make([]jsonMasterLock, len(l.Masters)),
 		}
 		for j, c := range l.Masters {
 			jc := jsonMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt),

@@ -19,6 +19,7 @@ type Config struct {
 	TTL         time.Duration // the TTL locks are taken with, if known: a master restarted more recently is flagged
 	DriftFactor float64       // as the Redlock client's, default 0.01; used for validity and clock warnings
 	MaxEvents   int           // events kept in Snapshot.Events (most recent), default 500
+	FenceSuffix string        // names a resource's fence counter (redlock.WithFenceSuffix), default ":fence"
 }
 
 // Config defaults, applied by WithDefaults to zero fields.
@@ -68,6 +69,9 @@ func (c Config) WithDefaults() Config {
 	if c.MaxEvents <= 0 {
 		c.MaxEvents = DefaultMaxEvents
 	}
+	if c.FenceSuffix == "" {
+		c.FenceSuffix = DefaultFenceSuffix
+	}
 	return c
 }
 
@@ -99,8 +103,10 @@ type Snapshot struct {
 	Truncated bool           // more lock keys than Config.MaxKeys: some are not tracked
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
-	maxTTL  time.Duration // longest lock TTL ever seen, for the restart and clock warnings
-	tracked []string      // keys refreshed by the next poll that are not in Locks (no TTL, on one master)
+	maxTTL      time.Duration // longest lock TTL ever seen, for the restart and clock warnings
+	tracked     []string      // keys refreshed by the next poll that are not in Locks (no TTL, on one master)
+	fenceSuffix string        // Config.FenceSuffix: the next poll reads every lock's fence counter
+	fences      fenceCounters // fence counters read, with the highest each master has shown
 }
 
 // MasterStatus is the health of one master as of the snapshot.
@@ -193,6 +199,7 @@ type LockView struct {
 	AcquiredAt time.Time     // ours: when we acquired it; zero otherwise
 	Changes    int           // holder changes seen
 	LastChange time.Time     // when the last holder change was seen
+	Fence      uint64        // the highest fence counter of the resource on the masters (fenced locks); 0 none
 
 	hist lockHistory
 }

@@ -1,0 +1,146 @@
+package monitor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultFenceSuffix names a resource's fence counter, as redlock.DefaultFenceSuffix does: the counter of
+// "orders" is "orders:fence".
+const DefaultFenceSuffix = ":fence"
+
+// WarnFenceBackwards is the warning kind of a fence counter lower on a master than it was there: the master
+// lost it (a restart without persistence, a flush), and fenced tokens may repeat once a quorum has.
+const WarnFenceBackwards = "fence-backwards"
+
+// EventFenceBackwards is the event of a fence counter going backwards on a master.
+const EventFenceBackwards EventKind = "fence-backwards"
+
+// fenceCounters is what one poll read of the fence counters: per resource, per master, the value (0 for a
+// master that answered without the key) and whether it was read.
+type fenceCounters map[string]*fenceState
+
+// fenceState is one resource's counters: as read now, and the highest each master has shown.
+type fenceState struct {
+	now, high []uint64
+	read      []bool
+}
+
+// splitFences takes the fence counter keys out of readings, so that they are never shown as locks: a key
+// with the suffix whose value is an unsigned integer without a TTL, or an absent one that was no lock. It
+// returns the readings left (the same slice when there was no counter) and the counters read.
+func splitFences(prev *Snapshot, readings []Reading, suffix string) ([]Reading, fenceCounters) {
+	var prevLocks map[string]bool // made on demand: most polls read no absent counter
+	wasLock := func(key string) bool {
+		if prev == nil {
+			return false
+		}
+		if prevLocks == nil {
+			prevLocks = make(map[string]bool, len(prev.Locks))
+			for _, l := range prev.Locks {
+				prevLocks[l.Resource] = true
+			}
+		}
+		return prevLocks[key]
+	}
+	var fences fenceCounters
+	out := readings
+	for j, r := range readings {
+		var keep []KeyReading
+		for i, k := range r.Keys {
+			res, ok := strings.CutSuffix(k.Key, suffix)
+			var v uint64
+			if ok && !k.Absent {
+				var err error
+				v, err = strconv.ParseUint(k.Value, 10, 64)
+				ok = err == nil && k.PTTL == NoTTL && k.Fields == nil
+			}
+			if ok && k.Absent {
+				ok = !wasLock(k.Key)
+			}
+			if !ok {
+				if keep != nil {
+					keep = append(keep, k)
+				}
+				continue
+			}
+			if keep == nil {
+				keep = append(make([]KeyReading, 0, len(r.Keys)), r.Keys[:i]...)
+			}
+			if fences == nil {
+				fences = fenceCounters{}
+				out = append([]Reading(nil), readings...)
+			}
+			f := fences[res]
+			if f == nil {
+				f = &fenceState{now: make([]uint64, len(readings)), read: make([]bool, len(readings))}
+				fences[res] = f
+			}
+			f.now[j], f.read[j] = v, true
+		}
+		if keep != nil {
+			out[j].Keys = keep
+		}
+	}
+	return out, fences
+}
+
+// applyFences sets each lock's Fence, carries the highest counter each master has shown, and warns about the
+// counters now below it.
+func (s *Snapshot) applyFences(prev *Snapshot, fences fenceCounters, now time.Time) ([]Warning, []Event) {
+	var prevHigh map[string]*fenceState
+	if prev != nil {
+		prevHigh = prev.fences
+	}
+	locks := make(map[string]int, len(s.Locks))
+	for i, l := range s.Locks {
+		locks[l.Resource] = i
+	}
+	s.fences = make(map[string]*fenceState, len(fences))
+	for res, p := range prevHigh {
+		if _, read := fences[res]; !read {
+			if _, shown := locks[res]; shown {
+				s.fences[res] = p
+			}
+		}
+	}
+	var (
+		warns  []Warning
+		events []Event
+	)
+	for res, f := range fences {
+		f.high = make([]uint64, len(f.now))
+		p := prevHigh[res]
+		for j := range f.now {
+			if p != nil && j < len(p.high) {
+				f.high[j] = p.high[j]
+			}
+			if !f.read[j] && p != nil && j < len(p.now) {
+				f.now[j] = p.now[j]
+			}
+			if !f.read[j] || f.now[j] >= f.high[j] {
+				f.high[j] = max(f.high[j], f.now[j])
+				continue
+			}
+			addr := s.Masters[j].Addr
+			text := fmt.Sprintf("fence counter of %q went back from %d to %d: the master lost it (restart without "+
+				"persistence?); fenced tokens may repeat if a quorum loses theirs", res, f.high[j], f.now[j])
+			warns = append(warns, Warning{Severity: SeverityWarning, Kind: WarnFenceBackwards, Master: addr, Text: text})
+			if p == nil || j >= len(p.now) || p.now[j] >= f.high[j] {
+				events = append(events, Event{Time: now, Kind: EventFenceBackwards, Resource: res, Master: addr,
+					Text: text})
+			}
+		}
+		s.fences[res] = f
+	}
+	for res, f := range s.fences {
+		if i, ok := locks[res]; ok {
+			for _, v := range f.now {
+				s.Locks[i].Fence = max(s.Locks[i].Fence, v)
+			}
+		}
+	}
+	return warns, events
+}
