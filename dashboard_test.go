@@ -168,6 +168,19 @@ func splitSnapshot() monitor.Snapshot {
 	return s
 }
 
+// longToken is a 40-character token, as redsync and node-redlock write them (hex or base64 of 20+ bytes): too
+// long for a table cell, and what an operator must read in full before deleting.
+const longToken = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"
+
+// longTokenSnapshot has a lock held by the long token, and a stray other token on the third master.
+func longTokenSnapshot() monitor.Snapshot {
+	s := time.Second
+	lv := lockOf("payments:settlement:2025-06-01", 2, 9*s, on(longToken, 10*s), on(longToken, 10*s),
+		on(tokB, 4*s))
+	lv.Family = "redsync"
+	return snapshotOf(mastersUp(3), nil, lv)
+}
+
 // masterDownSnapshot has the second master down.
 func masterDownSnapshot() monitor.Snapshot {
 	s := 1 * time.Second
@@ -211,6 +224,14 @@ func TestGolden(t *testing.T) {
 		{"stuck_lock", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: stuckSnapshot()}, keys("j")}},
 		{"quorum_lost", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: quorumLostSnapshot()}}},
 		{"sweep_in_progress", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: sweepingSnapshot()}}},
+		{"lock_drilldown_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: longTokenSnapshot()},
+			keys("enter")}},
+		{"master_drilldown_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: masterDownSnapshot()},
+			keys("shift+tab", "j", "enter")}},
+		{"help_scrolled_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()},
+			keys("?", "pgdown")}},
+		{"force_delete_wrapped_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: longTokenSnapshot()},
+			keys("D")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -875,6 +896,8 @@ func TestAnySizeRendersAFullScreen(t *testing.T) {
 		"form":    {"a", "x", "y"},
 		"confirm": {"D", "b"},
 		"filter":  {"/", "o", "r"},
+		"lock":    {"enter", "pgdown"},
+		"master":  {"shift+tab", "enter", "G"},
 	}
 	for name, keys := range states {
 		for w := 0; w <= 200; w += 7 {

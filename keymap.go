@@ -34,6 +34,7 @@ func newKeyMap() ui.KeyMap {
 
 		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
 		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
 
 		// The presenter's keys, in demo mode only. Faults act on the selected master (the masters panel's
 		// cursor, or picked by number).

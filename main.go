@@ -223,7 +223,8 @@ func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syst
 		Now:      time.Now,
 		Demo:     masters.demo,
 	})
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler()}
+	// Mouse: a click selects a row, the wheel scrolls; shift+drag still selects text in most terminals.
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithMouseCellMotion()}
 	if !term.IsTerminal(os.Stdin.Fd()) {
 		opts = append(opts, tea.WithInputTTY()) // keys come from the terminal even when stdin is redirected
 	}

@@ -29,7 +29,17 @@ type masterRow struct {
 	err      string
 	role     string
 	warnings string
+	clock    []clockSample // the last clock offsets measured, oldest first
 }
+
+// clockSample is one measurement of a master's clock offset, for its drill-down.
+type clockSample struct {
+	at          time.Time
+	offset, unc time.Duration
+}
+
+// clockSamples is how many clock samples a master keeps.
+const clockSamples = 8
 
 // lockRow is one resource of a snapshot as the dashboard shows it. Strings are sanitized; the raw resource and
 // tokens stay in lv, for commands.
@@ -86,6 +96,15 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 			role:     sanitize(st.Role, nameCap),
 			warnings: sanitize(strings.Join(st.Warnings, "; "), textCap),
 		}
+		var clock []clockSample
+		if prev != nil && i < len(prev.masters) && prev.masters[i].st.Addr == st.Addr {
+			clock = prev.masters[i].clock
+		}
+		if st.Up && st.ClockKnown {
+			clock = append(clock[max(len(clock)-clockSamples+1, 0):len(clock):len(clock)],
+				clockSample{at: s.Time, offset: st.ClockOffset, unc: st.ClockUncertainty})
+		}
+		d.masters[i].clock = clock
 	}
 
 	d.warnings = make([]warningRow, len(s.Warnings))
@@ -210,7 +229,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 			where = e.Master
 		}
 		out = append(out, logEntry{
-			at: e.Time, level: lvl, resource: e.Resource,
+			at: e.Time, level: lvl, resource: e.Resource, master: e.Master,
 			text: fmt.Sprintf("%s %s: %s", sanitize(string(e.Kind), nameCap), sanitize(where, nameCap),
 				sanitize(e.Text, textCap)),
 		})
@@ -229,7 +248,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 		if w.Severity == monitor.SeverityError {
 			lvl = levelError
 		}
-		out = append(out, logEntry{at: s.Time, level: lvl, text: sanitize(w.String(), textCap)})
+		out = append(out, logEntry{at: s.Time, level: lvl, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // level ranks a log entry or a status message.
@@ -26,6 +27,7 @@ type logEntry struct {
 	at       time.Time
 	level    level
 	resource string // raw resource the entry is about, "" if none: the detail panel shows a lock's own entries
+	master   string // raw address of the master the entry is about, "" if none: its drill-down shows them
 	text     string
 }
 
@@ -90,6 +92,16 @@ func (l *eventLog) Update(msg tea.KeyMsg) {
 	l.follow = l.top == last
 }
 
+// scrollBy moves the view n entries towards the newest (n > 0) or the oldest.
+func (l *eventLog) scrollBy(n int) {
+	last := max(len(l.entries)-l.rows(), 0)
+	if l.follow {
+		l.top = last
+	}
+	l.top = min(max(l.top+n, 0), last)
+	l.follow = l.top == last
+}
+
 // scrollTo shows entry i at the top, until scrolled back to the newest.
 func (l *eventLog) scrollTo(i int) {
 	l.top = min(max(i, 0), max(len(l.entries)-l.rows(), 0))
@@ -135,11 +147,36 @@ func (s *styles) logLine(e logEntry, w int) string {
 	return s.text.muted.Render(head) + s.level[e.level].Render(fit(e.text, w-headWidth))
 }
 
+// logLines renders one entry in full, wrapped to w cells: time and level glyph, then the text, its later lines
+// indented under the text.
+func (s *styles) logLines(e logEntry, w int) []string {
+	const headWidth = 11
+	head := s.text.muted.Render(e.at.Format("15:04:05") + " " + levelGlyph[e.level] + " ")
+	var out []string
+	for i, l := range strings.Split(ansi.Wrap(e.text, max(w-headWidth, 8), ""), "\n") {
+		if i > 0 {
+			head = strings.Repeat(" ", headWidth)
+		}
+		out = append(out, head+s.level[e.level].Render(l))
+	}
+	return out
+}
+
 // entriesFor returns the last n entries about resource, newest last.
 func (l *eventLog) entriesFor(resource string, n int) []logEntry {
+	return l.lastWhere(n, func(e *logEntry) bool { return e.resource == resource })
+}
+
+// entriesOfMaster returns the last n entries about the master at addr, newest last.
+func (l *eventLog) entriesOfMaster(addr string, n int) []logEntry {
+	return l.lastWhere(n, func(e *logEntry) bool { return e.master == addr })
+}
+
+// lastWhere returns the last n entries that match, newest last.
+func (l *eventLog) lastWhere(n int, match func(*logEntry) bool) []logEntry {
 	var out []logEntry
 	for i := len(l.entries) - 1; i >= 0 && len(out) < n; i-- {
-		if l.entries[i].resource == resource {
+		if match(&l.entries[i]) {
 			out = append(out, l.entries[i])
 		}
 	}

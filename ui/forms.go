@@ -136,6 +136,7 @@ type deleteConfirm struct {
 	tokens   []string          // raw tokens to delete
 	hash     map[string]string // tokens that are hash lock holders (Redisson), with the lock's mode
 	shown    []string          // the tokens, sanitized and shortened, with how many masters hold each
+	full     []string          // the tokens, sanitized in full, with how many masters hold each
 	input    field
 	err      string
 	running  bool
@@ -160,6 +161,7 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 		}
 		short := strings.TrimRight(fit(row.tokens[first], shortToken), " ")
 		c.shown = append(c.shown, short+" on "+plural(n, "master"))
+		c.full = append(c.full, row.tokens[first]+" on "+plural(n, "master"))
 	}
 	return c
 }
@@ -171,25 +173,24 @@ func (c *deleteConfirm) matches() bool {
 	return typed == strings.TrimPrefix(c.name, mark) || typed == c.resource
 }
 
-// View draws the confirmation as a dialog w cells wide at most.
+// View draws the confirmation as a dialog w cells wide at most. Nothing in it is cut: the name, every token in
+// full and the sentences wrap, since this is the screen where the operator checks what will be deleted.
 func (c *deleteConfirm) View(w, frame int) string {
 	st := c.sh.st
 	w = min(w, 76)
 	inner := w - 2
-	label := func(s string) string { return st.form.label.Render(fit(s, 10)) }
-	var body []string
-	for i, l := range strings.Split(ansi.Hardwrap(c.name, inner-10, true), "\n") {
+	body := labelled(st, "resource", c.name, inner, st.text.normal)
+	for i, t := range c.full {
+		label := ""
 		if i == 0 {
-			body = append(body, label("resource")+st.name(l, st.text.normal))
-		} else {
-			body = append(body, label("")+st.text.normal.Render(l))
+			label = "tokens"
 		}
+		body = append(body, labelled(st, label, t, inner, st.text.normal)...)
 	}
-	body = append(body,
-		label("tokens")+st.text.normal.Render(strings.Join(c.shown, ", ")),
-		st.form.hint.Render("Deletes the key only where it holds these tokens; a newer holder is never touched."))
+	hint := func(s string) { body = append(body, wrapLines(st.form.hint.Render(s), inner)...) }
+	hint("Deletes the key only where it holds these tokens; a newer holder is never touched.")
 	if strings.HasPrefix(c.name, mark) {
-		body = append(body, st.form.hint.Render("The name holds escaped bytes: type it as shown, without "+mark+"."))
+		hint("The name holds escaped bytes: type it as shown, without " + mark + ".")
 	}
 	body = append(body, st.text.normal.Render("Type the resource name to confirm:"),
 		"> "+c.input.View(inner-2, !c.running, st.form.input, st.cursor))
@@ -198,13 +199,9 @@ func (c *deleteConfirm) View(w, frame int) string {
 	case c.running:
 		body = append(body, st.text.normal.Render(spinner[frame%len(spinner)]+" deleting…"))
 	case c.err != "":
-		body = append(body, st.form.err.Render(c.err))
+		body = append(body, wrapLines(st.form.err.Render(c.err), inner)...)
 	default:
-		body = append(body, st.form.hint.Render(fmt.Sprintf("%s delete · %s cancel", k.Confirm.Help().Key,
-			k.Cancel.Help().Key)))
-	}
-	for i := range body {
-		body[i] = ansi.Truncate(body[i], inner, "…")
+		hint(fmt.Sprintf("%s delete · %s cancel", k.Confirm.Help().Key, k.Cancel.Help().Key))
 	}
 	return st.box("Force-delete a lock that is not ours", body, w, len(body)+2, true)
 }

@@ -13,8 +13,10 @@ type KeyMap struct {
 	Acquire, Extend, Release, AutoExtend, Delete key.Binding
 	// View and app: filter and sort the locks, pause polling, poll faster or slower, full help, quit.
 	Filter, Sort, Pause, Faster, Slower, Help, Quit key.Binding
-	// Confirm submits a form or a confirmation, Cancel closes it.
+	// Confirm submits a form or a confirmation, Cancel closes it (and a drill-down view).
 	Confirm, Cancel key.Binding
+	// Open shows the lock or master under the cursor in full (a drill-down view).
+	Open key.Binding
 	// Demo holds the presenter's keys, enabled in demo mode only.
 	Demo DemoKeyMap
 }
@@ -45,10 +47,11 @@ func (k *DemoKeyMap) all() []*key.Binding {
 		&k.ClockJump, &k.ClockFast, &k.GCPause, &k.Workload, &k.Faster, &k.Slower, &k.Scenarios, &k.Story, &k.Dismiss}
 }
 
-// ShortHelp is the one-line help: the actions and the keys that open help and quit.
+// ShortHelp is the one-line help: the key that opens the full help first, so that a narrow footer keeps it, then
+// the actions, and quit.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete, k.Filter, k.Sort, k.NextPanel,
-		k.Demo.Scenarios, k.Help, k.Quit}
+	return []key.Binding{k.Help, k.Open, k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete, k.Filter, k.Sort,
+		k.NextPanel, k.Demo.Scenarios, k.Quit}
 }
 
 // FullHelp is the full help, in columns: navigation, lock actions, view, app, and in demo mode the demo's.
@@ -59,7 +62,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // dashboardHelp is the full help's columns of the dashboard's own keys.
 func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
 		{k.Filter, k.Sort, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Help, k.Quit},

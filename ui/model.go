@@ -130,8 +130,10 @@ type Model struct {
 	log           *eventLog
 	form          *acquireForm
 	confirm       *deleteConfirm
-	demo          *demoView // nil outside demo mode
+	demo          *demoView  // nil outside demo mode
+	drill         *drillView // the full view of a lock or master, nil when closed
 	showHelp      bool
+	helpBox       *scrollBox // the full help, scrolling
 	help          help.Model
 	frame         int
 	status        status
@@ -163,6 +165,7 @@ func New(o Options) *Model {
 	m.log = newEventLog(m.sh)
 	m.help = help.New()
 	m.help.Styles = m.sh.st.help
+	m.helpBox = newScrollBox(m.sh)
 	next := o.Keys.NextPanel
 	next.SetHelp(next.Help().Key, "next field")
 	m.formKeys = bindingList{o.Keys.Confirm, o.Keys.Cancel, next}
@@ -207,6 +210,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.relayout()
 	case tea.KeyMsg:
 		cmd = m.handleKeys(msg)
+	case tea.MouseMsg:
+		m.mouse(msg)
 	case SnapshotMsg:
 		m.apply(ingest(msg.Snapshot, m.sh.data))
 	case monitorStartedMsg:
@@ -222,6 +227,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.frame++
 		m.refreshOurs()
 		m.expireBanner()
+		m.refreshDrill()
 		cmd = tick()
 	case DemoMsg:
 		if m.demo != nil {
@@ -266,6 +272,7 @@ func (m *Model) apply(d *dashboard, entries []logEntry) {
 	m.log.add(entries...)
 	m.locks.rebuild()
 	m.relayout()
+	m.refreshDrill()
 	if c := m.confirm; c != nil && !c.running {
 		row := m.findRow(c.resource)
 		switch {
@@ -364,12 +371,16 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.menuKey(msg)
 	case m.locks.filtering:
 		return m.filterKey(msg)
+	case m.drill != nil:
+		return m.drillKey(msg)
 	case m.showHelp:
 		switch {
 		case key.Matches(msg, k.Quit):
 			return m.startQuit()
 		case key.Matches(msg, k.Help, k.Cancel):
 			m.showHelp = false
+		default:
+			m.helpBox.Update(msg)
 		}
 		return nil
 	}
@@ -377,7 +388,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.startQuit()
 	case key.Matches(msg, k.Help):
-		m.showHelp = true
+		m.openHelp()
+	case key.Matches(msg, k.Open):
+		m.openDrill()
 	case key.Matches(msg, k.NextPanel):
 		m.cycleFocus(1)
 	case key.Matches(msg, k.PrevPanel):
@@ -981,7 +994,7 @@ func (m *Model) startQuit() tea.Cmd {
 	if m.form != nil && m.form.running {
 		m.form.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
 	}
-	m.form, m.confirm, m.showHelp = nil, nil, false
+	m.form, m.confirm, m.showHelp, m.drill = nil, nil, false, nil
 	if m.demo != nil {
 		m.demo.menu = nil
 	}
@@ -1182,6 +1195,15 @@ func (m *Model) relayout() {
 	m.ours.SetSize(l.oursW, l.bottomH)
 	m.log.SetSize(l.logW, l.bottomH)
 	m.help.Width = w
+	bodyH := l.mastersH + l.midH + l.bottomH
+	m.helpBox.SetSize(w, bodyH)
+	if m.showHelp {
+		m.helpBox.SetLines(m.helpLines())
+	}
+	if m.drill != nil {
+		m.drill.SetSize(w, bodyH)
+		m.refreshDrill()
+	}
 	if !m.visible(m.focus) {
 		m.focus = focusLocks
 	}

@@ -185,9 +185,11 @@ func (m *Model) bannerView() string {
 // bodyView is the panels, or the full help when it is open.
 func (m *Model) bodyView() string {
 	l := m.lay
-	h := l.mastersH + l.midH + l.bottomH
-	if m.showHelp {
-		return m.helpView(h)
+	switch {
+	case m.drill != nil:
+		return m.drill.View()
+	case m.showHelp:
+		return m.helpBox.View("Help · " + m.all.Help.Help().Key + " or " + m.all.Cancel.Help().Key + " closes")
 	}
 	parts := []string{m.masters.View(m.focus == focusMasters)}
 	locks := m.locks.View(m.focus == focusLocks)
@@ -201,8 +203,15 @@ func (m *Model) bodyView() string {
 	return strings.Join(parts, "\n")
 }
 
-// helpView is the full help: every binding that can work in this mode, by column, and the legend.
-func (m *Model) helpView(h int) string {
+// openHelp opens the full help at its top.
+func (m *Model) openHelp() {
+	m.showHelp = true
+	m.helpBox.SetLines(m.helpLines())
+	m.helpBox.vp.GotoTop()
+}
+
+// helpLines is the full help: every binding that can work in this mode, by column, and the legend.
+func (m *Model) helpLines() []string {
 	st := m.sh.st
 	keys := m.all
 	if m.writeBlocked("") != "" {
@@ -220,8 +229,13 @@ func (m *Model) helpView(h int) string {
 		lines = append(lines, m.helpColumns(keys.Demo.FullHelp(), m.width-4)...)
 	}
 	lines = append(lines, "",
-		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ✕ master down"),
-		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum; held*: another token is also present"),
+		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ? not read this poll (greyed)"),
+		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum"),
+		st.table.head.Render("VALIDITY")+st.text.muted.Render("  time the holder keeps a quorum, less the drift allowance"),
+		st.table.head.Render("SPREAD")+st.text.muted.Render("  how far apart the key's expiries are across masters"),
+		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
+		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
+			"partial · split · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
 		st.table.head.Render("Outcomes")+st.text.muted.Render("  ✓ ok  ◆ another token  · no key  T timeout  ✗ error  ? pending"),
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
@@ -232,7 +246,11 @@ func (m *Model) helpView(h int) string {
 				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
 		}
 	}
-	return st.box("Help · "+m.all.Help.Help().Key+" or "+m.all.Cancel.Help().Key+" closes", lines, m.width, h, true)
+	var wrapped []string // the legend's sentences wrap rather than being cut at a narrow width
+	for _, l := range lines {
+		wrapped = append(wrapped, wrapLines(l, m.width-2)...)
+	}
+	return wrapped
 }
 
 // helpColumns lays out the full help's columns side by side, starting a new row of columns where the next
@@ -300,8 +318,12 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.menuKeys
 	case m.locks.filtering:
 		return bindingList{m.keys.Confirm, m.keys.Cancel}
+	case m.drill != nil:
+		back := m.keys.Cancel
+		back.SetHelp(back.Help().Key, "back")
+		return bindingList{back, m.keys.Up, m.keys.Down, m.keys.PageDown, m.keys.Quit}
 	case m.showHelp:
-		return bindingList{m.keys.Help, m.keys.Quit}
+		return bindingList{m.keys.Help, m.keys.Up, m.keys.Down, m.keys.PageDown, m.keys.Quit}
 	}
 	return m.keys.ShortHelp()
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/redlock-tui/redlock-tui/ui"
+)
+
+func TestDrillDownShowsTheLockInFullAndEscReturns(t *testing.T) {
+	m := newDashboard(ui.Options{Locker: idleLocker(t)}, 80, 24)
+	m.Update(ui.SnapshotMsg{Snapshot: longTokenSnapshot()})
+	if strings.Contains(m.View(), longToken) {
+		t.Fatalf("the 80x24 table already shows the full token; the test proves nothing:\n%s", m.View())
+	}
+	m.Update(keyMsg("enter"))
+	view := m.View()
+	checkScreen(t, view, 80, 24)
+	if n := strings.Count(view, longToken); n != 3 { // the holder line, and the token on each of two masters
+		t.Errorf("the full token appears %d times in the lock's view, want 3:\n%s", n, view)
+	}
+	if !strings.Contains(view, tokB) {
+		t.Errorf("the other token on the third master is not shown in full:\n%s", view)
+	}
+
+	// A snapshot without the lock keeps the view open and says the lock is gone.
+	gone := longTokenSnapshot()
+	gone.Locks = nil
+	m.Update(ui.SnapshotMsg{Snapshot: gone})
+	if view := m.View(); !strings.Contains(view, "on no master any more") {
+		t.Errorf("the view of a lock that vanished does not say so:\n%s", view)
+	}
+
+	m.Update(keyMsg("esc"))
+	if view := m.View(); strings.Contains(view, "Lock payments") || !strings.Contains(view, "Masters") {
+		t.Errorf("esc did not return to the panels:\n%s", view)
+	}
+}
+
+func TestDrillDownOfAMasterShowsItsErrorInFull(t *testing.T) {
+	s := masterDownSnapshot()
+	long := "dial tcp 10.0.0.2:6379: connect: connection refused after the third attempt, " +
+		"while the host was unreachable from this network segment"
+	s.Masters[1].Err = long
+	m := newDashboard(ui.Options{}, 80, 24)
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	for _, k := range []string{"shift+tab", "j", "enter"} { // focus the masters, the second, open
+		m.Update(keyMsg(k))
+	}
+	view := m.View()
+	checkScreen(t, view, 80, 24)
+	flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ").Replace(view)), " ")
+	if !strings.Contains(flat, long) {
+		t.Errorf("the master's error is not shown in full (wrapped):\n%s", view)
+	}
+}
+
+func TestHelpScrollsToTheLegendAt80x24(t *testing.T) {
+	m := newDashboard(ui.Options{Locker: idleLocker(t)}, 80, 24)
+	m.Update(ui.SnapshotMsg{Snapshot: normalSnapshot()})
+	m.Update(keyMsg("?"))
+	if strings.Contains(m.View(), "Names") {
+		t.Fatalf("the whole help fits at 80x24; the test proves nothing:\n%s", m.View())
+	}
+	m.Update(keyMsg("G"))
+	if view := m.View(); !strings.Contains(view, "Names") || !strings.Contains(view, "lines") {
+		t.Errorf("the end of the help (its legend) and the position marker are not reachable:\n%s", view)
+	}
+	m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress, Y: 5})
+	m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress, Y: 5})
+	m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress, Y: 5})
+	if view := m.View(); strings.Contains(view, "Names") {
+		t.Errorf("the mouse wheel did not scroll the help up:\n%s", view)
+	}
+}

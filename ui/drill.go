@@ -1,0 +1,336 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// drillView is the full view of one lock or one master, opened with Open (enter) on a row and closed with
+// Cancel (esc). It takes the panels' place at any size down to the minimum, and shows everything in full,
+// wrapped rather than cut: every master's token, the error texts. Its lines are rebuilt when a snapshot or a
+// tick arrives, and scroll.
+type drillView struct {
+	sh       *shared
+	box      *scrollBox
+	resource string // raw resource of a lock's view
+	addr     string // raw address of a master's view
+	isLock   bool
+	title    string
+}
+
+// newLockDrill returns the view of the lock of row.
+func newLockDrill(sh *shared, row *lockRow) *drillView {
+	return &drillView{sh: sh, box: newScrollBox(sh), resource: row.lv.Resource, isLock: true,
+		title: "Lock " + row.name}
+}
+
+// newMasterDrill returns the view of master m.
+func newMasterDrill(sh *shared, m *masterRow) *drillView {
+	return &drillView{sh: sh, box: newScrollBox(sh), addr: m.st.Addr, title: "Master " + m.label + " " + m.addr}
+}
+
+// SetSize sets the view's outer size.
+func (v *drillView) SetSize(w, h int) { v.box.SetSize(w, h) }
+
+// Update scrolls the view; it reports whether msg was used.
+func (v *drillView) Update(msg tea.Msg) bool { return v.box.Update(msg) }
+
+// View draws the view.
+func (v *drillView) View() string {
+	k := v.sh.keys
+	return v.box.View(v.title + " · " + k.Cancel.Help().Key + " back")
+}
+
+// refresh rebuilds the lines from the current snapshot; row is the lock's current row (nil when it is gone),
+// log supplies the events.
+func (v *drillView) refresh(row *lockRow, log *eventLog) {
+	if v.isLock {
+		v.box.SetLines(lockLines(v.sh, row, log, v.box.width()))
+		return
+	}
+	var m *masterRow
+	if d := v.sh.data; d != nil {
+		for i := range d.masters {
+			if d.masters[i].st.Addr == v.addr {
+				m = &d.masters[i]
+			}
+		}
+	}
+	v.box.SetLines(masterLines(v.sh, m, log, v.box.width()))
+}
+
+// labelW is the width of the labels of the drill-down views and dialogs.
+const labelW = 11
+
+// labelled writes text after a label, wrapped in full (a word-less token is cut into lines) to w cells, the
+// lines after the first indented under the text; style paints the text.
+func labelled(st *styles, label, text string, w int, style paint) []string {
+	room := max(w-labelW, 8)
+	var out []string
+	for i, l := range strings.Split(ansi.Wrap(text, room, ""), "\n") {
+		head := strings.Repeat(" ", labelW)
+		if i == 0 {
+			head = st.text.muted.Render(fit(label, labelW))
+		}
+		out = append(out, head+st.name(l, style))
+	}
+	return out
+}
+
+// wrapLines wraps already-styled text to w cells, as many lines as it takes.
+func wrapLines(text string, w int) []string {
+	return strings.Split(ansi.Wrap(text, max(w, 8), ""), "\n")
+}
+
+// lockLines is the content of a lock's view.
+func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
+	st, d := sh.st, sh.data
+	if row == nil || d == nil {
+		return []string{st.text.muted.Render("This lock is on no master any more (released or expired)."),
+			"", st.table.head.Render("Events")}
+	}
+	lv := row.lv
+	now := sh.now()
+	var out []string
+	add := func(lines ...string) { out = append(out, lines...) }
+	add(labelled(st, "resource", row.name, w, st.text.normal)...)
+	stateText, stateStyle := stateLabel(st, lv)
+	by := ""
+	if lv.Mine && lv.State == monitor.StateHeld {
+		by = " by you"
+	}
+	if lv.Foreign {
+		by += " (another token is also present)"
+	}
+	add(labelled(st, "state", stateStyle.Render(stateText)+st.text.normal.Render(fmt.Sprintf("%s · on %d of %s, "+
+		"quorum %d", by, lv.Count, plural(len(d.masters), "master"), d.snap.Quorum)), w, st.text.normal)...)
+	if lv.State == monitor.StateHeld {
+		v := validityAt(lv, d.snap.Time, now)
+		add(labelled(st, "validity", st.validityBar(v, row.ref, 20, false)+" "+st.text.normal.Render(dur(v))+
+			st.text.muted.Render(" · expiries spread over "+dur(lv.TTLSpread)), w, st.text.normal)...)
+	}
+	holderLabel := "holder"
+	if lv.Holder == "" {
+		holderLabel = "most seen"
+	}
+	holder := "-"
+	if row.primary != "" {
+		holder = row.tokens[firstWith(lv, row.primary)]
+	}
+	add(labelled(st, holderLabel, holder, w, st.text.normal)...)
+	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {
+		held := fmt.Sprintf("held %d×", c.Reentrancy)
+		if c.Mode != "" {
+			held += " · " + sanitize(c.Mode, nameCap) + " lock"
+		}
+		add(labelled(st, "hash lock", held, w, st.text.normal)...)
+	}
+	if len(lv.Keys) > 1 {
+		add(labelled(st, "one lock", sanitize(strings.Join(lv.Keys, ", "), textCap), w, st.text.normal)...)
+	}
+	if lv.Family != "" {
+		add(labelled(st, "client", lv.Family+" (a guess from the key's and value's shapes)", w, st.text.normal)...)
+	}
+	switch {
+	case !lv.AcquiredAt.IsZero():
+		add(labelled(st, "acquired", dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.text.normal)...)
+	case !lv.FirstSeen.IsZero():
+		add(labelled(st, "seen", "first "+dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
+			"acquired)", w, st.text.normal)...)
+	}
+	changes := plural(lv.Changes, "holder change")
+	if !lv.LastChange.IsZero() {
+		changes += ", the last at " + lv.LastChange.Format("15:04:05")
+	}
+	add(labelled(st, "history", changes, w, st.text.normal)...)
+
+	add("", st.table.head.Render("Masters")+st.text.muted.Render("  ● holder  ○ another token  · no key  ? not read"))
+	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
+		glyph, gs := cellGlyph(st, c, row.primary, lv.State)
+		head := st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " " +
+			st.name(d.masters[j].addr, st.text.normal) + " "
+		switch {
+		case c.State == monitor.CellUnknown && c.Token != "":
+			head += st.cell.unknown.Render("not read; last seen " + dur(now.Sub(c.ReadAt)) + " ago")
+		case c.State == monitor.CellUnknown:
+			head += st.cell.unknown.Render("not read")
+		case c.State == monitor.CellAbsent:
+			head += st.text.muted.Render("no key")
+		case c.PTTL == monitor.NoTTL:
+			head += st.text.bad.Render("no TTL: never expires")
+		default:
+			head += st.validityBar(c.PTTL, max(row.ref, c.PTTL), 10, false) + " " + st.text.normal.Render("PTTL "+dur(c.PTTL))
+		}
+		add(wrapLines(head, w)...)
+		if row.tokens[j] != "" {
+			add(labelled(st, "    token", row.tokens[j], w, st.text.normal)...)
+		}
+	}
+
+	add("", st.table.head.Render("Events")+st.text.muted.Render("  this lock's, newest last"))
+	events := log.entriesFor(lv.Resource, maxLog)
+	if len(events) == 0 {
+		add(st.text.muted.Render("none yet"))
+	}
+	for _, e := range events {
+		add(st.logLines(e, w)...)
+	}
+	return out
+}
+
+// masterLines is the content of a master's view; m is nil when the master left the snapshot.
+func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
+	st := sh.st
+	if m == nil {
+		return []string{st.text.muted.Render("This master is not in the snapshot.")}
+	}
+	s := m.st
+	now := sh.now()
+	var out []string
+	add := func(lines ...string) { out = append(out, lines...) }
+	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
+	fact("address", m.addr)
+	state := "up, answered this poll"
+	switch {
+	case s.Down:
+		state = fmt.Sprintf("down (missed %s)", plural(s.Missed, "poll"))
+	case !s.Up:
+		state = fmt.Sprintf("silent: missed %s, its last values kept", plural(s.Missed, "poll"))
+	case s.DuplicateOf != "":
+		state = "the same server as " + sanitize(s.DuplicateOf, nameCap) + ": counted once"
+	}
+	fact("state", state)
+	if !s.LastAnswer.IsZero() {
+		fact("answered", dur(now.Sub(s.LastAnswer))+" ago")
+	}
+	if m.err != "" {
+		add(labelled(st, "error", m.err, w, st.text.bad)...)
+	}
+	if s.RTT > 0 {
+		fact("rtt", latency(s.RTT)+" last · "+latency(s.RTTSmoothed)+" smoothed")
+	}
+	if s.ClockKnown {
+		fact("clock", signedMS(s.ClockOffset)+" ±"+latency(s.ClockUncertainty)+" from ours (offset: Redlock "+
+			"does not need clocks to agree)")
+	} else {
+		fact("clock", "not measured yet")
+	}
+	if s.DriftKnown {
+		fact("drift", fmt.Sprintf("%+.0f ppm against ours (rate: Redlock needs clocks to tick at the same rate)",
+			s.DriftPPM))
+	} else {
+		fact("drift", "not known yet: it takes several polls")
+	}
+	if s.Uptime >= 0 {
+		up := dur(s.Uptime)
+		if !s.LastRestart.IsZero() {
+			up += ", started " + s.LastRestart.Format("2006-01-02 15:04:05")
+		}
+		fact("uptime", up)
+	}
+	role := m.role
+	if s.Version != "" {
+		role += " · redis " + sanitize(s.Version, nameCap)
+	}
+	if s.Replicas >= 0 {
+		role += " · " + plural(s.Replicas, "replica")
+	}
+	fact("role", role)
+	if s.RunID != "" {
+		fact("run id", sanitize(s.RunID, nameCap))
+	}
+	keys := thousands(s.Keys) + " lock keys seen this poll"
+	fact("keys", keys)
+	sw := s.Sweep
+	scan := "not started"
+	switch {
+	case sw.Completed > 0:
+		scan = fmt.Sprintf("%s finished, the last %s ago", plural(sw.Completed, "full scan"),
+			dur(now.Sub(sw.LastCompleted)))
+	case sw.Total > 0:
+		scan = fmt.Sprintf("first scan %d%%: %s of %s keys", min(99, sw.Scanned*100/sw.Total),
+			thousands(int(sw.Scanned)), thousands(int(sw.Total)))
+	}
+	fact("scan", scan)
+	for _, wn := range s.Warnings {
+		add(labelled(st, "warning", sanitize(wn, textCap), w, st.level[levelWarn])...)
+	}
+
+	add("", st.table.head.Render("Clock samples")+st.text.muted.Render("  offset from our clock, newest last"))
+	if len(m.clock) == 0 {
+		add(st.text.muted.Render("none yet"))
+	}
+	for _, c := range m.clock {
+		add(st.text.muted.Render(c.at.Format("15:04:05.000")+"  ") + st.text.normal.Render(signedMS(c.offset)+
+			" ±"+latency(c.unc)))
+	}
+	add("", st.table.head.Render("Events")+st.text.muted.Render("  this master's, newest last"))
+	events := log.entriesOfMaster(s.Addr, maxLog)
+	if len(events) == 0 {
+		add(st.text.muted.Render("none yet"))
+	}
+	for _, e := range events {
+		add(st.logLines(e, w)...)
+	}
+	return out
+}
+
+// openDrill opens the view of the row under the focused panel's cursor: a lock or a master.
+func (m *Model) openDrill() {
+	switch m.focus {
+	case focusLocks:
+		if row := m.locks.selectedRow(); row != nil {
+			m.drill = newLockDrill(m.sh, row)
+		}
+	case focusOurs:
+		if o := m.ours.selected(); o != nil {
+			if row := m.findRow(o.lock.Resource()); row != nil {
+				m.drill = newLockDrill(m.sh, row)
+			}
+		}
+	case focusMasters:
+		if d := m.sh.data; d != nil && m.masters.cursor < len(d.masters) {
+			m.drill = newMasterDrill(m.sh, &d.masters[m.masters.cursor])
+		}
+	}
+	if m.drill == nil {
+		m.setStatus(levelInfo, "select a lock or a master, then "+m.all.Open.Help().Key+" shows it in full")
+		return
+	}
+	m.relayout()
+	m.refreshDrill()
+}
+
+// refreshDrill rebuilds the open view's lines.
+func (m *Model) refreshDrill() {
+	if m.drill == nil {
+		return
+	}
+	var row *lockRow
+	if m.drill.isLock {
+		row = m.findRow(m.drill.resource)
+	}
+	m.drill.refresh(row, m.log)
+}
+
+// drillKey routes a key to the open view: back, quit, or scrolling.
+func (m *Model) drillKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.all
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.startQuit()
+	case key.Matches(msg, k.Cancel, k.Open):
+		m.drill = nil
+	case key.Matches(msg, k.Help):
+		m.drill = nil
+		m.openHelp()
+	default:
+		m.drill.Update(msg)
+	}
+	return nil
+}
