@@ -10,16 +10,19 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui"
 )
 
 // Defaults of the command line, also shown by --help.
@@ -93,13 +96,18 @@ type Environment struct {
 // stderr, before anything is connected or drawn.
 type UsageError struct{ Msg string }
 
-// Error returns the message on a single line: control characters from user
-// input are escaped, so a newline in an argument cannot split it.
+// Error returns the message on a single line of printable text: when user
+// input in it holds a control, bidirectional or other invisible character or
+// invalid UTF-8, the whole message goes through the one escaper of the
+// program's plain-text output (monitor.Escape), so a newline cannot split it
+// and a bidi override cannot reorder it.
 func (e *UsageError) Error() string {
-	if strings.IndexFunc(e.Msg, unicode.IsControl) < 0 {
-		return e.Msg
+	for _, r := range e.Msg {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return monitor.Escape(e.Msg)
+		}
 	}
-	return monitor.Escape(e.Msg)
+	return e.Msg
 }
 
 // usagef returns a UsageError; by convention the message starts with the flag it is about.
@@ -206,10 +214,11 @@ func parseConfig(args []string, env Environment) (Config, error) {
 // validateScalars checks every flag but the masters and fills the retry delay.
 func validateScalars(c *Config, v *flagValues) error {
 	switch {
-	case c.TTL <= 0:
-		return usagef("--ttl must be positive, got %s", c.TTL)
-	case c.Poll <= 0:
-		return usagef("--poll must be positive, got %s", c.Poll)
+	case c.TTL < ui.MinTTL || c.TTL > ui.MaxTTL:
+		return usagef("--ttl must be from %v to %v (as in the acquire form), got %s", ui.MinTTL, ui.MaxTTL, c.TTL)
+	case c.Poll < ui.MinPoll || c.Poll > ui.MaxPoll:
+		return usagef("--poll must be from %v to %v (the range + and - step through), got %s", ui.MinPoll,
+			ui.MaxPoll, c.Poll)
 	case c.NodeTimeout <= 0:
 		return usagef("--node-timeout must be positive, got %s", c.NodeTimeout)
 	case c.NodeTimeout >= c.TTL:
@@ -398,7 +407,7 @@ func parseMasterURL(entry string) (Master, string, error) {
 		}
 		return Master{}, "", usagef("--masters: malformed URL: %v", err)
 	}
-	shown := u.Redacted()
+	shown := redactURL(u)
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
 		return Master{}, "", usagef("--masters: %q: scheme must be redis:// or rediss://", shown)
 	}
@@ -433,6 +442,51 @@ func parseMasterURL(entry string) (Master, string, error) {
 		name = "rediss://" + name
 	}
 	return Master{Name: name, Options: o}, endpointKey(host, port), nil
+}
+
+// redactURL is u as it may be shown: without the password of its user info or
+// of its query (redis://host?password=...).
+func redactURL(u *url.URL) string {
+	r := *u
+	if q := r.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		r.RawQuery = q.Encode()
+	}
+	return r.Redacted()
+}
+
+// maxInputFile bounds the files read from the command line (a password, a CA
+// bundle): far above any real one, and small enough that /dev/zero or a
+// runaway file cannot fill the memory.
+const maxInputFile = 1 << 20
+
+// readInputFile reads a file named on the command line: only a regular file
+// (a FIFO or a device would block or never end), of at most maxInputFile
+// bytes.
+func readInputFile(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%q is not a regular file", name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() { // replaced since the first look
+		return nil, fmt.Errorf("%q is not a regular file", name)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxInputFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxInputFile {
+		return nil, fmt.Errorf("%q is larger than %d KiB", name, maxInputFile>>10)
+	}
+	return data, nil
 }
 
 // splitHostPort splits host:port and checks both parts.

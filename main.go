@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime"
@@ -51,7 +52,7 @@ func main() {
 	// the monitor reports every such failure as a down master instead.
 	redis.SetLogger(quietLogger{})
 	os.Exit(run(os.Args[1:], system{
-		Environment:      Environment{Getenv: os.Getenv, ReadFile: os.ReadFile},
+		Environment:      Environment{Getenv: os.Getenv, ReadFile: readInputFile},
 		stdout:           os.Stdout,
 		stderr:           os.Stderr,
 		stdoutIsTerminal: term.IsTerminal(os.Stdout.Fd()),
@@ -118,8 +119,18 @@ func monitorConfig(cfg Config) monitor.Config {
 		ScanBudget:  cfg.ScanBudget / 100,
 		Interval:    cfg.Poll,
 		TTL:         cfg.TTL,
-		DriftFactor: cfg.DriftFactor,
+		DriftFactor: monitorDriftFactor(cfg.DriftFactor),
 	}
+}
+
+// monitorDriftFactor is the drift factor as the monitor must be given it: the monitor reads 0 as "use the
+// default", so a --drift-factor 0, which the Redlock client uses as 0, is passed as the smallest factor above
+// 0, which gives the same allowance (ttl × factor rounds to 0ns; the 2ms constant term remains).
+func monitorDriftFactor(f float64) float64 {
+	if f == 0 {
+		return math.SmallestNonzeroFloat64
+	}
+	return f
 }
 
 // runOnce polls until every master that answers has finished one full sweep of its keyspace (however long

@@ -230,8 +230,8 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		if m.Replicas >= 0 {
 			replicas = strconv.Itoa(m.Replicas)
 		}
-		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", Escape(m.Addr), Escape(status), rtt, offset, drift,
-			Escape(m.Role), orUnknown(Escape(m.Version)), uptime, replicas, m.Keys, scanned)
+		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(Escape(m.Addr)), column(Escape(status)), rtt,
+			offset, drift, column(Escape(m.Role)), orUnknown(column(Escape(m.Version))), uptime, replicas, m.Keys, scanned)
 	}
 
 	if len(s.Locks) > 0 {
@@ -262,7 +262,7 @@ func WriteTable(w io.Writer, s Snapshot) error {
 					cells[j] = Escape(short(c.Token)) + ":" + c.PTTL.String()
 				}
 			}
-			p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", Escape(l.Resource), l.State, orDash(Escape(short(l.Holder))), l.Count,
+			p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(Escape(l.Resource)), l.State, orDash(Escape(short(l.Holder))), l.Count,
 				s.Servers, l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
 		}
 	}
@@ -273,6 +273,25 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// columnWidth caps a table column: the table pads every row to its widest cell, so one long key name (or
+// error text) would otherwise widen every line of the output.
+const columnWidth = 64
+
+// column cuts escaped text to columnWidth runes, marking the cut with "…".
+func column(s string) string {
+	if utf8.RuneCountInString(s) <= columnWidth {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == columnWidth-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // short cuts a token for a table cell.

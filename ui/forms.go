@@ -12,8 +12,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// maxTTL bounds the TTL typed in the acquire form.
-const maxTTL = 24 * time.Hour
+// MinTTL and MaxTTL bound the TTL of a lock taken from the dashboard: typed in the acquire form, or given on
+// the command line (which checks them too, so that the form never refuses its own default).
+const (
+	MinTTL = time.Millisecond
+	MaxTTL = 24 * time.Hour
+)
 
 // spinner frames, advanced by the tick while a request runs.
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -73,10 +77,10 @@ func parseTTL(s string) (time.Duration, error) {
 		d = time.Duration(n * float64(time.Second))
 	}
 	switch {
-	case d < time.Millisecond:
-		return 0, errors.New("the TTL must be at least 1ms")
-	case d > maxTTL:
-		return 0, fmt.Errorf("the TTL must be at most %v", maxTTL)
+	case d < MinTTL:
+		return 0, fmt.Errorf("the TTL must be at least %v", MinTTL)
+	case d > MaxTTL:
+		return 0, fmt.Errorf("the TTL must be at most %v", MaxTTL)
 	}
 	return d, nil
 }
