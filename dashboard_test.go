@@ -178,6 +178,7 @@ func longTokenSnapshot() monitor.Snapshot {
 	lv := lockOf("payments:settlement:2025-06-01", 2, 9*s, on(longToken, 10*s), on(longToken, 10*s),
 		on(tokB, 4*s))
 	lv.Family = "redsync"
+	lv.Fence = 1207
 	return snapshotOf(mastersUp(3), nil, lv)
 }
 

@@ -133,6 +133,10 @@ func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
 	if len(lv.Keys) > 1 {
 		add(labelled(st, "one lock", sanitize(strings.Join(lv.Keys, ", "), textCap), w, st.text.normal)...)
 	}
+	if lv.Fence > 0 {
+		add(labelled(st, "fence", fmt.Sprintf("%d (the highest fencing token on the masters)", lv.Fence), w,
+			st.text.normal)...)
+	}
 	if lv.Family != "" {
 		add(labelled(st, "client", lv.Family+" (a guess from the key's and value's shapes)", w, st.text.normal)...)
 	}
