@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -247,7 +248,7 @@ func restartText(p *MasterStatus, r Reading) string {
 	if p.RunID != "" && r.RunID != "" {
 		return fmt.Sprintf("restarted: run_id %s -> %s", p.RunID, r.RunID)
 	}
-	return fmt.Sprintf("restarted: uptime went back from %v to %v", p.hist.infoUptime, r.Uptime)
+	return fmt.Sprintf("restarted: uptime went back from %s to %s", shortDur(p.hist.infoUptime), shortDur(r.Uptime))
 }
 
 // aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
@@ -517,7 +518,7 @@ func goneEvent(p *LockView, prevTime, now time.Time) Event {
 	}
 	text := "released"
 	if !noTTL && !expires.IsZero() {
-		text = fmt.Sprintf("released %v before its TTL", expires.Sub(now).Round(time.Millisecond))
+		text = fmt.Sprintf("released %s before its TTL", shortDur(expires.Sub(now)))
 	}
 	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: text + who}
 }
@@ -891,20 +892,48 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 			add(SeverityWarning, WarnHasReplicas, m.Addr, fmt.Sprintf("has %d replicas: a failover can break mutual exclusion", m.Replicas))
 		}
 		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < longest {
-			add(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %v ago, less than the longest TTL (%v): it may grant a lock others still hold",
-				now.Sub(m.LastRestart).Round(time.Second), longest))
+			add(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %s ago, less than the longest TTL (%s): it may grant a lock others still hold",
+				shortDur(now.Sub(m.LastRestart)), shortDur(longest)))
 		}
-		clock := false
-		if m.ClockKnown && s.maxTTL > 0 && abs(m.ClockOffset)-m.ClockUncertainty > allowance {
-			clock = true
-			add(SeverityWarning, WarnClockOffset, m.Addr, fmt.Sprintf("clock offset %v exceeds the drift allowance %v of the longest TTL", m.ClockOffset, allowance))
+	}
+	// Clocks. Redlock needs the masters' clocks to tick at the same rate as the clients' (drift), not to agree
+	// (offset): an offset alone is harmless, and is only told because a clock set by hand may also jump. When
+	// every master is off, or drifts, the same way, the clock at fault is ours: one warning says so instead of
+	// one per master.
+	offset := func(m *MasterStatus) bool {
+		return m.Up && m.ClockKnown && s.maxTTL > 0 && abs(m.ClockOffset)-m.ClockUncertainty > allowance
+	}
+	drifting := func(m *MasterStatus) bool {
+		return m.Up && m.DriftKnown && driftTooFast(m.DriftPPM, s.maxTTL, cfg.DriftFactor)
+	}
+	offsetOurs, offsetSign := sameWay(s.Masters, offset, func(m *MasterStatus) float64 { return float64(m.ClockOffset) })
+	driftOurs, driftSign := sameWay(s.Masters, drifting, func(m *MasterStatus) float64 { return m.DriftPPM })
+	if offsetOurs {
+		add(SeverityWarning, WarnClockOffset, "", fmt.Sprintf("our clock is %s every master's: the offset is this machine's; "+
+			"harmless alone (Redlock needs clocks to tick at the same rate, not to agree)", aheadOrBehind(-offsetSign)))
+	}
+	if driftOurs {
+		add(SeverityWarning, WarnClockDrift, "", fmt.Sprintf("our clock runs %s than every master's: the drift is this "+
+			"machine's, and it shortens or stretches the validity this program computes", fasterOrSlower(-driftSign)))
+	}
+	for i := range s.Masters {
+		m := &s.Masters[i]
+		var why []string
+		if offset(m) && !offsetOurs {
+			why = append(why, "offset")
+			add(SeverityWarning, WarnClockOffset, m.Addr, fmt.Sprintf("clock %s %s ours: harmless alone (Redlock needs "+
+				"clocks to tick at the same rate, not to agree), but a clock set by hand may jump", shortDur(abs(m.ClockOffset)),
+				aheadOrBehind(sign(float64(m.ClockOffset)))))
 		}
-		if m.DriftKnown && driftTooFast(m.DriftPPM, s.maxTTL, cfg.DriftFactor) {
-			clock = true
-			add(SeverityWarning, WarnClockDrift, m.Addr, fmt.Sprintf("clock drifts %.0f ppm, more than the drift factor %g allows", m.DriftPPM, cfg.DriftFactor))
+		if drifting(m) && !driftOurs {
+			why = append(why, "drift")
+			add(SeverityWarning, WarnClockDrift, m.Addr, fmt.Sprintf("clock runs %s than ours by %s: more than the drift "+
+				"factor %g allows; its keys expire early or late", fasterOrSlower(sign(m.DriftPPM)), ppm(m.DriftPPM), cfg.DriftFactor))
 		}
+		clock := len(why) > 0
 		if clock && !m.hist.clockWarned {
-			events = append(events, Event{Time: now, Kind: EventClockWarning, Master: m.Addr, Text: "clock offset or drift over the drift allowance"})
+			events = append(events, Event{Time: now, Kind: EventClockWarning, Master: m.Addr,
+				Text: "clock " + strings.Join(why, " and ") + " beyond the allowance"})
 		}
 		m.hist.clockWarned = clock
 	}
@@ -917,6 +946,84 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		}
 	}
 	return ws, events
+}
+
+// sameWay reports whether every master that answers with a known value (two at least) is flagged by bad, in
+// the same direction of value; it returns that direction's sign.
+func sameWay(ms []MasterStatus, bad func(*MasterStatus) bool, value func(*MasterStatus) float64) (bool, float64) {
+	n, dir := 0, 0.0
+	for i := range ms {
+		m := &ms[i]
+		if !m.Up || !m.ClockKnown {
+			continue
+		}
+		if !bad(m) {
+			return false, 0
+		}
+		sg := sign(value(m))
+		if n > 0 && sg != dir {
+			return false, 0
+		}
+		n, dir = n+1, sg
+	}
+	return n >= 2, dir
+}
+
+// sign is -1, 0 or 1.
+func sign(x float64) float64 {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+
+// aheadOrBehind names the direction of a clock offset's sign.
+func aheadOrBehind(sg float64) string {
+	if sg < 0 {
+		return "behind"
+	}
+	return "ahead of"
+}
+
+// fasterOrSlower names the direction of a drift's sign.
+func fasterOrSlower(sg float64) string {
+	if sg < 0 {
+		return "slower"
+	}
+	return "faster"
+}
+
+// ppm writes a clock rate compactly: "350 ppm", or "27.8%" for a clock far off.
+func ppm(p float64) string {
+	p = math.Abs(p)
+	if p >= 10000 {
+		return fmt.Sprintf("%.1f%%", p/1e4)
+	}
+	return fmt.Sprintf("%.0f ppm", p)
+}
+
+// shortDur writes a duration for a sentence, rounded to what matters: 850ms, 8.2s, 42s, 12m05s, 3h04m, 5d.
+func shortDur(d time.Duration) string {
+	neg := ""
+	if d < 0 {
+		neg, d = "-", -d
+	}
+	switch {
+	case d < time.Second:
+		return neg + strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 10*time.Second:
+		return neg + fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return neg + fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return neg + fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 100*time.Hour:
+		return neg + fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return neg + fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 // Progress describes the sweep in a few words: "41% of 1,000,000 keys" or "12,000 keys".

@@ -16,8 +16,8 @@ type health int
 // The overall states.
 const (
 	healthWaiting  health = iota // no snapshot yet
-	healthOK                     // every master up, no warning
-	healthDegraded               // a master down or a warning, quorum still possible
+	healthOK                     // every master up
+	healthDegraded               // a master down, quorum still possible
 	healthNoQuorum               // fewer masters up than the quorum: no lock can be taken
 )
 
@@ -79,7 +79,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	switch {
 	case s.UpCount < s.Quorum:
 		d.health = healthNoQuorum
-	case s.UpCount < s.Servers || len(s.Warnings) > 0:
+	case s.UpCount < s.Servers: // the masters' quorum only, as the README says: warnings have the banner
 		d.health = healthDegraded
 	default:
 		d.health = healthOK

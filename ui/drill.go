@@ -225,8 +225,7 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 		fact("clock", "not measured yet")
 	}
 	if s.DriftKnown {
-		fact("drift", fmt.Sprintf("%+.0f ppm against ours (rate: Redlock needs clocks to tick at the same rate)",
-			s.DriftPPM))
+		fact("drift", driftText(s.DriftPPM)+" against ours (rate: Redlock needs clocks to tick at the same rate)")
 	} else {
 		fact("drift", "not known yet: it takes several polls")
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -179,7 +180,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	if c.drift > 0 {
 		drift := "?"
 		if s.DriftKnown {
-			drift = fmt.Sprintf("%+.0fppm", s.DriftPPM)
+			drift = driftText(s.DriftPPM)
 		}
 		b.WriteString(val.Render(fitLeft(drift, c.drift)) + " ")
 	}
@@ -229,6 +230,14 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		}
 	}
 	return b.String()
+}
+
+// driftText writes a clock rate in a few cells: "+12ppm", or "+27.8%" for a clock far off (a jump).
+func driftText(ppm float64) string {
+	if math.Abs(ppm) >= 10000 {
+		return fmt.Sprintf("%+.1f%%", ppm/1e4)
+	}
+	return fmt.Sprintf("%+.0fppm", ppm)
 }
 
 // sweepCell is a master's discovery progress in a few cells: how far the first sweep has got ("41%"), then

@@ -84,6 +84,9 @@ func (m *Model) headerView() string {
 			healthDegraded: st.header.degraded.Render("DEGRADED"),
 			healthNoQuorum: st.header.noQuorum.Render(" NO QUORUM "),
 		}[d.health]
+		if m.demo != nil && m.demo.banner != nil { // never OK beside a violation of mutual exclusion
+			badge = st.header.noQuorum.Render(" VIOLATION ")
+		}
 		parts = append(parts, part{badge, 0}, part{st.header.label.Render("masters ") +
 			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
 			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
