@@ -3,11 +3,13 @@ package redlock
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -26,6 +28,7 @@ type call struct {
 	state    atomic.Int32  // callQueued, then callSent, then callAnswered; or straight to callAnswered
 	timer    *time.Timer   // answers the call at its deadline
 	finished chan struct{} // if not nil, closed once the command can no longer reach the master
+	resent   bool          // sent again on a new connection after the first one proved closed
 }
 
 // The states of a call.
@@ -113,6 +116,7 @@ type node struct {
 	ctx         context.Context
 	cancel      context.CancelFunc // ends setups in progress at close
 	stop        chan struct{}
+	retryNow    chan struct{} // a call arrived for a master that could not be reached: try to connect at once
 	done        sync.WaitGroup
 
 	// mu is held for reading while a call is queued and for writing by close, so that no call enters the
@@ -143,6 +147,7 @@ func newNode(o *redis.Options, maxBatch int, onFirst func(ok bool)) *node {
 		ctx:         ctx,
 		cancel:      cancel,
 		stop:        make(chan struct{}),
+		retryNow:    make(chan struct{}, 1),
 	}
 	n.rtt.Store(-1)
 	n.addSender()
@@ -171,8 +176,8 @@ func (n *node) addSender() {
 
 // send queues c without blocking, and answers it at its deadline whatever
 // happens to the master. On a closed node, c is answered with errClosed at
-// once; on a master that cannot be reached, with the reason; on a master
-// whose queue is full, with errQueueFull.
+// once; on a master that could not be reached, after one more attempt to
+// connect, with its reason; on a master whose queue is full, with errQueueFull.
 func (n *node) send(c *call) {
 	if c.queued.IsZero() {
 		c.queued = time.Now()
@@ -183,10 +188,12 @@ func (n *node) send(c *call) {
 		c.answer(reply{err: errClosed})
 		return
 	}
-	if n.ready.Load() == 0 {
-		if err := n.down.Load(); err != nil {
-			c.answer(reply{err: *err})
-			return
+	if n.ready.Load() == 0 && n.down.Load() != nil {
+		// The last setup failed. Rather than answer with that old error, ask for a new attempt now: a master
+		// that just came back serves the call, one still unreachable answers it at once with the new error.
+		select {
+		case n.retryNow <- struct{}{}:
+		default:
 		}
 	}
 	if n.idle.Load() == 0 && time.Duration(n.rtt.Load()) > growWait {
@@ -210,6 +217,7 @@ var errClosed = errors.New("redlock: client closed")
 // trying and meanwhile answers calls with the setup's error.
 func (n *node) sender(first bool) {
 	defer n.done.Done()
+	var pending []*call // calls to send again, found on a connection the master had closed
 	for {
 		conn, err := n.connect()
 		if first {
@@ -217,6 +225,10 @@ func (n *node) sender(first bool) {
 			first = false
 		}
 		if err != nil {
+			for _, c := range pending {
+				c.answer(reply{err: err})
+			}
+			pending = nil
 			if !n.retryAfter(err) {
 				return
 			}
@@ -224,7 +236,7 @@ func (n *node) sender(first bool) {
 		}
 		n.down.Store(nil)
 		n.ready.Add(1)
-		n.serve(conn)
+		pending = n.serve(conn, pending)
 		n.ready.Add(-1)
 		_ = conn.Close()
 		select {
@@ -267,29 +279,38 @@ func (n *node) retryAfter(err error) bool {
 	select {
 	case <-t.C:
 		return true
+	case <-n.retryNow:
+		return true
 	case <-n.stop:
 		n.drain()
 		return false
 	}
 }
 
-// serve sends queued calls on conn until conn breaks or the node closes.
-func (n *node) serve(conn *redis.Conn) {
+// serve sends pending calls, then queued ones, on conn until conn breaks or the node closes. It returns the
+// calls to send again on a new connection: those of a batch that failed because the master had closed conn.
+func (n *node) serve(conn *redis.Conn, pending []*call) []*call {
+	if len(pending) > 0 {
+		ok, again := n.exec(conn, pending)
+		if !ok {
+			return again
+		}
+	}
 	for {
 		n.idle.Add(1)
 		select {
 		case first := <-n.queue:
 			n.idle.Add(-1)
 			start := time.Now()
-			ok := n.exec(conn, n.collect([]*call{first}))
+			ok, again := n.exec(conn, n.collect([]*call{first}))
 			n.rtt.Store(int64(floorRTT(time.Duration(n.rtt.Load()), time.Since(start))))
 			if !ok {
-				return
+				return again
 			}
 		case <-n.stop:
 			n.idle.Add(-1)
 			n.drain()
-			return
+			return nil
 		}
 	}
 }
@@ -335,9 +356,15 @@ func (n *node) fail(err error) {
 
 // exec sends one batch as one pipeline on conn. Calls already past their
 // deadline are answered with a timeout and not sent, calls already answered
-// are dropped. It reports whether conn
-// is still usable: an error other than a reply from the master breaks it.
-func (n *node) exec(conn *redis.Conn, batch []*call) bool {
+// are dropped. It reports whether conn is still usable: an error other than a
+// reply from the master breaks it. When every command failed because the
+// master had closed conn (it restarted, or dropped idle connections), the
+// calls are not answered but returned, to be sent once more on a new
+// connection: a master that closed the connection did not run them. (One that
+// ran a command and then closed the connection without replying gets it twice:
+// compare-and-delete and compare-and-extend do nothing more, and a second SET NX
+// is refused, which counts that master against the lock, never for it.)
+func (n *node) exec(conn *redis.Conn, batch []*call) (bool, []*call) {
 	start := time.Now()
 	live := batch[:0]
 	var deadline time.Time
@@ -355,7 +382,7 @@ func (n *node) exec(conn *redis.Conn, batch []*call) bool {
 		}
 	}
 	if len(live) == 0 {
-		return true
+		return true, nil
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -369,6 +396,9 @@ func (n *node) exec(conn *redis.Conn, batch []*call) bool {
 	}
 	pipeline(ctx, conn, cmds)
 	retryNoScript(ctx, conn, live, cmds)
+	if again := resendable(live, cmds); again != nil {
+		return false, again
+	}
 	usable := true
 	for i, c := range live {
 		val, err := cmds[i].Result()
@@ -378,7 +408,36 @@ func (n *node) exec(conn *redis.Conn, batch []*call) bool {
 		c.answer(reply{val: val, err: err})
 		c.done()
 	}
-	return usable
+	return usable, nil
+}
+
+// resendable returns the calls to send again when every command of the batch failed because the master had
+// closed the connection, and none was sent again before; it puts them back in the queued state. Otherwise it
+// returns nil.
+func resendable(live []*call, cmds []*redis.Cmd) []*call {
+	for i, cmd := range cmds {
+		if !isClosedConn(cmd.Err()) || live[i].resent {
+			return nil
+		}
+	}
+	var again []*call
+	for _, c := range live {
+		if c.state.CompareAndSwap(callSent, callQueued) { // not answered by its deadline meanwhile
+			c.resent = true
+			again = append(again, c)
+		}
+	}
+	return again
+}
+
+// isClosedConn reports whether err says the master closed the connection (or reset it), as opposed to a
+// timeout or a reply.
+func isClosedConn(err error) bool {
+	if err == nil || isReply(err) || isTimeout(err) {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 func pipeline(ctx context.Context, conn *redis.Conn, cmds []*redis.Cmd) {
