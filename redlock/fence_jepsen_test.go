@@ -66,7 +66,7 @@ func runJepsen(t *testing.T, workers, rounds int, opts ...Option) *jepsen {
 	}
 	cl := &cluster{masters: ms}
 	const ttl = 100 * time.Millisecond
-	ctx := ctxTimeout(t, 2*time.Minute)
+	ctx := ctxTimeout(t, 6*time.Minute) // 45s on an idle machine; a loaded one needs several times that
 	origin := time.Now()
 	j := &jepsen{}
 	var (
