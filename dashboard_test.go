@@ -135,7 +135,7 @@ func snapshotOf(ms []monitor.MasterStatus, warnings []monitor.Warning, locks ...
 		}
 	}
 	return monitor.Snapshot{Seq: 42, Time: testNow, Quorum: len(ms)/2 + 1, UpCount: up, Servers: len(ms), Masters: ms, Locks: locks,
-		Warnings: warnings}
+		Warnings: warnings, Swept: true}
 }
 
 // normalSnapshot is three healthy masters and a few locks in every state but lost.
@@ -231,6 +231,8 @@ func TestGolden(t *testing.T) {
 			keys("shift+tab", "j", "enter")}},
 		{"help_scrolled_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()},
 			keys("?", "pgdown")}},
+		{"event_log_search_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: eventfulSnapshot()},
+			keys("tab", "tab", "/", "r", "3")}},
 		{"force_delete_wrapped_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: longTokenSnapshot()},
 			keys("D")}},
 	}
@@ -1157,12 +1159,18 @@ func TestColourScreenKeepsItsShape(t *testing.T) {
 	checkScreen(t, m.View(), 120, 36)
 }
 
-func TestEventLogScrolls(t *testing.T) {
+// eventfulSnapshot is the normal snapshot with 40 taken-over events, one a second, on r00 to r39.
+func eventfulSnapshot() monitor.Snapshot {
 	s := normalSnapshot()
 	for i := range 40 {
 		s.Events = append(s.Events, monitor.Event{Time: testNow.Add(time.Duration(i-40) * time.Second),
 			Kind: monitor.EventTakenOver, Resource: fmt.Sprintf("r%02d", i), Text: "new holder"})
 	}
+	return s
+}
+
+func TestEventLogScrolls(t *testing.T) {
+	s := eventfulSnapshot()
 	m := newDashboard(ui.Options{}, 120, 36)
 	m.Update(ui.SnapshotMsg{Snapshot: s})
 	if !strings.Contains(m.View(), "r39: new holder") || strings.Contains(m.View(), "r00: new holder") {
@@ -1172,11 +1180,11 @@ func TestEventLogScrolls(t *testing.T) {
 	m.Update(keyMsg("tab")) // the event log
 	m.Update(keyMsg("g"))
 	view := m.View()
-	if !strings.Contains(view, "r00: new holder") || !strings.Contains(view, "newer)") {
+	if !strings.Contains(view, "r00: new holder") || !strings.Contains(view, "newer ↓") {
 		t.Fatalf("g in the log did not scroll to the oldest entry:\n%s", view)
 	}
 	m.Update(keyMsg("G"))
-	if !strings.Contains(m.View(), "r39: new holder") || strings.Contains(m.View(), "newer)") {
+	if !strings.Contains(m.View(), "r39: new holder") || strings.Contains(m.View(), "newer ↓") {
 		t.Fatalf("G in the log did not return to the newest entry:\n%s", m.View())
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/redlock-tui/redlock-tui/monitor"
+
 	"github.com/redlock-tui/redlock-tui/ui"
 )
 
@@ -73,5 +75,51 @@ func TestHelpScrollsToTheLegendAt80x24(t *testing.T) {
 	m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress, Y: 5})
 	if view := m.View(); strings.Contains(view, "Names") {
 		t.Errorf("the mouse wheel did not scroll the help up:\n%s", view)
+	}
+}
+
+func TestEventLogSearchAndLevel(t *testing.T) {
+	m := newDashboard(ui.Options{}, 120, 36)
+	s := eventfulSnapshot()
+	s.Events = append(s.Events, monitor.Event{Time: testNow, Kind: monitor.EventLockLost, Resource: "r07",
+		Text: "our lock is on no quorum"})
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	for _, k := range []string{"tab", "tab", "/", "r", "0", "7"} { // focus the log, search "r07"
+		m.Update(keyMsg(k))
+	}
+	view := m.View()
+	if !strings.Contains(view, "r07: new holder") || strings.Contains(view, "r39: new holder") ||
+		!strings.Contains(view, "Events 2 of") {
+		t.Fatalf("the search for r07 does not narrow the log to its two entries:\n%s", view)
+	}
+	m.Update(keyMsg("enter"))
+	m.Update(keyMsg("i")) // warnings and errors
+	view = m.View()
+	if !strings.Contains(view, "lock-lost r07") || strings.Contains(view, "r07: new holder") {
+		t.Errorf("the level filter does not narrow the search to the error:\n%s", view)
+	}
+	m.Update(keyMsg("i"))
+	m.Update(keyMsg("i")) // every level again
+	m.Update(keyMsg("esc"))
+	if view := m.View(); !strings.Contains(view, "r39: new holder") || strings.Contains(view, "Events 2 of") {
+		t.Errorf("esc does not clear the search:\n%s", view)
+	}
+}
+
+func TestFirstSnapshotIsOneBaselineLineNotALinePerLock(t *testing.T) {
+	m := newDashboard(ui.Options{}, 120, 36)
+	s := bigSnapshot(2000)
+	for i := range s.Locks { // as a monitor that announced every lock would
+		s.Events = append(s.Events, monitor.Event{Time: testNow, Kind: monitor.EventLockAppeared,
+			Resource: s.Locks[i].Resource, Text: "appeared"})
+	}
+	s.Events = nil // the monitor announces nothing during its first scan; the dashboard sums the baseline up
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	view := m.View()
+	if !strings.Contains(view, "first poll:") || !strings.Contains(view, "2,000 locks") {
+		t.Errorf("no one-line baseline of the first snapshot:\n%s", view)
+	}
+	if strings.Contains(view, "lock-appeared") {
+		t.Errorf("the first snapshot logs locks one by one:\n%s", view)
 	}
 }

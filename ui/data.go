@@ -215,6 +215,12 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 		events = events[start:]
 	}
 	var out []logEntry
+	switch { // the first snapshot, and the end of the first scan, are the baseline: one line each, not a line per lock
+	case prev == nil:
+		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first poll: " + baseline(s)})
+	case !prev.snap.Swept && s.Swept:
+		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first scan of every master done: " + baseline(s)})
+	}
 	for _, e := range events {
 		lvl := levelInfo
 		switch e.Kind {
@@ -251,6 +257,32 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 		out = append(out, logEntry{at: s.Time, level: lvl, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out
+}
+
+// baseline summarises a snapshot in one line: "3/3 masters up, 2,000 locks (1,990 held, 10 partial)".
+func baseline(s monitor.Snapshot) string {
+	counts := map[monitor.LockState]int{}
+	for i := range s.Locks {
+		counts[s.Locks[i].State]++
+	}
+	var parts []string
+	for _, st := range []monitor.LockState{monitor.StateHeld, monitor.StatePartial, monitor.StateSplit,
+		monitor.StateUnknown, monitor.StateStuck, monitor.StateLost} {
+		if counts[st] > 0 {
+			parts = append(parts, thousands(counts[st])+" "+string(st))
+		}
+	}
+	text := fmt.Sprintf("%d/%d masters up, %s", s.UpCount, s.Servers, plural(len(s.Locks), "lock"))
+	if len(s.Locks) > 1000 {
+		text = fmt.Sprintf("%d/%d masters up, %s locks", s.UpCount, s.Servers, thousands(len(s.Locks)))
+	}
+	if len(parts) > 0 {
+		text += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if !s.Swept {
+		text += "; the first scan goes on: locks it finds are summed up when it ends"
+	}
+	return text
 }
 
 // sameEvent reports whether a and b are the same monitor event.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -38,63 +39,143 @@ const (
 )
 
 // eventLog is the scrollable event log: our actions with their per-master outcomes, the monitor's events and
-// warnings. It follows the newest entry unless scrolled up.
+// warnings. Entries wrap rather than being cut. It can be narrowed to entries containing a text (Filter while
+// it has the focus: resource names are in the text) and to a minimum level (LogLevel). It follows the newest
+// entry unless scrolled up.
 type eventLog struct {
-	sh      *shared
-	entries []logEntry
-	top     int  // first entry shown when not following
-	follow  bool // show the newest entries
-	w, h    int
+	sh        *shared
+	entries   []logEntry
+	shown     []int // indices into entries that pass the search and the level, oldest first
+	top       int   // position in shown of the first entry on screen when not following
+	follow    bool  // show the newest entries
+	search    field // the search text as typed; it has the keyboard while searching
+	searching bool
+	query     string // the applied search, lower case
+	minLevel  level
+	w, h      int
 }
 
 // newEventLog returns an empty log that follows new entries.
-func newEventLog(sh *shared) *eventLog { return &eventLog{sh: sh, follow: true} }
+func newEventLog(sh *shared) *eventLog {
+	return &eventLog{sh: sh, follow: true, search: newField("", 120)}
+}
 
 // add appends entries, dropping the oldest beyond the capacity.
 func (l *eventLog) add(entries ...logEntry) {
+	if len(entries) == 0 {
+		return
+	}
 	l.entries = append(l.entries, entries...)
 	if len(l.entries) > maxLog {
 		drop := len(l.entries) - maxLog + logTrim
 		l.entries = append(l.entries[:0], l.entries[drop:]...)
-		l.top = max(l.top-drop, 0)
 	}
+	l.refilter()
+}
+
+// matches reports whether entry e passes the search and the level.
+func (l *eventLog) matches(e *logEntry) bool {
+	return e.level >= l.minLevel && (l.query == "" || strings.Contains(strings.ToLower(e.text), l.query))
+}
+
+// refilter recomputes the entries shown, keeping the first one on screen where it can.
+func (l *eventLog) refilter() {
+	first := -1
+	if !l.follow && l.top < len(l.shown) {
+		first = l.shown[l.top]
+	}
+	l.shown = l.shown[:0]
+	for i := range l.entries {
+		if l.matches(&l.entries[i]) {
+			l.shown = append(l.shown, i)
+		}
+	}
+	if l.follow || first < 0 {
+		l.top = l.last()
+		return
+	}
+	l.top = 0
+	for pos, i := range l.shown {
+		if i >= first {
+			l.top = pos
+			break
+		}
+	}
+}
+
+// setQuery applies a search text.
+func (l *eventLog) setQuery(q string) {
+	l.query = strings.ToLower(q)
+	l.refilter()
+}
+
+// cycleLevel shows all entries, then warnings and errors, then errors only.
+func (l *eventLog) cycleLevel() {
+	l.minLevel = (l.minLevel + 1) % (levelError + 1)
+	l.refilter()
+}
+
+// narrowed says how the log is narrowed, "" when it is not: "/text · ≥ warnings".
+func (l *eventLog) narrowed() string {
+	var parts []string
+	if l.searching || l.query != "" {
+		parts = append(parts, "/"+l.search.String())
+	}
+	switch l.minLevel {
+	case levelWarn:
+		parts = append(parts, "warnings and errors")
+	case levelError:
+		parts = append(parts, "errors only")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // SetSize sets the panel's outer size.
 func (l *eventLog) SetSize(w, h int) { l.w, l.h = w, h }
 
-// rows is how many entries fit inside the border.
+// rows is how many lines fit inside the border.
 func (l *eventLog) rows() int { return max(l.h-2, 0) }
 
-// Update scrolls the log with the navigation keys.
+// last is the top position that shows the newest entries: as many of them as fit, wrapped.
+func (l *eventLog) last() int {
+	rows, w := l.rows(), max(l.w-2, 1)
+	pos := len(l.shown)
+	for pos > 0 {
+		n := len(l.sh.st.logLines(l.entries[l.shown[pos-1]], w))
+		if n > rows {
+			if pos == len(l.shown) { // the newest alone is taller than the panel: show its start
+				pos--
+			}
+			break
+		}
+		rows -= n
+		pos--
+	}
+	return pos
+}
+
+// Update scrolls the log with the navigation keys, an entry at a time.
 func (l *eventLog) Update(msg tea.KeyMsg) {
 	k := l.sh.keys
-	n, rows := len(l.entries), l.rows()
-	last := max(n-rows, 0)
-	if l.follow {
-		l.top = last
-	}
 	switch {
 	case key.Matches(msg, k.Up):
-		l.top--
+		l.scrollBy(-1)
 	case key.Matches(msg, k.Down):
-		l.top++
+		l.scrollBy(1)
 	case key.Matches(msg, k.PageUp):
-		l.top -= rows
+		l.scrollBy(-max(l.rows(), 1))
 	case key.Matches(msg, k.PageDown):
-		l.top += rows
+		l.scrollBy(max(l.rows(), 1))
 	case key.Matches(msg, k.Top):
-		l.top = 0
+		l.scrollBy(-len(l.shown))
 	case key.Matches(msg, k.Bottom):
-		l.top = last
+		l.scrollBy(len(l.shown))
 	}
-	l.top = min(max(l.top, 0), last)
-	l.follow = l.top == last
 }
 
 // scrollBy moves the view n entries towards the newest (n > 0) or the oldest.
 func (l *eventLog) scrollBy(n int) {
-	last := max(len(l.entries)-l.rows(), 0)
+	last := l.last()
 	if l.follow {
 		l.top = last
 	}
@@ -102,10 +183,25 @@ func (l *eventLog) scrollBy(n int) {
 	l.follow = l.top == last
 }
 
-// scrollTo shows entry i at the top, until scrolled back to the newest.
+// scrollTo shows entry i at the top, until scrolled back to the newest; a search or level that hides it is
+// dropped.
 func (l *eventLog) scrollTo(i int) {
-	l.top = min(max(i, 0), max(len(l.entries)-l.rows(), 0))
-	l.follow = l.top == max(len(l.entries)-l.rows(), 0)
+	if i < 0 || i >= len(l.entries) {
+		return
+	}
+	if !l.matches(&l.entries[i]) {
+		l.search.set("")
+		l.query, l.minLevel = "", levelInfo
+		l.refilter()
+	}
+	for pos, j := range l.shown {
+		if j == i {
+			last := l.last()
+			l.top = min(pos, last)
+			l.follow = l.top == last
+			return
+		}
+	}
 }
 
 // lastIndex returns the index of the newest entry whose text starts with prefix, or -1.
@@ -118,21 +214,32 @@ func (l *eventLog) lastIndex(prefix string) int {
 	return -1
 }
 
-// View draws the log panel.
+// View draws the log panel: the entries from top, each wrapped in full, as many as fit.
 func (l *eventLog) View(focused bool) string {
 	rows := l.rows()
 	top := l.top
 	if l.follow {
-		top = max(len(l.entries)-rows, 0)
+		top = l.last()
 	}
 	st := l.sh.st
 	body := make([]string, 0, rows)
-	for i := top; i < len(l.entries) && len(body) < rows; i++ {
-		body = append(body, st.logLine(l.entries[i], l.w-2))
+	pos := top
+	for ; pos < len(l.shown) && len(body) < rows; pos++ {
+		body = append(body, st.logLines(l.entries[l.shown[pos]], l.w-2)...)
 	}
+	body = body[:min(len(body), rows)]
 	title := "Events"
-	if !l.follow {
-		title += " (scrolled: " + thousands(len(l.entries)-top-len(body)) + " newer)"
+	if n := l.narrowed(); n != "" {
+		title += fmt.Sprintf(" %s of %s · %s", thousands(len(l.shown)), thousands(len(l.entries)), n)
+	}
+	if top > 0 {
+		title += " · " + thousands(top) + " older ↑"
+	}
+	if newer := len(l.shown) - pos; newer > 0 {
+		title += " · " + thousands(newer) + " newer ↓"
+	}
+	if len(l.shown) == 0 && len(l.entries) > 0 {
+		body = []string{st.text.muted.Render("no entry matches")}
 	}
 	return st.box(title, body, l.w, l.h, focused)
 }

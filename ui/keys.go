@@ -11,8 +11,11 @@ type KeyMap struct {
 	// Lock actions: acquire a lock, extend, release or toggle auto-extension of one of ours, and force-delete a
 	// lock that is not ours.
 	Acquire, Extend, Release, AutoExtend, Delete key.Binding
-	// View and app: filter and sort the locks, pause polling, poll faster or slower, full help, quit.
+	// View and app: filter the locks (or search the event log when it has the focus), sort the locks, pause
+	// polling, poll faster or slower, full help, quit.
 	Filter, Sort, Pause, Faster, Slower, Help, Quit key.Binding
+	// LogLevel narrows the event log to warnings and errors, then errors only, then shows all again.
+	LogLevel key.Binding
 	// Confirm submits a form or a confirmation, Cancel closes it (and a drill-down view).
 	Confirm, Cancel key.Binding
 	// Open shows the lock or master under the cursor in full (a drill-down view).
@@ -64,7 +67,7 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
-		{k.Filter, k.Sort, k.Pause, k.Faster, k.Slower},
+		{k.Filter, k.Sort, k.LogLevel, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Help, k.Quit},
 	}
 }

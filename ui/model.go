@@ -349,7 +349,8 @@ func (m *Model) endOwn(o *ownLock) {
 // keys sent by a script, that way) into single keys unless a text field is taking them, so "aq" acts as a
 // then q instead of as no key at all.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.form != nil || m.confirm != nil || m.locks.filtering {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.form != nil || m.confirm != nil ||
+		m.locks.filtering || m.log.searching {
 		return m.handleKey(msg)
 	}
 	cmds := make([]tea.Cmd, 0, len(msg.Runes))
@@ -378,6 +379,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.menuKey(msg)
 	case m.locks.filtering:
 		return m.filterKey(msg)
+	case m.log.searching:
+		return m.searchKey(msg)
 	case m.drill != nil:
 		return m.drillKey(msg)
 	case m.showHelp:
@@ -412,9 +415,21 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.toggleAuto()
 	case key.Matches(msg, k.Delete):
 		m.openDelete()
+	case key.Matches(msg, k.Filter) && m.focus == focusLog:
+		m.log.searching = true
 	case key.Matches(msg, k.Filter):
 		m.focus = focusLocks
 		m.locks.filtering = true
+	case key.Matches(msg, k.LogLevel):
+		m.log.cycleLevel()
+		if n := m.log.narrowed(); n != "" {
+			m.setStatus(levelInfo, "event log: "+n)
+		} else {
+			m.setStatus(levelInfo, "event log: every entry")
+		}
+	case key.Matches(msg, k.Cancel) && m.focus == focusLog && m.log.query != "":
+		m.log.search.set("")
+		m.log.setQuery("")
 	case key.Matches(msg, k.Sort):
 		m.locks.cycleSort()
 		m.setStatus(levelInfo, "locks sorted by "+sortNames[m.locks.sort])
@@ -533,6 +548,26 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 		p.setFilter(p.filter.String())
 	default:
 		p.Update(msg)
+	}
+	return nil
+}
+
+// searchKey routes a key to the event log's search field; the search applies as it is typed.
+func (m *Model) searchKey(msg tea.KeyMsg) tea.Cmd {
+	l, k := m.log, &m.all
+	switch {
+	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
+		return m.startQuit()
+	case key.Matches(msg, k.Confirm):
+		l.searching = false
+	case key.Matches(msg, k.Cancel):
+		l.searching = false
+		l.search.set("")
+		l.setQuery("")
+	case l.search.Update(msg):
+		l.setQuery(l.search.String())
+	default:
+		l.Update(msg)
 	}
 	return nil
 }

@@ -239,6 +239,8 @@ func (m *Model) helpLines() []string {
 		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
 		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
 			"partial · split · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
+		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+keys.Filter.Help().Key+
+			" searches it (a resource name finds that lock's entries) and "+keys.LogLevel.Help().Key+" narrows it by level"),
 		st.table.head.Render("Outcomes")+st.text.muted.Render("  ✓ ok  ◆ another token  · no key  T timeout  ✗ error  ? pending"),
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
@@ -319,7 +321,7 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.formKeys
 	case m.demo != nil && m.demo.menu != nil:
 		return m.menuKeys
-	case m.locks.filtering:
+	case m.locks.filtering, m.log.searching:
 		return bindingList{m.keys.Confirm, m.keys.Cancel}
 	case m.drill != nil:
 		back := m.keys.Cancel
