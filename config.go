@@ -66,6 +66,7 @@ type Config struct {
 	MaxKeys       int           // lock keys tracked in all
 	ScanBudget    float64       // percent of one master core that discovery may use
 	ReadOnly      bool          // no write command at all
+	Fencing       bool          // our locks carry fencing tokens (redlock.WithFencing)
 	Once          bool          // print one snapshot and exit
 	JSON          bool          // with Once: JSON instead of a table
 	Headless      bool          // no screen: poll until a signal, for --metrics and --events
@@ -147,6 +148,7 @@ func newFlagSet(v *flagValues) *pflag.FlagSet {
 	fs.Float64Var(&c.ScanBudget, "scan-budget", monitor.DefaultScanBudget*100,
 		"percent of one CPU core of each master that the search for new lock keys may use (the scan continues across polls)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "never write: acquiring, extending, releasing and deleting are disabled")
+	fs.BoolVar(&c.Fencing, "fencing", false, "locks we take carry fencing tokens, counted on the masters (see the README)")
 	fs.BoolVar(&c.Once, "once", false, "print one snapshot and exit: 0 if a quorum of masters answered, 3 if not")
 	fs.BoolVar(&c.JSON, "json", false, "with --once: print JSON instead of a table")
 	fs.BoolVar(&c.Headless, "headless", false, "no screen: poll until SIGTERM, serving --metrics and writing --events")

@@ -200,11 +200,7 @@ func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syst
 	var locker *redlock.Client
 	if !cfg.ReadOnly {
 		var err error
-		locker, err = redlock.New(masters.clients,
-			redlock.WithNodeTimeout(cfg.NodeTimeout),
-			redlock.WithRetries(cfg.Retries),
-			redlock.WithRetryDelay(cfg.RetryDelayMin, cfg.RetryDelayMax),
-			redlock.WithDriftFactor(cfg.DriftFactor))
+		locker, err = redlock.New(masters.clients, lockerOptions(cfg)...)
 		if err != nil {
 			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
 			return exitUsage

@@ -173,12 +173,9 @@ func runUnderLock(args []string, sys system) int {
 	if cfg.Wait > 0 {
 		retries = math.MaxInt // --wait bounds the attempts instead
 	}
-	locker, err := redlock.New(masters.clients,
-		redlock.WithNodeTimeout(cfg.NodeTimeout),
+	locker, err := redlock.New(masters.clients, lockerOptions(cfg.Config,
 		redlock.WithRetries(retries),
-		redlock.WithRetryDelay(cfg.RetryDelayMin, cfg.RetryDelayMax),
-		redlock.WithDriftFactor(cfg.DriftFactor),
-		redlock.WithMaxExtensions(math.MaxInt)) // the command decides how long the lock is needed
+		redlock.WithMaxExtensions(math.MaxInt))...) // the command decides how long the lock is needed
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
 		return exitUsage
@@ -294,8 +291,8 @@ func commandEnv(lock *redlock.Lock) []string {
 		"REDLOCK_TOKEN=" + lock.Token(),
 		"REDLOCK_VALID_UNTIL=" + time.Now().Add(lock.Validity()).UTC().Format(time.RFC3339Nano),
 	}
-	if f, ok := any(lock).(interface{ Fence() uint64 }); ok && f.Fence() != 0 {
-		env = append(env, "REDLOCK_FENCE="+strconv.FormatUint(f.Fence(), 10))
+	if f := lock.Fence(); f != 0 {
+		env = append(env, "REDLOCK_FENCE="+strconv.FormatUint(f, 10))
 	}
 	return env
 }
@@ -337,4 +334,19 @@ func releaseAfterRun(lock *redlock.Lock, cfg runConfig, lost bool, sys system) {
 	default:
 		fmt.Fprintf(sys.stderr, "redlock-tui run: releasing: %v\n", err)
 	}
+}
+
+// lockerOptions are the Redlock client options the command line sets, for the dashboard and run alike,
+// followed by extra.
+func lockerOptions(cfg Config, extra ...redlock.Option) []redlock.Option {
+	opts := []redlock.Option{
+		redlock.WithNodeTimeout(cfg.NodeTimeout),
+		redlock.WithRetries(cfg.Retries),
+		redlock.WithRetryDelay(cfg.RetryDelayMin, cfg.RetryDelayMax),
+		redlock.WithDriftFactor(cfg.DriftFactor),
+	}
+	if cfg.Fencing {
+		opts = append(opts, redlock.WithFencing())
+	}
+	return append(opts, extra...)
 }

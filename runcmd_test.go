@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -404,5 +406,38 @@ func TestRunBadUsage(t *testing.T) {
 			t.Errorf("run %q: exit %d, stdout %q, stderr %q; want %d and one line on stderr mentioning %q",
 				tc.args, code, stdout.String(), stderr.String(), exitUsage, tc.want)
 		}
+	}
+}
+
+func TestRunWithFencingGivesTheCommandTheLocksFence(t *testing.T) {
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	dir := t.TempDir()
+	const resource = "cron:fenced"
+	for range 2 { // the second lock's fence is higher than the first's
+		p := startRun(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--fencing", "--ttl", "5s",
+			resource, "--", "sh", "-c", `echo "${REDLOCK_FENCE-none}" >> "$D/fences"`)
+		if code := p.wait(30 * time.Second); code != 0 {
+			t.Fatalf("run exited %d; stderr:\n%s", code, p.stderr.String())
+		}
+	}
+	fences := strings.Fields(readFileEventually(t, filepath.Join(dir, "fences")))
+	if len(fences) != 2 {
+		t.Fatalf("the commands saw REDLOCK_FENCE %q, want two values", fences)
+	}
+	first, err1 := strconv.ParseUint(fences[0], 10, 64)
+	second, err2 := strconv.ParseUint(fences[1], 10, 64)
+	if err1 != nil || err2 != nil || first == 0 || second <= first {
+		t.Errorf("REDLOCK_FENCE %q; want two tokens, the second higher", fences)
+	}
+	counted := 0
+	for _, c := range clients {
+		if v, err := c.Get(context.Background(), redlock.FenceKey(resource, redlock.DefaultFenceSuffix)).Uint64(); err == nil && v == second {
+			counted++
+		}
+	}
+	if counted < 2 {
+		t.Errorf("the fence counter holds %d on %d masters, want a quorum", second, counted)
 	}
 }

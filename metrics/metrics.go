@@ -91,34 +91,35 @@ func (e *Exporter) Handler() http.Handler {
 
 // The descriptions of every metric the exporter writes.
 var (
-	descMasterUp = desc("master_up", "1 when the master answered the last poll, 0 when it did not.", "master")
-	descDown     = desc("master_down", "1 when the master is declared down: it refused us, or missed several polls in a row.", "master")
-	descMissed   = desc("master_missed_polls", "Polls the master has missed in a row.", "master")
-	descRTT      = desc("master_rtt_seconds", "Round trip of the last poll's TIME command.", "master")
-	descOffset   = desc("master_clock_offset_seconds", "The master's clock minus ours (TIME against the round trip's midpoint); absent until measured.", "master")
-	descOffUnc   = desc("master_clock_uncertainty_seconds", "Uncertainty of the clock offset: half the round trip.", "master")
-	descDrift    = desc("master_clock_drift_ratio", "Rate at which the clock offset changes (1e-6 is 1 ppm); absent until measured.", "master")
-	descUptime   = desc("master_uptime_seconds", "Uptime of the master's server process; absent when unknown.", "master")
-	descRestarts = desc("master_restarts_total", "Restarts of the master seen by this process (its uptime went back).", "master")
-	descLockKeys = desc("master_lock_keys", "Lock keys seen on the master in the last poll.", "master")
-	descScanned  = desc("master_sweep_scanned_keys", "Keys scanned so far in the master's current discovery sweep.", "master")
-	descDBSize   = desc("master_sweep_keyspace_keys", "Keys in the master's database (DBSIZE) at the last poll; absent when unknown.", "master")
-	descSweeps   = desc("master_sweeps_completed_total", "Full discovery sweeps of the master's keyspace finished.", "master")
-	descQuorum   = desc("quorum", "Masters that must agree for a lock to be held: N/2+1.")
-	descUpCount  = desc("masters_up", "Distinct servers that answered the last poll (two addresses of one server count once).")
-	descServers  = desc("servers", "Distinct servers among the masters, as far as their run_id tells.")
-	descLocks    = desc("locks", "Locks by state in the last poll.", "state")
-	descTrunc    = desc("locks_truncated", "1 when there are more lock keys than --max-keys and some are not tracked.")
-	descSnapTime = desc("last_poll_timestamp_seconds", "When the last poll finished, as a Unix time.")
-	descPolls    = desc("polls_total", "Polls of the masters since the start.")
-	descLockMs   = desc("lock_masters", "Masters holding the lock's leading token (the holder's when held).", "resource")
-	descLockHeld = desc("lock_held", "1 when the lock is held by a quorum with validity left.", "resource")
-	descLockVal  = desc("lock_validity_seconds", "How long the lock stays held on a quorum, less the drift allowance; 0 when not held.", "resource")
-	descEvents   = desc("events_total", "Events the monitor reported, by kind.", "kind")
-	descLost     = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
-	descViol     = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
-	descScrape   = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
-	descBuild    = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
+	descMasterUp  = desc("master_up", "1 when the master answered the last poll, 0 when it did not.", "master")
+	descDown      = desc("master_down", "1 when the master is declared down: it refused us, or missed several polls in a row.", "master")
+	descMissed    = desc("master_missed_polls", "Polls the master has missed in a row.", "master")
+	descRTT       = desc("master_rtt_seconds", "Round trip of the last poll's TIME command.", "master")
+	descOffset    = desc("master_clock_offset_seconds", "The master's clock minus ours (TIME against the round trip's midpoint); absent until measured.", "master")
+	descOffUnc    = desc("master_clock_uncertainty_seconds", "Uncertainty of the clock offset: half the round trip.", "master")
+	descDrift     = desc("master_clock_drift_ratio", "Rate at which the clock offset changes (1e-6 is 1 ppm); absent until measured.", "master")
+	descUptime    = desc("master_uptime_seconds", "Uptime of the master's server process; absent when unknown.", "master")
+	descRestarts  = desc("master_restarts_total", "Restarts of the master seen by this process (its uptime went back).", "master")
+	descLockKeys  = desc("master_lock_keys", "Lock keys seen on the master in the last poll.", "master")
+	descScanned   = desc("master_sweep_scanned_keys", "Keys scanned so far in the master's current discovery sweep.", "master")
+	descDBSize    = desc("master_sweep_keyspace_keys", "Keys in the master's database (DBSIZE) at the last poll; absent when unknown.", "master")
+	descSweeps    = desc("master_sweeps_completed_total", "Full discovery sweeps of the master's keyspace finished.", "master")
+	descQuorum    = desc("quorum", "Masters that must agree for a lock to be held: N/2+1.")
+	descUpCount   = desc("masters_up", "Distinct servers that answered the last poll (two addresses of one server count once).")
+	descServers   = desc("servers", "Distinct servers among the masters, as far as their run_id tells.")
+	descLocks     = desc("locks", "Locks by state in the last poll.", "state")
+	descTrunc     = desc("locks_truncated", "1 when there are more lock keys than --max-keys and some are not tracked.")
+	descSnapTime  = desc("last_poll_timestamp_seconds", "When the last poll finished, as a Unix time.")
+	descPolls     = desc("polls_total", "Polls of the masters since the start.")
+	descLockMs    = desc("lock_masters", "Masters holding the lock's leading token (the holder's when held).", "resource")
+	descLockHeld  = desc("lock_held", "1 when the lock is held by a quorum with validity left.", "resource")
+	descLockVal   = desc("lock_validity_seconds", "How long the lock stays held on a quorum, less the drift allowance; 0 when not held.", "resource")
+	descLockFence = desc("lock_fence", "The highest fencing token counter of the lock on the masters; 0 for unfenced locks.", "resource")
+	descEvents    = desc("events_total", "Events the monitor reported, by kind.", "kind")
+	descLost      = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
+	descViol      = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
+	descScrape    = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
+	descBuild     = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
 )
 
 // desc describes a metric of the redlock namespace.
@@ -130,7 +131,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descMasterUp, descDown, descMissed, descRTT, descOffset, descOffUnc,
 		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
-		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal,
+		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
 		descEvents, descLost, descViol, descScrape, descBuild} {
 		ch <- d
 	}
@@ -229,6 +230,7 @@ func collectLocks(ch chan<- prometheus.Metric, s monitor.Snapshot, resources []s
 		ch <- prometheus.MustNewConstMetric(descLockMs, prometheus.GaugeValue, float64(l.Count), r)
 		ch <- prometheus.MustNewConstMetric(descLockHeld, prometheus.GaugeValue, boolValue(l.State == monitor.StateHeld), r)
 		ch <- prometheus.MustNewConstMetric(descLockVal, prometheus.GaugeValue, max(l.Validity, 0).Seconds(), r)
+		ch <- prometheus.MustNewConstMetric(descLockFence, prometheus.GaugeValue, float64(l.Fence), r)
 	}
 }
 

@@ -54,7 +54,7 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 			{Addr: "c:1", Down: true, Missed: 3, Uptime: monitor.UnknownUptime, Sweep: monitor.Sweep{Total: -1}},
 		},
 		Locks: []monitor.LockView{
-			{Resource: "billing", State: monitor.StateHeld, Count: 2, Validity: 1500 * time.Millisecond},
+			{Resource: "billing", State: monitor.StateHeld, Count: 2, Validity: 1500 * time.Millisecond, Fence: 33},
 			{Resource: "other", State: monitor.StateHeld, Count: 3},
 			{Resource: "stuck", State: monitor.StateStuck},
 			{Resource: "zz", State: monitor.StateSplit},
@@ -93,6 +93,7 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 		`redlock_locks{state="unknown"}`:                    "0",
 		`redlock_lock_held{resource="billing"}`:             "1",
 		`redlock_lock_masters{resource="billing"}`:          "2",
+		`redlock_lock_fence{resource="billing"}`:            "33",
 		`redlock_lock_validity_seconds{resource="billing"}`: "1.5",
 		`redlock_lock_held{resource="absent"}`:              "0",
 		`redlock_events_total{kind="quorum-lost"}`:          "1",
