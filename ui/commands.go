@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/muesli/termenv"
 	"strings"
 	"sync"
 	"time"
@@ -318,5 +319,16 @@ func releaseAllCmd(locks []*ownLock, now time.Time) func(*redlock.Client) tea.Ms
 		}
 		wg.Wait()
 		return msg
+	}
+}
+
+// copiedMsg reports a text put on the clipboard.
+type copiedMsg struct{ what string }
+
+// copyCmd puts text on the terminal's clipboard with OSC 52 (base64: raw bytes cannot reach the terminal).
+func copyCmd(text, what string) tea.Cmd {
+	return func() tea.Msg {
+		termenv.Copy(text)
+		return copiedMsg{what: what}
 	}
 }

@@ -332,8 +332,30 @@ func (m *Model) drillKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.drill = nil
 		m.openHelp()
+	case key.Matches(msg, k.Copy, k.CopyToken) && m.drill.isLock:
+		return m.copySelected(key.Matches(msg, k.CopyToken))
 	default:
 		m.drill.Update(msg)
 	}
 	return nil
+}
+
+// copySelected copies the raw name (or, with token, the holder's raw token) of the lock under the cursor, or
+// of the open lock view.
+func (m *Model) copySelected(token bool) tea.Cmd {
+	row := m.locks.selectedRow()
+	if m.drill != nil && m.drill.isLock {
+		row = m.findRow(m.drill.resource)
+	}
+	switch {
+	case row == nil:
+		m.setStatus(levelWarn, "copy: select a lock first")
+		return nil
+	case token && row.primary == "":
+		m.setStatus(levelWarn, "copy: "+row.name+" has no token")
+		return nil
+	case token:
+		return copyCmd(row.primary, "the token of "+row.name)
+	}
+	return copyCmd(row.lv.Resource, row.name)
 }

@@ -14,6 +14,9 @@ type KeyMap struct {
 	// View and app: filter the locks (or search the event log when it has the focus), sort the locks, pause
 	// polling, poll faster or slower, full help, quit.
 	Filter, Sort, Pause, Faster, Slower, Help, Quit key.Binding
+	// Reverse reverses the locks' sort order. Copy puts the selected lock's name on the clipboard, CopyToken
+	// its holder's token (OSC 52: the terminal, or tmux with set-clipboard on, must allow it).
+	Reverse, Copy, CopyToken key.Binding
 	// LogLevel narrows the event log to warnings and errors, then errors only, then shows all again.
 	LogLevel key.Binding
 	// Confirm submits a form or a confirmation, Cancel closes it (and a drill-down view).
@@ -67,7 +70,7 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
-		{k.Filter, k.Sort, k.LogLevel, k.Pause, k.Faster, k.Slower},
+		{k.Filter, k.Sort, k.Reverse, k.Copy, k.CopyToken, k.LogLevel, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Help, k.Quit},
 	}
 }

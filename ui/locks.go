@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ type locksPanel struct {
 	selected       string
 	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
 	sort           sortMode
+	reverse        bool // the sort order reversed
 	filter         field
 	filtering      bool   // the filter field has the keyboard
 	query          string // the applied filter, lower case
@@ -84,7 +86,31 @@ func (p *locksPanel) selectedRow() *lockRow {
 	return &p.sh.data.locks[p.order[p.cursor]]
 }
 
-// setFilter applies a filter text (case-insensitive substring of the name as shown).
+// sortName names the order: "validity", "validity, reversed".
+func (p *locksPanel) sortName() string {
+	if p.reverse {
+		return sortNames[p.sort] + ", reversed"
+	}
+	return sortNames[p.sort]
+}
+
+// match reports whether a row passes the filter: a case-insensitive substring of the name as shown; a glob
+// (*, ?, [...]) matched against the whole name; or, after "holder:", a substring of the holder's token.
+func (p *locksPanel) match(r *lockRow) bool {
+	q := p.query
+	switch {
+	case q == "":
+		return true
+	case strings.HasPrefix(q, "holder:"):
+		return strings.Contains(strings.ToLower(r.holder), strings.TrimPrefix(q, "holder:"))
+	case strings.ContainsAny(q, "*?["):
+		ok, err := path.Match(q, strings.ToLower(r.name))
+		return ok && err == nil
+	}
+	return strings.Contains(strings.ToLower(r.name), q)
+}
+
+// setFilter applies a filter text (see match).
 func (p *locksPanel) setFilter(q string) {
 	p.query = strings.ToLower(q)
 	p.rebuild()
@@ -106,7 +132,7 @@ func (p *locksPanel) rebuild() {
 		return
 	}
 	for i := range d.locks {
-		if p.query == "" || strings.Contains(strings.ToLower(d.locks[i].name), p.query) {
+		if p.match(&d.locks[i]) {
 			p.order = append(p.order, i)
 		}
 	}
@@ -133,6 +159,9 @@ func (p *locksPanel) rebuild() {
 		for n, k := range keys {
 			p.order[n] = int(uint32(k))
 		}
+	}
+	if p.reverse {
+		slices.Reverse(p.order)
 	}
 	if p.hasSelected {
 		for pos, i := range p.order {
@@ -196,7 +225,25 @@ func (p *locksPanel) View(focused bool) string {
 	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
 		body = append(body, p.row(&d.locks[p.order[pos]], c, d, now, pos == p.cursor, focused))
 	}
+	if len(body) < p.rows()+1 { // a spare row: the legend, on the panel's last line
+		for len(body) < p.rows() {
+			body = append(body, "")
+		}
+		body = append(body, st.text.muted.Render(fit(legend(c), w)))
+	}
 	return st.box(title, body, p.w, p.h, focused)
+}
+
+// legend explains the table's glyphs and the short columns shown, for the panel's spare row.
+func legend(c lockCols) string {
+	s := "  ● holder  ○ other token  · no key  ? not read   Q masters≥quorum"
+	if c.spread > 0 {
+		s += "  SPREAD of expiries"
+	}
+	if c.changes > 0 {
+		s += "  CHG holder changes"
+	}
+	return s
 }
 
 // title is the panel's title: count, position, sort and filter.
@@ -208,7 +255,18 @@ func (p *locksPanel) title() string {
 			t += " of " + thousands(len(p.sh.data.locks))
 		}
 	}
-	t += " · sort " + sortNames[p.sort]
+	t += " · sort " + p.sortName()
+	if rows := p.rows(); len(p.order) > rows && rows > 0 { // the scroll position, and which way there is more
+		t += fmt.Sprintf(" · %d-%d", p.offset+1, min(p.offset+rows, len(p.order)))
+		switch {
+		case p.offset == 0:
+			t += " ↓"
+		case p.offset+rows >= len(p.order):
+			t += " ↑"
+		default:
+			t += " ↕"
+		}
+	}
 	if p.filtering || p.query != "" {
 		t += " · filter /" + p.filter.String()
 	}

@@ -265,6 +265,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onKeeperEnded(msg)
 	case deleteResultMsg:
 		m.onDeleted(msg)
+	case copiedMsg:
+		m.setStatus(levelInfo, "copied "+msg.what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
 		cmd = m.onQuitReleased(msg)
 	}
@@ -420,6 +422,12 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		m.focus = focusLocks
 		m.locks.filtering = true
+	case key.Matches(msg, k.Reverse):
+		m.locks.reverse = !m.locks.reverse
+		m.locks.rebuild()
+		m.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
+	case key.Matches(msg, k.Copy, k.CopyToken):
+		return m.copySelected(key.Matches(msg, k.CopyToken))
 	case key.Matches(msg, k.LogLevel):
 		m.log.cycleLevel()
 		if n := m.log.narrowed(); n != "" {
@@ -432,7 +440,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.log.setQuery("")
 	case key.Matches(msg, k.Sort):
 		m.locks.cycleSort()
-		m.setStatus(levelInfo, "locks sorted by "+sortNames[m.locks.sort])
+		m.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
 	case key.Matches(msg, k.Pause):
 		m.togglePause()
 	case key.Matches(msg, k.Faster):
