@@ -819,7 +819,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		add(SeverityError, WarnQuorumDown, "", fmt.Sprintf("only %d of %d masters answered, quorum is %d: no lock can be acquired", s.UpCount, n, s.Quorum))
 	}
 	if n < 3 || n%2 == 0 {
-		add(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%d masters: use an odd number, at least 3", n))
+		add(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%s: use an odd number, at least 3", plural(n, "master")))
 	}
 	for _, m := range s.Masters {
 		if m.DuplicateOf != "" {
@@ -842,7 +842,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		case l.QuorumLost:
 			lockWarning(&quorumLost, SeverityError, WarnQuorumLost, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource))
 		case l.State == StateStuck:
-			lockWarning(&stuck, SeverityWarning, WarnStuck, fmt.Sprintf("lock %q has no TTL on %d masters: it is never released by expiry", l.Resource, l.Count))
+			lockWarning(&stuck, SeverityWarning, WarnStuck, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, plural(l.Count, "master")))
 		case l.Foreign:
 			var others []string
 			for j, c := range l.Masters {

@@ -86,3 +86,19 @@ func TestWarningDurationsAreRounded(t *testing.T) {
 		t.Errorf("ppm(277520) = %q, want 27.8%%", got)
 	}
 }
+
+func TestWarningsCountInGoodGrammar(t *testing.T) {
+	r := fixture(t0, []string{"a"}, map[string][]cell{"r": {{"A", NoTTL, 0}}})
+	s := Aggregate(nil, r, nil, t0, Config{})
+	var texts []string
+	for _, w := range s.Warnings {
+		texts = append(texts, w.Text)
+	}
+	all := strings.Join(texts, " | ")
+	if strings.Contains(all, "1 masters") {
+		t.Errorf("warnings say \"1 masters\": %s", all)
+	}
+	if !strings.Contains(all, "1 master: use an odd number") {
+		t.Errorf("no master-count warning in the singular: %s", all)
+	}
+}
