@@ -47,6 +47,12 @@ func TestDashboardServesMetricsAndWritesEventsWhileItRuns(t *testing.T) {
 		b, err := os.ReadFile(stream)
 		return err == nil && strings.Contains(string(b), `"resource":"orders:7"`), string(b)
 	})
+	// The dashboard's own actions are in the stream too, as its Redlock client reports them.
+	acquireWithKeys(s, "jobs:mine")
+	eventually(t, "the dashboard's acquisition in the event stream", func() (bool, string) {
+		b, err := os.ReadFile(stream)
+		return err == nil && strings.Contains(string(b), `"source":"dashboard","kind":"acquired","resource":"jobs:mine"`), string(b)
+	})
 	s.keys("q")
 	if _, status := waitForExit(s); status != "0" {
 		t.Errorf("exit status %s, want 0", status)

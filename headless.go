@@ -18,6 +18,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/metrics"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 // Deadlines of the metrics server: a scrape renders a snapshot already in memory, so these are generous.
@@ -87,15 +88,15 @@ func feed(exporter *metrics.Exporter, stream *events.Writer) func(prev *monitor.
 }
 
 // observeForOthers serves --metrics and writes --events while the dashboard runs: the monitor feeds them after
-// every poll, from its own goroutine, never from the screen's event loop. stop shuts them down and reports a
-// failed event stream on stderr, once the screen is gone.
-func observeForOthers(mon *monitor.Monitor, masters *masterSet, cfg Config, sys system) (stop func(), err error) {
-	var stream *events.Writer
+// every poll, from its own goroutine, never from the screen's event loop. It returns the event stream (nil
+// without --events), for the dashboard's own actions. stop shuts them down and reports a failed event stream
+// on stderr, once the screen is gone.
+func observeForOthers(mon *monitor.Monitor, masters *masterSet, cfg Config, sys system) (stop func(), stream *events.Writer, err error) {
 	closeEvents := func() {}
 	if cfg.Events != "" {
 		w, c, err := openEvents(cfg.Events, sys.stdout)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		stream, closeEvents = events.NewWriter(w), c
 	}
@@ -104,7 +105,7 @@ func observeForOthers(mon *monitor.Monitor, masters *masterSet, cfg Config, sys 
 	if cfg.Metrics != "" {
 		if shutdown, err = serveMetrics(cfg.Metrics, exporter, sys); err != nil {
 			closeEvents()
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if masters.demo != nil {
@@ -117,7 +118,36 @@ func observeForOthers(mon *monitor.Monitor, masters *masterSet, cfg Config, sys 
 			fmt.Fprintf(sys.stderr, "redlock-tui: --events: %v\n", stream.Err())
 		}
 		closeEvents()
-	}, nil
+	}, stream, nil
+}
+
+// dashboardActions writes the dashboard's own acquisitions, extensions and releases to the event stream, as
+// the Redlock client reports them.
+func dashboardActions(stream *events.Writer) redlock.Option {
+	return redlock.WithObserver(func(a redlock.Action) {
+		r := events.Record{Time: time.Now(), Source: events.SourceDashboard, Resource: a.Resource, Token: a.Token}
+		summary := fmt.Sprintf("%d of %d masters (quorum %d)", a.Round.OK, len(a.Round.Nodes), a.Round.Quorum)
+		switch {
+		case a.Op == redlock.OpAcquire && a.Err == nil:
+			r.Kind, r.Text = events.KindAcquired, "acquired on "+summary
+		case a.Op == redlock.OpAcquire:
+			r.Kind, r.Text = events.KindAcquireFailed, a.Err.Error()
+		case a.Op == redlock.OpExtend && a.Err == nil:
+			r.Kind, r.Text = events.KindExtended, "extended on "+summary
+		case a.Op == redlock.OpExtend && errors.Is(a.Err, redlock.ErrLost):
+			r.Kind, r.Text = events.KindLost, a.Err.Error()
+		case a.Op == redlock.OpExtend:
+			r.Kind, r.Text = events.KindExtendFailed, a.Err.Error()
+		case a.Err == nil:
+			r.Kind, r.Text = events.KindReleased, "released on "+summary
+		default:
+			r.Kind, r.Text = events.KindReleaseUnconfirmed, a.Err.Error()
+		}
+		if a.Fence != 0 {
+			r.Text += fmt.Sprintf(", fence %d", a.Fence)
+		}
+		stream.Emit(r)
+	})
 }
 
 // buildVersion is the release or commit of versionString, without the program's and Go's names.

@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui"
@@ -197,23 +198,30 @@ func sweepProgress(s monitor.Snapshot) string {
 func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys system) int {
 	// Read-only: no Redlock client exists at all, so no write can be issued
 	// whatever the UI does; the UI also disables the write keys and says why.
-	var locker *redlock.Client
-	if !cfg.ReadOnly {
-		var err error
-		locker, err = redlock.New(masters.clients, lockerOptions(cfg)...)
-		if err != nil {
-			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
-			return exitUsage
-		}
-		defer locker.Close()
-	}
+	var stream *events.Writer
 	if cfg.Metrics != "" || cfg.Events != "" {
-		stop, err := observeForOthers(mon, masters, cfg, sys)
+		var stop func()
+		var err error
+		stop, stream, err = observeForOthers(mon, masters, cfg, sys)
 		if err != nil {
 			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
 			return exitFailure
 		}
 		defer stop()
+	}
+	var locker *redlock.Client
+	if !cfg.ReadOnly {
+		opts := lockerOptions(cfg)
+		if stream != nil {
+			opts = append(opts, dashboardActions(stream))
+		}
+		var err error
+		locker, err = redlock.New(masters.clients, opts...)
+		if err != nil {
+			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+			return exitUsage
+		}
+		defer locker.Close()
 	}
 	title := fmt.Sprintf("%d masters", len(masters.names))
 	if masters.demo != nil {

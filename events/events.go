@@ -26,13 +26,15 @@ const (
 // Kinds of the dashboard's own events; the monitor's kinds are monitor.EventKind values, the demo's
 // demo.EventKind values, and warnings are KindWarning and KindWarningCleared.
 const (
-	KindAcquired       = "acquired"        // the dashboard acquired a lock
-	KindAcquireFailed  = "acquire-failed"  // an acquisition from the dashboard gave up
-	KindExtended       = "extended"        // the dashboard extended one of its locks
-	KindReleased       = "released"        // the dashboard released one of its locks
-	KindLost           = "lost"            // one of the dashboard's locks was lost (a failed extension)
-	KindWarning        = "warning"         // a monitor warning appeared
-	KindWarningCleared = "warning-cleared" // a monitor warning no longer holds
+	KindAcquired           = "acquired"            // the dashboard acquired a lock
+	KindAcquireFailed      = "acquire-failed"      // an acquisition from the dashboard gave up
+	KindExtended           = "extended"            // the dashboard extended one of its locks
+	KindReleased           = "released"            // the dashboard released one of its locks
+	KindLost               = "lost"                // one of the dashboard's locks was lost (a failed extension)
+	KindExtendFailed       = "extend-failed"       // an extension failed with errors: the lock may still hold
+	KindReleaseUnconfirmed = "release-unconfirmed" // a release some masters did not confirm
+	KindWarning            = "warning"             // a monitor warning appeared
+	KindWarningCleared     = "warning-cleared"     // a monitor warning no longer holds
 )
 
 // Record is one line of the stream. Empty fields are left out.

@@ -270,6 +270,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 			r, prev, fence, held = c.confirmFence(ctx, resource, token, ttl, r, tail)
 		}
 		if held {
+			c.cfg.notify(Action{Op: OpAcquire, Resource: resource, Token: token, Fence: fence, Round: r.clone()})
 			return &Lock{
 				client:     c,
 				resource:   resource,
@@ -336,11 +337,13 @@ func (c *Client) AcquireWithProgress(ctx context.Context, resource string, ttl t
 		if ctx.Err() != nil {
 			re.cause = ctx.Err()
 			re.Reason = "cancelled"
+			c.cfg.notify(Action{Op: OpAcquire, Resource: resource, Round: re.Round.clone(), Err: re})
 			return nil, re
 		}
 		if attempt > c.cfg.retries {
 			re.Reason = "retries exhausted, last round " + re.Reason
 			re.kinds = append(re.kinds, ErrRetriesExhausted)
+			c.cfg.notify(Action{Op: OpAcquire, Resource: resource, Round: re.Round.clone(), Err: re})
 			return nil, re
 		}
 		t := time.NewTimer(c.retryDelay())

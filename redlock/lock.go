@@ -110,7 +110,7 @@ func (l *Lock) releasedChan() <-chan struct{} {
 // ctx interrupts before masters refused it leaves the lock held (its
 // validity no longer than the old one or the new TTL allows), and both
 // return the context's error rather than ErrLost.
-func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
+func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (err error) {
 	if err := checkTTL(ttl); err != nil {
 		return err
 	}
@@ -140,6 +140,9 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 		cl.script, cl.keys, cl.argv = extendScript, []string{l.resource}, []any{l.token, ttl.Milliseconds()}
 	})
 	r.Validity = c.validity(ttl, r.Elapsed)
+	defer func() {
+		c.cfg.notify(Action{Op: OpExtend, Resource: l.resource, Token: l.token, Fence: l.fence, Round: r.clone(), Err: err})
+	}()
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -160,11 +163,11 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 	}
 	l.end(true)
 	reason := fmt.Sprintf("extension failed, lock lost (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
-	err := &RoundError{Round: r, Attempts: 1, Reason: reason, kinds: []error{ErrLost, ErrNotAcquired}}
+	lost := &RoundError{Round: r, Attempts: 1, Reason: reason, kinds: []error{ErrLost, ErrNotAcquired}}
 	if ctx.Err() != nil {
-		err.cause = ctx.Err()
+		lost.cause = ctx.Err()
 	}
-	return err
+	return lost
 }
 
 // Release deletes the lock on every master where it still holds our token,
@@ -201,7 +204,9 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.mu.Lock()
 	l.last, l.prev = r, tail.finished
 	l.mu.Unlock()
-	return releaseError(r)
+	err := releaseError(r)
+	c.cfg.notify(Action{Op: OpRelease, Resource: l.resource, Token: l.token, Fence: l.fence, Round: r.clone(), Err: err})
+	return err
 }
 
 // refused counts the masters that answered an extension with a key gone or

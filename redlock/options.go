@@ -29,6 +29,7 @@ type config struct {
 	maxBatch      int
 	fencing       bool
 	fenceSuffix   string
+	observe       func(Action) // WithObserver's function; nil: none
 	// skipFenceRound, set only by tests, takes the largest counter of the
 	// acquire round as the token without the fence round: unsafe, to show
 	// that the tests catch it.
@@ -95,3 +96,26 @@ func WithMaxExtensions(n int) Option { return func(c *config) { c.maxExtensions 
 // WithClock sets the clock used for validity arithmetic (default the system's
 // monotonic clock).
 func WithClock(clk Clock) Option { return func(c *config) { c.clock = clk } }
+
+// Action is what a client did with one of its locks, as WithObserver reports it: an acquisition (the last
+// round of Acquire, or TryAcquire's), an extension or a release.
+type Action struct {
+	Op       Op // OpAcquire, OpExtend or OpRelease
+	Resource string
+	Token    string // "" for a failed acquisition
+	Fence    uint64 // the lock's fencing token, 0 without WithFencing
+	Round    Round  // the last round, with what each master did
+	Err      error  // nil: acquired, extended or released
+}
+
+// WithObserver calls f after every acquisition, extension and release of the client's locks, on the caller's
+// goroutine, for an event log or metrics. A failed Acquire is reported once, after its last round. f must not
+// block, nor use the client.
+func WithObserver(f func(Action)) Option { return func(c *config) { c.observe = f } }
+
+// notify reports a to the observer, if there is one.
+func (c *config) notify(a Action) {
+	if c.observe != nil {
+		c.observe(a)
+	}
+}
