@@ -248,7 +248,7 @@ func restartText(p *MasterStatus, r Reading) string {
 	if p.RunID != "" && r.RunID != "" {
 		return fmt.Sprintf("restarted: run_id %s -> %s", p.RunID, r.RunID)
 	}
-	return fmt.Sprintf("restarted: uptime went back from %s to %s", shortDur(p.hist.infoUptime), shortDur(r.Uptime))
+	return fmt.Sprintf("restarted: uptime went back from %s to %s", ShortDuration(p.hist.infoUptime), ShortDuration(r.Uptime))
 }
 
 // aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
@@ -518,7 +518,7 @@ func goneEvent(p *LockView, prevTime, now time.Time) Event {
 	}
 	text := "released"
 	if !noTTL && !expires.IsZero() {
-		text = fmt.Sprintf("released %s before its TTL", shortDur(expires.Sub(now)))
+		text = fmt.Sprintf("released %s before its TTL", ShortDuration(expires.Sub(now)))
 	}
 	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: text + who}
 }
@@ -893,7 +893,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		}
 		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < longest {
 			add(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %s ago, less than the longest TTL (%s): it may grant a lock others still hold",
-				shortDur(now.Sub(m.LastRestart)), shortDur(longest)))
+				ShortDuration(now.Sub(m.LastRestart)), ShortDuration(longest)))
 		}
 	}
 	// Clocks. Redlock needs the masters' clocks to tick at the same rate as the clients' (drift), not to agree
@@ -922,7 +922,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		if offset(m) && !offsetOurs {
 			why = append(why, "offset")
 			add(SeverityWarning, WarnClockOffset, m.Addr, fmt.Sprintf("clock %s %s ours: harmless alone (Redlock needs "+
-				"clocks to tick at the same rate, not to agree), but a clock set by hand may jump", shortDur(abs(m.ClockOffset)),
+				"clocks to tick at the same rate, not to agree), but a clock set by hand may jump", ShortDuration(abs(m.ClockOffset)),
 				aheadOrBehind(sign(float64(m.ClockOffset)))))
 		}
 		if drifting(m) && !driftOurs {
@@ -1005,8 +1005,9 @@ func ppm(p float64) string {
 	return fmt.Sprintf("%.0f ppm", p)
 }
 
-// shortDur writes a duration for a sentence, rounded to what matters: 850ms, 8.2s, 42s, 12m05s, 3h04m, 5d.
-func shortDur(d time.Duration) string {
+// ShortDuration writes a duration rounded to what matters, for sentences and table cells: 850ms, 8.2s, 42s,
+// 12m05s, 3h04m, 5d.
+func ShortDuration(d time.Duration) string {
 	neg := ""
 	if d < 0 {
 		neg, d = "-", -d

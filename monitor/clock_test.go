@@ -78,8 +78,8 @@ func TestWarningDurationsAreRounded(t *testing.T) {
 		want string
 	}{{843772597 * time.Nanosecond, "843ms"}, {9*time.Minute + 57801*time.Millisecond, "9m57s"},
 		{59564 * time.Millisecond, "59s"}, {1500 * time.Millisecond, "1.5s"}} {
-		if got := shortDur(tc.d); got != tc.want {
-			t.Errorf("shortDur(%v) = %q, want %q", tc.d, got, tc.want)
+		if got := ShortDuration(tc.d); got != tc.want {
+			t.Errorf("ShortDuration(%v) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
 	if got := ppm(277520); got != "27.8%" {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // fit cuts plain (unstyled, already sanitized) text to w cells, ending a cut with "…", and pads it with spaces
@@ -67,27 +69,9 @@ func ascii(s string) bool {
 	return true
 }
 
-// dur formats a duration compactly for a table cell: 850ms, 8.2s, 42s, 12m05s, 3h04m.
-func dur(d time.Duration) string {
-	neg := ""
-	if d < 0 {
-		neg, d = "-", -d
-	}
-	switch {
-	case d < time.Second:
-		return neg + fmt.Sprintf("%dms", d.Milliseconds())
-	case d < 10*time.Second:
-		return neg + fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return neg + fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return neg + fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 100*time.Hour:
-		return neg + fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return neg + fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
-}
+// dur formats a duration compactly for a table cell: 850ms, 8.2s, 42s, 12m05s, 3h04m; as the monitor writes
+// durations in its warnings.
+func dur(d time.Duration) string { return monitor.ShortDuration(d) }
 
 // latency formats a round-trip time with sub-millisecond precision: 0.42ms, 12ms, 1.2s.
 func latency(d time.Duration) string {
