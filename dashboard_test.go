@@ -903,13 +903,16 @@ func TestAnySizeRendersAFullScreen(t *testing.T) {
 		"master":  {"shift+tab", "enter", "G"},
 	}
 	for name, keys := range states {
+		// One dashboard per state, opened at a usual size and then resized through every size: the state
+		// survives resizing, and the test stays fast under -race on a loaded machine.
+		m := newDashboard(ui.Options{Locker: idleLocker(t)}, 120, 40)
+		m.Update(ui.SnapshotMsg{Snapshot: splitSnapshot()})
+		for _, k := range keys {
+			m.Update(keyMsg(k))
+		}
 		for w := 0; w <= 200; w += 7 {
 			for h := 0; h <= 60; h += 5 {
-				m := newDashboard(ui.Options{Locker: idleLocker(t)}, w, h)
-				m.Update(ui.SnapshotMsg{Snapshot: splitSnapshot()})
-				for _, k := range keys {
-					m.Update(keyMsg(k))
-				}
+				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 				view := m.View()
 				if w == 0 || h == 0 {
 					if view != "" {

@@ -90,3 +90,18 @@ func TestLocksPanelShowsItsLegendAndScrollPosition(t *testing.T) {
 		t.Errorf("at the bottom the title does not say the rows end there and more are above:\n%s", view)
 	}
 }
+
+func TestWideScreensGiveTheHolderRoomBeforePadding(t *testing.T) {
+	m := newDashboard(ui.Options{}, 200, 40)
+	m.Update(ui.SnapshotMsg{Snapshot: normalSnapshot()})
+	view := m.View()
+	for _, l := range strings.Split(view, "\n") {
+		if strings.Contains(l, "billing:invoice:42") && strings.Contains(l, "≥") {
+			if !strings.Contains(l, tokA) {
+				t.Errorf("at 200 columns the holder is still cut: %q", l)
+			}
+			return
+		}
+	}
+	t.Fatalf("no billing row:\n%s", view)
+}

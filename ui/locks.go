@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -181,8 +182,9 @@ func (p *locksPanel) rebuild() {
 // lockCols are the widths of the locks table's columns; 0 hides a column.
 type lockCols struct{ name, holder, cells, quorum, bar, validity, spread, changes, state int }
 
-// lockColumns fits the columns for n masters into w cells, dropping the least needed first.
-func lockColumns(w, n int) lockCols {
+// lockColumns fits the columns for n masters into w cells, dropping the least needed first. Room left over
+// goes to the names up to nameNeed cells, then to the holder up to holderNeed, and only then to padding.
+func lockColumns(w, n, nameNeed, holderNeed int) lockCols {
 	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 8, validity: 6, spread: 6, changes: 3, state: 9}
 	fixed := func() int {
 		sum := 2 // cursor
@@ -200,6 +202,11 @@ func lockColumns(w, n int) lockCols {
 		*drop = 0
 	}
 	c.name = max(w-fixed(), 4)
+	if extra := c.name - max(nameNeed, 8); c.holder > 0 && extra > 0 && holderNeed > c.holder {
+		grow := min(extra, holderNeed-c.holder)
+		c.holder += grow
+		c.name -= grow
+	}
 	return c
 }
 
@@ -211,7 +218,13 @@ func (p *locksPanel) View(focused bool) string {
 		return st.box(title, nil, p.w, p.h, focused)
 	}
 	w := p.w - 2
-	c := lockColumns(w, len(d.masters))
+	nameNeed, holderNeed := 0, 0 // the widest name and holder on screen
+	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
+		r := &d.locks[p.order[pos]]
+		nameNeed = max(nameNeed, ansi.StringWidth(r.name))
+		holderNeed = max(holderNeed, ansi.StringWidth(r.holder))
+	}
+	c := lockColumns(w, len(d.masters), nameNeed, holderNeed)
 	body := make([]string, 0, p.rows()+1)
 	body = append(body, st.table.head.Render(fit(p.header(c, d), w)))
 	if len(p.order) == 0 {
