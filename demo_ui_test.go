@@ -56,14 +56,48 @@ func (d *driver) logText() string {
 	d.press("tab", "tab", "g")
 	var b strings.Builder
 	for range 100 {
-		b.WriteString(d.m.View())
-		if !strings.Contains(d.m.View(), "newer)") {
+		b.WriteString(strings.Join(logEntries(d.m.View()), "\n") + "\n")
+		if !strings.Contains(d.m.View(), "newer ↓") {
 			break
 		}
 		d.press("pgdown")
 	}
 	d.press("G", "tab", "tab")
 	return b.String()
+}
+
+// logEntries reads the event log panel of a screen back into its entries: the panel's lines, with the lines
+// an entry wrapped onto joined again.
+func logEntries(view string) []string {
+	lines := strings.Split(view, "\n")
+	col := -1
+	var entries []string
+	for _, l := range lines {
+		r := []rune(l)
+		if col < 0 {
+			if i := strings.Index(l, "Events"); i >= 0 {
+				head := []rune(l[:i])
+				col = len(head) - 3 // the panel's corner, before "─ " or "━ "
+			}
+			continue
+		}
+		if col >= len(r)-1 {
+			break
+		}
+		inner := string(r[col+1 : len(r)-1])
+		if strings.HasPrefix(inner, "━") || strings.HasPrefix(inner, "─") { // the panel's bottom edge
+			break
+		}
+		text := strings.TrimRight(inner, " ")
+		switch {
+		case text == "":
+		case strings.HasPrefix(text, "           ") && len(entries) > 0: // an entry's wrapped line
+			entries[len(entries)-1] += " " + strings.TrimSpace(text)
+		default:
+			entries = append(entries, text)
+		}
+	}
+	return entries
 }
 
 // footer is the last line of a screen: the short help.
@@ -222,7 +256,7 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 		t.Errorf("the banner does not name both clients, their tokens and the resource (%q):\n%s", banner, view)
 	}
 	d.press("V") // the story, at the top of the event log
-	if v := d.m.View(); !strings.Contains(v, "┏━ Events (scrolled") ||
+	if v := d.m.View(); !strings.Contains(v, "newer ↓") || !strings.Contains(v, "┏━ Events") ||
 		!regexp.MustCompile(`┃\d\d:\d\d:\d\d ✖ violation #1 \(overlap\)`).MatchString(v) {
 		t.Errorf("V did not show the story at the top of the focused event log:\n%s", v)
 	}
@@ -280,14 +314,16 @@ func TestViolationBannerIsDismissed(t *testing.T) {
 func TestDemoScreensAtAnySize(t *testing.T) {
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true})
 	for name, keys := range map[string][]string{"panels": nil, "menu": {"m", "j"}, "help": {"?"}, "story": {"V"}} {
+		// One dashboard per state, resized through every size (fast under -race on a loaded machine).
+		m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, 120, 40)
+		m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
+		m.Update(demoState())
+		for _, k := range keys {
+			m.Update(keyMsg(k))
+		}
 		for w := 0; w <= 200; w += 9 {
 			for h := 0; h <= 60; h += 6 {
-				m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, w, h)
-				m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
-				m.Update(demoState())
-				for _, k := range keys {
-					m.Update(keyMsg(k))
-				}
+				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 				view := m.View()
 				if w == 0 || h == 0 {
 					if view != "" {
