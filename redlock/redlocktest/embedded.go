@@ -151,6 +151,9 @@ func (e *Embedded) SetClockRate(rate float64) {
 	e.virtBase = e.virtBase.Add(time.Duration(float64(now.Sub(e.realBase)) * e.rate))
 	e.realBase = now
 	e.rate = rate
+	// The master's clock catches up now rather than at the next tick: at a high rate a tick's worth of
+	// virtual time is long, and a key set in between would expire the moment the tick came.
+	e.mr.SetTime(e.virtBase)
 }
 
 // JumpClock moves this master's clock forward by d at once: TIME moves, and
