@@ -176,8 +176,9 @@ func (n *node) addSender() {
 
 // send queues c without blocking, and answers it at its deadline whatever
 // happens to the master. On a closed node, c is answered with errClosed at
-// once; on a master that could not be reached, after one more attempt to
-// connect, with its reason; on a master whose queue is full, with errQueueFull.
+// once; on a master that did not answer its last setup, with that timeout;
+// on one that refused it, after one more attempt to connect, with its reason;
+// on a master whose queue is full, with errQueueFull.
 func (n *node) send(c *call) {
 	if c.queued.IsZero() {
 		c.queued = time.Now()
@@ -188,12 +189,19 @@ func (n *node) send(c *call) {
 		c.answer(reply{err: errClosed})
 		return
 	}
-	if n.ready.Load() == 0 && n.down.Load() != nil {
-		// The last setup failed. Rather than answer with that old error, ask for a new attempt now: a master
-		// that just came back serves the call, one still unreachable answers it at once with the new error.
-		select {
-		case n.retryNow <- struct{}{}:
-		default:
+	if n.ready.Load() == 0 {
+		if err := n.down.Load(); err != nil {
+			if isTimeout(*err) { // a master that stopped answering: fail fast, as it is likely still stuck
+				c.answer(reply{err: *err})
+				return
+			}
+			// A master that refused or dropped the connection may be back already (a restart): rather than
+			// answer with that old error, ask for a new attempt now. A master that is back serves the call;
+			// one still gone answers it at once with the new error.
+			select {
+			case n.retryNow <- struct{}{}:
+			default:
+			}
 		}
 	}
 	if n.idle.Load() == 0 && time.Duration(n.rtt.Load()) > growWait {
