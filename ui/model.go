@@ -542,40 +542,34 @@ func (m *Model) confirmKey(msg tea.KeyMsg) tea.Cmd {
 
 // filterKey routes a key to the filter field; the filter applies as it is typed.
 func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
-	p, k := m.locks, &m.all
-	switch {
-	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
-		return m.startQuit()
-	case key.Matches(msg, k.Confirm):
-		p.filtering = false
-	case key.Matches(msg, k.Cancel):
-		p.filtering = false
-		p.filter.set("")
-		p.setFilter("")
-	case p.filter.Update(msg):
-		p.setFilter(p.filter.String())
-	default:
-		p.Update(msg)
-	}
-	return nil
+	p := m.locks
+	return m.liveFieldKey(msg, &p.filter, &p.filtering, p.setFilter, p.Update)
 }
 
 // searchKey routes a key to the event log's search field; the search applies as it is typed.
 func (m *Model) searchKey(msg tea.KeyMsg) tea.Cmd {
-	l, k := m.log, &m.all
+	l := m.log
+	return m.liveFieldKey(msg, &l.search, &l.searching, l.setQuery, l.Update)
+}
+
+// liveFieldKey routes a key to a text field whose text applies as it is typed: Confirm keeps the text and
+// gives the keyboard back, Cancel clears it, a key the field does not take goes to the panel (rest), and the
+// quit keys still quit.
+func (m *Model) liveFieldKey(msg tea.KeyMsg, f *field, editing *bool, apply func(string), rest func(tea.KeyMsg)) tea.Cmd {
+	k := &m.all
 	switch {
 	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
 		return m.startQuit()
 	case key.Matches(msg, k.Confirm):
-		l.searching = false
+		*editing = false
 	case key.Matches(msg, k.Cancel):
-		l.searching = false
-		l.search.set("")
-		l.setQuery("")
-	case l.search.Update(msg):
-		l.setQuery(l.search.String())
+		*editing = false
+		f.set("")
+		apply("")
+	case f.Update(msg):
+		apply(f.String())
 	default:
-		l.Update(msg)
+		rest(msg)
 	}
 	return nil
 }
