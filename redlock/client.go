@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // Client acquires locks on a set of independent Redis masters. It is safe for
@@ -122,6 +123,11 @@ func privateClient(o *redis.Options, conns *connSet) *redis.Client {
 	p.DialerRetries = 1
 	p.MinIdleConns = 0
 	p.PipelinePoolSize = -1
+	if p.MaintNotificationsConfig == nil {
+		// Not asked for: skip the handshake that probes for it, one round trip of every first setup. A sender
+		// that loses its connection in a maintenance sets up another.
+		p.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	}
 	return redis.NewClient(&p)
 }
 

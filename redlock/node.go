@@ -155,17 +155,30 @@ func newNode(o *redis.Options, maxBatch int, onFirst func(ok bool)) *node {
 }
 
 // maxSetups bounds the senders of one node setting up their connection at
-// once, so that a burst of calls grows the node a few connections at a time
-// (calls meanwhile batch on the connections there are) instead of dialling
-// for all of them together.
-const maxSetups = 2
+// once, so that a burst of calls grows the node in waves (calls meanwhile
+// batch on the connections there are) instead of dialling for all of them
+// together. Waves are narrow while the round trip is short, where batching
+// is nearly free and a CPU-bound client is slowed by more connections (64
+// lockers on loopback: waves of 8 halved the cycles per second), and wide
+// beyond wideWait, where every call that waits for a pipeline loses a round
+// trip and a setup costs three (HELLO, CLIENT SETINFO, PING): behind 30 ms,
+// waves of 2 took a second to serve 16 lockers.
+func maxSetups(rtt time.Duration) int {
+	if rtt > wideWait {
+		return 8
+	}
+	return 2
+}
 
-// addSender starts one more sender unless there are maxSenders, or maxSetups
-// are setting up.
+// wideWait is the round trip beyond which a node grows in wide waves.
+const wideWait = 5 * time.Millisecond
+
+// addSender starts one more sender unless there are maxSenders, or
+// maxSetups are setting up.
 func (n *node) addSender() {
 	n.grow.Lock()
 	defer n.grow.Unlock()
-	if n.senders >= n.maxSenders || n.senders-int(n.ready.Load()) >= maxSetups {
+	if n.senders >= n.maxSenders || n.senders-int(n.ready.Load()) >= maxSetups(time.Duration(n.rtt.Load())) {
 		return
 	}
 	first := n.senders == 0 && n.onFirst != nil
@@ -204,8 +217,10 @@ func (n *node) send(c *call) {
 			}
 		}
 	}
-	if n.idle.Load() == 0 && time.Duration(n.rtt.Load()) > growWait {
-		n.addSender() // no sender is free, and waiting for one would cost latency
+	if n.idle.Load() <= 1 && time.Duration(n.rtt.Load()) > growWait {
+		// This call takes the last free sender, or waits for one, and waiting costs latency: set up one
+		// more, so that the next call finds it ready rather than paying for its setup or a pipeline's wait.
+		n.addSender()
 	}
 	c.timer = time.AfterFunc(time.Until(c.deadline), c.expire)
 	select {
