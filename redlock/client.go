@@ -123,11 +123,16 @@ func privateClient(o *redis.Options, conns *connSet) *redis.Client {
 	p.DialerRetries = 1
 	p.MinIdleConns = 0
 	p.PipelinePoolSize = -1
-	if p.MaintNotificationsConfig == nil {
-		// Not asked for: skip the handshake that probes for it, one round trip of every first setup. A sender
-		// that loses its connection in a maintenance sets up another.
-		p.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	// The user's client keeps its own push handlers and maintenance settings: sharing them made this client's
+	// setup fail to register its handlers (and say so in go-redis's log).
+	p.PushNotificationProcessor = nil
+	maint := maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	if o.MaintNotificationsConfig != nil && o.MaintNotificationsConfig.Mode == maintnotifications.ModeEnabled {
+		maint = *o.MaintNotificationsConfig
 	}
+	// Unless asked for, maintenance notifications are off: their probe costs a round trip of every first
+	// setup, and a sender that loses its connection in a maintenance sets up another.
+	p.MaintNotificationsConfig = &maint
 	return redis.NewClient(&p)
 }
 

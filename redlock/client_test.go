@@ -3,7 +3,9 @@ package redlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -252,5 +254,49 @@ func TestAcquireReportsEveryFailedRound(t *testing.T) {
 	}
 	if len(attempts) != 3 || attempts[0] != 1 || attempts[2] != 3 {
 		t.Fatalf("progress called for attempts %v, want 1, 2, 3", attempts)
+	}
+}
+
+// logRecorder keeps what go-redis logs.
+type logRecorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logRecorder) Printf(_ context.Context, format string, v ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, v...))
+}
+
+func TestPrivateConnectionsLeaveTheCallersClientAlone(t *testing.T) {
+	cl := newCluster(t, 3)
+	rec := &logRecorder{}
+	redis.SetLogger(rec)
+	t.Cleanup(func() { redis.SetLogger(quietLogger{}) })
+	// The callers' clients have not connected yet: their maintenance settings are still go-redis's "auto".
+	users := cl.clients(t)
+	c, err := New(users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	l, err := c.TryAcquire(ctx, "private", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range users {
+		if err := u.Ping(ctx).Err(); err != nil {
+			t.Errorf("the caller's own client: %v", err)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.lines) > 0 {
+		t.Errorf("go-redis logged %d lines, first: %s", len(rec.lines), rec.lines[0])
 	}
 }
