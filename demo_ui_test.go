@@ -285,10 +285,31 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 func TestSafeScenarioShowsNoBanner(t *testing.T) {
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
-	d.press("m", "j", "j", "j", "j", "j", "enter") // gc-pause-checked
+	d.press("m", "j", "j", "j", "j", "j", "j", "enter") // gc-pause-checked
 	d.waitView("scenario gc-pause-checked over")
 	if v := d.m.View(); strings.Contains(v, "VIOLATION") || !strings.Contains(v, "no violation, as the story says") {
 		t.Errorf("the safe GC-pause scenario showed a violation:\n%s", v)
+	}
+}
+
+func TestFencedScenarioShowsBothTokensAndTheRefusal(t *testing.T) {
+	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
+	d := demoDashboard(t, dm, ui.Options{})
+	d.press("m", "G", "enter") // gc-pause-fenced, the last story
+	d.waitView("scenario gc-pause-fenced over")
+	view := d.m.View()
+	if strings.Contains(view, "VIOLATION") || !strings.Contains(view, "1 stale write refused by the store") ||
+		!strings.Contains(view, "no violation (the store refused 1 stale write), as the story says") {
+		t.Errorf("the fenced GC pause did not end as a refused stale write:\n%s", view)
+	}
+	logged := d.logText()
+	for _, want := range []string{`A acquired ledger:settle on masters [^\n]* with fencing token 33,`,
+		`B acquired ledger:settle on masters [^\n]* with fencing token 34,`,
+		`B writes ledger:settle with fencing token 34: the store accepts it`,
+		`the store refuses A's write to ledger:settle with fencing token 33: it accepted token 34 already`} {
+		if !regexp.MustCompile(want).MatchString(logged) {
+			t.Errorf("the event log lacks %q:\n%s", want, logged)
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ type Belief struct {
 	Writes    int       // writes made under this lock
 	LastWrite time.Time // zero before the first write
 	Paused    bool      // the client is frozen and does not know time passes
+	Fence     uint64    // the lock's fencing token; 0 for a lock without one
 }
 
 // Valid reports whether the belief is still within its validity at now.
@@ -38,6 +39,9 @@ const (
 	// ViolationStaleWrite: a client wrote after its validity ran out, while
 	// another client held the resource (a process pause).
 	ViolationStaleWrite ViolationKind = "stale-write"
+	// ViolationFenceReused: two fenced locks were given the same token and
+	// the fenced store accepted writes under both (a master lost its counter).
+	ViolationFenceReused ViolationKind = "fence-reused"
 )
 
 // Violation is a breach of mutual exclusion: two clients, with different
@@ -80,9 +84,12 @@ func (r *beliefRecord) end() time.Time {
 	return e
 }
 
-// overlaps reports whether two holdings of the same resource overlap.
+// overlaps reports whether two holdings of the same resource overlap in a
+// way that breaks mutual exclusion. Two fenced holdings never do by
+// themselves: their writes go to a store that checks the tokens, and
+// fencedWrite judges what the store accepted.
 func (r *beliefRecord) overlaps(o *beliefRecord) bool {
-	return r.Token != o.Token && r.Since.Before(o.end()) && o.Since.Before(r.end())
+	return r.Token != o.Token && (r.Fence == 0 || o.Fence == 0) && r.Since.Before(o.end()) && o.Since.Before(r.end())
 }
 
 // detector compares beliefs and finds violations. It is pure logic, driven by
@@ -90,6 +97,7 @@ func (r *beliefRecord) overlaps(o *beliefRecord) bool {
 type detector struct {
 	byToken  map[string]*beliefRecord
 	reported map[[2]string]bool // token pairs already reported
+	refused  int                // stale writes a fenced store refused: safe
 }
 
 // newDetector returns a detector that has seen no belief.
@@ -130,6 +138,42 @@ func (d *detector) wrote(token string, t time.Time) []Violation {
 		kind = ViolationStaleWrite
 	}
 	return d.check(r, kind)
+}
+
+// fencedWrite records a write under token that a fenced store accepted or
+// refused, at t. A refused write changed nothing: it is counted as a stale
+// write stopped, and neither stretches the holding nor breaks exclusion. An
+// accepted one is a write like any other, and a violation too when the
+// store accepted writes under another lock with the same token: the store
+// cannot tell such holders apart.
+func (d *detector) fencedWrite(token string, t time.Time, accepted bool) []Violation {
+	r := d.byToken[token]
+	if r == nil {
+		return nil
+	}
+	if !accepted {
+		d.refused++
+		return nil
+	}
+	out := d.wrote(token, t)
+	for _, o := range d.byToken {
+		if o.Resource != r.Resource || o.Token == r.Token || o.Fence != r.Fence || o.Writes == 0 {
+			continue
+		}
+		first, second := o, r
+		if r.Since.Before(o.Since) {
+			first, second = r, o
+		}
+		pair := [2]string{first.Token, second.Token}
+		if d.reported[pair] {
+			continue
+		}
+		d.reported[pair] = true
+		out = append(out, Violation{Resource: r.Resource, Kind: ViolationFenceReused, First: first.Belief,
+			Second: second.Belief, Text: fmt.Sprintf("%s and %s were both given fencing token %d for %s, and the "+
+				"store accepted writes from both", first.Client, second.Client, r.Fence, r.Resource)})
+	}
+	return out
 }
 
 // setPaused marks a belief's client as frozen or running.

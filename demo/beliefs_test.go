@@ -205,3 +205,56 @@ func TestDetectorPruneForgetsOldEndedBeliefs(t *testing.T) {
 		t.Error("a live belief was pruned")
 	}
 }
+
+func TestDetectorJudgesFencedHoldersByWhatTheStoreAccepted(t *testing.T) {
+	fenced := func(client string, fence uint64, since, until int) Belief {
+		return Belief{Client: client, Resource: "r", Token: client, Since: at(since), Until: at(until), Fence: fence}
+	}
+	t.Run("a paused holder's refused write is safe", func(t *testing.T) {
+		d := newDetector()
+		var vs []Violation
+		vs = append(vs, d.begin(fenced("A", 33, 0, 980))...)
+		vs = append(vs, d.fencedWrite("A", at(100), true)...)
+		vs = append(vs, d.begin(fenced("B", 34, 2000, 2980))...) // A is frozen and still believes
+		vs = append(vs, d.fencedWrite("B", at(2100), true)...)
+		vs = append(vs, d.fencedWrite("A", at(2500), false)...) // A resumes: the store refuses 33
+		if len(vs) != 0 || d.refused != 1 {
+			t.Errorf("violations %v, refused %d; want none and 1", vs, d.refused)
+		}
+	})
+	t.Run("overlapping holders whose lower token is refused are safe", func(t *testing.T) {
+		d := newDetector()
+		vs := d.begin(fenced("A", 34, 0, 980))
+		vs = append(vs, d.begin(fenced("B", 33, 100, 1080))...) // a master lost its counter
+		vs = append(vs, d.fencedWrite("A", at(200), true)...)
+		vs = append(vs, d.fencedWrite("B", at(300), false)...)
+		vs = append(vs, d.fencedWrite("A", at(400), true)...)
+		if len(vs) != 0 || d.refused != 1 {
+			t.Errorf("violations %v, refused %d; want none and 1", vs, d.refused)
+		}
+	})
+	t.Run("the same token accepted from two holders is a violation", func(t *testing.T) {
+		d := newDetector()
+		vs := d.begin(fenced("A", 33, 0, 980))
+		vs = append(vs, d.begin(fenced("B", 33, 100, 1080))...)
+		vs = append(vs, d.fencedWrite("A", at(200), true)...)
+		if len(vs) != 0 {
+			t.Fatalf("violations before both wrote: %v", vs)
+		}
+		vs = d.fencedWrite("B", at(300), true)
+		if len(vs) != 1 || vs[0].Kind != ViolationFenceReused || vs[0].First.Client != "A" || vs[0].Second.Client != "B" {
+			t.Fatalf("got %+v, want one fence-reused violation between A and B", vs)
+		}
+		if again := d.fencedWrite("A", at(400), true); len(again) != 0 {
+			t.Errorf("the same pair reported again: %v", again)
+		}
+	})
+	t.Run("a fenced holder still overlaps an unfenced one", func(t *testing.T) {
+		d := newDetector()
+		d.begin(fenced("A", 33, 0, 980))
+		vs := d.begin(Belief{Client: "B", Resource: "r", Token: "B", Since: at(100), Until: at(1080)})
+		if len(vs) != 1 || vs[0].Kind != ViolationOverlap {
+			t.Errorf("got %+v, want an overlap", vs)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -348,12 +349,14 @@ func (d *Demo) emit(e Event) Event {
 	return d.log.add(e)
 }
 
-// believe records that client holds a lock from now until now+validity.
-func (d *Demo) believe(client, resource, token string, validity time.Duration) {
+// believe records that client holds lock l on resource from now until the
+// end of its validity.
+func (d *Demo) believe(client, resource string, l *redlock.Lock) {
 	now := time.Now()
 	d.mu.Lock()
 	d.det.prune(now)
-	vs := d.det.begin(Belief{Client: client, Resource: resource, Token: token, Since: now, Until: now.Add(validity)})
+	vs := d.det.begin(Belief{Client: client, Resource: resource, Token: l.Token(), Since: now,
+		Until: now.Add(l.Validity()), Fence: l.Fence()})
 	d.mu.Unlock()
 	d.raise(vs)
 }
@@ -374,6 +377,35 @@ func (d *Demo) wrote(client, resource, token, text string) {
 	d.mu.Unlock()
 	d.emit(Event{Time: now, Kind: EventWrite, Client: client, Resource: resource, Token: token, Master: -1, Text: text})
 	d.raise(vs)
+}
+
+// fencedWrite has the holder of lock l write value to store with the lock's
+// fencing token, and logs what the store did: accepted the write, or refused
+// it because it accepted a higher token already, which is a stale write
+// stopped rather than a violation.
+func (d *Demo) fencedWrite(client, resource string, l *redlock.Lock, store *redlocktest.FencedStore, value string) {
+	err := store.Write(l.Fence(), value)
+	now := time.Now()
+	d.mu.Lock()
+	vs := d.det.fencedWrite(l.Token(), now, err == nil)
+	d.mu.Unlock()
+	e := Event{Time: now, Kind: EventWrite, Client: client, Resource: resource, Token: l.Token(), Master: -1,
+		Text: fmt.Sprintf("%s writes %s with fencing token %d: the store accepts it", client, resource, l.Fence())}
+	if stale, ok := errors.AsType[*redlocktest.StaleTokenError](err); ok {
+		e.Kind = EventWriteRefused
+		e.Text = fmt.Sprintf("the store refuses %s's write to %s with fencing token %d: it accepted token %d "+
+			"already (a stale write stopped: safe)", client, resource, stale.Token, stale.Highest)
+	}
+	d.emit(e)
+	d.raise(vs)
+}
+
+// RefusedWrites returns how many stale writes the demo's fenced stores
+// refused: writes that would have broken exclusion without fencing.
+func (d *Demo) RefusedWrites() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.det.refused
 }
 
 // stopBelieving records that the holder of token no longer believes it holds

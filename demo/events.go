@@ -17,6 +17,7 @@ const (
 	EventLost          EventKind = "lost"           // a client found its lock lost or run out and stopped
 	EventWrite         EventKind = "write"          // a client wrote in its critical section
 	EventWriteDropped  EventKind = "write-dropped"  // a client did not write because its lock had run out
+	EventWriteRefused  EventKind = "write-refused"  // a fenced store refused a write whose token was stale
 	EventCrashed       EventKind = "crashed"        // a client died holding or acquiring a lock; its keys linger until they expire
 	EventClientPaused  EventKind = "client-paused"  // a client froze (a stop-the-world GC pause)
 	EventClientResumed EventKind = "client-resumed" // a frozen client runs again

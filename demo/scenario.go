@@ -29,6 +29,9 @@ type ScenarioResult struct {
 	Violations []Violation // the violations on the scenario's resource during the run
 	Steps      []Event     // the run's steps, as logged
 	Duration   time.Duration
+	// Store is every write the fenced store was asked for, accepted or refused, in the fenced stories; nil
+	// in the others.
+	Store []redlocktest.StoreWrite
 }
 
 // ScenarioResource is the resource the scenarios lock; the workload does not
@@ -82,6 +85,16 @@ var scenarios = []scripted{
 		Safe: true,
 	}, func(r *scenarioRun) error { return r.crash(true) }},
 	{Scenario{
+		Name:  "crash-restart-fenced",
+		Title: "Crash, restart without persistence, fencing tokens (safe, but stuck)",
+		Description: "As crash-restart, with fenced locks and a store that refuses tokens below the highest it " +
+			"accepted. A takes the lock twice on masters 1, 2, 3, so its token is ahead of masters 4 and 5. " +
+			"Master 3 restarts without persistence and its fence counter starts again from 0, so B, on masters " +
+			"3, 4, 5, gets a token below A's: the store refuses B's writes (safe), and B cannot write until the " +
+			"counters catch up. Fence counters need persistence.",
+		Safe: true,
+	}, func(r *scenarioRun) error { return r.crashFenced() }},
+	{Scenario{
 		Name:  "clock-jump",
 		Title: "Clock jump on a master",
 		Description: "A holds the lock on masters 1, 2, 3. Master 3's clock jumps forward past the TTL (an NTP " +
@@ -111,6 +124,25 @@ var scenarios = []scripted{
 			"check and the write; Kleppmann's fix is a fencing token checked by the storage.",
 		Safe: true,
 	}, func(r *scenarioRun) error { return r.gcPause(true) }},
+	{Scenario{
+		Name:  "gc-pause-fenced",
+		Title: "Client GC pause, fencing tokens (safe)",
+		Description: "As gc-pause, with fenced locks and a store that refuses tokens below the highest it " +
+			"accepted (Kleppmann's fix). A holds token 33 (on a first run) and freezes; B acquires with 34 " +
+			"and writes. A resumes and writes with 33: the store refuses it, whatever A believes.",
+		Safe: true,
+	}, func(r *scenarioRun) error { return r.gcPauseFenced() }},
+}
+
+// Refused counts the stale writes the fenced store refused during the run.
+func (r ScenarioResult) Refused() int {
+	n := 0
+	for _, w := range r.Store {
+		if !w.Accepted {
+			n++
+		}
+	}
+	return n
 }
 
 // Scenarios returns the scripted scenarios, each unsafe story followed by its
@@ -164,6 +196,9 @@ func (d *Demo) RunScenario(ctx context.Context, name string) (ScenarioResult, er
 	r.cleanup()
 
 	res := ScenarioResult{Scenario: sc.Scenario, Duration: time.Since(r.start)}
+	if r.store != nil {
+		res.Store = r.store.Log()
+	}
 	for _, v := range d.Violations() {
 		if v.ID >= firstID && v.Resource == ScenarioResource {
 			res.Violations = append(res.Violations, v)
@@ -206,6 +241,9 @@ type scenarioRun struct {
 	steps   []Event
 	actors  []*actor
 	stopped bool // the run crashed the victim
+	// store is the fenced store the actors write to, in the fenced stories; nil otherwise, when writes are
+	// only recorded. Its actors' locks carry fencing tokens.
+	store *redlocktest.FencedStore
 }
 
 // say logs a step.
@@ -271,9 +309,13 @@ func (r *scenarioRun) newActor(name string, reach []int) (*actor, error) {
 		p.SetPartitioned(!slices.Contains(reach, i))
 		addrs[i] = p.Addr()
 	}
+	opts := []redlock.Option{redlock.WithNodeTimeout(nodeTimeout), redlock.WithRetries(0),
+		redlock.WithDriftFactor(driftFactor)}
+	if r.store != nil {
+		opts = append(opts, redlock.WithFencing())
+	}
 	var err error
-	a.locker, a.conns, err = newLocker(addrs, redlock.WithNodeTimeout(nodeTimeout), redlock.WithRetries(0),
-		redlock.WithDriftFactor(driftFactor))
+	a.locker, a.conns, err = newLocker(addrs, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +377,11 @@ func (r *scenarioRun) acquireWithin(a *actor, within time.Duration) error {
 	for attempt := 1; ; attempt++ {
 		l, err := a.locker.TryAcquire(r.ctx, ScenarioResource, scenarioTTL)
 		if err == nil {
-			r.acquired(a, l, fmt.Sprintf(" after %d attempts", attempt))
+			how := ""
+			if attempt > 1 {
+				how = fmt.Sprintf(" after %d attempts", attempt)
+			}
+			r.acquired(a, l, how)
 			return nil
 		}
 		if attempt == 1 {
@@ -358,16 +404,25 @@ func (r *scenarioRun) acquireWithin(a *actor, within time.Duration) error {
 // acquired logs a's new lock l and records a's belief.
 func (r *scenarioRun) acquired(a *actor, l *redlock.Lock, how string) {
 	a.lock = l
+	fence := ""
+	if l.Fence() > 0 {
+		fence = fmt.Sprintf(" with fencing token %d", l.Fence())
+	}
 	r.d.emit(Event{Kind: EventAcquired, Client: a.name, Resource: ScenarioResource, Token: l.Token(), Master: -1,
-		Text: fmt.Sprintf("%s acquired %s %s%s, valid for %v", a.name, ScenarioResource, nodesText(l.LastRound()),
-			how, l.Validity().Round(time.Millisecond))})
-	validity := l.Validity()
-	a.since, a.until = time.Now(), time.Now().Add(validity)
-	r.d.believe(a.name, ScenarioResource, l.Token(), validity)
+		Text: fmt.Sprintf("%s acquired %s %s%s%s, valid for %v", a.name, ScenarioResource, nodesText(l.LastRound()),
+			how, fence, l.Validity().Round(time.Millisecond))})
+	a.since, a.until = time.Now(), time.Now().Add(l.Validity())
+	r.d.believe(a.name, ScenarioResource, l)
 }
 
-// write has a write under its lock, without checking anything.
+// write has a write under its lock, without checking anything but what the
+// store checks: in the fenced stories the write goes to the fenced store with
+// the lock's token, and why is left out (the store does not ask).
 func (r *scenarioRun) write(a *actor, why string) {
+	if r.store != nil {
+		r.d.fencedWrite(a.name, ScenarioResource, a.lock, r.store, fmt.Sprintf("%s's data", a.name))
+		return
+	}
 	r.d.wrote(a.name, ScenarioResource, a.lock.Token(), fmt.Sprintf("%s writes %s %s", a.name, ScenarioResource, why))
 }
 
@@ -530,6 +585,115 @@ func (r *scenarioRun) jumpVictimClock(jump time.Duration, format string, args ..
 	return r.pace()
 }
 
+// gcPauseFenced is the GC-pause story with fenced locks and store: A writes
+// when it resumes, and the store refuses its stale token.
+func (r *scenarioRun) gcPauseFenced() error {
+	if err := r.useFencing(); err != nil {
+		return err
+	}
+	return r.gcPause(false)
+}
+
+// crashFenced is the crash-restart story with fenced locks and store: the
+// restarted master's counter starts again, B draws a token below A's and
+// the store refuses B's writes.
+func (r *scenarioRun) crashFenced() error {
+	if err := r.useFencing(); err != nil {
+		return err
+	}
+	a, b, err := r.opening(reachA, reachB)
+	if err != nil {
+		return err
+	}
+	r.say("A releases the lock and takes it again: each acquisition raises the counters of masters 1, 2, 3; " +
+		"masters 4 and 5, cut off from A, stay behind")
+	first := a.lock
+	if err := first.Release(r.ctx); err != nil && !errors.Is(err, redlock.ErrIncomplete) {
+		return fmt.Errorf("A's release: %w", err) // incomplete: masters 4 and 5, which A cannot reach, did not answer
+	}
+	r.d.stopBelieving(first.Token())
+	r.d.emit(Event{Kind: EventReleased, Client: a.name, Resource: ScenarioResource, Token: first.Token(), Master: -1,
+		Text: fmt.Sprintf("A released %s (fencing token %d)", ScenarioResource, first.Fence())})
+	if err := r.acquireWithin(a, time.Second); err != nil {
+		return err
+	}
+	r.write(a, validityLeft(a))
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.say("master 3 crashes; it runs without persistence: its keys and its fence counters are lost")
+	if err := r.d.StopMaster(victim); err != nil {
+		return err
+	}
+	r.stopped = true
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.say("master 3 restarts at once, empty: A's key and the fence counter on it are gone")
+	if err := r.d.StartMaster(victim); err != nil {
+		return err
+	}
+	r.stopped = false
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.say("B acquires the lock on masters 3, 4, 5 while A still holds it")
+	if err := r.tryAcquire(b); err != nil {
+		return err
+	}
+	r.say("B's token %d is below A's %d: master 3 counted again from 0, and masters 4 and 5 never saw A's "+
+		"acquisitions", b.lock.Fence(), a.lock.Fence())
+	r.write(b, validityLeft(b))
+	if err := r.pace(); err != nil {
+		return err
+	}
+	r.say("A, still within its validity, writes with token %d", a.lock.Fence())
+	r.write(a, validityLeft(a))
+	r.say("the store stayed consistent, but B cannot write until its token passes %d; had the counters been "+
+		"level, B would have drawn A's token and the store would have taken both. Fence counters need "+
+		"persistence (appendonly, fsync always)", a.lock.Fence())
+	return nil
+}
+
+// fenceFloor is the least value the fenced stories set the fence counters
+// to, so that a first run tells the tokens of Kleppmann's figure, 33 and 34.
+const fenceFloor = 32
+
+// levelFenceSource raises a fence counter to ARGV[1] unless it is higher.
+const levelFenceSource = `local c = tonumber(redis.call("GET", KEYS[1]) or "0")
+if c == nil or c < tonumber(ARGV[1]) then redis.call("SET", KEYS[1], ARGV[1]) end
+return redis.call("GET", KEYS[1])`
+
+// useFencing makes the run a fenced story: a new fenced store, locks with
+// fencing tokens, and the scenario resource's fence counters levelled on
+// every master at the highest of them (at least fenceFloor), so that every
+// story starts from the same counter everywhere. Counters are only raised,
+// never lowered, as a fenced lock requires.
+func (r *scenarioRun) useFencing() error {
+	r.store = &redlocktest.FencedStore{}
+	key := redlock.FenceKey(ScenarioResource, redlock.DefaultFenceSuffix)
+	ctx, cancel := context.WithTimeout(r.ctx, time.Second)
+	defer cancel()
+	conns := r.d.NewClients()
+	defer closeAll(conns)
+	level := uint64(fenceFloor)
+	for i, c := range conns {
+		n, err := c.Get(ctx, key).Uint64()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return fmt.Errorf("master %d's fence counter: %w", i+1, err)
+		}
+		level = max(level, n)
+	}
+	for i, c := range conns {
+		if err := c.Eval(ctx, levelFenceSource, []string{key}, level).Err(); err != nil {
+			return fmt.Errorf("master %d's fence counter: %w", i+1, err)
+		}
+	}
+	r.say("A and B take fenced locks and write to a store that refuses a token below the highest it accepted; "+
+		"the fence counter of %s stands at %d on every master", ScenarioResource, level)
+	return nil
+}
+
 // gcPause is the GC-pause story: A writes when it resumes, or checks its
 // validity first.
 func (r *scenarioRun) gcPause(checked bool) error {
@@ -561,7 +725,12 @@ func (r *scenarioRun) gcPause(checked bool) error {
 		r.dropWrite(a)
 		return nil
 	}
-	r.say("A goes on where it stopped and writes")
+	if r.store != nil {
+		r.say("A goes on where it stopped and writes with its token %d; B's token is %d", a.lock.Fence(),
+			b.lock.Fence())
+	} else {
+		r.say("A goes on where it stopped and writes")
+	}
 	r.write(a, fmt.Sprintf("believing it still holds it (validity ran out %v ago)",
 		(-a.lock.Validity()).Round(time.Millisecond)))
 	return nil

@@ -2,9 +2,13 @@ package demo
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
 func TestScenariosEndAsTheStorySays(t *testing.T) {
@@ -91,5 +95,99 @@ func TestScenarioStopsWhenCancelled(t *testing.T) {
 	}
 	if bs := d.Beliefs(); len(bs) > 0 {
 		t.Errorf("beliefs left after the scenario: %+v", bs)
+	}
+}
+
+// fencedRun runs one fenced story on a new demo and returns its result, the
+// demo's count of refused writes, and the events logged.
+func fencedRun(t *testing.T, name string) (ScenarioResult, int, []Event) {
+	t.Helper()
+	d := startDemo(t, Options{Paused: true, ScenarioPace: 50 * time.Millisecond})
+	var mu sync.Mutex
+	var events []Event
+	go func() {
+		for e := range d.Events() {
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := d.RunScenario(ctx, name)
+	if err != nil {
+		t.Fatalf("RunScenario: %v\nsteps:\n%s", err, strings.Join(texts(res.Steps), "\n"))
+	}
+	if res.Violated || !res.Expected {
+		t.Fatalf("violations %v; steps:\n%s", res.Violations, strings.Join(texts(res.Steps), "\n"))
+	}
+	refused := d.RefusedWrites()
+	d.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	return res, refused, append([]Event(nil), events...)
+}
+
+// storeLine describes a store write for failure messages.
+func storeLines(ws []redlocktest.StoreWrite) string {
+	var b strings.Builder
+	for _, w := range ws {
+		fmt.Fprintf(&b, "%s token %d accepted=%v (highest %d)\n", w.Value, w.Token, w.Accepted, w.Highest)
+	}
+	return b.String()
+}
+
+func TestGCPauseFencedStoreRefusesTheStaleWrite(t *testing.T) {
+	res, refused, events := fencedRun(t, "gc-pause-fenced")
+	// On new masters the counters start at fenceFloor: A draws 33, B 34, as in Kleppmann's figure.
+	want := []struct {
+		value    string
+		token    uint64
+		accepted bool
+	}{{"A's data", 33, true}, {"B's data", 34, true}, {"A's data", 33, false}}
+	if len(res.Store) != len(want) {
+		t.Fatalf("store log:\n%s", storeLines(res.Store))
+	}
+	for i, w := range want {
+		if g := res.Store[i]; g.Value != w.value || g.Token != w.token || g.Accepted != w.accepted {
+			t.Fatalf("write %d: got %s token %d accepted=%v, want %s token %d accepted=%v\nstore log:\n%s",
+				i, g.Value, g.Token, g.Accepted, w.value, w.token, w.accepted, storeLines(res.Store))
+		}
+	}
+	if refused != 1 {
+		t.Errorf("the detector counted %d refused stale writes, want 1", refused)
+	}
+	var shown bool
+	for _, e := range events {
+		if e.Kind == EventWriteRefused {
+			shown = e.Client == "" || strings.Contains(e.Text, "token 33") && strings.Contains(e.Text, "token 34")
+		}
+	}
+	if !shown {
+		t.Errorf("no write-refused event naming both tokens among:\n%s", strings.Join(texts(events), "\n"))
+	}
+}
+
+func TestCrashRestartFencedGivesBALowerTokenThatTheStoreRefuses(t *testing.T) {
+	res, refused, _ := fencedRun(t, "crash-restart-fenced")
+	var a, b []redlocktest.StoreWrite
+	for _, w := range res.Store {
+		switch w.Value {
+		case "A's data":
+			a = append(a, w)
+		case "B's data":
+			b = append(b, w)
+		}
+	}
+	if len(a) != 3 || len(b) != 1 {
+		t.Fatalf("want A to write 3 times and B once; store log:\n%s", storeLines(res.Store))
+	}
+	// A's two acquisitions raise its token; B's, after master 3 lost its counter, is below A's second.
+	if a[1].Token != a[0].Token+1 || b[0].Token >= a[1].Token || b[0].Accepted || !a[2].Accepted {
+		t.Errorf("tokens: A %d then %d, B %d (accepted=%v), A again accepted=%v\nstore log:\n%s",
+			a[0].Token, a[1].Token, b[0].Token, b[0].Accepted, a[2].Accepted, storeLines(res.Store))
+	}
+	if refused != 1 {
+		t.Errorf("the detector counted %d refused stale writes, want 1", refused)
 	}
 }

@@ -179,7 +179,7 @@ func (c *simClient) hold(ctx context.Context, l *redlock.Lock, hold time.Duratio
 	c.d.emit(Event{Kind: EventAcquired, Client: c.name, Resource: res, Token: tok, Master: -1,
 		Text: fmt.Sprintf("%s acquired %s %s, valid for %v", c.name, res, nodesText(l.LastRound()),
 			l.Validity().Round(time.Millisecond))})
-	c.d.believe(c.name, res, tok, l.Validity())
+	c.d.believe(c.name, res, l)
 
 	var keeper *redlock.Keeper
 	var lost <-chan error

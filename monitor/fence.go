@@ -126,7 +126,7 @@ func (s *Snapshot) applyFences(prev *Snapshot, fences fenceCounters, now time.Ti
 			}
 			addr := s.Masters[j].Addr
 			text := fmt.Sprintf("fence counter of %q went back from %d to %d: the master lost it (restart without "+
-				"persistence?); fenced tokens may repeat if a quorum loses theirs", res, f.high[j], f.now[j])
+				"persistence?); fenced tokens may now repeat or go backwards", res, f.high[j], f.now[j])
 			warns = append(warns, Warning{Severity: SeverityWarning, Kind: WarnFenceBackwards, Master: addr, Text: text})
 			if p == nil || j >= len(p.now) || p.now[j] >= f.high[j] {
 				events = append(events, Event{Time: now, Kind: EventFenceBackwards, Resource: res, Master: addr,

@@ -28,8 +28,8 @@
 //
 // Guarantee: a fenced lock's token is strictly greater than the token of
 // every fenced lock on the same resource whose acquisition completed before
-// this acquisition began, as long as fewer than a quorum of masters lost
-// their counters.
+// this acquisition began, as long as fewer than 2Q-N masters lost their
+// counters in between (Q = N/2+1 is the quorum): with 5 masters, none.
 //
 // How: each master keeps one counter per resource, the key resource +
 // DefaultFenceSuffix (see WithFenceSuffix), without a TTL. In the acquire
@@ -55,8 +55,10 @@
 //
 // Assumptions. Counters must survive restarts: a master that restarts
 // without persistence (appendonly with fsync, or a snapshot taken after
-// every increment) has lost its counter, and the proof holds only while
-// fewer than a quorum of masters did. Redlock's delayed-restart rule is not
+// every increment) has lost its counter. Two quorums share at least 2Q-N
+// masters, and with 5 masters that may be a single one, so one such restart
+// can hand a later lock a lower or equal token (the demo's
+// crash-restart-fenced story shows it). Redlock's delayed-restart rule is not
 // enough here: it protects keys that expire, and counters never do. The
 // tokens are not consecutive (failed acquisitions increment too) and are
 // ordered only for acquisitions that did not overlap in time. The

@@ -109,6 +109,7 @@ type demoView struct {
 
 	seen       int // ID of the last violation taken in
 	violations int // how many were taken in
+	refused    int // stale writes a fenced store refused: each one a violation that fencing stopped
 	banner     *violationBanner
 	menu       *scenarioMenu
 	running    string            // the scenario running, "" for none
@@ -239,6 +240,9 @@ func (m *Model) applyDemo(msg DemoMsg) {
 	entries := make([]logEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
 		entries = append(entries, demoEntry(e))
+		if e.Kind == demo.EventWriteRefused {
+			v.refused++
+		}
 	}
 	m.log.add(entries...)
 	for _, vi := range msg.Violations {
@@ -253,7 +257,7 @@ func demoEntry(e demo.Event) logEntry {
 	case demo.EventViolation:
 		lvl = levelError
 	case demo.EventFault, demo.EventLost, demo.EventCrashed, demo.EventAcquireFailed, demo.EventWriteDropped,
-		demo.EventClientPaused, demo.EventClientResumed:
+		demo.EventWriteRefused, demo.EventClientPaused, demo.EventClientResumed:
 		lvl = levelWarn
 	}
 	return logEntry{at: e.Time, level: lvl, resource: e.Resource, text: sanitize(e.Text, textCap)}
@@ -530,6 +534,9 @@ func (m *Model) onScenario(msg scenarioResultMsg) {
 		m.takeViolation(vi)
 	}
 	outcome := "no violation"
+	if n := res.Refused(); n > 0 {
+		outcome += fmt.Sprintf(" (the store refused %s)", plural(n, "stale write"))
+	}
 	if res.Violated {
 		outcome = fmt.Sprintf("VIOLATION (%s)", sanitize(string(res.Violations[0].Kind), nameCap))
 	}

@@ -28,6 +28,9 @@ func (m *Model) demoBarView() string {
 	} else {
 		parts = append(parts, part{st.text.ok.Render("no violation"), 1})
 	}
+	if v.refused > 0 { // the fenced stories' point: kept as long as the violations are
+		parts = append(parts, part{st.text.ok.Render(plural(v.refused, "stale write") + " refused by the store"), 1})
+	}
 	if v.running != "" {
 		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+" "+
 			spinner[m.frame%len(spinner)]+" "+dur(m.sh.now().Sub(v.runSince))), 1})
