@@ -181,7 +181,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 	if p != nil {
 		ms.RTTSmoothed = p.RTTSmoothed
 		ms.ClockKnown, ms.ClockOffset, ms.ClockUncertainty = p.ClockKnown, p.ClockOffset, p.ClockUncertainty
-		ms.DriftPPM, ms.DriftKnown = p.DriftPPM, p.DriftKnown
+		ms.DriftPPM, ms.DriftUncertPPM, ms.DriftKnown = p.DriftPPM, p.DriftUncertPPM, p.DriftKnown
 		ms.LastRestart = p.LastRestart
 		ms.hist = p.hist
 		switch {
@@ -203,7 +203,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 
 	if p != nil && restarted(p, r) {
 		ms.hist.driftRefAt = time.Time{} // a new process: measure its clock afresh
-		ms.DriftKnown, ms.DriftPPM = false, 0
+		ms.DriftKnown, ms.DriftPPM, ms.DriftUncertPPM = false, 0, 0
 		event(EventMasterRestarted, restartText(p, r))
 	}
 	if r.Uptime >= 0 {
@@ -225,6 +225,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		} else if elapsed >= driftMinWindow &&
 			float64(h.driftRefUnc+ms.ClockUncertainty)/float64(elapsed) <= cfg.DriftFactor/4 {
 			ms.DriftPPM = float64(ms.ClockOffset-h.driftRef) / float64(elapsed) * 1e6
+			ms.DriftUncertPPM = float64(h.driftRefUnc+ms.ClockUncertainty) / float64(elapsed) * 1e6
 			ms.DriftKnown = true
 			if elapsed >= driftMaxWindow {
 				h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid

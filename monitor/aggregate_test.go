@@ -415,6 +415,10 @@ func TestAggregateRTTAndClock(t *testing.T) {
 	if m.DriftPPM < 999 || m.DriftPPM > 1001 {
 		t.Errorf("drift = %.1f ppm, want 1000", m.DriftPPM)
 	}
+	// The window runs from poll 0 (±200µs) to poll 3 (±100µs), 3 seconds less 100µs: ±100 ppm.
+	if m.DriftUncertPPM < 99 || m.DriftUncertPPM > 101 {
+		t.Errorf("drift uncertainty = %.1f ppm, want 100", m.DriftUncertPPM)
+	}
 	// EWMA with weight 1/8: 400µs, then 400 + (200-400)/8 = 375, 353.125, 333.984375µs.
 	if want := time.Duration(333984); m.RTTSmoothed < want-time.Microsecond || m.RTTSmoothed > want+time.Microsecond {
 		t.Errorf("smoothed RTT = %v, want about %v", m.RTTSmoothed, want)

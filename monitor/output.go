@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -41,7 +42,8 @@ type jsonMaster struct {
 	ClockKnown    bool       `json:"clock_known"`
 	ClockOffsetMS float64    `json:"clock_offset_ms"`
 	ClockUncertMS float64    `json:"clock_uncertainty_ms"`
-	DriftPPM      *float64   `json:"drift_ppm"` // null when unknown
+	DriftPPM      *float64   `json:"drift_ppm"`             // null when unknown
+	DriftUncert   *float64   `json:"drift_uncertainty_ppm"` // how far drift_ppm may be off; null when unknown
 	Role          string     `json:"role"`
 	Version       string     `json:"version"`
 	RunID         string     `json:"run_id"`
@@ -145,7 +147,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 			Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted)},
 		}
 		if m.DriftKnown {
-			jm.DriftPPM = &m.DriftPPM
+			jm.DriftPPM, jm.DriftUncert = &m.DriftPPM, &m.DriftUncertPPM
 		}
 		if m.Uptime >= 0 {
 			up := int64(m.Uptime / time.Second)
@@ -222,7 +224,7 @@ func WriteTable(w io.Writer, s Snapshot) error {
 			offset = fmt.Sprintf("%+.3fms ±%.3fms", ms(m.ClockOffset), ms(m.ClockUncertainty))
 		}
 		if m.DriftKnown {
-			drift = fmt.Sprintf("%+.0fppm", m.DriftPPM)
+			drift = DriftText(m.DriftPPM, m.DriftUncertPPM)
 		}
 		if m.Uptime >= 0 {
 			uptime = m.Uptime.String()
@@ -355,4 +357,22 @@ func Escape(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// DriftText writes a clock rate in a few cells, no more precisely than it is known: "+12ppm"; "+800ppm" for
+// 768ppm known to ±300; "±300ppm" when the uncertainty exceeds the rate itself; "+27.8%" for a clock far off
+// (a jump).
+func DriftText(ppm, uncertainty float64) string {
+	if math.Abs(ppm) >= 10000 {
+		return fmt.Sprintf("%+.1f%%", ppm/1e4)
+	}
+	if uncertainty > math.Abs(ppm) {
+		step := math.Pow(10, math.Floor(math.Log10(uncertainty)))
+		return fmt.Sprintf("±%.0fppm", math.Ceil(uncertainty/step)*step)
+	}
+	if uncertainty > 1 {
+		step := math.Pow(10, math.Floor(math.Log10(uncertainty)))
+		ppm = math.Round(ppm/step) * step
+	}
+	return fmt.Sprintf("%+.0fppm", ppm)
 }

@@ -229,3 +229,24 @@ func TestWriteJSONCarriesTheFamilyAndHashFields(t *testing.T) {
 		t.Errorf("string lock family %q, want redsync", l.Family)
 	}
 }
+
+func TestDriftTextIsNoMorePreciseThanKnown(t *testing.T) {
+	tests := []struct {
+		ppm, uncertainty float64
+		want             string
+	}{
+		{12.4, 0.5, "+12ppm"},
+		{-12.4, 3, "-12ppm"},
+		{768, 300, "+800ppm"},
+		{-389, 300, "-400ppm"},
+		{-250, 300, "±300ppm"},
+		{15, 320, "±400ppm"},
+		{1234, 45, "+1230ppm"},
+		{278000, 50, "+27.8%"},
+	}
+	for _, tt := range tests {
+		if got := DriftText(tt.ppm, tt.uncertainty); got != tt.want {
+			t.Errorf("DriftText(%v, %v) = %q, want %q", tt.ppm, tt.uncertainty, got, tt.want)
+		}
+	}
+}

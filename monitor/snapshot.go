@@ -124,6 +124,7 @@ type MasterStatus struct {
 	ClockOffset      time.Duration // server TIME - midpoint(send, receive)
 	ClockUncertainty time.Duration // RTT/2
 	DriftPPM         float64       // offset change rate across polls, ppm
+	DriftUncertPPM   float64       // how far DriftPPM may be off: the two offsets' uncertainties over the window
 	DriftKnown       bool
 	Role             string        // "master", "slave", or "unknown"
 	Version          string        // "" unknown

@@ -225,7 +225,7 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 		fact("clock", "not measured yet")
 	}
 	if s.DriftKnown {
-		fact("drift", driftText(s.DriftPPM)+" against ours (rate: Redlock needs clocks to tick at the same rate)")
+		fact("drift", monitor.DriftText(s.DriftPPM, s.DriftUncertPPM)+" against ours (rate: Redlock needs clocks to tick at the same rate)")
 	} else {
 		fact("drift", "not known yet: it takes several polls")
 	}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -180,7 +179,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	if c.drift > 0 {
 		drift := "?"
 		if s.DriftKnown {
-			drift = driftText(s.DriftPPM)
+			drift = monitor.DriftText(s.DriftPPM, s.DriftUncertPPM)
 		}
 		b.WriteString(val.Render(fitLeft(drift, c.drift)) + " ")
 	}
@@ -232,13 +231,6 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	return b.String()
 }
 
-// driftText writes a clock rate in a few cells: "+12ppm", or "+27.8%" for a clock far off (a jump).
-func driftText(ppm float64) string {
-	if math.Abs(ppm) >= 10000 {
-		return fmt.Sprintf("%+.1f%%", ppm/1e4)
-	}
-	return fmt.Sprintf("%+.0fppm", ppm)
-}
 
 // sweepCell is a master's discovery progress in a few cells: how far the first sweep has got ("41%"), then
 // how long ago the last full sweep ended ("3s"): locks set since may not be found yet.
