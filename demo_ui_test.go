@@ -332,6 +332,28 @@ func TestViolationBannerIsDismissed(t *testing.T) {
 	}
 }
 
+func TestStoryAt80x24FillsTheScreenUntilEsc(t *testing.T) {
+	m := newDashboard(ui.Options{Demo: startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true}),
+		Title: "demo"}, 80, 24)
+	m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
+	m.Update(demoState())
+	if v := m.View(); strings.Contains(v, "Events") {
+		t.Fatalf("the event log has room of its own at 80x24; this test needs a screen where it has none:\n%s", v)
+	}
+	m.Update(keyMsg("V"))
+	view := m.View()
+	checkScreen(t, view, 80, 24)
+	if !strings.Contains(view, "┏━ Events") || !regexp.MustCompile(`┃\d\d:\d\d:\d\d ✖ violation #1 \(overlap\)`).MatchString(view) ||
+		strings.Contains(view, "Masters") || strings.Contains(view, "enlarge") {
+		t.Fatalf("V at 80x24 did not show the story in a full-screen event log:\n%s", view)
+	}
+	m.Update(keyMsg("j"))
+	m.Update(keyMsg("esc"))
+	if view := m.View(); strings.Contains(view, "┏━ Events") || !strings.Contains(view, "Masters") {
+		t.Errorf("esc did not bring the panels back:\n%s", view)
+	}
+}
+
 func TestDemoScreensAtAnySize(t *testing.T) {
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true})
 	for name, keys := range map[string][]string{"panels": nil, "menu": {"m", "j"}, "help": {"?"}, "story": {"V"}} {

@@ -106,6 +106,34 @@ func TestEventLogSearchAndLevel(t *testing.T) {
 	}
 }
 
+func TestEventLogNarrowsToTheSelectedLock(t *testing.T) {
+	m := newDashboard(ui.Options{}, 120, 36)
+	s := normalSnapshot()
+	for _, res := range []string{"billing:invoice:42", "orders:7"} {
+		s.Events = append(s.Events, monitor.Event{Time: testNow, Kind: monitor.EventTakenOver, Resource: res,
+			Text: res + " news"})
+	}
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	m.Update(keyMsg("o")) // the selected lock: the first row
+	if view := m.View(); !strings.Contains(view, "billing:invoice:42 news") || strings.Contains(view, "orders:7 news") ||
+		!strings.Contains(view, "Events 1 of") {
+		t.Fatalf("o did not narrow the log to the selected lock, billing:invoice:42:\n%s", view)
+	}
+	m.Update(keyMsg("o"))
+	for _, k := range []string{"/", "o", "r", "d", "enter", "o"} { // select orders:7, then narrow to it
+		m.Update(keyMsg(k))
+	}
+	view := m.View()
+	if !strings.Contains(view, "orders:7 news") || strings.Contains(view, "billing:invoice:42 news") ||
+		!strings.Contains(view, "lock orders:7") {
+		t.Fatalf("o does not narrow the log to orders:7's entries:\n%s", view)
+	}
+	m.Update(keyMsg("o"))
+	if view := m.View(); !strings.Contains(view, "billing:invoice:42 news") || strings.Contains(view, "lock orders:7") {
+		t.Errorf("o again does not show every lock's entries:\n%s", view)
+	}
+}
+
 func TestFirstSnapshotIsOneBaselineLineNotALinePerLock(t *testing.T) {
 	m := newDashboard(ui.Options{}, 120, 36)
 	s := bigSnapshot(2000)

@@ -30,6 +30,7 @@ func newKeyMap() ui.KeyMap {
 		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy name")),
 		CopyToken: key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy token")),
 		LogLevel:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "event log: all, warnings, errors")),
+		LogLock:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "event log: only this lock / all")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause polling")),
 		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "poll faster")),
 		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "poll slower")),

@@ -311,9 +311,9 @@ func (m *Model) showStory() {
 	case b == nil:
 		m.setStatus(levelWarn, "no violation in the banner")
 		return
-	case !m.visible(focusLog):
-		m.setStatus(levelWarn, "enlarge the window to see the event log")
-		return
+	}
+	if !m.visible(focusLog) {
+		m.setLogFull(true) // no room for the log beside the panels: it takes the screen until esc
 	}
 	i := m.log.lastIndex(storyHead(b.id))
 	if i < 0 {
@@ -322,8 +322,12 @@ func (m *Model) showStory() {
 	}
 	m.focus = focusLog
 	m.log.scrollTo(i)
-	m.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest", b.id,
-		m.all.Up.Help().Key, m.all.Down.Help().Key, m.all.Bottom.Help().Key))
+	back := ""
+	if m.logFull {
+		back = ", " + m.all.Cancel.Help().Key + " closes"
+	}
+	m.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", b.id,
+		m.all.Up.Help().Key, m.all.Down.Help().Key, m.all.Bottom.Help().Key, back))
 }
 
 // demoKey applies a presenter's key and reports whether it was one. Faults act on the selected master: the

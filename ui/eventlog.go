@@ -40,7 +40,7 @@ const (
 
 // eventLog is the scrollable event log: our actions with their per-master outcomes, the monitor's events and
 // warnings. Entries wrap rather than being cut. It can be narrowed to entries containing a text (Filter while
-// it has the focus: resource names are in the text) and to a minimum level (LogLevel). It follows the newest
+// it has the focus), to one lock's entries (LogLock) and to a minimum level (LogLevel). It follows the newest
 // entry unless scrolled up.
 type eventLog struct {
 	sh        *shared
@@ -52,6 +52,7 @@ type eventLog struct {
 	searching bool
 	query     string // the applied search, lower case
 	minLevel  level
+	resource  string // only the entries of this lock (raw name), "" for all
 	w, h      int
 }
 
@@ -75,7 +76,8 @@ func (l *eventLog) add(entries ...logEntry) {
 
 // matches reports whether entry e passes the search and the level.
 func (l *eventLog) matches(e *logEntry) bool {
-	return e.level >= l.minLevel && (l.query == "" || strings.Contains(strings.ToLower(e.text), l.query))
+	return e.level >= l.minLevel && (l.resource == "" || e.resource == l.resource) &&
+		(l.query == "" || strings.Contains(strings.ToLower(e.text), l.query))
 }
 
 // refilter recomputes the entries shown, keeping the first one on screen where it can.
@@ -115,9 +117,18 @@ func (l *eventLog) cycleLevel() {
 	l.refilter()
 }
 
-// narrowed says how the log is narrowed, "" when it is not: "/text · ≥ warnings".
+// setResource narrows the log to one lock's entries ("" for every lock's).
+func (l *eventLog) setResource(resource string) {
+	l.resource = resource
+	l.refilter()
+}
+
+// narrowed says how the log is narrowed, "" when it is not: "lock orders · /text · warnings and errors".
 func (l *eventLog) narrowed() string {
 	var parts []string
+	if l.resource != "" {
+		parts = append(parts, "lock "+sanitize(l.resource, nameCap))
+	}
 	if l.searching || l.query != "" {
 		parts = append(parts, "/"+l.search.String())
 	}

@@ -231,7 +231,6 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	return b.String()
 }
 
-
 // sweepCell is a master's discovery progress in a few cells: how far the first sweep has got ("41%"), then
 // how long ago the last full sweep ended ("3s"): locks set since may not be found yet.
 func sweepCell(w monitor.Sweep, now time.Time) string {

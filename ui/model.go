@@ -139,6 +139,7 @@ type Model struct {
 	confirm       *deleteConfirm
 	demo          *demoView  // nil outside demo mode
 	drill         *drillView // the full view of a lock or master, nil when closed
+	logFull       bool       // the event log fills the body: a small window's way to read it
 	showHelp      bool
 	helpBox       *scrollBox // the full help, scrolling
 	help          help.Model
@@ -435,9 +436,13 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		} else {
 			m.setStatus(levelInfo, "event log: every entry")
 		}
+	case key.Matches(msg, k.LogLock):
+		m.toggleLogLock()
 	case key.Matches(msg, k.Cancel) && m.focus == focusLog && m.log.query != "":
 		m.log.search.set("")
 		m.log.setQuery("")
+	case key.Matches(msg, k.Cancel) && m.logFull:
+		m.setLogFull(false)
 	case key.Matches(msg, k.Sort):
 		m.locks.cycleSort()
 		m.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
@@ -470,8 +475,39 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// toggleLogLock narrows the event log to the selected lock's entries, or widens it to every lock's again.
+func (m *Model) toggleLogLock() {
+	if m.log.resource != "" {
+		m.log.setResource("")
+		m.setStatus(levelInfo, "event log: every lock's entries")
+		return
+	}
+	row := m.locks.selectedRow()
+	if row == nil {
+		m.setStatus(levelWarn, "select a lock first: the event log narrows to the selected lock")
+		return
+	}
+	m.log.setResource(row.lv.Resource)
+	m.setStatus(levelInfo, "event log: "+m.log.narrowed()+" ("+m.all.LogLock.Help().Key+" shows all again)")
+}
+
+// setLogFull shows the event log in place of the panels, with the focus, or puts it back. The screen opens it
+// when the log has no room of its own (a small window).
+func (m *Model) setLogFull(on bool) {
+	m.logFull = on
+	if on {
+		m.focus = focusLog
+	} else if !m.visible(focusLog) {
+		m.focus = focusLocks
+	}
+	m.relayout()
+}
+
 // cycleFocus moves the focus by dir among the panels on screen.
 func (m *Model) cycleFocus(dir int) {
+	if m.logFull {
+		m.setLogFull(false)
+	}
 	for range panelCount {
 		m.focus = (m.focus + panelID(dir) + panelCount) % panelCount
 		if m.visible(m.focus) {
@@ -483,10 +519,12 @@ func (m *Model) cycleFocus(dir int) {
 // visible reports whether a panel is on screen in the current layout.
 func (m *Model) visible(p panelID) bool {
 	switch p {
-	case focusOurs, focusLog:
-		return m.lay.bottomH > 0
+	case focusOurs:
+		return m.lay.bottomH > 0 && !m.logFull
+	case focusLog:
+		return m.lay.bottomH > 0 || m.logFull
 	}
-	return true
+	return !m.logFull
 }
 
 // formKey routes a key to the acquire form.
@@ -1237,9 +1275,13 @@ func (m *Model) relayout() {
 	m.locks.SetSize(l.locksW, l.midH)
 	m.detail.SetSize(l.detailW, l.midH)
 	m.ours.SetSize(l.oursW, l.bottomH)
-	m.log.SetSize(l.logW, l.bottomH)
-	m.help.Width = w
 	bodyH := l.mastersH + l.midH + l.bottomH
+	if m.logFull {
+		m.log.SetSize(w, bodyH)
+	} else {
+		m.log.SetSize(l.logW, l.bottomH)
+	}
+	m.help.Width = w
 	m.helpBox.SetSize(w, bodyH)
 	if m.showHelp {
 		m.helpBox.SetLines(m.helpLines())

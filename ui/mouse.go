@@ -19,6 +19,14 @@ func (m *Model) mouse(msg tea.MouseMsg) {
 	case m.showHelp:
 		m.helpBox.Update(msg)
 		return
+	case m.logFull:
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			m.log.scrollBy(-wheelStep)
+		case tea.MouseButtonWheelDown:
+			m.log.scrollBy(wheelStep)
+		}
+		return
 	}
 	wheel := 0
 	switch msg.Button {

@@ -193,6 +193,8 @@ func (m *Model) bodyView() string {
 		return m.drill.View()
 	case m.showHelp:
 		return m.helpBox.View("Help · " + m.all.Help.Help().Key + " or " + m.all.Cancel.Help().Key + " closes")
+	case m.logFull:
+		return m.log.View(true)
 	}
 	parts := []string{m.masters.View(m.focus == focusMasters)}
 	locks := m.locks.View(m.focus == focusLocks)
@@ -240,7 +242,7 @@ func (m *Model) helpLines() []string {
 		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
 			"partial · split · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
 		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+keys.Filter.Help().Key+
-			" searches it (a resource name finds that lock's entries) and "+keys.LogLevel.Help().Key+" narrows it by level"),
+			" searches it, "+keys.LogLock.Help().Key+" narrows it to the selected lock and "+keys.LogLevel.Help().Key+" by level"),
 		st.table.head.Render("Outcomes")+st.text.muted.Render("  ✓ ok  ◆ another token  · no key  T timeout  ✗ error  ? pending"),
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
