@@ -564,3 +564,17 @@ func TestDemoQuitsWithoutLeftoverGoroutines(t *testing.T) {
 	}
 	t.Logf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
 }
+
+func TestScenarioResultIsLoggedAfterItsSteps(t *testing.T) {
+	for range 3 { // the result and the steps race through two channels: try a few runs
+		dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 20 * time.Millisecond})
+		d := demoDashboard(t, dm, ui.Options{})
+		d.press("m", "G", "enter")
+		d.waitView("scenario gc-pause-fenced over")
+		logged := d.logText()
+		over, step := strings.Index(logged, "scenario gc-pause-fenced over"), strings.Index(logged, "over: no violation")
+		if over < 0 || step < 0 || over < step {
+			t.Fatalf("the run's result is not logged after its last step:\n%s", logged)
+		}
+	}
+}

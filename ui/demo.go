@@ -112,9 +112,11 @@ type demoView struct {
 	refused    int // stale writes a fenced store refused: each one a violation that fencing stopped
 	banner     *violationBanner
 	menu       *scenarioMenu
-	running    string            // the scenario running, "" for none
-	runSince   time.Time         // when it started
-	outcomes   map[string]string // how the last run of each scenario ended, by name
+	running    string             // the scenario running, "" for none
+	lastSeq    uint64             // the newest demo event taken in
+	pending    *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
+	runSince   time.Time          // when it started
+	outcomes   map[string]string  // how the last run of each scenario ended, by name
 }
 
 // newDemoView reads the demo's initial state; New calls it once, before the program runs.
@@ -243,11 +245,24 @@ func (m *Model) applyDemo(msg DemoMsg) {
 		if e.Kind == demo.EventWriteRefused {
 			v.refused++
 		}
+		v.lastSeq = max(v.lastSeq, e.Seq)
 	}
 	m.log.add(entries...)
 	for _, vi := range msg.Violations {
 		m.takeViolation(vi)
 	}
+	if p := v.pending; p != nil && v.lastSeq >= lastStep(p.res) {
+		v.pending = nil
+		m.scenarioOver(p.name, p.res)
+	}
+}
+
+// lastStep is the sequence number of a scenario run's last step, 0 when it logged none.
+func lastStep(res demo.ScenarioResult) uint64 {
+	if len(res.Steps) == 0 {
+		return 0
+	}
+	return res.Steps[len(res.Steps)-1].Seq
 }
 
 // demoEntry is the log entry of a demo event.
@@ -533,7 +548,16 @@ func (m *Model) onScenario(msg scenarioResultMsg) {
 		m.setStatus(levelError, text)
 		return
 	}
-	res := msg.res
+	if lastStep(msg.res) > v.lastSeq { // its last steps are still on their way through the event channel
+		v.pending = &msg
+		return
+	}
+	m.scenarioOver(msg.name, msg.res)
+}
+
+// scenarioOver logs how a scenario run ended, once its steps are in the log, and shows it in the status line.
+func (m *Model) scenarioOver(name string, res demo.ScenarioResult) {
+	v := m.demo
 	for _, vi := range res.Violations {
 		m.takeViolation(vi)
 	}
@@ -544,12 +568,12 @@ func (m *Model) onScenario(msg scenarioResultMsg) {
 	if res.Violated {
 		outcome = fmt.Sprintf("VIOLATION (%s)", sanitize(string(res.Violations[0].Kind), nameCap))
 	}
-	v.outcomes[msg.name] = outcome
+	v.outcomes[name] = outcome
 	story := "as the story says"
 	if !res.Expected {
 		story = "NOT as the story says"
 	}
-	text := fmt.Sprintf("scenario %s over in %s: %s, %s", msg.name, dur(res.Duration), outcome, story)
+	text := fmt.Sprintf("scenario %s over in %s: %s, %s", name, dur(res.Duration), outcome, story)
 	lvl := levelInfo
 	if res.Violated || !res.Expected {
 		lvl = levelError

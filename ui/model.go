@@ -245,6 +245,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.applyDemo(msg.DemoMsg)
 		cmd = waitDemo(m.ctx, m.demo.d, msg.ch, m.demo.seen)
 	case demoClosedMsg:
+		if p := m.demo.pending; p != nil { // no more events will come: the result waits no longer
+			m.demo.pending = nil
+			m.scenarioOver(p.name, p.res)
+		}
 		if !m.quit.active {
 			m.logf(levelWarn, "", "demo stopped: no more demo events")
 		}
