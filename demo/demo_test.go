@@ -330,3 +330,16 @@ func TestClosedDemoRefusesScenarios(t *testing.T) {
 		t.Error("RestartMaster after Close succeeded")
 	}
 }
+
+func TestEventTimesFollowTheirOrder(t *testing.T) {
+	l := newEventLog()
+	late := time.Now()
+	early := late.Add(-time.Second) // stamped by a caller that was overtaken before it logged
+	l.add(Event{Time: late, Text: "first"})
+	second := l.add(Event{Time: early, Text: "second"})
+	third := l.add(Event{Text: "third"})
+	if second.Seq != 2 || second.Time.Before(late) || third.Time.Before(second.Time) {
+		t.Errorf("times go back along the sequence: first %v, second #%d %v, third %v", late, second.Seq,
+			second.Time, third.Time)
+	}
+}

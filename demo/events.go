@@ -54,6 +54,7 @@ const leadUpLen = 24
 type eventLog struct {
 	mu     sync.Mutex
 	seq    uint64
+	last   time.Time // the newest event's time
 	recent []Event
 	out    chan Event
 	closed bool
@@ -64,8 +65,11 @@ func newEventLog() *eventLog {
 	return &eventLog{out: make(chan Event, eventBuffer)}
 }
 
-// add stamps e and logs it. When the channel is full its oldest event is
-// dropped, so a slow reader loses old news rather than stalling the demo.
+// add stamps e and logs it. Times never go back along the sequence: an event
+// stamped by its caller before another was logged takes that one's time, so
+// that a log sorted by time reads in the order things were logged. When the
+// channel is full its oldest event is dropped, so a slow reader loses old
+// news rather than stalling the demo.
 func (l *eventLog) add(e Event) Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -74,6 +78,10 @@ func (l *eventLog) add(e Event) Event {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
+	if e.Time.Before(l.last) {
+		e.Time = l.last
+	}
+	l.last = e.Time
 	l.recent = append(l.recent, e)
 	if len(l.recent) >= 2*historyLen {
 		l.recent = append(l.recent[:0:0], l.recent[len(l.recent)-historyLen:]...)
