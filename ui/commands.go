@@ -163,29 +163,6 @@ func stopKeeper(l *redlock.Lock, k *redlock.Keeper) tea.Cmd {
 	}
 }
 
-// writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may.
-func (m *Model) writeBlocked(what string) string {
-	switch {
-	case m.readOnly:
-		return what + " is disabled: the dashboard runs read-only (--read-only)"
-	case m.locker == nil:
-		return what + " is unavailable: no Redlock client"
-	}
-	return ""
-}
-
-// issue is the one place where commands that write to the masters leave the dashboard: acquiring, extending,
-// auto-extending, releasing and force-deleting all pass here. In read-only mode nothing passes: the status line
-// says why and issue returns nil.
-func (m *Model) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
-	if why := m.writeBlocked(what); why != "" {
-		m.setStatus(levelWarn, why)
-		return nil
-	}
-	c := m.locker
-	return func() tea.Msg { return run(c) }
-}
-
 // acquireCmd runs Acquire (with the client's retries) until it succeeds, fails or ctx is cancelled. A lock won
 // just as the request was cancelled is released again, so a cancelled form never leaves a lock behind.
 // Each failed round is reported on progress (newest wins), which is closed when the acquisition ends.

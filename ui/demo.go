@@ -324,7 +324,7 @@ func (m *Model) showStory() {
 	b := m.demo.banner
 	switch {
 	case b == nil:
-		m.setStatus(levelWarn, "no violation in the banner")
+		m.sh.setStatus(levelWarn, "no violation in the banner")
 		return
 	}
 	if !m.visible(focusLog) {
@@ -332,7 +332,7 @@ func (m *Model) showStory() {
 	}
 	i := m.log.lastIndex(storyHead(b.id))
 	if i < 0 {
-		m.setStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", b.id))
+		m.sh.setStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", b.id))
 		return
 	}
 	m.focus = focusLog
@@ -341,7 +341,7 @@ func (m *Model) showStory() {
 	if m.logFull {
 		back = ", " + m.all.Cancel.Help().Key + " closes"
 	}
-	m.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", b.id,
+	m.sh.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", b.id,
 		m.all.Up.Help().Key, m.all.Down.Help().Key, m.all.Bottom.Help().Key, back))
 }
 
@@ -355,7 +355,7 @@ func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	i := min(max(m.masters.cursor, 0), max(len(v.masters)-1, 0))
 	onMaster := func(act func(d *demo.Demo, s demo.MasterState, n int) (string, error)) (tea.Cmd, bool) {
 		if v.master(i) == nil {
-			m.setStatus(levelWarn, "no master to act on")
+			m.sh.setStatus(levelWarn, "no master to act on")
 			return nil, true
 		}
 		return m.demoAction(func(d *demo.Demo) (string, error) {
@@ -371,11 +371,11 @@ func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Pick):
 		p := slices.Index(k.Pick.Keys(), msg.String()) // the first key picks the first master
 		if p < 0 || p >= len(v.masters) {
-			m.setStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
+			m.sh.setStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
 			return nil, true
 		}
 		m.masters.cursor = p
-		m.setStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
+		m.sh.setStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
 		return nil, true
 	case key.Matches(msg, k.Crash):
 		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
@@ -477,7 +477,7 @@ func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		if v.banner != nil {
 			v.banner = nil
 			m.relayout()
-			m.setStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
+			m.sh.setStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
 		}
 		return nil, true
 	}
@@ -508,13 +508,13 @@ func (m *Model) onDemoAction(msg demoActionMsg) tea.Cmd {
 	var r refusal
 	switch {
 	case errors.As(msg.err, &r):
-		m.setStatus(levelWarn, sanitize(r.Error(), textCap))
+		m.sh.setStatus(levelWarn, sanitize(r.Error(), textCap))
 	case msg.err != nil:
 		text := sanitize(msg.err.Error(), textCap)
-		m.logf(levelError, "", "demo: %s", text)
-		m.setStatus(levelError, text)
+		m.sh.logf(levelError, "", "demo: %s", text)
+		m.sh.setStatus(levelError, text)
 	default:
-		m.setStatus(levelInfo, msg.done)
+		m.sh.setStatus(levelInfo, msg.done)
 	}
 	return m.nextAction()
 }
@@ -523,13 +523,13 @@ func (m *Model) onDemoAction(msg demoActionMsg) tea.Cmd {
 func (m *Model) runScenario() tea.Cmd {
 	v := m.demo
 	if v.running != "" {
-		m.setStatus(levelWarn, "scenario "+v.running+" is still running")
+		m.sh.setStatus(levelWarn, "scenario "+v.running+" is still running")
 		return nil
 	}
 	sc := v.menu.selected()
 	v.menu = nil
 	v.running, v.runSince = sc.Name, m.sh.now()
-	m.setStatus(levelInfo, "scenario "+sc.Name+" running: its steps show in the event log")
+	m.sh.setStatus(levelInfo, "scenario "+sc.Name+" running: its steps show in the event log")
 	return scenarioCmd(m.ctx, v.d, sc.Name)
 }
 
@@ -544,8 +544,8 @@ func (m *Model) onScenario(msg scenarioResultMsg) {
 			return
 		}
 		text := sanitize(msg.err.Error(), textCap)
-		m.logf(levelError, demo.ScenarioResource, "%s", text)
-		m.setStatus(levelError, text)
+		m.sh.logf(levelError, demo.ScenarioResource, "%s", text)
+		m.sh.setStatus(levelError, text)
 		return
 	}
 	if lastStep(msg.res) > v.lastSeq { // its last steps are still on their way through the event channel
@@ -581,8 +581,8 @@ func (m *Model) scenarioOver(name string, res demo.ScenarioResult) {
 	if !res.Violated && v.banner != nil {
 		v.banner.clearAt = m.sh.now().Add(bannerLinger)
 	}
-	m.logf(lvl, demo.ScenarioResource, "%s", text)
-	m.setStatus(lvl, text)
+	m.sh.logf(lvl, demo.ScenarioResource, "%s", text)
+	m.sh.setStatus(lvl, text)
 }
 
 // expireBanner hides the violation banner once its time after a clean scenario is up.

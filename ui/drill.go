@@ -302,7 +302,7 @@ func (m *Model) openDrill() {
 		}
 	}
 	if m.drill == nil {
-		m.setStatus(levelInfo, "select a lock or a master, then "+m.all.Open.Help().Key+" shows it in full")
+		m.sh.setStatus(levelInfo, "select a lock or a master, then "+m.all.Open.Help().Key+" shows it in full")
 		return
 	}
 	m.relayout()
@@ -349,10 +349,10 @@ func (m *Model) copySelected(token bool) tea.Cmd {
 	}
 	switch {
 	case row == nil:
-		m.setStatus(levelWarn, "copy: select a lock first")
+		m.sh.setStatus(levelWarn, "copy: select a lock first")
 		return nil
 	case token && row.primary == "":
-		m.setStatus(levelWarn, "copy: "+row.name+" has no token")
+		m.sh.setStatus(levelWarn, "copy: "+row.name+" has no token")
 		return nil
 	case token:
 		return copyCmd(row.primary, "the token of "+row.name)

@@ -10,6 +10,11 @@ import (
 
 // field is a one-line text input for forms, confirmations and the filter. It accepts printable characters
 // only, so what it holds is safe to show; pasted control characters and invisible ones are dropped.
+//
+// It is written here rather than taken from bubbles' textinput, whose sanitizer drops control characters
+// (category Cc) but keeps format characters (Cf): a pasted U+202E would reorder what the force-delete
+// confirmation shows, and a zero-width space would hide in it (read in bubbles v1.0.0 runeutil.Sanitize;
+// TestFieldDropsWhatTextinputKeeps checks ours). textinput would also bring a clipboard package in.
 type field struct {
 	value []rune
 	pos   int // cursor, in runes

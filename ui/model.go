@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -118,9 +117,7 @@ type Model struct {
 	menuKeys bindingList
 
 	mon      *monitor.Monitor
-	locker   *redlock.Client
 	readOnly bool
-	ttl      time.Duration
 	title    string
 	interval time.Duration
 	paused   bool
@@ -135,8 +132,7 @@ type Model struct {
 	detail        *detailPanel
 	ours          *oursPanel
 	log           *eventLog
-	form          *acquireForm
-	confirm       *deleteConfirm
+	ops           *lockOps   // the write commands, with their form and confirmation
 	demo          *demoView  // nil outside demo mode
 	drill         *drillView // the full view of a lock or master, nil when closed
 	logFull       bool       // the event log fills the body: a small window's way to read it
@@ -144,8 +140,6 @@ type Model struct {
 	helpBox       *scrollBox // the full help, scrolling
 	help          help.Model
 	frame         int
-	status        status
-	reqs          uint64 // request counter: every acquire and delete request has its own id
 	quit          quitState
 }
 
@@ -162,7 +156,7 @@ func New(o Options) *Model {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Model{
-		all: o.Keys, keys: o.Keys, mon: o.Monitor, locker: o.Locker, readOnly: o.ReadOnly, ttl: o.TTL,
+		all: o.Keys, keys: o.Keys, mon: o.Monitor, readOnly: o.ReadOnly,
 		title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx, cancel: cancel, focus: focusLocks,
 	}
 	m.sh = &shared{st: newStyles(defaultTheme()), keys: &m.keys, now: o.Now, readOnly: o.ReadOnly}
@@ -171,6 +165,9 @@ func New(o Options) *Model {
 	m.detail = &detailPanel{sh: m.sh}
 	m.ours = &oursPanel{sh: m.sh}
 	m.log = newEventLog(m.sh)
+	m.sh.log = m.log
+	m.ops = &lockOps{sh: m.sh, all: &m.all, locker: o.Locker, mon: o.Monitor, ctx: ctx, readOnly: o.ReadOnly,
+		ttl: o.TTL, ours: m.ours, locks: m.locks, focus: &m.focus}
 	m.help = help.New()
 	m.help.Styles = m.sh.st.help
 	m.helpBox = newScrollBox(m.sh)
@@ -229,11 +226,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = waitSnapshot(msg.ch, m.sh.data)
 	case monitorClosedMsg:
 		if !m.quit.active {
-			m.logf(levelWarn, "", "monitor stopped: no more snapshots")
+			m.sh.logf(levelWarn, "", "monitor stopped: no more snapshots")
 		}
 	case tickMsg:
 		m.frame++
-		m.refreshOurs()
+		m.ops.refreshOurs()
 		m.expireBanner()
 		m.refreshDrill()
 		cmd = tick()
@@ -250,28 +247,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scenarioOver(p.name, p.res)
 		}
 		if !m.quit.active {
-			m.logf(levelWarn, "", "demo stopped: no more demo events")
+			m.sh.logf(levelWarn, "", "demo stopped: no more demo events")
 		}
 	case demoActionMsg:
 		cmd = m.onDemoAction(msg)
 	case scenarioResultMsg:
 		m.onScenario(msg)
-	case acquireProgressMsg:
-		cmd = m.onAcquireProgress(msg)
-	case acquireResultMsg:
-		m.onAcquired(msg)
-	case extendResultMsg:
-		m.onExtended(msg)
-	case releaseResultMsg:
-		m.onReleased(msg)
-	case keeperMsg:
-		cmd = m.onKeeper(msg)
-	case keeperEndedMsg:
-		m.onKeeperEnded(msg)
-	case deleteResultMsg:
-		m.onDeleted(msg)
+	case acquireProgressMsg, acquireResultMsg, extendResultMsg, releaseResultMsg, keeperMsg, keeperEndedMsg,
+		deleteResultMsg:
+		cmd, _ = m.ops.Update(msg)
 	case copiedMsg:
-		m.setStatus(levelInfo, "copied "+msg.what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
+		m.sh.setStatus(levelInfo, "copied "+msg.what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
 		cmd = m.onQuitReleased(msg)
 	}
@@ -287,15 +273,15 @@ func (m *Model) apply(d *dashboard, entries []logEntry) {
 	m.locks.rebuild()
 	m.relayout()
 	m.refreshDrill()
-	if c := m.confirm; c != nil && !c.running {
+	if c := m.ops.confirm; c != nil && !c.running {
 		row := m.findRow(c.resource)
 		switch {
 		case row == nil:
-			m.confirm = nil
-			m.setStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
+			m.ops.confirm = nil
+			m.sh.setStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
 		case row.primary != c.primary:
-			m.confirm = nil
-			m.setStatus(levelWarn, "the lock changed holder while you confirmed: nothing deleted")
+			m.ops.confirm = nil
+			m.sh.setStatus(levelWarn, "the lock changed holder while you confirmed: nothing deleted")
 		}
 	}
 }
@@ -326,37 +312,11 @@ func (m *Model) findRow(resource string) *lockRow {
 	return nil
 }
 
-// refreshOurs copies our locks' state (in memory) and logs what their keepers did. A lock whose release was
-// not confirmed ends here when its validity runs out: its keys expire with their TTL.
-func (m *Model) refreshOurs() {
-	now := m.sh.now()
-	var ended []*ownLock
-	for _, o := range m.ours.locks {
-		m.log.add(o.refresh(now)...)
-		if o.unconfirmed != "" && o.busy == "" && o.left(now) == 0 {
-			ended = append(ended, o)
-		}
-	}
-	for _, o := range ended {
-		m.endOwn(o)
-		m.logf(levelWarn, o.lock.Resource(), "%s: its release was never confirmed and its validity ran out: the "+
-			"lock has ended, keys left on masters expire with their TTL", o.name)
-	}
-}
-
-// endOwn drops one of our locks that has ended (released, or run out), here and in the monitor.
-func (m *Model) endOwn(o *ownLock) {
-	m.ours.remove(o.lock)
-	if m.mon != nil {
-		m.mon.ForgetOwn(o.lock.Resource(), o.lock.Token())
-	}
-}
-
 // handleKeys splits a run of characters that arrived in one message (Bubble Tea delivers fast typing, or
 // keys sent by a script, that way) into single keys unless a text field is taking them, so "aq" acts as a
 // then q instead of as no key at all.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.form != nil || m.confirm != nil ||
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.ops.form != nil || m.ops.confirm != nil ||
 		m.locks.filtering || m.log.searching {
 		return m.handleKey(msg)
 	}
@@ -378,10 +338,12 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 			return tea.Quit
 		}
 		return nil
-	case m.form != nil:
-		return m.formKey(msg)
-	case m.confirm != nil:
-		return m.confirmKey(msg)
+	case (m.ops.form != nil || m.ops.confirm != nil) && key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
+		return m.startQuit() // ctrl+c quits from a dialog too; q is a letter there
+	case m.ops.form != nil:
+		return m.ops.formKey(msg)
+	case m.ops.confirm != nil:
+		return m.ops.confirmKey(msg)
 	case m.demo != nil && m.demo.menu != nil:
 		return m.menuKey(msg)
 	case m.locks.filtering:
@@ -412,16 +374,6 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.cycleFocus(1)
 	case key.Matches(msg, k.PrevPanel):
 		m.cycleFocus(-1)
-	case key.Matches(msg, k.Acquire):
-		m.openAcquire()
-	case key.Matches(msg, k.Extend):
-		return m.extend()
-	case key.Matches(msg, k.Release):
-		return m.release()
-	case key.Matches(msg, k.AutoExtend):
-		return m.toggleAuto()
-	case key.Matches(msg, k.Delete):
-		m.openDelete()
 	case key.Matches(msg, k.Filter) && m.focus == focusLog:
 		m.log.searching = true
 	case key.Matches(msg, k.Filter):
@@ -430,15 +382,15 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Reverse):
 		m.locks.reverse = !m.locks.reverse
 		m.locks.rebuild()
-		m.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
+		m.sh.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
 	case key.Matches(msg, k.Copy, k.CopyToken):
 		return m.copySelected(key.Matches(msg, k.CopyToken))
 	case key.Matches(msg, k.LogLevel):
 		m.log.cycleLevel()
 		if n := m.log.narrowed(); n != "" {
-			m.setStatus(levelInfo, "event log: "+n)
+			m.sh.setStatus(levelInfo, "event log: "+n)
 		} else {
-			m.setStatus(levelInfo, "event log: every entry")
+			m.sh.setStatus(levelInfo, "event log: every entry")
 		}
 	case key.Matches(msg, k.LogLock):
 		m.toggleLogLock()
@@ -449,7 +401,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.setLogFull(false)
 	case key.Matches(msg, k.Sort):
 		m.locks.cycleSort()
-		m.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
+		m.sh.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
 	case key.Matches(msg, k.Pause):
 		m.togglePause()
 	case key.Matches(msg, k.Faster):
@@ -462,6 +414,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 			m.locks.setFilter("")
 		}
 	default:
+		if cmd, ok := m.ops.key(msg); ok {
+			return cmd
+		}
 		if cmd, ok := m.demoKey(msg); ok {
 			return cmd
 		}
@@ -483,16 +438,16 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) toggleLogLock() {
 	if m.log.resource != "" {
 		m.log.setResource("")
-		m.setStatus(levelInfo, "event log: every lock's entries")
+		m.sh.setStatus(levelInfo, "event log: every lock's entries")
 		return
 	}
 	row := m.locks.selectedRow()
 	if row == nil {
-		m.setStatus(levelWarn, "select a lock first: the event log narrows to the selected lock")
+		m.sh.setStatus(levelWarn, "select a lock first: the event log narrows to the selected lock")
 		return
 	}
 	m.log.setResource(row.lv.Resource)
-	m.setStatus(levelInfo, "event log: "+m.log.narrowed()+" ("+m.all.LogLock.Help().Key+" shows all again)")
+	m.sh.setStatus(levelInfo, "event log: "+m.log.narrowed()+" ("+m.all.LogLock.Help().Key+" shows all again)")
 }
 
 // setLogFull shows the event log in place of the panels, with the focus, or puts it back. The screen opens it
@@ -531,57 +486,6 @@ func (m *Model) visible(p panelID) bool {
 	return !m.logFull
 }
 
-// formKey routes a key to the acquire form.
-func (m *Model) formKey(msg tea.KeyMsg) tea.Cmd {
-	f, k := m.form, &m.all
-	switch {
-	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
-		return m.startQuit()
-	case key.Matches(msg, k.Cancel):
-		if f.running {
-			f.cancel()
-			m.logf(levelInfo, f.resource.String(), "acquire of %s cancelled", sanitize(f.resource.String(), nameCap))
-		}
-		m.form = nil
-	case f.running:
-	case key.Matches(msg, k.Confirm):
-		return m.submitAcquire()
-	case f.edit(msg):
-		f.err = ""
-	case key.Matches(msg, k.NextPanel, k.PrevPanel, k.Up, k.Down):
-		f.focus = 1 - f.focus
-	}
-	return nil
-}
-
-// confirmKey routes a key to the delete confirmation.
-func (m *Model) confirmKey(msg tea.KeyMsg) tea.Cmd {
-	c, k := m.confirm, &m.all
-	switch {
-	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
-		return m.startQuit()
-	case key.Matches(msg, k.Cancel):
-		m.confirm = nil
-	case c.running:
-	case key.Matches(msg, k.Confirm):
-		if !c.matches() {
-			c.err = "the name does not match: nothing deleted"
-			return nil
-		}
-		cmd := m.issue("force-deleting", deleteCmd(m.ctx, c.req, c.resource, c.tokens, c.hash))
-		if cmd == nil {
-			m.confirm = nil
-			return nil
-		}
-		c.running = true
-		m.logf(levelInfo, c.resource, "force-deleting %s (%s)…", c.name, strings.Join(c.shown, ", "))
-		return cmd
-	case c.input.Update(msg):
-		c.err = ""
-	}
-	return nil
-}
-
 // filterKey routes a key to the filter field; the filter applies as it is typed.
 func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 	p := m.locks
@@ -616,161 +520,6 @@ func (m *Model) liveFieldKey(msg tea.KeyMsg, f *field, editing *bool, apply func
 	return nil
 }
 
-// targetOwn is the lock of ours that Extend, Release and AutoExtend act on: the one under the cursor of our
-// locks panel, or ours for the resource under the locks panel's cursor. It says why when there is none.
-func (m *Model) targetOwn() (*ownLock, string) {
-	switch m.focus {
-	case focusOurs:
-		if o := m.ours.selected(); o != nil {
-			return o, ""
-		}
-		return nil, "we hold no lock"
-	case focusLocks:
-		if row := m.locks.selectedRow(); row != nil {
-			if o := m.ours.byResource(row.lv.Resource); o != nil {
-				return o, ""
-			}
-			return nil, "the selected lock is not ours: select one of ours (" + m.all.NextPanel.Help().Key +
-				" to our locks)"
-		}
-	}
-	return nil, "select one of our locks first"
-}
-
-// openAcquire opens the acquire form.
-func (m *Model) openAcquire() {
-	if why := m.writeBlocked("acquiring"); why != "" {
-		m.setStatus(levelWarn, why)
-		return
-	}
-	m.form = newAcquireForm(m.sh, m.ttl)
-}
-
-// submitAcquire validates the form and issues the acquire request.
-func (m *Model) submitAcquire() tea.Cmd {
-	f := m.form
-	resource, ttl, err := f.values()
-	if err != nil {
-		f.err = err.Error()
-		return nil
-	}
-	m.reqs++
-	ctx, cancel := context.WithCancel(m.ctx)
-	progress := make(chan acquireProgressMsg, 1)
-	cmd := m.issue("acquiring", acquireCmd(ctx, m.reqs, resource, ttl, progress))
-	if cmd == nil {
-		cancel()
-		return nil
-	}
-	f.running, f.req, f.started, f.cancel, f.err, f.round = true, m.reqs, m.sh.now(), cancel, "", roundView{}
-	f.attempt = 0
-	m.ttl = ttl
-	m.logf(levelInfo, resource, "acquiring %s for %v…", sanitize(resource, nameCap), ttl)
-	return tea.Batch(cmd, waitAcquireProgress(progress))
-}
-
-// onAcquireProgress shows a failed round on the form that is still waiting for it, and waits for the next.
-func (m *Model) onAcquireProgress(msg acquireProgressMsg) tea.Cmd {
-	if f := m.form; f != nil && f.running && f.req == msg.req {
-		f.attempt, f.round = msg.attempt, msg.round
-	}
-	return waitAcquireProgress(msg.next)
-}
-
-// onAcquired applies an acquire result to the form that asked for it; a lock won for a form since closed is
-// still recorded as ours, so it is never forgotten.
-func (m *Model) onAcquired(msg acquireResultMsg) {
-	name := sanitize(msg.resource, nameCap)
-	f := m.form
-	current := f != nil && f.running && f.req == msg.req
-	if current {
-		f.running = false
-		f.cancel()
-	}
-	switch {
-	case msg.lock == nil && msg.cancelled:
-		m.logf(levelInfo, msg.resource, "acquire of %s cancelled; nothing held", name)
-		return
-	case msg.lock == nil:
-		reason, rv := failure(msg.err)
-		m.logf(levelError, msg.resource, "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
-		if current {
-			f.err, f.round = "not acquired: "+reason, rv
-		} else {
-			m.setStatus(levelError, "acquire "+name+" failed: "+reason)
-		}
-		return
-	}
-	now := m.sh.now()
-	o := newOwnLock(msg.lock, now)
-	m.ours.locks = append(m.ours.locks, o)
-	if m.mon != nil {
-		m.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now)
-	}
-	if current {
-		m.form = nil
-	}
-	if msg.cancelled { // won as it was cancelled, and the release that followed was not confirmed
-		o.validUntil = now.Add(msg.validity)
-		m.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
-		return
-	}
-	m.logf(levelInfo, msg.resource, "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
-		o.last.detail())
-	m.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
-}
-
-// extend issues an extension of the target lock by its TTL.
-func (m *Model) extend() tea.Cmd {
-	if why := m.writeBlocked("extending"); why != "" {
-		m.setStatus(levelWarn, why)
-		return nil
-	}
-	o, why := m.targetOwn()
-	if o == nil {
-		m.setStatus(levelWarn, "extend: "+why)
-		return nil
-	}
-	if o.busy != "" {
-		m.setStatus(levelWarn, o.name+" is already "+o.busy)
-		return nil
-	}
-	if why := o.unextendable(m.sh.now(), m.all.Release.Help().Key); why != "" {
-		m.setStatus(levelWarn, "extend: "+why)
-		return nil
-	}
-	cmd := m.issue("extending", extendCmd(m.ctx, o.lock, o.ttl))
-	if cmd != nil {
-		o.busy = "extending"
-	}
-	return cmd
-}
-
-// onExtended applies an extension result to the lock it was issued for, wherever the cursor is now.
-func (m *Model) onExtended(msg extendResultMsg) {
-	o := m.ours.find(msg.lock)
-	if o == nil {
-		m.logf(levelInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
-			sanitize(msg.lock.Resource(), nameCap))
-		return
-	}
-	o.busy = ""
-	m.log.add(o.refresh(m.sh.now())...)
-	switch {
-	case msg.err == nil:
-		o.extendFailed = ""
-		m.logf(levelInfo, msg.lock.Resource(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
-			o.last.summary(), o.last.detail())
-		m.setStatus(levelInfo, "extended "+o.name)
-	case errors.Is(msg.err, redlock.ErrExtendLimit):
-		reason, _ := failure(msg.err)
-		m.logf(levelWarn, msg.lock.Resource(), "extend %s refused: %s", o.name, reason)
-		m.setStatus(levelWarn, "extend "+o.name+" refused: "+reason)
-	default:
-		m.extendFailure(o, "extend", msg.err)
-	}
-}
-
 // unextendable says why lock o cannot be extended at now ("" when it can): its release was asked for, or the
 // Redlock client gave it up after an extension failed with errors while its keys may still hold. releaseKey
 // names the key that releases it.
@@ -785,253 +534,6 @@ func (o *ownLock) unextendable(now time.Time, releaseKey string) string {
 	return ""
 }
 
-// extendFailure applies a failed extension (what: "extend", "auto-extend") of lock o: lost when the masters'
-// answers prove it, and otherwise still ours, with the validity it had, since its keys may still hold.
-func (m *Model) extendFailure(o *ownLock, what string, err error) {
-	reason, rv := failure(err)
-	if extendLost(err) {
-		o.lost = reason
-		m.logf(levelError, o.lock.Resource(), "%s %s failed, LOST: %s%s", what, o.name, reason,
-			prefixed(" · ", rv.detail()))
-		m.setStatus(levelError, "lost "+o.name+": "+reason)
-		return
-	}
-	now := m.sh.now()
-	why := "failed"
-	if rv.n > 0 {
-		why = fmt.Sprintf("failed (%d of %d renewed, %d errors or timeouts)", rv.ok, rv.n, unanswered(rv))
-	}
-	o.extendFailed = why
-	m.logf(levelWarn, o.lock.Resource(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
-		o.name, why, dur(o.left(now)), prefixed(" · ", rv.detail()))
-	m.setStatus(levelWarn, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
-}
-
-// release issues the release of the target lock.
-func (m *Model) release() tea.Cmd {
-	if why := m.writeBlocked("releasing"); why != "" {
-		m.setStatus(levelWarn, why)
-		return nil
-	}
-	o, why := m.targetOwn()
-	if o == nil {
-		m.setStatus(levelWarn, "release: "+why)
-		return nil
-	}
-	if o.busy == "releasing" {
-		m.setStatus(levelWarn, o.name+" is already releasing")
-		return nil
-	}
-	cmd := m.issue("releasing", releaseCmd(m.ctx, o.lock, o.keeper))
-	if cmd != nil {
-		o.busy = "releasing"
-	}
-	return cmd
-}
-
-// onReleased applies a release to the lock it was issued for: a confirmed release ends the lock, an
-// unconfirmed one keeps it ours, with its validity counting down, until a retry is confirmed or it runs out.
-func (m *Model) onReleased(msg releaseResultMsg) {
-	l := msg.lock
-	name := sanitize(l.Resource(), nameCap)
-	o := m.ours.find(l)
-	if o == nil {
-		m.logf(levelInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
-		return
-	}
-	o.busy, o.keeper = "", nil // the release stopped the keeper
-	m.log.add(o.refresh(m.sh.now())...)
-	if !releaseEnded(msg.err) {
-		m.releaseUnconfirmed(o, msg.err, "")
-		return
-	}
-	m.endOwn(o)
-	rv := viewRound(l.LastRound())
-	if r, ok := errRound(msg.err); ok {
-		rv = viewRound(r)
-	}
-	switch {
-	case msg.err == nil:
-		m.logf(levelInfo, l.Resource(), "released %s: %s · %s", name, rv.summary(), rv.detail())
-		m.setStatus(levelInfo, "released "+name)
-	case errors.Is(msg.err, redlock.ErrNotHeld) && o.unconfirmed != "":
-		m.logf(levelInfo, l.Resource(), "released %s: no master holds it any more (the unconfirmed release went "+
-			"through, or it expired): %s", name, rv.detail())
-		m.setStatus(levelInfo, "released "+name+": no master holds it any more")
-	case errors.Is(msg.err, redlock.ErrNotHeld):
-		m.logf(levelWarn, l.Resource(), "released %s: it was not held any more (expired): %s", name, rv.detail())
-		m.setStatus(levelWarn, "released "+name+": it had already expired")
-	default:
-		m.logf(levelWarn, l.Resource(), "released %s: enough masters confirmed that it holds no quorum; "+
-			"keys left on the other %s expire with their TTL: %s · %s", name, plural(unanswered(rv), "master"),
-			rv.summary(), rv.detail())
-		m.setStatus(levelWarn, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
-			name, plural(unanswered(rv), "master")))
-	}
-}
-
-// releaseUnconfirmed records that the release of lock o was not confirmed: it stays ours until a retry is
-// confirmed or its validity runs out. lead starts the log line ("acquire of x cancelled, but ...").
-func (m *Model) releaseUnconfirmed(o *ownLock, err error, lead string) {
-	reason := "not confirmed"
-	var rv roundView
-	if err != nil {
-		reason, rv = failure(err)
-	}
-	o.unconfirmed = reason
-	key := m.all.Release.Help().Key
-	left := dur(o.left(m.sh.now()))
-	m.logf(levelWarn, o.lock.Resource(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
-		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
-	m.setStatus(levelWarn, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
-		left, key))
-}
-
-// toggleAuto starts or stops auto-extension of the target lock.
-func (m *Model) toggleAuto() tea.Cmd {
-	if why := m.writeBlocked("auto-extending"); why != "" {
-		m.setStatus(levelWarn, why)
-		return nil
-	}
-	o, why := m.targetOwn()
-	switch {
-	case o == nil:
-		m.setStatus(levelWarn, "auto-extend: "+why)
-		return nil
-	case o.autoBusy:
-		m.setStatus(levelWarn, "auto-extension of "+o.name+" is already changing")
-		return nil
-	case o.keeper != nil:
-		o.autoBusy = true
-		return stopKeeper(o.lock, o.keeper)
-	case !o.held || o.lost != "" || o.busy == "releasing":
-		why := o.unextendable(m.sh.now(), m.all.Release.Help().Key)
-		if why == "" {
-			why = o.name + " is not held"
-		}
-		m.setStatus(levelWarn, "auto-extend: "+why)
-		return nil
-	}
-	cmd := m.issue("auto-extending", startKeeperCmd(o.lock))
-	if cmd != nil {
-		o.autoBusy = true
-	}
-	return cmd
-}
-
-// onKeeper records a keeper started or stopped for the lock it belongs to.
-func (m *Model) onKeeper(msg keeperMsg) tea.Cmd {
-	o := m.ours.find(msg.lock)
-	if o == nil {
-		if msg.started { // the lock was released meanwhile: its keeper has no work
-			return stopKeeper(msg.lock, msg.keeper)
-		}
-		return nil
-	}
-	o.autoBusy = false
-	if msg.started {
-		o.keeper = msg.keeper
-		m.logf(levelInfo, msg.lock.Resource(), "auto-extend on for %s", o.name)
-		m.setStatus(levelInfo, "auto-extend on for "+o.name)
-		return watchKeeper(msg.lock, msg.keeper)
-	}
-	if o.keeper == msg.keeper {
-		o.keeper = nil
-	}
-	m.logf(levelInfo, msg.lock.Resource(), "auto-extend off for %s", o.name)
-	m.setStatus(levelInfo, "auto-extend off for "+o.name)
-	return nil
-}
-
-// onKeeperEnded applies the failed extension its keeper reports, if any: lost only when the masters prove it.
-func (m *Model) onKeeperEnded(msg keeperEndedMsg) {
-	o := m.ours.find(msg.lock)
-	if o == nil || o.keeper != msg.keeper {
-		return
-	}
-	o.keeper = nil
-	if msg.err == nil {
-		return
-	}
-	m.log.add(o.refresh(m.sh.now())...)
-	m.extendFailure(o, "auto-extend", msg.err)
-}
-
-// openDelete opens the confirmation to force-delete the selected lock, which must not be ours.
-func (m *Model) openDelete() {
-	row := m.locks.selectedRow()
-	if row == nil || m.focus != focusLocks {
-		m.setStatus(levelWarn, "delete: select a lock in the locks panel first")
-		return
-	}
-	if why := m.writeBlocked("force-deleting"); why != "" {
-		m.setStatus(levelWarn, why)
-		return
-	}
-	tokens := m.foreignTokens(row)
-	if len(tokens) == 0 {
-		m.setStatus(levelWarn, "delete: "+row.name+" is ours: "+m.all.Release.Help().Key+" releases it")
-		return
-	}
-	m.reqs++
-	m.confirm = newDeleteConfirm(m.sh, m.reqs, row, tokens)
-}
-
-// foreignTokens are the distinct tokens of a lock row that are not ours.
-func (m *Model) foreignTokens(row *lockRow) []string {
-	var tokens []string
-	for _, c := range row.lv.Masters {
-		if !c.Present() {
-			continue
-		}
-		mine := false
-		for _, o := range m.ours.locks {
-			if o.lock.Resource() == row.lv.Resource && o.lock.Token() == c.Token {
-				mine = true
-			}
-		}
-		seen := false
-		for _, t := range tokens {
-			seen = seen || t == c.Token
-		}
-		if !mine && !seen {
-			tokens = append(tokens, c.Token)
-		}
-	}
-	return tokens
-}
-
-// onDeleted logs a force-delete's rounds and closes its confirmation.
-func (m *Model) onDeleted(msg deleteResultMsg) {
-	if m.confirm != nil && m.confirm.req == msg.req {
-		m.confirm = nil
-	}
-	name := sanitize(msg.resource, nameCap)
-	deleted, gone := 0, 0
-	for i, r := range msg.rounds {
-		rv := viewRound(r)
-		token := strings.TrimRight(fit(sanitize(msg.tokens[i], nameCap), shortToken), " ")
-		deleted += r.OK
-		switch err := msg.errs[i]; {
-		case err == nil:
-			m.logf(levelInfo, msg.resource, "deleted %s token %s from %s: %s", name, token,
-				plural(r.OK, "master"), rv.detail())
-		case errors.Is(err, redlock.ErrNotHeld):
-			gone++
-			m.logf(levelWarn, msg.resource, "delete %s token %s: no master held it any more", name, token)
-		default:
-			reason, _ := failure(err)
-			m.logf(levelWarn, msg.resource, "delete %s token %s: %s · %s", name, token, reason, rv.detail())
-		}
-	}
-	switch {
-	case gone == len(msg.rounds):
-		m.setStatus(levelWarn, "force-delete "+name+": nothing deleted: no master held those tokens any more")
-	default:
-		m.setStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
-	}
-}
-
 // togglePause pauses or resumes polling.
 func (m *Model) togglePause() {
 	m.paused = !m.paused
@@ -1039,9 +541,9 @@ func (m *Model) togglePause() {
 		m.mon.SetPaused(m.paused)
 	}
 	if m.paused {
-		m.setStatus(levelInfo, "polling paused")
+		m.sh.setStatus(levelInfo, "polling paused")
 	} else {
-		m.setStatus(levelInfo, "polling resumed")
+		m.sh.setStatus(levelInfo, "polling resumed")
 	}
 }
 
@@ -1064,23 +566,23 @@ func (m *Model) stepInterval(dir int) {
 		}
 	}
 	if next == m.interval {
-		m.setStatus(levelInfo, "poll interval stays "+next.String())
+		m.sh.setStatus(levelInfo, "poll interval stays "+next.String())
 		return
 	}
 	m.interval = next
 	if m.mon != nil {
 		m.mon.SetInterval(next)
 	}
-	m.setStatus(levelInfo, "polling every "+next.String())
+	m.sh.setStatus(levelInfo, "polling every "+next.String())
 }
 
 // startQuit releases every lock we hold (bounded in time) and then quits.
 func (m *Model) startQuit() tea.Cmd {
 	m.quit.active = true
-	if m.form != nil && m.form.running {
-		m.form.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
+	if m.ops.form != nil && m.ops.form.running {
+		m.ops.form.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
 	}
-	m.form, m.confirm, m.showHelp, m.drill = nil, nil, false, nil
+	m.ops.form, m.ops.confirm, m.showHelp, m.drill = nil, nil, false, nil
 	if m.demo != nil {
 		m.demo.menu = nil
 	}
@@ -1089,13 +591,13 @@ func (m *Model) startQuit() tea.Cmd {
 		m.cancel()
 		return tea.Quit
 	}
-	cmd := m.issue("releasing", releaseAllCmd(m.ours.locks, m.sh.now()))
+	cmd := m.ops.issue("releasing", releaseAllCmd(m.ours.locks, m.sh.now()))
 	if cmd == nil {
 		m.quit.summary = m.summaryNow("")
 		m.cancel()
 		return tea.Quit
 	}
-	m.setStatus(levelInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(m.ours.locks), "lock")))
+	m.sh.setStatus(levelInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(m.ours.locks), "lock")))
 	return cmd
 }
 
@@ -1110,19 +612,19 @@ func (m *Model) onQuitReleased(msg quitMsg) tea.Cmd {
 		case o == nil: // ended on a tick while quitting
 			gone++
 		case releaseEnded(res.err):
-			m.endOwn(o)
+			m.ops.endOwn(o)
 			if errors.Is(res.err, redlock.ErrNotHeld) {
 				gone++
 			} else {
 				released++
 			}
 		case o.left(now) == 0:
-			m.endOwn(o)
+			m.ops.endOwn(o)
 			gone++
 		default:
 			reason, _ := failure(res.err)
 			o.unconfirmed = reason
-			m.logf(levelWarn, res.lock.Resource(), "release of %s unconfirmed after %s: %s", o.name,
+			m.sh.logf(levelWarn, res.lock.Resource(), "release of %s unconfirmed after %s: %s", o.name,
 				plural(res.attempts, "attempt"), reason)
 		}
 	}
@@ -1185,16 +687,6 @@ func (m *Model) Summary() string {
 	return m.summaryNow("")
 }
 
-// setStatus shows a message on the status line.
-func (m *Model) setStatus(l level, text string) {
-	m.status = status{at: m.sh.now(), level: l, text: text}
-}
-
-// logf adds a log entry about a raw resource ("" for none); args must already be sanitized.
-func (m *Model) logf(l level, resource, format string, args ...any) {
-	m.log.add(logEntry{at: m.sh.now(), level: l, resource: resource, text: fmt.Sprintf(format, args...)})
-}
-
 // prefixed returns sep+s, or "" for an empty s.
 func prefixed(sep, s string) string {
 	if s == "" {
@@ -1207,14 +699,14 @@ func prefixed(sep, s string) string {
 func (m *Model) syncKeys() {
 	m.keys = m.all
 	k := &m.keys
-	write := m.writeBlocked("") == ""
-	o, _ := m.targetOwn()
+	write := m.ops.writeBlocked("") == ""
+	o, _ := m.ops.targetOwn()
 	row := m.locks.selectedRow()
 	k.Acquire.SetEnabled(write)
 	k.Extend.SetEnabled(write && o != nil)
 	k.Release.SetEnabled(write && o != nil)
 	k.AutoExtend.SetEnabled(write && o != nil)
-	k.Delete.SetEnabled(write && m.focus == focusLocks && row != nil && len(m.foreignTokens(row)) > 0)
+	k.Delete.SetEnabled(write && m.focus == focusLocks && row != nil && len(m.ops.foreignTokens(row)) > 0)
 	if m.demo != nil {
 		k.Demo.Dismiss.SetEnabled(m.demo.banner != nil)
 		k.Demo.Story.SetEnabled(m.demo.banner != nil)

@@ -9,7 +9,7 @@ const wheelStep = 3
 // focuses the panel under it and selects the row clicked, and a click on the row already selected opens it, as
 // Open does. Dialogs take no mouse input.
 func (m *Model) mouse(msg tea.MouseMsg) {
-	if m.quit.active || m.form != nil || m.confirm != nil || (m.demo != nil && m.demo.menu != nil) || m.lay.tooSmall {
+	if m.quit.active || m.ops.form != nil || m.ops.confirm != nil || (m.demo != nil && m.demo.menu != nil) || m.lay.tooSmall {
 		return
 	}
 	switch {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,18 @@ type shared struct {
 	data     *dashboard // nil until the first snapshot
 	readOnly bool
 	demo     *demoView // nil outside demo mode
+	log      *eventLog // every component logs here
+	status   status    // the status line
+}
+
+// setStatus shows a message on the status line.
+func (sh *shared) setStatus(l level, text string) {
+	sh.status = status{at: sh.now(), level: l, text: text}
+}
+
+// logf adds a log entry about a raw resource ("" for none); args must already be sanitized.
+func (sh *shared) logf(l level, resource, format string, args ...any) {
+	sh.log.add(logEntry{at: sh.now(), level: l, resource: resource, text: fmt.Sprintf(format, args...)})
 }
 
 // Border glyphs: a focused panel has a heavy border, so focus shows without colour too.

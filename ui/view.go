@@ -32,10 +32,10 @@ func (m *Model) View() string {
 	}
 	body := m.bodyView()
 	switch {
-	case m.form != nil:
-		body = overlay(body, m.form.View(m.width-4, m.frame), m.width)
-	case m.confirm != nil:
-		body = overlay(body, m.confirm.View(m.width-4, m.frame), m.width)
+	case m.ops.form != nil:
+		body = overlay(body, m.ops.form.View(m.width-4, m.frame), m.width)
+	case m.ops.confirm != nil:
+		body = overlay(body, m.ops.confirm.View(m.width-4, m.frame), m.width)
 	case m.demo != nil && m.demo.menu != nil:
 		body = overlay(body, m.demo.menu.View(m.width-4, m.demo), m.width)
 	}
@@ -219,7 +219,7 @@ func (m *Model) openHelp() {
 func (m *Model) helpLines() []string {
 	st := m.sh.st
 	keys := m.all
-	if m.writeBlocked("") != "" {
+	if m.ops.writeBlocked("") != "" {
 		keys.Acquire.SetEnabled(false)
 		keys.Extend.SetEnabled(false)
 		keys.Release.SetEnabled(false)
@@ -246,7 +246,7 @@ func (m *Model) helpLines() []string {
 		st.table.head.Render("Outcomes")+st.text.muted.Render("  ✓ ok  ◆ another token  · no key  T timeout  ✗ error  ? pending"),
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
-	if why := m.writeBlocked("locking"); why != "" {
+	if why := m.ops.writeBlocked("locking"); why != "" {
 		lines = append(lines, "", st.level[levelWarn].Render(why))
 		if m.demo != nil && m.readOnly {
 			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
@@ -301,8 +301,8 @@ func (m *Model) helpColumns(groups [][]key.Binding, w int) []string {
 func (m *Model) footerView() string {
 	st := m.sh.st
 	var statusLine string
-	if m.status.text != "" {
-		s := m.status
+	if m.sh.status.text != "" {
+		s := m.sh.status
 		statusLine = st.text.muted.Render(s.at.Format("15:04:05")+" ") +
 			st.level[s.level].Render(levelGlyph[s.level]+" ") + st.name(s.text, st.level[s.level])
 	}
@@ -319,7 +319,7 @@ func (m *Model) footerView() string {
 // shortHelp lists the bindings that work right now, for the footer.
 func (m *Model) shortHelp() []key.Binding {
 	switch {
-	case m.form != nil, m.confirm != nil:
+	case m.ops.form != nil, m.ops.confirm != nil:
 		return m.formKeys
 	case m.demo != nil && m.demo.menu != nil:
 		return m.menuKeys

@@ -1,0 +1,576 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
+
+// lockOps is the component that writes to the masters: it owns the acquire form, the force-delete
+// confirmation and the keys that act on locks (Acquire, Extend, Release, AutoExtend, Delete), issues every write
+// command, and applies their results to our locks. The root model routes those keys and results to it, and reads
+// its form and confirmation to draw them over the panels.
+type lockOps struct {
+	sh       *shared
+	all      *KeyMap // the bindings as given, for the keys named in messages
+	locker   *redlock.Client
+	mon      *monitor.Monitor
+	ctx      context.Context
+	readOnly bool
+	ttl      time.Duration  // the acquire form's TTL: the last one used
+	reqs     uint64         // request counter: every acquire and delete request has its own id
+	form     *acquireForm   // open acquire form, nil when closed
+	confirm  *deleteConfirm // open force-delete confirmation, nil when closed
+	ours     *oursPanel
+	locks    *locksPanel
+	focus    *panelID // the root model's focus: which lock a key acts on depends on it
+}
+
+// key applies one of the lock action keys and reports whether msg was one.
+func (ops *lockOps) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := ops.all
+	switch {
+	case key.Matches(msg, k.Acquire):
+		ops.openAcquire()
+	case key.Matches(msg, k.Extend):
+		return ops.extend(), true
+	case key.Matches(msg, k.Release):
+		return ops.release(), true
+	case key.Matches(msg, k.AutoExtend):
+		return ops.toggleAuto(), true
+	case key.Matches(msg, k.Delete):
+		ops.openDelete()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// Update applies the result of a write command to the lock or dialog it answers, and reports whether msg was
+// one.
+func (ops *lockOps) Update(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case acquireProgressMsg:
+		return ops.onAcquireProgress(msg), true
+	case acquireResultMsg:
+		ops.onAcquired(msg)
+	case extendResultMsg:
+		ops.onExtended(msg)
+	case releaseResultMsg:
+		ops.onReleased(msg)
+	case keeperMsg:
+		return ops.onKeeper(msg), true
+	case keeperEndedMsg:
+		ops.onKeeperEnded(msg)
+	case deleteResultMsg:
+		ops.onDeleted(msg)
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// targetOwn is the lock of ours that Extend, Release and AutoExtend act on: the one under the cursor of our
+// locks panel, or ours for the resource under the locks panel's cursor. It says why when there is none.
+func (ops *lockOps) targetOwn() (*ownLock, string) {
+	switch *ops.focus {
+	case focusOurs:
+		if o := ops.ours.selected(); o != nil {
+			return o, ""
+		}
+		return nil, "we hold no lock"
+	case focusLocks:
+		if row := ops.locks.selectedRow(); row != nil {
+			if o := ops.ours.byResource(row.lv.Resource); o != nil {
+				return o, ""
+			}
+			return nil, "the selected lock is not ours: select one of ours (" + ops.all.NextPanel.Help().Key +
+				" to our locks)"
+		}
+	}
+	return nil, "select one of our locks first"
+}
+
+// openAcquire opens the acquire form.
+func (ops *lockOps) openAcquire() {
+	if why := ops.writeBlocked("acquiring"); why != "" {
+		ops.sh.setStatus(levelWarn, why)
+		return
+	}
+	ops.form = newAcquireForm(ops.sh, ops.ttl)
+}
+
+// submitAcquire validates the form and issues the acquire request.
+func (ops *lockOps) submitAcquire() tea.Cmd {
+	f := ops.form
+	resource, ttl, err := f.values()
+	if err != nil {
+		f.err = err.Error()
+		return nil
+	}
+	ops.reqs++
+	ctx, cancel := context.WithCancel(ops.ctx)
+	progress := make(chan acquireProgressMsg, 1)
+	cmd := ops.issue("acquiring", acquireCmd(ctx, ops.reqs, resource, ttl, progress))
+	if cmd == nil {
+		cancel()
+		return nil
+	}
+	f.running, f.req, f.started, f.cancel, f.err, f.round = true, ops.reqs, ops.sh.now(), cancel, "", roundView{}
+	f.attempt = 0
+	ops.ttl = ttl
+	ops.sh.logf(levelInfo, resource, "acquiring %s for %v…", sanitize(resource, nameCap), ttl)
+	return tea.Batch(cmd, waitAcquireProgress(progress))
+}
+
+// onAcquireProgress shows a failed round on the form that is still waiting for it, and waits for the next.
+func (ops *lockOps) onAcquireProgress(msg acquireProgressMsg) tea.Cmd {
+	if f := ops.form; f != nil && f.running && f.req == msg.req {
+		f.attempt, f.round = msg.attempt, msg.round
+	}
+	return waitAcquireProgress(msg.next)
+}
+
+// onAcquired applies an acquire result to the form that asked for it; a lock won for a form since closed is
+// still recorded as ours, so it is never forgotten.
+func (ops *lockOps) onAcquired(msg acquireResultMsg) {
+	name := sanitize(msg.resource, nameCap)
+	f := ops.form
+	current := f != nil && f.running && f.req == msg.req
+	if current {
+		f.running = false
+		f.cancel()
+	}
+	switch {
+	case msg.lock == nil && msg.cancelled:
+		ops.sh.logf(levelInfo, msg.resource, "acquire of %s cancelled; nothing held", name)
+		return
+	case msg.lock == nil:
+		reason, rv := failure(msg.err)
+		ops.sh.logf(levelError, msg.resource, "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
+		if current {
+			f.err, f.round = "not acquired: "+reason, rv
+		} else {
+			ops.sh.setStatus(levelError, "acquire "+name+" failed: "+reason)
+		}
+		return
+	}
+	now := ops.sh.now()
+	o := newOwnLock(msg.lock, now)
+	ops.ours.locks = append(ops.ours.locks, o)
+	if ops.mon != nil {
+		ops.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now)
+	}
+	if current {
+		ops.form = nil
+	}
+	if msg.cancelled { // won as it was cancelled, and the release that followed was not confirmed
+		o.validUntil = now.Add(msg.validity)
+		ops.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
+		return
+	}
+	ops.sh.logf(levelInfo, msg.resource, "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
+		o.last.detail())
+	ops.sh.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
+}
+
+// extend issues an extension of the target lock by its TTL.
+func (ops *lockOps) extend() tea.Cmd {
+	if why := ops.writeBlocked("extending"); why != "" {
+		ops.sh.setStatus(levelWarn, why)
+		return nil
+	}
+	o, why := ops.targetOwn()
+	if o == nil {
+		ops.sh.setStatus(levelWarn, "extend: "+why)
+		return nil
+	}
+	if o.busy != "" {
+		ops.sh.setStatus(levelWarn, o.name+" is already "+o.busy)
+		return nil
+	}
+	if why := o.unextendable(ops.sh.now(), ops.all.Release.Help().Key); why != "" {
+		ops.sh.setStatus(levelWarn, "extend: "+why)
+		return nil
+	}
+	cmd := ops.issue("extending", extendCmd(ops.ctx, o.lock, o.ttl))
+	if cmd != nil {
+		o.busy = "extending"
+	}
+	return cmd
+}
+
+// onExtended applies an extension result to the lock it was issued for, wherever the cursor is now.
+func (ops *lockOps) onExtended(msg extendResultMsg) {
+	o := ops.ours.find(msg.lock)
+	if o == nil {
+		ops.sh.logf(levelInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
+			sanitize(msg.lock.Resource(), nameCap))
+		return
+	}
+	o.busy = ""
+	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	switch {
+	case msg.err == nil:
+		o.extendFailed = ""
+		ops.sh.logf(levelInfo, msg.lock.Resource(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
+			o.last.summary(), o.last.detail())
+		ops.sh.setStatus(levelInfo, "extended "+o.name)
+	case errors.Is(msg.err, redlock.ErrExtendLimit):
+		reason, _ := failure(msg.err)
+		ops.sh.logf(levelWarn, msg.lock.Resource(), "extend %s refused: %s", o.name, reason)
+		ops.sh.setStatus(levelWarn, "extend "+o.name+" refused: "+reason)
+	default:
+		ops.extendFailure(o, "extend", msg.err)
+	}
+}
+
+// extendFailure applies a failed extension (what: "extend", "auto-extend") of lock o: lost when the masters'
+// answers prove it, and otherwise still ours, with the validity it had, since its keys may still hold.
+func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
+	reason, rv := failure(err)
+	if extendLost(err) {
+		o.lost = reason
+		ops.sh.logf(levelError, o.lock.Resource(), "%s %s failed, LOST: %s%s", what, o.name, reason,
+			prefixed(" · ", rv.detail()))
+		ops.sh.setStatus(levelError, "lost "+o.name+": "+reason)
+		return
+	}
+	now := ops.sh.now()
+	why := "failed"
+	if rv.n > 0 {
+		why = fmt.Sprintf("failed (%d of %d renewed, %d errors or timeouts)", rv.ok, rv.n, unanswered(rv))
+	}
+	o.extendFailed = why
+	ops.sh.logf(levelWarn, o.lock.Resource(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
+		o.name, why, dur(o.left(now)), prefixed(" · ", rv.detail()))
+	ops.sh.setStatus(levelWarn, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
+}
+
+// release issues the release of the target lock.
+func (ops *lockOps) release() tea.Cmd {
+	if why := ops.writeBlocked("releasing"); why != "" {
+		ops.sh.setStatus(levelWarn, why)
+		return nil
+	}
+	o, why := ops.targetOwn()
+	if o == nil {
+		ops.sh.setStatus(levelWarn, "release: "+why)
+		return nil
+	}
+	if o.busy == "releasing" {
+		ops.sh.setStatus(levelWarn, o.name+" is already releasing")
+		return nil
+	}
+	cmd := ops.issue("releasing", releaseCmd(ops.ctx, o.lock, o.keeper))
+	if cmd != nil {
+		o.busy = "releasing"
+	}
+	return cmd
+}
+
+// onReleased applies a release to the lock it was issued for: a confirmed release ends the lock, an
+// unconfirmed one keeps it ours, with its validity counting down, until a retry is confirmed or it runs out.
+func (ops *lockOps) onReleased(msg releaseResultMsg) {
+	l := msg.lock
+	name := sanitize(l.Resource(), nameCap)
+	o := ops.ours.find(l)
+	if o == nil {
+		ops.sh.logf(levelInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
+		return
+	}
+	o.busy, o.keeper = "", nil // the release stopped the keeper
+	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	if !releaseEnded(msg.err) {
+		ops.releaseUnconfirmed(o, msg.err, "")
+		return
+	}
+	ops.endOwn(o)
+	rv := viewRound(l.LastRound())
+	if r, ok := errRound(msg.err); ok {
+		rv = viewRound(r)
+	}
+	switch {
+	case msg.err == nil:
+		ops.sh.logf(levelInfo, l.Resource(), "released %s: %s · %s", name, rv.summary(), rv.detail())
+		ops.sh.setStatus(levelInfo, "released "+name)
+	case errors.Is(msg.err, redlock.ErrNotHeld) && o.unconfirmed != "":
+		ops.sh.logf(levelInfo, l.Resource(), "released %s: no master holds it any more (the unconfirmed release went "+
+			"through, or it expired): %s", name, rv.detail())
+		ops.sh.setStatus(levelInfo, "released "+name+": no master holds it any more")
+	case errors.Is(msg.err, redlock.ErrNotHeld):
+		ops.sh.logf(levelWarn, l.Resource(), "released %s: it was not held any more (expired): %s", name, rv.detail())
+		ops.sh.setStatus(levelWarn, "released "+name+": it had already expired")
+	default:
+		ops.sh.logf(levelWarn, l.Resource(), "released %s: enough masters confirmed that it holds no quorum; "+
+			"keys left on the other %s expire with their TTL: %s · %s", name, plural(unanswered(rv), "master"),
+			rv.summary(), rv.detail())
+		ops.sh.setStatus(levelWarn, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
+			name, plural(unanswered(rv), "master")))
+	}
+}
+
+// releaseUnconfirmed records that the release of lock o was not confirmed: it stays ours until a retry is
+// confirmed or its validity runs out. lead starts the log line ("acquire of x cancelled, but ...").
+func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
+	reason := "not confirmed"
+	var rv roundView
+	if err != nil {
+		reason, rv = failure(err)
+	}
+	o.unconfirmed = reason
+	key := ops.all.Release.Help().Key
+	left := dur(o.left(ops.sh.now()))
+	ops.sh.logf(levelWarn, o.lock.Resource(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
+		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
+	ops.sh.setStatus(levelWarn, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
+		left, key))
+}
+
+// toggleAuto starts or stops auto-extension of the target lock.
+func (ops *lockOps) toggleAuto() tea.Cmd {
+	if why := ops.writeBlocked("auto-extending"); why != "" {
+		ops.sh.setStatus(levelWarn, why)
+		return nil
+	}
+	o, why := ops.targetOwn()
+	switch {
+	case o == nil:
+		ops.sh.setStatus(levelWarn, "auto-extend: "+why)
+		return nil
+	case o.autoBusy:
+		ops.sh.setStatus(levelWarn, "auto-extension of "+o.name+" is already changing")
+		return nil
+	case o.keeper != nil:
+		o.autoBusy = true
+		return stopKeeper(o.lock, o.keeper)
+	case !o.held || o.lost != "" || o.busy == "releasing":
+		why := o.unextendable(ops.sh.now(), ops.all.Release.Help().Key)
+		if why == "" {
+			why = o.name + " is not held"
+		}
+		ops.sh.setStatus(levelWarn, "auto-extend: "+why)
+		return nil
+	}
+	cmd := ops.issue("auto-extending", startKeeperCmd(o.lock))
+	if cmd != nil {
+		o.autoBusy = true
+	}
+	return cmd
+}
+
+// onKeeper records a keeper started or stopped for the lock it belongs to.
+func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
+	o := ops.ours.find(msg.lock)
+	if o == nil {
+		if msg.started { // the lock was released meanwhile: its keeper has no work
+			return stopKeeper(msg.lock, msg.keeper)
+		}
+		return nil
+	}
+	o.autoBusy = false
+	if msg.started {
+		o.keeper = msg.keeper
+		ops.sh.logf(levelInfo, msg.lock.Resource(), "auto-extend on for %s", o.name)
+		ops.sh.setStatus(levelInfo, "auto-extend on for "+o.name)
+		return watchKeeper(msg.lock, msg.keeper)
+	}
+	if o.keeper == msg.keeper {
+		o.keeper = nil
+	}
+	ops.sh.logf(levelInfo, msg.lock.Resource(), "auto-extend off for %s", o.name)
+	ops.sh.setStatus(levelInfo, "auto-extend off for "+o.name)
+	return nil
+}
+
+// onKeeperEnded applies the failed extension its keeper reports, if any: lost only when the masters prove it.
+func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
+	o := ops.ours.find(msg.lock)
+	if o == nil || o.keeper != msg.keeper {
+		return
+	}
+	o.keeper = nil
+	if msg.err == nil {
+		return
+	}
+	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	ops.extendFailure(o, "auto-extend", msg.err)
+}
+
+// openDelete opens the confirmation to force-delete the selected lock, which must not be ours.
+func (ops *lockOps) openDelete() {
+	row := ops.locks.selectedRow()
+	if row == nil || *ops.focus != focusLocks {
+		ops.sh.setStatus(levelWarn, "delete: select a lock in the locks panel first")
+		return
+	}
+	if why := ops.writeBlocked("force-deleting"); why != "" {
+		ops.sh.setStatus(levelWarn, why)
+		return
+	}
+	tokens := ops.foreignTokens(row)
+	if len(tokens) == 0 {
+		ops.sh.setStatus(levelWarn, "delete: "+row.name+" is ours: "+ops.all.Release.Help().Key+" releases it")
+		return
+	}
+	ops.reqs++
+	ops.confirm = newDeleteConfirm(ops.sh, ops.reqs, row, tokens)
+}
+
+// foreignTokens are the distinct tokens of a lock row that are not ours.
+func (ops *lockOps) foreignTokens(row *lockRow) []string {
+	var tokens []string
+	for _, c := range row.lv.Masters {
+		if !c.Present() {
+			continue
+		}
+		mine := false
+		for _, o := range ops.ours.locks {
+			if o.lock.Resource() == row.lv.Resource && o.lock.Token() == c.Token {
+				mine = true
+			}
+		}
+		seen := false
+		for _, t := range tokens {
+			seen = seen || t == c.Token
+		}
+		if !mine && !seen {
+			tokens = append(tokens, c.Token)
+		}
+	}
+	return tokens
+}
+
+// onDeleted logs a force-delete's rounds and closes its confirmation.
+func (ops *lockOps) onDeleted(msg deleteResultMsg) {
+	if ops.confirm != nil && ops.confirm.req == msg.req {
+		ops.confirm = nil
+	}
+	name := sanitize(msg.resource, nameCap)
+	deleted, gone := 0, 0
+	for i, r := range msg.rounds {
+		rv := viewRound(r)
+		token := strings.TrimRight(fit(sanitize(msg.tokens[i], nameCap), shortToken), " ")
+		deleted += r.OK
+		switch err := msg.errs[i]; {
+		case err == nil:
+			ops.sh.logf(levelInfo, msg.resource, "deleted %s token %s from %s: %s", name, token,
+				plural(r.OK, "master"), rv.detail())
+		case errors.Is(err, redlock.ErrNotHeld):
+			gone++
+			ops.sh.logf(levelWarn, msg.resource, "delete %s token %s: no master held it any more", name, token)
+		default:
+			reason, _ := failure(err)
+			ops.sh.logf(levelWarn, msg.resource, "delete %s token %s: %s · %s", name, token, reason, rv.detail())
+		}
+	}
+	switch {
+	case gone == len(msg.rounds):
+		ops.sh.setStatus(levelWarn, "force-delete "+name+": nothing deleted: no master held those tokens any more")
+	default:
+		ops.sh.setStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
+	}
+}
+
+// endOwn drops one of our locks that has ended (released, or run out), here and in the monitor.
+func (ops *lockOps) endOwn(o *ownLock) {
+	ops.ours.remove(o.lock)
+	if ops.mon != nil {
+		ops.mon.ForgetOwn(o.lock.Resource(), o.lock.Token())
+	}
+}
+
+// refreshOurs copies our locks' state (in memory) and logs what their keepers did. A lock whose release was
+// not confirmed ends here when its validity runs out: its keys expire with their TTL.
+func (ops *lockOps) refreshOurs() {
+	now := ops.sh.now()
+	var ended []*ownLock
+	for _, o := range ops.ours.locks {
+		ops.sh.log.add(o.refresh(now)...)
+		if o.unconfirmed != "" && o.busy == "" && o.left(now) == 0 {
+			ended = append(ended, o)
+		}
+	}
+	for _, o := range ended {
+		ops.endOwn(o)
+		ops.sh.logf(levelWarn, o.lock.Resource(), "%s: its release was never confirmed and its validity ran out: the "+
+			"lock has ended, keys left on masters expire with their TTL", o.name)
+	}
+}
+
+// formKey routes a key to the acquire form.
+func (ops *lockOps) formKey(msg tea.KeyMsg) tea.Cmd {
+	f, k := ops.form, ops.all
+	switch {
+	case key.Matches(msg, k.Cancel):
+		if f.running {
+			f.cancel()
+			ops.sh.logf(levelInfo, f.resource.String(), "acquire of %s cancelled", sanitize(f.resource.String(), nameCap))
+		}
+		ops.form = nil
+	case f.running:
+	case key.Matches(msg, k.Confirm):
+		return ops.submitAcquire()
+	case f.edit(msg):
+		f.err = ""
+	case key.Matches(msg, k.NextPanel, k.PrevPanel, k.Up, k.Down):
+		f.focus = 1 - f.focus
+	}
+	return nil
+}
+
+// confirmKey routes a key to the delete confirmation.
+func (ops *lockOps) confirmKey(msg tea.KeyMsg) tea.Cmd {
+	c, k := ops.confirm, ops.all
+	switch {
+	case key.Matches(msg, k.Cancel):
+		ops.confirm = nil
+	case c.running:
+	case key.Matches(msg, k.Confirm):
+		if !c.matches() {
+			c.err = "the name does not match: nothing deleted"
+			return nil
+		}
+		cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, c.req, c.resource, c.tokens, c.hash))
+		if cmd == nil {
+			ops.confirm = nil
+			return nil
+		}
+		c.running = true
+		ops.sh.logf(levelInfo, c.resource, "force-deleting %s (%s)…", c.name, strings.Join(c.shown, ", "))
+		return cmd
+	case c.input.Update(msg):
+		c.err = ""
+	}
+	return nil
+}
+
+// writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may.
+func (ops *lockOps) writeBlocked(what string) string {
+	switch {
+	case ops.readOnly:
+		return what + " is disabled: the dashboard runs read-only (--read-only)"
+	case ops.locker == nil:
+		return what + " is unavailable: no Redlock client"
+	}
+	return ""
+}
+
+// issue is the one place where commands that write to the masters leave the dashboard: acquiring, extending,
+// auto-extending, releasing and force-deleting all pass here. In read-only mode nothing passes: the status line
+// says why and issue returns nil.
+func (ops *lockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
+	if why := ops.writeBlocked(what); why != "" {
+		ops.sh.setStatus(levelWarn, why)
+		return nil
+	}
+	c := ops.locker
+	return func() tea.Msg { return run(c) }
+}
