@@ -117,6 +117,31 @@ func (l *eventLog) cycleLevel() {
 	l.refilter()
 }
 
+// key applies the log's own keys and reports whether msg was one: LogLevel narrows it by level and, while it
+// has the focus, Filter searches it and Cancel clears the search.
+func (l *eventLog) key(msg tea.KeyMsg, focused bool) bool {
+	k := l.sh.keys
+	switch {
+	case key.Matches(msg, k.LogLevel):
+		l.cycleLevel()
+		if n := l.narrowed(); n != "" {
+			l.sh.setStatus(levelInfo, "event log: "+n)
+		} else {
+			l.sh.setStatus(levelInfo, "event log: every entry")
+		}
+	case !focused:
+		return false
+	case key.Matches(msg, k.Filter):
+		l.searching = true
+	case key.Matches(msg, k.Cancel) && l.query != "":
+		l.search.set("")
+		l.setQuery("")
+	default:
+		return false
+	}
+	return true
+}
+
 // setResource narrows the log to one lock's entries ("" for every lock's).
 func (l *eventLog) setResource(resource string) {
 	l.resource = resource

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
@@ -64,6 +65,30 @@ func (p *locksPanel) SetSize(w, h int) {
 
 // rows is how many lock rows fit below the column header.
 func (p *locksPanel) rows() int { return max(p.h-3, 0) }
+
+// key applies the panel's own keys, whatever has the focus, and reports whether msg was one: Filter starts
+// the filter, Cancel clears it, Sort and Reverse order the rows.
+func (p *locksPanel) key(msg tea.KeyMsg) bool {
+	k := p.sh.keys
+	switch {
+	case key.Matches(msg, k.Filter):
+		p.filtering = true
+	case key.Matches(msg, k.Cancel) && p.query != "":
+		p.filter.set("")
+		p.setFilter("")
+	case key.Matches(msg, k.Sort, k.Reverse):
+		if key.Matches(msg, k.Sort) {
+			p.cycleSort()
+		} else {
+			p.reverse = !p.reverse
+			p.rebuild()
+		}
+		p.sh.setStatus(levelInfo, "locks sorted by "+p.sortName())
+	default:
+		return false
+	}
+	return true
+}
 
 // Update moves the cursor with the navigation keys.
 func (p *locksPanel) Update(msg tea.KeyMsg) {

@@ -374,45 +374,23 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.cycleFocus(1)
 	case key.Matches(msg, k.PrevPanel):
 		m.cycleFocus(-1)
-	case key.Matches(msg, k.Filter) && m.focus == focusLog:
-		m.log.searching = true
-	case key.Matches(msg, k.Filter):
-		m.focus = focusLocks
-		m.locks.filtering = true
-	case key.Matches(msg, k.Reverse):
-		m.locks.reverse = !m.locks.reverse
-		m.locks.rebuild()
-		m.sh.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
 	case key.Matches(msg, k.Copy, k.CopyToken):
 		return m.copySelected(key.Matches(msg, k.CopyToken))
-	case key.Matches(msg, k.LogLevel):
-		m.log.cycleLevel()
-		if n := m.log.narrowed(); n != "" {
-			m.sh.setStatus(levelInfo, "event log: "+n)
-		} else {
-			m.sh.setStatus(levelInfo, "event log: every entry")
-		}
 	case key.Matches(msg, k.LogLock):
 		m.toggleLogLock()
-	case key.Matches(msg, k.Cancel) && m.focus == focusLog && m.log.query != "":
-		m.log.search.set("")
-		m.log.setQuery("")
-	case key.Matches(msg, k.Cancel) && m.logFull:
+	case key.Matches(msg, k.Cancel) && m.logFull && !(m.focus == focusLog && m.log.query != ""):
 		m.setLogFull(false)
-	case key.Matches(msg, k.Sort):
-		m.locks.cycleSort()
-		m.sh.setStatus(levelInfo, "locks sorted by "+m.locks.sortName())
+	case m.log.key(msg, m.focus == focusLog):
+	case m.locks.key(msg):
+		if m.locks.filtering {
+			m.focus = focusLocks // the filter takes the keyboard there
+		}
 	case key.Matches(msg, k.Pause):
 		m.togglePause()
 	case key.Matches(msg, k.Faster):
 		m.stepInterval(-1)
 	case key.Matches(msg, k.Slower):
 		m.stepInterval(1)
-	case key.Matches(msg, k.Cancel):
-		if m.locks.query != "" {
-			m.locks.filter.set("")
-			m.locks.setFilter("")
-		}
 	default:
 		if cmd, ok := m.ops.key(msg); ok {
 			return cmd
