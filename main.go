@@ -53,7 +53,7 @@ func main() {
 	// the monitor reports every such failure as a down master instead.
 	redis.SetLogger(quietLogger{})
 	os.Exit(run(os.Args[1:], system{
-		Environment:      Environment{Getenv: os.Getenv, ReadFile: readInputFile},
+		Environment:      Environment{Getenv: os.Getenv, ReadFile: readInputFile, ConfigDir: os.UserConfigDir},
 		stdout:           os.Stdout,
 		stderr:           os.Stderr,
 		stdoutIsTerminal: term.IsTerminal(os.Stdout.Fd()),
