@@ -237,6 +237,10 @@ func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syst
 		Title:    title,
 		Now:      time.Now,
 		Demo:     masters.demo,
+
+		Profile:      cfg.Profile,
+		ProfileColor: cfg.ProfileColor,
+		Production:   cfg.Production,
 	})
 	// Mouse: a click selects a row, the wheel scrolls; shift+drag still selects text in most terminals.
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithMouseCellMotion()}
