@@ -76,6 +76,9 @@ type Config struct {
 	TLSSkipVerify bool          // rediss:// certificates are not checked; main warns loudly
 	DemoClients   int           // simulated clients in demo mode
 	DemoResources int           // resources they contend for
+	Profile       string        // --profile: the connection profile's name, "" none
+	ProfileColor  string        // the profile's colour for the header: #RRGGBB, #RGB or an ANSI number; "" the default
+	Production    bool          // the profile is marked production: the header says so loudly
 	Help          bool          // print usage and exit; nothing else is set
 	Version       bool          // print the version and exit; nothing else is set
 }
@@ -89,8 +92,9 @@ type Master struct {
 // Environment is what parsing may read besides the arguments: injected so
 // that parsing stays pure and tests need no real environment or files.
 type Environment struct {
-	Getenv   func(string) string
-	ReadFile func(string) ([]byte, error)
+	Getenv    func(string) string
+	ReadFile  func(string) ([]byte, error)
+	ConfigDir func() (string, error) // the user's configuration directory (os.UserConfigDir), for --profile
 }
 
 // UsageError is a mistake on the command line: exit status 2, one line on
@@ -116,23 +120,42 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// flagValues holds the raw flag values before validation.
+// flagValues holds the raw flag values before validation, and what a
+// profile adds to them.
 type flagValues struct {
 	masters      []string
 	passwordFile string
 	tlsCAFile    string
 	retryDelay   string
+	profile      string // --profile NAME, "" none
+	configFile   string // --config FILE, "" the default path
 	cfg          Config
-	demoFlag     string // the first demo-only flag given, "" for none
+	demoFlag     string       // the first demo-only flag given, "" for none
+	user         string       // a profile's user, for masters whose entry has none
+	password     string       // a profile's password from its password_env, for masters whose entry has none
+	allTLS       bool         // a profile's tls: every master connects with TLS, as rediss://
+	from         settingNames // where the masters, the password file and the CA file were given, for messages
 }
+
+// settingNames name, in messages, where the masters, the password file and
+// the CA file were given: their flags, or the keys of a profile.
+type settingNames struct{ masters, passwordFile, tlsCAFile string }
+
+// flagSettingNames are the names of the settings given as flags.
+var flagSettingNames = settingNames{masters: "--masters", passwordFile: "--password-file", tlsCAFile: "--tls-ca-file"}
 
 // newFlagSet declares every flag on a fresh set bound to v.
 func newFlagSet(v *flagValues) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("redlock-tui", pflag.ContinueOnError)
 	fs.SortFlags = false
 	c := &v.cfg
+	v.from = flagSettingNames
 	fs.StringArrayVarP(&v.masters, "masters", "m", nil,
 		"Redis masters: host:port or redis://[user[:password]@]host[:port][/db] or rediss://...; comma list or repeated; none: embedded demo masters")
+	fs.StringVarP(&v.profile, "profile", "P", "",
+		"connect with this profile of the config file: its masters, user, password source, TLS, pattern, read-only; flags given win")
+	fs.StringVar(&v.configFile, "config", "",
+		"the profiles' file (default: redlock-tui/"+configFileName+" in the user's config directory, e.g. ~/.config)")
 	fs.StringVar(&v.passwordFile, "password-file", "",
 		"read the masters' password from this file (first line); else $REDISCLI_AUTH; a password in a URL wins")
 	fs.StringVar(&v.tlsCAFile, "tls-ca-file", "", "PEM file of CA certificates for rediss:// masters")
@@ -201,6 +224,9 @@ func parseConfig(args []string, env Environment) (Config, error) {
 		if fs.Changed(name) && v.demoFlag == "" {
 			v.demoFlag = name
 		}
+	}
+	if err := applyProfile(fs, &c, &v, env); err != nil {
+		return Config{}, err
 	}
 	if err := validateScalars(&c, &v); err != nil {
 		return Config{}, err
@@ -290,26 +316,27 @@ func parseRetryDelay(s string) (lo, hi time.Duration, err error) {
 	return lo, hi, nil
 }
 
-// parseMasters turns the --masters values into dialable masters: comma lists
-// split, each entry parsed, credentials and TLS applied, duplicates refused.
+// parseMasters turns the --masters values (or a profile's) into dialable
+// masters: comma lists split, each entry parsed, credentials and TLS applied,
+// duplicates refused.
 func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([]Master, error) {
 	var entries []string
 	for _, val := range values {
 		for _, e := range strings.Split(val, ",") {
 			if e = strings.TrimSpace(e); e == "" {
-				return nil, usagef("--masters: empty entry in %q", val)
+				return nil, usagef("%s: empty entry in %q", v.from.masters, val)
 			}
 			entries = append(entries, e)
 		}
 	}
 	if len(entries) > 0 && v.demoFlag != "" {
-		return nil, usagef("--%s applies to demo mode only, without --masters", v.demoFlag)
+		return nil, usagef("--%s applies to demo mode only, without --masters or --profile", v.demoFlag)
 	}
-	password, err := globalPassword(v.passwordFile, env)
+	password, err := globalPassword(v, env)
 	if err != nil {
 		return nil, err
 	}
-	roots, err := loadCAFile(v.tlsCAFile, env)
+	roots, err := loadCAFile(v.tlsCAFile, v.from.tlsCAFile, env)
 	if err != nil {
 		return nil, err
 	}
@@ -319,14 +346,20 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 	for _, e := range entries {
 		m, key, err := parseMaster(e)
 		if err != nil {
-			return nil, err
+			return nil, usagef("%s: %v", v.from.masters, err)
 		}
 		if first, dup := seen[key]; dup {
-			return nil, usagef("--masters: %s and %s are the same master, listed twice (it would count twice towards the quorum)",
-				first, m.Name)
+			return nil, usagef("%s: %s and %s are the same master, listed twice (it would count twice towards the quorum)",
+				v.from.masters, first, m.Name)
 		}
 		seen[key] = m.Name
+		if v.allTLS && m.Options.TLSConfig == nil {
+			useTLS(&m)
+		}
 		o := m.Options
+		if o.Username == "" {
+			o.Username = v.user
+		}
 		if o.Password == "" {
 			o.Password = password
 		}
@@ -339,7 +372,7 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 		masters = append(masters, m)
 	}
 	if !anyTLS && v.tlsCAFile != "" {
-		return nil, usagef("--tls-ca-file: no rediss:// master to use it with")
+		return nil, usagef("%s: no rediss:// master to use it with", v.from.tlsCAFile)
 	}
 	if !anyTLS && c.TLSSkipVerify {
 		return nil, usagef("--tls-skip-verify: no rediss:// master to use it with")
@@ -348,50 +381,58 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 }
 
 // globalPassword is the password for masters whose entry has none: the first
-// line of --password-file, else $REDISCLI_AUTH, else none.
-func globalPassword(file string, env Environment) (string, error) {
-	if file == "" {
+// line of --password-file (or of the profile's password_file), else the
+// profile's password_env, else $REDISCLI_AUTH, else none.
+func globalPassword(v *flagValues, env Environment) (string, error) {
+	file, name := v.passwordFile, v.from.passwordFile
+	switch {
+	case file == "" && v.password != "":
+		return v.password, nil
+	case file == "":
 		return env.Getenv("REDISCLI_AUTH"), nil
 	}
 	data, err := env.ReadFile(file)
 	if err != nil {
-		return "", usagef("--password-file: %v", err)
+		return "", usagef("%s: %v", name, err)
 	}
 	text := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
 	if strings.ContainsAny(text, "\r\n") {
-		return "", usagef("--password-file %q: more than one line", file)
+		return "", usagef("%s %q: more than one line", name, file)
 	}
 	if text == "" {
-		return "", usagef("--password-file %q is empty", file)
+		return "", usagef("%s %q is empty", name, file)
 	}
 	return text, nil
 }
 
-// loadCAFile reads a PEM bundle for --tls-ca-file; nil (the system roots) when none is given.
-func loadCAFile(file string, env Environment) (*x509.CertPool, error) {
+// loadCAFile reads a PEM bundle for --tls-ca-file (or a profile's
+// tls_ca_file, named so in messages); nil (the system roots) when none is
+// given.
+func loadCAFile(file, name string, env Environment) (*x509.CertPool, error) {
 	if file == "" {
 		return nil, nil
 	}
 	data, err := env.ReadFile(file)
 	if err != nil {
-		return nil, usagef("--tls-ca-file: %v", err)
+		return nil, usagef("%s: %v", name, err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(data) {
-		return nil, usagef("--tls-ca-file %q: no PEM certificate in it", file)
+		return nil, usagef("%s %q: no PEM certificate in it", name, file)
 	}
 	return pool, nil
 }
 
-// parseMaster parses one --masters entry. It returns the master and the key
-// under which two spellings of one server compare equal.
+// parseMaster parses one entry of --masters or of a profile's masters. It
+// returns the master and the key under which two spellings of one server
+// compare equal; its errors name the entry, and the caller where it was given.
 func parseMaster(entry string) (Master, string, error) {
 	if strings.Contains(entry, "://") {
 		return parseMasterURL(entry)
 	}
 	host, port, err := splitHostPort(entry)
 	if err != nil {
-		return Master{}, "", usagef("--masters: %q: %v (want host:port or a redis:// URL)", entry, err)
+		return Master{}, "", fmt.Errorf("%q: %v (want host:port or a redis:// URL)", entry, err)
 	}
 	addr := net.JoinHostPort(host, port)
 	return Master{Name: addr, Options: &redis.Options{Network: "tcp", Addr: addr}}, endpointKey(host, port), nil
@@ -407,34 +448,34 @@ func parseMasterURL(entry string) (Master, string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error repeats the URL, password included
 		}
-		return Master{}, "", usagef("--masters: malformed URL: %v", err)
+		return Master{}, "", fmt.Errorf("malformed URL: %v", err)
 	}
 	shown := redactURL(u)
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
-		return Master{}, "", usagef("--masters: %q: scheme must be redis:// or rediss://", shown)
+		return Master{}, "", fmt.Errorf("%q: scheme must be redis:// or rediss://", shown)
 	}
 	if u.Hostname() == "" {
-		return Master{}, "", usagef("--masters: %q: no host", shown)
+		return Master{}, "", fmt.Errorf("%q: no host", shown)
 	}
 	host, port := u.Hostname(), u.Port()
 	if port == "" && strings.HasSuffix(u.Host, ":") {
-		return Master{}, "", usagef("--masters: %q: empty port", shown)
+		return Master{}, "", fmt.Errorf("%q: empty port", shown)
 	}
 	if port == "" {
 		port = "6379"
 	}
 	if err := checkHost(host); err != nil {
-		return Master{}, "", usagef("--masters: %q: %v", shown, err)
+		return Master{}, "", fmt.Errorf("%q: %v", shown, err)
 	}
 	if err := checkPort(port); err != nil {
-		return Master{}, "", usagef("--masters: %q: %v", shown, err)
+		return Master{}, "", fmt.Errorf("%q: %v", shown, err)
 	}
 	o, err := redis.ParseURL(entry)
 	if err != nil {
-		return Master{}, "", usagef("--masters: %q: %s", shown, strings.TrimPrefix(err.Error(), "redis: "))
+		return Master{}, "", fmt.Errorf("%q: %s", shown, strings.TrimPrefix(err.Error(), "redis: "))
 	}
 	if o.DB < 0 {
-		return Master{}, "", usagef("--masters: %q: negative database number", shown)
+		return Master{}, "", fmt.Errorf("%q: negative database number", shown)
 	}
 	name := net.JoinHostPort(host, port)
 	if o.DB != 0 {

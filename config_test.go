@@ -19,10 +19,15 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 )
 
-// fakeEnv is an Environment with the given variables and files and nothing else.
+// fakeConfigDir is the user's config directory in fakeEnv.
+const fakeConfigDir = "/home/test/.config"
+
+// fakeEnv is an Environment with the given variables and files and nothing else; its config directory is
+// fakeConfigDir.
 func fakeEnv(vars, files map[string]string) Environment {
 	return Environment{
-		Getenv: func(k string) string { return vars[k] },
+		ConfigDir: func() (string, error) { return fakeConfigDir, nil },
+		Getenv:    func(k string) string { return vars[k] },
 		ReadFile: func(name string) ([]byte, error) {
 			if data, ok := files[name]; ok {
 				return []byte(data), nil
@@ -376,9 +381,10 @@ func TestHelpAndVersionExitZero(t *testing.T) {
 		}
 	}
 	_, stdout, _ := runCapture([]string{"--help"}, fakeEnv(nil, nil))
-	for _, flag := range []string{"--masters", "--password-file", "--tls-ca-file", "--tls-skip-verify", "--pattern",
-		"--ttl", "--poll", "--node-timeout", "--retries", "--retry-delay", "--drift-factor", "--max-keys", "--read-only",
-		"--once", "--json", "--version", "--demo-clients", "--demo-resources"} {
+	for _, flag := range []string{"--masters", "-P, --profile", "--config", "--password-file", "--tls-ca-file",
+		"--tls-skip-verify", "--pattern", "--ttl", "--poll", "--node-timeout", "--retries", "--retry-delay",
+		"--drift-factor", "--max-keys", "--read-only", "--once", "--json", "--version", "--demo-clients",
+		"--demo-resources"} {
 		if !strings.Contains(stdout, flag) {
 			t.Errorf("--help does not mention %s", flag)
 		}

@@ -205,6 +205,9 @@ func noQuorumSnapshot() monitor.Snapshot {
 	)
 }
 
+// prodProfileOptions are the dashboard's options as main gives them for a production profile: read-only.
+var prodProfileOptions = ui.Options{Profile: "prod-eu", ProfileColor: "#ff5f5f", Production: true, ReadOnly: true}
+
 func TestGolden(t *testing.T) {
 	tests := []struct {
 		name string
@@ -235,6 +238,8 @@ func TestGolden(t *testing.T) {
 			keys("tab", "tab", "/", "r", "3")}},
 		{"force_delete_wrapped_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: longTokenSnapshot()},
 			keys("D")}},
+		{"profile_production_80x24", prodProfileOptions, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}}},
+		{"profile_production_120x40", prodProfileOptions, 120, 40, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,7 +53,7 @@ func main() {
 	// the monitor reports every such failure as a down master instead.
 	redis.SetLogger(quietLogger{})
 	os.Exit(run(os.Args[1:], system{
-		Environment:      Environment{Getenv: os.Getenv, ReadFile: readInputFile},
+		Environment:      Environment{Getenv: os.Getenv, ReadFile: readInputFile, ConfigDir: os.UserConfigDir},
 		stdout:           os.Stdout,
 		stderr:           os.Stderr,
 		stdoutIsTerminal: term.IsTerminal(os.Stdout.Fd()),
@@ -237,6 +237,10 @@ func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syst
 		Title:    title,
 		Now:      time.Now,
 		Demo:     masters.demo,
+
+		Profile:      cfg.Profile,
+		ProfileColor: cfg.ProfileColor,
+		Production:   cfg.Production,
 	})
 	// Mouse: a click selects a row, the wheel scrolls; shift+drag still selects text in most terminals.
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithMouseCellMotion()}

@@ -43,6 +43,14 @@ type Options struct {
 	Poll time.Duration
 	// Title describes the cluster in the header, e.g. "demo" or the masters' addresses.
 	Title string
+	// Profile is the name of the connection profile the masters come from, "" none. The header shows it at
+	// any width, in ProfileColor, so that the cluster on screen is unmistakable.
+	Profile string
+	// ProfileColor is the profile name's colour: #RRGGBB, #RGB or an ANSI colour number, as the command line
+	// checked it; "" the theme's (red for a production profile).
+	ProfileColor string
+	// Production marks the profile as production: the header shows a loud PROD badge before its name.
+	Production bool
 	// Now is the dashboard's clock (time.Now when nil); tests inject a fixed one.
 	Now func() time.Time
 	// Demo is the running demo in demo mode, nil otherwise. The dashboard shows its masters' faults and its
@@ -119,6 +127,8 @@ type Model struct {
 	mon      *monitor.Monitor
 	readOnly bool
 	title    string
+	profile  string // sanitized; "" none
+	prod     bool   // the profile is production
 	interval time.Duration
 	paused   bool
 	ctx      context.Context
@@ -158,8 +168,10 @@ func New(o Options) *Model {
 	m := &Model{
 		all: o.Keys, keys: o.Keys, mon: o.Monitor, readOnly: o.ReadOnly,
 		title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx, cancel: cancel, focus: focusLocks,
+		profile: sanitize(o.Profile, nameCap), prod: o.Production,
 	}
-	m.sh = &shared{st: newStyles(defaultTheme()), keys: &m.keys, now: o.Now, readOnly: o.ReadOnly}
+	th := defaultTheme().withProfile(o.ProfileColor, o.Production)
+	m.sh = &shared{st: newStyles(th), keys: &m.keys, now: o.Now, readOnly: o.ReadOnly}
 	m.masters = &mastersPanel{sh: m.sh}
 	m.locks = newLocksPanel(m.sh)
 	m.detail = &detailPanel{sh: m.sh}

@@ -13,6 +13,7 @@ import (
 type theme struct {
 	text, muted, subtle, border, focus, accent, selected lipgloss.AdaptiveColor
 	ok, warn, bad, other, info                           lipgloss.AdaptiveColor
+	profile                                              lipgloss.TerminalColor // the connection profile's name
 }
 
 // defaultTheme is the palette used by New.
@@ -30,7 +31,20 @@ func defaultTheme() theme {
 		bad:      lipgloss.AdaptiveColor{Light: "#CF222E", Dark: "#F85149"},
 		other:    lipgloss.AdaptiveColor{Light: "#BC4C00", Dark: "#FFA657"},
 		info:     lipgloss.AdaptiveColor{Light: "#0550AE", Dark: "#79C0FF"},
+		profile:  lipgloss.AdaptiveColor{Light: "#0550AE", Dark: "#79C0FF"}, // as info
 	}
+}
+
+// withProfile is t with the connection profile's colour: the one the profile gives (#RRGGBB, #RGB or an ANSI
+// number), else red for a production profile and t's own for any other.
+func (t theme) withProfile(color string, production bool) theme {
+	switch {
+	case color != "":
+		t.profile = lipgloss.Color(color)
+	case production:
+		t.profile = t.bad
+	}
+	return t
 }
 
 // paint is a style made ready for the hot paths: its escape sequences are worked out once, so painting a cell
@@ -82,6 +96,7 @@ func (p paint) on(selected bool) paint {
 type styles struct {
 	header struct {
 		title, label, value, ok, degraded, noQuorum, paused, live, readOnly paint
+		profile, production                                                 paint // the profile's name; the PROD badge
 	}
 	banner struct{ err, warn paint }
 	demo   struct{ badge, violation paint }
@@ -115,6 +130,8 @@ func newStyles(t theme) *styles {
 	s.header.paused = p(fg(t.warn).Bold(true))
 	s.header.live = p(fg(t.ok))
 	s.header.readOnly = p(fg(t.info).Bold(true).Reverse(true))
+	s.header.profile = p(lipgloss.NewStyle().Foreground(t.profile).Bold(true))
+	s.header.production = p(lipgloss.NewStyle().Foreground(t.profile).Bold(true).Reverse(true))
 
 	s.banner.err = p(fg(t.bad).Bold(true))
 	s.banner.warn = p(fg(t.warn))

@@ -66,11 +66,17 @@ func (m *Model) tooSmallView() string {
 // appName starts the header.
 const appName = "redlock-tui"
 
-// headerView is the top line: title, overall state, masters and quorum, polling, last snapshot, locks. Parts
-// that do not fit are left out, least important first.
+// headerView is the top line: the connection profile, title, overall state, masters and quorum, polling, last
+// snapshot, locks. Parts that do not fit are left out, least important first; the profile never is.
 func (m *Model) headerView() string {
 	st := m.sh.st
+	sep := st.header.label.Render(" │ ")
 	parts := []part{{st.header.title.Render(appName), 0}}
+	profileAt := -1
+	if m.profile != "" {
+		profileAt = len(parts)
+		parts = append(parts, part{"", 0}) // filled in last, in the room the other parts kept at any width leave
+	}
 	if m.title != "" {
 		parts = append(parts, part{st.name(m.title, st.header.value), 6})
 	}
@@ -106,7 +112,37 @@ func (m *Model) headerView() string {
 			part{st.header.label.Render("locks ") + st.header.value.Render(thousands(len(d.locks))) +
 				st.header.label.Render(lockCounts(d)), 5})
 	}
-	return fitParts(parts, st.header.label.Render(" │ "), m.width)
+	if profileAt >= 0 {
+		parts[profileAt].text = m.profileView(m.width - keptWidth(parts, ansi.StringWidth(sep)))
+	}
+	return fitParts(parts, sep, m.width)
+}
+
+// profileView is the connection profile's name in its colour, after a loud PROD badge for a production
+// profile, with the name cut to fit room cells: the badge and a part of the name always show.
+func (m *Model) profileView(room int) string {
+	st := m.sh.st
+	badge := ""
+	if m.prod {
+		badge = st.header.production.Render(" PROD ") + " "
+	}
+	name := m.profile
+	if w := room - ansi.StringWidth(badge); ansi.StringWidth(name) > w {
+		name = strings.TrimRight(fit(name, max(w, 1)), " ")
+	}
+	return badge + st.name(name, st.header.profile)
+}
+
+// keptWidth is the width of the parts kept at any width (rank 0) joined by separators sepW cells wide.
+func keptWidth(parts []part, sepW int) int {
+	w, n := 0, 0
+	for _, p := range parts {
+		if p.rank == 0 {
+			w += ansi.StringWidth(p.text)
+			n++
+		}
+	}
+	return w + max(n-1, 0)*sepW
 }
 
 // part is a piece of a header line; rank says how long it is kept when the line is too wide.
