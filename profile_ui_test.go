@@ -116,3 +116,12 @@ func lastSGR(s string) string {
 	params, _, _ := strings.Cut(s[i+2:], "m")
 	return params
 }
+
+func TestProductionProfileSaysWhyItIsReadOnly(t *testing.T) {
+	m := newDashboard(ui.Options{Profile: "prod", Production: true, ReadOnly: true}, 120, 40)
+	m.Update(ui.SnapshotMsg{Snapshot: normalSnapshot()})
+	m.Update(keyMsg("a"))
+	if v := m.View(); !strings.Contains(v, "a production profile runs read-only (--read-only=false overrides)") {
+		t.Errorf("acquiring under a production profile does not say why it is refused:\n%s", v)
+	}
+}

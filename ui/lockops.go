@@ -24,13 +24,15 @@ type lockOps struct {
 	mon      *monitor.Monitor
 	ctx      context.Context
 	readOnly bool
-	ttl      time.Duration  // the acquire form's TTL: the last one used
-	reqs     uint64         // request counter: every acquire and delete request has its own id
-	form     *acquireForm   // open acquire form, nil when closed
-	confirm  *deleteConfirm // open force-delete confirmation, nil when closed
-	ours     *oursPanel
-	locks    *locksPanel
-	focus    *panelID // the root model's focus: which lock a key acts on depends on it
+	// production: the masters come from a production profile, which is why the dashboard may be read-only
+	production bool
+	ttl        time.Duration  // the acquire form's TTL: the last one used
+	reqs       uint64         // request counter: every acquire and delete request has its own id
+	form       *acquireForm   // open acquire form, nil when closed
+	confirm    *deleteConfirm // open force-delete confirmation, nil when closed
+	ours       *oursPanel
+	locks      *locksPanel
+	focus      *panelID // the root model's focus: which lock a key acts on depends on it
 }
 
 // key applies one of the lock action keys and reports whether msg was one.
@@ -555,6 +557,8 @@ func (ops *lockOps) confirmKey(msg tea.KeyMsg) tea.Cmd {
 // writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may.
 func (ops *lockOps) writeBlocked(what string) string {
 	switch {
+	case ops.readOnly && ops.production:
+		return what + " is disabled: a production profile runs read-only (--read-only=false overrides)"
 	case ops.readOnly:
 		return what + " is disabled: the dashboard runs read-only (--read-only)"
 	case ops.locker == nil:

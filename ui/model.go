@@ -179,7 +179,8 @@ func New(o Options) *Model {
 	m.log = newEventLog(m.sh)
 	m.sh.log = m.log
 	m.ops = &lockOps{sh: m.sh, all: &m.all, locker: o.Locker, mon: o.Monitor, ctx: ctx, readOnly: o.ReadOnly,
-		ttl: o.TTL, ours: m.ours, locks: m.locks, focus: &m.focus}
+		production: o.Production,
+		ttl:        o.TTL, ours: m.ours, locks: m.locks, focus: &m.focus}
 	m.help = help.New()
 	m.help.Styles = m.sh.st.help
 	m.helpBox = newScrollBox(m.sh)
