@@ -160,15 +160,10 @@ func (d *detector) fencedWrite(token string, t time.Time, accepted bool) []Viola
 		if o.Resource != r.Resource || o.Token == r.Token || o.Fence != r.Fence || o.Writes == 0 {
 			continue
 		}
-		first, second := o, r
-		if r.Since.Before(o.Since) {
-			first, second = r, o
-		}
-		pair := [2]string{first.Token, second.Token}
-		if d.reported[pair] {
+		first, second, fresh := d.pair(r, o)
+		if !fresh {
 			continue
 		}
-		d.reported[pair] = true
 		out = append(out, Violation{Resource: r.Resource, Kind: ViolationFenceReused, First: first.Belief,
 			Second: second.Belief, Text: fmt.Sprintf("%s and %s were both given fencing token %d for %s, and the "+
 				"store accepted writes from both", first.Client, second.Client, r.Fence, r.Resource)})
@@ -222,6 +217,21 @@ func (d *detector) current() []Belief {
 	return out
 }
 
+// pair orders two holdings by when they began and reports whether the pair is
+// reported for the first time, marking it reported.
+func (d *detector) pair(r, o *beliefRecord) (first, second *beliefRecord, fresh bool) {
+	first, second = o, r
+	if r.Since.Before(o.Since) {
+		first, second = r, o
+	}
+	key := [2]string{first.Token, second.Token}
+	if d.reported[key] {
+		return first, second, false
+	}
+	d.reported[key] = true
+	return first, second, true
+}
+
 // check compares r with every other holding of its resource and returns the
 // overlaps not reported before, of the given kind.
 func (d *detector) check(r *beliefRecord, kind ViolationKind) []Violation {
@@ -230,15 +240,10 @@ func (d *detector) check(r *beliefRecord, kind ViolationKind) []Violation {
 		if o.Resource != r.Resource || !r.overlaps(o) {
 			continue
 		}
-		first, second := o, r
-		if r.Since.Before(o.Since) {
-			first, second = r, o
-		}
-		pair := [2]string{first.Token, second.Token}
-		if d.reported[pair] {
+		first, second, fresh := d.pair(r, o)
+		if !fresh {
 			continue
 		}
-		d.reported[pair] = true
 		out = append(out, Violation{
 			Resource: r.Resource,
 			Kind:     kind,
