@@ -618,7 +618,9 @@ func (r *scenarioRun) crashFenced() error {
 		return err
 	}
 	r.write(a, validityLeft(a))
-	if err := r.pace(); err != nil {
+	// Three steps' time, so that a dashboard polling every 500ms reads the counters at A's token before they
+	// are lost, and can say which master's counter went back.
+	if err := r.wait(3 * r.d.opts.ScenarioPace); err != nil {
 		return err
 	}
 	r.say("master 3 crashes; it runs without persistence: its keys and its fence counters are lost")

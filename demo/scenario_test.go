@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -189,5 +190,44 @@ func TestCrashRestartFencedGivesBALowerTokenThatTheStoreRefuses(t *testing.T) {
 	}
 	if refused != 1 {
 		t.Errorf("the detector counted %d refused stale writes, want 1", refused)
+	}
+}
+
+func TestCrashRestartFencedShowsOnTheMonitorAsACounterThatWentBack(t *testing.T) {
+	d := startDemo(t, Options{Paused: true}) // the default pace, as a presenter runs it
+	go collect(d, time.Hour, nil)
+	conns := d.NewClients()
+	defer closeAll(conns)
+	// Polls five times as often as the dashboard, so that a loaded machine still reads A's counters in the
+	// story's window before the crash.
+	mon, err := monitor.New(conns, d.Addrs(), monitor.Config{Interval: monitor.DefaultInterval / 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	snaps := mon.Run(ctx)
+	var backwards []monitor.Event
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for s := range snaps {
+			for _, e := range s.Events {
+				if e.Kind == monitor.EventFenceBackwards {
+					backwards = append(backwards, e)
+				}
+			}
+		}
+	}()
+	if _, err := d.RunScenario(ctx, "crash-restart-fenced"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * monitor.DefaultInterval) // the restarted master's counter is read in a poll or two
+	cancel()
+	<-done
+	victimAddr := d.Addrs()[victim]
+	if len(backwards) == 0 || backwards[0].Master != victimAddr || backwards[0].Resource != ScenarioResource {
+		t.Errorf("fence-backwards events %+v; want one naming master %d (%s) and %s", backwards, victim+1,
+			victimAddr, ScenarioResource)
 	}
 }

@@ -706,3 +706,19 @@ func TestPollRefusedLoginIsDown(t *testing.T) {
 		})
 	}
 }
+
+func TestPollReadsANewLocksFenceInTheSnapshotThatFindsIt(t *testing.T) {
+	c := newCluster(t, 3, Config{})
+	c.set(t, "orders", "Zx9LmPq2Rt7Vw0Yb3Nc6Hd", 30*time.Second, 0, 1, 2)
+	c.set(t, "orders"+DefaultFenceSuffix, "41", 0, 0, 1)
+	c.set(t, "orders"+DefaultFenceSuffix, "40", 0, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := c.mon.Poll(ctx)
+	for len(s.Locks) == 0 && ctx.Err() == nil { // up to the first snapshot that has the lock
+		s = c.mon.Poll(ctx)
+	}
+	if len(s.Locks) != 1 || s.Locks[0].Resource != "orders" || s.Locks[0].Fence != 41 {
+		t.Fatalf("locks %+v; want orders alone, with fence 41 from the snapshot that found it", s.Locks)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,8 +100,9 @@ func (m *Monitor) Observe(f func(prev *Snapshot, s Snapshot)) {
 }
 
 // readAll reads all masters concurrently, refreshing the known keys and continuing discovery on each; then
-// it reads the keys that discovery found on some masters on every other master that answered, so that each
-// snapshot has read every key it shows on every master that answered.
+// it reads the keys that discovery found on some masters on every other master that answered, and their fence
+// counters on all of them, so that each snapshot has read every key it shows, and its fence, on every master
+// that answered.
 func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 	readings := m.fanOut(ctx, func(ctx context.Context, i int, p *poller) Reading {
 		return p.read(ctx, m.cfg, known, len(known))
@@ -116,6 +118,12 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 				isKnown[k.Key] = true
 				found = append(found, k.Key)
 			}
+		}
+	}
+	for _, k := range found {
+		if fence := k + m.cfg.FenceSuffix; !strings.HasSuffix(k, m.cfg.FenceSuffix) && !isKnown[fence] {
+			isKnown[fence] = true
+			found = append(found, fence) // a new lock's fence is known from its first snapshot
 		}
 	}
 	if len(found) == 0 {
