@@ -71,3 +71,18 @@ func TestAggregateWarnsWhenAFenceCounterGoesBackwards(t *testing.T) {
 		t.Errorf("Fence %d, want 35", f)
 	}
 }
+
+func TestRefreshAsksOnlyForCountersThatExist(t *testing.T) {
+	rs := withCounters(fixture(t0, addrs5, map[string][]cell{"orders": cells("tok-a", 5), "jobs": cells("tok-b", 5)}),
+		"orders", "34", "34", "33", "34", "34")
+	s := Aggregate(nil, rs, nil, t0, Config{Pattern: "*"})
+	refresh := s.keysToRefresh(map[string]OwnLock{"mine": {}})
+	for _, want := range []string{"orders", "orders:fence", "jobs", "mine", "mine:fence"} {
+		if !slices.Contains(refresh, want) {
+			t.Errorf("next poll refreshes %v, want %q among them", refresh, want)
+		}
+	}
+	if slices.Contains(refresh, "jobs:fence") {
+		t.Errorf("next poll refreshes %v: jobs had no counter on any master", refresh)
+	}
+}
