@@ -46,7 +46,7 @@ const (
 
 // DemoMsg hands the dashboard news from the demo: its events in order, the violations found since the last
 // message, and its state when the message was made (At): each master's faults, and whether the workload is
-// paused and at what rate. With Options.Demo set the dashboard reads the demo itself and needs none; a test
+// paused and at what rate, and how many stale writes were refused. With Options.Demo set the dashboard reads the demo itself and needs none; a test
 // sends constructed ones to show a fixed state. Outside demo mode it is ignored.
 type DemoMsg struct {
 	Events     []demo.Event
@@ -54,6 +54,7 @@ type DemoMsg struct {
 	Masters    []demo.MasterState
 	Paused     bool
 	Rate       float64
+	Refused    int // stale writes the demo's fenced stores refused, as its detector counted them
 	At         time.Time
 }
 
@@ -109,7 +110,7 @@ type demoView struct {
 
 	seen       int // ID of the last violation taken in
 	violations int // how many were taken in
-	refused    int // stale writes a fenced store refused: each one a violation that fencing stopped
+	refused    int // stale writes a fenced store refused (the detector's count): violations that fencing stopped
 	banner     *violationBanner
 	menu       *scenarioMenu
 	running    string             // the scenario running, "" for none
@@ -129,12 +130,12 @@ func newDemoView(d *demo.Demo) *demoView {
 
 // readDemo reads the demo's state.
 func readDemo(d *demo.Demo) DemoMsg {
-	return DemoMsg{Masters: d.Masters(), Paused: d.Paused(), Rate: d.Rate(), At: time.Now()}
+	return DemoMsg{Masters: d.Masters(), Paused: d.Paused(), Rate: d.Rate(), Refused: d.RefusedWrites(), At: time.Now()}
 }
 
 // setState takes in the state part of msg.
 func (v *demoView) setState(msg DemoMsg) {
-	v.masters, v.paused, v.rate, v.at = msg.Masters, msg.Paused, msg.Rate, msg.At
+	v.masters, v.paused, v.rate, v.refused, v.at = msg.Masters, msg.Paused, msg.Rate, msg.Refused, msg.At
 	v.addrs = make([]string, len(msg.Masters))
 	for i, s := range msg.Masters {
 		v.addrs[i] = sanitize(s.Addr, nameCap)
@@ -242,9 +243,6 @@ func (m *Model) applyDemo(msg DemoMsg) {
 	entries := make([]logEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
 		entries = append(entries, demoEntry(e))
-		if e.Kind == demo.EventWriteRefused {
-			v.refused++
-		}
 		v.lastSeq = max(v.lastSeq, e.Seq)
 	}
 	m.log.add(entries...)
