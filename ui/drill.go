@@ -176,13 +176,18 @@ func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
 		}
 	}
 
-	add("", st.table.head.Render("Events")+st.text.muted.Render("  this lock's, newest last"))
-	events := log.entriesFor(lv.Resource, maxLog)
+	add(eventSection(st, "this lock's", log.entriesFor(lv.Resource, maxLog), w)...)
+	return out
+}
+
+// eventSection is a drill-down's list of the events of whose (a lock's or a master's), under a heading.
+func eventSection(st *styles, whose string, events []logEntry, w int) []string {
+	out := []string{"", st.table.head.Render("Events") + st.text.muted.Render("  "+whose+", newest last")}
 	if len(events) == 0 {
-		add(st.text.muted.Render("none yet"))
+		out = append(out, st.text.muted.Render("none yet"))
 	}
 	for _, e := range events {
-		add(st.logLines(e, w)...)
+		out = append(out, st.logLines(e, w)...)
 	}
 	return out
 }
@@ -272,14 +277,7 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 		add(st.text.muted.Render(c.at.Format("15:04:05.000")+"  ") + st.text.normal.Render(signedMS(c.offset)+
 			" ±"+latency(c.unc)))
 	}
-	add("", st.table.head.Render("Events")+st.text.muted.Render("  this master's, newest last"))
-	events := log.entriesOfMaster(s.Addr, maxLog)
-	if len(events) == 0 {
-		add(st.text.muted.Render("none yet"))
-	}
-	for _, e := range events {
-		add(st.logLines(e, w)...)
-	}
+	add(eventSection(st, "this master's", log.entriesOfMaster(s.Addr, maxLog), w)...)
 	return out
 }
 
