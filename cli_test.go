@@ -18,6 +18,23 @@ var realEnv = Environment{Getenv: func(string) string { return "" }, ReadFile: r
 
 // checkOneUsageLine fails unless the run exited 2 with one line of printable, valid UTF-8 on stderr that
 // contains want and none of the secrets.
+// runWithin runs the program with args and the real environment, failing the test if it has not returned
+// within limit: reading a FIFO without a writer would block for ever, and /dev/zero would never end.
+func runWithin(t *testing.T, args []string, limit time.Duration) (code int, stderr string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		code, _, stderr = runCapture(args, realEnv)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("%q: still running after %v", args, limit)
+	}
+	return code, stderr
+}
+
 func checkOneUsageLine(t *testing.T, args []string, code int, stderr, want string, secrets ...string) {
 	t.Helper()
 	if code != exitUsage {
@@ -79,18 +96,7 @@ func TestPasswordFileThatIsNotARegularFileIsRefusedAtOnce(t *testing.T) {
 	}
 	for _, file := range []string{fifo, "/dev/zero", big} {
 		args := []string{"-m", "127.0.0.1:1", "--password-file", file}
-		done := make(chan struct{})
-		var code int
-		var stderr string
-		go func() {
-			code, _, stderr = runCapture(args, realEnv)
-			close(done)
-		}()
-		select {
-		case <-done: // a FIFO without a writer would block for ever; /dev/zero would never end
-		case <-time.After(10 * time.Second):
-			t.Fatalf("--password-file %s: still reading after 10s", file)
-		}
+		code, stderr := runWithin(t, args, 10*time.Second)
 		checkOneUsageLine(t, args, code, stderr, "--password-file")
 	}
 }
