@@ -14,9 +14,9 @@ import (
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
-// benchMasters starts five real redis-server masters and a client on them;
-// benchmarks are only meaningful against real servers.
-func benchMasters(b *testing.B) ([]*redis.Client, *Client) {
+// benchServers starts five real redis-server masters; benchmarks are only
+// meaningful against real servers.
+func benchServers(b *testing.B) []redlocktest.Master {
 	b.Helper()
 	if !redlocktest.HaveRedisServer() {
 		b.Skip("benchmarks need redis-server on PATH")
@@ -26,7 +26,13 @@ func benchMasters(b *testing.B) ([]*redis.Client, *Client) {
 	for i, s := range servers {
 		masters[i] = s
 	}
-	clients := redlocktest.Clients(b, masters)
+	return masters
+}
+
+// benchMasters starts five real redis-server masters and a client on them.
+func benchMasters(b *testing.B) ([]*redis.Client, *Client) {
+	b.Helper()
+	clients := redlocktest.Clients(b, benchServers(b))
 	c, err := New(clients)
 	if err != nil {
 		b.Fatal(err)

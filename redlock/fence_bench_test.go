@@ -4,8 +4,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
 // BenchmarkFencedAcquireRelease measures an acquire+release cycle on one
@@ -13,15 +11,7 @@ import (
 // that both see the same load. It reports each median and their ratio
 // (fenced/unfenced); the bound is 1.6.
 func BenchmarkFencedAcquireRelease(b *testing.B) {
-	if !redlocktest.HaveRedisServer() {
-		b.Skip("benchmarks need redis-server on PATH")
-	}
-	servers := redlocktest.StartServers(b, 5, redlocktest.ServerOptions{})
-	masters := make([]redlocktest.Master, len(servers))
-	for i, s := range servers {
-		masters[i] = s
-	}
-	cl := &cluster{masters: masters}
+	cl := &cluster{masters: benchServers(b)}
 	plain, fenced := cl.client(b), cl.client(b, WithFencing())
 	ctx := ctxTimeout(b, 10*time.Minute)
 	cycle := func(c *Client, resource string) time.Duration {
