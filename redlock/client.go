@@ -269,7 +269,9 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 			Reason: "not started", kinds: []error{ErrNotAcquired}, cause: err}
 	}
 	token := newToken()
-	build := func(cl *call) { cl.args = []any{"set", resource, token, "nx", "px", ttl.Milliseconds()} }
+	build := func(cl *call) {
+		cl.args, cl.kind = []any{"set", resource, token, "nx", "px", ttl.Milliseconds()}, replySet
+	}
 	if c.cfg.fencing {
 		build = fencedAcquireCall(resource, FenceKey(resource, c.cfg.fenceSuffix), token, ttl)
 	}
@@ -460,12 +462,13 @@ func (c *Client) releaseOn(i int, resource, token string, after <-chan struct{})
 	cl := &call{deadline: time.Now().Add(c.cfg.nodeTimeout), index: i, out: out}
 	releaseCall(resource, token)(cl)
 	c.sendAfter(c.nodes[i], cl, after, cl.deadline.Add(c.cfg.nodeTimeout))
-	return classifyScript(<-out)
+	o, _ := classify(<-out, cl.kind)
+	return o
 }
 
 func releaseCall(resource, token string) func(*call) {
 	return func(cl *call) {
-		cl.script, cl.keys, cl.argv = releaseScript, []string{resource}, []any{token}
+		cl.script, cl.keys, cl.argv, cl.kind = releaseScript, []string{resource}, []any{token}, replyScript
 	}
 }
 
@@ -542,6 +545,7 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 	out := make(chan reply, n)
 	waits := false
 	total := 0
+	var kind replyKind
 	for i, nd := range c.nodes {
 		r.Nodes[i].Addr = nd.addr
 		if only != nil && !only[i] {
@@ -552,15 +556,12 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 		cl := &call{deadline: deadline, index: i, out: out, finished: finished}
 		tail.finished[i] = finished
 		build(cl)
+		kind = cl.kind
 		var prev <-chan struct{}
 		if after != nil {
 			prev = after[i]
 		}
 		waits = c.sendAfter(nd, cl, prev, limit) || waits
-	}
-	classify := classifySet
-	if op != OpAcquire {
-		classify = classifyScript
 	}
 	if waits {
 		deadline = limit
@@ -579,10 +580,8 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 		case rep := <-out:
 			tail.replies[rep.index], tail.answered[rep.index] = rep, true
 			res := &r.Nodes[rep.index]
-			res.Outcome, res.Latency = classify(rep), rep.latency
-			if res.Outcome == OutcomeTimeout || res.Outcome == OutcomeError {
-				res.Err = rep.err
-			}
+			res.Outcome, res.Err = classify(rep, kind)
+			res.Latency = rep.latency
 			answered++
 			if res.Outcome == OutcomeOK {
 				r.OK++
@@ -608,36 +607,6 @@ func (c *Client) markPending(r *Round, o Outcome, err error) {
 			r.Nodes[i].Outcome, r.Nodes[i].Err = o, err
 		}
 	}
-}
-
-func classifySet(r reply) Outcome {
-	switch {
-	case r.err == nil:
-		return OutcomeOK
-	case errors.Is(r.err, redis.Nil):
-		return OutcomeHeldByOther
-	case isTimeout(r.err):
-		return OutcomeTimeout
-	}
-	return OutcomeError
-}
-
-func classifyScript(r reply) Outcome {
-	if r.err != nil {
-		if isTimeout(r.err) {
-			return OutcomeTimeout
-		}
-		return OutcomeError
-	}
-	switch r.val {
-	case int64(1):
-		return OutcomeOK
-	case int64(0):
-		return OutcomeGone
-	case int64(-1):
-		return OutcomeHeldByOther
-	}
-	return OutcomeError
 }
 
 // ReleaseToken deletes resource on every master where it holds token, and

@@ -27,8 +27,8 @@ return n`
 // raiseSource is the fence round's command on one master: if the key still
 // holds our token, raise the counter to ARGV[2] unless it is higher already.
 // It returns 1 when the counter is now at least ARGV[2], 0 when there was no
-// key, -1 when another token holds it.
-const raiseSource = `local v = redis.call("GET", KEYS[1])
+// key, -1 when another token holds it or the key is of another type.
+const raiseSource = `local v = redis.pcall("GET", KEYS[1])
 if v == false then return 0 end
 if v ~= ARGV[1] then return -1 end
 local c = tonumber(redis.call("GET", KEYS[2]) or "0")
@@ -72,6 +72,7 @@ func (l *Lock) Fence() uint64 { return l.fence }
 func fencedAcquireCall(resource, counter, token string, ttl time.Duration) func(*call) {
 	return func(cl *call) {
 		cl.script, cl.keys, cl.argv = fencedAcquireScript, []string{resource, counter}, []any{token, ttl.Milliseconds()}
+		cl.kind = replyFencedSet
 	}
 }
 
@@ -122,5 +123,6 @@ func fenceOf(r Round, tail *roundTail) (fence uint64, at int) {
 func raiseCall(resource, counter, token string, fence uint64) func(*call) {
 	return func(cl *call) {
 		cl.script, cl.keys, cl.argv = raiseScript, []string{resource, counter}, []any{token, fmt.Sprint(fence)}
+		cl.kind = replyScript
 	}
 }

@@ -138,6 +138,7 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (err error) {
 
 	r, tail := c.run(ctx, OpExtend, l.resource, nil, l.prev, func(cl *call) {
 		cl.script, cl.keys, cl.argv = extendScript, []string{l.resource}, []any{l.token, ttl.Milliseconds()}
+		cl.kind = replyScript
 	})
 	r.Validity = c.validity(ttl, r.Elapsed)
 	defer func() {

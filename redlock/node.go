@@ -21,6 +21,7 @@ type call struct {
 	script   *redis.Script // set for scripts: sent as EVALSHA, with EVAL on NOSCRIPT
 	keys     []string      // script keys
 	argv     []any         // script arguments
+	kind     replyKind     // which reply is the command's success value
 	deadline time.Time
 	index    int // the master's position, echoed in the reply
 	out      chan<- reply
@@ -45,6 +46,7 @@ type reply struct {
 	err     error
 	latency time.Duration
 	sent    bool // the command may have reached the master
+	replica bool // the connection's server said role:slave when it was set up
 }
 
 // take marks c as being sent; it reports false when c was answered already.
@@ -242,7 +244,7 @@ func (n *node) sender(first bool) {
 	defer n.done.Done()
 	var pending []*call // calls to send again, found on a connection the master had closed
 	for {
-		conn, err := n.connect()
+		conn, replica, err := n.connect()
 		if first {
 			n.onFirst(err == nil)
 			first = false
@@ -259,7 +261,7 @@ func (n *node) sender(first bool) {
 		}
 		n.down.Store(nil)
 		n.ready.Add(1)
-		pending = n.serve(conn, pending)
+		pending = n.serve(conn, replica, pending)
 		n.ready.Add(-1)
 		_ = conn.Close()
 		select {
@@ -270,17 +272,28 @@ func (n *node) sender(first bool) {
 	}
 }
 
-// connect sets up one connection under the setup budget: dial, handshake and
-// a PING, so that no command's deadline pays for them.
-func (n *node) connect() (*redis.Conn, error) {
+// connect sets up one connection under the setup budget: dial, handshake,
+// and a PING with a ROLE in the same round trip, so that no command's
+// deadline pays for them. It reports whether the server is a replica; a
+// server that does not allow ROLE (an ACL, a proxy) is taken for a master,
+// and a read-only replica still refuses every write with READONLY.
+func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 	ctx, cancel := context.WithTimeout(n.ctx, n.setupBudget)
 	defer cancel()
-	conn := n.client.Conn()
-	if err := conn.Ping(ctx).Err(); err != nil {
+	conn = n.client.Conn()
+	ping, role := redis.NewStatusCmd(ctx, "ping"), redis.NewCmd(ctx, "role")
+	if err := pipeline(ctx, conn, []redis.Cmder{ping, role}); err != nil && !isReply(err) {
 		_ = conn.Close()
-		return nil, err
+		return nil, false, err
 	}
-	return conn, nil
+	if err := ping.Err(); err != nil {
+		_ = conn.Close()
+		return nil, false, err
+	}
+	if r, err := role.Slice(); err == nil && len(r) > 0 {
+		replica = r[0] == "slave"
+	}
+	return conn, replica, nil
 }
 
 // retryAfter handles a failed setup: it reports whether this sender tries
@@ -312,9 +325,9 @@ func (n *node) retryAfter(err error) bool {
 
 // serve sends pending calls, then queued ones, on conn until conn breaks or the node closes. It returns the
 // calls to send again on a new connection: those of a batch that failed because the master had closed conn.
-func (n *node) serve(conn *redis.Conn, pending []*call) []*call {
+func (n *node) serve(conn *redis.Conn, replica bool, pending []*call) []*call {
 	if len(pending) > 0 {
-		ok, again := n.exec(conn, pending)
+		ok, again := n.exec(conn, replica, pending)
 		if !ok {
 			return again
 		}
@@ -325,7 +338,7 @@ func (n *node) serve(conn *redis.Conn, pending []*call) []*call {
 		case first := <-n.queue:
 			n.idle.Add(-1)
 			start := time.Now()
-			ok, again := n.exec(conn, n.collect([]*call{first}))
+			ok, again := n.exec(conn, replica, n.collect([]*call{first}))
 			n.rtt.Store(int64(floorRTT(time.Duration(n.rtt.Load()), time.Since(start))))
 			if !ok {
 				return again
@@ -377,17 +390,19 @@ func (n *node) fail(err error) {
 	}
 }
 
-// exec sends one batch as one pipeline on conn. Calls already past their
-// deadline are answered with a timeout and not sent, calls already answered
-// are dropped. It reports whether conn is still usable: an error other than a
-// reply from the master breaks it. When every command failed because the
+// exec sends one batch as one pipeline on conn, whose server is a replica
+// when replica is set. Calls already past their deadline are answered with a
+// timeout and not sent, calls already answered are dropped. It reports
+// whether conn is still usable: an error other than a reply from the master
+// breaks it, and so does a reply after which go-redis drops the connection
+// (see dropsConn). When every command failed because the
 // master had closed conn (it restarted, or dropped idle connections), the
 // calls are not answered but returned, to be sent once more on a new
 // connection: a master that closed the connection did not run them. (One that
 // ran a command and then closed the connection without replying gets it twice:
 // compare-and-delete and compare-and-extend do nothing more, and a second SET NX
 // is refused, which counts that master against the lock, never for it.)
-func (n *node) exec(conn *redis.Conn, batch []*call) (bool, []*call) {
+func (n *node) exec(conn *redis.Conn, replica bool, batch []*call) (bool, []*call) {
 	start := time.Now()
 	live := batch[:0]
 	var deadline time.Time
@@ -417,7 +432,7 @@ func (n *node) exec(conn *redis.Conn, batch []*call) (bool, []*call) {
 			cmds[i] = redis.NewCmd(ctx, c.args...)
 		}
 	}
-	pipeline(ctx, conn, cmds)
+	_ = pipeline(ctx, conn, cmders(cmds))
 	retryNoScript(ctx, conn, live, cmds)
 	if again := resendable(live, cmds); again != nil {
 		return false, again
@@ -425,13 +440,24 @@ func (n *node) exec(conn *redis.Conn, batch []*call) (bool, []*call) {
 	usable := true
 	for i, c := range live {
 		val, err := cmds[i].Result()
-		if err != nil && !isReply(err) {
+		if err != nil && (!isReply(err) || dropsConn(err)) {
 			usable = false
 		}
-		c.answer(reply{val: val, err: err})
+		if err == nil && replica {
+			usable = false // a replica that took a write: look at the server's role again on a new connection
+		}
+		c.answer(reply{val: val, err: err, replica: replica})
 		c.done()
 	}
 	return usable, nil
+}
+
+func cmders(cmds []*redis.Cmd) []redis.Cmder {
+	out := make([]redis.Cmder, len(cmds))
+	for i, c := range cmds {
+		out[i] = c
+	}
+	return out
 }
 
 // resendable returns the calls to send again when every command of the batch failed because the master had
@@ -463,12 +489,35 @@ func isClosedConn(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-func pipeline(ctx context.Context, conn *redis.Conn, cmds []*redis.Cmd) {
+// pipeline sends cmds in one pipeline on conn and returns the pipeline's
+// error. Every command ends with a reply or an error: go-redis leaves the
+// commands of a pipeline that failed before reading their replies (on a
+// connection it had marked bad, for one) with a nil value and a nil error,
+// which would read as a success; those get a noReplyError.
+func pipeline(ctx context.Context, conn *redis.Conn, cmds []redis.Cmder) error {
 	pipe := conn.Pipeline()
 	for _, cmd := range cmds {
 		_ = pipe.Process(ctx, cmd)
 	}
-	_, _ = pipe.Exec(ctx) // each command carries its own error
+	_, err := pipe.Exec(ctx)
+	for _, cmd := range cmds {
+		if cmd.Err() == nil && !answered(cmd) {
+			cmd.SetErr(&noReplyError{cause: err})
+		}
+	}
+	return err
+}
+
+// answered reports whether a command without an error holds a reply: a value,
+// or for a status command a non-empty status.
+func answered(cmd redis.Cmder) bool {
+	switch c := cmd.(type) {
+	case *redis.Cmd:
+		return c.Val() != nil
+	case *redis.StatusCmd:
+		return c.Val() != ""
+	}
+	return true
 }
 
 // retryNoScript resends as EVAL the scripts the master did not know (it
@@ -488,7 +537,7 @@ func retryNoScript(ctx context.Context, conn *redis.Conn, live []*call, cmds []*
 		c := live[i]
 		retry[j] = redis.NewCmd(ctx, scriptArgs("eval", scriptSource[c.script], c.keys, c.argv)...)
 	}
-	pipeline(ctx, conn, retry)
+	_ = pipeline(ctx, conn, cmders(retry))
 	for j, i := range again {
 		cmds[i] = retry[j]
 	}

@@ -8,12 +8,12 @@ import (
 // redissonReleaseSource deletes a Redisson lock (a hash whose fields are its holders, "<client-id>:<thread-id>")
 // only if every holder field given (ARGV[3] on) is still in it, then publishes ARGV[2] on channel ARGV[1] so
 // that its waiters wake, as Redisson's own forceUnlock does. It returns 1 when deleted, 0 when there was no
-// key, -1 when the hash no longer has those holders.
-const redissonReleaseSource = `for i = 3, #ARGV do
-  if redis.call("HEXISTS", KEYS[1], ARGV[i]) == 0 then
-    if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
-    return -1
-  end
+// key, -1 when the hash no longer has those holders or the key is no longer a hash.
+const redissonReleaseSource = `local t = redis.call("TYPE", KEYS[1]).ok
+if t == "none" then return 0 end
+if t ~= "hash" then return -1 end
+for i = 3, #ARGV do
+  if redis.call("HEXISTS", KEYS[1], ARGV[i]) == 0 then return -1 end
 end
 redis.call("DEL", KEYS[1])
 redis.call("PUBLISH", ARGV[1], ARGV[2])
@@ -30,7 +30,7 @@ func (c *Client) ReleaseRedisson(ctx context.Context, resource string, holders [
 		argv = append(argv, h)
 	}
 	r, _ := c.run(ctx, OpRelease, resource, nil, nil, func(cl *call) {
-		cl.script, cl.keys, cl.argv = redissonReleaseScript, []string{resource}, argv
+		cl.script, cl.keys, cl.argv, cl.kind = redissonReleaseScript, []string{resource}, argv, replyScript
 	})
 	return r, releaseError(r)
 }

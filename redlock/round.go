@@ -35,11 +35,17 @@ const (
 	OutcomeGone
 	// OutcomeTimeout: no answer within the node timeout.
 	OutcomeTimeout
-	// OutcomeError: the master answered with an error or could not be reached.
+	// OutcomeError: the master answered with an error, with a reply that is
+	// not the command's success value, or could not be reached.
 	OutcomeError
+	// OutcomeReplica: the server is a replica (it answered READONLY, or said
+	// role:slave when the connection was set up). A replica never counts
+	// towards a quorum: what it holds is its primary's, and is wiped when it
+	// resynchronises.
+	OutcomeReplica
 )
 
-var outcomeNames = [...]string{"pending", "ok", "held by another token", "gone", "timeout", "error"}
+var outcomeNames = [...]string{"pending", "ok", "held by another token", "gone", "timeout", "error", "replica"}
 
 // String names the outcome for people.
 func (o Outcome) String() string {
@@ -54,7 +60,7 @@ type NodeResult struct {
 	Addr    string
 	Outcome Outcome
 	Latency time.Duration // zero while pending
-	Err     error         // set for OutcomeError and OutcomeTimeout
+	Err     error         // set for OutcomeError, OutcomeTimeout and OutcomeReplica: what the master said, or why it said nothing
 }
 
 // Round is what happened in one acquire, extend or release round.
@@ -79,7 +85,7 @@ func (r Round) Summary() string {
 			continue
 		}
 		fmt.Fprintf(&b, "; %s: %s", n.Addr, n.Outcome)
-		if n.Err != nil && n.Outcome == OutcomeError {
+		if n.Err != nil && (n.Outcome == OutcomeError || n.Outcome == OutcomeReplica) {
 			fmt.Fprintf(&b, " (%v)", n.Err)
 		}
 	}

@@ -147,6 +147,43 @@ func StartServers(tb testing.TB, n int, opts ServerOptions) []*Server {
 	return ss
 }
 
+// RealServers starts n real redis-server processes with opts, for tests of
+// what only a real server does (replication, ACLs, CONFIG SET). Without
+// redis-server on PATH it skips tb, or fails it when REDLOCK_TEST_REDIS=required
+// (as CI sets it). tb.Cleanup closes them.
+func RealServers(tb testing.TB, n int, opts ServerOptions) []*Server {
+	tb.Helper()
+	if !HaveRedisServer() {
+		if os.Getenv(envBackend) == "required" {
+			tb.Fatalf("redlocktest: %s=required but redis-server is not on PATH", envBackend)
+		}
+		tb.Skip("redis-server is not on PATH")
+	}
+	return StartServers(tb, n, opts)
+}
+
+// ReplicaOf makes the server a replica of primary ("host:port") with
+// REPLICAOF, as a Sentinel failover or a misconfigured list would; "" makes
+// it a master again (REPLICAOF NO ONE). A replica refuses writes with
+// READONLY at once; becoming one wipes its keys at the first
+// synchronisation.
+func (s *Server) ReplicaOf(ctx context.Context, primary string) error {
+	args := []any{"replicaof", "no", "one"}
+	if primary != "" {
+		host, port, err := net.SplitHostPort(primary)
+		if err != nil {
+			return fmt.Errorf("redlocktest: replica of %q: %w", primary, err)
+		}
+		args = []any{"replicaof", host, port}
+	}
+	c := s.NewClient()
+	defer c.Close()
+	if err := c.Do(ctx, args...).Err(); err != nil {
+		return fmt.Errorf("redlocktest: %s: %v: %w", s.Addr(), args, err)
+	}
+	return nil
+}
+
 // Addr returns "127.0.0.1:PORT"; it stays the same across Stop and Start.
 func (s *Server) Addr() string {
 	return "127.0.0.1:" + strconv.Itoa(s.port)
