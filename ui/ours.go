@@ -45,10 +45,10 @@ func viewRound(r redlock.Round) roundView {
 }
 
 // outcomeGlyphs tell the outcomes apart without colour: ✓ ok, ◆ another token, · no key, T timeout, ✗ error,
-// ? pending.
+// R replica, ? pending.
 var outcomeGlyphs = map[redlock.Outcome]string{
 	redlock.OutcomeOK: "✓", redlock.OutcomeHeldByOther: "◆", redlock.OutcomeGone: "·",
-	redlock.OutcomeTimeout: "T", redlock.OutcomeError: "✗", redlock.OutcomePending: "?",
+	redlock.OutcomeTimeout: "T", redlock.OutcomeError: "✗", redlock.OutcomeReplica: "R", redlock.OutcomePending: "?",
 }
 
 // glyphs is the round's outcomes, one glyph per master.
@@ -196,8 +196,9 @@ func errRound(err error) (redlock.Round, bool) {
 }
 
 // ruledOut reports whether round r proves our token is no longer on a quorum of masters: so many masters
-// answered that it is not there (deleted by this release, no key, another token's key) that those which may
-// still hold it, having failed, timed out or not answered, are fewer than a quorum.
+// answered that it is not there (deleted by this release, no key, another token's key) or that they are
+// replicas, which hold no lock of their own, that those which may still hold it, having failed, timed out or
+// not answered, are fewer than a quorum.
 func ruledOut(r redlock.Round) bool {
 	if len(r.Nodes) == 0 || r.Quorum == 0 {
 		return false
@@ -205,7 +206,7 @@ func ruledOut(r redlock.Round) bool {
 	notOurs := 0
 	for _, n := range r.Nodes {
 		switch n.Outcome {
-		case redlock.OutcomeGone, redlock.OutcomeHeldByOther:
+		case redlock.OutcomeGone, redlock.OutcomeHeldByOther, redlock.OutcomeReplica:
 			notOurs++
 		case redlock.OutcomeOK:
 			if r.Op == redlock.OpRelease {

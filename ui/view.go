@@ -279,7 +279,9 @@ func (m *Model) helpLines() []string {
 			"partial · split · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
 		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+keys.Filter.Help().Key+
 			" searches it, "+keys.LogLock.Help().Key+" narrows it to the selected lock and "+keys.LogLevel.Help().Key+" by level"),
-		st.table.head.Render("Outcomes")+st.text.muted.Render("  ✓ ok  ◆ another token  · no key  T timeout  ✗ error  ? pending"),
+		// A no-break space keeps each glyph with its word where the line wraps.
+		st.table.head.Render("Outcomes")+st.text.muted.Render(strings.NewReplacer(" ", "\u00a0", "|", "  ").Replace(
+			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? pending")),
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
 	if why := m.ops.writeBlocked("locking"); why != "" {
