@@ -1,10 +1,12 @@
 // Package redlocktest starts Redis masters that tests and the demo can break
 // on purpose: real redis-server processes (Server), in-process miniredis
-// masters with a controllable clock (Embedded), and a TCP fault Proxy.
+// masters with a controllable clock (Embedded), a TCP fault Proxy, and a
+// ReplyProxy that answers chosen commands with chosen replies (error replies,
+// replies of the wrong type, no reply, a closed connection).
 //
 // Like net/http/httptest, everything listens on free loopback ports, and the
-// testing.TB helpers (StartServers, Masters, Clients, WithProxy) release what
-// they start with tb.Cleanup. The package needs a Unix system (signals and
+// testing.TB helpers (StartServers, RealServers, Masters, Clients, WithProxy,
+// WithReplyProxy) release what they start with tb.Cleanup. The package needs a Unix system (signals and
 // process groups).
 package redlocktest
 
@@ -180,6 +182,20 @@ func WithProxy(tb testing.TB, m Master) (*Proxy, string) {
 	p, err := NewProxy(m.Addr())
 	if err != nil {
 		tb.Fatalf("redlocktest: proxy for %s: %v", m.Addr(), err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p, p.Addr()
+}
+
+// WithReplyProxy puts a new ReplyProxy in front of m and returns it with
+// the address clients should dial to go through it (its Addr). tb.Cleanup
+// closes the proxy. The proxy keeps pointing at m.Addr() across m's Stop
+// and Start.
+func WithReplyProxy(tb testing.TB, m Master) (*ReplyProxy, string) {
+	tb.Helper()
+	p, err := NewReplyProxy(m.Addr())
+	if err != nil {
+		tb.Fatalf("redlocktest: reply proxy for %s: %v", m.Addr(), err)
 	}
 	tb.Cleanup(func() { p.Close() })
 	return p, p.Addr()
