@@ -227,7 +227,8 @@ func refused(r Round) int {
 func releaseError(r Round) error {
 	unconfirmed := 0
 	for _, n := range r.Nodes {
-		if n.Outcome == OutcomeTimeout || n.Outcome == OutcomeError || n.Outcome == OutcomePending {
+		switch n.Outcome {
+		case OutcomeTimeout, OutcomeError, OutcomePending, OutcomeReplica: // a replica refused the DEL: it may hold our token
 			unconfirmed++
 		}
 	}

@@ -238,12 +238,12 @@ func extendLost(err error) bool {
 	return !ok || ruledOut(r)
 }
 
-// unanswered counts the masters of a round that failed, timed out or had not answered.
+// unanswered counts the masters of a round that failed, timed out, had not answered or refused as replicas.
 func unanswered(r roundView) int {
 	n := 0
 	for _, nd := range r.nodes {
 		switch nd.outcome {
-		case redlock.OutcomeError, redlock.OutcomeTimeout, redlock.OutcomePending:
+		case redlock.OutcomeError, redlock.OutcomeTimeout, redlock.OutcomePending, redlock.OutcomeReplica:
 			n++
 		}
 	}

@@ -1,0 +1,231 @@
+package redlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// injected is a reply a ReplyProxy gives instead of the master's, and how a round must name it.
+type injected struct {
+	name  string
+	fault func(script bool) redlocktest.Fault
+	names string // a master that got it has an error containing this ("" any error; "timeout": no answer)
+}
+
+func errorReply(msg string) func(bool) redlocktest.Fault {
+	return func(bool) redlocktest.Fault { return redlocktest.ErrorReply(msg) }
+}
+
+func always(f redlocktest.Fault) func(bool) redlocktest.Fault {
+	return func(bool) redlocktest.Fault { return f }
+}
+
+// injectedReplies is every reply of issue 17's list: error replies, a reply of the wrong type, a truncated
+// reply, a connection closed before or after the reply, and no reply at all.
+var injectedReplies = []injected{
+	{"READONLY", errorReply("READONLY You can't write against a read only replica."), "READONLY"},
+	{"OOM", errorReply("OOM command not allowed when used memory > 'maxmemory'."), "OOM"},
+	{"LOADING", errorReply("LOADING Redis is loading the dataset in memory"), "LOADING"},
+	{"BUSY", errorReply("BUSY Redis is busy running a script."), "BUSY"},
+	{"MASTERDOWN", errorReply("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."), "MASTERDOWN"},
+	{"NOPERM", errorReply("NOPERM User locker has no permissions to run the 'set' command"), "NOPERM"},
+	{"MOVED", errorReply("MOVED 3999 127.0.0.1:6381"), "MOVED"},
+	{"ASK", errorReply("ASK 3999 127.0.0.1:6381"), "ASK"},
+	{"CLUSTERDOWN", errorReply("CLUSTERDOWN The cluster is down"), "CLUSTERDOWN"},
+	{"TRYAGAIN", errorReply("TRYAGAIN Multiple keys request during rehashing of slot"), "TRYAGAIN"},
+	{"WRONGTYPE", errorReply("WRONGTYPE Operation against a key holding the wrong kind of value"), "WRONGTYPE"},
+	{"NOSCRIPT", errorReply("NOSCRIPT No matching script. Please use EVAL."), "NOSCRIPT"},
+	{"ERR unknown", errorReply("ERR unknown command 'set'"), "ERR unknown"},
+	// SET's success is the status OK, a script's the integer 1: each gets the other's.
+	{"wrong type", func(script bool) redlocktest.Fault {
+		if script {
+			return redlocktest.RawReply("+OK\r\n")
+		}
+		return redlocktest.RawReply(":1\r\n")
+	}, "unexpected reply"},
+	{"nil", always(redlocktest.RawReply("_\r\n")), ""},
+	{"truncated", always(redlocktest.TruncatedReply("+O")), ""},
+	{"closed before the reply", always(redlocktest.CloseBeforeReply), ""},
+	{"closed after the reply", always(redlocktest.CloseAfterReply), ""},
+	{"no reply", always(redlocktest.NoReply), "timeout"},
+}
+
+// replyOp is one operation of the client, run with the injected reply on enough masters that counting it
+// would make a quorum. It returns the error and the round that decided.
+type replyOp struct {
+	name   string
+	script bool     // its commands are scripts (EVALSHA, and EVAL after NOSCRIPT); otherwise SET
+	opts   []Option // client options
+	run    func(t *testing.T, c *Client, arm func()) (error, Round)
+}
+
+// The locks' TTLs: room for a loaded machine, and a shorter one so that a keeper's extension comes soon.
+const replyTTL, keeperTTL = 2 * time.Second, 600 * time.Millisecond
+
+var replyOps = []replyOp{
+	{name: "acquire with retries", run: func(t *testing.T, c *Client, arm func()) (error, Round) {
+		arm()
+		var last Round
+		l, err := c.AcquireWithProgress(ctxTimeout(t, 20*time.Second), "R", replyTTL, func(_ int, r Round) { last = r })
+		if err == nil {
+			return nil, l.LastRound()
+		}
+		return err, last
+	}},
+	{name: "fenced acquire", script: true, opts: []Option{WithFencing()}, run: func(t *testing.T, c *Client, arm func()) (error, Round) {
+		arm()
+		var last Round
+		l, err := c.AcquireWithProgress(ctxTimeout(t, 20*time.Second), "R", replyTTL, func(_ int, r Round) { last = r })
+		if err == nil {
+			return nil, l.LastRound()
+		}
+		return err, last
+	}},
+	{name: "extend", script: true, run: func(t *testing.T, c *Client, arm func()) (error, Round) {
+		l := mustAcquire(t, c)
+		arm()
+		err := l.Extend(ctxTimeout(t, 20*time.Second), replyTTL)
+		return err, l.LastRound()
+	}},
+	{name: "release", script: true, run: func(t *testing.T, c *Client, arm func()) (error, Round) {
+		l := mustAcquire(t, c)
+		arm()
+		err := l.Release(ctxTimeout(t, 20*time.Second))
+		if errors.Is(err, ErrIncomplete) {
+			return err, l.LastRound()
+		}
+		return fmt.Errorf("release returned %v, want ErrIncomplete: %w", err, errNotRefused), l.LastRound()
+	}},
+	{name: "auto-extend", script: true, run: func(t *testing.T, c *Client, arm func()) (error, Round) {
+		l, err := c.Acquire(ctxTimeout(t, 20*time.Second), "R", keeperTTL) // the keeper extends at a third left
+		if err != nil {
+			t.Fatalf("acquiring before the fault: %v", err)
+		}
+		k := l.AutoExtend()
+		defer k.Stop()
+		arm()
+		select {
+		case err := <-k.Lost():
+			if err == nil {
+				return errors.New("keeper ended without reporting a loss: " + errNotRefused.Error()), l.LastRound()
+			}
+			return err, l.LastRound()
+		case <-time.After(10 * keeperTTL):
+			return errNotRefused, l.LastRound()
+		}
+	}},
+}
+
+// errNotRefused marks an operation that succeeded although only a minority of masters could grant it.
+var errNotRefused = errors.New("not refused")
+
+func mustAcquire(t *testing.T, c *Client) *Lock {
+	t.Helper()
+	l, err := c.Acquire(ctxTimeout(t, 20*time.Second), "R", replyTTL)
+	if err != nil {
+		t.Fatalf("acquiring before the fault: %v", err)
+	}
+	return l
+}
+
+// TestNoReplyButTheSuccessValueIsAGrant puts a ReplyProxy in front of each of 3 (or 5) real masters and,
+// for each injected reply and each operation, has it answer the operation's commands on 2 (or 3) of them:
+// counting that reply would make a quorum, so the operation must fail, no round may count it, and the
+// round names it.
+func TestNoReplyButTheSuccessValueIsAGrant(t *testing.T) {
+	masters := redlocktest.Masters(t, 5)
+	proxies, addrs := make([]*redlocktest.ReplyProxy, 5), make([]string, 5)
+	for i, m := range masters {
+		proxies[i], addrs[i] = redlocktest.WithReplyProxy(t, m)
+	}
+	raw := redlocktest.Clients(t, masters)
+	for _, n := range []int{3, 5} {
+		faulted := n - (n/2 + 1) + 1 // with the rest, one short of a quorum
+		for _, op := range replyOps {
+			for _, rep := range injectedReplies {
+				t.Run(fmt.Sprintf("%d masters/%s/%s", n, op.name, rep.name), func(t *testing.T) {
+					for _, r := range raw {
+						r.Del(context.Background(), "R", FenceKey("R", DefaultFenceSuffix))
+					}
+					c := proxiedClient(t, addrs[:n], append([]Option{WithRetries(2), WithNodeTimeout(300 * time.Millisecond),
+						WithRetryDelay(5*time.Millisecond, 10*time.Millisecond)}, op.opts...)...)
+					commands := []string{"SET"}
+					if op.script {
+						commands = []string{"EVALSHA", "EVAL"}
+					}
+					arm := func() {
+						for _, p := range proxies[:faulted] {
+							for _, cmd := range commands {
+								p.Set(cmd, rep.fault(op.script))
+							}
+						}
+					}
+					t.Cleanup(func() {
+						for _, p := range proxies {
+							p.Clear()
+						}
+					})
+					err, r := op.run(t, c, arm)
+					if err == nil || errors.Is(err, errNotRefused) {
+						t.Fatalf("with %d of %d masters answering %s, %s was granted (%v): %s", faulted, n, rep.name,
+							op.name, err, r.Summary())
+					}
+					if r.OK > n-faulted {
+						t.Errorf("a round counted %d grants with %d masters able to grant: %s", r.OK, n-faulted, r.Summary())
+					}
+					checkNamed(t, r, faulted, rep, strings.Contains(op.name, "acquire"))
+				})
+			}
+		}
+	}
+}
+
+// proxiedClient is a Redlock client over go-redis clients for addrs.
+func proxiedClient(t *testing.T, addrs []string, opts ...Option) *Client {
+	t.Helper()
+	clients := make([]*redis.Client, len(addrs))
+	for i, a := range addrs {
+		clients[i] = redis.NewClient(&redis.Options{Addr: a, ContextTimeoutEnabled: true, DialTimeout: time.Second,
+			ReadTimeout: 2 * time.Second, MaxRetries: -1, DialerRetries: 1})
+		t.Cleanup(func() { clients[i].Close() })
+	}
+	c, err := New(clients, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// checkNamed fails t unless every faulted master of r has an outcome other than OK, and those that answered
+// carry an error naming what they said.
+func checkNamed(t *testing.T, r Round, faulted int, rep injected, acquire bool) {
+	t.Helper()
+	if len(r.Nodes) == 0 {
+		t.Fatal("no round to check")
+	}
+	for i, nd := range r.Nodes[:faulted] {
+		switch {
+		case nd.Outcome == OutcomeOK:
+			t.Errorf("master %d answered %s and was counted as a grant: %s", i+1, rep.name, r.Summary())
+		case nd.Outcome == OutcomePending:
+		case rep.name == "nil" && acquire && nd.Outcome == OutcomeHeldByOther: // SET NX's own "the key exists"
+		case rep.names == "timeout":
+			if nd.Outcome != OutcomeTimeout {
+				t.Errorf("master %d gave no reply: %s (%v), want timeout", i+1, nd.Outcome, nd.Err)
+			}
+		case nd.Err == nil:
+			t.Errorf("master %d answered %s: outcome %s carries no error naming it", i+1, rep.name, nd.Outcome)
+		case !strings.Contains(nd.Err.Error(), rep.names):
+			t.Errorf("master %d answered %s: error %q does not name it (%q)", i+1, rep.name, nd.Err, rep.names)
+		}
+	}
+}
