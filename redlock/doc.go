@@ -12,6 +12,15 @@
 // Every round reports what each master did (see Round), on success and inside
 // errors (see RoundError), so that callers can show per-master outcomes.
 //
+// A master grants only with its command's literal success value: OK to SET,
+// a positive counter to the fenced acquire script, 1 to the scripts. An error
+// reply, a reply of another type, a nil value, no reply, a closed connection
+// or a timeout is never a grant, and is named in the round. A replica (it
+// answers READONLY, or said role:slave when the connection was set up) has
+// the outcome OutcomeReplica and never counts towards a quorum. A key of
+// another type under the resource's name is another client's lock: release
+// and extension answer "held by another token" there.
+//
 // # Fencing tokens
 //
 // A lock that expires while its holder is paused (a GC pause, a page fault, a
