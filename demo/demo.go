@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/internal/testbed"
 	"github.com/redlock-tui/redlock-tui/redlock"
-	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
 // MasterCount is how many embedded masters the demo runs: the page's N=5.
@@ -115,8 +115,8 @@ func resourceName(i int) string {
 type Demo struct {
 	opts      Options
 	resources []string
-	masters   []*redlocktest.Embedded
-	net       []*redlocktest.Proxy // the workload's path to each master
+	masters   []*testbed.Embedded
+	net       []*testbed.Proxy // the workload's path to each master
 	clients   []*simClient
 	log       *eventLog
 
@@ -145,7 +145,7 @@ func Start(opts Options) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	masters, err := redlocktest.StartEmbeddedCluster(MasterCount)
+	masters, err := testbed.StartEmbeddedCluster(MasterCount)
 	if err != nil {
 		return nil, fmt.Errorf("demo: start masters: %w", err)
 	}
@@ -169,7 +169,7 @@ func Start(opts Options) (*Demo, error) {
 		d.resources = append(d.resources, resourceName(i))
 	}
 	for i, m := range masters {
-		p, err := redlocktest.NewProxy(m.Addr())
+		p, err := testbed.NewProxy(m.Addr())
 		if err != nil {
 			d.Close()
 			return nil, fmt.Errorf("demo: network to master %d: %w", i+1, err)
@@ -383,7 +383,7 @@ func (d *Demo) wrote(client, resource, token, text string) {
 // fencing token, and logs what the store did: accepted the write, or refused
 // it because it accepted a higher token already, which is a stale write
 // stopped rather than a violation.
-func (d *Demo) fencedWrite(client, resource string, l *redlock.Lock, store *redlocktest.FencedStore, value string) {
+func (d *Demo) fencedWrite(client, resource string, l *redlock.Lock, store *testbed.FencedStore, value string) {
 	err := store.Write(l.Fence(), value)
 	now := time.Now()
 	d.mu.Lock()
@@ -391,7 +391,7 @@ func (d *Demo) fencedWrite(client, resource string, l *redlock.Lock, store *redl
 	d.mu.Unlock()
 	e := Event{Time: now, Kind: EventWrite, Client: client, Resource: resource, Token: l.Token(), Master: -1,
 		Text: fmt.Sprintf("%s writes %s with fencing token %d: the store accepts it", client, resource, l.Fence())}
-	if stale, ok := errors.AsType[*redlocktest.StaleTokenError](err); ok {
+	if stale, ok := errors.AsType[*testbed.StaleTokenError](err); ok {
 		e.Kind = EventWriteRefused
 		e.Text = fmt.Sprintf("the store refuses %s's write to %s with fencing token %d: it accepted token %d "+
 			"already (a stale write stopped: safe)", client, resource, stale.Token, stale.Highest)

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+	"github.com/redlock-tui/redlock-tui/internal/testbed"
 )
 
 // RestartDelay is how long a delayed restart keeps a crashed master down: a
@@ -60,7 +60,7 @@ func (d *Demo) Masters() []MasterState {
 }
 
 // master returns the master at index i (0-based, in Addrs order).
-func (d *Demo) master(i int) (*redlocktest.Embedded, error) {
+func (d *Demo) master(i int) (*testbed.Embedded, error) {
 	if i < 0 || i >= len(d.masters) {
 		return nil, fmt.Errorf("demo: no master %d: want 0 to %d", i, len(d.masters)-1)
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/internal/testbed"
 	"github.com/redlock-tui/redlock-tui/redlock"
-	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
 // Scenario is a scripted failure story from the seeds, offered in a menu.
@@ -31,7 +31,7 @@ type ScenarioResult struct {
 	Duration   time.Duration
 	// Store is every write the fenced store was asked for, accepted or refused, in the fenced stories; nil
 	// in the others.
-	Store []redlocktest.StoreWrite
+	Store []testbed.StoreWrite
 }
 
 // ScenarioResource is the resource the scenarios lock; the workload does not
@@ -224,7 +224,7 @@ func (d *Demo) RunScenario(ctx context.Context, name string) (ScenarioResult, er
 // each master, so that it can be cut off from some of them.
 type actor struct {
 	name   string
-	paths  []*redlocktest.Proxy
+	paths  []*testbed.Proxy
 	conns  []*redis.Client
 	locker *redlock.Client
 	lock   *redlock.Lock // the lock it holds, if any
@@ -243,7 +243,7 @@ type scenarioRun struct {
 	stopped bool // the run crashed the victim
 	// store is the fenced store the actors write to, in the fenced stories; nil otherwise, when writes are
 	// only recorded. Its actors' locks carry fencing tokens.
-	store *redlocktest.FencedStore
+	store *testbed.FencedStore
 }
 
 // say logs a step.
@@ -301,7 +301,7 @@ func (r *scenarioRun) newActor(name string, reach []int) (*actor, error) {
 	r.actors = append(r.actors, a)
 	addrs := make([]string, len(r.d.masters))
 	for i, m := range r.d.masters {
-		p, err := redlocktest.NewProxy(m.Addr())
+		p, err := testbed.NewProxy(m.Addr())
 		if err != nil {
 			return nil, fmt.Errorf("path from %s to master %d: %w", name, i+1, err)
 		}
@@ -672,7 +672,7 @@ return redis.call("GET", KEYS[1])`
 // story starts from the same counter everywhere. Counters are only raised,
 // never lowered, as a fenced lock requires.
 func (r *scenarioRun) useFencing() error {
-	r.store = &redlocktest.FencedStore{}
+	r.store = &testbed.FencedStore{}
 	key := redlock.FenceKey(ScenarioResource, redlock.DefaultFenceSuffix)
 	ctx, cancel := context.WithTimeout(r.ctx, time.Second)
 	defer cancel()

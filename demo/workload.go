@@ -64,7 +64,7 @@ type simClient struct {
 }
 
 // newRedisClient returns a client for addr with short timeouts and no
-// retries, so that faults show up at once, as in redlocktest.
+// retries, so that faults show up at once, as in testbed.
 func newRedisClient(addr string) *redis.Client {
 	return redis.NewClient(&redis.Options{
 		Addr:                  addr,

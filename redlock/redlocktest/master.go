@@ -1,50 +1,87 @@
-// Package redlocktest starts Redis masters that tests and the demo can break
-// on purpose: real redis-server processes (Server), in-process miniredis
-// masters with a controllable clock (Embedded), a TCP fault Proxy, and a
-// ReplyProxy that answers chosen commands with chosen replies (error replies,
-// replies of the wrong type, no reply, a closed connection).
+// Package redlocktest starts Redis masters for tests that break them on
+// purpose, on the net/http/httptest model: everything listens on free
+// loopback ports, and the testing.TB helpers (StartServers, RealServers,
+// Masters, Clients, WithProxy, WithReplyProxy) release what they start with
+// tb.Cleanup.
 //
-// Like net/http/httptest, everything listens on free loopback ports, and the
-// testing.TB helpers (StartServers, RealServers, Masters, Clients, WithProxy,
-// WithReplyProxy) release what they start with tb.Cleanup. The package needs a Unix system (signals and
-// process groups).
+// The masters and faults themselves (real redis-server processes, embedded
+// miniredis masters with a controllable clock, the fault Proxy, the
+// ReplyProxy that answers chosen commands with chosen replies, the
+// FencedStore) are the demo's runtime too, and live in a package that does
+// not import testing; this package names them as its own.
 package redlocktest
 
 import (
-	"errors"
-	"net"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/internal/testbed"
 )
 
-// Master is one Redis master that a test or the demo can break on purpose.
-// Implementations are safe for concurrent use.
-type Master interface {
-	// Addr returns the "127.0.0.1:PORT" address clients dial; it stays the
-	// same across Stop and Start.
-	Addr() string
-	// NewClient returns a new go-redis client for Addr with
-	// ContextTimeoutEnabled, a 200ms DialTimeout, 500ms Read/WriteTimeout,
-	// and no retries (MaxRetries -1, DialerRetries 1); the caller closes it.
-	NewClient() *redis.Client
-	// Stop crashes the master: connections are closed and the port refuses
-	// new ones. Stopping a stopped master does nothing.
-	Stop() error
-	// Start brings a stopped master back on the same port; keys are lost
-	// unless persistence was asked for. Starting a running master does
-	// nothing.
-	Start() error
-	// Pause freezes the master (as SIGSTOP or a long GC pause would):
-	// connections stay open and nothing is answered.
-	Pause() error
-	// Resume undoes Pause; queued commands are then answered.
-	Resume() error
-	// Close releases everything for good. It is idempotent.
-	Close() error
-}
+// The masters, faults and store, as testbed defines them.
+type (
+	// Master is one Redis master that a test or the demo can break on purpose.
+	Master = testbed.Master
+	// Server is a real redis-server process on a loopback port.
+	Server = testbed.Server
+	// ServerOptions configures a Server.
+	ServerOptions = testbed.ServerOptions
+	// Embedded is an in-process master with a controllable clock.
+	Embedded = testbed.Embedded
+	// EmbeddedOptions configures an Embedded master.
+	EmbeddedOptions = testbed.EmbeddedOptions
+	// Proxy is a TCP proxy that injects latency, partitions and pauses.
+	Proxy = testbed.Proxy
+	// ReplyProxy is a RESP-aware proxy that answers chosen commands with chosen replies.
+	ReplyProxy = testbed.ReplyProxy
+	// Fault is what a ReplyProxy does with a command instead of forwarding it.
+	Fault = testbed.Fault
+	// FencedStore is a storage that refuses writes with stale fencing tokens.
+	FencedStore = testbed.FencedStore
+	// StoreWrite is one write a FencedStore accepted or refused.
+	StoreWrite = testbed.StoreWrite
+	// StaleTokenError is a FencedStore's refusal of a stale token.
+	StaleTokenError = testbed.StaleTokenError
+)
+
+// StartServer starts redis-server on a free 127.0.0.1 port (see testbed.StartServer).
+func StartServer(opts ServerOptions) (*Server, error) { return testbed.StartServer(opts) }
+
+// HaveRedisServer reports whether redis-server is on PATH.
+func HaveRedisServer() bool { return testbed.HaveRedisServer() }
+
+// StartEmbedded starts an embedded master (see testbed.StartEmbedded).
+func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) { return testbed.StartEmbedded(opts) }
+
+// StartEmbeddedCluster starts n embedded masters sharing one clock.
+func StartEmbeddedCluster(n int) ([]*Embedded, error) { return testbed.StartEmbeddedCluster(n) }
+
+// NewProxy starts a fault Proxy on a free 127.0.0.1 port to target.
+func NewProxy(target string) (*Proxy, error) { return testbed.NewProxy(target) }
+
+// NewProxyOn starts a fault Proxy listening on listen, to target.
+func NewProxyOn(listen, target string) (*Proxy, error) { return testbed.NewProxyOn(listen, target) }
+
+// NewReplyProxy starts a ReplyProxy on a free 127.0.0.1 port to target.
+func NewReplyProxy(target string) (*ReplyProxy, error) { return testbed.NewReplyProxy(target) }
+
+// ErrorReply is a Fault that answers the error reply msg instead of the master.
+func ErrorReply(msg string) Fault { return testbed.ErrorReply(msg) }
+
+// RawReply is a Fault that answers the raw RESP reply resp instead of the master.
+func RawReply(resp string) Fault { return testbed.RawReply(resp) }
+
+// TruncatedReply is a Fault that writes the start of a reply, then closes the connection.
+func TruncatedReply(resp string) Fault { return testbed.TruncatedReply(resp) }
+
+// Faults that answer nothing, as testbed defines them.
+var (
+	NoReply          = testbed.NoReply          // never answers; the connection hangs
+	CloseBeforeReply = testbed.CloseBeforeReply // closes the connection instead of forwarding
+	CloseAfterReply  = testbed.CloseAfterReply  // lets the master run it, then closes instead of replying
+)
 
 // envBackend selects the backend of Masters: "required" fails tests when
 // redis-server is missing, "embedded" forces embedded masters; anything else
@@ -56,65 +93,6 @@ const (
 	backendRedisServer = "redis-server"
 	backendEmbedded    = "embedded"
 )
-
-// rebindTimeout bounds how long Start retries when the port of a stopped
-// master is briefly taken by someone else.
-const rebindTimeout = time.Second
-
-// rebind calls listen until it succeeds, fails for another reason than a
-// busy port, or rebindTimeout has passed, and returns its last error.
-func rebind(listen func() error, busy func(error) bool) error {
-	deadline := time.Now().Add(rebindTimeout)
-	for {
-		err := listen()
-		if err == nil || !busy(err) || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// Client settings of NewClient: short timeouts so faults show up quickly,
-// and no retries so a test sees every failure.
-const (
-	clientDialTimeout = 200 * time.Millisecond
-	clientIOTimeout   = 500 * time.Millisecond
-)
-
-// Both kinds of master implement Master.
-var (
-	_ Master = (*Server)(nil)
-	_ Master = (*Embedded)(nil)
-)
-
-var (
-	errClosed  = errors.New("redlocktest: master is closed")
-	errStopped = errors.New("redlocktest: master is stopped")
-)
-
-// newClient returns a client for addr with the package's client settings.
-func newClient(addr, password string) *redis.Client {
-	return redis.NewClient(&redis.Options{
-		Addr:                  addr,
-		Password:              password,
-		ContextTimeoutEnabled: true,
-		DialTimeout:           clientDialTimeout,
-		ReadTimeout:           clientIOTimeout,
-		WriteTimeout:          clientIOTimeout,
-		MaxRetries:            -1,
-		DialerRetries:         1,
-	})
-}
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
 
 // Backend reports the backend Masters uses: "redis-server" or "embedded".
 // REDLOCK_TEST_REDIS=embedded forces "embedded"; with
@@ -131,6 +109,41 @@ func Backend() string {
 		return backendRedisServer
 	}
 	return backendEmbedded
+}
+
+// StartServers starts n servers with opts, failing tb on error. tb.Cleanup
+// closes all of them, also when a later one fails to start.
+func StartServers(tb testing.TB, n int, opts ServerOptions) []*Server {
+	tb.Helper()
+	ss := make([]*Server, 0, n)
+	tb.Cleanup(func() {
+		for _, s := range ss {
+			s.Close()
+		}
+	})
+	for range n {
+		s, err := StartServer(opts)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+// RealServers starts n real redis-server processes with opts, for tests of
+// what only a real server does (replication, ACLs, CONFIG SET). Without
+// redis-server on PATH it skips tb, or fails it when REDLOCK_TEST_REDIS=required
+// (as CI sets it). tb.Cleanup closes them.
+func RealServers(tb testing.TB, n int, opts ServerOptions) []*Server {
+	tb.Helper()
+	if !HaveRedisServer() {
+		if os.Getenv(envBackend) == "required" {
+			tb.Fatalf("redlocktest: %s=required but redis-server is not on PATH", envBackend)
+		}
+		tb.Skip("redis-server is not on PATH")
+	}
+	return StartServers(tb, n, opts)
 }
 
 // Masters starts n masters for a test: real redis-server processes when

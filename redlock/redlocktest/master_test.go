@@ -1,8 +1,12 @@
 package redlocktest
 
 import (
+	"context"
+	"os"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestBackend(t *testing.T) {
@@ -25,6 +29,18 @@ func TestBackend(t *testing.T) {
 }
 
 // TestMasters runs Masters and Clients on both backends.
+// requireRedisServer skips t when redis-server is missing, or fails it when REDLOCK_TEST_REDIS=required.
+func requireRedisServer(t *testing.T) {
+	t.Helper()
+	if HaveRedisServer() {
+		return
+	}
+	if os.Getenv(envBackend) == "required" {
+		t.Fatal("redis-server is not on PATH")
+	}
+	t.Skip("redis-server is not on PATH")
+}
+
 func TestMasters(t *testing.T) {
 	for _, backend := range []string{"redis-server", "embedded"} {
 		t.Run(backend, func(t *testing.T) {
@@ -65,7 +81,7 @@ func TestWithProxy(t *testing.T) {
 	if addr != p.Addr() || addr == m.Addr() {
 		t.Fatalf("proxy address %s (Addr %s, master %s)", addr, p.Addr(), m.Addr())
 	}
-	c := newClient(addr, "")
+	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, MaxRetries: -1})
 	t.Cleanup(func() { c.Close() })
 	if err := ping(t, c); err != nil {
 		t.Fatal(err)
@@ -75,7 +91,21 @@ func TestWithProxy(t *testing.T) {
 		t.Fatal("PING through a partitioned proxy succeeded")
 	}
 	// The master itself is still reachable directly.
-	if err := ping(t, client(t, m)); err != nil {
+	if err := ping(t, Clients(t, []Master{m})[0]); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// timeout returns a context that ends after d or with the test.
+func timeout(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// ping sends PING with a 1s deadline.
+func ping(t *testing.T, c *redis.Client) error {
+	t.Helper()
+	return c.Ping(timeout(t, time.Second)).Err()
 }

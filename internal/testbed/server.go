@@ -1,4 +1,4 @@
-package redlocktest
+package testbed
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -104,16 +103,16 @@ func HaveRedisServer() bool {
 // SIGKILL when the test binary dies (Linux), and is killed by Close.
 func StartServer(opts ServerOptions) (*Server, error) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		return nil, fmt.Errorf("redlocktest: %w", err)
+		return nil, fmt.Errorf("testbed: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "redlocktest-")
+	dir, err := os.MkdirTemp("", "redlock-testbed-")
 	if err != nil {
-		return nil, fmt.Errorf("redlocktest: %w", err)
+		return nil, fmt.Errorf("testbed: %w", err)
 	}
 	s := &Server{opts: opts, dir: dir}
 	for range serverStartAttempts {
 		if s.port, err = freePort(); err != nil {
-			err = fmt.Errorf("redlocktest: free port: %w", err)
+			err = fmt.Errorf("testbed: free port: %w", err)
 			break
 		}
 		if s.proc, err = s.spawn(); !errors.Is(err, errPortInUse) {
@@ -127,41 +126,6 @@ func StartServer(opts ServerOptions) (*Server, error) {
 	return s, nil
 }
 
-// StartServers starts n servers with opts, failing tb on error. tb.Cleanup
-// closes all of them, also when a later one fails to start.
-func StartServers(tb testing.TB, n int, opts ServerOptions) []*Server {
-	tb.Helper()
-	ss := make([]*Server, 0, n)
-	tb.Cleanup(func() {
-		for _, s := range ss {
-			s.Close()
-		}
-	})
-	for range n {
-		s, err := StartServer(opts)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ss = append(ss, s)
-	}
-	return ss
-}
-
-// RealServers starts n real redis-server processes with opts, for tests of
-// what only a real server does (replication, ACLs, CONFIG SET). Without
-// redis-server on PATH it skips tb, or fails it when REDLOCK_TEST_REDIS=required
-// (as CI sets it). tb.Cleanup closes them.
-func RealServers(tb testing.TB, n int, opts ServerOptions) []*Server {
-	tb.Helper()
-	if !HaveRedisServer() {
-		if os.Getenv(envBackend) == "required" {
-			tb.Fatalf("redlocktest: %s=required but redis-server is not on PATH", envBackend)
-		}
-		tb.Skip("redis-server is not on PATH")
-	}
-	return StartServers(tb, n, opts)
-}
-
 // ReplicaOf makes the server a replica of primary ("host:port") with
 // REPLICAOF, as a Sentinel failover or a misconfigured list would; "" makes
 // it a master again (REPLICAOF NO ONE). A replica refuses writes with
@@ -172,14 +136,14 @@ func (s *Server) ReplicaOf(ctx context.Context, primary string) error {
 	if primary != "" {
 		host, port, err := net.SplitHostPort(primary)
 		if err != nil {
-			return fmt.Errorf("redlocktest: replica of %q: %w", primary, err)
+			return fmt.Errorf("testbed: replica of %q: %w", primary, err)
 		}
 		args = []any{"replicaof", host, port}
 	}
 	c := s.NewClient()
 	defer c.Close()
 	if err := c.Do(ctx, args...).Err(); err != nil {
-		return fmt.Errorf("redlocktest: %s: %v: %w", s.Addr(), args, err)
+		return fmt.Errorf("testbed: %s: %v: %w", s.Addr(), args, err)
 	}
 	return nil
 }
@@ -231,7 +195,7 @@ func (s *Server) stopLocked() error {
 	err := s.proc.kill()
 	s.proc, s.paused = nil, false
 	if err != nil {
-		return fmt.Errorf("redlocktest: stop %s: %w", s.Addr(), err)
+		return fmt.Errorf("testbed: stop %s: %w", s.Addr(), err)
 	}
 	return nil
 }
@@ -289,7 +253,7 @@ func (s *Server) setPaused(on bool) error {
 		sig = syscall.SIGSTOP
 	}
 	if err := s.proc.signal(sig); err != nil {
-		return fmt.Errorf("redlocktest: signal %s: %w", s.Addr(), err)
+		return fmt.Errorf("testbed: signal %s: %w", s.Addr(), err)
 	}
 	s.paused = on
 	return nil
@@ -340,7 +304,7 @@ func (s *Server) spawn() (*serverProcess, error) {
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("redlocktest: start redis-server: %w", err)
+		return nil, fmt.Errorf("testbed: start redis-server: %w", err)
 	}
 	p := &serverProcess{cmd: cmd, out: out, done: make(chan struct{})}
 	go func() {
@@ -352,7 +316,7 @@ func (s *Server) spawn() (*serverProcess, error) {
 		if strings.Contains(out.String(), "already in use") {
 			err = fmt.Errorf("%w (%w)", err, errPortInUse)
 		}
-		return nil, fmt.Errorf("redlocktest: redis-server on %s: %w; output:\n%s", s.Addr(), err, out.String())
+		return nil, fmt.Errorf("testbed: redis-server on %s: %w; output:\n%s", s.Addr(), err, out.String())
 	}
 	return p, nil
 }

@@ -1,4 +1,4 @@
-package redlocktest
+package testbed
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ import (
 func replyServer(t *testing.T) (*Server, *redis.Client) {
 	t.Helper()
 	requireRedisServer(t)
-	s := StartServers(t, 1, ServerOptions{})[0]
+	s := startServers(t, 1, ServerOptions{})[0]
 	return s, client(t, s)
 }
 
@@ -32,7 +32,7 @@ func replyServer(t *testing.T) (*Server, *redis.Client) {
 // a fault makes a command fail, however slow the machine.
 func replyProxied(t *testing.T, m Master) (*ReplyProxy, *redis.Client) {
 	t.Helper()
-	p, addr := WithReplyProxy(t, m)
+	p, addr := withReplyProxy(t, m)
 	c := redis.NewClient(&redis.Options{
 		Addr:                  addr,
 		ContextTimeoutEnabled: true,

@@ -1,4 +1,4 @@
-package redlocktest
+package testbed
 
 import (
 	"bufio"
@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-func TestStartServers(t *testing.T) {
+func TestStartServerGivesDistinctServers(t *testing.T) {
 	requireRedisServer(t)
-	ss := StartServers(t, 3, ServerOptions{})
+	ss := startServers(t, 3, ServerOptions{})
 	ports := map[int]bool{}
 	pids := map[int]bool{}
 	for _, s := range ss {
@@ -44,7 +44,7 @@ func TestServerStopStart(t *testing.T) {
 	requireRedisServer(t)
 	for _, keep := range []bool{false, true} {
 		t.Run(fmt.Sprintf("persistence=%v", keep), func(t *testing.T) {
-			s := StartServers(t, 1, ServerOptions{Persistence: keep})[0]
+			s := startServers(t, 1, ServerOptions{Persistence: keep})[0]
 			pid := s.PID()
 			testStopStart(t, s, keep)
 			if s.PID() == pid || s.PID() == 0 {
@@ -59,12 +59,12 @@ func TestServerStopStart(t *testing.T) {
 
 func TestServerPauseResume(t *testing.T) {
 	requireRedisServer(t)
-	testPauseResume(t, StartServers(t, 1, ServerOptions{})[0])
+	testPauseResume(t, startServers(t, 1, ServerOptions{})[0])
 }
 
 func TestServerStopWhilePaused(t *testing.T) {
 	requireRedisServer(t)
-	s := StartServers(t, 1, ServerOptions{})[0]
+	s := startServers(t, 1, ServerOptions{})[0]
 	if err := s.Pause(); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestServerStopWhilePaused(t *testing.T) {
 
 func TestServerPasswordAndArgs(t *testing.T) {
 	requireRedisServer(t)
-	s := StartServers(t, 1, ServerOptions{Password: "s3cret", Args: []string{"--maxmemory", "12mb"}})[0]
+	s := startServers(t, 1, ServerOptions{Password: "s3cret", Args: []string{"--maxmemory", "12mb"}})[0]
 	c := client(t, s)
 	mem, err := c.ConfigGet(timeout(t, time.Second), "maxmemory").Result()
 	if err != nil {

@@ -1,4 +1,4 @@
-package redlocktest
+package testbed
 
 import (
 	"context"
@@ -59,7 +59,7 @@ type Embedded struct {
 func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 	mr := miniredis.NewMiniRedis()
 	if err := mr.Start(); err != nil {
-		return nil, fmt.Errorf("redlocktest: start miniredis: %w", err)
+		return nil, fmt.Errorf("testbed: start miniredis: %w", err)
 	}
 	listen := opts.Addr
 	if listen == "" {
@@ -68,7 +68,7 @@ func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 	p, err := NewProxyOn(listen, mr.Addr())
 	if err != nil {
 		mr.Close()
-		return nil, fmt.Errorf("redlocktest: embedded master on %s: %w", listen, err)
+		return nil, fmt.Errorf("testbed: embedded master on %s: %w", listen, err)
 	}
 	now := time.Now()
 	e := &Embedded{
@@ -143,7 +143,7 @@ func (e *Embedded) Now() time.Time {
 // It panics if rate is negative or not a number.
 func (e *Embedded) SetClockRate(rate float64) {
 	if !(rate >= 0) || math.IsInf(rate, 1) {
-		panic(fmt.Sprintf("redlocktest: invalid clock rate %v", rate))
+		panic(fmt.Sprintf("testbed: invalid clock rate %v", rate))
 	}
 	e.clockMu.Lock()
 	defer e.clockMu.Unlock()
@@ -161,7 +161,7 @@ func (e *Embedded) SetClockRate(rate float64) {
 // if d is negative.
 func (e *Embedded) JumpClock(d time.Duration) {
 	if d < 0 {
-		panic(fmt.Sprintf("redlocktest: negative clock jump %v", d))
+		panic(fmt.Sprintf("testbed: negative clock jump %v", d))
 	}
 	e.clockMu.Lock()
 	e.virtBase = e.virtBase.Add(d)
@@ -238,7 +238,7 @@ func (e *Embedded) Start() error {
 		return err
 	}, func(err error) bool { return errors.Is(err, syscall.EADDRINUSE) })
 	if err != nil {
-		return fmt.Errorf("redlocktest: restart embedded master: %w", err)
+		return fmt.Errorf("testbed: restart embedded master: %w", err)
 	}
 	return nil
 }
@@ -250,7 +250,7 @@ func (e *Embedded) flushScripts() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := c.ScriptFlush(ctx).Err(); err != nil {
-		return fmt.Errorf("redlocktest: flush scripts: %w", err)
+		return fmt.Errorf("testbed: flush scripts: %w", err)
 	}
 	return nil
 }

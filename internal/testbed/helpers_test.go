@@ -1,4 +1,4 @@
-package redlocktest
+package testbed
 
 import (
 	"context"
@@ -16,10 +16,40 @@ func requireRedisServer(t *testing.T) {
 	if HaveRedisServer() {
 		return
 	}
-	if os.Getenv(envBackend) == "required" {
+	if os.Getenv("REDLOCK_TEST_REDIS") == "required" {
 		t.Fatal("redis-server is not on PATH")
 	}
 	t.Skip("redis-server is not on PATH")
+}
+
+// startServers starts n servers with opts, closed at cleanup.
+func startServers(t *testing.T, n int, opts ServerOptions) []*Server {
+	t.Helper()
+	ss := make([]*Server, 0, n)
+	t.Cleanup(func() {
+		for _, s := range ss {
+			s.Close()
+		}
+	})
+	for range n {
+		s, err := StartServer(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+// withReplyProxy puts a new ReplyProxy in front of m, closed at cleanup, and returns it with its address.
+func withReplyProxy(t *testing.T, m Master) (*ReplyProxy, string) {
+	t.Helper()
+	p, err := NewReplyProxy(m.Addr())
+	if err != nil {
+		t.Fatalf("reply proxy for %s: %v", m.Addr(), err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, p.Addr()
 }
 
 // timeout returns a context that ends after d or with the test.

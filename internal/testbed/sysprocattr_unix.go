@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package redlocktest
+package testbed
 
 import "syscall"
 

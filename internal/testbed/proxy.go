@@ -1,4 +1,4 @@
-package redlocktest
+package testbed
 
 import (
 	"context"
