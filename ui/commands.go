@@ -186,7 +186,7 @@ func acquireCmd(ctx context.Context, req uint64, resource string, ttl time.Durat
 			rctx, cancel := context.WithTimeout(context.Background(), actionTimeout)
 			defer cancel()
 			start, valid := time.Now(), l.Validity()
-			if rerr := l.Release(rctx); !releaseEnded(rerr) {
+			if rerr := l.Release(rctx); !redlock.ProvesReleased(rerr) {
 				return acquireResultMsg{req: req, resource: resource, lock: l, cancelled: true, releaseErr: rerr,
 					validity: valid - time.Since(start)}
 			}
@@ -281,7 +281,7 @@ func releaseAllCmd(locks []*ownLock, now time.Time) func(*redlock.Client) tea.Ms
 				for {
 					res.err = j.l.Release(ctx)
 					res.attempts++
-					if releaseEnded(res.err) || time.Since(start)+quitRetryPause >= j.left {
+					if redlock.ProvesReleased(res.err) || time.Since(start)+quitRetryPause >= j.left {
 						return
 					}
 					t := time.NewTimer(quitRetryPause)

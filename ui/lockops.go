@@ -238,7 +238,7 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 // answers prove it, and otherwise still ours, with the validity it had, since its keys may still hold.
 func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 	reason, rv := failure(err)
-	if extendLost(err) {
+	if redlock.ProvesLost(err) {
 		o.lost = reason
 		ops.sh.logf(levelError, o.lock.Resource(), "%s %s failed, LOST: %s%s", what, o.name, reason,
 			prefixed(" · ", rv.detail()))
@@ -290,7 +290,7 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 	}
 	o.busy, o.keeper = "", nil // the release stopped the keeper
 	ops.sh.log.add(o.refresh(ops.sh.now())...)
-	if !releaseEnded(msg.err) {
+	if !redlock.ProvesReleased(msg.err) {
 		ops.releaseUnconfirmed(o, msg.err, "")
 		return
 	}

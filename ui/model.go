@@ -602,7 +602,7 @@ func (m *Model) onQuitReleased(msg quitMsg) tea.Cmd {
 		switch {
 		case o == nil: // ended on a tick while quitting
 			gone++
-		case releaseEnded(res.err):
+		case redlock.ProvesReleased(res.err):
 			m.ops.endOwn(o)
 			if errors.Is(res.err, redlock.ErrNotHeld) {
 				gone++

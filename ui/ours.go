@@ -195,49 +195,6 @@ func errRound(err error) (redlock.Round, bool) {
 	return redlock.Round{}, false
 }
 
-// ruledOut reports whether round r proves our token is no longer on a quorum of masters: so many masters
-// answered that it is not there (deleted by this release, no key, another token's key) or that they are
-// replicas, which hold no lock of their own, that those which may still hold it, having failed, timed out or
-// not answered, are fewer than a quorum.
-func ruledOut(r redlock.Round) bool {
-	if len(r.Nodes) == 0 || r.Quorum == 0 {
-		return false
-	}
-	notOurs := 0
-	for _, n := range r.Nodes {
-		switch n.Outcome {
-		case redlock.OutcomeGone, redlock.OutcomeHeldByOther, redlock.OutcomeReplica:
-			notOurs++
-		case redlock.OutcomeOK:
-			if r.Op == redlock.OpRelease {
-				notOurs++
-			}
-		}
-	}
-	return len(r.Nodes)-notOurs < r.Quorum
-}
-
-// releaseEnded reports whether a release that returned err ended the lock: every master answered, or enough
-// of them confirmed that our token cannot be on a quorum any more.
-func releaseEnded(err error) bool {
-	if err == nil || errors.Is(err, redlock.ErrNotHeld) {
-		return true
-	}
-	r, ok := errRound(err)
-	return ok && r.Op == redlock.OpRelease && ruledOut(r)
-}
-
-// extendLost reports whether a failed extension proves the lock lost: the masters answered that our token is
-// not on a quorum, or the client refused without asking them because the validity had run out. An extension
-// that failed with errors or timeouts proves nothing: the keys may still hold our token.
-func extendLost(err error) bool {
-	if !errors.Is(err, redlock.ErrLost) {
-		return false
-	}
-	r, ok := errRound(err)
-	return !ok || ruledOut(r)
-}
-
 // unanswered counts the masters of a round that failed, timed out, had not answered or refused as replicas.
 func unanswered(r roundView) int {
 	n := 0
