@@ -22,6 +22,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui"
 )
 
@@ -423,6 +424,11 @@ func loadCAFile(file, name string, env Environment) (*x509.CertPool, error) {
 	return pool, nil
 }
 
+// serverKey is the key under which two spellings of host:port compare equal: the client's own rule.
+func serverKey(host, port string) string {
+	return redlock.ServerKey(&redis.Options{Network: "tcp", Addr: net.JoinHostPort(host, port)})
+}
+
 // parseMaster parses one entry of --masters or of a profile's masters. It
 // returns the master and the key under which two spellings of one server
 // compare equal; its errors name the entry, and the caller where it was given.
@@ -435,7 +441,7 @@ func parseMaster(entry string) (Master, string, error) {
 		return Master{}, "", fmt.Errorf("%q: %v (want host:port or a redis:// URL)", entry, err)
 	}
 	addr := net.JoinHostPort(host, port)
-	return Master{Name: addr, Options: &redis.Options{Network: "tcp", Addr: addr}}, endpointKey(host, port), nil
+	return Master{Name: addr, Options: &redis.Options{Network: "tcp", Addr: addr}}, serverKey(host, port), nil
 }
 
 // parseMasterURL parses a redis:// or rediss:// entry with redis.ParseURL,
@@ -484,7 +490,7 @@ func parseMasterURL(entry string) (Master, string, error) {
 	if u.Scheme == "rediss" {
 		name = "rediss://" + name
 	}
-	return Master{Name: name, Options: o}, endpointKey(host, port), nil
+	return Master{Name: name, Options: o}, serverKey(host, port), nil
 }
 
 // redactURL is u as it may be shown: without the password of its user info or
@@ -584,23 +590,6 @@ func checkPort(port string) error {
 		return fmt.Errorf("port %q is not a number from 1 to 65535", port)
 	}
 	return nil
-}
-
-// endpointKey names the server host:port reaches, so that two spellings of one
-// address compare equal: case and a trailing dot of names, IP spellings, and
-// the local host's names (localhost, 127.0.0.1, ::1, 0.0.0.0 are one server,
-// as the redlock client also counts them). The port is compared as a number.
-func endpointKey(host, port string) string {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if a, err := netip.ParseAddr(host); err == nil {
-		a = a.Unmap()
-		host = a.String()
-		if a == netip.IPv6Loopback() || a.IsUnspecified() || host == "127.0.0.1" {
-			host = "localhost"
-		}
-	}
-	n, _ := strconv.ParseUint(port, 10, 64)
-	return host + ":" + strconv.FormatUint(n, 10)
 }
 
 // applyClientSettings sets what every client of the program needs: deadlines

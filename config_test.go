@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 // fakeConfigDir is the user's config directory in fakeEnv.
@@ -450,5 +453,30 @@ func TestOnceWithoutMastersUsesEmbeddedMasters(t *testing.T) {
 	if len(s.Masters) != demo.MasterCount || up < s.Quorum {
 		t.Errorf("%d masters, %d up, quorum %d; want the %d embedded masters with a quorum up", len(s.Masters), up,
 			s.Quorum, demo.MasterCount)
+	}
+}
+
+// TestCommandLineAndClientAgreeOnTheSameServer: --masters refuses a server listed twice by the client's own
+// rule (redlock.ServerKey, which redlock.New applies), so the two never disagree about which spellings are
+// one master. They did: the command line kept an IPv6 zone that the client drops.
+func TestCommandLineAndClientAgreeOnTheSameServer(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"localhost:6379", "127.0.0.1:6379"},
+		{"[::1]:6379", "127.0.0.1:6379"},
+		{"[::ffff:127.0.0.1]:6379", "127.0.0.1:6379"},
+		{"127.0.0.1:06379", "127.0.0.1:6379"},
+		{"EXAMPLE.com.:1", "example.com:1"},
+		{"[fe80::1%eth0]:1", "[fe80::1]:1"},
+		{"[0:0:0:0:0:0:0:1]:1", "[::1]:1"},
+		{"0.0.0.0:1", "localhost:1"},
+		{"127.0.0.2:1", "127.0.0.1:1"},
+		{"a.example:1", "b.example:1"},
+	} {
+		_, cliErr := parseConfig([]string{"-m", pair[0] + "," + pair[1]}, fakeEnv(nil, nil))
+		libSame := redlock.ServerKey(&redis.Options{Addr: pair[0]}) == redlock.ServerKey(&redis.Options{Addr: pair[1]})
+		if (cliErr != nil) != libSame {
+			t.Errorf("%s and %s: the command line says %v; the client takes them for one server: %v", pair[0], pair[1],
+				cliErr, libSame)
+		}
 	}
 }

@@ -72,7 +72,7 @@ func New(masters []*redis.Client, opts ...Option) (*Client, error) {
 		if m == nil {
 			return nil, fmt.Errorf("redlock: master %d is nil", i+1)
 		}
-		key := endpointKey(m.Options())
+		key := ServerKey(m.Options())
 		if j, dup := seen[key]; dup {
 			return nil, fmt.Errorf("redlock: master %d (%s) is the same as master %d: each master must count once",
 				i+1, m.Options().Addr, j+1)
@@ -169,13 +169,14 @@ func (c *Client) waitWarm(ctx context.Context) {
 	}
 }
 
-// endpointKey names the server an options set dials, so that two spellings of
+// ServerKey names the server an options set dials, so that two spellings of
 // one address compare equal: host names and IP literals in any case or form
-// (IPv4-mapped IPv6, compressed or not), the loopback and unspecified
-// addresses as 127.0.0.1, ports with leading zeros, tcp4/tcp6, unclean
-// socket paths. The database number is left out: two databases of one
-// server are still one master.
-func endpointKey(o *redis.Options) string {
+// (IPv4-mapped IPv6, compressed or not, with a zone), the loopback and
+// unspecified addresses and an empty host as localhost, ports with leading
+// zeros, tcp4/tcp6, unclean socket paths. The database number is left out:
+// two databases of one server are still one master. New refuses two masters
+// with one key, which would count one server twice towards the quorum.
+func ServerKey(o *redis.Options) string {
 	switch o.Network {
 	case "unix", "unixpacket":
 		return "unix:" + filepath.Clean(o.Addr)
