@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui"
@@ -110,7 +111,7 @@ type UsageError struct{ Msg string }
 func (e *UsageError) Error() string {
 	for _, r := range e.Msg {
 		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			return monitor.Escape(e.Msg)
+			return untrusted.Escape(e.Msg)
 		}
 	}
 	return e.Msg

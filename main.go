@@ -23,6 +23,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui"
@@ -187,7 +188,7 @@ func sweepProgress(s monitor.Snapshot) string {
 	var parts []string
 	for _, m := range s.Masters {
 		if m.Up && m.DuplicateOf == "" && m.Sweep.Completed == 0 {
-			parts = append(parts, monitor.Escape(m.Addr)+" "+m.Sweep.Progress())
+			parts = append(parts, untrusted.Escape(m.Addr)+" "+m.Sweep.Progress())
 		}
 	}
 	return strings.Join(parts, ", ")

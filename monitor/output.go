@@ -9,8 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 )
 
 // jsonSnapshot is the --once --json format: field names are part of the command-line interface.
@@ -232,8 +233,8 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		if m.Replicas >= 0 {
 			replicas = strconv.Itoa(m.Replicas)
 		}
-		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(Escape(m.Addr)), column(Escape(status)), rtt,
-			offset, drift, column(Escape(m.Role)), orUnknown(column(Escape(m.Version))), uptime, replicas, m.Keys, scanned)
+		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(m.Addr)), column(untrusted.Escape(status)), rtt,
+			offset, drift, column(untrusted.Escape(m.Role)), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
 	}
 
 	if len(s.Locks) > 0 {
@@ -253,25 +254,25 @@ func WriteTable(w io.Writer, s Snapshot) error {
 			for j, c := range l.Masters {
 				switch {
 				case c.State == CellUnknown && c.Token != "":
-					cells[j] = "?(" + Escape(short(c.Token)) + ")"
+					cells[j] = "?(" + untrusted.Escape(short(c.Token)) + ")"
 				case c.State == CellUnknown:
 					cells[j] = "?"
 				case c.State == CellAbsent:
 					cells[j] = "-"
 				case c.PTTL == NoTTL:
-					cells[j] = Escape(short(c.Token)) + ":no-ttl"
+					cells[j] = untrusted.Escape(short(c.Token)) + ":no-ttl"
 				default:
-					cells[j] = Escape(short(c.Token)) + ":" + c.PTTL.String()
+					cells[j] = untrusted.Escape(short(c.Token)) + ":" + c.PTTL.String()
 				}
 			}
-			p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(Escape(l.Resource)), l.State, orDash(Escape(short(l.Holder))), l.Count,
+			p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.Resource)), l.State, orDash(untrusted.Escape(short(l.Holder))), l.Count,
 				s.Servers, l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
 		}
 	}
 	if len(s.Warnings) > 0 {
 		p("\nWARNINGS\n")
 		for _, wn := range s.Warnings {
-			p("%s\n", Escape(wn.String()))
+			p("%s\n", untrusted.Escape(wn.String()))
 		}
 	}
 	return tw.Flush()
@@ -324,39 +325,6 @@ func orUnknown(s string) string {
 		return "?"
 	}
 	return s
-}
-
-// Escape makes untrusted text (key names, tokens, error texts) safe to print on a terminal: control
-// characters (including ESC, C1 and bidirectional controls), invalid UTF-8 and backslashes are written as Go
-// escapes (\x1b, \u202e, \\); printable text is unchanged.
-func Escape(s string) string {
-	safe := true
-	for _, r := range s {
-		if r == '\\' || r == utf8.RuneError || !unicode.IsPrint(r) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\':
-			b.WriteString(`\\`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		default:
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
 }
 
 // DriftText writes a clock rate in a few cells, no more precisely than it is known: "+12ppm"; "+800ppm" for

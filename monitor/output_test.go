@@ -170,26 +170,6 @@ func TestWriteTableEscapesUntrustedText(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain-name:42", "plain-name:42"},
-		{"ünïcödé ключ", "ünïcödé ключ"},
-		{"a\x1b[31mb", `a\x1b[31mb`},
-		{"tab\there", `tab\there`},
-		{"nl\n", `nl\n`},
-		{"bin\x00\xff", `bin\x00\xff`},
-		{`back\slash`, `back\\slash`},
-		{"c1\u009b31m", `c1\u009b31m`},
-		{"bidi\u202egnp.exe", `bidi\u202egnp.exe`},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := Escape(tt.in); got != tt.want {
-			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestWriteJSONCarriesTheFamilyAndHashFields(t *testing.T) {
 	hash := KeyReading{Key: "jobs:nightly", Fields: []string{"mode", "read", "6f1c2a40-93e4-4b0f-87c9-389b853be697:1", "2"},
 		PTTL: 30 * time.Second, ReadAt: t0}

@@ -1,12 +1,11 @@
 package ui
 
 import (
-	"fmt"
-	"strconv"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 )
 
 // mark starts every text that sanitize had to change (escape or cut). The sanitizer escapes the glyph itself
@@ -45,9 +44,9 @@ func sanitize(raw string, limit int) string {
 		piece, w := raw[i:i+size], 0
 		switch {
 		case r == utf8.RuneError && size == 1:
-			piece, w, changed = fmt.Sprintf(`\x%02x`, raw[i]), 4, true
+			piece, w, changed = untrusted.EscapeByte(raw[i]), 4, true
 		case needsEscape(r, i == 0):
-			piece, changed = escapeRune(r), true
+			piece, changed = untrusted.EscapeRune(r), true
 			w = len(piece)
 		default:
 			w = ansi.StringWidth(piece)
@@ -87,26 +86,8 @@ func plainASCII(s string, budget int) bool {
 	return true
 }
 
-// needsEscape reports whether r must not reach the terminal as it is.
+// needsEscape reports whether r must not reach the terminal as it is: the one rule for untrusted text, and
+// the mark glyph, so that no text can pass for one that was changed.
 func needsEscape(r rune, first bool) bool {
-	switch {
-	case r == '\\' || r == markRune:
-		return true
-	case !unicode.IsPrint(r): // controls, formats (bidi, zero-width), separators other than space, unassigned
-		return true
-	case unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
-		return true
-	case first && unicode.In(r, unicode.Mn, unicode.Me):
-		return true
-	}
-	return false
-}
-
-// escapeRune writes r as a Go escape: \\, \n, \x1b, \u202e or \U000e0001.
-func escapeRune(r rune) string {
-	if r == '\\' {
-		return `\\`
-	}
-	q := strconv.QuoteRuneToASCII(r)
-	return q[1 : len(q)-1]
+	return r == markRune || untrusted.NeedsEscape(r, first)
 }
