@@ -35,8 +35,9 @@ const (
 	minReleaseTimeout = 2 * time.Second
 )
 
-// forwardedSignals are passed on to the command. SIGINT and SIGQUIT from a terminal reach it directly as
-// well only when it shares our process group, which it does not (see commandSysProcAttr), so each arrives once.
+// forwardedSignals are passed on to the command's process group. SIGINT and SIGQUIT from a terminal would reach
+// it directly as well only if it shared our process group, which it does not (see commandSysProcAttr), so each
+// arrives once. The watchdog in that group ignores them all (see watchdogScript).
 var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
 	syscall.SIGUSR1, syscall.SIGUSR2}
 
@@ -132,15 +133,26 @@ Usage:
   redlock-tui run -m host1:6379,host2:6379,... [flags] RESOURCE -- COMMAND [ARGS...]
 
 The lock is acquired (see --wait and --retries), extended while the command runs (by --ttl each time a third
-of it is left), and released when the command exits. The command runs in its own process group and gets
-REDLOCK_RESOURCE, REDLOCK_TOKEN and REDLOCK_VALID_UNTIL (RFC 3339, when the lock lapses unless extended).
-Signals sent to run (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to the command's process group. When the
-lock is lost, the command's process group gets SIGTERM at once and SIGKILL after --grace.
+of it is left), and released when the command exits. The command runs in a process group of its own, the job's,
+and gets REDLOCK_RESOURCE, REDLOCK_TOKEN and REDLOCK_VALID_UNTIL (RFC 3339, when the lock lapses unless
+extended). Signals sent to run (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to the job's process group. When
+the lock is lost, the job's process group gets SIGTERM at once and SIGKILL after --grace.
+
+If run dies, even of SIGKILL, the job's whole process group is SIGKILLed within milliseconds: a watchdog that
+run starts before the command (/bin/sh, leading the group, ignoring the signals above) does it as soon as the
+kernel, tearing run down, closes its pipe from run. On Linux the kernel SIGKILLs the command itself as well.
+Not guaranteed: a process that left the group (setsid, a daemon's double fork) escapes all of this; what the
+command leaves in the background when it exits normally runs on without the lock; if someone kills the
+watchdog, run starts another at once and says so, and should run die before that (or with it), only the
+command itself is killed (on Linux). The lock is only as good as its TTL: a run that was killed leaves the key
+on the masters until it expires, and a run stalled (stopped, a paused VM) for longer than --ttl can lose the
+lock while the command runs on until run resumes (see --fencing).
 
 Flags:
 ` + fs.FlagUsages() + `
 Exit status: the command's (128+N when killed by signal N); 2 bad usage; 75 not acquired within --wait;
-76 the lock was lost while the command ran; 126 the command could not be started; 127 it was not found.
+76 the lock was lost while the command ran; 126 the command (or the watchdog) could not be started; 127 it was
+not found.
 `
 }
 
@@ -232,15 +244,23 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 }
 
 // superviseCommand runs the command while the keeper holds the lock: it passes signals on, and when the lock
-// is lost it terminates the command's process group (SIGTERM, then SIGKILL after the grace period). It returns
-// run's exit status once the command has exited.
+// is lost it terminates the command's process group (SIGTERM, then SIGKILL after the grace period). A watchdog
+// started first leads that group and kills it should run die (see startWatchdog). It returns run's exit status
+// once the command has exited.
 func superviseCommand(lock *redlock.Lock, keeper *redlock.Keeper, cfg runConfig, sigs <-chan os.Signal,
 	sys system) int {
+	wd, err := startWatchdog(0)
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui run: %v; the command was not started\n", err)
+		return exitCannotRun
+	}
+	group := wd.pid // the watchdog leads the job's process group; the pgid stays taken until it is reaped
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, sys.stdout, sys.stderr
 	cmd.Env = append(os.Environ(), commandEnv(lock)...)
-	cmd.SysProcAttr = commandSysProcAttr()
+	cmd.SysProcAttr = commandSysProcAttr(group)
 	if err := cmd.Start(); err != nil {
+		wd.release()
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return exitNotFound
@@ -249,11 +269,11 @@ func superviseCommand(lock *redlock.Lock, keeper *redlock.Keeper, cfg runConfig,
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	group := cmd.Process.Pid // the command leads its own process group
 
 	lost := keeper.Lost()
-	wasLost := false
+	wasLost, killed := false, false
 	var kill <-chan time.Time
+	watchdogExited := wd.exited
 	for {
 		select {
 		case sig := <-sigs:
@@ -271,17 +291,44 @@ func superviseCommand(lock *redlock.Lock, keeper *redlock.Keeper, cfg runConfig,
 			kill = t.C
 		case <-kill:
 			fmt.Fprintf(sys.stderr, "redlock-tui run: the command outlived --grace %s after losing the lock; killing it\n", cfg.Grace)
+			killed = true // the watchdog dies of this too
 			signalGroup(group, syscall.SIGKILL)
 			kill = nil
+		case <-watchdogExited:
+			watchdogExited = nil
+			if killed {
+				continue
+			}
+			if next := replaceWatchdog(wd, group, sys); next != nil {
+				wd, watchdogExited = next, next.exited
+			}
 		case err := <-exited:
 			if wasLost {
 				// Lost: whatever the command started must not run on without the lock either.
 				signalGroup(group, syscall.SIGKILL)
+				wd.abandon()
 				return exitLockLost
 			}
+			wd.release() // as before the watchdog: what the command left in the background is not killed
 			return commandStatus(err, cmd.ProcessState)
 		}
 	}
+}
+
+// replaceWatchdog starts a watchdog into the job's process group after someone else ended the last one, and
+// says so on stderr. It returns nil when none could be started; the ended one then stays in place: releasing
+// or abandoning it does no harm.
+func replaceWatchdog(ended *watchdog, group int, sys system) *watchdog {
+	next, err := startWatchdog(group)
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui run: the watchdog (pid %d) ended (%v) and no other could be started: %v; "+
+			"should run die now, its command's children would survive it\n", ended.pid, ended.state, err)
+		return nil
+	}
+	_ = ended.stdin.Close()
+	fmt.Fprintf(sys.stderr, "redlock-tui run: the watchdog (pid %d) ended (%v); another (pid %d) guards the command's "+
+		"process group\n", ended.pid, ended.state, next.pid)
+	return next
 }
 
 // commandEnv is what the command learns about its lock. REDLOCK_FENCE is set only for a lock that carries a

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,7 +57,21 @@ func (b *syncBuffer) String() string {
 // startRun starts bin with args, with D=dir in its environment; t.Cleanup kills it if it is still running.
 func startRun(t *testing.T, bin, dir string, args ...string) *runProcess {
 	t.Helper()
+	return startProcess(t, nil, bin, dir, args...)
+}
+
+// startRunInSession is startRun with bin leading a session of its own, so that every process it starts, and
+// every process those start, can be found by that session's id (bin's pid) until one calls setsid itself.
+func startRunInSession(t *testing.T, bin, dir string, args ...string) *runProcess {
+	t.Helper()
+	return startProcess(t, &syscall.SysProcAttr{Setsid: true}, bin, dir, args...)
+}
+
+// startProcess starts bin for startRun and startRunInSession.
+func startProcess(t *testing.T, attr *syscall.SysProcAttr, bin, dir string, args ...string) *runProcess {
+	t.Helper()
 	p := &runProcess{t: t, cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p.cmd.SysProcAttr = attr
 	p.cmd.Env = append(os.Environ(), "D="+dir)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -127,8 +142,32 @@ func touch(t *testing.T, path string) {
 	}
 }
 
-// liveInGroup lists the processes of process group pgid that are not zombies, from /proc.
-func liveInGroup(t *testing.T, pgid int) []int {
+// procStat is what the tests read of /proc/PID/stat.
+type procStat struct {
+	pid, ppid, pgrp, session int
+	state                    string // R, S, Z...
+}
+
+// readProcStat reads /proc/PID/stat; ok is false when the process is gone (reaped).
+func readProcStat(pid int) (st procStat, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	// pid (comm) state ppid pgrp session ...: comm may hold spaces, so split after its closing parenthesis.
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(fields) < 4 {
+		return procStat{}, false
+	}
+	st.pid, st.state = pid, fields[0]
+	st.ppid, _ = strconv.Atoi(fields[1])
+	st.pgrp, _ = strconv.Atoi(fields[2])
+	st.session, _ = strconv.Atoi(fields[3])
+	return st, true
+}
+
+// liveProcesses lists the processes that are not zombies and match keep, from /proc.
+func liveProcesses(t *testing.T, keep func(procStat) bool) []int {
 	t.Helper()
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil || len(stats) == 0 {
@@ -136,20 +175,179 @@ func liveInGroup(t *testing.T, pgid int) []int {
 	}
 	var live []int
 	for _, path := range stats {
-		data, err := os.ReadFile(path)
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(path)))
 		if err != nil {
-			continue // the process ended
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its closing parenthesis.
-		fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-		if len(fields) < 3 || fields[0] == "Z" || fields[2] != strconv.Itoa(pgid) {
 			continue
 		}
-		pid, _ := strconv.Atoi(strings.Fields(string(data))[0])
-		live = append(live, pid)
+		if st, ok := readProcStat(pid); ok && st.state != "Z" && keep(st) {
+			live = append(live, pid)
+		}
 	}
 	return live
 }
+
+// liveInGroup lists the processes of process group pgid that are not zombies, from /proc.
+func liveInGroup(t *testing.T, pgid int) []int {
+	t.Helper()
+	return liveProcesses(t, func(st procStat) bool { return st.pgrp == pgid })
+}
+
+// liveInSession lists the processes of session sid that are not zombies, from /proc.
+func liveInSession(t *testing.T, sid int) []int {
+	t.Helper()
+	return liveProcesses(t, func(st procStat) bool { return st.session == sid })
+}
+
+// isLive reports whether pid is a process that is not a zombie.
+func isLive(pid int) bool {
+	st, ok := readProcStat(pid)
+	return ok && st.state != "Z"
+}
+
+// describeProcesses names pids with their command lines, for failure messages.
+func describeProcesses(pids []int) string {
+	var parts []string
+	for _, pid := range pids {
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		parts = append(parts, fmt.Sprintf("%d %q", pid, strings.TrimRight(strings.ReplaceAll(string(cmdline), "\x00", " "), " ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// jobProcesses lists the pids and the live processes of group pgid and of session sid; 0 for pgid or sid is
+// none (the kernel's own threads have group and session 0).
+func jobProcesses(t *testing.T, pids []int, pgid, sid int) []int {
+	t.Helper()
+	all := slices.Clone(pids)
+	if pgid > 0 {
+		all = append(all, liveInGroup(t, pgid)...)
+	}
+	if sid > 0 {
+		all = append(all, liveInSession(t, sid)...)
+	}
+	return all
+}
+
+// killLeftovers has t.Cleanup SIGKILL whatever is left of the job (see jobProcesses), so that a failing test
+// leaves nothing running on the machine.
+func killLeftovers(t *testing.T, pids []int, pgid, sid int) {
+	t.Cleanup(func() {
+		for _, pid := range jobProcesses(t, pids, pgid, sid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// survivors lists the processes of jobProcesses that still live, once each.
+func survivors(t *testing.T, pids []int, pgid, sid int) []int {
+	t.Helper()
+	seen := map[int]bool{}
+	var live []int
+	for _, pid := range jobProcesses(t, pids, pgid, sid) {
+		if !seen[pid] && isLive(pid) {
+			seen[pid] = true
+			live = append(live, pid)
+		}
+	}
+	return live
+}
+
+// jobGoneWithin polls until none of the pids nor any process of group pgid or session sid lives, and fails
+// the test, naming the survivors, if some still live after limit (counted from now, after what happened).
+func jobGoneWithin(t *testing.T, limit time.Duration, after string, pids []int, pgid, sid int) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		live := survivors(t, pids, pgid, sid)
+		if len(live) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s after %s, processes of the job still run (pids %v, group %d, session %d): %s",
+				limit, after, pids, pgid, sid, describeProcesses(live))
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// readPid reads a pid that a test script wrote to path.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	pid, err := strconv.Atoi(readFileEventually(t, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// groupOf is the process group of pid, which must be alive.
+func groupOf(t *testing.T, pid int) int {
+	t.Helper()
+	st, ok := readProcStat(pid)
+	if !ok {
+		t.Fatalf("process %d is gone", pid)
+	}
+	return st.pgrp
+}
+
+// watchdogOf returns the watchdog guarding the command (a live pid): the leader of the command's process group.
+func watchdogOf(t *testing.T, command int) int {
+	t.Helper()
+	group := groupOf(t, command)
+	if group == command || !isWatchdog(group) {
+		t.Fatalf("the command %d is in process group %d, which no watchdog leads: %s", command, group,
+			describeProcesses(liveInGroup(t, group)))
+	}
+	return group
+}
+
+// isWatchdog reports whether pid is a live watchdog, by the name it bears on its command line.
+func isWatchdog(pid int) bool {
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && isLive(pid) && strings.Contains(string(cmdline), watchdogName)
+}
+
+// fileLinesEventually waits until the file at path holds every one of want as a line.
+func fileLinesEventually(t *testing.T, path string, want ...string) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%s to hold %q", filepath.Base(path), want), func() (bool, string) {
+		data, _ := os.ReadFile(path)
+		lines := strings.Split(string(data), "\n")
+		for _, w := range want {
+			if !slices.Contains(lines, w) {
+				return false, fmt.Sprintf("%q", data)
+			}
+		}
+		return true, ""
+	})
+}
+
+// sessionEmptyAfterExit checks, once run has exited, that no process of its session is left. The watchdog is
+// reaped before run exits, so it is checked at once; processes that run SIGKILLed may take a moment to die.
+func sessionEmptyAfterExit(t *testing.T, p *runProcess, watchdog int) {
+	t.Helper()
+	if isLive(watchdog) {
+		t.Errorf("the watchdog %d still runs after run exited: %s", watchdog, describeProcesses([]int{watchdog}))
+	}
+	jobGoneWithin(t, 15*time.Second, "run exited", nil, 0, p.cmd.Process.Pid)
+}
+
+// killRun SIGKILLs the run process and waits until it has died (a zombie or reaped): by then the kernel has
+// closed its descriptors. (p.done may come much later: it waits for every holder of run's stdout and stderr.)
+func killRun(t *testing.T, p *runProcess) {
+	t.Helper()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "run to die of SIGKILL", func() (bool, string) {
+		return !isLive(p.cmd.Process.Pid), "still running"
+	})
+}
+
+// jobExitLimit bounds how long the processes of a job may outlive a run killed by SIGKILL. The watchdog needs
+// a few system calls once the kernel has closed run's descriptors; a second is orders of magnitude more.
+const jobExitLimit = time.Second
 
 // heldOnQuorum reports whether one token of resource is on a majority of the masters (a lock round is decided
 // at quorum, so a late master may miss it). A failed read counts as not held, so that eventually retries it.
@@ -183,10 +381,11 @@ func TestRunGivesTheCommandTheTokenOnTheMastersAndReturnsItsStatus(t *testing.T)
 	const resource = "cron:nightly"
 	script := `echo "$REDLOCK_RESOURCE" > "$D/resource"; echo "$REDLOCK_VALID_UNTIL" > "$D/until"
 echo "${REDLOCK_FENCE-none}" > "$D/fence"; echo "$REDLOCK_TOKEN" > "$D/token"; ` + waitScript + `; exit 7`
-	p := startRun(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--ttl", "5s",
+	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--ttl", "5s",
 		resource, "--", "sh", "-c", script)
 
 	token := readFileEventually(t, filepath.Join(dir, "token"))
+	watchdog := watchdogOf(t, readPid(t, filepath.Join(dir, "pid")))
 	onMasters, err := tokensOn(clients, resource)
 	if err != nil {
 		t.Fatal(err)
@@ -217,6 +416,7 @@ echo "${REDLOCK_FENCE-none}" > "$D/fence"; echo "$REDLOCK_TOKEN" > "$D/token"; `
 	if code := p.wait(30 * time.Second); code != 7 {
 		t.Errorf("run exited %d, want the command's 7; stderr:\n%s", code, p.stderr.String())
 	}
+	sessionEmptyAfterExit(t, p, watchdog)
 	if ok, state := goneEverywhere(clients, resource); !ok {
 		t.Errorf("after run exited the lock is still on the masters: %s", state)
 	}
@@ -277,12 +477,9 @@ func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
 			clients := redlocktest.Clients(t, masters)
 			dir := t.TempDir()
 			const resource = "job:long"
-			p := startRun(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","),
+			p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","),
 				"--ttl", ttl.String(), "--grace", grace.String(), resource, "--", "sh", "-c", tc.script)
-			pid, err := strconv.Atoi(readFileEventually(t, filepath.Join(dir, "pid")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			group := watchdogOf(t, readPid(t, filepath.Join(dir, "pid")))
 			eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
 
 			for _, m := range masters[1:] {
@@ -302,9 +499,10 @@ func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
 			if took > ttl+grace+3*time.Second {
 				t.Errorf("run took %s after the majority stopped; want about the TTL %s (plus the grace %s)", took, ttl, grace)
 			}
-			if live := liveInGroup(t, pid); len(live) > 0 {
-				t.Errorf("processes %v of the command's group still run after the lock was lost", live)
+			if live := liveInGroup(t, group); len(live) > 0 {
+				t.Errorf("processes of the command's group still run after the lock was lost: %s", describeProcesses(live))
 			}
+			sessionEmptyAfterExit(t, p, group)
 		})
 	}
 }
@@ -324,12 +522,9 @@ func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
 			clients := redlocktest.Clients(t, masters)
 			dir := t.TempDir()
 			const resource = "job:signalled"
-			p := startRun(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--ttl", "30s",
+			p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--ttl", "30s",
 				resource, "--", "sh", "-c", tc.script)
-			pid, err := strconv.Atoi(readFileEventually(t, filepath.Join(dir, "pid")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			group := watchdogOf(t, readPid(t, filepath.Join(dir, "pid")))
 			eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
 
 			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -341,9 +536,7 @@ func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
 			if got := readFileEventually(t, filepath.Join(dir, "got")); got != "TERM" {
 				t.Errorf("the command wrote %q, want TERM", got)
 			}
-			if live := liveInGroup(t, pid); len(live) > 0 {
-				t.Errorf("processes %v of the command's group still run after run exited", live)
-			}
+			sessionEmptyAfterExit(t, p, group)
 			// The TTL is 30s: a key gone now was released by run.
 			if ok, state := goneEverywhere(clients, resource); !ok {
 				t.Errorf("after run exited the lock is still on the masters: %s", state)
@@ -366,13 +559,138 @@ func TestRunCommandThatCannotStart(t *testing.T) {
 		{"no-such-command-redlock-tui", exitNotFound},
 		{notExecutable, exitCannotRun},
 	} {
-		code, _, stderr := runBinary(t, bin, nil, "run", "-m", addrs, "job:broken", "--", tc.command)
+		p := startRunInSession(t, bin, t.TempDir(), "run", "-m", addrs, "job:broken", "--", tc.command)
+		code, stderr := p.wait(time.Minute), p.stderr.String()
 		if code != tc.wantCode || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("run -- %s: exit %d, stderr %q; want %d and one line", tc.command, code, stderr, tc.wantCode)
+		}
+		// The watchdog was started before the command; run waits for it to exit before it exits itself.
+		if live := liveInSession(t, p.cmd.Process.Pid); len(live) > 0 {
+			t.Errorf("run -- %s: processes run started still run after it exited: %s", tc.command, describeProcesses(live))
 		}
 	}
 	if ok, state := goneEverywhere(clients, "job:broken"); !ok {
 		t.Errorf("the lock is still on the masters after the command could not start: %s", state)
+	}
+}
+
+func TestRunKilledBySIGKILLTakesTheWholeJobWithIt(t *testing.T) {
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	dir := t.TempDir()
+	const resource = "job:killed"
+	// The command starts a grandchild in the background and waits on a child in the foreground.
+	script := `sleep 300 & echo $! > "$D/grandchild"; echo $$ > "$D/pid"; sleep 300`
+	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--ttl", "30s",
+		resource, "--", "sh", "-c", script)
+	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
+	group, session := groupOf(t, command), p.cmd.Process.Pid
+	killLeftovers(t, []int{command, grandchild}, group, session)
+	eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
+	if !isLive(grandchild) || groupOf(t, grandchild) != group {
+		t.Fatalf("the grandchild %d is not running in the command's group %d", grandchild, group)
+	}
+
+	killRun(t, p)
+	jobGoneWithin(t, jobExitLimit, "run died", []int{command, grandchild}, group, session)
+}
+
+func TestRunForwardsSignalsPastTheWatchdog(t *testing.T) {
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	dir := t.TempDir()
+	const resource = "job:signals"
+	// The command notes each signal and runs on; so does a grandchild, which ignores them. (Not INT or QUIT: a
+	// shell treats a child's death by SIGINT specially, and SIGQUIT would have sleep dump core.)
+	script := `(trap '' TERM HUP USR1; exec sleep 300) & echo $! > "$D/grandchild"
+for s in TERM HUP USR1; do trap "echo $s >> \"\$D/got\"" $s; done; echo $$ > "$D/pid"
+while :; do sleep 0.05 || :; done`
+	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--ttl", "30s",
+		resource, "--", "sh", "-c", script)
+	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
+	watchdog := watchdogOf(t, command)
+	session := p.cmd.Process.Pid
+	killLeftovers(t, []int{command, grandchild, watchdog}, watchdog, session)
+	eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
+
+	for _, sig := range []struct {
+		sig  syscall.Signal
+		name string
+	}{{syscall.SIGTERM, "TERM"}, {syscall.SIGHUP, "HUP"}, {syscall.SIGUSR1, "USR1"}} {
+		if err := p.cmd.Process.Signal(sig.sig); err != nil {
+			t.Fatal(err)
+		}
+		fileLinesEventually(t, filepath.Join(dir, "got"), sig.name)
+	}
+	if !isLive(command) || !isLive(grandchild) || p.exited() {
+		t.Fatalf("run, the command or its grandchild ended of signals they trapped or ignored; stderr:\n%s",
+			p.stderr.String())
+	}
+	if !isWatchdog(watchdog) || groupOf(t, command) != watchdog || strings.Contains(p.stderr.String(), "watchdog") {
+		t.Fatalf("the watchdog %d did not survive the forwarded signals: %s; stderr:\n%s", watchdog,
+			describeProcesses(liveInGroup(t, groupOf(t, command))), p.stderr.String())
+	}
+	// It still does its work.
+	killRun(t, p)
+	jobGoneWithin(t, jobExitLimit, "run died", []int{command, grandchild, watchdog}, watchdog, session)
+}
+
+func TestRunReplacesAWatchdogThatWasKilled(t *testing.T) {
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	dir := t.TempDir()
+	const resource = "job:watchdog-killed"
+	script := `sleep 300 & echo $! > "$D/grandchild"; ` + waitScript
+	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--ttl", "30s",
+		resource, "--", "sh", "-c", script)
+	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
+	first := watchdogOf(t, command)
+	group, session := first, p.cmd.Process.Pid
+	killLeftovers(t, []int{command, grandchild}, group, session)
+	eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
+
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var second int
+	eventually(t, "another watchdog in the command's group", func() (bool, string) {
+		for _, pid := range liveInGroup(t, group) {
+			if pid != first && isWatchdog(pid) {
+				second = pid
+				return strings.Contains(p.stderr.String(), fmt.Sprintf("another (pid %d)", pid)), "not reported on stderr"
+			}
+		}
+		return false, describeProcesses(liveInGroup(t, group))
+	})
+	if !isLive(command) || p.exited() {
+		t.Fatalf("the command or run ended when the watchdog was killed; stderr:\n%s", p.stderr.String())
+	}
+	// The new watchdog guards the group as the first did.
+	killRun(t, p)
+	jobGoneWithin(t, jobExitLimit, "run died", []int{command, grandchild, second}, group, session)
+}
+
+func TestRunLeavesTheCommandsBackgroundProcessesOnANormalExit(t *testing.T) {
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	dir := t.TempDir()
+	// As documented: run releases the lock once the command itself has exited, and kills nothing then.
+	// (Its output goes elsewhere, or it would hold run's stdout and stderr open, and p.wait would wait for it.)
+	script := `sleep 300 >/dev/null 2>&1 & echo $! > "$D/background"; echo $$ > "$D/pid"`
+	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "job:background",
+		"--", "sh", "-c", script)
+	background := readPid(t, filepath.Join(dir, "background"))
+	killLeftovers(t, []int{background}, 0, p.cmd.Process.Pid)
+	if code := p.wait(time.Minute); code != 0 {
+		t.Fatalf("run exited %d, want 0; stderr:\n%s", code, p.stderr.String())
+	}
+	live := liveInSession(t, p.cmd.Process.Pid)
+	if !slices.Equal(live, []int{background}) {
+		t.Errorf("after a normal exit the processes of run's session are %s; want the command's background sleep %d "+
+			"alone (not killed, and no watchdog)", describeProcesses(live), background)
 	}
 }
 
