@@ -106,7 +106,7 @@ type UsageError struct{ Msg string }
 // Error returns the message on a single line of printable text: when user
 // input in it holds a control, bidirectional or other invisible character or
 // invalid UTF-8, the whole message goes through the one escaper of the
-// program's plain-text output (monitor.Escape), so a newline cannot split it
+// program's plain-text output (untrusted.Escape), so a newline cannot split it
 // and a bidi override cannot reorder it.
 func (e *UsageError) Error() string {
 	for _, r := range e.Msg {
