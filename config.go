@@ -182,7 +182,7 @@ func newFlagSet(v *flagValues) *pflag.FlagSet {
 	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless)")
 	fs.IntVar(&c.DemoClients, "demo-clients", defaultDemoClients, "demo mode (no --masters): simulated clients")
 	fs.IntVar(&c.DemoResources, "demo-resources", defaultDemoResources, "demo mode (no --masters): resources they contend for")
-	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
+	fs.BoolVarP(&c.Version, "version", "v", false, "print the version and exit (also: redlock-tui version)")
 	fs.BoolVarP(&c.Help, "help", "h", false, "print this help and exit")
 	return fs
 }

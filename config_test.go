@@ -376,8 +376,27 @@ func TestClientSettings(t *testing.T) {
 	}
 }
 
+// TestRunHelpDescribesRunsFlags: run shares the connection and lock flags with the dashboard, but its help
+// says what they mean for run: masters required (no demo), the TTL of the command's lock.
+func TestRunHelpDescribesRunsFlags(t *testing.T) {
+	code, stdout, _ := runCapture([]string{"run", "--help"}, fakeEnv(nil, nil))
+	if code != exitOK {
+		t.Fatalf("run --help exited %d", code)
+	}
+	for _, bad := range []string{"demo", "from the dashboard", "--pattern", "--poll", "--once"} {
+		if strings.Contains(stdout, bad) {
+			t.Errorf("run --help mentions %q, which does not apply to run:\n%s", bad, stdout)
+		}
+	}
+	for _, want := range []string{"(required)", "TTL of the lock", "--wait", "--grace"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("run --help does not say %q:\n%s", want, stdout)
+		}
+	}
+}
+
 func TestHelpAndVersionExitZero(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"--version"}, {"--ttl=0", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"--version"}, {"-v"}, {"version"}, {"--ttl=0", "--help"}} {
 		code, stdout, stderr := runCapture(args, fakeEnv(nil, nil))
 		if code != exitOK || stdout == "" || stderr != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0, output on stdout only", args, code, stdout, stderr)

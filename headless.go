@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
@@ -148,11 +146,6 @@ func dashboardActions(stream *events.Writer) redlock.Option {
 		}
 		stream.Emit(r)
 	})
-}
-
-// buildVersion is the release or commit of versionString, without the program's and Go's names.
-func buildVersion() string {
-	return strings.TrimSuffix(strings.TrimPrefix(versionString(), "redlock-tui "), " "+runtime.Version())
 }
 
 // openEvents opens the event stream: "-" is stdout, anything else a file appended to (created private: it

@@ -70,8 +70,14 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // run is the whole program; it returns the exit status.
 func run(args []string, sys system) int {
-	if len(args) > 0 && args[0] == "run" {
-		return runUnderLock(args[1:], sys)
+	if len(args) > 0 {
+		switch args[0] {
+		case "run":
+			return runUnderLock(args[1:], sys)
+		case "version":
+			fmt.Fprintln(sys.stdout, versionString())
+			return exitOK
+		}
 	}
 	cfg, err := parseConfig(args, sys.Environment)
 	if err != nil {
@@ -339,32 +345,38 @@ func openMasters(cfg Config) (*masterSet, error) {
 	return set, nil
 }
 
-// versionString names the release (or the commit it was built from) and the Go version.
+// versionString names the program, its release (or the commit it was built from) and the Go version.
 func versionString() string {
-	v, rev, dirty := version, "", false
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			v = info.Main.Version // a module version (go install ...@v1.2.3 or a pseudo-version) names its commit
-		} else {
-			for _, s := range info.Settings {
-				switch s.Key {
-				case "vcs.revision":
-					rev = s.Value[:min(12, len(s.Value))]
-				case "vcs.modified":
-					dirty = s.Value == "true"
-				}
-			}
+	return "redlock-tui " + buildVersion() + " " + runtime.Version()
+}
+
+// buildVersion is the release: the one set at build time, else the module version of a go install, else the
+// commit the binary was built from ("+dirty" with uncommitted changes), else "(devel)".
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v // a module version (go install ...@v1.2.3 or a pseudo-version) names its commit
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(12, len(s.Value))]
+		case "vcs.modified":
+			dirty = s.Value == "true"
 		}
 	}
-	if v == "" {
-		v = "(devel)"
+	switch {
+	case rev == "":
+		return "(devel)"
+	case dirty:
+		return "(devel) " + rev + "+dirty"
 	}
-	out := "redlock-tui " + v
-	if rev != "" {
-		out += " " + rev
-		if dirty {
-			out += "+dirty"
-		}
-	}
-	return out + " " + runtime.Version()
+	return "(devel) " + rev
 }

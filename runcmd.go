@@ -119,6 +119,11 @@ func addRunFlags(fs *pflag.FlagSet, rc *runConfig) {
 	for _, name := range dashboardOnlyFlags {
 		_ = fs.MarkHidden(name) // every name is declared by newFlagSet
 	}
+	// The dashboard's words for these do not fit run: its masters are required, its TTL is the command's lock's.
+	fs.Lookup("masters").Usage = "your Redis masters (required): host:port or redis://[user[:password]@]host[:port][/db] " +
+		"or rediss://...; comma list or repeated"
+	fs.Lookup("ttl").Usage = "TTL of the lock; while the command runs it is extended by this each time a third is left"
+	fs.Lookup("retries").Usage = "acquire rounds tried after the first fails, without --wait"
 }
 
 // runUsage is run's --help text.
