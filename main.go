@@ -78,6 +78,9 @@ func run(args []string, sys system) int {
 			fmt.Fprintln(sys.stdout, versionString())
 			return exitOK
 		}
+		if generated[args[0]] {
+			return runGenerated(args, sys)
+		}
 	}
 	cfg, err := parseConfig(args, sys.Environment)
 	if err != nil {

@@ -101,14 +101,10 @@ func applyProfile(fs *pflag.FlagSet, c *Config, v *flagValues, env Environment) 
 // loadProfile reads the config file (file, or the default in the user's config directory) and returns the
 // profile called name.
 func loadProfile(name, file string, env Environment) (chosenProfile, error) {
-	path := file
-	if path == "" {
-		dir, err := env.ConfigDir()
-		if err != nil {
-			return chosenProfile{}, usagef("--profile %q: no config directory to find %s in (%v); give --config FILE",
-				name, configFileName, err)
-		}
-		path = filepath.Join(dir, "redlock-tui", configFileName)
+	path, err := configPath(file, env)
+	if err != nil {
+		return chosenProfile{}, usagef("--profile %q: no config directory to find %s in (%v); give --config FILE",
+			name, configFileName, err)
 	}
 	data, err := env.ReadFile(path)
 	switch {
@@ -128,6 +124,36 @@ func loadProfile(name, file string, env Environment) (chosenProfile, error) {
 	}
 	given := func(key string) bool { return md.IsDefined("profiles", name, key) }
 	return chosenProfile{profile: p, name: name, dir: filepath.Dir(path), given: given}, nil
+}
+
+// configPath is the config file: file when given, else redlock-tui/config.toml in the user's config directory.
+func configPath(file string, env Environment) (string, error) {
+	if file != "" {
+		return file, nil
+	}
+	dir, err := env.ConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "redlock-tui", configFileName), nil
+}
+
+// profileNames lists the profiles of the config file (file, or the default), sorted; none when it cannot be
+// read. Shell completion offers them for --profile.
+func profileNames(file string, env Environment) []string {
+	path, err := configPath(file, env)
+	if err != nil {
+		return nil
+	}
+	data, err := env.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	profiles, _, err := parseProfiles(data)
+	if err != nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(profiles))
 }
 
 // parseProfiles decodes the config file strictly: TOML syntax, value types, and no key it does not know, a
