@@ -75,6 +75,7 @@ type Config struct {
 	Metrics       string        // address to serve Prometheus metrics on, "" none
 	MetricsLocks  []string      // resources with series of their own in the metrics
 	Events        string        // file to append the event stream to, "-" stdout (headless only), "" none
+	Debug         string        // file to append the debug log to (connections, rounds, polls), "" none
 	TLSSkipVerify bool          // rediss:// certificates are not checked; main warns loudly
 	DemoClients   int           // simulated clients in demo mode
 	DemoResources int           // resources they contend for
@@ -180,6 +181,7 @@ func newFlagSet(v *flagValues) *pflag.FlagSet {
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
 	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
 	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless)")
+	fs.StringVar(&c.Debug, "debug", "", "append a log of connections, Redlock rounds and polls to this file")
 	fs.IntVar(&c.DemoClients, "demo-clients", defaultDemoClients, "demo mode (no --masters): simulated clients")
 	fs.IntVar(&c.DemoResources, "demo-resources", defaultDemoResources, "demo mode (no --masters): resources they contend for")
 	fs.BoolVarP(&c.Version, "version", "v", false, "print the version and exit (also: redlock-tui version)")

@@ -102,6 +102,15 @@ func run(args []string, sys system) int {
 		fmt.Fprintln(sys.stderr, "redlock-tui: WARNING: --tls-skip-verify: the masters' TLS certificates are NOT verified; anyone on the network path can impersonate them and read the password")
 	}
 
+	dbg, err := openDebug(cfg.Debug)
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+		return exitFailure
+	}
+	defer dbg.close()
+	if dbg != nil {
+		redis.SetLogger(dbg)
+	}
 	masters, err := openMasters(cfg)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
@@ -113,13 +122,16 @@ func run(args []string, sys system) int {
 		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
 		return exitFailure
 	}
+	if dbg != nil {
+		mon.Observe(dbg.poll)
+	}
 	if cfg.Once {
 		return runOnce(mon, cfg, sys)
 	}
 	if cfg.Headless {
 		return runHeadless(mon, masters, cfg, sys)
 	}
-	return runDashboard(mon, masters, cfg, sys)
+	return runDashboard(mon, masters, cfg, dbg, sys)
 }
 
 // monitorConfig is the monitor's part of the command line.
@@ -205,7 +217,7 @@ func sweepProgress(s monitor.Snapshot) string {
 
 // runDashboard runs the full-screen dashboard until the user quits, then
 // prints the UI's summary on the restored terminal.
-func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys system) int {
+func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, dbg *debugLog, sys system) int {
 	// Read-only: no Redlock client exists at all, so no write can be issued
 	// whatever the UI does; the UI also disables the write keys and says why.
 	var stream *events.Writer
@@ -221,7 +233,7 @@ func runDashboard(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syst
 	}
 	var locker *redlock.Client
 	if !cfg.ReadOnly {
-		opts := lockerOptions(cfg)
+		opts := lockerOptions(cfg, dbg.observer())
 		if stream != nil {
 			opts = append(opts, dashboardActions(stream))
 		}

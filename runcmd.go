@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/redlock"
@@ -181,6 +182,15 @@ func runUnderLock(args []string, sys system) int {
 	signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
 
+	dbg, err := openDebug(cfg.Debug)
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
+		return exitFailure
+	}
+	defer dbg.close()
+	if dbg != nil {
+		redis.SetLogger(dbg)
+	}
 	masters, err := openMasters(cfg.Config)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
@@ -193,7 +203,8 @@ func runUnderLock(args []string, sys system) int {
 	}
 	locker, err := redlock.New(masters.clients, lockerOptions(cfg.Config,
 		redlock.WithRetries(retries),
-		redlock.WithMaxExtensions(math.MaxInt))...) // the command decides how long the lock is needed
+		redlock.WithMaxExtensions(math.MaxInt), // the command decides how long the lock is needed
+		dbg.observer())...)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
 		return exitUsage

@@ -29,7 +29,7 @@ type config struct {
 	maxBatch      int
 	fencing       bool
 	fenceSuffix   string
-	observe       func(Action) // WithObserver's function; nil: none
+	observers     []func(Action) // WithObserver's functions, in the order given
 	// skipFenceRound, set only by tests, takes the largest counter of the
 	// acquire round as the token without the fence round: unsafe, to show
 	// that the tests catch it.
@@ -109,13 +109,19 @@ type Action struct {
 }
 
 // WithObserver calls f after every acquisition, extension and release of the client's locks, on the caller's
-// goroutine, for an event log or metrics. A failed Acquire is reported once, after its last round. f must not
-// block, nor use the client.
-func WithObserver(f func(Action)) Option { return func(c *config) { c.observe = f } }
+// goroutine, for an event log, metrics or a debug log. A failed Acquire is reported once, after its last
+// round. f must not block, nor use the client. Each WithObserver adds one; they are called in the order given.
+func WithObserver(f func(Action)) Option {
+	return func(c *config) {
+		if f != nil {
+			c.observers = append(c.observers, f)
+		}
+	}
+}
 
-// notify reports a to the observer, if there is one.
+// notify reports a to every observer.
 func (c *config) notify(a Action) {
-	if c.observe != nil {
-		c.observe(a)
+	for _, f := range c.observers {
+		f(a)
 	}
 }
