@@ -343,61 +343,37 @@ func (m *Model) showStory() {
 		m.all.Up.Help().Key, m.all.Down.Help().Key, m.all.Bottom.Help().Key, back))
 }
 
-// demoKey applies a presenter's key and reports whether it was one. Faults act on the selected master: the
-// masters panel's cursor, which the number keys move.
-func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	v, k := m.demo, &m.all.Demo
-	if v == nil {
-		return nil, false
-	}
-	i := min(max(m.masters.cursor, 0), max(len(v.masters)-1, 0))
-	onMaster := func(act func(d *demo.Demo, s demo.MasterState, n int) (string, error)) (tea.Cmd, bool) {
-		if v.master(i) == nil {
-			m.sh.setStatus(levelWarn, "no master to act on")
-			return nil, true
-		}
-		return m.demoAction(func(d *demo.Demo) (string, error) {
-			ms := d.Masters()
-			if i >= len(ms) {
-				return "", refusal(fmt.Sprintf("there is no master %d", i+1))
-			}
-			return act(d, ms[i], i+1)
-		}), true
-	}
+// masterFault is a presenter key that acts on one master of the demo: given its state, its index and its
+// number (from 1), it changes it and says what it did.
+type masterFault func(d *demo.Demo, s demo.MasterState, i, n int) (string, error)
+
+// masterFaults is every presenter key that acts on the selected master, with what it does.
+func masterFaults(k *DemoKeyMap) []struct {
+	binding key.Binding
+	act     masterFault
+} {
 	crashKey, freezeKey := k.Crash.Help().Key, k.Freeze.Help().Key
-	switch {
-	case key.Matches(msg, k.Pick):
-		p := slices.Index(k.Pick.Keys(), msg.String()) // the first key picks the first master
-		if p < 0 || p >= len(v.masters) {
-			m.sh.setStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
-			return nil, true
-		}
-		m.masters.cursor = p
-		m.sh.setStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
-		return nil, true
-	case key.Matches(msg, k.Crash):
-		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+	return []struct {
+		binding key.Binding
+		act     masterFault
+	}{
+		{k.Crash, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			if s.Down {
 				return fmt.Sprintf("master %d started at once, empty", n), d.StartMaster(i)
 			}
-			return fmt.Sprintf("master %d crashed: its keys are lost; %s starts it, empty", n, crashKey),
-				d.StopMaster(i)
-		})
-	case key.Matches(msg, k.Restart):
-		return onMaster(func(d *demo.Demo, _ demo.MasterState, n int) (string, error) {
-			return fmt.Sprintf("master %d restarted at once, empty: the locks it held lost a vote", n),
-				d.RestartMaster(i, false)
-		})
-	case key.Matches(msg, k.DelayedRestart):
-		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+			return fmt.Sprintf("master %d crashed: its keys are lost; %s starts it, empty", n, crashKey), d.StopMaster(i)
+		}},
+		{k.Restart, func(d *demo.Demo, _ demo.MasterState, i, n int) (string, error) {
+			return fmt.Sprintf("master %d restarted at once, empty: the locks it held lost a vote", n), d.RestartMaster(i, false)
+		}},
+		{k.DelayedRestart, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			if !s.RestartAt.IsZero() {
 				return "", refusal(fmt.Sprintf("master %d is already waiting to restart", n))
 			}
 			return fmt.Sprintf("master %d crashed; it restarts empty in %v, once every lock it held has expired", n,
 				demo.RestartDelay), d.RestartMaster(i, true)
-		})
-	case key.Matches(msg, k.Freeze):
-		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+		}},
+		{k.Freeze, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			switch {
 			case s.Down:
 				return "", refusal(fmt.Sprintf("master %d is down: there is nothing to freeze", n))
@@ -406,9 +382,8 @@ func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			}
 			return fmt.Sprintf("master %d frozen: nothing is answered until %s thaws it", n, freezeKey),
 				d.SetMasterPaused(i, true)
-		})
-	case key.Matches(msg, k.Latency):
-		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+		}},
+		{k.Latency, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			next := latencySteps[0]
 			for _, l := range latencySteps {
 				if l > s.Latency {
@@ -420,64 +395,121 @@ func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 				return fmt.Sprintf("master %d: latency removed", n), d.SetMasterLatency(i, 0)
 			}
 			return fmt.Sprintf("master %d: %v latency each way to the clients", n, next), d.SetMasterLatency(i, next)
-		})
-	case key.Matches(msg, k.Partition):
-		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+		}},
+		{k.Partition, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			if s.Partitioned {
 				return fmt.Sprintf("master %d: partition healed", n), d.SetMasterPartitioned(i, false)
 			}
 			return fmt.Sprintf("master %d partitioned from the clients", n), d.SetMasterPartitioned(i, true)
-		})
-	case key.Matches(msg, k.ClockJump):
-		return onMaster(func(d *demo.Demo, _ demo.MasterState, n int) (string, error) {
+		}},
+		{k.ClockJump, func(d *demo.Demo, _ demo.MasterState, i, n int) (string, error) {
 			return fmt.Sprintf("master %d's clock jumped %v ahead: its keys expired", n, clockJump),
 				d.JumpMasterClock(i, clockJump)
-		})
-	case key.Matches(msg, k.ClockFast):
-		return onMaster(func(d *demo.Demo, s demo.MasterState, n int) (string, error) {
+		}},
+		{k.ClockFast, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			rate := fastClock
 			if s.ClockRate != 1 {
 				rate = 1
 			}
 			return fmt.Sprintf("master %d's clock runs at %g× real time", n, rate), d.SetMasterClockRate(i, rate)
-		})
-	case key.Matches(msg, k.GCPause):
-		return m.demoAction(func(d *demo.Demo) (string, error) {
-			name, err := d.PauseClient(-1)
-			return sanitize(name, nameCap) + " will freeze holding its lock, past its TTL (a GC pause)", err
-		}), true
-	case key.Matches(msg, k.Workload):
-		return m.demoAction(func(d *demo.Demo) (string, error) {
-			if d.Paused() {
-				d.SetPaused(false)
-				return "workload resumed", nil
+		}},
+	}
+}
+
+// demoActions is every other presenter key, with what it does; each reports whether it took the key.
+func (m *Model) demoActions() []struct {
+	binding key.Binding
+	act     func(msg tea.KeyMsg) tea.Cmd
+} {
+	k := &m.all.Demo
+	return []struct {
+		binding key.Binding
+		act     func(msg tea.KeyMsg) tea.Cmd
+	}{
+		{k.Pick, func(msg tea.KeyMsg) tea.Cmd {
+			p := slices.Index(k.Pick.Keys(), msg.String()) // the first key picks the first master
+			if p < 0 || p >= len(m.demo.masters) {
+				m.sh.setStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
+				return nil
 			}
-			d.SetPaused(true)
-			return "workload paused: clients finish what they hold, then wait", nil
-		}), true
-	case key.Matches(msg, k.Faster, k.Slower):
-		faster := key.Matches(msg, k.Faster)
-		return m.demoAction(func(d *demo.Demo) (string, error) {
-			cur := d.Rate()
-			next, ok := stepRate(cur, faster)
-			if !ok {
-				return "", refusal(fmt.Sprintf("workload rate stays %g×", cur))
+			m.masters.cursor = p
+			m.sh.setStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, m.demo.addrs[p]))
+			return nil
+		}},
+		{k.GCPause, func(tea.KeyMsg) tea.Cmd {
+			return m.demoAction(func(d *demo.Demo) (string, error) {
+				name, err := d.PauseClient(-1)
+				return sanitize(name, nameCap) + " will freeze holding its lock, past its TTL (a GC pause)", err
+			})
+		}},
+		{k.Workload, func(tea.KeyMsg) tea.Cmd {
+			return m.demoAction(func(d *demo.Demo) (string, error) {
+				if d.Paused() {
+					d.SetPaused(false)
+					return "workload resumed", nil
+				}
+				d.SetPaused(true)
+				return "workload paused: clients finish what they hold, then wait", nil
+			})
+		}},
+		{key.NewBinding(key.WithKeys(append(k.Faster.Keys(), k.Slower.Keys()...)...)), func(msg tea.KeyMsg) tea.Cmd {
+			faster := key.Matches(msg, k.Faster)
+			return m.demoAction(func(d *demo.Demo) (string, error) {
+				cur := d.Rate()
+				next, ok := stepRate(cur, faster)
+				if !ok {
+					return "", refusal(fmt.Sprintf("workload rate stays %g×", cur))
+				}
+				return fmt.Sprintf("workload rate %g×", d.SetRate(next)), nil
+			})
+		}},
+		{k.Scenarios, func(tea.KeyMsg) tea.Cmd {
+			m.demo.menu = newScenarioMenu(m.sh)
+			return nil
+		}},
+		{k.Story, func(tea.KeyMsg) tea.Cmd {
+			m.showStory()
+			return nil
+		}},
+		{k.Dismiss, func(tea.KeyMsg) tea.Cmd {
+			if m.demo.banner != nil {
+				m.demo.banner = nil
+				m.relayout()
+				m.sh.setStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
 			}
-			return fmt.Sprintf("workload rate %g×", d.SetRate(next)), nil
-		}), true
-	case key.Matches(msg, k.Scenarios):
-		m.demo.menu = newScenarioMenu(m.sh)
-		return nil, true
-	case key.Matches(msg, k.Story):
-		m.showStory()
-		return nil, true
-	case key.Matches(msg, k.Dismiss):
-		if v.banner != nil {
-			v.banner = nil
-			m.relayout()
-			m.sh.setStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
+			return nil
+		}},
+	}
+}
+
+// demoKey applies a presenter's key and reports whether it was one. Faults act on the selected master: the
+// masters panel's cursor, which the number keys move.
+func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	v := m.demo
+	if v == nil {
+		return nil, false
+	}
+	i := min(max(m.masters.cursor, 0), max(len(v.masters)-1, 0))
+	for _, f := range masterFaults(&m.all.Demo) {
+		if !key.Matches(msg, f.binding) {
+			continue
 		}
-		return nil, true
+		if v.master(i) == nil {
+			m.sh.setStatus(levelWarn, "no master to act on")
+			return nil, true
+		}
+		return m.demoAction(func(d *demo.Demo) (string, error) {
+			ms := d.Masters()
+			if i >= len(ms) {
+				return "", refusal(fmt.Sprintf("there is no master %d", i+1))
+			}
+			return f.act(d, ms[i], i, i+1)
+		}), true
+	}
+	for _, a := range m.demoActions() {
+		if key.Matches(msg, a.binding) {
+			return a.act(msg), true
+		}
 	}
 	return nil, false
 }
