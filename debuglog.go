@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -20,7 +22,8 @@ type debugLog struct {
 	file *os.File
 }
 
-// openDebug opens FILE for --debug, appending, created private (lines name lock tokens); "" opens nothing.
+// openDebug opens FILE for --debug, appending, created private (lines name lock tokens), and makes it
+// go-redis's logger; "" opens nothing.
 func openDebug(name string) (*debugLog, error) {
 	if name == "" {
 		return nil, nil
@@ -29,7 +32,9 @@ func openDebug(name string) (*debugLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--debug: %w", err)
 	}
-	return &debugLog{log: slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})), file: f}, nil
+	d := &debugLog{log: slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})), file: f}
+	redis.SetLogger(d)
+	return d, nil
 }
 
 // close closes the file.

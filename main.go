@@ -108,9 +108,6 @@ func run(args []string, sys system) int {
 		return exitFailure
 	}
 	defer dbg.close()
-	if dbg != nil {
-		redis.SetLogger(dbg)
-	}
 	masters, err := openMasters(cfg)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)

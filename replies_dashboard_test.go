@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -15,13 +14,7 @@ import (
 // used to say "acquired ... M1 ok", then "lock-lost" (issue 17). It must refuse, and say which are replicas.
 func TestDashboardAcquireNamesReplicasAndRefuses(t *testing.T) {
 	servers, addrs := realMasters(t, 3)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for _, s := range servers[1:] {
-		if err := s.ReplicaOf(ctx, servers[0].Addr()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	replicasOfTheFirst(t, servers)
 	clients := make([]*redis.Client, len(servers))
 	for i, s := range servers {
 		clients[i] = s.NewClient()

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/redlock"
@@ -188,9 +187,6 @@ func runUnderLock(args []string, sys system) int {
 		return exitFailure
 	}
 	defer dbg.close()
-	if dbg != nil {
-		redis.SetLogger(dbg)
-	}
 	masters, err := openMasters(cfg.Config)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)

@@ -27,9 +27,9 @@ func realMasters(t *testing.T, n int) ([]*redlocktest.Server, []string) {
 	return servers, addrs
 }
 
-func TestRunRefusesALockThatOnlyReplicasWouldGrant(t *testing.T) {
-	bin := buildBinary(t)
-	servers, addrs := realMasters(t, 3)
+// replicasOfTheFirst turns every server but the first into a read-only replica of the first.
+func replicasOfTheFirst(t *testing.T, servers []*redlocktest.Server) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, s := range servers[1:] {
@@ -37,6 +37,12 @@ func TestRunRefusesALockThatOnlyReplicasWouldGrant(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestRunRefusesALockThatOnlyReplicasWouldGrant(t *testing.T) {
+	bin := buildBinary(t)
+	servers, addrs := realMasters(t, 3)
+	replicasOfTheFirst(t, servers)
 	dir := t.TempDir()
 	// Two runs a moment apart, as in the issue: before the fix both ran, the second while the first held.
 	first := startRun(t, bin, dir, "run", "-m", strings.Join(addrs, ","), "--ttl", "20s", "--retries", "3",

@@ -71,24 +71,8 @@ type replyOp struct {
 const replyTTL, keeperTTL = 2 * time.Second, 600 * time.Millisecond
 
 var replyOps = []replyOp{
-	{name: "acquire with retries", run: func(t *testing.T, c *Client, arm func()) (error, Round) {
-		arm()
-		var last Round
-		l, err := c.AcquireWithProgress(ctxTimeout(t, 20*time.Second), "R", replyTTL, func(_ int, r Round) { last = r })
-		if err == nil {
-			return nil, l.LastRound()
-		}
-		return err, last
-	}},
-	{name: "fenced acquire", script: true, opts: []Option{WithFencing()}, run: func(t *testing.T, c *Client, arm func()) (error, Round) {
-		arm()
-		var last Round
-		l, err := c.AcquireWithProgress(ctxTimeout(t, 20*time.Second), "R", replyTTL, func(_ int, r Round) { last = r })
-		if err == nil {
-			return nil, l.LastRound()
-		}
-		return err, last
-	}},
+	{name: "acquire with retries", run: acquireOp},
+	{name: "fenced acquire", script: true, opts: []Option{WithFencing()}, run: acquireOp},
 	{name: "extend", script: true, run: func(t *testing.T, c *Client, arm func()) (error, Round) {
 		l := mustAcquire(t, c)
 		arm()
@@ -122,6 +106,17 @@ var replyOps = []replyOp{
 			return errNotRefused, l.LastRound()
 		}
 	}},
+}
+
+// acquireOp acquires with retries once the fault is armed; it returns the last round.
+func acquireOp(t *testing.T, c *Client, arm func()) (error, Round) {
+	arm()
+	var last Round
+	l, err := c.AcquireWithProgress(ctxTimeout(t, 20*time.Second), "R", replyTTL, func(_ int, r Round) { last = r })
+	if err == nil {
+		return nil, l.LastRound()
+	}
+	return err, last
 }
 
 // errNotRefused marks an operation that succeeded although only a minority of masters could grant it.
