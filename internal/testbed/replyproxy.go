@@ -3,15 +3,12 @@ package testbed
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Limits of the RESP reader, as redis-server's own: a line (simple string,
@@ -35,17 +32,11 @@ var errProtocol = errors.New("Protocol error")
 // Pub/Sub and other modes where replies do not answer requests one for one
 // are not supported. All methods are safe for concurrent use.
 type ReplyProxy struct {
-	target string
-	ln     net.Listener
-	ctx    context.Context // cancelled by Close; bounds dials to the target
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // accept loop and every connection goroutine
+	relay *relay
 
-	mu     sync.Mutex
-	rules  map[string]Fault // by upper-case command name
-	hits   map[string]int
-	conns  map[*replyConn]struct{}
-	closed bool
+	mu    sync.Mutex
+	rules map[string]Fault // by upper-case command name
+	hits  map[string]int
 }
 
 // faultKind is what a Fault does; the zero kind forwards normally.
@@ -105,28 +96,19 @@ var CloseAfterReply = Fault{kind: closeAfter}
 // to the Redis server at target. The target is dialled once per accepted
 // connection; if that fails, the accepted connection is closed.
 func NewReplyProxy(target string) (*ReplyProxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p := &ReplyProxy{rules: map[string]Fault{}, hits: map[string]int{}}
+	r, err := newRelay("127.0.0.1:0", target, p.serve)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &ReplyProxy{
-		target: target,
-		ln:     ln,
-		ctx:    ctx,
-		cancel: cancel,
-		rules:  map[string]Fault{},
-		hits:   map[string]int{},
-		conns:  map[*replyConn]struct{}{},
-	}
-	p.wg.Add(1)
-	go p.acceptLoop()
+	p.relay = r
+	r.start()
 	return p, nil
 }
 
 // Addr returns the "127.0.0.1:PORT" address the proxy listens on.
 func (p *ReplyProxy) Addr() string {
-	return p.ln.Addr().String()
+	return p.relay.ln.Addr().String()
 }
 
 // Set gives f to every request from now on whose command name (its first
@@ -162,25 +144,7 @@ func (p *ReplyProxy) Hits(command string) int {
 // Close stops the listener, closes every connection and waits for every
 // goroutine of the proxy to return. It is idempotent.
 func (p *ReplyProxy) Close() error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil
-	}
-	p.closed = true
-	conns := make([]*replyConn, 0, len(p.conns))
-	for c := range p.conns {
-		conns = append(conns, c)
-	}
-	p.mu.Unlock()
-
-	p.cancel()
-	err := p.ln.Close()
-	for _, c := range conns {
-		c.cut()
-	}
-	p.wg.Wait()
-	return err
+	return p.relay.close()
 }
 
 // match returns the Fault for a request named name (upper case), counting
@@ -195,50 +159,15 @@ func (p *ReplyProxy) match(name string) Fault {
 	return f
 }
 
-func (p *ReplyProxy) acceptLoop() {
-	defer p.wg.Done()
-	for {
-		conn, err := p.ln.Accept()
-		p.mu.Lock()
-		closed := p.closed
-		if err == nil && !closed {
-			p.wg.Add(1)
-		}
-		p.mu.Unlock()
-		switch {
-		case closed:
-			if err == nil {
-				conn.Close()
-			}
-			return
-		case err != nil:
-			time.Sleep(10 * time.Millisecond) // such as EMFILE; try again
-		default:
-			go p.serve(conn)
-		}
-	}
-}
-
 // replyConn is one client connection, its connection to the target, and
 // the queue of what the client gets back, one entry per request in order.
 type replyConn struct {
-	client, server net.Conn
-	done           chan struct{} // closed when the connection is cut
-	once           sync.Once
+	*pair
 
 	mu     sync.Mutex
 	queue  []Fault       // forward: the server's next reply; else injected
 	ended  bool          // no more entries will be queued
 	queued chan struct{} // signalled (capacity 1) when queue or ended changes
-}
-
-// cut closes both sides; goroutines serving the connection then return.
-func (c *replyConn) cut() {
-	c.once.Do(func() {
-		close(c.done)
-		c.client.Close()
-		c.server.Close()
-	})
 }
 
 // push queues f for the writer.
@@ -288,45 +217,19 @@ func (c *replyConn) next() (Fault, bool) {
 	}
 }
 
-// serve dials the target for client, then reads requests (readRequests)
-// while a second goroutine writes replies (writeReplies), until the
-// connection is cut.
-func (p *ReplyProxy) serve(client net.Conn) {
-	defer p.wg.Done()
-	d := net.Dialer{Timeout: proxyDialTimeout}
-	server, err := d.DialContext(p.ctx, "tcp", p.target)
-	if err != nil {
-		client.Close()
-		return
-	}
-	c := &replyConn{
-		client: client,
-		server: server,
-		done:   make(chan struct{}),
-		queued: make(chan struct{}, 1),
-	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		c.cut()
-		return
-	}
-	p.conns[c] = struct{}{}
-	p.wg.Add(1)
-	p.mu.Unlock()
-
+// serve reads the client's requests (readRequests) while a second goroutine
+// writes the replies (writeReplies), until the connection is cut.
+func (p *ReplyProxy) serve(pc *pair) {
+	c := &replyConn{pair: pc, queued: make(chan struct{}, 1)}
 	written := make(chan struct{})
+	p.relay.wg.Add(1)
 	go func() {
-		defer p.wg.Done()
+		defer p.relay.wg.Done()
 		defer close(written)
 		c.writeReplies()
 	}()
 	p.readRequests(c)
 	<-written
-
-	p.mu.Lock()
-	delete(p.conns, c)
-	p.mu.Unlock()
 }
 
 // readRequests parses the client's requests, forwards those without a
