@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -187,3 +188,12 @@ func testPauseResume(t *testing.T, m Master) {
 type errUnexpected string
 
 func (e errUnexpected) Error() string { return "unexpected value " + string(e) }
+
+// goroutinesSettle waits up to 3s for the number of goroutines to fall to limit and returns it.
+func goroutinesSettle(limit int) int {
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(3 * time.Second); n > limit && time.Now().Before(deadline); n = runtime.NumGoroutine() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n
+}

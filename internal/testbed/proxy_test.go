@@ -125,13 +125,6 @@ func TestProxyTargetDown(t *testing.T) {
 
 func TestProxyNoGoroutineLeak(t *testing.T) {
 	mr := miniredis.RunT(t)
-	settle := func(limit int) int {
-		n := runtime.NumGoroutine()
-		for deadline := time.Now().Add(3 * time.Second); n > limit && time.Now().Before(deadline); n = runtime.NumGoroutine() {
-			time.Sleep(10 * time.Millisecond)
-		}
-		return n
-	}
 	base := runtime.NumGoroutine()
 
 	p, err := NewProxy(mr.Addr())
@@ -160,7 +153,7 @@ func TestProxyNoGoroutineLeak(t *testing.T) {
 	for _, c := range cs {
 		c.Close()
 	}
-	if n := settle(base); n > base {
+	if n := goroutinesSettle(base); n > base {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after Close, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}

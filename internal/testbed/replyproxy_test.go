@@ -637,13 +637,6 @@ func TestReplyProxyClose(t *testing.T) {
 	if err := ping(t, direct); err != nil {
 		t.Fatal(err)
 	}
-	settle := func(limit int) int {
-		n := runtime.NumGoroutine()
-		for deadline := time.Now().Add(3 * time.Second); n > limit && time.Now().Before(deadline); n = runtime.NumGoroutine() {
-			time.Sleep(10 * time.Millisecond)
-		}
-		return n
-	}
 	base := runtime.NumGoroutine()
 
 	p, err := NewReplyProxy(s.Addr())
@@ -683,7 +676,7 @@ func TestReplyProxyClose(t *testing.T) {
 			t.Errorf("%s connection got %q after Close", name, got)
 		}
 	}
-	if n := settle(base); n > base {
+	if n := goroutinesSettle(base); n > base {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after Close, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}
