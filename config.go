@@ -77,6 +77,7 @@ type Config struct {
 	Events        string        // file to append the event stream to, "-" stdout (headless only), "" none
 	Debug         string        // file to append the debug log to (connections, rounds, polls), "" none
 	TLSSkipVerify bool          // rediss:// certificates are not checked; main warns loudly
+	Demo          bool          // --demo: the embedded demo masters, said out loud (the dashboard's default without masters)
 	DemoClients   int           // simulated clients in demo mode
 	DemoResources int           // resources they contend for
 	Profile       string        // --profile: the connection profile's name, "" none
@@ -182,6 +183,8 @@ func newFlagSet(v *flagValues) *pflag.FlagSet {
 	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
 	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless)")
 	fs.StringVar(&c.Debug, "debug", "", "append a log of connections, Redlock rounds and polls to this file")
+	fs.BoolVar(&c.Demo, "demo", false, "embedded demo masters and a workload: the dashboard's default without --masters, "+
+		"which --once and --headless need said")
 	fs.IntVar(&c.DemoClients, "demo-clients", defaultDemoClients, "demo mode (no --masters): simulated clients")
 	fs.IntVar(&c.DemoResources, "demo-resources", defaultDemoResources, "demo mode (no --masters): resources they contend for")
 	fs.BoolVarP(&c.Version, "version", "v", false, "print the version and exit (also: redlock-tui version)")
@@ -195,7 +198,7 @@ func usage() string {
 	return `redlock-tui: a terminal dashboard for Redlock distributed locks across N Redis masters.
 
 Usage:
-  redlock-tui [flags]                       embedded demo masters
+  redlock-tui [flags]                       embedded demo masters (--demo, said or not)
   redlock-tui -m host1:6379,host2:6379,...  your masters
   redlock-tui -m ... --once [--json]        one snapshot, no screen
   redlock-tui -m ... --headless --metrics :9121 --events FILE   no screen: metrics and an event stream
@@ -240,7 +243,22 @@ func parseConfig(args []string, env Environment) (Config, error) {
 		return Config{}, err
 	}
 	c.Masters = masters
-	return c, nil
+	return c, checkDemo(c)
+}
+
+// checkDemo refuses a forgotten --masters where nobody would see that the demo answers instead: --once in a
+// cron job or --headless behind a Prometheus scrape would report a healthy fake cluster. They watch the
+// embedded demo masters only when --demo says so; the dashboard shows "demo" in its header.
+func checkDemo(c Config) error {
+	switch {
+	case c.Demo && len(c.Masters) > 0:
+		return usagef("--demo watches the embedded demo masters; it excludes --masters and --profile")
+	case len(c.Masters) == 0 && !c.Demo && c.Once:
+		return usagef("--once needs your masters (--masters or --profile); --demo prints the embedded demo masters")
+	case len(c.Masters) == 0 && !c.Demo && c.Headless:
+		return usagef("--headless needs your masters (--masters or --profile); --demo serves the embedded demo masters")
+	}
+	return nil
 }
 
 // validateScalars checks every flag but the masters and fills the retry delay.

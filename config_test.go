@@ -449,8 +449,29 @@ func FuzzParseConfig(f *testing.F) {
 	})
 }
 
-func TestOnceWithoutMastersUsesEmbeddedMasters(t *testing.T) {
-	code, stdout, stderr := runCapture([]string{"--once", "--json"}, fakeEnv(nil, nil))
+// TestOnceAndHeadlessWatchTheDemoOnlyWhenToldTo: a forgotten --masters in a cron job (--once) or behind a
+// scrape (--headless) used to report the embedded demo masters as a healthy cluster (issue 20).
+func TestOnceAndHeadlessWatchTheDemoOnlyWhenToldTo(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--once"}, "--once needs your masters"},
+		{[]string{"--once", "--json"}, "--demo"},
+		{[]string{"--headless", "--metrics", "127.0.0.1:0"}, "--headless needs your masters"},
+		{[]string{"--demo", "-m", "a:1"}, "excludes --masters"},
+		{[]string{"run", "--demo", "-m", "a:1", "r", "--", "true"}, "--demo does not apply to run"},
+	} {
+		code, stdout, stderr := runCapture(tc.args, fakeEnv(nil, nil))
+		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and one line with %q", tc.args, code, stdout, stderr,
+				exitUsage, tc.want)
+		}
+	}
+}
+
+func TestOnceWithDemoUsesEmbeddedMasters(t *testing.T) {
+	code, stdout, stderr := runCapture([]string{"--once", "--json", "--demo"}, fakeEnv(nil, nil))
 	if code != exitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q; want 0 and nothing on stderr", code, stderr)
 	}

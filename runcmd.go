@@ -44,7 +44,7 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // dashboardOnlyFlags make no sense for run; run refuses them rather than ignore them silently.
 // A profile is refused too: it may be read-only or production, which run, a writer, has no flag to override.
 var dashboardOnlyFlags = []string{"pattern", "poll", "max-keys", "scan-budget", "read-only", "once", "json",
-	"demo-clients", "demo-resources", "version", "headless", "metrics", "metrics-locks", "events", "profile", "config"}
+	"demo", "demo-clients", "demo-resources", "version", "headless", "metrics", "metrics-locks", "events", "profile", "config"}
 
 // runConfig is run's validated command line.
 type runConfig struct {
