@@ -130,6 +130,8 @@ type flagValues struct {
 	masters      []string
 	passwordFile string
 	tlsCAFile    string
+	tlsCert      string // --tls-cert: the client certificate's PEM file
+	tlsKey       string // --tls-key: its private key's PEM file
 	retryDelay   string
 	profile      string // --profile NAME, "" none
 	configFile   string // --config FILE, "" the default path
@@ -143,10 +145,11 @@ type flagValues struct {
 
 // settingNames name, in messages, where the masters, the password file and
 // the CA file were given: their flags, or the keys of a profile.
-type settingNames struct{ masters, passwordFile, tlsCAFile string }
+type settingNames struct{ masters, passwordFile, tlsCAFile, tlsCert, tlsKey string }
 
 // flagSettingNames are the names of the settings given as flags.
-var flagSettingNames = settingNames{masters: "--masters", passwordFile: "--password-file", tlsCAFile: "--tls-ca-file"}
+var flagSettingNames = settingNames{masters: "--masters", passwordFile: "--password-file", tlsCAFile: "--tls-ca-file",
+	tlsCert: "--tls-cert", tlsKey: "--tls-key"}
 
 // newFlagSet declares every flag on a fresh set bound to v.
 func newFlagSet(v *flagValues) *pflag.FlagSet {
@@ -163,6 +166,9 @@ func newFlagSet(v *flagValues) *pflag.FlagSet {
 	fs.StringVar(&v.passwordFile, "password-file", "",
 		"read the masters' password from this file (first line); else $REDISCLI_AUTH; a password in a URL wins")
 	fs.StringVar(&v.tlsCAFile, "tls-ca-file", "", "PEM file of CA certificates for rediss:// masters")
+	fs.StringVar(&v.tlsCert, "tls-cert", "", "PEM file of the client certificate, for rediss:// masters that ask for one "+
+		"(tls-auth-clients); with --tls-key")
+	fs.StringVar(&v.tlsKey, "tls-key", "", "PEM file of the client certificate's private key; with --tls-cert")
 	fs.BoolVar(&c.TLSSkipVerify, "tls-skip-verify", false, "do not verify rediss:// certificates (insecure)")
 	fs.StringVar(&c.Pattern, "pattern", monitor.DefaultPattern, "SCAN MATCH pattern of the keys to show as locks")
 	fs.DurationVar(&c.TTL, "ttl", defaultTTL, "TTL of locks acquired from the dashboard")
@@ -362,6 +368,10 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 	if err != nil {
 		return nil, err
 	}
+	cert, err := loadClientCert(v, env)
+	if err != nil {
+		return nil, err
+	}
 	masters := make([]Master, 0, len(entries))
 	seen := make(map[string]string, len(entries))
 	anyTLS := false
@@ -389,12 +399,18 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 			anyTLS = true
 			o.TLSConfig.RootCAs = roots
 			o.TLSConfig.InsecureSkipVerify = c.TLSSkipVerify
+			if cert != nil {
+				o.TLSConfig.Certificates = []tls.Certificate{*cert}
+			}
 		}
 		applyClientSettings(o, c.NodeTimeout)
 		masters = append(masters, m)
 	}
 	if !anyTLS && v.tlsCAFile != "" {
 		return nil, usagef("%s: no rediss:// master to use it with", v.from.tlsCAFile)
+	}
+	if !anyTLS && cert != nil {
+		return nil, usagef("%s: no rediss:// master to use it with", v.from.tlsCert)
 	}
 	if !anyTLS && c.TLSSkipVerify {
 		return nil, usagef("--tls-skip-verify: no rediss:// master to use it with")
@@ -443,6 +459,34 @@ func loadCAFile(file, name string, env Environment) (*x509.CertPool, error) {
 		return nil, usagef("%s %q: no PEM certificate in it", name, file)
 	}
 	return pool, nil
+}
+
+// loadClientCert reads the client certificate and its key (--tls-cert and --tls-key, or a profile's
+// tls_cert_file and tls_key_file); nil when neither is given. Messages name the settings and files, never
+// what the key file holds.
+func loadClientCert(v *flagValues, env Environment) (*tls.Certificate, error) {
+	switch {
+	case v.tlsCert == "" && v.tlsKey == "":
+		return nil, nil
+	case v.tlsKey == "":
+		return nil, usagef("%s needs %s, the certificate's private key", v.from.tlsCert, v.from.tlsKey)
+	case v.tlsCert == "":
+		return nil, usagef("%s needs %s, the certificate it is the key of", v.from.tlsKey, v.from.tlsCert)
+	}
+	certPEM, err := env.ReadFile(v.tlsCert)
+	if err != nil {
+		return nil, usagef("%s: %v", v.from.tlsCert, err)
+	}
+	keyPEM, err := env.ReadFile(v.tlsKey)
+	if err != nil {
+		return nil, usagef("%s: %v", v.from.tlsKey, err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, usagef("%s %q and %s %q: not a PEM certificate and its private key (%v)", v.from.tlsCert, v.tlsCert,
+			v.from.tlsKey, v.tlsKey, err)
+	}
+	return &cert, nil
 }
 
 // serverKey is the key under which two spellings of host:port compare equal: the client's own rule.

@@ -33,6 +33,8 @@ type profile struct {
 	PasswordFile string   `toml:"password_file"` // as --password-file
 	TLS          bool     `toml:"tls"`           // every master connects with TLS, as if written rediss://
 	TLSCAFile    string   `toml:"tls_ca_file"`   // as --tls-ca-file
+	TLSCertFile  string   `toml:"tls_cert_file"` // as --tls-cert
+	TLSKeyFile   string   `toml:"tls_key_file"`  // as --tls-key
 	Pattern      string   `toml:"pattern"`       // as --pattern
 	ReadOnly     bool     `toml:"read_only"`     // as --read-only
 	Production   bool     `toml:"production"`    // read-only unless --read-only=false, and loud in the header
@@ -40,7 +42,8 @@ type profile struct {
 }
 
 // profileKeys are a profile's keys, as the message about an unknown one lists them.
-const profileKeys = "masters, user, password_env, password_file, tls, tls_ca_file, pattern, read_only, production, color"
+const profileKeys = "masters, user, password_env, password_file, tls, tls_ca_file, tls_cert_file, tls_key_file, " +
+	"pattern, read_only, production, color"
 
 // maxListedProfiles bounds the names listed in the message about an unknown profile.
 const maxListedProfiles = 10
@@ -87,6 +90,14 @@ func applyProfile(fs *pflag.FlagSet, c *Config, v *flagValues, env Environment) 
 	}
 	if !fs.Changed("tls-ca-file") && p.TLSCAFile != "" {
 		v.tlsCAFile, v.from.tlsCAFile = p.file(p.TLSCAFile), p.key("tls_ca_file")
+	}
+	if !fs.Changed("tls-cert") && !fs.Changed("tls-key") {
+		if p.TLSCertFile != "" {
+			v.tlsCert, v.from.tlsCert = p.file(p.TLSCertFile), p.key("tls_cert_file")
+		}
+		if p.TLSKeyFile != "" {
+			v.tlsKey, v.from.tlsKey = p.file(p.TLSKeyFile), p.key("tls_key_file")
+		}
 	}
 	if !fs.Changed("pattern") && p.Pattern != "" {
 		c.Pattern = p.Pattern
@@ -230,7 +241,8 @@ func (p chosenProfile) check() error {
 		return usagef("%s: none given: a profile names its masters", p.key("masters"))
 	}
 	for _, k := range []struct{ key, value string }{{"user", p.User}, {"password_env", p.PasswordEnv},
-		{"password_file", p.PasswordFile}, {"tls_ca_file", p.TLSCAFile}, {"pattern", p.Pattern}, {"color", p.Color}} {
+		{"password_file", p.PasswordFile}, {"tls_ca_file", p.TLSCAFile}, {"tls_cert_file", p.TLSCertFile},
+		{"tls_key_file", p.TLSKeyFile}, {"pattern", p.Pattern}, {"color", p.Color}} {
 		if p.given(k.key) && k.value == "" {
 			return usagef("%s must not be empty", p.key(k.key))
 		}
