@@ -533,7 +533,7 @@ func parseMasterURL(entry string) (Master, string, error) {
 		return Master{}, "", fmt.Errorf("%q: empty port", shown)
 	}
 	if port == "" {
-		port = "6379"
+		port = defaultRedisPort
 	}
 	if err := checkHost(host); err != nil {
 		return Master{}, "", fmt.Errorf("%q: %v", shown, err)
@@ -603,8 +603,18 @@ func readInputFile(name string) ([]byte, error) {
 	return data, nil
 }
 
-// splitHostPort splits host:port and checks both parts.
+// defaultRedisPort is the port of a master given without one, in a URL or alone.
+const defaultRedisPort = "6379"
+
+// splitHostPort splits host:port and checks both parts; a host alone (a name, an IPv4 address or a bracketed
+// IPv6 address) means port 6379, as a URL does.
 func splitHostPort(s string) (host, port string, err error) {
+	switch {
+	case !strings.Contains(s, ":"): // a host name or IPv4 address alone: Redis's port, as in a URL
+		s = net.JoinHostPort(s, defaultRedisPort)
+	case strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]"): // a bracketed IPv6 address alone
+		s += ":" + defaultRedisPort
+	}
 	host, port, err = net.SplitHostPort(s)
 	if err != nil {
 		var ae *net.AddrError

@@ -95,7 +95,7 @@ func TestBadCommandLinesExitTwoWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"-m", "host:99999"}, "--masters"},
 		{[]string{"-m", "host:0"}, "--masters"},
 		{[]string{"-m", "host:-1"}, "--masters"},
-		{[]string{"-m", "host"}, "--masters"},
+		{[]string{"-m", "host:"}, "--masters"},
 		{[]string{"-m", "host:abc"}, "--masters"},
 		{[]string{"-m", "::1:6379"}, "--masters"},
 		{[]string{"-m", "ho st:1"}, "--masters"},
@@ -518,5 +518,25 @@ func TestCommandLineAndClientAgreeOnTheSameServer(t *testing.T) {
 			t.Errorf("%s and %s: the command line says %v; the client takes them for one server: %v", pair[0], pair[1],
 				cliErr, libSame)
 		}
+	}
+}
+
+// TestMasterWithoutAPortMeansTheDefaultPort: -m localhost used to say "missing port", while redis://localhost
+// meant port 6379 (issue 20). "host:" with an empty port is still refused.
+func TestMasterWithoutAPortMeansTheDefaultPort(t *testing.T) {
+	for entry, want := range map[string]string{"localhost": "localhost:6379", "10.0.0.1": "10.0.0.1:6379",
+		"[::1]": "[::1]:6379", "redis.example": "redis.example:6379"} {
+		c, err := parseConfig([]string{"-m", entry}, fakeEnv(nil, nil))
+		if err != nil || len(c.Masters) != 1 || c.Masters[0].Options.Addr != want {
+			t.Errorf("-m %s: %v %+v; want %s", entry, err, c.Masters, want)
+		}
+	}
+	for _, entry := range []string{"host:", "::1"} {
+		if _, err := parseConfig([]string{"-m", entry}, fakeEnv(nil, nil)); err == nil {
+			t.Errorf("-m %s: accepted; want an error", entry)
+		}
+	}
+	if _, err := parseConfig([]string{"-m", "localhost,localhost:6379"}, fakeEnv(nil, nil)); err == nil {
+		t.Errorf("-m localhost,localhost:6379: accepted; they are the same master")
 	}
 }

@@ -604,12 +604,13 @@ func TestRunForwardsSignalsPastTheWatchdog(t *testing.T) {
 	const resource = "job:signals"
 	// The command notes each signal and runs on; so does a grandchild, which ignores them. (Not INT or QUIT: a
 	// shell treats a child's death by SIGINT specially, and SIGQUIT would have sleep dump core.)
-	script := `(trap '' TERM HUP USR1; exec sleep 300) & echo $! > "$D/grandchild"
+	script := `(trap '' TERM HUP USR1; echo ignoring > "$D/grandchild-ready"; exec sleep 300) & echo $! > "$D/grandchild"
 for s in TERM HUP USR1; do trap "echo $s >> \"\$D/got\"" $s; done; echo $$ > "$D/pid"
 while :; do sleep 0.05 || :; done`
 	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(addrsOf(masters), ","), "--ttl", "30s",
 		resource, "--", "sh", "-c", script)
 	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
+	readFileEventually(t, filepath.Join(dir, "grandchild-ready")) // its signals are ignored from here on
 	watchdog := watchdogOf(t, command)
 	session := p.cmd.Process.Pid
 	killLeftovers(t, []int{command, grandchild, watchdog}, watchdog, session)
