@@ -227,6 +227,8 @@ func TestGolden(t *testing.T) {
 		{"master_not_answering", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: silentMasterSnapshot()}}},
 		{"stuck_lock", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: stuckSnapshot()}, keys("j")}},
 		{"quorum_lost", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: quorumLostSnapshot()}}},
+		{"quorum_unconfirmed", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: quorumUnconfirmedSnapshot()}}},
+		{"quorum_unconfirmed_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: quorumUnconfirmedSnapshot()}}},
 		{"sweep_in_progress", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: sweepingSnapshot()}}},
 		{"lock_drilldown_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: longTokenSnapshot()},
 			keys("enter")}},

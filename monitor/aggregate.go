@@ -723,10 +723,12 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 		v.hist.lastHolder = v.Holder
 		switch v.State {
 		case StateLost:
+			v.hist.standing = alarmLost
 			event(EventLockLost, "our lock is on no quorum")
 		case StateStuck:
 			event(EventLockStuck, fmt.Sprintf("appeared without a TTL on %d masters: it never expires", v.Count))
 		case StateSplit:
+			v.hist.standing = alarmSplit
 			event(EventLockAppeared, fmt.Sprintf("appeared split, %d masters with the most common token", v.Count))
 		case StateHeld:
 			event(EventLockAppeared, fmt.Sprintf("appeared, held by %q", v.Holder))
@@ -738,9 +740,23 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 	}
 	v.Changes, v.LastChange, v.hist.lastHolder = p.Changes, p.LastChange, p.hist.lastHolder
 	if v.State == StateUnknown {
-		// Undecided: keep what was known, raise nothing.
-		v.QuorumLost = p.QuorumLost
+		// Undecided: keep what was known, raise nothing; an alarm awaiting confirmation is not confirmed.
+		v.QuorumLost, v.hist.standing = p.QuorumLost, p.hist.standing
 		return events
+	}
+	// An alarm is raised when two polls in a row show it (see confirmWindow in the package documentation):
+	// the first marks it pending and shows the lock unconfirmed, the second confirms it if it still holds.
+	var pending alarm
+	confirm := func(a alarm, same bool, kind EventKind, text func() string) {
+		switch {
+		case p.hist.standing&a != 0:
+			v.hist.standing |= a
+		case p.hist.pending&a != 0 && same:
+			v.hist.standing |= a
+			event(kind, text())
+		default:
+			pending |= a
+		}
 	}
 	if v.Holder != "" {
 		if v.hist.lastHolder != "" && v.hist.lastHolder != v.Holder {
@@ -749,25 +765,45 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 			event(EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", v.hist.lastHolder, v.Holder))
 		}
 		v.hist.lastHolder = v.Holder
-	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 &&
-		(p.QuorumLost || p.Holder == last && vanishedEarly(p, v, last, now)) {
+	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 && ((p.hist.standing|p.hist.pending)&alarmQuorumLost != 0 || p.Holder == last && vanishedEarly(p, v, last, now)) {
 		// The last holder's key lives on, but on fewer than a quorum, because some of its keys went before
 		// their TTL: its holder may still believe it holds the lock while another client can take it.
-		v.QuorumLost = true
-		if !p.QuorumLost {
-			event(EventQuorumLost, fmt.Sprintf("holder %q lost its quorum: its key lives on %d masters", last, liveOn(v, last, now)))
-		}
+		confirm(alarmQuorumLost, true, EventQuorumLost, func() string {
+			return fmt.Sprintf("holder %q lost its quorum: its key lives on %d masters", last, liveOn(v, last, now))
+		})
+		v.QuorumLost = v.hist.standing&alarmQuorumLost != 0
 	}
-	if v.State == StateSplit && p.State != StateSplit {
-		event(EventLockSplit, fmt.Sprintf("split: %d tokens, none on a quorum", len(v.hist.tokens)))
+	if v.State == StateSplit {
+		// Confirmed only by tokens both polls saw: contention shows a new pair at each attempt.
+		confirm(alarmSplit, sharedTokens(p, v) >= 2, EventLockSplit, func() string {
+			return fmt.Sprintf("split: %d tokens, none on a quorum", len(v.hist.tokens))
+		})
+	}
+	if v.State == StateLost {
+		confirm(alarmLost, true, EventLockLost, func() string { return "our lock is on no quorum" })
 	}
 	if v.State == StateStuck && p.State != StateStuck {
 		event(EventLockStuck, fmt.Sprintf("has no TTL on %d masters: it never expires", v.Count))
 	}
-	if v.State == StateLost && p.State != StateLost {
-		event(EventLockLost, "our lock is on no quorum")
+	if pending != 0 {
+		v.hist.pending = pending
+		v.State = StateUnconfirmed
 	}
 	return events
+}
+
+// sharedTokens counts the tokens that both p and v saw.
+func sharedTokens(p, v *LockView) int {
+	n := 0
+	for _, t := range v.hist.tokens {
+		for _, pt := range p.hist.tokens {
+			if pt.token == t.token {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // leadToken is the most common token seen for v, "" when none was seen.

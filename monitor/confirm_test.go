@@ -1,0 +1,123 @@
+package monitor
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// poll is one poll of a story: the cells of resource "r" on the five masters, which masters did not answer,
+// and the token registered as ours on "r" ("" none).
+type poll struct {
+	cells  []cell
+	silent []int
+	own    string
+}
+
+// ours is p with tok registered as our lock on "r".
+func (p poll) ours(tok string) poll { p.own = tok; return p }
+
+// story aggregates the polls one second apart, starting at t0, and returns every snapshot.
+func story(t *testing.T, cfg Config, polls ...poll) []Snapshot {
+	t.Helper()
+	var snaps []Snapshot
+	var prev *Snapshot
+	for i, p := range polls {
+		now := t0.Add(time.Duration(i) * time.Second)
+		locks := map[string][]cell{}
+		if p.cells != nil {
+			locks["r"] = p.cells
+		}
+		rs := fixture(now, addrs5, locks)
+		for _, j := range p.silent {
+			rs[j] = Reading{Addr: rs[j].Addr, Err: fmt.Errorf("no answer within 1s")}
+		}
+		var own map[string]OwnLock
+		if p.own != "" {
+			own = map[string]OwnLock{"r": {Token: p.own, AcquiredAt: t0.Add(-time.Second)}}
+		}
+		s := Aggregate(prev, rs, own, now, cfg)
+		snaps = append(snaps, s)
+		prev = &snaps[len(snaps)-1]
+	}
+	return snaps
+}
+
+// raised lists the kinds of the events s raised at its own time.
+func raised(s Snapshot) []EventKind {
+	var ks []EventKind
+	for _, e := range s.Events {
+		if e.Time.Equal(s.Time) {
+			ks = append(ks, e.Kind)
+		}
+	}
+	return ks
+}
+
+// errorKinds lists the kinds of s's error warnings.
+func errorKinds(s Snapshot) []string {
+	var ks []string
+	for _, w := range s.Warnings {
+		if w.Severity == SeverityError {
+			ks = append(ks, w.Kind)
+		}
+	}
+	return ks
+}
+
+// at9 is a cell of token tok with 9s left, read now.
+func at9(tok string) cell { return cell{tok: tok, pttl: 9 * time.Second} }
+
+// Observation 1: a poll whose reads straddle the DELs of a release sees the holder's key gone on some masters
+// and alive on others. Only the next poll can tell a release (gone everywhere) from a loss (still there).
+func TestAggregateAlarmIsConfirmedByTheNextPoll(t *testing.T) {
+	held := poll{cells: cells("A", 5)}
+	straddled := poll{cells: []cell{{}, {}, {}, at9("A"), at9("A")}}             // DEL landed on m0-m2, not yet on m3-m4
+	twoTokens := poll{cells: []cell{at9("A"), at9("A"), at9("B"), at9("B"), {}}} // A releasing, B acquiring
+	tests := []struct {
+		name         string
+		polls        []poll
+		wantPending  []EventKind // events of the last poll but one: none, the state is unconfirmed
+		wantAtLast   []EventKind
+		wantLastErrs []string
+	}{
+		{name: "a release in flight, then gone everywhere", polls: []poll{held, straddled, {cells: make([]cell, 5)}},
+			wantAtLast: []EventKind{EventLockReleased}},
+		{name: "a release in flight, then a new holder", polls: []poll{held, straddled, {cells: cells("B", 5)}},
+			wantAtLast: []EventKind{EventTakenOver}},
+		{name: "a real loss: still on two masters at the next poll", polls: []poll{held, straddled, straddled},
+			wantAtLast: []EventKind{EventQuorumLost}, wantLastErrs: []string{WarnQuorumLost}},
+		{name: "two tokens for an instant", polls: []poll{held, twoTokens, {cells: cells("B", 5)}},
+			wantAtLast: []EventKind{EventTakenOver}},
+		{name: "a real split: the same tokens at the next poll", polls: []poll{held, twoTokens, twoTokens},
+			wantAtLast: []EventKind{EventQuorumLost, EventLockSplit}, wantLastErrs: []string{WarnQuorumLost}},
+		// The registration goes when the release returns, after the poll that straddles its DELs.
+		{name: "our lock released while a poll reads it", polls: []poll{held.ours("A"), straddled.ours("A"), {cells: make([]cell, 5)}},
+			wantAtLast: []EventKind{EventLockReleased}},
+		{name: "our lock really lost", polls: []poll{held.ours("A"), straddled.ours("A"), straddled.ours("A")},
+			wantAtLast: []EventKind{EventLockLost}, wantLastErrs: []string{WarnLockLost}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snaps := story(t, Config{}, tt.polls...)
+			mid := snaps[1]
+			if got := raised(mid); len(got) != 0 {
+				t.Errorf("the poll that straddles the change raised %v: an alarm before it is confirmed", got)
+			}
+			if got := errorKinds(mid); len(got) != 0 {
+				t.Errorf("the poll that straddles the change shows red warnings %v", got)
+			}
+			if l := lockOf(t, mid, "r"); l.State != StateUnconfirmed {
+				t.Errorf("the straddling poll shows %s, want %s", l.State, StateUnconfirmed)
+			}
+			last := snaps[2]
+			if got := raised(last); !slices.Equal(got, tt.wantAtLast) {
+				t.Errorf("the next poll raised %v, want %v", got, tt.wantAtLast)
+			}
+			if got := errorKinds(last); !slices.Equal(got, tt.wantLastErrs) {
+				t.Errorf("the next poll's errors are %v, want %v", got, tt.wantLastErrs)
+			}
+		})
+	}
+}
