@@ -720,7 +720,7 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 		}
 	}
 	if p == nil {
-		v.hist.lastHolder = v.Holder
+		v.hist.lastHolder, v.hist.heldBy = v.Holder, v.Holder
 		switch v.State {
 		case StateLost:
 			v.hist.standing = alarmLost
@@ -741,9 +741,10 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 	v.Changes, v.LastChange, v.hist.lastHolder = p.Changes, p.LastChange, p.hist.lastHolder
 	if v.State == StateUnknown {
 		// Undecided: keep what was known, raise nothing; an alarm awaiting confirmation is not confirmed.
-		v.QuorumLost, v.hist.standing = p.QuorumLost, p.hist.standing
+		v.QuorumLost, v.hist.standing, v.hist.heldBy = p.QuorumLost, p.hist.standing, p.hist.heldBy
 		return events
 	}
+	v.hist.heldBy = v.Holder
 	// An alarm is raised when two polls in a row show it (see confirmWindow in the package documentation):
 	// the first marks it pending and shows the lock unconfirmed, the second confirms it if it still holds.
 	var pending alarm
@@ -765,9 +766,11 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 			event(EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", v.hist.lastHolder, v.Holder))
 		}
 		v.hist.lastHolder = v.Holder
-	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 && ((p.hist.standing|p.hist.pending)&alarmQuorumLost != 0 || p.Holder == last && vanishedEarly(p, v, last, now)) {
+	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 && ((p.hist.standing|p.hist.pending)&alarmQuorumLost != 0 || p.hist.heldBy == last && vanishedEarly(p, v, last, now)) {
 		// The last holder's key lives on, but on fewer than a quorum, because some of its keys went before
-		// their TTL: its holder may still believe it holds the lock while another client can take it.
+		// their TTL: its holder may still believe it holds the lock while another client can take it. It is
+		// judged against the last decided state: after polls that could not decide (a master not answering),
+		// a master back without the key it held takes that key from the count.
 		confirm(alarmQuorumLost, true, EventQuorumLost, func() string {
 			return fmt.Sprintf("holder %q lost its quorum: its key lives on %d masters", last, liveOn(v, last, now))
 		})
@@ -826,11 +829,11 @@ func leadToken(v *LockView) string {
 	return best
 }
 
-// vanishedEarly reports whether token, seen on some master in p, is now read there as gone or replaced while
-// its TTL had time left.
+// vanishedEarly reports whether token, seen on some master in p (or last seen there, when p could not read
+// it), is now read there as gone or replaced while its TTL had time left.
 func vanishedEarly(p, v *LockView, token string, now time.Time) bool {
 	for j, pc := range p.Masters {
-		if j >= len(v.Masters) || !pc.Holds(token) || pc.PTTL == NoTTL {
+		if j >= len(v.Masters) || pc.State == CellAbsent || pc.Token != token || pc.PTTL == NoTTL {
 			continue
 		}
 		c := v.Masters[j]

@@ -44,11 +44,11 @@ func story(t *testing.T, cfg Config, polls ...poll) []Snapshot {
 	return snaps
 }
 
-// raised lists the kinds of the events s raised at its own time.
+// raised lists the kinds of the lock events s raised at its own time.
 func raised(s Snapshot) []EventKind {
 	var ks []EventKind
 	for _, e := range s.Events {
-		if e.Time.Equal(s.Time) {
+		if e.Time.Equal(s.Time) && e.Resource != "" {
 			ks = append(ks, e.Kind)
 		}
 	}
@@ -119,5 +119,38 @@ func TestAggregateAlarmIsConfirmedByTheNextPoll(t *testing.T) {
 				t.Errorf("the next poll's errors are %v, want %v", got, tt.wantLastErrs)
 			}
 		})
+	}
+}
+
+// Observation 3: a lock on exactly masters 0-2; master 0 stops answering, then comes back empty (restarted
+// without persistence). While it was silent the lock was undecided; when it answers without the holder's key,
+// the key it held is gone from the count, two masters are below the quorum long before the TTL: a lost
+// quorum, judged against the last decided state (held on three), not against the undecided snapshot before.
+func TestAggregateAMasterBackWithoutTheKeyIsALostQuorum(t *testing.T) {
+	held := []cell{{tok: "A", pttl: 30 * time.Second}, {tok: "A", pttl: 30 * time.Second}, {tok: "A", pttl: 30 * time.Second}, {}, {}}
+	back := []cell{{}, {tok: "A", pttl: 27 * time.Second}, {tok: "A", pttl: 27 * time.Second}, {}, {}}
+	snaps := story(t, Config{},
+		poll{cells: held},
+		poll{cells: held, silent: []int{0}},
+		poll{cells: held, silent: []int{0}},
+		poll{cells: back},
+		poll{cells: back},
+		poll{cells: back})
+	for i := 1; i <= 2; i++ {
+		if l := lockOf(t, snaps[i], "r"); l.State != StateUnknown || len(raised(snaps[i])) != 0 {
+			t.Errorf("poll %d, master 0 silent: %s raising %v, want unknown and no lock event", i, l.State, raised(snaps[i]))
+		}
+	}
+	var at []int
+	for i := 3; i < len(snaps); i++ {
+		if slices.Contains(raised(snaps[i]), EventQuorumLost) {
+			at = append(at, i)
+		}
+	}
+	if !slices.Equal(at, []int{4}) {
+		t.Fatalf("quorum-lost raised at polls %v, want once, at poll 4 (the one after master 0 came back empty, which confirms it)", at)
+	}
+	if l := lockOf(t, snaps[5], "r"); !l.QuorumLost || !slices.Contains(errorKinds(snaps[5]), WarnQuorumLost) {
+		t.Errorf("after the loss: quorum-lost %v, errors %v; want flagged with a quorum-lost error", l.QuorumLost, errorKinds(snaps[5]))
 	}
 }

@@ -21,6 +21,7 @@ type tokenSeen struct {
 type lockHistory struct {
 	tokens     []tokenSeen // tokens present in that snapshot with their first sighting
 	lastHolder string      // the most recent holder, kept while the lock is partial or split
+	heldBy     string      // the holder as of the last snapshot that decided the state ("" not held), kept while unknown
 	pending    alarm       // alarms seen by this poll alone, which the next poll confirms or dismisses
 	standing   alarm       // alarms confirmed and still true (a quorum lost is LockView.QuorumLost)
 }

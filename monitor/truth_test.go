@@ -241,3 +241,41 @@ func TestPollReleasedAndExpiredAreToldApart(t *testing.T) {
 		t.Errorf("events %v; want short expired and long released", newEvents(before, s))
 	}
 }
+
+// Observation 3 on real servers: a lock on exactly masters 0-2; master 0 is killed and restarted without
+// persistence. The monitor reports the master's fall and return, and the lost quorum within two polls of its
+// return (the first shows it unconfirmed).
+func TestPollAHolderRestartedEmptyIsALostQuorum(t *testing.T) {
+	c, servers := serverCluster(t, 5, Config{})
+	ctx := context.Background()
+	c.set(t, "billing:nightly", "tokHeld0123456789", time.Minute, 0, 1, 2)
+	if l := lockOf(t, c.mon.Poll(ctx), "billing:nightly"); l.State != StateHeld {
+		t.Fatalf("baseline: %s, want held", l.State)
+	}
+	if err := servers[0].Stop(); err != nil {
+		t.Fatal(err)
+	}
+	down := c.mon.Poll(ctx)
+	if l := lockOf(t, down, "billing:nightly"); l.State != StateUnknown {
+		t.Errorf("a holder down: %s, want unknown", l.State)
+	}
+	if err := servers[0].Start(); err != nil {
+		t.Fatal(err)
+	}
+	var all []Event
+	prev := down
+	for range 2 {
+		s := c.mon.Poll(ctx)
+		all = append(all, newEvents(prev, s)...)
+		prev = s
+	}
+	kinds := eventKinds(all)
+	for _, want := range []EventKind{EventMasterUp, EventMasterRestarted, EventQuorumLost} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("two polls after the holder came back empty: events %v, want %s among them", kinds, want)
+		}
+	}
+	if l := lockOf(t, prev, "billing:nightly"); !l.QuorumLost {
+		t.Errorf("after the restart: %s, quorum lost %v; want the lost quorum shown", l.State, l.QuorumLost)
+	}
+}
