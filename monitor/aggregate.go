@@ -300,24 +300,51 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		index[res] = i
 	}
 
+	// A cell is as old as its read. Reads of one key taken more than maxSpread before its newest read in this
+	// poll (a master answering late, from a pause) are not current: the cell is unknown, with what that read
+	// saw as its last known value. A key whose PTTL, counted from its read, has run out by now is gone.
+	readAtOf := func(k KeyReading) time.Time {
+		if k.ReadAt.IsZero() {
+			return now
+		}
+		return k.ReadAt
+	}
+	newest := make([]time.Time, len(resources))
+	for _, r := range readings {
+		if r.Err != nil {
+			continue
+		}
+		for _, k := range r.Keys {
+			newest[index[k.Key]] = maxTime(newest[index[k.Key]], readAtOf(k))
+		}
+	}
+	maxSpread := cfg.Interval / 2
 	cells := make([]MasterLock, len(resources)*n)
+	read := make([]bool, len(cells)) // read in this poll, current or not: not to be filled from prev
 	for j, r := range readings {
 		if r.Err != nil {
 			continue
 		}
 		for _, k := range r.Keys {
-			c := &cells[index[k.Key]*n+j]
-			if k.Absent {
-				if c.State != CellSeen { // a later discovery read wins over an earlier absent refresh
+			i := index[k.Key]*n + j
+			c, readAt := &cells[i], readAtOf(k)
+			read[i] = true
+			stale := readAt.Before(newest[index[k.Key]].Add(-maxSpread))
+			expired := !k.Absent && k.PTTL != NoTTL && !readAt.Add(k.PTTL).After(now)
+			if k.Absent || expired && !stale {
+				if c.Token == "" { // a read that saw the key (a later discovery) wins over one that did not
 					*c = MasterLock{State: CellAbsent}
 				}
 				continue
 			}
-			readAt := k.ReadAt
-			if readAt.IsZero() {
-				readAt = now
+			state := CellSeen
+			if stale {
+				if c.State == CellSeen {
+					continue // a current read of the key on this master wins
+				}
+				state = CellUnknown
 			}
-			*c = MasterLock{State: CellSeen, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
+			*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
 			if k.Fields != nil {
 				c.Hash = true
 				c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
@@ -346,7 +373,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
 			p = &prevLocks[pi]
 		}
-		carry(row, p)
+		carry(row, read[i*n:(i+1)*n], p)
 		ownLock, isOwn := own[res]
 		if !kept(row) && !isOwn {
 			if p != nil {
@@ -463,13 +490,14 @@ func isHolderField(f string) bool {
 	return true
 }
 
-// carry fills the unknown cells of row with the values last seen there, from p (nil: nothing seen before).
-func carry(row []MasterLock, p *LockView) {
+// carry fills the cells of row that were not read (read[j] false) with the values last seen there, from p
+// (nil: nothing seen before).
+func carry(row []MasterLock, read []bool, p *LockView) {
 	if p == nil {
 		return
 	}
 	for j := range row {
-		if row[j].State == CellUnknown && j < len(p.Masters) && p.Masters[j].State != CellAbsent {
+		if !read[j] && j < len(p.Masters) && p.Masters[j].State != CellAbsent {
 			row[j] = p.Masters[j]
 			row[j].State = CellUnknown
 		}

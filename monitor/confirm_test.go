@@ -154,3 +154,46 @@ func TestAggregateAMasterBackWithoutTheKeyIsALostQuorum(t *testing.T) {
 		t.Errorf("after the loss: quorum-lost %v, errors %v; want flagged with a quorum-lost error", l.QuorumLost, errorKinds(snaps[5]))
 	}
 }
+
+// Observation 2: a poll is as old as each of its reads. A master that resumes from a pause mid-poll answers
+// with reads taken long before the others' (or whose PTTL, counted from its read, has run out by the
+// snapshot's time); such cells must not count as current.
+func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	cfg := Config{Interval: interval}
+	heldA := poll{cells: cells("A", 5)}
+	tests := []struct {
+		name      string
+		cfg       Config
+		now       []cell
+		wantState LockState
+		wantCells []CellState
+	}{
+		{name: "a token whose TTL ran out before the snapshot does not count", cfg: Config{Interval: time.Second},
+			now: []cell{{tok: "A", pttl: 200 * time.Millisecond, age: 338 * time.Millisecond}, at9("B"), at9("B"), {}, {}},
+			// A counted would make it split: two tokens at once, a state that never existed.
+			wantState: StatePartial, wantCells: []CellState{CellAbsent, CellSeen, CellSeen, CellAbsent, CellAbsent}},
+		{name: "reads 338ms older than the rest at a 200ms poll do not decide a release", cfg: cfg,
+			now:       []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {}, {}, {}},
+			wantState: StateUnknown, wantCells: []CellState{CellUnknown, CellUnknown, CellAbsent, CellAbsent, CellAbsent}},
+		{name: "nor a split", cfg: cfg,
+			now:       []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, at9("B"), at9("B"), {}},
+			wantState: StateUnknown, wantCells: []CellState{CellUnknown, CellUnknown, CellSeen, CellSeen, CellAbsent}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snaps := story(t, tt.cfg, heldA, poll{cells: tt.now})
+			l := lockOf(t, snaps[1], "r")
+			var got, want []string
+			for j, c := range l.Masters {
+				got, want = append(got, cellStateNames[c.State]), append(want, cellStateNames[tt.wantCells[j]])
+			}
+			if l.State != tt.wantState || !slices.Equal(got, want) {
+				t.Errorf("state %s with cells %v, want %s with %v", l.State, got, tt.wantState, want)
+			}
+			if evs := raised(snaps[1]); len(evs) != 0 {
+				t.Errorf("raised %v from reads that were not current", evs)
+			}
+		})
+	}
+}

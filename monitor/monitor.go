@@ -78,9 +78,11 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 		own[r] = o
 	}
 	prev, observers := m.prev, m.observers
+	cfg := m.cfg
+	cfg.Interval = m.interval // what "current" means for reads of one key depends on the interval in use
 	m.mu.Unlock()
 	readings := m.readAll(ctx, prev.keysToRefresh(own))
-	s := Aggregate(prev, readings, own, time.Now(), m.cfg)
+	s := Aggregate(prev, readings, own, time.Now(), cfg)
 	m.mu.Lock()
 	m.prev = &s
 	m.mu.Unlock()
