@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -16,15 +15,19 @@ import (
 // Monitor polls a fixed set of masters and hands out immutable snapshots. Its methods are safe for concurrent
 // use.
 //
-// Each master is read within Config.Timeout whatever its client's own timeouts; a master that has not answered
-// by then is reported down and is not asked again until its earlier request returns. Clients built with
-// ContextTimeoutEnabled let such a request end at the deadline instead of at the client's ReadTimeout.
+// Each master is read at its own pace: a poll waits for every master until all have answered or, once some
+// have, for the others until one interval (or twice what the answers so far took, if longer) has passed
+// since it began; never beyond Config.Timeout. A master that has not answered by then is reported as not
+// answering, and its read goes on, within Config.Timeout, for the next poll to take; it is not asked again
+// until that read returns. So one stopped master never slows the refresh of the others. Clients built with
+// ContextTimeoutEnabled let such a read end at Config.Timeout instead of at the client's ReadTimeout.
 type Monitor struct {
 	cfg     Config
 	pollers []*poller
-	busy    []atomic.Bool // a master's previous read is still running
 
-	pollMu sync.Mutex // one poll at a time, so snapshots follow each other
+	pollMu  sync.Mutex // one poll at a time, so snapshots follow each other
+	flying  []bool     // a master's read has not returned yet (guarded by pollMu)
+	results chan result
 
 	mu        sync.Mutex
 	prev      *Snapshot
@@ -33,6 +36,14 @@ type Monitor struct {
 	interval  time.Duration
 	paused    bool
 	wake      chan struct{} // re-arms Run's timer after SetInterval or SetPaused
+}
+
+// result is a read of master i that returned, for the poll that waits for it; main marks a poll's first
+// read of the master (which moves its discovery on), as opposed to a read of keys found on other masters.
+type result struct {
+	i    int
+	r    Reading
+	main bool
 }
 
 // errBusy marks a master whose previous read has not returned yet.
@@ -51,7 +62,8 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 	m := &Monitor{
 		cfg:      cfg,
 		pollers:  make([]*poller, len(clients)),
-		busy:     make([]atomic.Bool, len(clients)),
+		flying:   make([]bool, len(clients)),
+		results:  make(chan result, len(clients)), // one read in flight per master: a sender never blocks
 		own:      map[string]OwnLock{},
 		interval: cfg.Interval,
 		wake:     make(chan struct{}, 1),
@@ -106,7 +118,7 @@ func (m *Monitor) Observe(f func(prev *Snapshot, s Snapshot)) {
 // counters on all of them, so that each snapshot has read every key it shows, and its fence, on every master
 // that answered.
 func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
-	readings := m.fanOut(ctx, func(ctx context.Context, i int, p *poller) Reading {
+	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p *poller) Reading {
 		return p.read(ctx, m.cfg, known, len(known))
 	})
 	isKnown := make(map[string]bool, len(known))
@@ -132,7 +144,7 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 		return readings
 	}
 	sort.Strings(found)
-	more := m.fanOut(ctx, func(ctx context.Context, i int, p *poller) Reading {
+	more := m.fanOut(ctx, false, func(ctx context.Context, i int, p *poller) Reading {
 		if readings[i].Err != nil {
 			return Reading{}
 		}
@@ -157,59 +169,86 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 }
 
 // fanOut runs read on every master concurrently, each within Config.Timeout, and returns when all have
-// answered or the deadline has passed, whichever is first. A master still busy with an earlier read is not
-// asked again, and one that has not answered by the deadline is reported as not answering.
-func (m *Monitor) fanOut(ctx context.Context, read func(context.Context, int, *poller) Reading) []Reading {
+// answered or it gives up on the rest (see Monitor). A master whose earlier read has not returned is not asked
+// again: a first read (main) waits for that read's answer, a read of found keys skips the master. An answer
+// that came between two polls is dropped: it is older than the poll, and the master is asked afresh.
+func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Context, int, *poller) Reading) []Reading {
+	start := time.Now()
+	m.mu.Lock()
+	interval := m.interval
+	m.mu.Unlock()
 	n := len(m.pollers)
 	readings := make([]Reading, n)
-	type result struct {
-		i int
-		r Reading
+	waiting := make([]bool, n)
+	for drained := false; !drained; {
+		select {
+		case res := <-m.results:
+			m.flying[res.i] = false
+		default:
+			drained = true
+		}
 	}
-	results := make(chan result, n) // buffered: a late reader never blocks
-	waiting := 0
+	pending := 0
 	for i, p := range m.pollers {
-		if !m.busy[i].CompareAndSwap(false, true) {
+		if m.flying[i] && !main {
 			readings[i] = Reading{Addr: p.addr, Err: errBusy}
 			continue
 		}
-		waiting++
+		waiting[i] = true
+		pending++
+		if m.flying[i] {
+			continue // a previous poll's read goes on: take its answer if it comes in time
+		}
+		m.flying[i] = true
 		go func() {
 			rctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 			r := read(rctx, i, p)
 			cancel()
-			m.busy[i].Store(false) // before the result is seen, so the next poll finds the master free
-			results <- result{i, r}
+			m.results <- result{i, r, main}
 		}()
 	}
-	deadline := time.NewTimer(m.cfg.Timeout)
-	defer deadline.Stop()
-	got := make([]bool, n)
-	for ; waiting > 0; waiting-- {
+	giveUp := time.NewTimer(m.cfg.Timeout)
+	defer giveUp.Stop()
+	for pending > 0 {
 		select {
-		case res := <-results:
-			readings[res.i], got[res.i] = res.r, true
+		case res := <-m.results:
+			m.flying[res.i] = false
+			if !waiting[res.i] {
+				continue
+			}
+			waiting[res.i] = false
+			pending--
+			if res.main != main {
+				readings[res.i] = Reading{Addr: m.pollers[res.i].addr, Err: errBusy}
+				continue
+			}
+			readings[res.i] = res.r
 			if res.r.next != nil {
 				m.pollers[res.i].disc = *res.r.next // accepted: discovery moves on
 			}
-		case <-deadline.C:
-			waiting = 0
-			for i, p := range m.pollers {
-				if !got[i] && readings[i].Err == nil {
-					readings[i] = Reading{Addr: p.addr, Err: fmt.Errorf("no answer within %v", m.cfg.Timeout)}
-				}
+			if res.r.Err == nil {
+				// Some master answered: wait for the rest one interval, or twice what the answers took.
+				elapsed := time.Since(start)
+				giveUp.Reset(min(m.cfg.Timeout, max(interval, 2*elapsed)) - elapsed)
 			}
+		case <-giveUp.C:
+			m.notAnswered(readings, waiting, fmt.Errorf("no answer within %v", time.Since(start).Round(time.Millisecond)))
 			return readings
 		case <-ctx.Done():
-			for i, p := range m.pollers {
-				if !got[i] && readings[i].Err == nil {
-					readings[i] = Reading{Addr: p.addr, Err: ctx.Err()}
-				}
-			}
+			m.notAnswered(readings, waiting, ctx.Err())
 			return readings
 		}
 	}
 	return readings
+}
+
+// notAnswered sets err as the reading of every master still waited for.
+func (m *Monitor) notAnswered(readings []Reading, waiting []bool, err error) {
+	for i, p := range m.pollers {
+		if waiting[i] {
+			readings[i] = Reading{Addr: p.addr, Err: err}
+		}
+	}
 }
 
 // Run polls every interval until ctx is done, then closes the returned channel. The first poll starts at once.

@@ -145,7 +145,7 @@ const (
 	readPipelined                 // plain commands in pipelines, for servers that refuse scripts
 )
 
-// poller reads one master. It is used by one read at a time (Monitor.busy), which is what keeps its
+// poller reads one master. It is used by one read at a time (Monitor.flying), which is what keeps its
 // discovery state consistent.
 type poller struct {
 	client *redis.Client

@@ -279,3 +279,47 @@ func TestPollAHolderRestartedEmptyIsALostQuorum(t *testing.T) {
 		t.Errorf("after the restart: %s, quorum lost %v; want the lost quorum shown", l.State, l.QuorumLost)
 	}
 }
+
+// Observation 6: a master that does not answer must not hold the others' refresh. With one master stopped
+// (SIGSTOP) and a read deadline far longer than the interval, a poll returns with the others' fresh reads long
+// before that deadline, and the stopped master's cells are unknown, not absent.
+func TestPollAStoppedMasterDoesNotDelayTheOthers(t *testing.T) {
+	const timeout = 20 * time.Second
+	c, servers := serverCluster(t, 5, Config{})
+	// The monitor's own clients wait for an answer as long as its deadline allows, whatever their defaults.
+	clients, addrs := make([]*redis.Client, len(servers)), make([]string, len(servers))
+	for i, sv := range servers {
+		clients[i] = redis.NewClient(&redis.Options{Addr: sv.Addr(), ContextTimeoutEnabled: true, ReadTimeout: timeout, MaxRetries: -1})
+		addrs[i] = sv.Addr()
+		t.Cleanup(func() { _ = clients[i].Close() })
+	}
+	mon, err := New(clients, addrs, Config{Interval: 200 * time.Millisecond, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.mon = mon
+	ctx := context.Background()
+	c.set(t, "billing:nightly", "tokHeld0123456789", time.Minute, 0, 1, 2, 3, 4)
+	c.mon.Poll(ctx)
+	if err := servers[4].Pause(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = servers[4].Resume() })
+	start := time.Now()
+	s := c.mon.Poll(ctx)
+	// The old poll waited for the stopped master until its deadline; half of it is far beyond any load.
+	if took := time.Since(start); took >= timeout/2 {
+		t.Fatalf("a poll with one master stopped took %v: it waited for that master's %v deadline", took, timeout)
+	}
+	if m := s.Masters[4]; m.Up {
+		t.Errorf("the stopped master is up in the poll that did not wait for it")
+	}
+	for i := range 4 {
+		if m := s.Masters[i]; !m.Up || !m.LastAnswer.Equal(s.Time) {
+			t.Errorf("master %d: up %v, last answer %v; want refreshed by this poll at %v", i, m.Up, m.LastAnswer, s.Time)
+		}
+	}
+	if l := lockOf(t, s, "billing:nightly"); l.State != StateHeld || l.Masters[4].State != CellUnknown {
+		t.Errorf("lock: %s, stopped master's cell %v; want held, its cell unknown", l.State, cellStateNames[l.Masters[4].State])
+	}
+}
