@@ -87,6 +87,9 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 			s.maxTTL = max(s.maxTTL, k.PTTL)
 		}
 	}
+	for _, o := range own {
+		s.maxTTL = max(s.maxTTL, o.TTL)
+	}
 
 	var clockEvents []Event
 	s.Warnings, clockEvents = warnings(&s, now, cfg)
@@ -550,12 +553,16 @@ func goneEvent(p *LockView, prevTime, now time.Time) Event {
 		}
 		expires = maxTime(expires, readAt.Add(c.PTTL))
 	}
+	// Name the holder only if its keys are the ones that went.
 	who := ""
+	last := p.hist.lastHolder
 	switch {
 	case p.Holder != "":
 		who = fmt.Sprintf(" (was held by %q)", p.Holder)
-	case p.hist.lastHolder != "":
-		who = fmt.Sprintf(" (last held by %q)", p.hist.lastHolder)
+	case last != "" && slices.ContainsFunc(p.Masters, func(c MasterLock) bool { return c.State != CellAbsent && c.Token == last }):
+		who = fmt.Sprintf(" (last held by %q)", last)
+	case leadToken(p) != "":
+		who = fmt.Sprintf(" (token %q, which held no quorum)", leadToken(p))
 	}
 	if !noTTL && !expires.IsZero() && !now.Before(expires.Add(-expiryTolerance)) {
 		return Event{Time: now, Kind: EventLockExpired, Resource: p.Resource, Text: "expired at its TTL" + who}
@@ -659,9 +666,13 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	v.Mine = isOwn
 
 	if lead < 0 { // nothing read: every master that answered has no key, the others were not read
-		v.State = StateUnknown
-		if isOwn && v.Unknown < quorum {
+		switch {
+		case v.Unknown >= quorum:
+			v.State = StateUnknown // the masters not read could make it held
+		case isOwn:
 			v.State = StateLost
+		default:
+			v.State = StatePartial // even if every master not read held it, it could not have a quorum
 		}
 		return arena
 	}
@@ -808,10 +819,14 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 		}
 	}
 	if v.Holder != "" {
-		if v.hist.lastHolder != "" && v.hist.lastHolder != v.Holder {
+		// Every holder is named once, when it becomes known.
+		switch last := v.hist.lastHolder; {
+		case last == "":
+			event(EventLockHeld, fmt.Sprintf("held by %q", v.Holder))
+		case last != v.Holder:
 			v.Changes++
 			v.LastChange = now
-			event(EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", v.hist.lastHolder, v.Holder))
+			event(EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", last, v.Holder))
 		}
 		v.hist.lastHolder = v.Holder
 	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 && ((p.hist.standing|p.hist.pending)&alarmQuorumLost != 0 || p.hist.heldBy == last && vanishedEarly(p, v, last, now)) {
@@ -967,7 +982,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 	}
 
 	allowance := driftAllowance(s.maxTTL, cfg.DriftFactor)
-	longest := max(s.maxTTL, cfg.TTL)
+	longest := s.maxTTL
 	for i := range s.Masters {
 		m := &s.Masters[i]
 		if !m.Up {

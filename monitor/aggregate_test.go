@@ -218,7 +218,7 @@ func TestAggregateHistory(t *testing.T) {
 	steps := []step{
 		{cells: nil, wantEvents: nil},
 		{cells: cells("A", 2), wantEvents: []EventKind{EventLockAppeared}},
-		{cells: cells("A", 3), wantEvents: nil},
+		{cells: cells("A", 3), wantEvents: []EventKind{EventLockHeld}}, // first seen partial: the holder is named now
 		{cells: cells("A", 5), wantEvents: nil},
 		{cells: cells("B", 3), wantEvents: []EventKind{EventTakenOver}},
 		// B's key on m2 is replaced while it had 9s left: B lost its quorum, and no token has one. One poll
@@ -805,17 +805,21 @@ func TestAggregateRestartIsFlaggedAtFirstSight(t *testing.T) {
 	tests := []struct {
 		name string
 		r    Reading
-		ttl  time.Duration
+		ttl  time.Duration // of a lock of ours, registered but not read yet
 		want bool
 	}{
 		{"started 30s ago, a 10-minute lock", up(30*time.Second, lock), 0, true},
 		{"started an hour ago, a 10-minute lock", up(time.Hour, lock), 0, false},
-		{"started 30s ago, no lock, --ttl 1m", up(30 * time.Second), time.Minute, true},
+		{"started 30s ago, no lock read, ours of 1m", up(30 * time.Second), time.Minute, true},
 		{"started 30s ago, no lock, no TTL known", up(30 * time.Second), 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Aggregate(nil, []Reading{tt.r}, nil, t0, Config{TTL: tt.ttl})
+			var own map[string]OwnLock
+			if tt.ttl > 0 {
+				own = map[string]OwnLock{"ours": {Token: "O", AcquiredAt: t0, TTL: tt.ttl}}
+			}
+			s := Aggregate(nil, []Reading{tt.r}, own, t0, Config{})
 			if got := hasWarning(s, WarnRestart, "a"); got != tt.want {
 				t.Errorf("restart warning %v, want %v: %v", got, tt.want, s.Warnings)
 			}

@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -174,8 +175,9 @@ func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
 			// A counted would make it split: two tokens at once, a state that never existed.
 			wantState: StatePartial, wantCells: []CellState{CellAbsent, CellSeen, CellSeen, CellAbsent, CellAbsent}},
 		{name: "reads 338ms older than the rest at a 200ms poll do not decide a release", cfg: cfg,
-			now:       []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {}, {}, {}},
-			wantState: StateUnknown, wantCells: []CellState{CellUnknown, CellUnknown, CellAbsent, CellAbsent, CellAbsent}},
+			now: []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {}, {}, {}},
+			// Undecided on the two late masters, but even both could not make a quorum: partial, no event.
+			wantState: StatePartial, wantCells: []CellState{CellUnknown, CellUnknown, CellAbsent, CellAbsent, CellAbsent}},
 		{name: "nor a split", cfg: cfg,
 			now:       []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, at9("B"), at9("B"), {}},
 			wantState: StateUnknown, wantCells: []CellState{CellUnknown, CellUnknown, CellSeen, CellSeen, CellAbsent}},
@@ -195,5 +197,71 @@ func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
 				t.Errorf("raised %v from reads that were not current", evs)
 			}
 		})
+	}
+}
+
+// Observation 4: every holder is named once, when it becomes known and differs from the last one named, even
+// after a first sighting without a holder; and a release names the holder only if its keys were the ones
+// that went.
+func TestAggregateEveryHolderIsNamedOnce(t *testing.T) {
+	none := poll{cells: make([]cell, 5)}
+	tests := []struct {
+		name  string
+		polls []poll
+		want  string // the text the last poll's event must contain
+		kind  EventKind
+	}{
+		{name: "partial, then held", polls: []poll{none, {cells: cells("A", 2)}, {cells: cells("A", 3)}},
+			want: `"A"`, kind: EventLockHeld},
+		{name: "split, then held", polls: []poll{none, {cells: []cell{at9("A"), at9("A"), at9("B"), at9("B"), {}}}, {cells: cells("B", 3)}},
+			want: `"B"`, kind: EventLockHeld},
+		{name: "a stray token goes, not the holder's", polls: []poll{none, {cells: cells("A", 3)}, {cells: []cell{at9("Y"), {}, {}, {}, {}}},
+			{cells: make([]cell, 5)}}, want: `"Y"`, kind: EventLockReleased},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snaps := story(t, Config{}, tt.polls...)
+			last := snaps[len(snaps)-1]
+			var found bool
+			for _, e := range last.Events {
+				if e.Time.Equal(last.Time) && e.Kind == tt.kind && strings.Contains(e.Text, tt.want) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("last poll's events %v: want a %s naming %s", last.Events, tt.kind, tt.want)
+			}
+			// Named once: the same state again raises nothing.
+			again := tt.polls[len(tt.polls)-1]
+			if tt.kind != EventLockReleased {
+				more := story(t, Config{}, append(tt.polls, again)...)
+				if evs := raised(more[len(more)-1]); len(evs) != 0 {
+					t.Errorf("the same holder again: %v, want nothing", evs)
+				}
+			}
+		})
+	}
+}
+
+// Observation 7: a lock that cannot reach a quorum even if every unread master held it is decided, not
+// unknown: three masters answer "no key", two are not read.
+func TestAggregateDecidesWhatIsDecidable(t *testing.T) {
+	snaps := story(t, Config{}, poll{cells: cells("A", 5)}, poll{cells: make([]cell, 5), silent: []int{3, 4}})
+	if l := lockOf(t, snaps[1], "r"); l.State == StateUnknown {
+		t.Errorf("absent on 3 of 5, 2 unread: %s; even both unread cannot make a quorum", l.State)
+	}
+}
+
+// Observation 8: the restart rule weighs a master's uptime against the TTLs of the locks seen and of ours,
+// never against a TTL that no lock has (the dashboard's --ttl default).
+func TestAggregateRestartRuleUsesTheTTLsOfLocksSeen(t *testing.T) {
+	up := Reading{Addr: "a", RunID: "x", Role: "master", Uptime: 5 * time.Second, Replicas: 0, Sweep: Sweep{Completed: 1},
+		Keys: []KeyReading{{Key: "r", Value: "T", PTTL: 3 * time.Second, ReadAt: t0}}}
+	if s := Aggregate(nil, []Reading{up}, nil, t0, Config{}); hasWarning(s, WarnRestart, "a") {
+		t.Errorf("started 5s ago, locks of 3s, no lock of ours: a restart warning against a TTL no lock has: %v", s.Warnings)
+	}
+	own := map[string]OwnLock{"ours": {Token: "O", AcquiredAt: t0, TTL: 10 * time.Second}}
+	if s := Aggregate(nil, []Reading{up}, own, t0, Config{}); !hasWarning(s, WarnRestart, "a") {
+		t.Errorf("started 5s ago, a lock of ours of 10s: no restart warning: %v", s.Warnings)
 	}
 }

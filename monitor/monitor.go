@@ -342,17 +342,18 @@ func (m *Monitor) poke() {
 	}
 }
 
-// OwnLock is a lock this process acquired: its token and when the acquisition completed.
+// OwnLock is a lock this process acquired: its token, when the acquisition completed and its TTL.
 type OwnLock struct {
 	Token      string
 	AcquiredAt time.Time
+	TTL        time.Duration // counts among the TTLs a restarted master is weighed against
 }
 
-// RegisterOwn marks token as this process's lock on resource, acquired at acquiredAt: snapshots show it as Mine,
-// with its real acquisition time, and as lost once it no longer has a quorum.
-func (m *Monitor) RegisterOwn(resource, token string, acquiredAt time.Time) {
+// RegisterOwn marks token as this process's lock on resource, acquired at acquiredAt with ttl: snapshots show
+// it as Mine, with its real acquisition time, and as lost once it no longer has a quorum.
+func (m *Monitor) RegisterOwn(resource, token string, acquiredAt time.Time, ttl time.Duration) {
 	m.mu.Lock()
-	m.own[resource] = OwnLock{Token: token, AcquiredAt: acquiredAt}
+	m.own[resource] = OwnLock{Token: token, AcquiredAt: acquiredAt, TTL: ttl}
 	m.mu.Unlock()
 }
 

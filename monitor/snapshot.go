@@ -30,7 +30,6 @@ type Config struct {
 	Interval    time.Duration // poll interval, default 500ms
 	Timeout     time.Duration // per-master deadline for one poll, default 1s
 	DownAfter   int           // polls a master may miss before it is declared down, default 3
-	TTL         time.Duration // the TTL locks are taken with, if known: a master restarted more recently is flagged
 	DriftFactor float64       // as the Redlock client's, default 0.01; used for validity and clock warnings
 	MaxEvents   int           // events kept in Snapshot.Events (most recent), default 500
 	FenceSuffix string        // names a resource's fence counter (redlock.WithFenceSuffix), default ":fence"
@@ -121,7 +120,7 @@ type Snapshot struct {
 	Truncated bool           // more lock keys than Config.MaxKeys: some are not tracked
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
-	maxTTL      time.Duration // longest lock TTL ever seen, for the restart and clock warnings
+	maxTTL      time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
 	tracked     []string      // keys refreshed by the next poll that are not in Locks (no TTL, on one master)
 	fenceSuffix string        // Config.FenceSuffix: the next poll reads every lock's fence counter
 	fences      fenceCounters // fence counters read, with the highest each master has shown
@@ -229,6 +228,7 @@ type EventKind string
 // Event kinds.
 const (
 	EventLockAppeared       EventKind = "lock-appeared"
+	EventLockHeld           EventKind = "held"        // a holder became known where the lock had none (first seen partial or split)
 	EventTakenOver          EventKind = "taken-over"  // another token took the quorum
 	EventLockReleased       EventKind = "released"    // gone from every master before its TTL ran out
 	EventLockExpired        EventKind = "expired"     // gone from every master at its TTL

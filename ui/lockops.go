@@ -168,7 +168,7 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	o := newOwnLock(msg.lock, now)
 	ops.ours.locks = append(ops.ours.locks, o)
 	if ops.mon != nil {
-		ops.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now)
+		ops.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now, msg.lock.TTL())
 	}
 	if current {
 		ops.form = nil
