@@ -941,20 +941,20 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 	if s.Truncated {
 		add(SeverityWarning, WarnTruncated, "", fmt.Sprintf("more than %d lock keys: the rest are not tracked", cfg.MaxKeys))
 	}
-	lockWarning := func(counter *int, sev Severity, kind, text string) {
+	lockWarning := func(counter *int, sev Severity, kind, resource, text string) {
 		if *counter++; *counter <= maxLockWarnings {
-			add(sev, kind, "", text)
+			ws = append(ws, Warning{Severity: sev, Kind: kind, Resource: resource, Text: text})
 		}
 	}
 	var foreign, lost, quorumLost, stuck int
 	for _, l := range s.Locks {
 		switch {
 		case l.State == StateLost:
-			lockWarning(&lost, SeverityError, WarnLockLost, fmt.Sprintf("our lock on %q has no quorum", l.Resource))
+			lockWarning(&lost, SeverityError, WarnLockLost, l.Resource, fmt.Sprintf("our lock on %q has no quorum", l.Resource))
 		case l.QuorumLost:
-			lockWarning(&quorumLost, SeverityError, WarnQuorumLost, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource))
+			lockWarning(&quorumLost, SeverityError, WarnQuorumLost, l.Resource, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource))
 		case l.State == StateStuck:
-			lockWarning(&stuck, SeverityWarning, WarnStuck, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, plural(l.Count, "master")))
+			lockWarning(&stuck, SeverityWarning, WarnStuck, l.Resource, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, plural(l.Count, "master")))
 		case l.Foreign:
 			var others []string
 			for j, c := range l.Masters {
@@ -962,7 +962,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 					others = append(others, s.Masters[j].Addr)
 				}
 			}
-			lockWarning(&foreign, SeverityWarning, WarnForeignTokens, fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")))
+			lockWarning(&foreign, SeverityWarning, WarnForeignTokens, l.Resource, fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")))
 		}
 	}
 	for _, more := range []struct {

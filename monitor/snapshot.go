@@ -274,6 +274,7 @@ type Warning struct {
 	Severity Severity
 	Kind     string // see the Warn* constants
 	Master   string // "" when about the whole set
+	Resource string // the lock it is about; "" when not about one lock
 	Text     string
 }
 
@@ -295,6 +296,16 @@ const (
 	WarnStuck         = "stuck"          // a lock key without a TTL
 	WarnForeignTokens = "foreign-tokens" // a held lock has another token on some master
 )
+
+// WarningID identifies a warning across snapshots.
+type WarningID struct {
+	Severity               Severity
+	Kind, Master, Resource string
+}
+
+// ID is w's identity across snapshots: its severity, kind, master and lock, not its text, which carries
+// figures that change from poll to poll. Two locks in the same trouble are two warnings.
+func (w Warning) ID() WarningID { return WarningID{w.Severity, w.Kind, w.Master, w.Resource} }
 
 // String renders the warning as one line, e.g. "error: 127.0.0.1:6379: ...".
 func (w Warning) String() string {

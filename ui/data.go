@@ -242,21 +242,21 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 				sanitize(e.Text, textCap)),
 		})
 	}
-	seen := map[string]bool{}
+	seen := map[monitor.WarningID]bool{}
 	if prev != nil {
 		for _, w := range prev.snap.Warnings {
-			seen[w.Kind+"\x00"+w.Master] = true
+			seen[w.ID()] = true
 		}
 	}
 	for _, w := range s.Warnings {
-		if seen[w.Kind+"\x00"+w.Master] {
+		if seen[w.ID()] {
 			continue
 		}
 		lvl := levelWarn
 		if w.Severity == monitor.SeverityError {
 			lvl = levelError
 		}
-		out = append(out, logEntry{at: s.Time, level: lvl, master: w.Master, text: sanitize(w.String(), textCap)})
+		out = append(out, logEntry{at: s.Time, level: lvl, resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out
 }
