@@ -383,10 +383,11 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 			p = &prevLocks[pi]
 		}
 		carry(row, read[i*n:(i+1)*n], p)
-		ownLock, isOwn := own[res]
+		ownLock := own[res]
+		isOwn := ownLock.Token != ""
 		if !kept(row) && !isOwn {
 			if p != nil {
-				events = append(events, goneEvent(p, prev.Time, now))
+				events = append(events, goneEvent(p, ownLock.Deleted, prev.Time, now))
 			}
 			continue
 		}
@@ -534,9 +535,20 @@ func shown(v *LockView, cfg Config) bool {
 	return v.Count > 1 || cfg.Pattern != DefaultPattern
 }
 
-// goneEvent records that a lock seen before has no key on any master any more: expired when its last known
-// expiry has passed, released when it vanished before.
-func goneEvent(p *LockView, prevTime, now time.Time) Event {
+// goneEvent records that a lock seen before has no key on any master any more: deleted when its keys were
+// tokens this process force-deleted (deleted), expired when its last known expiry has passed, released when it
+// vanished before.
+func goneEvent(p *LockView, deleted []string, prevTime, now time.Time) Event {
+	var ours []string
+	for _, c := range p.Masters {
+		if c.State != CellAbsent && slices.Contains(deleted, c.Token) && !slices.Contains(ours, c.Token) {
+			ours = append(ours, c.Token)
+		}
+	}
+	if len(ours) > 0 {
+		return Event{Time: now, Kind: EventLockDeleted, Resource: p.Resource,
+			Text: fmt.Sprintf("force-deleted from here: token %s", strings.Join(quoteAll(ours), ", "))}
+	}
 	var expires time.Time
 	noTTL := false
 	for _, c := range p.Masters {
@@ -586,6 +598,15 @@ func medianTime(ts []time.Time) time.Time {
 		return time.Time{}
 	}
 	return ts[first+(len(ts)-first)/2]
+}
+
+// quoteAll quotes every string of ss.
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 // maxTime returns the later of a and b.

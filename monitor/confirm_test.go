@@ -265,3 +265,23 @@ func TestAggregateRestartRuleUsesTheTTLsOfLocksSeen(t *testing.T) {
 		t.Errorf("started 5s ago, a lock of ours of 10s: no restart warning: %v", s.Warnings)
 	}
 }
+
+// Observation 7: a lock this process force-deleted is reported gone as that deletion, not as a release by its
+// holder; another token's going is still a release.
+func TestAggregateOurDeletionIsADeletion(t *testing.T) {
+	for _, tt := range []struct {
+		deleted string
+		want    EventKind
+	}{{"A", EventLockDeleted}, {"B", EventLockReleased}} {
+		s1 := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": cells("A", 5)}), nil, t0, Config{})
+		own := map[string]OwnLock{"r": {Deleted: []string{tt.deleted}}}
+		now := t0.Add(time.Second)
+		s2 := Aggregate(&s1, fixture(now, addrs5, map[string][]cell{"r": make([]cell, 5)}), own, now, Config{})
+		if got := raised(s2); !slices.Equal(got, []EventKind{tt.want}) {
+			t.Errorf("A gone after we deleted %q: %v, want %s", tt.deleted, got, tt.want)
+		}
+		if l := s2.Locks; len(l) != 0 {
+			t.Errorf("a deletion noted shows the lock as ours: %+v", l)
+		}
+	}
+}

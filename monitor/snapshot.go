@@ -232,6 +232,7 @@ const (
 	EventTakenOver          EventKind = "taken-over"  // another token took the quorum
 	EventLockReleased       EventKind = "released"    // gone from every master before its TTL ran out
 	EventLockExpired        EventKind = "expired"     // gone from every master at its TTL
+	EventLockDeleted        EventKind = "deleted"     // gone from every master after this process force-deleted it
 	EventQuorumLost         EventKind = "quorum-lost" // the holder fell below quorum while its key lives on
 	EventLockSplit          EventKind = "lock-split"
 	EventLockLost           EventKind = "lock-lost" // one of our locks has no quorum

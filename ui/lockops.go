@@ -545,6 +545,9 @@ func (ops *lockOps) confirmKey(msg tea.KeyMsg) tea.Cmd {
 			ops.confirm = nil
 			return nil
 		}
+		if ops.mon != nil {
+			ops.mon.NoteDeleted(c.resource, c.tokens...) // its keys going is this deletion, not a release
+		}
 		c.running = true
 		ops.sh.logf(levelInfo, c.resource, "force-deleting %s (%s)…", c.name, strings.Join(c.shown, ", "))
 		return cmd
