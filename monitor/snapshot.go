@@ -15,7 +15,13 @@
 // a real loss lasts until the keys' TTL, so it is still there one interval later. We chose this over
 // re-reading the key at once after a settle time because it needs no extra I/O, keeps the rule in the pure
 // Aggregate, and cannot be fooled by a release slower than the settle time; it costs one poll interval of
-// delay on a real alarm (measured in the README).
+// delay on a real alarm (measured by TestGroundTruthFaults: 98 ms at a 100 ms poll, 510 ms at 500 ms), and in
+// 60 s runs of about 9 releases a second it took the false alarms from 4 (100 ms) and 3 (500 ms) to none.
+//
+// A poll is also not one time: a read is only as current as when it was made. A key whose PTTL, counted from
+// its read, has run out by the snapshot's time is gone; a read more than half an interval away from the median
+// of its key's reads (a master answering late, out of a pause) makes the cell unknown. And a lost quorum is
+// judged against the last decided state, so a master back without a key it held takes it from the count.
 package monitor
 
 import "time"
