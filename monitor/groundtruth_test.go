@@ -3,10 +3,13 @@ package monitor_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,10 +26,18 @@ import (
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
-// The ground-truth tests: real redsync clients contend for locks on five real redis-server masters, about ten
-// releases a second, while two monitors (one at 100 ms, one at the default poll) watch. Every master's
-// commands are recorded with MONITOR, and each client logs when it held which token. What the monitors report
-// is checked against that: no lock event that did not happen, every holder that held for two full polls named.
+// The ground-truth tests: real Redlock clients (redsync v4 in this process, and node-redlock v4 in node when it
+// is installed) contend for locks on five real redis-server masters, about ten releases a second, while two
+// monitors (one at 100 ms, one at the default poll) watch. Every master's commands are recorded with MONITOR,
+// and each client logs when it held which token. What the monitors report is checked against that: no lock
+// event that did not happen, every holder that held for two full polls named.
+
+// nodeEnv set to "required" fails the ground-truth tests when node-redlock is not installed (CI installs it
+// with `npm ci --prefix monitor/testdata/noderedlock`); otherwise they run with redsync alone.
+const nodeEnv = "REDLOCK_TEST_NODE"
+
+// nodeDir holds the node-redlock client and its package lock.
+const nodeDir = "testdata/noderedlock"
 
 // groundTruthEnv sets the length of a ground-truth run, e.g. REDLOCK_GROUNDTRUTH=60s for the measured run.
 // CI runs the default, long enough for every fault once.
@@ -232,6 +243,80 @@ func contend(ctx context.Context, t *testing.T, servers []*redlocktest.Server, l
 	return &wg
 }
 
+// nodeRedlock runs one node-redlock client per resource, contending with the redsync ones until until, and
+// logs its holdings; the returned function waits for it to end. The client stops by itself at until, after
+// its last release: killed in the middle of one, it would leave keys that a crashed holder leaves. Without
+// node or the client's packages it runs nothing (and fails the test when nodeEnv requires it).
+func nodeRedlock(t *testing.T, servers []*redlocktest.Server, until time.Time, log func(hold)) func() {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil || !exists(filepath.Join(nodeDir, "node_modules", "redlock")) {
+		if os.Getenv(nodeEnv) == "required" {
+			t.Fatalf("%s=required but node-redlock is not installed: npm ci --prefix monitor/%s", nodeEnv, nodeDir)
+		}
+		t.Logf("node-redlock not installed (npm ci --prefix monitor/%s): redsync clients only", nodeDir)
+		return func() {}
+	}
+	addrs := make([]string, len(servers))
+	for i, s := range servers {
+		addrs[i] = s.Addr()
+	}
+	names := make([]string, resources)
+	for r := range names {
+		names[r] = fmt.Sprintf("gt:res:%d", r)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), until.Add(10*time.Second))
+	cmd := exec.CommandContext(ctx, "node", "client.js")
+	cmd.Dir = nodeDir
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Env = append(os.Environ(), "GT_MASTERS="+strings.Join(addrs, ","), "GT_RESOURCES="+strings.Join(names, ","),
+		"GT_CLIENTS=1", fmt.Sprintf("GT_UNTIL=%d", until.UnixMilli()), fmt.Sprintf("GT_TTL_MS=%d", lockTTL.Milliseconds()),
+		fmt.Sprintf("GT_MIN_HOLD_MS=%d", minHold.Milliseconds()), fmt.Sprintf("GT_MAX_HOLD_MS=%d", maxHold.Milliseconds()))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("node-redlock client: %v", err)
+	}
+	done := make(chan int)
+	go func() {
+		n := 0
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var h struct {
+				Resource, Token string
+				From, To        int64
+			}
+			if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+				t.Errorf("node-redlock client wrote %q: %v", sc.Text(), err)
+				continue
+			}
+			log(hold{h.Resource, h.Token, time.UnixMilli(h.From), time.UnixMilli(h.To)})
+			n++
+		}
+		done <- n
+	}()
+	return func() {
+		defer cancel()
+		n := <-done
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("node-redlock client: %v: %s", err, stderr.String())
+		}
+		if n == 0 {
+			t.Errorf("node-redlock client held no lock: %s", stderr.String())
+		}
+		t.Logf("node-redlock: %d holdings", n)
+	}
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // groundTruth is one run: the workload, the faults if any, and what the two monitors reported.
 type groundTruth struct {
 	length    time.Duration
@@ -269,12 +354,15 @@ func runGroundTruth(t *testing.T, faults bool) *groundTruth {
 	var mu sync.Mutex
 	workCtx, stopWork := context.WithTimeout(ctx, g.length)
 	defer stopWork()
-	wg := contend(workCtx, t, g.servers, func(h hold) { mu.Lock(); g.holds = append(g.holds, h); mu.Unlock() })
+	record := func(h hold) { mu.Lock(); g.holds = append(g.holds, h); mu.Unlock() }
+	wg := contend(workCtx, t, g.servers, record)
+	waitNode := nodeRedlock(t, g.servers, time.Now().Add(g.length), record)
 	if faults {
 		g.inject(t, workCtx)
 	}
 	<-workCtx.Done()
 	wg.Wait()
+	waitNode()
 	time.Sleep(3 * monitor.DefaultInterval) // the monitors see the last releases
 	stopMonitors()
 	for _, w := range g.monitors {
@@ -372,18 +460,39 @@ func (g *groundTruth) checkNoFalseAlarm(t *testing.T, w *watched) {
 		if !slices.Contains(alarmKinds, e.Kind) {
 			continue
 		}
-		if tok, real := g.realLoss[e.Resource]; real && !e.Time.Before(g.killed.to) && (e.Kind != monitor.EventQuorumLost || strings.Contains(e.Text, tok)) {
+		if tok, real := g.realLoss[e.Resource]; real && e.Time.After(g.killed.from) && (e.Kind != monitor.EventQuorumLost || strings.Contains(e.Text, tok)) {
 			continue
 		}
 		false_++
 		if false_ <= 5 {
-			t.Errorf("monitor at %v: false %s on %s at %s: %s", w.interval, e.Kind, e.Resource, e.Time.Format("15:04:05.000"), e.Text)
+			t.Errorf("monitor at %v: false %s on %s at %s: %s; its events: %s", w.interval, e.Kind, e.Resource,
+				e.Time.Format("15:04:05.000"), e.Text, g.story(w, e.Resource, e.Time))
 		}
 	}
 	if false_ > 0 {
 		t.Errorf("monitor at %v: %d false alarms for %d releases", w.interval, false_, len(g.holds))
 	}
 	t.Logf("monitor at %v: %d polls, %d releases, %d false alarms", w.interval, len(w.times), len(g.holds), false_)
+}
+
+// story tells what happened on resource around at: the monitor's events, the holdings and the faults.
+func (g *groundTruth) story(w *watched, resource string, at time.Time) string {
+	var b strings.Builder
+	near := func(t time.Time) bool { return t.After(at.Add(-3*time.Second)) && t.Before(at.Add(time.Second)) }
+	for _, e := range w.final.Events {
+		if e.Resource == resource && near(e.Time) {
+			fmt.Fprintf(&b, "\n  %s %s %s", e.Time.Format("15:04:05.000"), e.Kind, e.Text)
+		}
+	}
+	for _, h := range g.holds {
+		if h.resource == resource && (near(h.from) || near(h.to)) {
+			fmt.Fprintf(&b, "\n  held %q %s-%s", h.token, h.from.Format("15:04:05.000"), h.to.Format("15:04:05.000"))
+		}
+	}
+	for _, f := range append(slices.Clone(g.paused), g.killed) {
+		fmt.Fprintf(&b, "\n  master %d out %s-%s", f.master, f.from.Format("15:04:05.000"), f.to.Format("15:04:05.000"))
+	}
+	return b.String()
 }
 
 // checkHoldersNamed fails for every holder that held through two full polls of w (three snapshots inside its
@@ -470,9 +579,14 @@ func TestGroundTruthFaults(t *testing.T) {
 // back, and logs the delay from its return.
 func (g *groundTruth) checkVictimReported(t *testing.T, w *watched) {
 	t.Helper()
-	back := -1
+	back, down := -1, false
 	for i, at := range w.times {
-		if at.After(g.killed.to) && w.up[i][0] {
+		if at.Before(g.killed.from) {
+			continue
+		}
+		if !w.up[i][0] {
+			down = true
+		} else if down {
 			back = i
 			break
 		}
