@@ -303,29 +303,15 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		index[res] = i
 	}
 
-	// A cell is as old as its read. A read of a key more than maxSpread away from the median of that key's
-	// reads in this poll (a master answering late, from a pause) is not current with the others: the cell is
-	// unknown, with what that read saw as its last known value. A key whose PTTL, counted from its read, has
-	// run out by now is gone.
+	// A cell is as old as its read. A read made in a round trip so long that its time is uncertain by more
+	// than maxSpread (a master answering late, out of a pause) is not current: the cell is unknown, with what
+	// that read saw as its last known value. A key whose PTTL, counted from its read, has run out by now is
+	// gone.
 	readAtOf := func(k KeyReading) time.Time {
 		if k.ReadAt.IsZero() {
 			return now
 		}
 		return k.ReadAt
-	}
-	times := make([]time.Time, len(resources)*n) // when each master read each key (the later of two reads)
-	for j, r := range readings {
-		if r.Err != nil {
-			continue
-		}
-		for _, k := range r.Keys {
-			t := &times[index[k.Key]*n+j]
-			*t = maxTime(*t, readAtOf(k))
-		}
-	}
-	median := make([]time.Time, len(resources))
-	for i := range resources {
-		median[i] = medianTime(times[i*n : (i+1)*n])
 	}
 	maxSpread := cfg.Interval / 2
 	cells := make([]MasterLock, len(resources)*n)
@@ -338,7 +324,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 			i := index[k.Key]*n + j
 			c, readAt := &cells[i], readAtOf(k)
 			read[i] = true
-			stale := abs(readAt.Sub(median[index[k.Key]])) > maxSpread
+			stale := k.ReadWithin > maxSpread
 			expired := !k.Absent && k.PTTL != NoTTL && !readAt.Add(k.PTTL).After(now)
 			if k.Absent || expired && !stale {
 				if c.Token == "" { // a read that saw the key (a later discovery) wins over one that did not
@@ -584,20 +570,6 @@ func goneEvent(p *LockView, deleted []string, prevTime, now time.Time) Event {
 		text = fmt.Sprintf("released %s before its TTL", ShortDuration(expires.Sub(now)))
 	}
 	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: text + who}
-}
-
-// medianTime returns the median of the non-zero times in ts (the later of the two middle ones for an even
-// count), zero when there are none. It sorts ts.
-func medianTime(ts []time.Time) time.Time {
-	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
-	first := 0
-	for first < len(ts) && ts[first].IsZero() {
-		first++
-	}
-	if first == len(ts) {
-		return time.Time{}
-	}
-	return ts[first+(len(ts)-first)/2]
 }
 
 // quoteAll quotes every string of ss.

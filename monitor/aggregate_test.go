@@ -158,8 +158,7 @@ func TestAggregateValidityIsQuorumThLongestLessDrift(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// Reads seconds apart are not current together at a 500ms poll; a slow poll makes them so.
-			s := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": tt.cells}), nil, t0, Config{Interval: time.Minute})
+			s := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": tt.cells}), nil, t0, Config{})
 			if got := lockOf(t, s, "r").Validity; got != tt.want {
 				t.Errorf("validity = %v, want %v", got, tt.want)
 			}
@@ -725,7 +724,7 @@ func TestAggregateQuorumWithoutValidityIsNotHeld(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": tt.cells}), nil, t0, Config{Interval: time.Minute})
+			s := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": tt.cells}), nil, t0, Config{})
 			l := lockOf(t, s, "r")
 			if l.State != tt.want {
 				t.Fatalf("state %s, want %s (validity %s)", l.State, tt.want, l.Validity)

@@ -13,6 +13,7 @@ import (
 type poll struct {
 	cells  []cell
 	silent []int
+	late   []int // masters that answered only now a read sent twice its cell's age ago (out of a pause)
 	own    string
 }
 
@@ -33,6 +34,11 @@ func story(t *testing.T, cfg Config, polls ...poll) []Snapshot {
 		rs := fixture(now, addrs5, locks)
 		for _, j := range p.silent {
 			rs[j] = Reading{Addr: rs[j].Addr, Err: fmt.Errorf("no answer within 1s")}
+		}
+		for _, j := range p.late {
+			for k := range rs[j].Keys {
+				rs[j].Keys[k].ReadWithin = now.Sub(rs[j].Keys[k].ReadAt)
+			}
 		}
 		var own map[string]OwnLock
 		if p.own != "" {
@@ -156,9 +162,9 @@ func TestAggregateAMasterBackWithoutTheKeyIsALostQuorum(t *testing.T) {
 	}
 }
 
-// Observation 2: a poll is as old as each of its reads. A master that resumes from a pause mid-poll answers
-// with reads taken long before the others' (or whose PTTL, counted from its read, has run out by the
-// snapshot's time); such cells must not count as current.
+// Observation 2: a cell is as old as its read. A master that resumes from a pause mid-poll answers a read it
+// was sent long before, so when it read is known only within that wait (and a key whose PTTL, counted from
+// its read, has run out by the snapshot's time is gone); such cells must not count as current.
 func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
 	const interval = 200 * time.Millisecond
 	cfg := Config{Interval: interval}
@@ -167,6 +173,7 @@ func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
 		name      string
 		cfg       Config
 		now       []cell
+		late      []int
 		wantState LockState
 		wantCells []CellState
 	}{
@@ -174,17 +181,17 @@ func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
 			now: []cell{{tok: "A", pttl: 200 * time.Millisecond, age: 338 * time.Millisecond}, at9("B"), at9("B"), {}, {}},
 			// A counted would make it split: two tokens at once, a state that never existed.
 			wantState: StatePartial, wantCells: []CellState{CellAbsent, CellSeen, CellSeen, CellAbsent, CellAbsent}},
-		{name: "reads 338ms older than the rest at a 200ms poll do not decide a release", cfg: cfg,
+		{name: "reads made in a 676ms round trip at a 200ms poll do not decide a release", cfg: cfg, late: []int{0, 1},
 			now: []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {}, {}, {}},
 			// Undecided on the two late masters, but even both could not make a quorum: partial, no event.
 			wantState: StatePartial, wantCells: []CellState{CellUnknown, CellUnknown, CellAbsent, CellAbsent, CellAbsent}},
-		{name: "nor a split", cfg: cfg,
+		{name: "nor a split", cfg: cfg, late: []int{0, 1},
 			now:       []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, at9("B"), at9("B"), {}},
 			wantState: StateUnknown, wantCells: []CellState{CellUnknown, CellUnknown, CellSeen, CellSeen, CellAbsent}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			snaps := story(t, tt.cfg, heldA, poll{cells: tt.now})
+			snaps := story(t, tt.cfg, heldA, poll{cells: tt.now, late: tt.late})
 			l := lockOf(t, snaps[1], "r")
 			var got, want []string
 			for j, c := range l.Masters {
