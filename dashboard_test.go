@@ -227,6 +227,8 @@ func TestGolden(t *testing.T) {
 		{"master_not_answering", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: silentMasterSnapshot()}}},
 		{"stuck_lock", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: stuckSnapshot()}, keys("j")}},
 		{"quorum_lost", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: quorumLostSnapshot()}}},
+		{"quorum_unconfirmed", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: quorumUnconfirmedSnapshot()}}},
+		{"quorum_unconfirmed_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: quorumUnconfirmedSnapshot()}}},
 		{"sweep_in_progress", ui.Options{}, 120, 36, []tea.Msg{ui.SnapshotMsg{Snapshot: sweepingSnapshot()}}},
 		{"lock_drilldown_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: longTokenSnapshot()},
 			keys("enter")}},
@@ -634,6 +636,29 @@ func TestForceDeleteAsksForTheNameAndDeletesOnlyThatToken(t *testing.T) {
 	d.press("enter")
 	d.waitView("force-delete stale:lock: 3 keys deleted")
 	c.goneEverywhere("stale:lock")
+}
+
+// Observation 7 of issue 18: the dashboard's own force-delete is logged as a deletion by this dashboard, not
+// as a release by the lock's holder.
+func TestForceDeleteIsLoggedAsADeletionNotARelease(t *testing.T) {
+	c := newCluster(t)
+	c.set("stale:lock", "crashed-holder", time.Minute)
+	d := c.dashboard(ui.Options{})
+	c.poll(d)
+	d.press("D")
+	d.typeText("stale:lock")
+	d.press("enter")
+	d.waitView("force-delete stale:lock: 3 keys deleted")
+	s := c.mon.Poll(context.Background())
+	var kinds []string
+	for _, e := range s.Events {
+		if e.Resource == "stale:lock" {
+			kinds = append(kinds, string(e.Kind)+": "+e.Text)
+		}
+	}
+	if len(kinds) != 1 || !strings.HasPrefix(kinds[0], string(monitor.EventLockDeleted)+": ") {
+		t.Errorf("events of the force-deleted lock: %q; want one deletion by this dashboard, not a release by its holder", kinds)
+	}
 }
 
 func TestForceDeleteNeverTouchesANewerHolder(t *testing.T) {

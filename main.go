@@ -138,7 +138,6 @@ func monitorConfig(cfg Config) monitor.Config {
 		MaxKeys:     cfg.MaxKeys,
 		ScanBudget:  cfg.ScanBudget / 100,
 		Interval:    cfg.Poll,
-		TTL:         cfg.TTL,
 		DriftFactor: monitorDriftFactor(cfg.DriftFactor),
 	}
 }

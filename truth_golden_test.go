@@ -33,9 +33,19 @@ func absentKey(key string) monitor.KeyReading { return monitor.KeyReading{Key: k
 
 // twoPolls aggregates a poll a second before testNow, then one at testNow.
 func twoPolls(before, now func(at time.Time) []monitor.Reading) monitor.Snapshot {
-	t1 := testNow.Add(-time.Second)
-	prev := monitor.Aggregate(nil, before(t1), nil, t1, monitor.Config{})
-	return monitor.Aggregate(&prev, now(testNow), nil, testNow, monitor.Config{})
+	return polls(before, now)
+}
+
+// polls aggregates one poll a second, the last at testNow.
+func polls(each ...func(at time.Time) []monitor.Reading) monitor.Snapshot {
+	var prev *monitor.Snapshot
+	var s monitor.Snapshot
+	for i, poll := range each {
+		at := testNow.Add(-time.Duration(len(each)-1-i) * time.Second)
+		s = monitor.Aggregate(prev, poll(at), nil, at, monitor.Config{})
+		prev = &s
+	}
+	return s
 }
 
 // silentMasterSnapshot: master 2 of 3 missed the last poll; its cells keep the tokens last seen there, greyed.
@@ -70,32 +80,39 @@ func stuckSnapshot() monitor.Snapshot {
 	return twoPolls(rs, rs)
 }
 
-// quorumLostSnapshot: held on 3 of 5, then deleted on one of them while its TTL had 9s left.
-func quorumLostSnapshot() monitor.Snapshot {
-	return twoPolls(
-		func(at time.Time) []monitor.Reading {
-			out := make([]monitor.Reading, 5)
-			for i := range out {
-				k := absentKey("billing:nightly")
-				if i < 3 {
-					k = seenAt(at, "billing:nightly", tokA, 10*time.Second)
-				}
-				out[i] = reading(i, at, k)
-			}
-			return out
-		},
-		func(at time.Time) []monitor.Reading {
-			out := make([]monitor.Reading, 5)
-			for i := range out {
-				k := absentKey("billing:nightly")
-				if i == 0 || i == 2 {
-					k = seenAt(at, "billing:nightly", tokA, 9*time.Second)
-				}
-				out[i] = reading(i, at, k)
-			}
-			return out
-		})
+// quorumLostSnapshot: held on 3 of 5, then deleted on one of them while its TTL had 9s left, and still so at
+// the next poll, which confirms the loss.
+func quorumLostSnapshot() monitor.Snapshot { return polls(quorumHeld, quorumLost, quorumLost) }
+
+// quorumHeld is the poll at "at" of quorumLostSnapshot that finds the lock held on three masters of five.
+func quorumHeld(at time.Time) []monitor.Reading {
+	out := make([]monitor.Reading, 5)
+	for i := range out {
+		k := absentKey("billing:nightly")
+		if i < 3 {
+			k = seenAt(at, "billing:nightly", tokA, 10*time.Second)
+		}
+		out[i] = reading(i, at, k)
+	}
+	return out
 }
+
+// quorumLost is the poll at "at" of quorumLostSnapshot that finds the key gone on one of its three masters.
+func quorumLost(at time.Time) []monitor.Reading {
+	out := make([]monitor.Reading, 5)
+	for i := range out {
+		k := absentKey("billing:nightly")
+		if i == 0 || i == 2 {
+			k = seenAt(at, "billing:nightly", tokA, 9*time.Second)
+		}
+		out[i] = reading(i, at, k)
+	}
+	return out
+}
+
+// quorumUnconfirmedSnapshot: held on 3 of 5, then one poll finds it deleted on one of them while its TTL had
+// 9s left: a release in flight looks the same to that poll, so the alarm waits for the next one.
+func quorumUnconfirmedSnapshot() monitor.Snapshot { return polls(quorumHeld, quorumLost) }
 
 // sweepingSnapshot: three masters with a million keys each, their first sweep under way.
 func sweepingSnapshot() monitor.Snapshot {

@@ -128,44 +128,34 @@ func FromMonitor(evs []monitor.Event) []Record {
 }
 
 // Warnings returns a record for each warning of s that prev did not have (KindWarning) and each of prev's
-// that s no longer has (KindWarningCleared). Warnings are told apart by severity, kind and master, not by
-// their text, which carries figures that change from poll to poll.
+// that s no longer has (KindWarningCleared), told apart by Warning.ID.
 func Warnings(prev *monitor.Snapshot, s monitor.Snapshot) []Record {
 	var before []monitor.Warning
 	if prev != nil {
 		before = prev.Warnings
 	}
-	had := make(map[warningKey]bool, len(before))
+	had := make(map[monitor.WarningID]bool, len(before))
 	for _, w := range before {
-		had[keyOf(w)] = true
+		had[w.ID()] = true
 	}
-	has := make(map[warningKey]bool, len(s.Warnings))
+	has := make(map[monitor.WarningID]bool, len(s.Warnings))
 	var out []Record
 	for _, w := range s.Warnings {
-		has[keyOf(w)] = true
-		if !had[keyOf(w)] {
+		has[w.ID()] = true
+		if !had[w.ID()] {
 			out = append(out, warningRecord(s.Time, KindWarning, w))
 		}
 	}
 	for _, w := range before {
-		if !has[keyOf(w)] {
+		if !has[w.ID()] {
 			out = append(out, warningRecord(s.Time, KindWarningCleared, w))
 		}
 	}
 	return out
 }
 
-// warningKey identifies a warning across snapshots.
-type warningKey struct {
-	severity     monitor.Severity
-	kind, master string
-}
-
-// keyOf is w's identity across snapshots.
-func keyOf(w monitor.Warning) warningKey { return warningKey{w.Severity, w.Kind, w.Master} }
-
 // warningRecord is the record of a warning raised or cleared at t.
 func warningRecord(t time.Time, kind string, w monitor.Warning) Record {
 	return Record{Time: t, Source: SourceMonitor, Kind: kind, Severity: w.Severity.String(), Master: w.Master,
-		Text: w.Kind + ": " + w.Text}
+		Resource: w.Resource, Text: w.Kind + ": " + w.Text}
 }

@@ -122,3 +122,23 @@ func TestWriterStopsAtTheFirstError(t *testing.T) {
 		t.Errorf("after a failed write: Err %v, %d writes; want the error and no further write", err, f.writes)
 	}
 }
+
+// Observation 5 of issue 18: two locks that lose their quorum at once are two warnings, each with its lock.
+func TestWarningsAboutTwoLocksAreTwo(t *testing.T) {
+	lock := func(res string) monitor.Warning {
+		return monitor.Warning{Severity: monitor.SeverityError, Kind: monitor.WarnQuorumLost,
+			Text: fmt.Sprintf("lock %q lost its quorum", res)}
+	}
+	a, b := lock("billing"), lock("orders")
+	a.Resource, b.Resource = "billing", "orders"
+	s1 := monitor.Snapshot{Time: t0, Warnings: []monitor.Warning{a}}
+	s2 := monitor.Snapshot{Time: t0.Add(time.Second), Warnings: []monitor.Warning{a, b}}
+	got := Warnings(&s1, s2)
+	if len(got) != 1 || got[0].Resource != "orders" {
+		t.Fatalf("a second lock lost its quorum: %+v; want one warning about it, naming its resource", got)
+	}
+	s3 := monitor.Snapshot{Time: t0.Add(2 * time.Second), Warnings: []monitor.Warning{b}}
+	if got := Warnings(&s2, s3); len(got) != 1 || got[0].Kind != KindWarningCleared || got[0].Resource != "billing" {
+		t.Errorf("one of them regained its quorum: %+v; want that one cleared", got)
+	}
+}

@@ -26,7 +26,7 @@ const namespace = "redlock"
 // States are the lock states counted by redlock_locks, always all of them, so that an absent state reads 0
 // rather than no data.
 var States = []monitor.LockState{monitor.StateHeld, monitor.StatePartial, monitor.StateSplit,
-	monitor.StateStuck, monitor.StateUnknown, monitor.StateLost}
+	monitor.StateStuck, monitor.StateUnknown, monitor.StateUnconfirmed, monitor.StateLost}
 
 // Options configures an Exporter.
 type Options struct {

@@ -87,6 +87,9 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 			s.maxTTL = max(s.maxTTL, k.PTTL)
 		}
 	}
+	for _, o := range own {
+		s.maxTTL = max(s.maxTTL, o.TTL)
+	}
 
 	var clockEvents []Event
 	s.Warnings, clockEvents = warnings(&s, now, cfg)
@@ -300,24 +303,43 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		index[res] = i
 	}
 
+	// A cell is as old as its read. A read made in a round trip so long that its time is uncertain by more
+	// than maxSpread (a master answering late, out of a pause) is not current: the cell is unknown, with what
+	// that read saw as its last known value. A key whose PTTL, counted from its read, has run out by now is
+	// gone.
+	readAtOf := func(k KeyReading) time.Time {
+		if k.ReadAt.IsZero() {
+			return now
+		}
+		return k.ReadAt
+	}
+	maxSpread := cfg.Interval / 2
 	cells := make([]MasterLock, len(resources)*n)
+	read := make([]bool, len(cells)) // read in this poll, current or not: not to be filled from prev
 	for j, r := range readings {
 		if r.Err != nil {
 			continue
 		}
 		for _, k := range r.Keys {
-			c := &cells[index[k.Key]*n+j]
-			if k.Absent {
-				if c.State != CellSeen { // a later discovery read wins over an earlier absent refresh
+			i := index[k.Key]*n + j
+			c, readAt := &cells[i], readAtOf(k)
+			read[i] = true
+			stale := k.ReadWithin > maxSpread
+			expired := !k.Absent && k.PTTL != NoTTL && !readAt.Add(k.PTTL).After(now)
+			if k.Absent || expired && !stale {
+				if c.Token == "" { // a read that saw the key (a later discovery) wins over one that did not
 					*c = MasterLock{State: CellAbsent}
 				}
 				continue
 			}
-			readAt := k.ReadAt
-			if readAt.IsZero() {
-				readAt = now
+			state := CellSeen
+			if stale {
+				if c.State == CellSeen {
+					continue // a current read of the key on this master wins
+				}
+				state = CellUnknown
 			}
-			*c = MasterLock{State: CellSeen, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
+			*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
 			if k.Fields != nil {
 				c.Hash = true
 				c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
@@ -346,11 +368,12 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
 			p = &prevLocks[pi]
 		}
-		carry(row, p)
-		ownLock, isOwn := own[res]
+		carry(row, read[i*n:(i+1)*n], p)
+		ownLock := own[res]
+		isOwn := ownLock.Token != ""
 		if !kept(row) && !isOwn {
 			if p != nil {
-				events = append(events, goneEvent(p, prev.Time, now))
+				events = append(events, goneEvent(p, ownLock.Deleted, prev.Time, now))
 			}
 			continue
 		}
@@ -463,13 +486,14 @@ func isHolderField(f string) bool {
 	return true
 }
 
-// carry fills the unknown cells of row with the values last seen there, from p (nil: nothing seen before).
-func carry(row []MasterLock, p *LockView) {
+// carry fills the cells of row that were not read (read[j] false) with the values last seen there, from p
+// (nil: nothing seen before).
+func carry(row []MasterLock, read []bool, p *LockView) {
 	if p == nil {
 		return
 	}
 	for j := range row {
-		if row[j].State == CellUnknown && j < len(p.Masters) && p.Masters[j].State != CellAbsent {
+		if !read[j] && j < len(p.Masters) && p.Masters[j].State != CellAbsent {
 			row[j] = p.Masters[j]
 			row[j].State = CellUnknown
 		}
@@ -497,9 +521,20 @@ func shown(v *LockView, cfg Config) bool {
 	return v.Count > 1 || cfg.Pattern != DefaultPattern
 }
 
-// goneEvent records that a lock seen before has no key on any master any more: expired when its last known
-// expiry has passed, released when it vanished before.
-func goneEvent(p *LockView, prevTime, now time.Time) Event {
+// goneEvent records that a lock seen before has no key on any master any more: deleted when its keys were
+// tokens this process force-deleted (deleted), expired when its last known expiry has passed, released when it
+// vanished before.
+func goneEvent(p *LockView, deleted []string, prevTime, now time.Time) Event {
+	var ours []string
+	for _, c := range p.Masters {
+		if c.State != CellAbsent && slices.Contains(deleted, c.Token) && !slices.Contains(ours, c.Token) {
+			ours = append(ours, c.Token)
+		}
+	}
+	if len(ours) > 0 {
+		return Event{Time: now, Kind: EventLockDeleted, Resource: p.Resource,
+			Text: fmt.Sprintf("force-deleted from here: token %s", strings.Join(quoteAll(ours), ", "))}
+	}
 	var expires time.Time
 	noTTL := false
 	for _, c := range p.Masters {
@@ -516,12 +551,16 @@ func goneEvent(p *LockView, prevTime, now time.Time) Event {
 		}
 		expires = maxTime(expires, readAt.Add(c.PTTL))
 	}
+	// Name the holder only if its keys are the ones that went.
 	who := ""
+	last := p.hist.lastHolder
 	switch {
 	case p.Holder != "":
 		who = fmt.Sprintf(" (was held by %q)", p.Holder)
-	case p.hist.lastHolder != "":
-		who = fmt.Sprintf(" (last held by %q)", p.hist.lastHolder)
+	case last != "" && slices.ContainsFunc(p.Masters, func(c MasterLock) bool { return c.State != CellAbsent && c.Token == last }):
+		who = fmt.Sprintf(" (last held by %q)", last)
+	case leadToken(p) != "":
+		who = fmt.Sprintf(" (token %q, which held no quorum)", leadToken(p))
 	}
 	if !noTTL && !expires.IsZero() && !now.Before(expires.Add(-expiryTolerance)) {
 		return Event{Time: now, Kind: EventLockExpired, Resource: p.Resource, Text: "expired at its TTL" + who}
@@ -531,6 +570,15 @@ func goneEvent(p *LockView, prevTime, now time.Time) Event {
 		text = fmt.Sprintf("released %s before its TTL", ShortDuration(expires.Sub(now)))
 	}
 	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: text + who}
+}
+
+// quoteAll quotes every string of ss.
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 // maxTime returns the later of a and b.
@@ -611,9 +659,13 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	v.Mine = isOwn
 
 	if lead < 0 { // nothing read: every master that answered has no key, the others were not read
-		v.State = StateUnknown
-		if isOwn && v.Unknown < quorum {
+		switch {
+		case v.Unknown >= quorum:
+			v.State = StateUnknown // the masters not read could make it held
+		case isOwn:
 			v.State = StateLost
+		default:
+			v.State = StatePartial // even if every master not read held it, it could not have a quorum
 		}
 		return arena
 	}
@@ -720,13 +772,15 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 		}
 	}
 	if p == nil {
-		v.hist.lastHolder = v.Holder
+		v.hist.lastHolder, v.hist.heldBy = v.Holder, v.Holder
 		switch v.State {
 		case StateLost:
+			v.hist.standing = alarmLost
 			event(EventLockLost, "our lock is on no quorum")
 		case StateStuck:
 			event(EventLockStuck, fmt.Sprintf("appeared without a TTL on %d masters: it never expires", v.Count))
 		case StateSplit:
+			v.hist.standing = alarmSplit
 			event(EventLockAppeared, fmt.Sprintf("appeared split, %d masters with the most common token", v.Count))
 		case StateHeld:
 			event(EventLockAppeared, fmt.Sprintf("appeared, held by %q", v.Holder))
@@ -738,36 +792,77 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 	}
 	v.Changes, v.LastChange, v.hist.lastHolder = p.Changes, p.LastChange, p.hist.lastHolder
 	if v.State == StateUnknown {
-		// Undecided: keep what was known, raise nothing.
-		v.QuorumLost = p.QuorumLost
+		// Undecided: keep what was known, raise nothing; an alarm awaiting confirmation is not confirmed.
+		v.QuorumLost, v.hist.standing, v.hist.heldBy = p.QuorumLost, p.hist.standing, p.hist.heldBy
 		return events
 	}
-	if v.Holder != "" {
-		if v.hist.lastHolder != "" && v.hist.lastHolder != v.Holder {
-			v.Changes++
-			v.LastChange = now
-			event(EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", v.hist.lastHolder, v.Holder))
-		}
-		v.hist.lastHolder = v.Holder
-	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 &&
-		(p.QuorumLost || p.Holder == last && vanishedEarly(p, v, last, now)) {
-		// The last holder's key lives on, but on fewer than a quorum, because some of its keys went before
-		// their TTL: its holder may still believe it holds the lock while another client can take it.
-		v.QuorumLost = true
-		if !p.QuorumLost {
-			event(EventQuorumLost, fmt.Sprintf("holder %q lost its quorum: its key lives on %d masters", last, liveOn(v, last, now)))
+	v.hist.heldBy = v.Holder
+	// An alarm is raised when two polls in a row show it (see confirmWindow in the package documentation):
+	// the first marks it pending and shows the lock unconfirmed, the second confirms it if it still holds.
+	var pending alarm
+	confirm := func(a alarm, same bool, kind EventKind, text func() string) {
+		switch {
+		case p.hist.standing&a != 0:
+			v.hist.standing |= a
+		case p.hist.pending&a != 0 && same:
+			v.hist.standing |= a
+			event(kind, text())
+		default:
+			pending |= a
 		}
 	}
-	if v.State == StateSplit && p.State != StateSplit {
-		event(EventLockSplit, fmt.Sprintf("split: %d tokens, none on a quorum", len(v.hist.tokens)))
+	if v.Holder != "" {
+		// Every holder is named once, when it becomes known.
+		switch last := v.hist.lastHolder; {
+		case last == "":
+			event(EventLockHeld, fmt.Sprintf("held by %q", v.Holder))
+		case last != v.Holder:
+			v.Changes++
+			v.LastChange = now
+			event(EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", last, v.Holder))
+		}
+		v.hist.lastHolder = v.Holder
+	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 && ((p.hist.standing|p.hist.pending)&alarmQuorumLost != 0 || p.hist.heldBy == last && vanishedEarly(p, v, last, now)) {
+		// The last holder's key lives on, but on fewer than a quorum, because some of its keys went before
+		// their TTL: its holder may still believe it holds the lock while another client can take it. It is
+		// judged against the last decided state: after polls that could not decide (a master not answering),
+		// a master back without the key it held takes that key from the count.
+		confirm(alarmQuorumLost, true, EventQuorumLost, func() string {
+			return fmt.Sprintf("holder %q lost its quorum: its key lives on %d masters", last, liveOn(v, last, now))
+		})
+		v.QuorumLost = v.hist.standing&alarmQuorumLost != 0
+	}
+	if v.State == StateSplit {
+		// Confirmed only by tokens both polls saw: contention shows a new pair at each attempt.
+		confirm(alarmSplit, sharedTokens(p, v) >= 2, EventLockSplit, func() string {
+			return fmt.Sprintf("split: %d tokens, none on a quorum", len(v.hist.tokens))
+		})
+	}
+	if v.State == StateLost {
+		confirm(alarmLost, true, EventLockLost, func() string { return "our lock is on no quorum" })
 	}
 	if v.State == StateStuck && p.State != StateStuck {
 		event(EventLockStuck, fmt.Sprintf("has no TTL on %d masters: it never expires", v.Count))
 	}
-	if v.State == StateLost && p.State != StateLost {
-		event(EventLockLost, "our lock is on no quorum")
+	if pending != 0 {
+		v.hist.pending = pending
+		v.State = StateUnconfirmed
 	}
 	return events
+}
+
+// sharedTokens counts the tokens that both p and v saw.
+func sharedTokens(p, v *LockView) int {
+	n := 0
+	for _, t := range v.hist.tokens {
+		for _, pt := range p.hist.tokens {
+			if pt.token == t.token {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // leadToken is the most common token seen for v, "" when none was seen.
@@ -790,11 +885,11 @@ func leadToken(v *LockView) string {
 	return best
 }
 
-// vanishedEarly reports whether token, seen on some master in p, is now read there as gone or replaced while
-// its TTL had time left.
+// vanishedEarly reports whether token, seen on some master in p (or last seen there, when p could not read
+// it), is now read there as gone or replaced while its TTL had time left.
 func vanishedEarly(p, v *LockView, token string, now time.Time) bool {
 	for j, pc := range p.Masters {
-		if j >= len(v.Masters) || !pc.Holds(token) || pc.PTTL == NoTTL {
+		if j >= len(v.Masters) || pc.State == CellAbsent || pc.Token != token || pc.PTTL == NoTTL {
 			continue
 		}
 		c := v.Masters[j]
@@ -839,20 +934,20 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 	if s.Truncated {
 		add(SeverityWarning, WarnTruncated, "", fmt.Sprintf("more than %d lock keys: the rest are not tracked", cfg.MaxKeys))
 	}
-	lockWarning := func(counter *int, sev Severity, kind, text string) {
+	lockWarning := func(counter *int, sev Severity, kind, resource, text string) {
 		if *counter++; *counter <= maxLockWarnings {
-			add(sev, kind, "", text)
+			ws = append(ws, Warning{Severity: sev, Kind: kind, Resource: resource, Text: text})
 		}
 	}
 	var foreign, lost, quorumLost, stuck int
 	for _, l := range s.Locks {
 		switch {
 		case l.State == StateLost:
-			lockWarning(&lost, SeverityError, WarnLockLost, fmt.Sprintf("our lock on %q has no quorum", l.Resource))
+			lockWarning(&lost, SeverityError, WarnLockLost, l.Resource, fmt.Sprintf("our lock on %q has no quorum", l.Resource))
 		case l.QuorumLost:
-			lockWarning(&quorumLost, SeverityError, WarnQuorumLost, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource))
+			lockWarning(&quorumLost, SeverityError, WarnQuorumLost, l.Resource, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource))
 		case l.State == StateStuck:
-			lockWarning(&stuck, SeverityWarning, WarnStuck, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, plural(l.Count, "master")))
+			lockWarning(&stuck, SeverityWarning, WarnStuck, l.Resource, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, plural(l.Count, "master")))
 		case l.Foreign:
 			var others []string
 			for j, c := range l.Masters {
@@ -860,7 +955,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 					others = append(others, s.Masters[j].Addr)
 				}
 			}
-			lockWarning(&foreign, SeverityWarning, WarnForeignTokens, fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")))
+			lockWarning(&foreign, SeverityWarning, WarnForeignTokens, l.Resource, fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")))
 		}
 	}
 	for _, more := range []struct {
@@ -880,7 +975,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 	}
 
 	allowance := driftAllowance(s.maxTTL, cfg.DriftFactor)
-	longest := max(s.maxTTL, cfg.TTL)
+	longest := s.maxTTL
 	for i := range s.Masters {
 		m := &s.Masters[i]
 		if !m.Up {

@@ -146,8 +146,8 @@ func TestAggregateValidityIsQuorumThLongestLessDrift(t *testing.T) {
 			want:  1*time.Second - (10*time.Millisecond + 2*time.Millisecond),
 		},
 		{
-			name:  "expired is zero, never negative",
-			cells: []cell{{"A", time.Second, 5 * time.Second}, {"A", time.Second, 5 * time.Second}, {"A", time.Second, 5 * time.Second}, {}, {}},
+			name:  "inside the drift allowance is zero, never negative",
+			cells: []cell{{"A", time.Second, 999 * time.Millisecond}, {"A", time.Second, 999 * time.Millisecond}, {"A", time.Second, 999 * time.Millisecond}, {}, {}},
 			want:  0,
 		},
 		{
@@ -217,10 +217,12 @@ func TestAggregateHistory(t *testing.T) {
 	steps := []step{
 		{cells: nil, wantEvents: nil},
 		{cells: cells("A", 2), wantEvents: []EventKind{EventLockAppeared}},
-		{cells: cells("A", 3), wantEvents: nil},
+		{cells: cells("A", 3), wantEvents: []EventKind{EventLockHeld}}, // first seen partial: the holder is named now
 		{cells: cells("A", 5), wantEvents: nil},
 		{cells: cells("B", 3), wantEvents: []EventKind{EventTakenOver}},
-		// B's key on m2 is replaced while it had 9s left: B lost its quorum, and no token has one.
+		// B's key on m2 is replaced while it had 9s left: B lost its quorum, and no token has one. One poll
+		// cannot tell this from a release in flight; the next, which sees the same, confirms it.
+		{cells: []cell{{"B", time.Second, 0}, {"B", time.Second, 0}, {"C", time.Second, 0}, {"C", time.Second, 0}, {}}, wantEvents: nil},
 		{cells: []cell{{"B", time.Second, 0}, {"B", time.Second, 0}, {"C", time.Second, 0}, {"C", time.Second, 0}, {}}, wantEvents: []EventKind{EventQuorumLost, EventLockSplit}},
 		{cells: cells("C", 3), wantEvents: []EventKind{EventTakenOver}},
 		{cells: make([]cell, 5), wantEvents: []EventKind{EventLockReleased}}, // 10s PTTLs read 1s ago: released before its TTL
@@ -259,8 +261,9 @@ func TestAggregateHistory(t *testing.T) {
 		{2, at(1), 0, time.Time{}}, // A first seen in step 1 while partial
 		{3, at(1), 0, time.Time{}},
 		{4, at(4), 1, at(4)},
-		{5, at(4), 1, at(4)}, // split: B, the leading token (2-2, first by name), first seen in step 4
-		{6, at(5), 2, at(6)}, // C was first seen in step 5
+		{5, at(4), 1, at(4)}, // unconfirmed split: B, the leading token (2-2, first by name), first seen in step 4
+		{6, at(4), 1, at(4)}, // split confirmed
+		{7, at(5), 2, at(7)}, // C was first seen in step 5
 	}
 	for _, c := range checks {
 		l := lockOf(t, snaps[c.step], "r")
@@ -715,7 +718,8 @@ func TestAggregateQuorumWithoutValidityIsNotHeld(t *testing.T) {
 		want  LockState
 	}{
 		{"quorum inside the drift allowance", []cell{{"A", time.Millisecond, 0}, {"A", time.Millisecond, 0}, {"A", time.Millisecond, 0}, {}, {}}, StatePartial},
-		{"quorum already expired by read time", []cell{{"A", time.Second, 2 * time.Second}, {"A", time.Second, 2 * time.Second}, {"A", time.Second, 2 * time.Second}, {"B", time.Second, 0}, {}}, StateSplit},
+		// A's keys expired before the snapshot: gone, not a second token beside B's.
+		{"quorum already expired by read time", []cell{{"A", time.Second, 2 * time.Second}, {"A", time.Second, 2 * time.Second}, {"A", time.Second, 2 * time.Second}, {"B", time.Second, 0}, {}}, StatePartial},
 		{"quorum with validity", []cell{{"A", time.Second, 0}, {"A", time.Second, 0}, {"A", time.Second, 0}, {}, {}}, StateHeld},
 	}
 	for _, tt := range tests {
@@ -800,17 +804,21 @@ func TestAggregateRestartIsFlaggedAtFirstSight(t *testing.T) {
 	tests := []struct {
 		name string
 		r    Reading
-		ttl  time.Duration
+		ttl  time.Duration // of a lock of ours, registered but not read yet
 		want bool
 	}{
 		{"started 30s ago, a 10-minute lock", up(30*time.Second, lock), 0, true},
 		{"started an hour ago, a 10-minute lock", up(time.Hour, lock), 0, false},
-		{"started 30s ago, no lock, --ttl 1m", up(30 * time.Second), time.Minute, true},
+		{"started 30s ago, no lock read, ours of 1m", up(30 * time.Second), time.Minute, true},
 		{"started 30s ago, no lock, no TTL known", up(30 * time.Second), 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Aggregate(nil, []Reading{tt.r}, nil, t0, Config{TTL: tt.ttl})
+			var own map[string]OwnLock
+			if tt.ttl > 0 {
+				own = map[string]OwnLock{"ours": {Token: "O", AcquiredAt: t0, TTL: tt.ttl}}
+			}
+			s := Aggregate(nil, []Reading{tt.r}, own, t0, Config{})
 			if got := hasWarning(s, WarnRestart, "a"); got != tt.want {
 				t.Errorf("restart warning %v, want %v: %v", got, tt.want, s.Warnings)
 			}

@@ -21,4 +21,17 @@ type tokenSeen struct {
 type lockHistory struct {
 	tokens     []tokenSeen // tokens present in that snapshot with their first sighting
 	lastHolder string      // the most recent holder, kept while the lock is partial or split
+	heldBy     string      // the holder as of the last snapshot that decided the state ("" not held), kept while unknown
+	pending    alarm       // alarms seen by this poll alone, which the next poll confirms or dismisses
+	standing   alarm       // alarms confirmed and still true (a quorum lost is LockView.QuorumLost)
 }
+
+// alarm is a set of the lock conditions that are errors, and so are confirmed before they are raised.
+type alarm uint8
+
+// Alarms.
+const (
+	alarmQuorumLost alarm = 1 << iota // the holder's key gone early on some masters, alive on fewer than a quorum
+	alarmSplit                        // two or more tokens, none on a quorum
+	alarmLost                         // our lock on no quorum
+)

@@ -93,7 +93,7 @@ func TestPollShowsRedlockClientLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.mon.RegisterOwn("orders:42", l.Token(), time.Now())
+	c.mon.RegisterOwn("orders:42", l.Token(), time.Now(), l.TTL())
 	// The client returns once a quorum has answered; the other SETs may land a moment later.
 	var s Snapshot
 	var clientValidity time.Duration

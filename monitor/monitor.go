@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -16,15 +16,20 @@ import (
 // Monitor polls a fixed set of masters and hands out immutable snapshots. Its methods are safe for concurrent
 // use.
 //
-// Each master is read within Config.Timeout whatever its client's own timeouts; a master that has not answered
-// by then is reported down and is not asked again until its earlier request returns. Clients built with
-// ContextTimeoutEnabled let such a request end at the deadline instead of at the client's ReadTimeout.
+// Each master is read at its own pace: a poll waits for every master until all have answered or, once some
+// have, for the others until one interval (or twice what the answers so far took, or twice what the slowest
+// of the others took last time, if longer) has passed since it began; never beyond Config.Timeout. A master that has not answered by then is reported as not
+// answering, and its read goes on, within Config.Timeout, for the next poll to take; it is not asked again
+// until that read returns. So one stopped master never slows the refresh of the others. Clients built with
+// ContextTimeoutEnabled let such a read end at Config.Timeout instead of at the client's ReadTimeout.
 type Monitor struct {
 	cfg     Config
 	pollers []*poller
-	busy    []atomic.Bool // a master's previous read is still running
 
-	pollMu sync.Mutex // one poll at a time, so snapshots follow each other
+	pollMu  sync.Mutex         // one poll at a time, so snapshots follow each other
+	flying  []bool             // a master's read has not returned yet (guarded by pollMu)
+	took    [2][]time.Duration // how long each master's last answered read took, first reads and re-reads (pollMu)
+	results chan result
 
 	mu        sync.Mutex
 	prev      *Snapshot
@@ -33,6 +38,15 @@ type Monitor struct {
 	interval  time.Duration
 	paused    bool
 	wake      chan struct{} // re-arms Run's timer after SetInterval or SetPaused
+}
+
+// result is a read of master i that returned, for the poll that waits for it; main marks a poll's first
+// read of the master (which moves its discovery on), as opposed to a read of keys found on other masters.
+type result struct {
+	i    int
+	r    Reading
+	main bool
+	took time.Duration
 }
 
 // errBusy marks a master whose previous read has not returned yet.
@@ -51,7 +65,9 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 	m := &Monitor{
 		cfg:      cfg,
 		pollers:  make([]*poller, len(clients)),
-		busy:     make([]atomic.Bool, len(clients)),
+		flying:   make([]bool, len(clients)),
+		took:     [2][]time.Duration{make([]time.Duration, len(clients)), make([]time.Duration, len(clients))},
+		results:  make(chan result, len(clients)), // one read in flight per master: a sender never blocks
 		own:      map[string]OwnLock{},
 		interval: cfg.Interval,
 		wake:     make(chan struct{}, 1),
@@ -78,12 +94,15 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 		own[r] = o
 	}
 	prev, observers := m.prev, m.observers
+	cfg := m.cfg
+	cfg.Interval = m.interval // what "current" means for reads of one key depends on the interval in use
 	m.mu.Unlock()
 	readings := m.readAll(ctx, prev.keysToRefresh(own))
-	s := Aggregate(prev, readings, own, time.Now(), m.cfg)
+	s := Aggregate(prev, readings, own, time.Now(), cfg)
 	m.mu.Lock()
 	m.prev = &s
 	m.mu.Unlock()
+	m.settleDeletions(&s)
 	for _, observe := range observers {
 		observe(prev, s)
 	}
@@ -104,7 +123,7 @@ func (m *Monitor) Observe(f func(prev *Snapshot, s Snapshot)) {
 // counters on all of them, so that each snapshot has read every key it shows, and its fence, on every master
 // that answered.
 func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
-	readings := m.fanOut(ctx, func(ctx context.Context, i int, p *poller) Reading {
+	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p *poller) Reading {
 		return p.read(ctx, m.cfg, known, len(known))
 	})
 	isKnown := make(map[string]bool, len(known))
@@ -130,7 +149,7 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 		return readings
 	}
 	sort.Strings(found)
-	more := m.fanOut(ctx, func(ctx context.Context, i int, p *poller) Reading {
+	more := m.fanOut(ctx, false, func(ctx context.Context, i int, p *poller) Reading {
 		if readings[i].Err != nil {
 			return Reading{}
 		}
@@ -155,59 +174,100 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 }
 
 // fanOut runs read on every master concurrently, each within Config.Timeout, and returns when all have
-// answered or the deadline has passed, whichever is first. A master still busy with an earlier read is not
-// asked again, and one that has not answered by the deadline is reported as not answering.
-func (m *Monitor) fanOut(ctx context.Context, read func(context.Context, int, *poller) Reading) []Reading {
+// answered or it gives up on the rest (see Monitor). A master whose earlier read has not returned is not asked
+// again: a first read (main) waits for that read's answer, a read of found keys skips the master. An answer
+// that came between two polls is dropped: it is older than the poll, and the master is asked afresh.
+func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Context, int, *poller) Reading) []Reading {
+	start := time.Now()
+	m.mu.Lock()
+	interval := m.interval
+	m.mu.Unlock()
 	n := len(m.pollers)
 	readings := make([]Reading, n)
-	type result struct {
-		i int
-		r Reading
+	waiting, sentHere := make([]bool, n), make([]bool, n)
+	took := m.took[0]
+	if main {
+		took = m.took[1]
 	}
-	results := make(chan result, n) // buffered: a late reader never blocks
-	waiting := 0
+	for drained := false; !drained; {
+		select {
+		case res := <-m.results:
+			m.flying[res.i] = false
+		default:
+			drained = true
+		}
+	}
+	pending := 0
 	for i, p := range m.pollers {
-		if !m.busy[i].CompareAndSwap(false, true) {
+		if m.flying[i] && !main {
 			readings[i] = Reading{Addr: p.addr, Err: errBusy}
 			continue
 		}
-		waiting++
+		waiting[i] = true
+		pending++
+		if m.flying[i] {
+			continue // a previous poll's read goes on: take its answer if it comes in time
+		}
+		m.flying[i], sentHere[i] = true, true
 		go func() {
+			sent := time.Now()
 			rctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 			r := read(rctx, i, p)
 			cancel()
-			m.busy[i].Store(false) // before the result is seen, so the next poll finds the master free
-			results <- result{i, r}
+			m.results <- result{i, r, main, time.Since(sent)}
 		}()
 	}
-	deadline := time.NewTimer(m.cfg.Timeout)
-	defer deadline.Stop()
-	got := make([]bool, n)
-	for ; waiting > 0; waiting-- {
+	giveUp := time.NewTimer(m.cfg.Timeout)
+	defer giveUp.Stop()
+	for pending > 0 {
 		select {
-		case res := <-results:
-			readings[res.i], got[res.i] = res.r, true
+		case res := <-m.results:
+			m.flying[res.i] = false
+			if !waiting[res.i] {
+				continue
+			}
+			waiting[res.i] = false
+			pending--
+			if res.main != main {
+				readings[res.i] = Reading{Addr: m.pollers[res.i].addr, Err: errBusy}
+				continue
+			}
+			readings[res.i] = res.r
 			if res.r.next != nil {
 				m.pollers[res.i].disc = *res.r.next // accepted: discovery moves on
 			}
-		case <-deadline.C:
-			waiting = 0
-			for i, p := range m.pollers {
-				if !got[i] && readings[i].Err == nil {
-					readings[i] = Reading{Addr: p.addr, Err: fmt.Errorf("no answer within %v", m.cfg.Timeout)}
+			if res.r.Err == nil {
+				if sentHere[res.i] { // an answer carried over from a previous poll says how long the master waited, not how slow it is
+					took[res.i] = res.took
 				}
+				// Some master answered: wait for the rest one interval, or twice what the answers took, or twice
+				// what the slowest of the rest took last time (a large keyspace is not a silent master).
+				elapsed, usual := time.Since(start), time.Duration(0)
+				for i, w := range waiting {
+					if w {
+						usual = max(usual, took[i])
+					}
+				}
+				giveUp.Reset(min(m.cfg.Timeout, max(interval, 2*elapsed, 2*usual)) - elapsed)
 			}
+		case <-giveUp.C:
+			m.notAnswered(readings, waiting, fmt.Errorf("no answer within %v", time.Since(start).Round(time.Millisecond)))
 			return readings
 		case <-ctx.Done():
-			for i, p := range m.pollers {
-				if !got[i] && readings[i].Err == nil {
-					readings[i] = Reading{Addr: p.addr, Err: ctx.Err()}
-				}
-			}
+			m.notAnswered(readings, waiting, ctx.Err())
 			return readings
 		}
 	}
 	return readings
+}
+
+// notAnswered sets err as the reading of every master still waited for.
+func (m *Monitor) notAnswered(readings []Reading, waiting []bool, err error) {
+	for i, p := range m.pollers {
+		if waiting[i] {
+			readings[i] = Reading{Addr: p.addr, Err: err}
+		}
+	}
 }
 
 // Run polls every interval until ctx is done, then closes the returned channel. The first poll starts at once.
@@ -301,25 +361,69 @@ func (m *Monitor) poke() {
 	}
 }
 
-// OwnLock is a lock this process acquired: its token and when the acquisition completed.
+// OwnLock is what this process did on a resource: the lock it acquired there (its token, when the
+// acquisition completed and its TTL; Token "" for none), and the tokens of others it force-deleted there.
 type OwnLock struct {
 	Token      string
 	AcquiredAt time.Time
+	TTL        time.Duration // counts among the TTLs a restarted master is weighed against
+	Deleted    []string      // tokens this process force-deleted: when they go, it is a deletion, not a release
 }
 
-// RegisterOwn marks token as this process's lock on resource, acquired at acquiredAt: snapshots show it as Mine,
-// with its real acquisition time, and as lost once it no longer has a quorum.
-func (m *Monitor) RegisterOwn(resource, token string, acquiredAt time.Time) {
+// RegisterOwn marks token as this process's lock on resource, acquired at acquiredAt with ttl: snapshots show
+// it as Mine, with its real acquisition time, and as lost once it no longer has a quorum.
+func (m *Monitor) RegisterOwn(resource, token string, acquiredAt time.Time, ttl time.Duration) {
 	m.mu.Lock()
-	m.own[resource] = OwnLock{Token: token, AcquiredAt: acquiredAt}
+	o := m.own[resource]
+	o.Token, o.AcquiredAt, o.TTL = token, acquiredAt, ttl
+	m.own[resource] = o
 	m.mu.Unlock()
 }
 
 // ForgetOwn removes a registration made by RegisterOwn, if resource is still registered with token.
 func (m *Monitor) ForgetOwn(resource, token string) {
 	m.mu.Lock()
-	if m.own[resource].Token == token {
-		delete(m.own, resource)
+	if o := m.own[resource]; o.Token == token {
+		m.own[resource] = OwnLock{Deleted: o.Deleted}
+		m.dropEmpty(resource)
 	}
 	m.mu.Unlock()
+}
+
+// NoteDeleted tells the monitor that this process is force-deleting tokens of resource (a lock not ours), so
+// that their disappearance is reported as that deletion, not as a release by their holder. The note lasts
+// until a snapshot no longer shows those tokens.
+func (m *Monitor) NoteDeleted(resource string, tokens ...string) {
+	m.mu.Lock()
+	o := m.own[resource]
+	o.Deleted = append(slices.Clone(o.Deleted), tokens...)
+	m.own[resource] = o
+	m.mu.Unlock()
+}
+
+// settleDeletions forgets the deletions noted on resources whose tokens s shows on no master any more.
+func (m *Monitor) settleDeletions(s *Snapshot) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for res, o := range m.own {
+		if len(o.Deleted) == 0 {
+			continue
+		}
+		i, found := slices.BinarySearchFunc(s.Locks, res, func(l LockView, r string) int { return strings.Compare(l.Resource, r) })
+		if found && slices.ContainsFunc(s.Locks[i].Masters, func(c MasterLock) bool {
+			return c.State != CellAbsent && slices.Contains(o.Deleted, c.Token)
+		}) {
+			continue
+		}
+		o.Deleted = nil
+		m.own[res] = o
+		m.dropEmpty(res)
+	}
+}
+
+// dropEmpty removes resource's registration when it holds neither a lock of ours nor a deletion.
+func (m *Monitor) dropEmpty(resource string) {
+	if o := m.own[resource]; o.Token == "" && len(o.Deleted) == 0 {
+		delete(m.own, resource)
+	}
 }

@@ -103,6 +103,7 @@ type jsonWarning struct {
 	Severity string `json:"severity"`
 	Kind     string `json:"kind"`
 	Master   string `json:"master,omitempty"`
+	Resource string `json:"resource,omitempty"`
 	Text     string `json:"text"`
 }
 
@@ -180,7 +181,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 	}
 	for i, wn := range s.Warnings {
 		out.Warnings[i] = wn.String()
-		out.WarningDetails[i] = jsonWarning{Severity: wn.Severity.String(), Kind: wn.Kind, Master: wn.Master, Text: wn.Text}
+		out.WarningDetails[i] = jsonWarning{Severity: wn.Severity.String(), Kind: wn.Kind, Master: wn.Master, Resource: wn.Resource, Text: wn.Text}
 	}
 	for i, e := range s.Events {
 		out.Events[i] = jsonEvent{Time: e.Time, Kind: e.Kind, Resource: e.Resource, Master: e.Master, Text: e.Text}

@@ -41,6 +41,9 @@ type KeyReading struct {
 	PTTL   time.Duration // remaining TTL as the master reported it; NoTTL when the key never expires
 	Absent bool          // the master answered that the key is not there (or is not a string)
 	ReadAt time.Time     // local estimate of when the master evaluated PTTL; zero means the snapshot time
+	// ReadWithin is how far ReadAt may be off: half the round trip the read was made in. A read that waited
+	// (a master paused, then resumed) is a read of some time within that window, not of ReadAt.
+	ReadWithin time.Duration
 }
 
 // UnknownUptime marks Reading.Uptime and MasterStatus.Uptime when INFO did not tell.
@@ -145,7 +148,7 @@ const (
 	readPipelined                 // plain commands in pipelines, for servers that refuse scripts
 )
 
-// poller reads one master. It is used by one read at a time (Monitor.busy), which is what keeps its
+// poller reads one master. It is used by one read at a time (Monitor.flying), which is what keeps its
 // discovery state consistent.
 type poller struct {
 	client *redis.Client
@@ -313,7 +316,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 			first = false
 		}
 		for i, b := range batches {
-			err := b.collect(r, chunks[i], sent.Add(rtt/2), cfg.MaxValueLen)
+			err := b.collect(r, chunks[i], sent, rtt, cfg.MaxValueLen)
 			if errors.Is(err, errRetryPipelined) {
 				p.mode = readPipelined
 				err = p.readAgain(ctx, r, chunks[i], cfg.MaxValueLen)
@@ -374,7 +377,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Readi
 				r.Truncated = true
 				continue
 			}
-			k.ReadAt = readAt
+			k.ReadAt, k.ReadWithin = readAt, rtt/2
 			r.Keys = append(r.Keys, k)
 			tracked++
 		}
@@ -470,7 +473,7 @@ func (p *poller) readAgain(ctx context.Context, r *Reading, keys []string, maxLe
 	batch := p.queueRead(ctx, pipe, keys, maxLen)
 	sent := time.Now()
 	_, _ = pipe.Exec(ctx)
-	return batch.collect(r, keys, sent.Add(time.Since(sent)/2), maxLen)
+	return batch.collect(r, keys, sent, time.Since(sent), maxLen)
 }
 
 // queuedRead is a batch read queued in a pipeline, in one of the two read modes.
@@ -504,7 +507,8 @@ var errRetryPipelined = errors.New("monitor: read script refused")
 
 // collect appends a reading of every key of the batch to r: present with its value and PTTL, or absent. A
 // server that refuses the script switches the poller to pipelined reads for the batch and every later one.
-func (q *queuedRead) collect(r *Reading, keys []string, readAt time.Time, maxLen int) error {
+func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time.Duration, maxLen int) error {
+	readAt := sent.Add(rtt / 2)
 	switch {
 	case q.eval != nil:
 		res, err := q.eval.Slice()
@@ -524,7 +528,7 @@ func (q *queuedRead) collect(r *Reading, keys []string, readAt time.Time, maxLen
 				ms = -2 // neither a string nor a hash lock: no lock here
 			}
 			kr := keyReading(k, v, ms, maxLen)
-			kr.ReadAt = readAt
+			kr.ReadAt, kr.ReadWithin = readAt, rtt/2
 			r.Keys = append(r.Keys, kr)
 		}
 	case q.values != nil:
@@ -546,7 +550,7 @@ func (q *queuedRead) collect(r *Reading, keys []string, readAt time.Time, maxLen
 				ms = -2
 			}
 			kr := keyReading(k, v, ms, maxLen)
-			kr.ReadAt = readAt
+			kr.ReadAt, kr.ReadWithin = readAt, rtt/2
 			r.Keys = append(r.Keys, kr)
 		}
 	}

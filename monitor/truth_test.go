@@ -190,13 +190,21 @@ func TestPollHeldLockThatLosesItsQuorumIsAnError(t *testing.T) {
 	if err := c.admin[1].Del(ctx, "billing:nightly").Err(); err != nil {
 		t.Fatal(err)
 	}
+	// The first poll after the DEL cannot tell it from a release in flight: unconfirmed, no event, no error.
+	first := c.mon.Poll(ctx)
+	if l := lockOf(t, first, "billing:nightly"); l.State != StateUnconfirmed || l.QuorumLost {
+		t.Errorf("first poll after DEL on one of 3 holders: %s quorum-lost %v, want unconfirmed, not yet lost", l.State, l.QuorumLost)
+	}
+	if evs := newEvents(before, first); len(evs) != 0 {
+		t.Errorf("first poll after the DEL raised %v, want nothing until confirmed", evs)
+	}
 	s := c.mon.Poll(ctx)
 	l := lockOf(t, s, "billing:nightly")
 	if l.State != StatePartial || !l.QuorumLost || l.Count != 2 {
-		t.Errorf("after DEL on one of 3 holders: %s quorum-lost %v count %d, want partial, quorum lost, on 2", l.State, l.QuorumLost, l.Count)
+		t.Errorf("after DEL on one of 3 holders, confirmed: %s quorum-lost %v count %d, want partial, quorum lost, on 2", l.State, l.QuorumLost, l.Count)
 	}
-	if !slices.Contains(eventKinds(newEvents(before, s)), EventQuorumLost) {
-		t.Errorf("no quorum-lost event: %v", newEvents(before, s))
+	if !slices.Contains(eventKinds(newEvents(first, s)), EventQuorumLost) {
+		t.Errorf("no quorum-lost event: %v", newEvents(first, s))
 	}
 	var found bool
 	for _, w := range s.Warnings {
@@ -231,5 +239,87 @@ func TestPollReleasedAndExpiredAreToldApart(t *testing.T) {
 	}
 	if kinds["short"] != EventLockExpired || kinds["long"] != EventLockReleased {
 		t.Errorf("events %v; want short expired and long released", newEvents(before, s))
+	}
+}
+
+// Observation 3 on real servers: a lock on exactly masters 0-2; master 0 is killed and restarted without
+// persistence. The monitor reports the master's fall and return, and the lost quorum within two polls of its
+// return (the first shows it unconfirmed).
+func TestPollAHolderRestartedEmptyIsALostQuorum(t *testing.T) {
+	c, servers := serverCluster(t, 5, Config{})
+	ctx := context.Background()
+	c.set(t, "billing:nightly", "tokHeld0123456789", time.Minute, 0, 1, 2)
+	if l := lockOf(t, c.mon.Poll(ctx), "billing:nightly"); l.State != StateHeld {
+		t.Fatalf("baseline: %s, want held", l.State)
+	}
+	if err := servers[0].Stop(); err != nil {
+		t.Fatal(err)
+	}
+	down := c.mon.Poll(ctx)
+	if l := lockOf(t, down, "billing:nightly"); l.State != StateUnknown {
+		t.Errorf("a holder down: %s, want unknown", l.State)
+	}
+	if err := servers[0].Start(); err != nil {
+		t.Fatal(err)
+	}
+	var all []Event
+	prev := down
+	for range 2 {
+		s := c.mon.Poll(ctx)
+		all = append(all, newEvents(prev, s)...)
+		prev = s
+	}
+	kinds := eventKinds(all)
+	for _, want := range []EventKind{EventMasterUp, EventMasterRestarted, EventQuorumLost} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("two polls after the holder came back empty: events %v, want %s among them", kinds, want)
+		}
+	}
+	if l := lockOf(t, prev, "billing:nightly"); !l.QuorumLost {
+		t.Errorf("after the restart: %s, quorum lost %v; want the lost quorum shown", l.State, l.QuorumLost)
+	}
+}
+
+// Observation 6: a master that does not answer must not hold the others' refresh. With one master stopped
+// (SIGSTOP) and a read deadline far longer than the interval, a poll returns with the others' fresh reads long
+// before that deadline, and the stopped master's cells are unknown, not absent.
+func TestPollAStoppedMasterDoesNotDelayTheOthers(t *testing.T) {
+	const timeout = 20 * time.Second
+	c, servers := serverCluster(t, 5, Config{})
+	// The monitor's own clients wait for an answer as long as its deadline allows, whatever their defaults.
+	clients, addrs := make([]*redis.Client, len(servers)), make([]string, len(servers))
+	for i, sv := range servers {
+		clients[i] = redis.NewClient(&redis.Options{Addr: sv.Addr(), ContextTimeoutEnabled: true, ReadTimeout: timeout, MaxRetries: -1})
+		addrs[i] = sv.Addr()
+		t.Cleanup(func() { _ = clients[i].Close() })
+	}
+	mon, err := New(clients, addrs, Config{Interval: 200 * time.Millisecond, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.mon = mon
+	ctx := context.Background()
+	c.set(t, "billing:nightly", "tokHeld0123456789", time.Minute, 0, 1, 2, 3, 4)
+	c.mon.Poll(ctx)
+	if err := servers[4].Pause(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = servers[4].Resume() })
+	start := time.Now()
+	s := c.mon.Poll(ctx)
+	// The old poll waited for the stopped master until its deadline; half of it is far beyond any load.
+	if took := time.Since(start); took >= timeout/2 {
+		t.Fatalf("a poll with one master stopped took %v: it waited for that master's %v deadline", took, timeout)
+	}
+	if m := s.Masters[4]; m.Up {
+		t.Errorf("the stopped master is up in the poll that did not wait for it")
+	}
+	for i := range 4 {
+		if m := s.Masters[i]; !m.Up || !m.LastAnswer.Equal(s.Time) {
+			t.Errorf("master %d: up %v, last answer %v; want refreshed by this poll at %v", i, m.Up, m.LastAnswer, s.Time)
+		}
+	}
+	if l := lockOf(t, s, "billing:nightly"); l.State != StateHeld || l.Masters[4].State != CellUnknown {
+		t.Errorf("lock: %s, stopped master's cell %v; want held, its cell unknown", l.State, cellStateNames[l.Masters[4].State])
 	}
 }

@@ -66,7 +66,7 @@ type dashboard struct {
 	masters  []masterRow
 	locks    []lockRow // in snapshot order: sorted by raw resource
 	warnings []warningRow
-	counts   struct{ held, partial, split, lost, stuck, unknown, mine int }
+	counts   struct{ held, partial, split, lost, stuck, unknown, unconfirmed, mine int }
 }
 
 // shortToken is the width of a token in a table cell.
@@ -162,6 +162,8 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 			d.counts.stuck++
 		case monitor.StateUnknown:
 			d.counts.unknown++
+		case monitor.StateUnconfirmed:
+			d.counts.unconfirmed++
 		}
 		if lv.Mine {
 			d.counts.mine++
@@ -240,21 +242,21 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 				sanitize(e.Text, textCap)),
 		})
 	}
-	seen := map[string]bool{}
+	seen := map[monitor.WarningID]bool{}
 	if prev != nil {
 		for _, w := range prev.snap.Warnings {
-			seen[w.Kind+"\x00"+w.Master] = true
+			seen[w.ID()] = true
 		}
 	}
 	for _, w := range s.Warnings {
-		if seen[w.Kind+"\x00"+w.Master] {
+		if seen[w.ID()] {
 			continue
 		}
 		lvl := levelWarn
 		if w.Severity == monitor.SeverityError {
 			lvl = levelError
 		}
-		out = append(out, logEntry{at: s.Time, level: lvl, master: w.Master, text: sanitize(w.String(), textCap)})
+		out = append(out, logEntry{at: s.Time, level: lvl, resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out
 }
@@ -267,7 +269,7 @@ func baseline(s monitor.Snapshot) string {
 	}
 	var parts []string
 	for _, st := range []monitor.LockState{monitor.StateHeld, monitor.StatePartial, monitor.StateSplit,
-		monitor.StateUnknown, monitor.StateStuck, monitor.StateLost} {
+		monitor.StateUnconfirmed, monitor.StateUnknown, monitor.StateStuck, monitor.StateLost} {
 		if counts[st] > 0 {
 			parts = append(parts, thousands(counts[st])+" "+string(st))
 		}

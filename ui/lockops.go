@@ -168,7 +168,7 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	o := newOwnLock(msg.lock, now)
 	ops.ours.locks = append(ops.ours.locks, o)
 	if ops.mon != nil {
-		ops.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now)
+		ops.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now, msg.lock.TTL())
 	}
 	if current {
 		ops.form = nil
@@ -544,6 +544,9 @@ func (ops *lockOps) confirmKey(msg tea.KeyMsg) tea.Cmd {
 		if cmd == nil {
 			ops.confirm = nil
 			return nil
+		}
+		if ops.mon != nil {
+			ops.mon.NoteDeleted(c.resource, c.tokens...) // its keys going is this deletion, not a release
 		}
 		c.running = true
 		ops.sh.logf(levelInfo, c.resource, "force-deleting %s (%s)…", c.name, strings.Join(c.shown, ", "))

@@ -30,8 +30,8 @@ var sortNames = [sortModes]string{"resource", "validity", "state", "changes"}
 
 // stateRank orders states for sortState, trouble first.
 var stateRank = map[monitor.LockState]int{
-	monitor.StateLost: 0, monitor.StateStuck: 1, monitor.StateSplit: 2, monitor.StatePartial: 3, monitor.StateUnknown: 4,
-	monitor.StateHeld: 5,
+	monitor.StateLost: 0, monitor.StateStuck: 1, monitor.StateSplit: 2, monitor.StateUnconfirmed: 3, monitor.StatePartial: 4,
+	monitor.StateUnknown: 5, monitor.StateHeld: 6,
 }
 
 // locksPanel is the table of locks: one row per resource with its holder, one cell per master, the quorum
@@ -452,6 +452,8 @@ func stateLabel(st *styles, lv *monitor.LockView) (string, paint) {
 		return "STUCK", st.state.stuck
 	case monitor.StateUnknown:
 		return "unknown", st.state.unknown
+	case monitor.StateUnconfirmed:
+		return "checking", st.state.unconfirmed
 	}
 	return "-", st.state.none
 }

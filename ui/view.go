@@ -186,7 +186,7 @@ func lockCounts(d *dashboard) string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{c.mine, "mine"}, {c.lost, "lost"}, {c.split, "split"}, {c.partial, "partial"}} {
+	}{{c.mine, "mine"}, {c.lost, "lost"}, {c.split, "split"}, {c.unconfirmed, "checking"}, {c.partial, "partial"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", thousands(x.n), x.what))
 		}
@@ -276,7 +276,7 @@ func (m *Model) helpLines() []string {
 		st.table.head.Render("SPREAD")+st.text.muted.Render("  how far apart the key's expiries are across masters"),
 		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
 		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
-			"partial · split · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
+			"partial · split · checking one poll saw an alarm, the next confirms it · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
 		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+keys.Filter.Help().Key+
 			" searches it, "+keys.LogLock.Help().Key+" narrows it to the selected lock and "+keys.LogLevel.Help().Key+" by level"),
 		// A no-break space keeps each glyph with its word where the line wraps.
