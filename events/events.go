@@ -43,7 +43,7 @@ type Record struct {
 	Time     time.Time `json:"time"`               // when it happened (RFC 3339, local clock)
 	Source   Source    `json:"source"`             // monitor, dashboard or demo
 	Kind     string    `json:"kind"`               // what happened
-	Severity string    `json:"severity,omitempty"` // warnings: "warning" or "error"
+	Severity string    `json:"severity,omitempty"` // the monitor's events and warnings: "info", "warning" or "error"
 	Resource string    `json:"resource,omitempty"` // the lock concerned
 	Master   string    `json:"master,omitempty"`   // the master concerned, as given on the command line
 	Token    string    `json:"token,omitempty"`    // the lock token concerned
@@ -121,8 +121,8 @@ func Since(prev *monitor.Snapshot, s monitor.Snapshot) []monitor.Event {
 func FromMonitor(evs []monitor.Event) []Record {
 	out := make([]Record, len(evs))
 	for i, e := range evs {
-		out[i] = Record{Time: e.Time, Source: SourceMonitor, Kind: string(e.Kind), Resource: e.Resource,
-			Master: e.Master, Text: e.Text}
+		out[i] = Record{Time: e.Time, Source: SourceMonitor, Kind: string(e.Kind), Severity: e.Kind.Severity().String(),
+			Resource: e.Resource, Master: e.Master, Text: e.Text}
 	}
 	return out
 }

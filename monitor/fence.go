@@ -127,7 +127,7 @@ func (s *Snapshot) applyFences(prev *Snapshot, fences fenceCounters, now time.Ti
 			addr := s.Masters[j].Addr
 			text := fmt.Sprintf("fence counter of %q went back from %d to %d: the master lost it (restart without "+
 				"persistence?); fenced tokens may now repeat or go backwards", res, f.high[j], f.now[j])
-			warns = append(warns, Warning{Severity: SeverityWarning, Kind: WarnFenceBackwards, Master: addr, Resource: res, Text: text})
+			warns = append(warns, Warning{Severity: EventFenceBackwards.Severity(), Kind: WarnFenceBackwards, Master: addr, Resource: res, Text: text})
 			if p == nil || j >= len(p.now) || p.now[j] >= f.high[j] {
 				events = append(events, Event{Time: now, Kind: EventFenceBackwards, Resource: res, Master: addr,
 					Text: text})

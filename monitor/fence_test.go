@@ -86,3 +86,17 @@ func TestRefreshAsksOnlyForCountersThatExist(t *testing.T) {
 		t.Errorf("next poll refreshes %v: jobs had no counter on any master", refresh)
 	}
 }
+
+// TestEventSeverityIsTheMonitors: every reader takes an event's severity from the monitor; a fence counter
+// gone back, which may hand one fencing token out twice, is an error, not information (issue 19).
+func TestEventSeverityIsTheMonitors(t *testing.T) {
+	for kind, want := range map[EventKind]Severity{
+		EventFenceBackwards: SeverityError, EventQuorumLost: SeverityError, EventLockLost: SeverityError,
+		EventLockSplit: SeverityWarning, EventMasterDown: SeverityWarning, EventLockStuck: SeverityWarning,
+		EventLockReleased: SeverityInfo, EventLockAppeared: SeverityInfo, EventMasterUp: SeverityInfo,
+	} {
+		if got := kind.Severity(); got != want {
+			t.Errorf("%s: severity %s, want %s", kind, got, want)
+		}
+	}
+}

@@ -260,21 +260,40 @@ type Event struct {
 	Text     string
 }
 
-// Severity ranks a Warning.
+// Severity says how much a Warning or an Event matters.
 type Severity int
 
 // Severities.
 const (
 	SeverityWarning Severity = iota // something the operator should look at
 	SeverityError                   // locking is unsafe or impossible
+	SeverityInfo                    // the ordinary life of locks and masters (events only)
 )
 
-// String returns "warning" or "error".
+// String returns "warning", "error" or "info".
 func (s Severity) String() string {
-	if s == SeverityError {
+	switch s {
+	case SeverityError:
 		return "error"
+	case SeverityInfo:
+		return "info"
 	}
 	return "warning"
+}
+
+// Severity is how much an event of kind k matters, decided here, beside the kinds, for every reader (the
+// screen, the event stream): a lock or a master going about its life is information; a split, a stuck lock
+// or a master that is down, restarted or drifting is a warning; a lost quorum, one of our locks lost, or a
+// fence counter gone back (a fencing token may be handed out twice) makes locking unsafe.
+func (k EventKind) Severity() Severity {
+	switch k {
+	case EventLockSplit, EventLockStuck, EventMasterNotAnswering, EventMasterDown, EventMasterRestarted,
+		EventClockWarning:
+		return SeverityWarning
+	case EventQuorumLost, EventLockLost, EventFenceBackwards:
+		return SeverityError
+	}
+	return SeverityInfo
 }
 
 // Warning is a condition that holds in this snapshot.

@@ -196,6 +196,17 @@ func primaryToken(lv *monitor.LockView) string {
 	return best
 }
 
+// levelOf is the event log's level of a monitor severity.
+func levelOf(s monitor.Severity) level {
+	switch s {
+	case monitor.SeverityError:
+		return levelError
+	case monitor.SeverityWarning:
+		return levelWarn
+	}
+	return levelInfo
+}
+
 // newEntries returns the log entries for the events and warnings of s that prev did not have.
 func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	events := s.Events
@@ -224,14 +235,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first scan of every master done: " + baseline(s)})
 	}
 	for _, e := range events {
-		lvl := levelInfo
-		switch e.Kind {
-		case monitor.EventLockSplit, monitor.EventMasterDown, monitor.EventMasterRestarted, monitor.EventClockWarning,
-			monitor.EventMasterNotAnswering, monitor.EventLockStuck:
-			lvl = levelWarn
-		case monitor.EventLockLost, monitor.EventQuorumLost:
-			lvl = levelError
-		}
+		lvl := levelOf(e.Kind.Severity())
 		where := e.Resource
 		if where == "" {
 			where = e.Master
@@ -252,11 +256,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 		if seen[w.ID()] {
 			continue
 		}
-		lvl := levelWarn
-		if w.Severity == monitor.SeverityError {
-			lvl = levelError
-		}
-		out = append(out, logEntry{at: s.Time, level: lvl, resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
+		out = append(out, logEntry{at: s.Time, level: levelOf(w.Severity), resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out
 }
