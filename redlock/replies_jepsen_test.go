@@ -88,7 +88,13 @@ func (f *refusals) run(ctx context.Context, rng *rand.Rand) {
 func (f *refusals) apply(i int, kind string, hold time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	must := func(err error) {
+	// Each step is tried again until it works: a fault must be undone, also on a machine so starved that an
+	// admin connection times out.
+	step := func(do func() error) {
+		err := do()
+		for ; err != nil && ctx.Err() == nil; err = do() {
+			time.Sleep(20 * time.Millisecond)
+		}
 		if err != nil {
 			f.t.Errorf("fault %s on master %d: %v", kind, i+1, err)
 		}
@@ -96,7 +102,7 @@ func (f *refusals) apply(i int, kind string, hold time.Duration) {
 	sleep := func(d time.Duration) { time.Sleep(d) }
 	switch kind {
 	case faultReplica:
-		must(f.masters[i].ReplicaOf(ctx, f.spare.Addr()))
+		step(func() error { return f.masters[i].ReplicaOf(ctx, f.spare.Addr()) })
 		for ctx.Err() == nil { // the keys are wiped by the time the link is up
 			info, err := f.admin[i].Info(ctx, "replication").Result()
 			if err == nil && strings.Contains(info, "master_link_status:up") {
@@ -105,19 +111,19 @@ func (f *refusals) apply(i int, kind string, hold time.Duration) {
 			sleep(5 * time.Millisecond)
 		}
 		sleep(f.ttl + 200*time.Millisecond)
-		must(f.masters[i].ReplicaOf(ctx, ""))
+		step(func() error { return f.masters[i].ReplicaOf(ctx, "") })
 	case faultOOM:
-		must(f.admin[i].ConfigSet(ctx, "maxmemory", "1").Err())
+		step(func() error { return f.admin[i].ConfigSet(ctx, "maxmemory", "1").Err() })
 		sleep(hold)
-		must(f.admin[i].ConfigSet(ctx, "maxmemory", "0").Err())
+		step(func() error { return f.admin[i].ConfigSet(ctx, "maxmemory", "0").Err() })
 	case faultACL:
-		must(f.admin[i].Do(ctx, "acl", "setuser", "default", "-set").Err())
+		step(func() error { return f.admin[i].Do(ctx, "acl", "setuser", "default", "-set").Err() })
 		sleep(hold)
-		must(f.admin[i].Do(ctx, "acl", "setuser", "default", "+set").Err())
+		step(func() error { return f.admin[i].Do(ctx, "acl", "setuser", "default", "+set").Err() })
 	case faultPause:
-		must(f.masters[i].Pause())
+		step(f.masters[i].Pause)
 		sleep(hold)
-		must(f.masters[i].Resume())
+		step(f.masters[i].Resume)
 	}
 }
 
