@@ -43,27 +43,32 @@ func TestProxyForwards(t *testing.T) {
 }
 
 func TestProxyLatency(t *testing.T) {
-	p, c := proxied(t)
-	if err := ping(t, c); err != nil { // connect before measuring
-		t.Fatal(err)
+	p, _ := proxied(t)
+	// Generous timeouts: only the delays the proxy adds are measured, on a machine however loaded.
+	c := redis.NewClient(&redis.Options{Addr: p.Addr(), ReadTimeout: 10 * time.Second, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	pingFor := func() time.Duration {
+		t.Helper()
+		start := time.Now()
+		if err := c.Ping(timeout(t, 10*time.Second)).Err(); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
 	}
+	pingFor() // connect before measuring
 	const d = 150 * time.Millisecond
 	p.SetLatency(d)
-	start := time.Now()
-	if err := ping(t, c); err != nil {
-		t.Fatal(err)
-	}
 	// Request and reply are each delayed by d.
-	if took := time.Since(start); took < 2*d {
+	if took := pingFor(); took < 2*d {
 		t.Fatalf("PING with %v latency took %v, want at least %v", d, took, 2*d)
 	}
 	p.SetLatency(0)
-	start = time.Now()
-	if err := ping(t, c); err != nil {
-		t.Fatal(err)
+	fastest := pingFor()
+	for range 4 {
+		fastest = min(fastest, pingFor())
 	}
-	if took := time.Since(start); took >= 2*d {
-		t.Fatalf("PING without latency took %v", took)
+	if fastest >= 2*d {
+		t.Fatalf("PING without latency took at least %v, five times", fastest)
 	}
 }
 
