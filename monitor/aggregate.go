@@ -326,18 +326,17 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 			read[i] = true
 			stale := k.ReadWithin > maxSpread
 			expired := !k.Absent && k.PTTL != NoTTL && !readAt.Add(k.PTTL).After(now)
-			if k.Absent || expired && !stale {
+			state := CellSeen
+			switch {
+			case stale && (k.Absent || c.State != CellUnknown):
+				continue // not current, and nothing to keep as last seen, or a current read of the key here wins
+			case stale:
+				state = CellUnknown
+			case k.Absent || expired:
 				if c.Token == "" { // a read that saw the key (a later discovery) wins over one that did not
 					*c = MasterLock{State: CellAbsent}
 				}
 				continue
-			}
-			state := CellSeen
-			if stale {
-				if c.State == CellSeen {
-					continue // a current read of the key on this master wins
-				}
-				state = CellUnknown
 			}
 			*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
 			if k.Fields != nil {

@@ -185,6 +185,9 @@ func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
 			now: []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {}, {}, {}},
 			// Undecided on the two late masters, but even both could not make a quorum: partial, no event.
 			wantState: StatePartial, wantCells: []CellState{CellUnknown, CellUnknown, CellAbsent, CellAbsent, CellAbsent}},
+		{name: "a late 'no key' is not current either", cfg: cfg, late: []int{0, 1},
+			now:       []cell{{}, {}, at9("A"), at9("A"), at9("A")},
+			wantState: StateHeld, wantCells: []CellState{CellUnknown, CellUnknown, CellSeen, CellSeen, CellSeen}},
 		{name: "nor a split", cfg: cfg, late: []int{0, 1},
 			now:       []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, at9("B"), at9("B"), {}},
 			wantState: StateUnknown, wantCells: []CellState{CellUnknown, CellUnknown, CellSeen, CellSeen, CellAbsent}},
