@@ -22,6 +22,9 @@ const (
 	maxLockWarnings = 10
 	// rttWeight is the EWMA weight of the newest RTT sample (1/8, as TCP's smoothed RTT).
 	rttWeight = 8
+	// staleRatio is how many times longer than the other reads of its key a read must have waited to be taken
+	// as not current (see aggregateLocks).
+	staleRatio = 4
 	// expiryTolerance is how early before its TTL a key may vanish and still count as expired rather than
 	// released: read times are estimates, and Redis expires keys within a millisecond or so.
 	expiryTolerance = 10 * time.Millisecond
@@ -303,19 +306,36 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		index[res] = i
 	}
 
-	// A cell is as old as its read. A read made in a round trip so long that its time is uncertain by more
-	// than maxSpread (a master answering late, out of a pause) is not current: the cell is unknown, with what
-	// that read saw as its last known value. A key whose PTTL, counted from its read, has run out by now is
-	// gone.
+	// A cell is as old as its read. A read that waited (a master answering late, out of a pause) is known only
+	// to within half its round trip: one uncertain by more than half an interval, and by more than staleRatio
+	// times what the other reads of its key were (on a slow machine all of them wait alike, and agree), is not
+	// current: the cell is unknown, with what that read saw as its last known value. A key whose PTTL, counted
+	// from its read, has run out by now is gone.
 	readAtOf := func(k KeyReading) time.Time {
 		if k.ReadAt.IsZero() {
 			return now
 		}
 		return k.ReadAt
 	}
+	within := make([]time.Duration, len(resources)*n) // each master's read of each key: how far off its time may be
+	for i := range within {
+		within[i] = -1 // not read
+	}
+	for j, r := range readings {
+		if r.Err != nil {
+			continue
+		}
+		for _, k := range r.Keys {
+			within[index[k.Key]*n+j] = max(within[index[k.Key]*n+j], k.ReadWithin)
+		}
+	}
+	usual := make([]time.Duration, len(resources)) // the median of those, per key
+	for i := range resources {
+		usual[i] = medianDuration(within[i*n : (i+1)*n])
+	}
 	maxSpread := cfg.Interval / 2
 	cells := make([]MasterLock, len(resources)*n)
-	read := make([]bool, len(cells)) // read in this poll, current or not: not to be filled from prev
+	read := make([]bool, len(cells)) // decided by a read of this poll: not to be filled from prev
 	for j, r := range readings {
 		if r.Err != nil {
 			continue
@@ -323,23 +343,25 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		for _, k := range r.Keys {
 			i := index[k.Key]*n + j
 			c, readAt := &cells[i], readAtOf(k)
-			read[i] = true
-			stale := k.ReadWithin > maxSpread
+			stale := k.ReadWithin > maxSpread && k.ReadWithin > staleRatio*usual[index[k.Key]]
 			expired := !k.Absent && k.PTTL != NoTTL && !readAt.Add(k.PTTL).After(now)
-			if k.Absent || expired && !stale {
+			state := CellSeen
+			switch {
+			case stale && (k.Absent || c.State != CellUnknown):
+				// Not current. A late "no key" leaves the value last seen there (carried from prev), as a
+				// master that did not answer would; a current read of the key on this master wins.
+				continue
+			case stale:
+				state = CellUnknown
+			case k.Absent || expired:
 				if c.Token == "" { // a read that saw the key (a later discovery) wins over one that did not
 					*c = MasterLock{State: CellAbsent}
 				}
+				read[i] = true
 				continue
 			}
-			state := CellSeen
-			if stale {
-				if c.State == CellSeen {
-					continue // a current read of the key on this master wins
-				}
-				state = CellUnknown
-			}
 			*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
+			read[i] = true
 			if k.Fields != nil {
 				c.Hash = true
 				c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
@@ -570,6 +592,20 @@ func goneEvent(p *LockView, deleted []string, prevTime, now time.Time) Event {
 		text = fmt.Sprintf("released %s before its TTL", ShortDuration(expires.Sub(now)))
 	}
 	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: text + who}
+}
+
+// medianDuration returns the median of the durations of ds that are not negative (the upper one of the middle
+// two), 0 when there are none. It sorts ds.
+func medianDuration(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	first := 0
+	for first < len(ds) && ds[first] < 0 {
+		first++
+	}
+	if first == len(ds) {
+		return 0
+	}
+	return ds[first+(len(ds)-first)/2]
 }
 
 // quoteAll quotes every string of ss.

@@ -160,6 +160,21 @@ func TestAggregateAMasterBackWithoutTheKeyIsALostQuorum(t *testing.T) {
 	if l := lockOf(t, snaps[5], "r"); !l.QuorumLost || !slices.Contains(errorKinds(snaps[5]), WarnQuorumLost) {
 		t.Errorf("after the loss: quorum-lost %v, errors %v; want flagged with a quorum-lost error", l.QuorumLost, errorKinds(snaps[5]))
 	}
+
+	// Its first answer back is late (a reconnection): that "no key" is not current, and must not erase what
+	// master 0 was last seen holding, or the loss is never judged.
+	snaps = story(t, Config{},
+		poll{cells: held},
+		poll{cells: held, silent: []int{0}},
+		poll{cells: back, late: []int{0}},
+		poll{cells: back},
+		poll{cells: back})
+	if l := lockOf(t, snaps[2], "r"); l.Masters[0].State != CellUnknown || l.Masters[0].Token != "A" {
+		t.Errorf("a late 'no key' from master 0: cell %+v, want unknown, A last seen there", l.Masters[0])
+	}
+	if got := raised(snaps[4]); !slices.Equal(got, []EventKind{EventQuorumLost}) {
+		t.Errorf("after a late first answer: the second current poll raised %v, want quorum-lost", got)
+	}
 }
 
 // Observation 2: a cell is as old as its read. A master that resumes from a pause mid-poll answers a read it
@@ -185,6 +200,9 @@ func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
 			now: []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {}, {}, {}},
 			// Undecided on the two late masters, but even both could not make a quorum: partial, no event.
 			wantState: StatePartial, wantCells: []CellState{CellUnknown, CellUnknown, CellAbsent, CellAbsent, CellAbsent}},
+		{name: "a late 'no key' is not current either", cfg: cfg, late: []int{0, 1},
+			now:       []cell{{}, {}, at9("A"), at9("A"), at9("A")},
+			wantState: StateHeld, wantCells: []CellState{CellUnknown, CellUnknown, CellSeen, CellSeen, CellSeen}},
 		{name: "nor a split", cfg: cfg, late: []int{0, 1},
 			now:       []cell{{tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, {tok: "A", pttl: 9 * time.Second, age: 338 * time.Millisecond}, at9("B"), at9("B"), {}},
 			wantState: StateUnknown, wantCells: []CellState{CellUnknown, CellUnknown, CellSeen, CellSeen, CellAbsent}},

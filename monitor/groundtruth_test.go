@@ -54,6 +54,7 @@ const (
 	minHold    = 100 * time.Millisecond
 	maxHold    = 1600 * time.Millisecond
 	lockTTL    = 8 * time.Second
+	clientWait = 3 * time.Second // how long a client waits for a master's answer: longer than a stop
 )
 
 // alarmKinds are the lock events an operator acts on.
@@ -91,6 +92,7 @@ type watched struct {
 	mu       sync.Mutex
 	times    []time.Time // each snapshot's time
 	up       [][]bool    // each snapshot's masters that answered
+	victims  []string    // each snapshot's view of the victim, for a failure's message
 	final    monitor.Snapshot
 	done     chan struct{}
 }
@@ -113,8 +115,17 @@ func watch(ctx context.Context, t *testing.T, servers []*redlocktest.Server, int
 		for i, m := range s.Masters {
 			up[i] = m.Up
 		}
+		v := "none"
+		for _, l := range s.Locks {
+			if l.Resource == victim {
+				v = fmt.Sprintf("%s count %d unknown %d quorum-lost %v cells", l.State, l.Count, l.Unknown, l.QuorumLost)
+				for _, c := range l.Masters {
+					v += fmt.Sprintf(" %d:%q", c.State, c.Token)
+				}
+			}
+		}
 		w.mu.Lock()
-		w.times, w.up, w.final = append(w.times, s.Time), append(w.up, up), s
+		w.times, w.up, w.victims, w.final = append(w.times, s.Time), append(w.up, up), append(w.victims, v), s
 		w.mu.Unlock()
 	})
 	go func() {
@@ -201,9 +212,11 @@ func contend(ctx context.Context, t *testing.T, servers []*redlocktest.Server, l
 	t.Helper()
 	var pools []redsyncredis.Pool
 	for _, s := range servers {
-		// A client that gives up on a master after 100ms, so a stopped master slows nobody for long.
-		c := redis.NewClient(&redis.Options{Addr: s.Addr(), DialTimeout: 100 * time.Millisecond, ReadTimeout: 100 * time.Millisecond,
-			WriteTimeout: 100 * time.Millisecond, MaxRetries: -1, ContextTimeoutEnabled: true})
+		// A client that waits out a stopped master (3s): one that gave up would drop its connection with
+		// commands still queued in the master's socket, which run when it resumes, out of order with those sent
+		// again on a new connection, and leave keys nobody holds (a real split, of the harness's making).
+		c := redis.NewClient(&redis.Options{Addr: s.Addr(), DialTimeout: 100 * time.Millisecond, ReadTimeout: clientWait,
+			WriteTimeout: clientWait, MaxRetries: -1})
 		t.Cleanup(func() { _ = c.Close() })
 		pools = append(pools, goredis.NewPool(c))
 	}
@@ -269,7 +282,7 @@ func nodeRedlock(t *testing.T, servers []*redlocktest.Server, until time.Time, l
 	cmd.Dir = nodeDir
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), "GT_MASTERS="+strings.Join(addrs, ","), "GT_RESOURCES="+strings.Join(names, ","),
-		"GT_CLIENTS=1", fmt.Sprintf("GT_UNTIL=%d", until.UnixMilli()), fmt.Sprintf("GT_TTL_MS=%d", lockTTL.Milliseconds()),
+		"GT_CLIENTS=1", fmt.Sprintf("GT_WAIT_MS=%d", clientWait.Milliseconds()), fmt.Sprintf("GT_UNTIL=%d", until.UnixMilli()), fmt.Sprintf("GT_TTL_MS=%d", lockTTL.Milliseconds()),
 		fmt.Sprintf("GT_MIN_HOLD_MS=%d", minHold.Milliseconds()), fmt.Sprintf("GT_MAX_HOLD_MS=%d", maxHold.Milliseconds()))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -606,7 +619,12 @@ func (g *groundTruth) checkVictimReported(t *testing.T, w *watched) {
 			return
 		}
 	}
-	t.Errorf("monitor at %v: the victim, on exactly a quorum whose master 0 was restarted empty, has no quorum-lost event", w.interval)
+	var b strings.Builder
+	for i := max(0, back-3); i < min(len(w.times), back+6); i++ {
+		fmt.Fprintf(&b, "\n  %s up %v: %s", w.times[i].Format("15:04:05.000"), w.up[i], w.victims[i])
+	}
+	t.Errorf("monitor at %v: the victim, on exactly a quorum whose master 0 was restarted empty, has no quorum-lost event; around its return:%s",
+		w.interval, b.String())
 }
 
 // checkMasterEvents fails unless master 0 is seen restarted exactly once and no other master is restarted or
@@ -638,8 +656,10 @@ func (g *groundTruth) checkMasterEvents(t *testing.T, w *watched) {
 	}
 }
 
-// checkRefreshWhileStopped fails if polls come less than half as often while master 4 is stopped as over the
-// whole run: one stopped master must not slow the refresh of the rest.
+// checkRefreshWhileStopped fails if polls come less than a third as often while master 4 is stopped as over
+// the whole run: one stopped master must not slow the refresh of the rest. (Before issue 18 they came 4 to 7
+// times less often at 100 ms; on a machine overloaded by -race and a busy core, where a poll whose first
+// answers are slow waits twice as long for the rest, up to 2.2 times has been seen since.)
 func (g *groundTruth) checkRefreshWhileStopped(t *testing.T, w *watched) {
 	t.Helper()
 	var stopped time.Duration
@@ -660,7 +680,7 @@ func (g *groundTruth) checkRefreshWhileStopped(t *testing.T, w *watched) {
 	overall := w.times[len(w.times)-1].Sub(w.times[0]) / time.Duration(len(w.times)-1)
 	t.Logf("monitor at %v: a poll every %v with master 4 stopped, every %v over the run", w.interval,
 		during.Round(time.Millisecond), overall.Round(time.Millisecond))
-	if during > 2*overall {
+	if during > 3*overall {
 		t.Errorf("monitor at %v: a poll every %v while master 4 is stopped, every %v over the run: the stopped master holds the others",
 			w.interval, during.Round(time.Millisecond), overall.Round(time.Millisecond))
 	}

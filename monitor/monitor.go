@@ -17,8 +17,8 @@ import (
 // use.
 //
 // Each master is read at its own pace: a poll waits for every master until all have answered or, once some
-// have, for the others until one interval (or twice what the answers so far took, or twice what the slowest
-// of the others took last time, if longer) has passed since it began; never beyond Config.Timeout. A master that has not answered by then is reported as not
+// have, for the others until one interval (or twice what the answers so far took, if longer) has passed
+// since it began; never beyond Config.Timeout. A master that has not answered by then is reported as not
 // answering, and its read goes on, within Config.Timeout, for the next poll to take; it is not asked again
 // until that read returns. So one stopped master never slows the refresh of the others. Clients built with
 // ContextTimeoutEnabled let such a read end at Config.Timeout instead of at the client's ReadTimeout.
@@ -26,9 +26,8 @@ type Monitor struct {
 	cfg     Config
 	pollers []*poller
 
-	pollMu  sync.Mutex         // one poll at a time, so snapshots follow each other
-	flying  []bool             // a master's read has not returned yet (guarded by pollMu)
-	took    [2][]time.Duration // how long each master's last answered read took, first reads and re-reads (pollMu)
+	pollMu  sync.Mutex // one poll at a time, so snapshots follow each other
+	flying  []bool     // a master's read has not returned yet (guarded by pollMu)
 	results chan result
 
 	mu        sync.Mutex
@@ -46,7 +45,6 @@ type result struct {
 	i    int
 	r    Reading
 	main bool
-	took time.Duration
 }
 
 // errBusy marks a master whose previous read has not returned yet.
@@ -66,7 +64,6 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 		cfg:      cfg,
 		pollers:  make([]*poller, len(clients)),
 		flying:   make([]bool, len(clients)),
-		took:     [2][]time.Duration{make([]time.Duration, len(clients)), make([]time.Duration, len(clients))},
 		results:  make(chan result, len(clients)), // one read in flight per master: a sender never blocks
 		own:      map[string]OwnLock{},
 		interval: cfg.Interval,
@@ -184,11 +181,7 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 	m.mu.Unlock()
 	n := len(m.pollers)
 	readings := make([]Reading, n)
-	waiting, sentHere := make([]bool, n), make([]bool, n)
-	took := m.took[0]
-	if main {
-		took = m.took[1]
-	}
+	waiting := make([]bool, n)
 	for drained := false; !drained; {
 		select {
 		case res := <-m.results:
@@ -208,13 +201,12 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 		if m.flying[i] {
 			continue // a previous poll's read goes on: take its answer if it comes in time
 		}
-		m.flying[i], sentHere[i] = true, true
+		m.flying[i] = true
 		go func() {
-			sent := time.Now()
 			rctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 			r := read(rctx, i, p)
 			cancel()
-			m.results <- result{i, r, main, time.Since(sent)}
+			m.results <- result{i, r, main}
 		}()
 	}
 	giveUp := time.NewTimer(m.cfg.Timeout)
@@ -237,18 +229,9 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 				m.pollers[res.i].disc = *res.r.next // accepted: discovery moves on
 			}
 			if res.r.Err == nil {
-				if sentHere[res.i] { // an answer carried over from a previous poll says how long the master waited, not how slow it is
-					took[res.i] = res.took
-				}
-				// Some master answered: wait for the rest one interval, or twice what the answers took, or twice
-				// what the slowest of the rest took last time (a large keyspace is not a silent master).
-				elapsed, usual := time.Since(start), time.Duration(0)
-				for i, w := range waiting {
-					if w {
-						usual = max(usual, took[i])
-					}
-				}
-				giveUp.Reset(min(m.cfg.Timeout, max(interval, 2*elapsed, 2*usual)) - elapsed)
+				// Some master answered: wait for the rest one interval, or twice what the answers took.
+				elapsed := time.Since(start)
+				giveUp.Reset(min(m.cfg.Timeout, max(interval, 2*elapsed)) - elapsed)
 			}
 		case <-giveUp.C:
 			m.notAnswered(readings, waiting, fmt.Errorf("no answer within %v", time.Since(start).Round(time.Millisecond)))

@@ -19,9 +19,9 @@
 // 60 s runs of about 9 releases a second it took the false alarms from 4 (100 ms) and 3 (500 ms) to none.
 //
 // A poll is also not one time: a read is only as current as when it was made. A key whose PTTL, counted from
-// its read, has run out by the snapshot's time is gone; a read made in a round trip longer than an interval (a
-// master answering late, out of a pause), whose time is known only to within half of it, makes the cell
-// unknown, with what it saw as the value last seen. And a lost quorum is
+// its read, has run out by the snapshot's time is gone; a read made in a round trip longer than an interval and
+// far longer than its key's other reads (a master answering late, out of a pause), whose time is known only to
+// within half of it, makes the cell unknown, keeping the value last seen. And a lost quorum is
 // judged against the last decided state, so a master back without a key it held takes it from the count.
 package monitor
 

@@ -4,7 +4,8 @@
 // epoch, so the test can check what the monitor reported against what this client held.
 //
 // Environment: GT_MASTERS (host:port,...), GT_RESOURCES (name,...), GT_CLIENTS (clients per resource),
-// GT_UNTIL (ms since the epoch), GT_TTL_MS, GT_MIN_HOLD_MS, GT_MAX_HOLD_MS.
+// GT_WAIT_MS (how long to wait for a master's answer), GT_UNTIL (ms since the epoch), GT_TTL_MS,
+// GT_MIN_HOLD_MS, GT_MAX_HOLD_MS.
 'use strict';
 const Redis = require('ioredis');
 const Redlock = require('redlock');
@@ -21,11 +22,12 @@ const until = Number(env('GT_UNTIL'));
 const ttl = Number(env('GT_TTL_MS'));
 const minHold = Number(env('GT_MIN_HOLD_MS'));
 const maxHold = Number(env('GT_MAX_HOLD_MS'));
+const wait = Number(env('GT_WAIT_MS'));
 
-// Clients that give up on a master after 100ms, so a stopped master slows nobody for long.
+// Clients that wait out a stopped master (see clientWait in groundtruth_test.go).
 const clients = masters.map((addr) => {
   const [host, port] = addr.split(':');
-  return new Redis({ host, port: Number(port), commandTimeout: 100, connectTimeout: 100, maxRetriesPerRequest: 0,
+  return new Redis({ host, port: Number(port), commandTimeout: wait, connectTimeout: 100, maxRetriesPerRequest: 0,
     enableOfflineQueue: false, retryStrategy: () => 50 });
 });
 clients.forEach((c) => c.on('error', () => {}));
