@@ -3,6 +3,8 @@ package demo
 import (
 	"sync"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // EventKind says what an Event reports.
@@ -26,6 +28,20 @@ const (
 	EventScenario      EventKind = "scenario"       // a step of a scripted scenario
 	EventViolation     EventKind = "violation"      // mutual exclusion was violated
 )
+
+// Severity is how much an event of kind k matters: a violation of mutual exclusion is an error; a fault, a
+// client that lost its lock, crashed, gave up, froze or thawed, and a write dropped or refused are warnings;
+// the rest is the workload going about its life.
+func (k EventKind) Severity() monitor.Severity {
+	switch k {
+	case EventViolation:
+		return monitor.SeverityError
+	case EventFault, EventLost, EventCrashed, EventAcquireFailed, EventWriteDropped, EventWriteRefused,
+		EventClientPaused, EventClientResumed:
+		return monitor.SeverityWarning
+	}
+	return monitor.SeverityInfo
+}
 
 // Event is one thing that happened in the demo, in words for the log and with
 // enough structure to filter and colour it.

@@ -5,12 +5,15 @@ package events
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 // Source says which part of the program saw an event.
@@ -43,7 +46,7 @@ type Record struct {
 	Time     time.Time `json:"time"`               // when it happened (RFC 3339, local clock)
 	Source   Source    `json:"source"`             // monitor, dashboard or demo
 	Kind     string    `json:"kind"`               // what happened
-	Severity string    `json:"severity,omitempty"` // the monitor's events and warnings: "info", "warning" or "error"
+	Severity string    `json:"severity,omitempty"` // "info", "warning" or "error"
 	Resource string    `json:"resource,omitempty"` // the lock concerned
 	Master   string    `json:"master,omitempty"`   // the master concerned, as given on the command line
 	Token    string    `json:"token,omitempty"`    // the lock token concerned
@@ -158,4 +161,54 @@ func Warnings(prev *monitor.Snapshot, s monitor.Snapshot) []Record {
 func warningRecord(t time.Time, kind string, w monitor.Warning) Record {
 	return Record{Time: t, Source: SourceMonitor, Kind: kind, Severity: w.Severity.String(), Master: w.Master,
 		Resource: w.Resource, Text: w.Kind + ": " + w.Text}
+}
+
+// actionSeverity is the severity of a kind of the dashboard's own events: a lock of ours lost or an acquisition
+// that failed is an error, an extension that failed with errors or a release not confirmed a warning.
+func actionSeverity(kind string) monitor.Severity {
+	switch kind {
+	case KindLost, KindAcquireFailed:
+		return monitor.SeverityError
+	case KindExtendFailed, KindReleaseUnconfirmed:
+		return monitor.SeverityWarning
+	}
+	return monitor.SeverityInfo
+}
+
+// FromAction is the record of an action of ours as the Redlock client reports it: an acquisition, extension
+// or release, with how many masters took part.
+func FromAction(a redlock.Action) Record {
+	r := Record{Time: time.Now(), Source: SourceDashboard, Resource: a.Resource, Token: a.Token}
+	summary := fmt.Sprintf("%d of %d masters (quorum %d)", a.Round.OK, len(a.Round.Nodes), a.Round.Quorum)
+	switch {
+	case a.Op == redlock.OpAcquire && a.Err == nil:
+		r.Kind, r.Text = KindAcquired, "acquired on "+summary
+	case a.Op == redlock.OpAcquire:
+		r.Kind, r.Text = KindAcquireFailed, a.Err.Error()
+	case a.Op == redlock.OpExtend && a.Err == nil:
+		r.Kind, r.Text = KindExtended, "extended on "+summary
+	case a.Op == redlock.OpExtend && errors.Is(a.Err, redlock.ErrLost):
+		r.Kind, r.Text = KindLost, a.Err.Error()
+	case a.Op == redlock.OpExtend:
+		r.Kind, r.Text = KindExtendFailed, a.Err.Error()
+	case a.Err == nil:
+		r.Kind, r.Text = KindReleased, "released on "+summary
+	default:
+		r.Kind, r.Text = KindReleaseUnconfirmed, a.Err.Error()
+	}
+	if a.Fence != 0 {
+		r.Text += fmt.Sprintf(", fence %d", a.Fence)
+	}
+	r.Severity = actionSeverity(r.Kind).String()
+	return r
+}
+
+// FromDemo is the record of a demo event; addrs are the demo's masters, which the event names by index.
+func FromDemo(e demo.Event, addrs []string) Record {
+	r := Record{Time: e.Time, Source: SourceDemo, Kind: string(e.Kind), Severity: e.Kind.Severity().String(),
+		Resource: e.Resource, Token: e.Token, Client: e.Client, Text: e.Text}
+	if e.Master >= 0 && e.Master < len(addrs) {
+		r.Master = addrs[e.Master]
+	}
+	return r
 }

@@ -265,15 +265,7 @@ func lastStep(res demo.ScenarioResult) uint64 {
 
 // demoEntry is the log entry of a demo event.
 func demoEntry(e demo.Event) logEntry {
-	lvl := levelInfo
-	switch e.Kind {
-	case demo.EventViolation:
-		lvl = levelError
-	case demo.EventFault, demo.EventLost, demo.EventCrashed, demo.EventAcquireFailed, demo.EventWriteDropped,
-		demo.EventWriteRefused, demo.EventClientPaused, demo.EventClientResumed:
-		lvl = levelWarn
-	}
-	return logEntry{at: e.Time, level: lvl, resource: e.Resource, text: sanitize(e.Text, textCap)}
+	return logEntry{at: e.Time, level: levelOf(e.Kind.Severity()), resource: e.Resource, text: sanitize(e.Text, textCap)}
 }
 
 // violationBanner is the violation shown at the top of the screen until dismissed; its strings are sanitized.

@@ -12,8 +12,10 @@
 package redlocktest
 
 import (
+	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -172,6 +174,27 @@ func Masters(tb testing.TB, n int) []Master {
 		ms = append(ms, e)
 	}
 	return ms
+}
+
+// Addrs returns the masters' addresses, in order.
+func Addrs[M Master](masters []M) []string {
+	addrs := make([]string, len(masters))
+	for i, m := range masters {
+		addrs[i] = m.Addr()
+	}
+	return addrs
+}
+
+// ReplicasOf makes each of replicas a read-only replica of primary, and waits until each has synced.
+func ReplicasOf(tb testing.TB, primary *Server, replicas ...*Server) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, s := range replicas {
+		if err := s.ReplicaOf(ctx, primary.Addr()); err != nil {
+			tb.Fatal(err)
+		}
+	}
 }
 
 // Clients returns one new client per master (from Master.NewClient), closed

@@ -1,0 +1,133 @@
+// Package app wires redlock-tui's parts for one run of the program: the masters (the ones given, or the
+// embedded demo's), the monitor that polls them, the Redlock client that writes to them, the debug log, and
+// the feed that hands every event to every output (the JSON event stream, the metrics exporter). The command
+// line (internal/cli) opens an App, adds what its mode needs, runs the mode over it and closes it.
+package app
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
+
+// Master is one master to talk to, ready to dial.
+type Master struct {
+	Name    string         // for the screen: host:port, with rediss:// and /db when they apply; never a password
+	Options *redis.Options // complete client options: address, credentials, TLS and timeouts
+}
+
+// Config is what Open needs.
+type Config struct {
+	Masters []Master     // in the order given; none: the embedded demo masters
+	Demo    demo.Options // the demo, when Masters is empty
+	Debug   string       // --debug: the file to append the debug log to, "" none
+}
+
+// App is one run's masters and what was built over them. Its fields are set by Open and the methods that add
+// parts; Close closes everything.
+type App struct {
+	Clients []*redis.Client  // one client per master, in order
+	Names   []string         // the masters' names, aligned with Clients
+	Demo    *demo.Demo       // the embedded masters and their workload; nil with masters given
+	Monitor *monitor.Monitor // set by Watch
+	Locker  *redlock.Client  // set by Lock; nil in read-only mode
+	Feed    *Feed            // set by Publish; nil without outputs
+
+	debug   *debugLog
+	closers []func() // in the order opened; Close runs them backwards
+}
+
+// Open starts the debug log, then creates a client per master, or starts the demo's embedded masters when
+// none are given. Clients connect lazily: an unreachable master is not an error here, the monitor shows it
+// down.
+func Open(cfg Config) (*App, error) {
+	a := &App{}
+	dbg, err := openDebug(cfg.Debug)
+	if err != nil {
+		return nil, err
+	}
+	a.debug = dbg
+	a.closers = append(a.closers, dbg.close)
+	if len(cfg.Masters) == 0 {
+		d, err := demo.Start(cfg.Demo)
+		if err != nil {
+			a.Close()
+			return nil, fmt.Errorf("starting the embedded demo masters: %w", err)
+		}
+		a.Demo, a.Clients, a.Names = d, d.NewClients(), d.Addrs()
+		a.closers = append(a.closers, func() { _ = d.Close() })
+	} else {
+		for _, m := range cfg.Masters {
+			a.Clients = append(a.Clients, redis.NewClient(m.Options))
+			a.Names = append(a.Names, m.Name)
+		}
+	}
+	a.closers = append(a.closers, func() {
+		for _, c := range a.Clients {
+			_ = c.Close() // an error on close changes nothing for the user
+		}
+	})
+	return a, nil
+}
+
+// Watch creates the monitor of the masters, logging every poll to the debug log.
+func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
+	mon, err := monitor.New(a.Clients, a.Names, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if a.debug != nil {
+		mon.Observe(a.debug.poll)
+	}
+	a.Monitor = mon
+	return mon, nil
+}
+
+// Lock creates the Redlock client over the masters with opts, the debug log's observer and, once Publish has
+// run, the feed's: every round is logged, every action of ours is an event.
+func (a *App) Lock(opts ...redlock.Option) (*redlock.Client, error) {
+	opts = append(opts, a.debug.observer())
+	if a.Feed != nil {
+		opts = append(opts, a.Feed.actions())
+	}
+	l, err := redlock.New(a.Clients, opts...)
+	if err != nil {
+		return nil, err
+	}
+	a.Locker = l
+	a.closers = append(a.closers, l.Close)
+	return l, nil
+}
+
+// Publish starts the outputs: the feed observes the monitor (Watch must have run) and the demo, and writes to
+// them. A failure leaves nothing running.
+func (a *App) Publish(out Outputs) error {
+	if a.Monitor == nil {
+		return errors.New("app: Publish before Watch")
+	}
+	f, err := startFeed(out, a.Monitor, a.Demo)
+	if err != nil {
+		return err
+	}
+	a.Feed = f
+	a.closers = append(a.closers, f.close)
+	return nil
+}
+
+// Close closes what was opened, newest first: the Redlock client, the outputs, the clients, the demo, the
+// debug log. It returns the event stream's first error, if there was one.
+func (a *App) Close() error {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	a.closers = nil
+	if a.Feed != nil {
+		return a.Feed.Err()
+	}
+	return nil
+}

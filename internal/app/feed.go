@@ -1,0 +1,161 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/metrics"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
+
+// Deadlines of the metrics server: a scrape renders a snapshot already in memory, so these are generous.
+const (
+	metricsReadTimeout     = 10 * time.Second
+	metricsWriteTimeout    = 30 * time.Second
+	metricsShutdownTimeout = 5 * time.Second
+)
+
+// Outputs are where the feed sends what happens, besides the screen.
+type Outputs struct {
+	Events       string    // --events: the file to append the event stream to, "-" Stdout, "" none
+	Metrics      string    // --metrics: the address to serve Prometheus metrics on, "" none
+	MetricsLocks []string  // resources with series of their own in the metrics
+	Release      string    // the program's release, in the metrics' build information
+	Stdout       io.Writer // the event stream's destination for "-"
+	Stderr       io.Writer // where the metrics server says its address, and reports a failure
+}
+
+// Feed hands every event to every output: after each poll, the monitor's snapshot to the metrics exporter and
+// its events and warnings to the event stream; the demo's events; and the Redlock client's actions of ours.
+// It runs on the monitor's and the demo's goroutines, never on the screen's.
+type Feed struct {
+	stream   *events.Writer // nil without --events
+	exporter *metrics.Exporter
+	closers  []func()
+}
+
+// startFeed opens the outputs and starts feeding them from mon and d (nil outside demo mode).
+func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo) (*Feed, error) {
+	f := &Feed{exporter: metrics.New(metrics.Options{Resources: out.MetricsLocks, Version: out.Release})}
+	if out.Events != "" {
+		w, closeEvents, err := openEvents(out.Events, out.Stdout)
+		if err != nil {
+			return nil, err
+		}
+		f.stream = events.NewWriter(w)
+		f.closers = append(f.closers, closeEvents)
+	}
+	if out.Metrics != "" {
+		shutdown, err := serveMetrics(out.Metrics, f.exporter, out.Stderr)
+		if err != nil {
+			f.close()
+			return nil, err
+		}
+		f.closers = append(f.closers, shutdown)
+	}
+	if d != nil {
+		go f.followDemo(d)
+	}
+	mon.Observe(f.poll)
+	return f, nil
+}
+
+// Err returns the first error that stopped the event stream, or nil.
+func (f *Feed) Err() error {
+	if f.stream == nil {
+		return nil
+	}
+	return f.stream.Err()
+}
+
+// close stops the metrics server and closes the event stream.
+func (f *Feed) close() {
+	for i := len(f.closers) - 1; i >= 0; i-- {
+		f.closers[i]()
+	}
+	f.closers = nil
+}
+
+// emit writes records to the event stream, if there is one.
+func (f *Feed) emit(rs ...events.Record) {
+	if f.stream == nil {
+		return
+	}
+	for _, r := range rs {
+		f.stream.Emit(r)
+	}
+}
+
+// poll is the monitor observer: every poll's snapshot to the exporter, its new events and the warnings raised
+// and cleared to the stream.
+func (f *Feed) poll(prev *monitor.Snapshot, s monitor.Snapshot) {
+	fresh := events.Since(prev, s)
+	f.exporter.Observe(s, fresh)
+	f.emit(events.FromMonitor(fresh)...)
+	f.emit(events.Warnings(prev, s)...)
+}
+
+// actions is the Redlock client option that writes our acquisitions, extensions and releases to the stream.
+func (f *Feed) actions() redlock.Option {
+	return redlock.WithObserver(func(a redlock.Action) { f.emit(events.FromAction(a)) })
+}
+
+// followDemo passes the demo's events on to the stream and counts its violations, until the demo closes.
+func (f *Feed) followDemo(d *demo.Demo) {
+	addrs := d.Addrs()
+	for e := range d.Events() {
+		if e.Kind == demo.EventViolation {
+			f.exporter.AddViolations(1)
+		}
+		f.emit(events.FromDemo(e, addrs))
+	}
+}
+
+// openEvents opens the event stream: "-" is stdout, anything else a file appended to (created private: it
+// names lock tokens). It returns the writer and what closes it.
+func openEvents(name string, stdout io.Writer) (io.Writer, func(), error) {
+	if name == "-" {
+		return stdout, func() {}, nil
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--events: %w", err)
+	}
+	return f, func() { f.Close() }, nil // an error closing an append-only file loses nothing already written
+}
+
+// serveMetrics listens on addr and serves the exporter at /metrics in the background; the address it listens
+// on goes to stderr (useful with port 0). It returns what stops the server.
+func serveMetrics(addr string, exporter *metrics.Exporter, stderr io.Writer) (shutdown func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", exporter.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: metricsReadTimeout, ReadTimeout: metricsReadTimeout,
+		WriteTimeout: metricsWriteTimeout}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(stderr, "redlock-tui: metrics server: %v\n", err)
+		}
+	}()
+	fmt.Fprintf(stderr, "redlock-tui: metrics at http://%s/metrics\n", ln.Addr())
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), metricsShutdownTimeout)
+		defer cancel()
+		_ = srv.Shutdown(ctx) // past the deadline the process exits anyway
+		<-done
+	}, nil
+}

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+)
+
+// generated are the subcommands that cobra answers: the shell completion scripts, the requests those scripts
+// make while the user types (cobra's __complete), and the man pages.
+var generated = map[string]bool{"completion": true, "__complete": true, "__completeNoDesc": true, "man": true}
+
+// commandTree is the command line as cobra sees it, built from the very flag sets the parser uses, so that
+// completions and the man page offer exactly the flags there are. It only describes: the program runs
+// through run, never through these commands' Run functions, which do nothing.
+func commandTree(stdout io.Writer, env Environment, release string) *cobra.Command {
+	nothing := func(*cobra.Command, []string) {}
+	var dashboardFlags flagValues
+	root := &cobra.Command{
+		Use:   "redlock-tui",
+		Short: "a terminal dashboard for Redlock distributed locks across N Redis masters",
+		Long: "redlock-tui watches N independent Redis masters for lock keys, their holders' tokens and their TTLs, " +
+			"and shows which locks hold a quorum, which are split or half-acquired, how far each master's clock has " +
+			"drifted, and which masters are down. Operators acquire, extend and release locks from it. Without " +
+			"--masters it starts embedded demo masters and a workload. With --once it prints one snapshot; with " +
+			"--headless it serves metrics and an event stream.",
+		Run:               nothing,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		DisableAutoGenTag: true,
+	}
+	root.Flags().AddFlagSet(newFlagSet(&dashboardFlags))
+	_ = root.RegisterFlagCompletionFunc("profile", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return profileNames(c.Flag("config").Value.String(), env), cobra.ShellCompDirectiveNoFileComp
+	})
+
+	var runFlags flagValues
+	var rc runConfig
+	runSet := newFlagSet(&runFlags)
+	addRunFlags(runSet, &rc)
+	runCmd := &cobra.Command{
+		Use:   "run [flags] RESOURCE -- COMMAND [ARGS...]",
+		Short: "run a command while holding a Redlock lock on your masters",
+		Long: "run acquires the lock, extends it while the command runs, and releases it when the command exits; " +
+			"when the lock is lost the command's process group is terminated, and when run dies a watchdog kills " +
+			"it. Exit status: the command's; 2 bad usage; 75 not acquired; 76 lost; 126 and 127 not started.",
+		Run: nothing,
+	}
+	runCmd.Flags().AddFlagSet(runSet)
+
+	versionCmd := &cobra.Command{Use: "version", Short: "print the version and exit", Run: nothing}
+
+	manCmd := &cobra.Command{
+		Use:   "man [run]",
+		Short: "print the man page of redlock-tui (or of redlock-tui run) in roff",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			page := root
+			if len(args) == 1 {
+				if args[0] != "run" {
+					return fmt.Errorf("no man page for %q: redlock-tui man [run]", args[0])
+				}
+				page = runCmd
+			}
+			date := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // fixed, so the page does not change with the day
+			return doc.GenMan(page, &doc.GenManHeader{Title: "REDLOCK-TUI", Section: "1", Source: "redlock-tui " +
+				buildVersion(release), Manual: "User Commands", Date: &date}, stdout)
+		},
+	}
+	root.AddCommand(runCmd, versionCmd, manCmd)
+	root.SetOut(stdout)
+	return root
+}
+
+// runGenerated answers a subcommand of generated with cobra; it returns the exit status.
+func runGenerated(args []string, sys system) int {
+	tree := commandTree(sys.stdout, sys.Environment, sys.release)
+	tree.SetErr(sys.stderr)
+	tree.SetArgs(args)
+	if err := tree.Execute(); err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+		return ExitUsage
+	}
+	return ExitOK
+}

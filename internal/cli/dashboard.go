@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/redlock-tui/redlock-tui/internal/app"
+	"github.com/redlock-tui/redlock-tui/ui"
+)
+
+// runDashboard runs the full-screen dashboard until the user quits, then prints the UI's summary on the
+// restored terminal. With --metrics or --events the feed serves them while it runs.
+func runDashboard(a *app.App, cfg Config, sys system) int {
+	if cfg.Metrics != "" || cfg.Events != "" {
+		if err := a.Publish(outputs(cfg, sys)); err != nil {
+			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+			return ExitFailure
+		}
+	}
+	// Read-only: no Redlock client exists at all, so no write can be issued
+	// whatever the UI does; the UI also disables the write keys and says why.
+	if !cfg.ReadOnly {
+		if _, err := a.Lock(lockerOptions(cfg)...); err != nil {
+			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+			return ExitUsage
+		}
+	}
+	status := runScreen(a, cfg, sys)
+	if err := a.Close(); err != nil { // after the screen is gone, so that the message can be read
+		fmt.Fprintf(sys.stderr, "redlock-tui: --events: %v\n", err)
+	}
+	return status
+}
+
+// runScreen runs the Bubble Tea program over a and prints its summary.
+func runScreen(a *app.App, cfg Config, sys system) int {
+	title := fmt.Sprintf("%d masters", len(a.Names))
+	if a.Demo != nil {
+		title = "demo"
+	}
+	model := ui.New(ui.Options{
+		Monitor:  a.Monitor,
+		Locker:   a.Locker,
+		Keys:     sys.keys,
+		ReadOnly: cfg.ReadOnly,
+		TTL:      cfg.TTL,
+		Poll:     cfg.Poll,
+		Title:    title,
+		Now:      time.Now,
+		Demo:     a.Demo,
+
+		Profile:      cfg.Profile,
+		ProfileColor: cfg.ProfileColor,
+		Production:   cfg.Production,
+	})
+	// Mouse: a click selects a row, the wheel scrolls; shift+drag still selects text in most terminals.
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithMouseCellMotion()}
+	if !term.IsTerminal(os.Stdin.Fd()) {
+		opts = append(opts, tea.WithInputTTY()) // keys come from the terminal even when stdin is redirected
+	}
+	p := tea.NewProgram(model, opts...)
+	stopSignals := quitOnSignal(p)
+	final, err := p.Run()
+	stopSignals()
+	if m, ok := final.(*ui.Model); ok {
+		fmt.Fprintln(sys.stdout, m.Summary())
+	}
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// quitGrace bounds how long the dashboard may take to release our locks and
+// quit after a signal, before it is stopped regardless.
+const quitGrace = 5 * time.Second
+
+// quitOnSignal makes SIGINT, SIGTERM and SIGHUP quit the dashboard the way
+// the quit key does, so that the locks we hold are released and the terminal
+// is restored; a second signal, or quitGrace without an exit, kills the
+// program (Run still restores the terminal). It returns a function that stops
+// listening.
+func quitOnSignal(p *tea.Program) (stop func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		// ctrl+c is a Quit key (keymap.go): the dashboard releases our locks, then quits.
+		p.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		select {
+		case <-sigs:
+		case <-time.After(quitGrace):
+		case <-done:
+			return
+		}
+		p.Kill()
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}

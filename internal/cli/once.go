@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// runOnce polls until every master that answers has finished one full sweep of its keyspace (however long
+// that takes under the scan budget; progress goes to stderr when it is a terminal) and every master either
+// answered or was declared down, prints the snapshot and reports whether a quorum of distinct servers answered.
+func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	snap := mon.Poll(ctx)
+	for (!snap.Swept || undecided(snap)) && ctx.Err() == nil {
+		if sys.stderrIsTerminal {
+			fmt.Fprintf(sys.stderr, "\r\x1b[Kscanning for locks: %s", sweepProgress(snap))
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(cfg.Poll):
+			snap = mon.Poll(ctx)
+		}
+	}
+	if sys.stderrIsTerminal {
+		fmt.Fprint(sys.stderr, "\r\x1b[K")
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(sys.stderr, "redlock-tui: interrupted before every master was scanned; the snapshot may miss locks")
+	}
+	write := monitor.WriteTable
+	if cfg.JSON {
+		write = monitor.WriteJSON
+	}
+	if err := write(sys.stdout, snap); err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui: writing the snapshot: %v\n", err)
+		return ExitFailure
+	}
+	if snap.UpCount < snap.Quorum {
+		return ExitNoQuorum
+	}
+	return ExitOK
+}
+
+// undecided reports whether some master missed a poll without being declared down yet: --once asks again
+// rather than report a master that was merely slow as missing.
+func undecided(s monitor.Snapshot) bool {
+	for _, m := range s.Masters {
+		if !m.Up && !m.Down {
+			return true
+		}
+	}
+	return false
+}
+
+// sweepProgress describes, per master still in its first sweep, how far it has got.
+func sweepProgress(s monitor.Snapshot) string {
+	var parts []string
+	for _, m := range s.Masters {
+		if m.Up && m.DuplicateOf == "" && m.Sweep.Completed == 0 {
+			parts = append(parts, untrusted.Escape(m.Addr)+" "+m.Sweep.Progress())
+		}
+	}
+	return strings.Join(parts, ", ")
+}

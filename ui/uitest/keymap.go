@@ -1,0 +1,67 @@
+// Code generated from keymap.go by TestUITestsUseTheRealKeyMap -update. DO NOT EDIT.
+
+package uitest
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/redlock-tui/redlock-tui/ui"
+)
+
+// KeyMap returns every key binding of the dashboard: the one place where keys are chosen. The help texts
+// are what the footer and the full help (?) show.
+func KeyMap() ui.KeyMap {
+	return ui.KeyMap{
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
+		NextPanel: key.NewBinding(key.WithKeys("tab", "right", "l"), key.WithHelp("tab", "next panel")),
+		PrevPanel: key.NewBinding(key.WithKeys("shift+tab", "left", "h"), key.WithHelp("shift+tab", "prev panel")),
+
+		Acquire:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "acquire")),
+		Extend:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "extend")),
+		Release:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "release")),
+		AutoExtend: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "auto-extend")),
+		Delete:     key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "delete (not ours)")),
+
+		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Sort:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Reverse:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy name")),
+		CopyToken: key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy token")),
+		LogLevel:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "event log: all, warnings, errors")),
+		LogLock:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "event log: only this lock / all")),
+		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause polling")),
+		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "poll faster")),
+		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "poll slower")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+
+		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
+
+		// The presenter's keys, in demo mode only. Faults act on the selected master (the masters panel's
+		// cursor, or picked by number).
+		Demo: ui.DemoKeyMap{
+			Pick:           key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "pick master")),
+			Crash:          key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "master: crash / start")),
+			Restart:        key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "master: restart now, data lost")),
+			DelayedRestart: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "master: restart after max TTL")),
+			Freeze:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "master: freeze / thaw")),
+			Latency:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "master: more latency / none")),
+			Partition:      key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "master: partition / heal")),
+			ClockJump:      key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "master: clock jumps ahead")),
+			ClockFast:      key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "master: clock fast / normal")),
+			GCPause:        key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "GC-pause a client")),
+			Workload:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "workload pause / resume")),
+			Faster:         key.NewBinding(key.WithKeys(">", "."), key.WithHelp(">", "workload faster")),
+			Slower:         key.NewBinding(key.WithKeys("<", ","), key.WithHelp("<", "workload slower")),
+			Scenarios:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "scenarios")),
+			Story:          key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "violation story in the log")),
+			Dismiss:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "dismiss violation")),
+		},
+	}
+}
