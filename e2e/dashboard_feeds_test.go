@@ -51,7 +51,7 @@ func TestDashboardServesMetricsAndWritesEventsWhileItRuns(t *testing.T) {
 	acquireWithKeys(s, "jobs:mine")
 	eventually(t, "the dashboard's acquisition in the event stream", func() (bool, string) {
 		b, err := os.ReadFile(stream)
-		return err == nil && strings.Contains(string(b), `"source":"dashboard","kind":"acquired","resource":"jobs:mine"`), string(b)
+		return err == nil && strings.Contains(string(b), `"source":"dashboard","kind":"acquired","severity":"info","resource":"jobs:mine"`), string(b)
 	})
 	s.keys("q")
 	if _, status := waitForExit(s); status != "0" {

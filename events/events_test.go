@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 var t0 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -140,5 +142,33 @@ func TestWarningsAboutTwoLocksAreTwo(t *testing.T) {
 	s3 := monitor.Snapshot{Time: t0.Add(2 * time.Second), Warnings: []monitor.Warning{b}}
 	if got := Warnings(&s2, s3); len(got) != 1 || got[0].Kind != KindWarningCleared || got[0].Resource != "billing" {
 		t.Errorf("one of them regained its quorum: %+v; want that one cleared", got)
+	}
+}
+
+// TestEverySourceRatesItsRecords: the dashboard's and the demo's records carry a severity, as the monitor's do.
+func TestEverySourceRatesItsRecords(t *testing.T) {
+	round := redlock.Round{OK: 1, Quorum: 2, Nodes: make([]redlock.NodeResult, 3)}
+	for _, tc := range []struct {
+		a    redlock.Action
+		kind string
+		want string
+	}{
+		{redlock.Action{Op: redlock.OpAcquire, Resource: "r", Round: round}, KindAcquired, "info"},
+		{redlock.Action{Op: redlock.OpAcquire, Resource: "r", Round: round, Err: redlock.ErrNotAcquired}, KindAcquireFailed, "error"},
+		{redlock.Action{Op: redlock.OpExtend, Resource: "r", Round: round, Err: redlock.ErrLost}, KindLost, "error"},
+		{redlock.Action{Op: redlock.OpExtend, Resource: "r", Round: round, Err: errors.New("timeout")}, KindExtendFailed, "warning"},
+		{redlock.Action{Op: redlock.OpRelease, Resource: "r", Round: round, Err: errors.New("timeout")}, KindReleaseUnconfirmed, "warning"},
+	} {
+		r := FromAction(tc.a)
+		if r.Kind != tc.kind || r.Severity != tc.want || r.Source != SourceDashboard {
+			t.Errorf("%v %v: kind %s severity %q, want %s %q", tc.a.Op, tc.a.Err, r.Kind, r.Severity, tc.kind, tc.want)
+		}
+	}
+	v := FromDemo(demo.Event{Kind: demo.EventViolation, Master: 1, Text: "two holders"}, []string{"a:1", "b:2"})
+	if v.Severity != "error" || v.Master != "b:2" || v.Source != SourceDemo {
+		t.Errorf("a demo violation: %+v, want an error on b:2", v)
+	}
+	if w := FromDemo(demo.Event{Kind: demo.EventWrite, Master: -1}, nil); w.Severity != "info" || w.Master != "" {
+		t.Errorf("a demo write: %+v, want info on no master", w)
 	}
 }

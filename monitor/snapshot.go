@@ -50,6 +50,8 @@ const (
 	DefaultMaxKeys     = 100000
 	DefaultMaxValueLen = 256
 	DefaultInterval    = 500 * time.Millisecond
+	MinInterval        = 100 * time.Millisecond // the shortest poll interval the program offers
+	MaxInterval        = 30 * time.Second       // the longest poll interval the program offers
 	DefaultTimeout     = time.Second
 	DefaultDownAfter   = 3
 	DefaultDriftFactor = 0.01

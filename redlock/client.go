@@ -314,9 +314,20 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 	return nil, err
 }
 
+// MinTTL and MaxTTL bound the TTL of a lock: PX counts milliseconds, and a TTL of more than a day is a unit
+// mistake far more often than a wish (a lock held that long is better extended as it goes).
+const (
+	MinTTL = time.Millisecond
+	MaxTTL = 24 * time.Hour
+)
+
+// checkTTL refuses a TTL outside [MinTTL, MaxTTL].
 func checkTTL(ttl time.Duration) error {
-	if ttl < time.Millisecond {
+	switch {
+	case ttl < MinTTL:
 		return fmt.Errorf("redlock: TTL %s is below one millisecond", ttl)
+	case ttl > MaxTTL:
+		return fmt.Errorf("redlock: TTL %s is above %s", ttl, MaxTTL)
 	}
 	return nil
 }

@@ -10,13 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-)
-
-// MinTTL and MaxTTL bound the TTL of a lock taken from the dashboard: typed in the acquire form, or given on
-// the command line (which checks them too, so that the form never refuses its own default).
-const (
-	MinTTL = time.Millisecond
-	MaxTTL = 24 * time.Hour
+	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 // spinner frames, advanced by the tick while a request runs.
@@ -77,10 +71,10 @@ func parseTTL(s string) (time.Duration, error) {
 		d = time.Duration(n * float64(time.Second))
 	}
 	switch {
-	case d < MinTTL:
-		return 0, fmt.Errorf("the TTL must be at least %v", MinTTL)
-	case d > MaxTTL:
-		return 0, fmt.Errorf("the TTL must be at most %v", MaxTTL)
+	case d < redlock.MinTTL:
+		return 0, fmt.Errorf("the TTL must be at least %v", redlock.MinTTL)
+	case d > redlock.MaxTTL:
+		return 0, fmt.Errorf("the TTL must be at most %v", redlock.MaxTTL)
 	}
 	return d, nil
 }

@@ -70,16 +70,10 @@ const (
 // defaultTTL is the acquire form's TTL when Options.TTL is zero.
 const defaultTTL = 10 * time.Second
 
-// MinPoll and MaxPoll bound the poll interval: the fastest and slowest of the steps Faster and Slower take,
-// which the command line checks too.
-const (
-	MinPoll = 100 * time.Millisecond
-	MaxPoll = 30 * time.Second
-)
-
-// pollSteps are the poll intervals Faster and Slower step through, from MinPoll to MaxPoll.
-var pollSteps = []time.Duration{MinPoll, 200 * time.Millisecond, 500 * time.Millisecond,
-	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, MaxPoll}
+// pollSteps are the poll intervals Faster and Slower step through, from the shortest to the longest the
+// program offers (which the command line checks too).
+var pollSteps = []time.Duration{monitor.MinInterval, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, monitor.MaxInterval}
 
 // panelID names a focusable panel.
 type panelID int

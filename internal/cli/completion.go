@@ -32,15 +32,14 @@ func commandTree(stdout io.Writer, env Environment, release string) *cobra.Comma
 		SilenceUsage:      true,
 		DisableAutoGenTag: true,
 	}
-	root.Flags().AddFlagSet(newFlagSet(&dashboardFlags))
+	root.Flags().AddFlagSet(newFlagSet(dashboardGroups, &dashboardFlags))
 	_ = root.RegisterFlagCompletionFunc("profile", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		return profileNames(c.Flag("config").Value.String(), env), cobra.ShellCompDirectiveNoFileComp
 	})
 
 	var runFlags flagValues
 	var rc runConfig
-	runSet := newFlagSet(&runFlags)
-	addRunFlags(runSet, &rc)
+	runSet := newRunFlagSet(&runFlags, &rc)
 	runCmd := &cobra.Command{
 		Use:   "run [flags] RESOURCE -- COMMAND [ARGS...]",
 		Short: "run a command while holding a Redlock lock on your masters",

@@ -48,13 +48,12 @@ func offered(t *testing.T, args ...string) []string {
 
 func TestCompletionOffersExactlyTheFlagsThereAre(t *testing.T) {
 	var v flagValues
-	if got, want := offered(t, "-"), visibleFlags(newFlagSet(&v)); !slices.Equal(got, want) {
+	if got, want := offered(t, "-"), visibleFlags(newFlagSet(dashboardGroups, &v)); !slices.Equal(got, want) {
 		t.Errorf("completing a dashboard flag offers\n%q\nthe flag set has\n%q", got, want)
 	}
 	var rv flagValues
 	var rc runConfig
-	runSet := newFlagSet(&rv)
-	addRunFlags(runSet, &rc)
+	runSet := newRunFlagSet(&rv, &rc)
 	if got, want := offered(t, "run", "-"), visibleFlags(runSet); !slices.Equal(got, want) {
 		t.Errorf("completing a run flag offers\n%q\nrun's flag set has\n%q", got, want)
 	}
@@ -97,14 +96,13 @@ func TestManPageRenders(t *testing.T) {
 	}
 	var v, rv flagValues
 	var rc runConfig
-	runSet := newFlagSet(&rv)
-	addRunFlags(runSet, &rc)
+	runSet := newRunFlagSet(&rv, &rc)
 	for _, page := range []struct {
 		args  []string
 		title string
 		flags []string
 	}{
-		{[]string{"man"}, "REDLOCK-TUI(1)", visibleFlags(newFlagSet(&v))},
+		{[]string{"man"}, "REDLOCK-TUI(1)", visibleFlags(newFlagSet(dashboardGroups, &v))},
 		{[]string{"man", "run"}, "redlock-tui-run - run a command while holding a Redlock lock", visibleFlags(runSet)},
 	} {
 		code, roff, stderr := runCapture(page.args, fakeEnv(nil, nil))

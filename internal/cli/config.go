@@ -18,14 +18,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
-	"github.com/redlock-tui/redlock-tui/ui"
 )
 
 // Defaults of the command line, also shown by --help.
@@ -142,57 +140,6 @@ type flagValues struct {
 // the CA file were given: their flags, or the keys of a profile.
 type settingNames struct{ masters, passwordFile, tlsCAFile, tlsCert, tlsKey string }
 
-// flagSettingNames are the names of the settings given as flags.
-var flagSettingNames = settingNames{masters: "--masters", passwordFile: "--password-file", tlsCAFile: "--tls-ca-file",
-	tlsCert: "--tls-cert", tlsKey: "--tls-key"}
-
-// newFlagSet declares every flag on a fresh set bound to v.
-func newFlagSet(v *flagValues) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("redlock-tui", pflag.ContinueOnError)
-	fs.SortFlags = false
-	c := &v.cfg
-	v.from = flagSettingNames
-	fs.StringArrayVarP(&v.masters, "masters", "m", nil,
-		"Redis masters: host:port or redis://[user[:password]@]host[:port][/db] or rediss://...; comma list or repeated; none: embedded demo masters")
-	fs.StringVarP(&v.profile, "profile", "P", "",
-		"connect with this profile of the config file: its masters, user, password source, TLS, pattern, read-only; flags given win")
-	fs.StringVar(&v.configFile, "config", "",
-		"the profiles' file (default: redlock-tui/"+configFileName+" in the user's config directory, e.g. ~/.config)")
-	fs.StringVar(&v.passwordFile, "password-file", "",
-		"read the masters' password from this file (first line); else $REDISCLI_AUTH; a password in a URL wins")
-	fs.StringVar(&v.tlsCAFile, "tls-ca-file", "", "PEM file of CA certificates for rediss:// masters")
-	fs.StringVar(&v.tlsCert, "tls-cert", "", "PEM file of the client certificate, for rediss:// masters that ask for one "+
-		"(tls-auth-clients); with --tls-key")
-	fs.StringVar(&v.tlsKey, "tls-key", "", "PEM file of the client certificate's private key; with --tls-cert")
-	fs.BoolVar(&c.TLSSkipVerify, "tls-skip-verify", false, "do not verify rediss:// certificates (insecure)")
-	fs.StringVar(&c.Pattern, "pattern", monitor.DefaultPattern, "SCAN MATCH pattern of the keys to show as locks")
-	fs.DurationVar(&c.TTL, "ttl", defaultTTL, "TTL of locks acquired from the dashboard")
-	fs.DurationVar(&c.Poll, "poll", defaultPoll, "poll interval")
-	fs.DurationVar(&c.NodeTimeout, "node-timeout", defaultNodeTimeout, "how long one master may take to answer one lock command")
-	fs.IntVar(&c.Retries, "retries", defaultRetries, "acquire rounds tried after the first fails")
-	fs.StringVar(&v.retryDelay, "retry-delay", defaultRetryDelay, "random delay between acquire rounds: min-max, or a single max")
-	fs.Float64Var(&c.DriftFactor, "drift-factor", defaultDriftFactor, "clock drift allowance as a fraction of the TTL, in [0,1)")
-	fs.IntVar(&c.MaxKeys, "max-keys", monitor.DefaultMaxKeys, "lock keys tracked; beyond it the screen says truncated")
-	fs.Float64Var(&c.ScanBudget, "scan-budget", monitor.DefaultScanBudget*100,
-		"percent of one CPU core of each master that the search for new lock keys may use (the scan continues across polls)")
-	fs.BoolVar(&c.ReadOnly, "read-only", false, "never write: acquiring, extending, releasing and deleting are disabled")
-	fs.BoolVar(&c.Fencing, "fencing", false, "locks we take carry fencing tokens, counted on the masters (see the README)")
-	fs.BoolVar(&c.Once, "once", false, "print one snapshot and exit: 0 if a quorum of masters answered, 3 if not")
-	fs.BoolVar(&c.JSON, "json", false, "with --once: print JSON instead of a table")
-	fs.BoolVar(&c.Headless, "headless", false, "no screen: poll until SIGTERM, serving --metrics and writing --events")
-	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
-	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
-	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless)")
-	fs.StringVar(&c.Debug, "debug", "", "append a log of connections, Redlock rounds and polls to this file")
-	fs.BoolVar(&c.Demo, "demo", false, "embedded demo masters and a workload: the dashboard's default without --masters, "+
-		"which --once and --headless need said")
-	fs.IntVar(&c.DemoClients, "demo-clients", defaultDemoClients, "demo mode (no --masters): simulated clients")
-	fs.IntVar(&c.DemoResources, "demo-resources", defaultDemoResources, "demo mode (no --masters): resources they contend for")
-	fs.BoolVarP(&c.Version, "version", "v", false, "print the version and exit (also: redlock-tui version)")
-	fs.BoolVarP(&c.Help, "help", "h", false, "print this help and exit")
-	return fs
-}
-
 // usage is the --help text.
 func usage() string {
 	var v flagValues
@@ -204,9 +151,7 @@ Usage:
   redlock-tui -m ... --once [--json]        one snapshot, no screen
   redlock-tui -m ... --headless --metrics :9121 --events FILE   no screen: metrics and an event stream
   redlock-tui run -m ... RESOURCE -- CMD    run a command under a lock (run --help)
-
-Flags:
-` + newFlagSet(&v).FlagUsages() + `
+` + groupUsages(dashboardGroups, &v) + `
 Exit status: 0 ok; 1 failure; 2 bad usage; 3 (--once) fewer than a quorum of masters answered.
 `
 }
@@ -216,7 +161,7 @@ Exit status: 0 ok; 1 failure; 2 bad usage; 3 (--once) fewer than a quorum of mas
 // with only that field set.
 func parseConfig(args []string, env Environment) (Config, error) {
 	var v flagValues
-	fs := newFlagSet(&v)
+	fs := newFlagSet(dashboardGroups, &v)
 	fs.SetOutput(io.Discard) // errors are reported by the caller, on one line
 	if err := fs.Parse(args); err != nil {
 		return Config{}, &UsageError{Msg: err.Error()}
@@ -236,7 +181,7 @@ func parseConfig(args []string, env Environment) (Config, error) {
 	if err := applyProfile(fs, &c, &v, env); err != nil {
 		return Config{}, err
 	}
-	if err := validateScalars(&c, &v); err != nil {
+	if err := validateScalars(dashboardGroups, &c, &v); err != nil {
 		return Config{}, err
 	}
 	masters, err := parseMasters(v.masters, &c, &v, env)
@@ -262,14 +207,24 @@ func checkDemo(c Config) error {
 	return nil
 }
 
-// validateScalars checks every flag but the masters and fills the retry delay.
-func validateScalars(c *Config, v *flagValues) error {
+// validateScalars checks every flag of the groups but the masters, and fills the retry delay.
+func validateScalars(groups []flagGroup, c *Config, v *flagValues) error {
+	for _, g := range groups {
+		if g.check == nil {
+			continue
+		}
+		if err := g.check(c, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLockFlags checks the lock flags and fills the retry delay.
+func checkLockFlags(c *Config, v *flagValues) error {
 	switch {
-	case c.TTL < ui.MinTTL || c.TTL > ui.MaxTTL:
-		return usagef("--ttl must be from %v to %v (as in the acquire form), got %s", ui.MinTTL, ui.MaxTTL, c.TTL)
-	case c.Poll < ui.MinPoll || c.Poll > ui.MaxPoll:
-		return usagef("--poll must be from %v to %v (the range + and - step through), got %s", ui.MinPoll,
-			ui.MaxPoll, c.Poll)
+	case c.TTL < redlock.MinTTL || c.TTL > redlock.MaxTTL:
+		return usagef("--ttl must be from %v to %v (as in the acquire form), got %s", redlock.MinTTL, redlock.MaxTTL, c.TTL)
 	case c.NodeTimeout <= 0:
 		return usagef("--node-timeout must be positive, got %s", c.NodeTimeout)
 	case c.NodeTimeout >= c.TTL:
@@ -279,12 +234,34 @@ func validateScalars(c *Config, v *flagValues) error {
 		return usagef("--retries must not be negative, got %d", c.Retries)
 	case math.IsNaN(c.DriftFactor) || c.DriftFactor < 0 || c.DriftFactor >= 1:
 		return usagef("--drift-factor must be in [0,1), got %v", c.DriftFactor)
+	}
+	lo, hi, err := parseRetryDelay(v.retryDelay)
+	if err != nil {
+		return err
+	}
+	c.RetryDelayMin, c.RetryDelayMax = lo, hi
+	return nil
+}
+
+// checkMonitorFlags checks what is watched and how often.
+func checkMonitorFlags(c *Config, _ *flagValues) error {
+	switch {
+	case c.Poll < monitor.MinInterval || c.Poll > monitor.MaxInterval:
+		return usagef("--poll must be from %v to %v (the range + and - step through), got %s", monitor.MinInterval,
+			monitor.MaxInterval, c.Poll)
 	case c.MaxKeys <= 0:
 		return usagef("--max-keys must be positive, got %d", c.MaxKeys)
 	case math.IsNaN(c.ScanBudget) || c.ScanBudget <= 0 || c.ScanBudget > 100:
 		return usagef("--scan-budget must be a percent in (0,100], got %v", c.ScanBudget)
 	case c.Pattern == "":
 		return usagef("--pattern must not be empty (use '*' for every key)")
+	}
+	return nil
+}
+
+// checkOutputFlags checks the modes without a screen and their outputs.
+func checkOutputFlags(c *Config, _ *flagValues) error {
+	switch {
 	case c.JSON && !c.Once:
 		return usagef("--json only applies with --once")
 	case c.Headless && c.Once:
@@ -295,10 +272,6 @@ func validateScalars(c *Config, v *flagValues) error {
 		return usagef("--events - (standard output) needs --headless: the dashboard owns the screen")
 	case len(c.MetricsLocks) > 0 && c.Metrics == "":
 		return usagef("--metrics-locks needs --metrics")
-	case c.DemoClients < 1 || c.DemoClients > maxDemo:
-		return usagef("--demo-clients must be from 1 to %d, got %d", maxDemo, c.DemoClients)
-	case c.DemoResources < 1 || c.DemoResources > maxDemo:
-		return usagef("--demo-resources must be from 1 to %d, got %d", maxDemo, c.DemoResources)
 	}
 	if c.Metrics != "" {
 		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
@@ -310,11 +283,17 @@ func validateScalars(c *Config, v *flagValues) error {
 			return usagef("--metrics-locks: empty resource name")
 		}
 	}
-	lo, hi, err := parseRetryDelay(v.retryDelay)
-	if err != nil {
-		return err
+	return nil
+}
+
+// checkDemoFlags checks the embedded demo's size.
+func checkDemoFlags(c *Config, _ *flagValues) error {
+	switch {
+	case c.DemoClients < 1 || c.DemoClients > maxDemo:
+		return usagef("--demo-clients must be from 1 to %d, got %d", maxDemo, c.DemoClients)
+	case c.DemoResources < 1 || c.DemoResources > maxDemo:
+		return usagef("--demo-resources must be from 1 to %d, got %d", maxDemo, c.DemoResources)
 	}
-	c.RetryDelayMin, c.RetryDelayMax = lo, hi
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,11 +43,6 @@ const (
 var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
 	syscall.SIGUSR1, syscall.SIGUSR2}
 
-// dashboardOnlyFlags make no sense for run; run refuses them rather than ignore them silently.
-// A profile is refused too: it may be read-only or production, which run, a writer, has no flag to override.
-var dashboardOnlyFlags = []string{"pattern", "poll", "max-keys", "scan-budget", "read-only", "once", "json",
-	"demo", "demo-clients", "demo-resources", "version", "headless", "metrics", "metrics-locks", "events", "profile", "config"}
-
 // runConfig is run's validated command line.
 type runConfig struct {
 	Config                 // connection and lock settings, parsed and checked as for the dashboard
@@ -56,25 +52,20 @@ type runConfig struct {
 	Grace    time.Duration // after SIGTERM on loss, how long the command has before SIGKILL
 }
 
-// parseRunConfig parses run's arguments (after "run"). It declares the dashboard's flags (one place parses
-// masters, passwords and TLS), refuses the ones that do not apply, and adds run's own. Its errors are
-// *UsageError. With --help only Help is set.
+// parseRunConfig parses run's arguments (after "run"): the connection and lock flags, parsed and checked as
+// for the dashboard, and run's own. A flag of the dashboard's that run does not take (a profile among them:
+// it may be read-only or production, which run, a writer, has no flag to override) is refused by name. Its
+// errors are *UsageError. With --help only Help is set.
 func parseRunConfig(args []string, env Environment) (runConfig, error) {
 	var v flagValues
 	var rc runConfig
-	fs := newFlagSet(&v)
-	addRunFlags(fs, &rc)
+	fs := newRunFlagSet(&v, &rc)
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return runConfig{}, &UsageError{Msg: err.Error()}
+		return runConfig{}, runFlagError(err)
 	}
 	if v.cfg.Help {
 		return runConfig{Config: Config{Help: true}}, nil
-	}
-	for _, name := range dashboardOnlyFlags {
-		if fs.Changed(name) {
-			return runConfig{}, usagef("--%s does not apply to run", name)
-		}
 	}
 	rest, dash := fs.Args(), fs.ArgsLenAtDash()
 	switch {
@@ -96,7 +87,7 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 		return runConfig{}, usagef("--grace must not be negative, got %s", rc.Grace)
 	}
 	c := v.cfg
-	if err := validateScalars(&c, &v); err != nil {
+	if err := validateScalars(runGroups, &c, &v); err != nil {
 		return runConfig{}, err
 	}
 	if len(v.masters) == 0 {
@@ -111,28 +102,50 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 	return rc, nil
 }
 
-// addRunFlags declares run's own flags and hides the dashboard's that it refuses.
-func addRunFlags(fs *pflag.FlagSet, rc *runConfig) {
-	fs.DurationVar(&rc.Wait, "wait", 0,
-		"keep trying to acquire for this long (rounds every --retry-delay); 0: give up after --retries")
-	fs.DurationVar(&rc.Grace, "grace", defaultGrace,
-		"when the lock is lost the command gets SIGTERM, then SIGKILL after this long")
-	for _, name := range dashboardOnlyFlags {
-		_ = fs.MarkHidden(name) // every name is declared by newFlagSet
+// runFlagError is the usage error of a flag run does not know: a dashboard's flag is named as one that does
+// not apply to run.
+func runFlagError(err error) error {
+	var v flagValues
+	dashboard := newFlagSet(dashboardGroups, &v)
+	msg := err.Error()
+	var f *pflag.Flag
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		f = dashboard.Lookup(name)
+	} else if rest, ok := strings.CutPrefix(msg, "unknown shorthand flag: '"); ok && len(rest) > 0 {
+		f = dashboard.ShorthandLookup(rest[:1])
 	}
+	if f != nil {
+		return usagef("--%s does not apply to run", f.Name)
+	}
+	return &UsageError{Msg: msg}
+}
+
+// runGroups are the dashboard's flag groups that run takes.
+var runGroups = []flagGroup{connectionFlags, lockFlags, debugFlags}
+
+// newRunFlagSet declares run's flags: the connection, lock and debugging groups, and run's own.
+func newRunFlagSet(v *flagValues, rc *runConfig) *pflag.FlagSet {
+	own := flagGroup{"Run", func(fs *pflag.FlagSet, v *flagValues) {
+		fs.DurationVar(&rc.Wait, "wait", 0,
+			"keep trying to acquire for this long (rounds every --retry-delay); 0: give up after --retries")
+		fs.DurationVar(&rc.Grace, "grace", defaultGrace,
+			"when the lock is lost the command gets SIGTERM, then SIGKILL after this long")
+		fs.BoolVarP(&v.cfg.Help, "help", "h", false, "print this help and exit")
+	}, nil}
+	fs := newFlagSet(append(runGroups, own), v)
 	// The dashboard's words for these do not fit run: its masters are required, its TTL is the command's lock's.
 	fs.Lookup("masters").Usage = "your Redis masters (required): host:port or redis://[user[:password]@]host[:port][/db] " +
 		"or rediss://...; comma list or repeated"
 	fs.Lookup("ttl").Usage = "TTL of the lock; while the command runs it is extended by this each time a third is left"
 	fs.Lookup("retries").Usage = "acquire rounds tried after the first fails, without --wait"
+	return fs
 }
 
 // runUsage is run's --help text.
 func runUsage() string {
 	var v flagValues
 	var rc runConfig
-	fs := newFlagSet(&v)
-	addRunFlags(fs, &rc)
+	fs := newRunFlagSet(&v, &rc)
 	return `redlock-tui run: run a command while holding a Redlock lock on your masters.
 
 Usage:

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// flagGroup is a group of flags that modes share: declared once, composed into each mode's flag set, and
+// listed under its title in that mode's help.
+type flagGroup struct {
+	title string
+	add   func(fs *pflag.FlagSet, v *flagValues)
+	check func(c *Config, v *flagValues) error // nil: nothing to check beyond the flags' types
+}
+
+// The flag groups.
+var (
+	connectionFlags = flagGroup{"Connection", addConnectionFlags, nil} // the masters are checked by parseMasters
+	profileFlags    = flagGroup{"Profiles", addProfileFlags, nil}
+	lockFlags       = flagGroup{"Locks", addLockFlags, checkLockFlags}
+	monitorFlags    = flagGroup{"Watching", addMonitorFlags, checkMonitorFlags}
+	outputFlags     = flagGroup{"Output", addOutputFlags, checkOutputFlags}
+	demoFlags       = flagGroup{"Demo", addDemoFlags, checkDemoFlags}
+	debugFlags      = flagGroup{"Debugging", addDebugFlags, nil}
+	generalFlags    = flagGroup{"General", addGeneralFlags, nil}
+)
+
+// dashboardGroups are the flags of the dashboard, --once and --headless.
+var dashboardGroups = []flagGroup{connectionFlags, profileFlags, lockFlags, monitorFlags, outputFlags, demoFlags,
+	debugFlags, generalFlags}
+
+// newFlagSet declares the groups' flags on a fresh set bound to v.
+func newFlagSet(groups []flagGroup, v *flagValues) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("redlock-tui", pflag.ContinueOnError)
+	fs.SortFlags = false
+	v.from = flagSettingNames
+	for _, g := range groups {
+		g.add(fs, v)
+	}
+	return fs
+}
+
+// groupUsages lists the groups' flags, each group under its title.
+func groupUsages(groups []flagGroup, v *flagValues) string {
+	var b strings.Builder
+	for _, g := range groups {
+		b.WriteString("\n" + g.title + " flags:\n" + newFlagSet([]flagGroup{g}, v).FlagUsages())
+	}
+	return b.String()
+}
+
+// flagSettingNames are the names of the settings given as flags.
+var flagSettingNames = settingNames{masters: "--masters", passwordFile: "--password-file", tlsCAFile: "--tls-ca-file",
+	tlsCert: "--tls-cert", tlsKey: "--tls-key"}
+
+// addConnectionFlags declares how to reach the masters.
+func addConnectionFlags(fs *pflag.FlagSet, v *flagValues) {
+	fs.StringArrayVarP(&v.masters, "masters", "m", nil,
+		"Redis masters: host:port or redis://[user[:password]@]host[:port][/db] or rediss://...; comma list or repeated; none: embedded demo masters")
+	fs.StringVar(&v.passwordFile, "password-file", "",
+		"read the masters' password from this file (first line); else $REDISCLI_AUTH; a password in a URL wins")
+	fs.StringVar(&v.tlsCAFile, "tls-ca-file", "", "PEM file of CA certificates for rediss:// masters")
+	fs.StringVar(&v.tlsCert, "tls-cert", "", "PEM file of the client certificate, for rediss:// masters that ask for one "+
+		"(tls-auth-clients); with --tls-key")
+	fs.StringVar(&v.tlsKey, "tls-key", "", "PEM file of the client certificate's private key; with --tls-cert")
+	fs.BoolVar(&v.cfg.TLSSkipVerify, "tls-skip-verify", false, "do not verify rediss:// certificates (insecure)")
+}
+
+// addProfileFlags declares the connection profiles.
+func addProfileFlags(fs *pflag.FlagSet, v *flagValues) {
+	fs.StringVarP(&v.profile, "profile", "P", "",
+		"connect with this profile of the config file: its masters, user, password source, TLS, pattern, read-only; flags given win")
+	fs.StringVar(&v.configFile, "config", "",
+		"the profiles' file (default: redlock-tui/"+configFileName+" in the user's config directory, e.g. ~/.config)")
+}
+
+// addLockFlags declares how our locks are taken.
+func addLockFlags(fs *pflag.FlagSet, v *flagValues) {
+	c := &v.cfg
+	fs.DurationVar(&c.TTL, "ttl", defaultTTL, "TTL of locks acquired from the dashboard")
+	fs.DurationVar(&c.NodeTimeout, "node-timeout", defaultNodeTimeout, "how long one master may take to answer one lock command")
+	fs.IntVar(&c.Retries, "retries", defaultRetries, "acquire rounds tried after the first fails")
+	fs.StringVar(&v.retryDelay, "retry-delay", defaultRetryDelay, "random delay between acquire rounds: min-max, or a single max")
+	fs.Float64Var(&c.DriftFactor, "drift-factor", defaultDriftFactor, "clock drift allowance as a fraction of the TTL, in [0,1)")
+	fs.BoolVar(&c.Fencing, "fencing", false, "locks we take carry fencing tokens, counted on the masters (see the README)")
+}
+
+// addMonitorFlags declares what is watched and how often.
+func addMonitorFlags(fs *pflag.FlagSet, v *flagValues) {
+	c := &v.cfg
+	fs.StringVar(&c.Pattern, "pattern", monitor.DefaultPattern, "SCAN MATCH pattern of the keys to show as locks")
+	fs.DurationVar(&c.Poll, "poll", defaultPoll, "poll interval")
+	fs.IntVar(&c.MaxKeys, "max-keys", monitor.DefaultMaxKeys, "lock keys tracked; beyond it the screen says truncated")
+	fs.Float64Var(&c.ScanBudget, "scan-budget", monitor.DefaultScanBudget*100,
+		"percent of one CPU core of each master that the search for new lock keys may use (the scan continues across polls)")
+	fs.BoolVar(&c.ReadOnly, "read-only", false, "never write: acquiring, extending, releasing and deleting are disabled")
+}
+
+// addOutputFlags declares the modes without a screen and their outputs.
+func addOutputFlags(fs *pflag.FlagSet, v *flagValues) {
+	c := &v.cfg
+	fs.BoolVar(&c.Once, "once", false, "print one snapshot and exit: 0 if a quorum of masters answered, 3 if not")
+	fs.BoolVar(&c.JSON, "json", false, "with --once: print JSON instead of a table")
+	fs.BoolVar(&c.Headless, "headless", false, "no screen: poll until SIGTERM, serving --metrics and writing --events")
+	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
+	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
+	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless)")
+}
+
+// addDemoFlags declares the embedded demo.
+func addDemoFlags(fs *pflag.FlagSet, v *flagValues) {
+	c := &v.cfg
+	fs.BoolVar(&c.Demo, "demo", false, "embedded demo masters and a workload: the dashboard's default without --masters, "+
+		"which --once and --headless need said")
+	fs.IntVar(&c.DemoClients, "demo-clients", defaultDemoClients, "demo mode (no --masters): simulated clients")
+	fs.IntVar(&c.DemoResources, "demo-resources", defaultDemoResources, "demo mode (no --masters): resources they contend for")
+}
+
+// addDebugFlags declares the debug log.
+func addDebugFlags(fs *pflag.FlagSet, v *flagValues) {
+	fs.StringVar(&v.cfg.Debug, "debug", "", "append a log of connections, Redlock rounds and polls to this file")
+}
+
+// addGeneralFlags declares help and version.
+func addGeneralFlags(fs *pflag.FlagSet, v *flagValues) {
+	fs.BoolVarP(&v.cfg.Version, "version", "v", false, "print the version and exit (also: redlock-tui version)")
+	fs.BoolVarP(&v.cfg.Help, "help", "h", false, "print this help and exit")
+}
