@@ -508,6 +508,56 @@ func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
 	}
 }
 
+// TestRunTellsAProvenLossFromAFailedExtension: an extension that the masters answer with "not there" proves
+// the lock lost and ends the command at once; one that fails because the masters do not answer proves
+// nothing, so the command runs on while the lock's validity lasts, and is terminated when it runs out.
+func TestRunTellsAProvenLossFromAFailedExtension(t *testing.T) {
+	const ttl = 3 * time.Second
+	for _, tc := range []struct {
+		name    string
+		fail    func(t *testing.T, masters []redlocktest.Master, clients []*redis.Client, resource string)
+		notLost bool // the message says the lock may still hold
+	}{
+		{"the keys are gone from a majority", func(t *testing.T, _ []redlocktest.Master, clients []*redis.Client, resource string) {
+			for _, c := range clients[1:] {
+				if err := c.Del(context.Background(), resource).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, false},
+		{"a majority does not answer", func(t *testing.T, masters []redlocktest.Master, _ []*redis.Client, _ string) {
+			for _, m := range masters[1:] {
+				if err := m.Stop(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin := buildBinary(t)
+			masters := redlocktest.Masters(t, 3)
+			clients := redlocktest.Clients(t, masters)
+			dir := t.TempDir()
+			const resource = "job:extended"
+			p := startRun(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","),
+				"--ttl", ttl.String(), "--grace", "1s", resource, "--", "sh", "-c", `exec sleep 300`)
+			eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
+			tc.fail(t, masters, clients, resource)
+			code := p.wait(ttl + 10*time.Second)
+			stderr := p.stderr.String()
+			if code != cli.ExitLockLost {
+				t.Fatalf("run exited %d, want %d; stderr:\n%s", code, cli.ExitLockLost, stderr)
+			}
+			said := strings.Contains(stderr, "not lost: its keys may still hold it for")
+			ranOut := strings.Contains(stderr, "validity ran out after the failed extension")
+			if said != tc.notLost || ranOut != tc.notLost {
+				t.Errorf("stderr says the lock may still hold: %v, that its validity ran out: %v; want %v; stderr:\n%s",
+					said, ranOut, tc.notLost, stderr)
+			}
+		})
+	}
+}
+
 func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

@@ -291,7 +291,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 				token:      token,
 				fence:      fence,
 				ttl:        ttl,
-				validUntil: r.Start.Add(r.Validity + r.Elapsed),
+				validUntil: r.ValidUntil(),
 				last:       r,
 				prev:       prev,
 			}, nil

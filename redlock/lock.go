@@ -150,7 +150,7 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (err error) {
 	l.last, l.prev = r, tail.finished
 	if r.OK >= c.quorum && r.Validity > 0 && !l.released {
 		l.ttl = ttl
-		l.validUntil = r.Start.Add(r.Validity + r.Elapsed)
+		l.validUntil = r.ValidUntil()
 		l.extensions++
 		return nil
 	}

@@ -75,6 +75,10 @@ type Round struct {
 	Nodes    []NodeResult  // in the order of the masters given to New
 }
 
+// ValidUntil is when the lock that a successful acquire or extend round granted stops being valid, on the
+// client's clock: its validity counted from the decision.
+func (r Round) ValidUntil() time.Time { return r.Start.Add(r.Elapsed + r.Validity) }
+
 // Summary describes the round in one line, for logs and errors.
 func (r Round) Summary() string {
 	var b strings.Builder

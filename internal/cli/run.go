@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -155,7 +156,9 @@ The lock is acquired (see --wait and --retries), extended while the command runs
 of it is left), and released when the command exits. The command runs in a process group of its own, the job's,
 and gets REDLOCK_RESOURCE, REDLOCK_TOKEN and REDLOCK_VALID_UNTIL (RFC 3339, when the lock lapses unless
 extended). Signals sent to run (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to the job's process group. When
-the lock is lost, the job's process group gets SIGTERM at once and SIGKILL after --grace.
+the lock is lost (the masters answer an extension with "not there" on a quorum), the job's process group gets
+SIGTERM at once and SIGKILL after --grace. When an extension fails with errors or timeouts, which proves
+nothing, the command runs on for the validity the lock had, and is then terminated the same way.
 
 If run dies, even of SIGKILL, the job's whole process group is SIGKILLed within milliseconds: a watchdog that
 run starts before the command (/bin/sh, leading the group, ignoring the signals above) does it as soon as the
@@ -205,9 +208,11 @@ func runUnderLock(args []string, sys system) int {
 	if cfg.Wait > 0 {
 		retries = math.MaxInt // --wait bounds the attempts instead
 	}
+	valid := &validity{}
 	locker, err := a.Lock(lockerOptions(cfg.Config,
 		redlock.WithRetries(retries),
 		redlock.WithMaxExtensions(math.MaxInt), // the command decides how long the lock is needed
+		redlock.WithObserver(valid.observe),
 	)...)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
@@ -218,9 +223,7 @@ func runUnderLock(args []string, sys system) int {
 	if lock == nil {
 		return status
 	}
-	keeper := lock.AutoExtend()
-	status = superviseCommand(lock, keeper, cfg, sigs, sys)
-	keeper.Stop()
+	status = superviseCommand(lock, valid, cfg, sigs, sys)
 	releaseAfterRun(lock, cfg, status == ExitLockLost, sys)
 	return status
 }
@@ -266,8 +269,7 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 // is lost it terminates the command's process group (SIGTERM, then SIGKILL after the grace period). A watchdog
 // started first leads that group and kills it should run die (see startWatchdog). It returns run's exit status
 // once the command has exited.
-func superviseCommand(lock *redlock.Lock, keeper *redlock.Keeper, cfg runConfig, sigs <-chan os.Signal,
-	sys system) int {
+func superviseCommand(lock *redlock.Lock, valid *validity, cfg runConfig, sigs <-chan os.Signal, sys system) int {
 	wd, err := startWatchdog(0)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v; the command was not started\n", err)
@@ -289,25 +291,28 @@ func superviseCommand(lock *redlock.Lock, keeper *redlock.Keeper, cfg runConfig,
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	lost := keeper.Lost()
+	keep := keepLock(lock, valid, sys)
+	defer keep.stop()
 	wasLost, killed := false, false
 	var kill <-chan time.Time
+	terminate := func(why string) { // the lock is lost: SIGTERM now, SIGKILL after --grace
+		fmt.Fprintf(sys.stderr, "redlock-tui run: %s; terminating the command\n", why)
+		wasLost = true
+		signalGroup(group, syscall.SIGTERM)
+		kill = time.After(cfg.Grace)
+	}
 	watchdogExited := wd.exited
 	for {
 		select {
 		case sig := <-sigs:
 			signalGroup(group, sig)
-		case err, ok := <-lost:
-			lost = nil
-			if !ok {
-				continue // the keeper ended without a loss: it was stopped
+		case err, ok := <-keep.lost:
+			if keep.proven(err, ok) {
+				terminate(err.Error())
 			}
-			wasLost = true
-			fmt.Fprintf(sys.stderr, "redlock-tui run: %v; terminating the command\n", err)
-			signalGroup(group, syscall.SIGTERM)
-			t := time.NewTimer(cfg.Grace)
-			defer t.Stop()
-			kill = t.C
+		case <-keep.expired:
+			keep.expired = nil
+			terminate("the lock's validity ran out after the failed extension")
 		case <-kill:
 			fmt.Fprintf(sys.stderr, "redlock-tui run: the command outlived --grace %s after losing the lock; killing it\n", cfg.Grace)
 			killed = true // the watchdog dies of this too
@@ -333,6 +338,69 @@ func superviseCommand(lock *redlock.Lock, keeper *redlock.Keeper, cfg runConfig,
 		}
 	}
 }
+
+// keeping extends run's lock while the command runs, through a redlock.Keeper. An extension that failed with
+// errors or timeouts does not prove the lock lost: its keys may still hold the token until the validity the
+// lock had, which is as long as Redlock promises it anyway. The client ends the lock on such a failure, so it
+// cannot be extended again; the command runs on until that validity runs out, and is terminated then. A loss
+// the masters proved (redlock.ProvesLost) terminates it at once.
+type keeping struct {
+	lock    *redlock.Lock
+	valid   *validity
+	keeper  *redlock.Keeper
+	lost    <-chan error     // the keeper's; nil once it has spoken
+	expired <-chan time.Time // fires when the validity of a lock whose extension failed runs out; nil otherwise
+	stderr  io.Writer
+}
+
+// keepLock starts keeping lock, whose validity valid follows.
+func keepLock(lock *redlock.Lock, valid *validity, sys system) *keeping {
+	k := &keeping{lock: lock, valid: valid, keeper: lock.AutoExtend(), stderr: sys.stderr}
+	k.lost = k.keeper.Lost()
+	return k
+}
+
+// proven takes what the keeper's Lost channel gave (ok false: closed) and reports whether the lock is proven
+// lost; when it may still hold, it says for how long and arranges for expired to fire then.
+func (k *keeping) proven(err error, ok bool) bool {
+	k.lost = nil
+	if !ok {
+		return false // the keeper ended without a loss: it was stopped
+	}
+	if valid := k.valid.left(); !redlock.ProvesLost(err) && valid > 0 {
+		fmt.Fprintf(k.stderr, "redlock-tui run: %v; not lost: its keys may still hold it for %s, then the command "+
+			"is terminated\n", err, valid.Round(time.Millisecond))
+		k.expired = time.After(valid)
+		return false
+	}
+	return true
+}
+
+// validity follows the end of run's lock's validity through the Redlock client's reports: the client ends a
+// lock whose extension failed, and forgets its validity, but the keys may hold the token until then.
+type validity struct {
+	mu    sync.Mutex
+	until time.Time
+}
+
+// observe is the Redlock client's observer: a successful acquire or extend round moves the end.
+func (v *validity) observe(a redlock.Action) {
+	if a.Err == nil && (a.Op == redlock.OpAcquire || a.Op == redlock.OpExtend) {
+		v.mu.Lock()
+		v.until = a.Round.ValidUntil()
+		v.mu.Unlock()
+	}
+}
+
+// left is the validity left.
+func (v *validity) left() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return time.Until(v.until)
+}
+
+// stop stops the keeper.
+func (k *keeping) stop() { k.keeper.Stop() }
 
 // replaceWatchdog starts a watchdog into the job's process group after someone else ended the last one, and
 // says so on stderr. It returns nil when none could be started; the ended one then stays in place: releasing
