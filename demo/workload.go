@@ -221,13 +221,7 @@ func (c *simClient) hold(ctx context.Context, l *redlock.Lock, hold time.Duratio
 			return c.gcPause(ctx, l)
 		case <-t.C:
 		}
-		if n := l.Extensions(); n > extensions {
-			extensions = n
-			c.d.extendBelief(tok, l.Validity())
-			c.d.emit(Event{Kind: EventExtended, Client: c.name, Resource: res, Token: tok, Master: -1,
-				Text: fmt.Sprintf("%s extended %s (extension %d) %s, valid for %v", c.name, res, n,
-					nodesText(l.LastRound()), l.Validity().Round(time.Millisecond))})
-		}
+		extensions = c.noteExtensions(l, extensions)
 		if step == steps {
 			break
 		}
@@ -245,15 +239,36 @@ func (c *simClient) hold(ctx context.Context, l *redlock.Lock, hold time.Duratio
 		step++
 	}
 	stopKeeper()
+	return c.finish(ctx, l)
+}
+
+// noteExtensions reports the extensions of l beyond the seen ones, which the keeper made, and returns how
+// many there are now.
+func (c *simClient) noteExtensions(l *redlock.Lock, seen int) int {
+	n := l.Extensions()
+	if n <= seen {
+		return seen
+	}
+	res, tok := l.Resource(), l.Token()
+	c.d.extendBelief(tok, l.Validity())
+	c.d.emit(Event{Kind: EventExtended, Client: c.name, Resource: res, Token: tok, Master: -1,
+		Text: fmt.Sprintf("%s extended %s (extension %d) %s, valid for %v", c.name, res, n,
+			nodesText(l.LastRound()), l.Validity().Round(time.Millisecond))})
+	return n
+}
+
+// finish ends the work under l: now and then the client crashes holding it (its keys linger until their TTL),
+// otherwise it releases it. It returns false when ctx ended.
+func (c *simClient) finish(ctx context.Context, l *redlock.Lock) bool {
+	res, tok := l.Resource(), l.Token()
+	c.d.stopBelieving(tok)
 	if rand.N(crashOdds) == 0 {
-		c.d.stopBelieving(tok)
 		down := between(minRestart, maxRestart, c.d.Rate())
 		c.d.emit(Event{Kind: EventCrashed, Client: c.name, Resource: res, Token: tok, Master: -1,
 			Text: fmt.Sprintf("%s crashed holding %s; its keys linger until their TTL (%v) runs out; it restarts in %v",
 				c.name, res, l.TTL(), down.Round(time.Millisecond))})
 		return sleep(ctx, down)
 	}
-	c.d.stopBelieving(tok)
 	c.release(l)
 	return true
 }
