@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 // Drift measurement: the rate is reported once the offset has been followed for driftMinWindow, and only when
@@ -16,8 +18,6 @@ import (
 const (
 	driftMinWindow = 2 * time.Second
 	driftMaxWindow = time.Minute
-	// driftFixed is the constant term of the Redlock drift allowance, as in the client: ttl*factor + 2ms.
-	driftFixed = 2 * time.Millisecond
 	// maxLockWarnings caps the warnings of one kind naming locks; the rest are counted in one.
 	maxLockWarnings = 10
 	// rttWeight is the EWMA weight of the newest RTT sample (1/8, as TCP's smoothed RTT).
@@ -29,11 +29,6 @@ const (
 	// released: read times are estimates, and Redis expires keys within a millisecond or so.
 	expiryTolerance = 10 * time.Millisecond
 )
-
-// driftAllowance is the Redlock allowance for clock drift over d.
-func driftAllowance(d time.Duration, factor float64) time.Duration {
-	return time.Duration(float64(d)*factor) + driftFixed
-}
 
 // Aggregate computes the snapshot that follows prev (nil for the first) given one reading per master, in the
 // order of the masters, the locks registered as ours (by resource) and the current time. It is pure: all
@@ -740,7 +735,7 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	// about to expire is not a lock.
 	if !stuck && v.Count >= quorum {
 		remaining := exp[quorum-1]
-		v.Validity = max(0, remaining-driftAllowance(remaining, cfg.DriftFactor))
+		v.Validity = max(0, remaining-redlock.DriftAllowance(remaining, cfg.DriftFactor))
 	}
 	switch {
 	case stuck:
@@ -1010,7 +1005,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		}
 	}
 
-	allowance := driftAllowance(s.maxTTL, cfg.DriftFactor)
+	allowance := redlock.DriftAllowance(s.maxTTL, cfg.DriftFactor)
 	longest := s.maxTTL
 	for i := range s.Masters {
 		m := &s.Masters[i]
@@ -1206,7 +1201,7 @@ func driftTooFast(ppm float64, ttl time.Duration, factor float64) bool {
 	if ttl <= 0 {
 		return rate > factor
 	}
-	return time.Duration(rate*float64(ttl)) > driftAllowance(ttl, factor)
+	return time.Duration(rate*float64(ttl)) > redlock.DriftAllowance(ttl, factor)
 }
 
 // abs returns |d|.

@@ -25,7 +25,11 @@
 // judged against the last decided state, so a master back without a key it held takes it from the count.
 package monitor
 
-import "time"
+import (
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
 
 // Config tunes polling and aggregation. Zero fields take the defaults documented on each field.
 type Config struct {
@@ -52,7 +56,7 @@ const (
 	DefaultInterval    = 500 * time.Millisecond
 	DefaultTimeout     = time.Second
 	DefaultDownAfter   = 3
-	DefaultDriftFactor = 0.01
+	DefaultDriftFactor = redlock.DefaultDriftFactor
 	DefaultMaxEvents   = 500
 )
 
