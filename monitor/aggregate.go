@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -955,7 +956,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		add(SeverityError, WarnQuorumDown, "", fmt.Sprintf("only %d of %d masters answered, quorum is %d: no lock can be acquired", s.UpCount, n, s.Quorum))
 	}
 	if n < 3 || n%2 == 0 {
-		add(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%s: use an odd number, at least 3", plural(n, "master")))
+		add(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%s: use an odd number, at least 3", textfmt.Plural(n, "master")))
 	}
 	for _, m := range s.Masters {
 		if m.DuplicateOf != "" {
@@ -978,7 +979,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		case l.QuorumLost:
 			lockWarning(&quorumLost, SeverityError, WarnQuorumLost, l.Resource, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource))
 		case l.State == StateStuck:
-			lockWarning(&stuck, SeverityWarning, WarnStuck, l.Resource, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, plural(l.Count, "master")))
+			lockWarning(&stuck, SeverityWarning, WarnStuck, l.Resource, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, textfmt.Plural(l.Count, "master")))
 		case l.Foreign:
 			var others []string
 			for j, c := range l.Masters {
@@ -1014,7 +1015,7 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 			case m.Down:
 				add(SeverityWarning, WarnMasterDown, m.Addr, "down: "+m.Err)
 			default:
-				add(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("not answering (%s missed): %s", plural(m.Missed, "poll"), m.Err))
+				add(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("not answering (%s missed): %s", textfmt.Plural(m.Missed, "poll"), m.Err))
 			}
 			continue
 		}
@@ -1166,29 +1167,9 @@ func ShortDuration(d time.Duration) string {
 // Progress describes the sweep in a few words: "41% of 1,000,000 keys" or "12,000 keys".
 func (w Sweep) Progress() string {
 	if w.Total > 0 {
-		return fmt.Sprintf("%d%% of %s keys", min(100, w.Scanned*100/w.Total), thousands(w.Total))
+		return fmt.Sprintf("%d%% of %s keys", min(100, w.Scanned*100/w.Total), textfmt.Thousands(w.Total))
 	}
-	return thousands(w.Scanned) + " keys"
-}
-
-// thousands formats n with commas between groups of three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// plural returns "1 poll", "2 polls".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
+	return textfmt.Thousands(w.Scanned) + " keys"
 }
 
 // driftTooFast reports whether a clock drifting ppm would, over ttl, drift more than the allowance for ttl
