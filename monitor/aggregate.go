@@ -28,11 +28,11 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	markDuplicates(s.Masters)
 	s.Swept = true
 	for _, m := range s.Masters {
-		if m.DuplicateOf != "" {
+		if m.health.sameAs != "" {
 			continue
 		}
 		s.Servers++
-		if m.Up {
+		if m.health.state == healthUp {
 			s.UpCount++
 			s.Swept = s.Swept && m.Sweep.Completed > 0
 		}

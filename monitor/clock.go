@@ -14,13 +14,49 @@ const (
 	driftMaxWindow = time.Minute
 )
 
+// measureClock takes the clock offset from r's TIME reply (none: the last measurement stands), and the drift
+// from how the offset moved over the window: the window starts at the first sample, or again at a much better
+// one before it is long enough (the first includes a dial); the rate is reported when the window is long
+// enough and its samples precise enough for factor (see driftMinWindow), and the window moves on after
+// driftMaxWindow.
+func (ms *MasterStatus) measureClock(r Reading, factor float64) {
+	if r.ServerTime.IsZero() {
+		return
+	}
+	mid := r.Sent.Add(ms.RTT / 2)
+	ms.ClockKnown = true
+	ms.ClockOffset = r.ServerTime.Sub(mid)
+	ms.ClockUncertainty = ms.RTT / 2
+	h := &ms.hist
+	elapsed := mid.Sub(h.driftRefAt)
+	if h.driftRefAt.IsZero() || elapsed < driftMinWindow && ms.ClockUncertainty < h.driftRefUnc/2 {
+		h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
+		return
+	}
+	if elapsed < driftMinWindow || float64(h.driftRefUnc+ms.ClockUncertainty)/float64(elapsed) > factor/4 {
+		return
+	}
+	ms.DriftPPM = float64(ms.ClockOffset-h.driftRef) / float64(elapsed) * 1e6
+	ms.DriftUncertPPM = float64(h.driftRefUnc+ms.ClockUncertainty) / float64(elapsed) * 1e6
+	ms.DriftKnown = true
+	if elapsed >= driftMaxWindow {
+		h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
+	}
+}
+
+// forgetDrift drops the drift measured so far and closes its window: the master is a new process.
+func (ms *MasterStatus) forgetDrift() {
+	ms.hist.driftRefAt = time.Time{}
+	ms.DriftKnown, ms.DriftPPM, ms.DriftUncertPPM = false, 0, 0
+}
+
 // sameWay reports whether every master that answers with a known value (two at least) is flagged by bad, in
 // the same direction of value; it returns that direction's sign.
 func sameWay(ms []MasterStatus, bad func(*MasterStatus) bool, value func(*MasterStatus) float64) (bool, float64) {
 	n, dir := 0, 0.0
 	for i := range ms {
 		m := &ms[i]
-		if !m.Up || !m.ClockKnown {
+		if m.health.state != healthUp || !m.ClockKnown {
 			continue
 		}
 		if !bad(m) {

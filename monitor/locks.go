@@ -109,7 +109,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 	}
 	dup := make([]bool, n)
 	for j, m := range masters {
-		dup[j] = m.DuplicateOf != ""
+		dup[j] = m.health.sameAs != ""
 	}
 
 	var (

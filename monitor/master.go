@@ -10,7 +10,7 @@ const rttWeight = 8
 
 // masterHistory is what Aggregate carries from one snapshot to the next for a master, beyond its visible fields.
 type masterHistory struct {
-	infoUptime  time.Duration // last uptime read from INFO, -1 unknown
+	infoUptime  time.Duration // last uptime read from INFO, UnknownUptime when unknown
 	driftRef    time.Duration // clock offset at the start of the drift window
 	driftRefUnc time.Duration // its uncertainty
 	driftRefAt  time.Time     // local time of that sample; zero when no window is open
@@ -18,34 +18,56 @@ type masterHistory struct {
 }
 
 // masterStatus derives one master's status from its reading and its previous status (nil when first seen),
-// with the events of the transition. A master that misses a poll keeps its last values and is "not
-// answering"; it is declared down after Config.DownAfter misses in a row, or at once when it refused us.
+// with the events of the transition: its health moves by health.next; a master that misses a poll keeps its
+// last values; one that answers is read afresh, carrying its RTT average and clock measurement, which start
+// again when it restarted.
 func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (MasterStatus, []Event) {
+	var was health
+	if p != nil {
+		was = p.health
+	}
+	is := was.next(r, cfg.DownAfter)
 	var events []Event
-	event := func(kind EventKind, text string) {
+	if kind, text := was.eventTo(is, r); kind != "" {
 		events = append(events, Event{Time: now, Kind: kind, Master: r.Addr, Text: text})
 	}
+	var ms MasterStatus
 	if r.Err != nil {
-		ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1, Uptime: UnknownUptime, hist: masterHistory{infoUptime: UnknownUptime}}
-		if p != nil {
-			ms = *p
+		ms = unanswered(p, r)
+	} else {
+		ms = answered(p, r, now)
+		if p != nil && restarted(p, r) {
+			ms.forgetDrift() // a new process: measure its clock afresh
+			events = append(events, Event{Time: now, Kind: EventMasterRestarted, Master: r.Addr, Text: restartText(p, r)})
 		}
-		wasDown := p != nil && p.Down
-		ms.Up, ms.Err, ms.Warnings, ms.Uptime = false, r.Err.Error(), nil, UnknownUptime
-		ms.Missed++
-		ms.Down = r.Refused || ms.Missed >= cfg.DownAfter
-		switch {
-		case ms.Down && !wasDown:
-			event(EventMasterDown, "down: "+r.Err.Error())
-		case !ms.Down && ms.Missed == 1:
-			event(EventMasterNotAnswering, "not answering: "+r.Err.Error())
+		if r.Uptime >= 0 {
+			// The process start, from its uptime: known from the first poll, whether or not we saw it restart.
+			ms.LastRestart = now.Add(-r.Uptime)
+			ms.hist.infoUptime = r.Uptime
 		}
-		return ms, events
+		ms.measureClock(r, cfg.DriftFactor)
 	}
+	ms.setHealth(is)
+	return ms, events
+}
 
+// unanswered is the status of a master that did not answer r: what it was (p; nil: nothing is known of it),
+// with the error, no warnings of its own and its uptime unknown.
+func unanswered(p *MasterStatus, r Reading) MasterStatus {
+	ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1, Uptime: UnknownUptime,
+		hist: masterHistory{infoUptime: UnknownUptime}}
+	if p != nil {
+		ms = *p
+	}
+	ms.Err, ms.Warnings, ms.Uptime = r.Err.Error(), nil, UnknownUptime
+	return ms
+}
+
+// answered is the status of a master from its answer r, carrying from p (nil: first seen) the smoothed RTT,
+// the clock measurement, the last restart and the history.
+func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 	ms := MasterStatus{
 		Addr:       r.Addr,
-		Up:         true,
 		LastAnswer: now,
 		Role:       r.Role,
 		Version:    r.Version,
@@ -64,14 +86,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		ms.DriftPPM, ms.DriftUncertPPM, ms.DriftKnown = p.DriftPPM, p.DriftUncertPPM, p.DriftKnown
 		ms.LastRestart = p.LastRestart
 		ms.hist = p.hist
-		switch {
-		case p.Down:
-			event(EventMasterUp, "up again")
-		case !p.Up:
-			event(EventMasterUp, fmt.Sprintf("answering again after %d missed polls", p.Missed))
-		}
 	}
-
 	if !r.Sent.IsZero() && !r.Received.IsZero() {
 		ms.RTT = r.Received.Sub(r.Sent)
 		if ms.RTTSmoothed == 0 {
@@ -80,39 +95,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 			ms.RTTSmoothed += (ms.RTT - ms.RTTSmoothed) / rttWeight
 		}
 	}
-
-	if p != nil && restarted(p, r) {
-		ms.hist.driftRefAt = time.Time{} // a new process: measure its clock afresh
-		ms.DriftKnown, ms.DriftPPM, ms.DriftUncertPPM = false, 0, 0
-		event(EventMasterRestarted, restartText(p, r))
-	}
-	if r.Uptime >= 0 {
-		// The process start, from its uptime: known from the first poll, whether or not we saw it restart.
-		ms.LastRestart = now.Add(-r.Uptime)
-		ms.hist.infoUptime = r.Uptime
-	}
-
-	if !r.ServerTime.IsZero() {
-		mid := r.Sent.Add(ms.RTT / 2)
-		ms.ClockKnown = true
-		ms.ClockOffset = r.ServerTime.Sub(mid)
-		ms.ClockUncertainty = ms.RTT / 2
-		h := &ms.hist
-		elapsed := mid.Sub(h.driftRefAt)
-		if h.driftRefAt.IsZero() || elapsed < driftMinWindow && ms.ClockUncertainty < h.driftRefUnc/2 {
-			// Start the window, or restart it from a much better sample (the first one includes a dial).
-			h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
-		} else if elapsed >= driftMinWindow &&
-			float64(h.driftRefUnc+ms.ClockUncertainty)/float64(elapsed) <= cfg.DriftFactor/4 {
-			ms.DriftPPM = float64(ms.ClockOffset-h.driftRef) / float64(elapsed) * 1e6
-			ms.DriftUncertPPM = float64(h.driftRefUnc+ms.ClockUncertainty) / float64(elapsed) * 1e6
-			ms.DriftKnown = true
-			if elapsed >= driftMaxWindow {
-				h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
-			}
-		}
-	}
-	return ms, events
+	return ms
 }
 
 // restarted reports whether the master behind r is a new process since p: its run_id changed or, when run_id

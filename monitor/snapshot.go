@@ -164,7 +164,8 @@ type MasterStatus struct {
 	Sweep            Sweep         // discovery progress
 	Warnings         []string      // per-master warnings (replica, restarted recently, clock)
 
-	hist masterHistory
+	health health // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
+	hist   masterHistory
 }
 
 // Sweep is the progress of discovery on one master: SCAN continues from poll to poll under the work budget,

@@ -28,8 +28,8 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 		add(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%s: use an odd number, at least 3", textfmt.Plural(n, "master")))
 	}
 	for _, m := range s.Masters {
-		if m.DuplicateOf != "" {
-			add(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("same server as %s (run_id %s): counted once", m.DuplicateOf, m.RunID))
+		if m.health.sameAs != "" {
+			add(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("same server as %s (run_id %s): counted once", m.health.sameAs, m.RunID))
 		}
 	}
 	if s.Truncated {
@@ -79,12 +79,12 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 	longest := s.maxTTL
 	for i := range s.Masters {
 		m := &s.Masters[i]
-		if !m.Up {
-			switch {
-			case m.Down:
+		if m.health.state != healthUp {
+			switch m.health.state {
+			case healthDown:
 				add(SeverityWarning, WarnMasterDown, m.Addr, "down: "+m.Err)
 			default:
-				add(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("not answering (%s missed): %s", textfmt.Plural(m.Missed, "poll"), m.Err))
+				add(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("not answering (%s missed): %s", textfmt.Plural(m.health.missed, "poll"), m.Err))
 			}
 			continue
 		}
@@ -107,10 +107,10 @@ func warnings(s *Snapshot, now time.Time, cfg Config) ([]Warning, []Event) {
 	// every master is off, or drifts, the same way, the clock at fault is ours: one warning says so instead of
 	// one per master.
 	offset := func(m *MasterStatus) bool {
-		return m.Up && m.ClockKnown && s.maxTTL > 0 && abs(m.ClockOffset)-m.ClockUncertainty > allowance
+		return m.health.state == healthUp && m.ClockKnown && s.maxTTL > 0 && abs(m.ClockOffset)-m.ClockUncertainty > allowance
 	}
 	drifting := func(m *MasterStatus) bool {
-		return m.Up && m.DriftKnown && driftTooFast(m.DriftPPM, s.maxTTL, cfg.DriftFactor)
+		return m.health.state == healthUp && m.DriftKnown && driftTooFast(m.DriftPPM, s.maxTTL, cfg.DriftFactor)
 	}
 	offsetOurs, offsetSign := sameWay(s.Masters, offset, func(m *MasterStatus) float64 { return float64(m.ClockOffset) })
 	driftOurs, driftSign := sameWay(s.Masters, drifting, func(m *MasterStatus) float64 { return m.DriftPPM })
