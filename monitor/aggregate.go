@@ -61,10 +61,13 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 		s.maxTTL = max(s.maxTTL, o.TTL)
 	}
 
-	var clockEvents []Event
-	s.Warnings, clockEvents = warnings(&s, now, cfg)
+	clocks := judgeClocks(s.Masters, s.maxTTL, cfg.DriftFactor)
+	s.Warnings = warnings(&s, clocks, now, cfg)
+	for i := range s.Masters {
+		s.Masters[i].Warnings = textsAbout(s.Warnings, s.Masters[i].Addr)
+	}
 	s.Warnings = append(s.Warnings, fenceWarnings...)
-	events = append(events, clockEvents...)
+	events = append(events, clockEvents(s.Masters, clocks, now)...)
 	s.Events = appendEvents(prev, events, cfg.MaxEvents)
 	return s
 }

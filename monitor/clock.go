@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"strings"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/redlock"
@@ -48,6 +49,65 @@ func (ms *MasterStatus) measureClock(r Reading, factor float64) {
 func (ms *MasterStatus) forgetDrift() {
 	ms.hist.driftRefAt = time.Time{}
 	ms.DriftKnown, ms.DriftPPM, ms.DriftUncertPPM = false, 0, 0
+}
+
+// clockJudgement is how the masters' clocks compare with ours in one snapshot. Redlock needs the masters'
+// clocks to tick at the same rate as the clients' (drift), not to agree (offset): an offset alone is harmless,
+// and is only told because a clock set by hand may also jump. When every master is off, or drifts, the same
+// way, the clock at fault is ours, and that is told once instead of once per master.
+type clockJudgement struct {
+	offset, drift         []bool  // per master: offset beyond the drift allowance, drift faster than it allows
+	offsetOurs, driftOurs bool    // every master that answers is off, or drifts, the same way: ours is at fault
+	offsetSign, driftSign float64 // that way, as the masters' offsets and drifts have it
+}
+
+// judgeClocks judges the masters' clocks against the drift allowance of the longest TTL seen (maxTTL), with
+// the drift factor given.
+func judgeClocks(masters []MasterStatus, maxTTL time.Duration, factor float64) clockJudgement {
+	allowance := redlock.DriftAllowance(maxTTL, factor)
+	offset := func(m *MasterStatus) bool {
+		return m.health.state == healthUp && m.ClockKnown && maxTTL > 0 && abs(m.ClockOffset)-m.ClockUncertainty > allowance
+	}
+	drifting := func(m *MasterStatus) bool {
+		return m.health.state == healthUp && m.DriftKnown && driftTooFast(m.DriftPPM, maxTTL, factor)
+	}
+	c := clockJudgement{offset: make([]bool, len(masters)), drift: make([]bool, len(masters))}
+	c.offsetOurs, c.offsetSign = sameWay(masters, offset, func(m *MasterStatus) float64 { return float64(m.ClockOffset) })
+	c.driftOurs, c.driftSign = sameWay(masters, drifting, func(m *MasterStatus) float64 { return m.DriftPPM })
+	for i := range masters {
+		c.offset[i], c.drift[i] = offset(&masters[i]), drifting(&masters[i])
+	}
+	return c
+}
+
+// offsetOf reports whether master i's own clock offset is to be warned about: beyond the allowance, and not
+// ours.
+func (c clockJudgement) offsetOf(i int) bool { return c.offset[i] && !c.offsetOurs }
+
+// driftOf reports whether master i's own clock drift is to be warned about: beyond the allowance, and not ours.
+func (c clockJudgement) driftOf(i int) bool { return c.drift[i] && !c.driftOurs }
+
+// clockEvents returns an event for each master whose clock is now warned about and was not in the previous
+// snapshot (as its history says), and records in each master's history whether it is warned about now.
+func clockEvents(masters []MasterStatus, c clockJudgement, now time.Time) []Event {
+	var events []Event
+	for i := range masters {
+		m := &masters[i]
+		var why []string
+		if c.offsetOf(i) {
+			why = append(why, "offset")
+		}
+		if c.driftOf(i) {
+			why = append(why, "drift")
+		}
+		warned := len(why) > 0
+		if warned && !m.hist.clockWarned {
+			events = append(events, Event{Time: now, Kind: EventClockWarning, Master: m.Addr,
+				Text: "clock " + strings.Join(why, " and ") + " beyond the allowance"})
+		}
+		m.hist.clockWarned = warned
+	}
+	return events
 }
 
 // sameWay reports whether every master that answers with a known value (two at least) is flagged by bad, in
