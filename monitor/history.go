@@ -26,10 +26,30 @@ type lockHistory struct {
 // released: read times are estimates, and Redis expires keys within a millisecond or so.
 const expiryTolerance = 10 * time.Millisecond
 
-// history carries first sightings, holder changes and their time from p (nil when the resource is new) into v,
-// and appends the events of the transition to events. Lock events are not raised when announce is false: the
-// first snapshot, and locks found by the first sweep, only describe what is there.
+// history carries a lock's history from p (nil when the resource is new) into v: when each of its tokens was
+// first seen, its holder changes, and its alarms; and it appends the events of the move to events. A new lock
+// moves by the appearances table, an undecided one keeps what was known, a decided one names a new holder and
+// moves each alarm by the alarmRules table. Lock events are not raised when announce is false: the first
+// snapshot, and locks found by the first sweep, only describe what is there.
 func history(v, p *LockView, announce bool, now time.Time, events []Event) []Event {
+	carrySightings(v, p, now)
+	m := lockMove{v: v, p: p, announce: announce || p != nil}
+	switch {
+	case p == nil:
+		events = m.appear(events, now)
+	case v.State == StateUnknown:
+		// Undecided: keep what was known, raise nothing; an alarm awaiting confirmation is not confirmed.
+		v.Changes, v.LastChange, v.QuorumLost = p.Changes, p.LastChange, p.QuorumLost
+		v.hist.lastHolder, v.hist.heldBy, v.hist.standing = p.hist.lastHolder, p.hist.heldBy, p.hist.standing
+	default:
+		events = m.decide(events, now)
+	}
+	return events
+}
+
+// carrySightings sets when each token of v was first seen (now, unless p saw it), and v's FirstSeen: that of
+// its lead token, or p's.
+func carrySightings(v, p *LockView, now time.Time) {
 	lead := v.Holder
 	if lead == "" && v.State != StateUnknown {
 		lead = leadToken(v)
@@ -52,83 +72,95 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 	if v.FirstSeen.IsZero() && p != nil {
 		v.FirstSeen = p.FirstSeen
 	}
-	event := func(kind EventKind, text string) {
-		if announce || p != nil {
-			events = append(events, Event{Time: now, Kind: kind, Resource: v.Resource, Text: text})
-		}
+}
+
+// lockMove is one lock's move from the previous snapshot (p) to this one (v), made at a time its methods are
+// given. They take and return the events so far, and the time, rather than keep them, so that the views do
+// not escape to the heap with the events (Aggregate makes a move for each of 100,000 locks).
+type lockMove struct {
+	v, p     *LockView
+	announce bool // the move's events are told
+}
+
+// event appends to events one about the lock at now, when the move's events are told.
+func (m lockMove) event(events []Event, now time.Time, kind EventKind, text string) []Event {
+	if m.announce {
+		events = append(events, Event{Time: now, Kind: kind, Resource: m.v.Resource, Text: text})
 	}
-	if p == nil {
-		v.hist.lastHolder, v.hist.heldBy = v.Holder, v.Holder
-		switch v.State {
-		case StateLost:
-			v.hist.standing = alarmLost
-			event(EventLockLost, "our lock is on no quorum")
-		case StateStuck:
-			event(EventLockStuck, fmt.Sprintf("appeared without a TTL on %d masters: it never expires", v.Count))
-		case StateSplit:
-			v.hist.standing = alarmSplit
-			event(EventLockAppeared, fmt.Sprintf("appeared split, %d masters with the most common token", v.Count))
-		case StateHeld:
-			event(EventLockAppeared, fmt.Sprintf("appeared, held by %q", v.Holder))
-		case StateUnknown:
-		default:
-			event(EventLockAppeared, fmt.Sprintf("appeared on %d masters", v.Count))
-		}
-		return events
+	return events
+}
+
+// appearance is what a lock first seen in some state raises: the alarm it stands in from the start (there is no
+// earlier poll to confirm it against), and its event, whose text is made from the lock's count and holder.
+type appearance struct {
+	standing alarm
+	kind     EventKind
+	text     func(count int, holder string) string
+}
+
+// appearances is the table of a new lock's first state: the alarm it starts in and the event it raises. A lock
+// first seen undecided (StateUnknown) raises nothing.
+var appearances = map[LockState]appearance{
+	StateLost: {alarmLost, EventLockLost, func(int, string) string { return "our lock is on no quorum" }},
+	StateStuck: {0, EventLockStuck, func(count int, _ string) string {
+		return fmt.Sprintf("appeared without a TTL on %d masters: it never expires", count)
+	}},
+	StateSplit: {alarmSplit, EventLockAppeared, func(count int, _ string) string {
+		return fmt.Sprintf("appeared split, %d masters with the most common token", count)
+	}},
+	StateHeld: {0, EventLockAppeared, func(_ int, holder string) string { return fmt.Sprintf("appeared, held by %q", holder) }},
+	StatePartial: {0, EventLockAppeared, func(count int, _ string) string {
+		return fmt.Sprintf("appeared on %d masters", count)
+	}},
+}
+
+// appear is the move of a lock seen for the first time.
+func (m lockMove) appear(events []Event, now time.Time) []Event {
+	v := m.v
+	v.hist.lastHolder, v.hist.heldBy = v.Holder, v.Holder
+	if a, ok := appearances[v.State]; ok {
+		v.hist.standing = a.standing
+		events = m.event(events, now, a.kind, a.text(v.Count, v.Holder))
 	}
+	return events
+}
+
+// decide is the move of a lock seen before whose state this poll decided: a holder is named once, when it
+// becomes known; each alarm this poll shows takes one step towards being raised (see alarmRules); a key
+// without a TTL is told when it first has none. A lock with an alarm not yet confirmed is StateUnconfirmed.
+func (m lockMove) decide(events []Event, now time.Time) []Event {
+	v, p := m.v, m.p
 	v.Changes, v.LastChange, v.hist.lastHolder = p.Changes, p.LastChange, p.hist.lastHolder
-	if v.State == StateUnknown {
-		// Undecided: keep what was known, raise nothing; an alarm awaiting confirmation is not confirmed.
-		v.QuorumLost, v.hist.standing, v.hist.heldBy = p.QuorumLost, p.hist.standing, p.hist.heldBy
-		return events
-	}
 	v.hist.heldBy = v.Holder
-	// An alarm is raised when two polls in a row show it (see confirmWindow in the package documentation):
-	// the first marks it pending and shows the lock unconfirmed, the second confirms it if it still holds.
-	var pending alarm
-	confirm := func(a alarm, same bool, kind EventKind, text func() string) {
-		switch {
-		case p.hist.standing&a != 0:
-			v.hist.standing |= a
-		case p.hist.pending&a != 0 && same:
-			v.hist.standing |= a
-			event(kind, text())
-		default:
-			pending |= a
-		}
-	}
 	if v.Holder != "" {
-		// Every holder is named once, when it becomes known.
 		switch last := v.hist.lastHolder; {
 		case last == "":
-			event(EventLockHeld, fmt.Sprintf("held by %q", v.Holder))
+			events = m.event(events, now, EventLockHeld, fmt.Sprintf("held by %q", v.Holder))
 		case last != v.Holder:
 			v.Changes++
 			v.LastChange = now
-			event(EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", last, v.Holder))
+			events = m.event(events, now, EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", last, v.Holder))
 		}
 		v.hist.lastHolder = v.Holder
-	} else if last := v.hist.lastHolder; !v.Mine && last != "" && liveOn(v, last, now) > 0 && ((p.hist.standing|p.hist.pending)&alarmQuorumLost != 0 || p.hist.heldBy == last && vanishedEarly(p, v, last, now)) {
-		// The last holder's key lives on, but on fewer than a quorum, because some of its keys went before
-		// their TTL: its holder may still believe it holds the lock while another client can take it. It is
-		// judged against the last decided state: after polls that could not decide (a master not answering),
-		// a master back without the key it held takes that key from the count.
-		confirm(alarmQuorumLost, true, EventQuorumLost, func() string {
-			return fmt.Sprintf("holder %q lost its quorum: its key lives on %d masters", last, liveOn(v, last, now))
-		})
-		v.QuorumLost = v.hist.standing&alarmQuorumLost != 0
 	}
-	if v.State == StateSplit {
-		// Confirmed only by tokens both polls saw: contention shows a new pair at each attempt.
-		confirm(alarmSplit, sharedTokens(p, v) >= 2, EventLockSplit, func() string {
-			return fmt.Sprintf("split: %d tokens, none on a quorum", len(v.hist.tokens))
-		})
+	var pending alarm
+	for _, rule := range alarmRules {
+		if !m.shows(rule.alarm, now) {
+			continue
+		}
+		switch confirm(p.hist, rule.alarm, m.sameAsBefore(rule.alarm)) {
+		case alarmStands:
+			v.hist.standing |= rule.alarm
+		case alarmRaised:
+			v.hist.standing |= rule.alarm
+			events = m.event(events, now, rule.kind, m.alarmText(rule.alarm, now))
+		case alarmPends:
+			pending |= rule.alarm
+		}
 	}
-	if v.State == StateLost {
-		confirm(alarmLost, true, EventLockLost, func() string { return "our lock is on no quorum" })
-	}
+	v.QuorumLost = v.hist.standing&alarmQuorumLost != 0
 	if v.State == StateStuck && p.State != StateStuck {
-		event(EventLockStuck, fmt.Sprintf("has no TTL on %d masters: it never expires", v.Count))
+		events = m.event(events, now, EventLockStuck, fmt.Sprintf("has no TTL on %d masters: it never expires", v.Count))
 	}
 	if pending != 0 {
 		v.hist.pending = pending
