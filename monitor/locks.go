@@ -12,106 +12,16 @@ import (
 func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []string, []Event) {
 	n := len(readings)
 	quorum := n/2 + 1
-	var prevLocks []LockView
-	var prevTracked []string
-	if prev != nil {
-		prevLocks, prevTracked = prev.Locks, prev.tracked
-	}
-
-	index := map[string]int{}
-	var resources []string
-	addResource := func(res string) {
-		if _, ok := index[res]; !ok {
-			index[res] = 0
-			resources = append(resources, res)
-		}
-	}
-	for _, r := range readings {
-		for _, k := range r.Keys {
-			addResource(k.Key)
-		}
-	}
-	for _, l := range prevLocks {
-		addResource(l.Resource)
-	}
-	for _, res := range prevTracked {
-		addResource(res)
-	}
-	for res := range own {
-		addResource(res)
-	}
-	sort.Strings(resources)
-	for i, res := range resources {
-		index[res] = i
-	}
-
-	// A cell is as old as its read. A read that waited (a master answering late, out of a pause) is known only
-	// to within half its round trip: one uncertain by more than half an interval, and by more than staleRatio
-	// times what the other reads of its key were (on a slow machine all of them wait alike, and agree), is not
-	// current: the cell is unknown, with what that read saw as its last known value. A key whose PTTL, counted
-	// from its read, has run out by now is gone.
-	readAtOf := func(k KeyReading) time.Time {
-		if k.ReadAt.IsZero() {
-			return now
-		}
-		return k.ReadAt
-	}
-	within := make([]time.Duration, len(resources)*n) // each master's read of each key: how far off its time may be
-	for i := range within {
-		within[i] = -1 // not read
-	}
-	for j, r := range readings {
-		if r.Err != nil {
-			continue
-		}
-		for _, k := range r.Keys {
-			within[index[k.Key]*n+j] = max(within[index[k.Key]*n+j], k.ReadWithin)
-		}
-	}
-	usual := make([]time.Duration, len(resources)) // the median of those, per key
-	for i := range resources {
-		usual[i] = medianDuration(within[i*n : (i+1)*n])
-	}
-	maxSpread := cfg.Interval / 2
-	cells := make([]MasterLock, len(resources)*n)
-	read := make([]bool, len(cells)) // decided by a read of this poll: not to be filled from prev
-	for j, r := range readings {
-		if r.Err != nil {
-			continue
-		}
-		for _, k := range r.Keys {
-			i := index[k.Key]*n + j
-			c, readAt := &cells[i], readAtOf(k)
-			stale := k.ReadWithin > maxSpread && k.ReadWithin > staleRatio*usual[index[k.Key]]
-			expired := !k.Absent && k.PTTL != NoTTL && !readAt.Add(k.PTTL).After(now)
-			state := CellSeen
-			switch {
-			case stale && (k.Absent || c.State != CellUnknown):
-				// Not current. A late "no key" leaves the value last seen there (carried from prev), as a
-				// master that did not answer would; a current read of the key on this master wins.
-				continue
-			case stale:
-				state = CellUnknown
-			case k.Absent || expired:
-				if c.Token == "" { // a read that saw the key (a later discovery) wins over one that did not
-					*c = MasterLock{State: CellAbsent}
-				}
-				read[i] = true
-				continue
-			}
-			*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
-			read[i] = true
-			if k.Fields != nil {
-				c.Hash = true
-				c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
-			}
-		}
-	}
+	resources, index := resourcesOf(prev, readings, own)
+	cells, read := readCells(readings, index, len(resources), now, cfg.Interval)
 	dup := make([]bool, n)
 	for j, m := range masters {
 		dup[j] = m.health.sameAs != ""
 	}
-
+	var prevLocks []LockView
+	if prev != nil {
+		prevLocks = prev.Locks
+	}
 	var (
 		events  []Event
 		views   = make([]LockView, 0, len(resources))
@@ -149,6 +59,40 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 	}
 	groupMultiKeyLocks(views)
 	return views, tracked, events
+}
+
+// resourcesOf returns, sorted, every resource read on some master, shown or kept for refresh by prev, or
+// registered as ours, with the index of each.
+func resourcesOf(prev *Snapshot, readings []Reading, own map[string]OwnLock) ([]string, map[string]int) {
+	index := map[string]int{}
+	var resources []string
+	add := func(res string) {
+		if _, ok := index[res]; !ok {
+			index[res] = 0
+			resources = append(resources, res)
+		}
+	}
+	for _, r := range readings {
+		for _, k := range r.Keys {
+			add(k.Key)
+		}
+	}
+	if prev != nil {
+		for _, l := range prev.Locks {
+			add(l.Resource)
+		}
+		for _, res := range prev.tracked {
+			add(res)
+		}
+	}
+	for res := range own {
+		add(res)
+	}
+	sort.Strings(resources)
+	for i, res := range resources {
+		index[res] = i
+	}
+	return resources, index
 }
 
 // shown reports whether a tracked resource is listed as a lock: it has a TTL somewhere, or it is a key
