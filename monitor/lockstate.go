@@ -19,16 +19,58 @@ type tokenCount struct {
 // for the next view.
 func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now time.Time, cfg Config, arena []tokenSeen) []tokenSeen {
 	var buf [8]tokenCount
-	counts := buf[:0]
-	count := func(token string) int {
-		for _, tc := range counts {
-			if tc.token == token {
-				return tc.count
-			}
+	counts, carried := tallyTokens(v, dup, buf[:0])
+	arena = recordTokens(v, counts, carried, arena)
+	v.Mine = isOwn
+	lead := leadCount(counts)
+	if lead < 0 { // nothing read: every master that answered has no key, the others were not read
+		switch {
+		case v.Unknown >= quorum:
+			v.State = StateUnknown // the masters not read could make it held
+		case isOwn:
+			v.State = StateLost
+		default:
+			v.State = StatePartial // even if every master not read held it, it could not have a quorum
 		}
-		return 0
+		return arena
 	}
-	var carried []string // tokens last seen on masters not read this time
+	token := counts[lead].token
+	v.Count = counts[lead].count
+	holds := func(c MasterLock) bool { return c.Holds(token) }
+	if thread, n := redissonThreadQuorum(v.Masters, dup, quorum); v.Count < quorum && n > 0 {
+		// Redisson's RedLock takes each master's lock through another client, so each has its own client id:
+		// only the thread id is common. Grouping on it is a guess, and marked as one.
+		v.Heuristic, v.Count = true, n
+		holds = func(c MasterLock) bool { return c.State == CellSeen && c.Hash && threadOf(c.Token) == thread }
+	}
+	var ebuf [8]time.Duration
+	exp, stuck := expiries(v.Masters, dup, holds, now, ebuf[:0])
+	if len(exp) > 0 {
+		v.TTLSpread = exp[0] - exp[len(exp)-1]
+	}
+	// Held needs a quorum of one token and validity left after the drift allowance; a quorum whose keys are
+	// about to expire is not a lock.
+	if !stuck && v.Count >= quorum {
+		remaining := exp[quorum-1]
+		v.Validity = max(0, remaining-redlock.DriftAllowance(remaining, cfg.DriftFactor))
+	}
+	decideState(v, token, stuck, len(counts), quorum)
+	if isOwn {
+		judgeOwn(v, own, countOf(counts, own.Token), quorum)
+	}
+	for _, c := range v.Masters {
+		if c.Holds(token) {
+			v.Family = familyHint(v.Resource, token, c.Hash, c.Mode)
+			break
+		}
+	}
+	return arena
+}
+
+// tallyTokens appends to counts how many distinct masters (duplicates left out) read each token, and counts in
+// v.Unknown the masters whose cell is unknown; it returns the counts and the tokens last seen on those.
+func tallyTokens(v *LockView, dup []bool, counts []tokenCount) ([]tokenCount, []string) {
+	var carried []string
 	for j, c := range v.Masters {
 		if dup[j] {
 			continue
@@ -55,12 +97,12 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 			counts = append(counts, tokenCount{c.Token, 1})
 		}
 	}
-	lead := -1
-	for k, tc := range counts {
-		if lead < 0 || tc.count > counts[lead].count || tc.count == counts[lead].count && tc.token < counts[lead].token {
-			lead = k
-		}
-	}
+	return counts, carried
+}
+
+// recordTokens sets v.hist.tokens to the tokens read (counts) and those last seen on masters not read
+// (carried), taking them from arena, which it returns for the next view.
+func recordTokens(v *LockView, counts []tokenCount, carried []string, arena []tokenSeen) []tokenSeen {
 	if len(arena)+len(counts)+len(carried) > cap(arena) {
 		arena = make([]tokenSeen, 0, max(1024, 2*(len(counts)+len(carried))))
 	}
@@ -69,93 +111,91 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 		arena = append(arena, tokenSeen{token: tc.token})
 	}
 	for _, t := range carried {
-		if count(t) == 0 {
+		if countOf(counts, t) == 0 {
 			arena = append(arena, tokenSeen{token: t})
 		}
 	}
 	v.hist.tokens = arena[start:len(arena):len(arena)]
-	v.Mine = isOwn
+	return arena
+}
 
-	if lead < 0 { // nothing read: every master that answered has no key, the others were not read
-		switch {
-		case v.Unknown >= quorum:
-			v.State = StateUnknown // the masters not read could make it held
-		case isOwn:
-			v.State = StateLost
-		default:
-			v.State = StatePartial // even if every master not read held it, it could not have a quorum
+// leadCount is the index in counts of the token on the most masters (ties go to the smaller token), -1 when
+// counts is empty.
+func leadCount(counts []tokenCount) int {
+	lead := -1
+	for k, tc := range counts {
+		if lead < 0 || tc.count > counts[lead].count || tc.count == counts[lead].count && tc.token < counts[lead].token {
+			lead = k
 		}
-		return arena
 	}
-	leadToken := counts[lead].token
-	v.Count = counts[lead].count
-	sameHolder := func(c MasterLock) bool { return c.Holds(leadToken) }
-	if thread, n := redissonThreadQuorum(v.Masters, dup, quorum); v.Count < quorum && n > 0 {
-		// Redisson's RedLock takes each master's lock through another client, so each has its own client id:
-		// only the thread id is common. Grouping on it is a guess, and marked as one.
-		v.Heuristic, v.Count = true, n
-		sameHolder = func(c MasterLock) bool { return c.State == CellSeen && c.Hash && threadOf(c.Token) == thread }
-	}
+	return lead
+}
 
-	// The lead token's expiries, longest first (insertion sort: there are at most N).
-	var ebuf [8]time.Duration
-	exp := ebuf[:0]
+// countOf is the count of token in counts, 0 when it is not there.
+func countOf(counts []tokenCount, token string) int {
+	for _, tc := range counts {
+		if tc.token == token {
+			return tc.count
+		}
+	}
+	return 0
+}
+
+// expiries appends to exp, longest first, how long the holder's key has left on each master that holds it
+// (duplicates left out), counted from now, and reports whether it has no TTL on some master (stuck).
+func expiries(cells []MasterLock, dup []bool, holds func(MasterLock) bool, now time.Time, exp []time.Duration) ([]time.Duration, bool) {
 	stuck := false
-	for j, c := range v.Masters {
-		if dup[j] || !sameHolder(c) {
+	for j, c := range cells {
+		if dup[j] || !holds(c) {
 			continue
 		}
 		if c.PTTL == NoTTL {
 			stuck = true
 			continue
 		}
-		e := c.PTTL + c.ReadAt.Sub(now)
-		exp = append(exp, e)
-		for k := len(exp) - 1; k > 0 && exp[k] > exp[k-1]; k-- {
+		exp = append(exp, c.PTTL+c.ReadAt.Sub(now))
+		for k := len(exp) - 1; k > 0 && exp[k] > exp[k-1]; k-- { // insertion sort: there are at most N
 			exp[k], exp[k-1] = exp[k-1], exp[k]
 		}
 	}
-	if len(exp) > 0 {
-		v.TTLSpread = exp[0] - exp[len(exp)-1]
-	}
-	// Held needs a quorum of one token and validity left after the drift allowance; a quorum whose keys are
-	// about to expire is not a lock.
-	if !stuck && v.Count >= quorum {
-		remaining := exp[quorum-1]
-		v.Validity = max(0, remaining-redlock.DriftAllowance(remaining, cfg.DriftFactor))
-	}
+	return exp, stuck
+}
+
+// decideState sets v's state, and its holder when a quorum holds token (the lead), from what classify measured:
+// stuck when token has no TTL on some master; held with validity left; unknown when the masters not read could
+// make it held; partial with one token; split with several (tokens).
+func decideState(v *LockView, token string, stuck bool, tokens, quorum int) {
 	switch {
 	case stuck:
 		v.State = StateStuck
 		if v.Count >= quorum {
-			v.Holder = leadToken
+			v.Holder = token
 		}
 	case v.Validity > 0:
-		v.State, v.Holder = StateHeld, leadToken
-		v.Foreign = len(counts) > 1
+		v.State, v.Holder = StateHeld, token
+		v.Foreign = tokens > 1
 	case v.Count < quorum && v.Count+v.Unknown >= quorum:
 		v.State = StateUnknown // the masters not read could make it held
-	case len(counts) == 1:
+	case tokens == 1:
 		v.State = StatePartial
 	default:
 		v.State = StateSplit
 	}
-	if isOwn && v.Holder != own.Token && v.State != StateStuck {
+}
+
+// judgeOwn judges v as our lock, of which ours masters read our token: lost when our token is not the
+// holder (unless the key is stuck), but unknown while the masters not read could still give it a quorum; and
+// acquired when we acquired it, if some master has it.
+func judgeOwn(v *LockView, own OwnLock, ours, quorum int) {
+	if v.Holder != own.Token && v.State != StateStuck {
 		v.State = StateLost
-		if count(own.Token)+v.Unknown >= quorum {
+		if ours+v.Unknown >= quorum {
 			v.State = StateUnknown
 		}
 	}
-	if isOwn && count(own.Token) > 0 {
+	if ours > 0 {
 		v.AcquiredAt = own.AcquiredAt
 	}
-	for _, c := range v.Masters {
-		if c.Holds(leadToken) {
-			v.Family = familyHint(v.Resource, leadToken, c.Hash, c.Mode)
-			break
-		}
-	}
-	return arena
 }
 
 // redissonThreadQuorum returns the thread id that a quorum of masters' hash locks share, with their count, or
