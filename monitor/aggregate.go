@@ -4,16 +4,42 @@ import "time"
 
 // Aggregate computes the snapshot that follows prev (nil for the first) given one reading per master, in the
 // order of the masters, the locks registered as ours (by resource) and the current time. It is pure: all
-// history it needs comes from prev, which it does not modify.
+// history it needs comes from prev, which it does not modify. Its events are told in the order of its steps:
+// the masters', the locks', the fence counters', the clocks'.
 func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now time.Time, cfg Config) Snapshot {
 	cfg = cfg.WithDefaults()
-	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1}
-	var events []Event
+	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1, fenceSuffix: cfg.FenceSuffix}
 	if prev != nil {
 		s.Seq = prev.Seq + 1
 		s.maxTTL = prev.maxTTL
 	}
+	events := s.aggregateMasters(prev, readings, now, cfg)
 
+	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
+	var lockEvents []Event
+	s.Locks, s.tracked, lockEvents = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
+	events = append(events, lockEvents...)
+	fenceWarnings, fenceEvents := s.applyFences(prev, fences, now)
+	events = append(events, fenceEvents...)
+	s.countKeys()
+	s.noteLongestTTL(readings, own)
+
+	clocks := judgeClocks(s.Masters, s.maxTTL, cfg.DriftFactor)
+	s.Warnings = warnings(&s, clocks, now, cfg)
+	for i := range s.Masters {
+		s.Masters[i].Warnings = textsAbout(s.Warnings, s.Masters[i].Addr)
+	}
+	s.Warnings = append(s.Warnings, fenceWarnings...)
+	events = append(events, clockEvents(s.Masters, clocks, now)...)
+	s.Events = appendEvents(prev, events, cfg.MaxEvents)
+	return s
+}
+
+// aggregateMasters sets the masters of s from their readings and prev (a master is carried only where prev
+// had the same address at the same place), with the counts of distinct servers, of those up and whether all
+// of those have swept their keyspace; it returns the masters' events.
+func (s *Snapshot) aggregateMasters(prev *Snapshot, readings []Reading, now time.Time, cfg Config) []Event {
+	var events []Event
 	s.Masters = make([]MasterStatus, len(readings))
 	for i, r := range readings {
 		var p *MasterStatus
@@ -37,14 +63,11 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 			s.Swept = s.Swept && m.Sweep.Completed > 0
 		}
 	}
+	return events
+}
 
-	var lockEvents []Event
-	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
-	s.Locks, s.tracked, lockEvents = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
-	events = append(events, lockEvents...)
-	s.fenceSuffix = cfg.FenceSuffix
-	fenceWarnings, fenceEvents := s.applyFences(prev, fences, now)
-	events = append(events, fenceEvents...)
+// countKeys counts on each master the lock keys of s seen there in this poll.
+func (s *Snapshot) countKeys() {
 	for _, l := range s.Locks {
 		for j, c := range l.Masters {
 			if c.Present() {
@@ -52,6 +75,10 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 			}
 		}
 	}
+}
+
+// noteLongestTTL raises s.maxTTL to the longest TTL read in this poll, or given to one of our locks.
+func (s *Snapshot) noteLongestTTL(readings []Reading, own map[string]OwnLock) {
 	for _, r := range readings {
 		for _, k := range r.Keys {
 			s.maxTTL = max(s.maxTTL, k.PTTL)
@@ -60,16 +87,6 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	for _, o := range own {
 		s.maxTTL = max(s.maxTTL, o.TTL)
 	}
-
-	clocks := judgeClocks(s.Masters, s.maxTTL, cfg.DriftFactor)
-	s.Warnings = warnings(&s, clocks, now, cfg)
-	for i := range s.Masters {
-		s.Masters[i].Warnings = textsAbout(s.Warnings, s.Masters[i].Addr)
-	}
-	s.Warnings = append(s.Warnings, fenceWarnings...)
-	events = append(events, clockEvents(s.Masters, clocks, now)...)
-	s.Events = appendEvents(prev, events, cfg.MaxEvents)
-	return s
 }
 
 // appendEvents returns prev's events followed by the new ones, keeping the last maxEvents, in a new slice.
