@@ -52,7 +52,7 @@ func history(v, p *LockView, announce bool, now time.Time, events []Event) []Eve
 func carrySightings(v, p *LockView, now time.Time) {
 	lead := v.Holder
 	if lead == "" && v.State != StateUnknown {
-		lead = leadToken(v)
+		lead = LeadToken(v)
 	}
 	for k := range v.hist.tokens {
 		t := &v.hist.tokens[k]
@@ -207,8 +207,8 @@ func goneEvent(p *LockView, deleted []string, prevTime, now time.Time) Event {
 		who = fmt.Sprintf(" (was held by %q)", p.Holder)
 	case last != "" && slices.ContainsFunc(p.Masters, func(c MasterLock) bool { return c.State != CellAbsent && c.Token == last }):
 		who = fmt.Sprintf(" (last held by %q)", last)
-	case leadToken(p) != "":
-		who = fmt.Sprintf(" (token %q, which held no quorum)", leadToken(p))
+	case LeadToken(p) != "":
+		who = fmt.Sprintf(" (token %q, which held no quorum)", LeadToken(p))
 	}
 	if !noTTL && !expires.IsZero() && !now.Before(expires.Add(-expiryTolerance)) {
 		return Event{Time: now, Kind: EventLockExpired, Resource: p.Resource, Text: "expired at its TTL" + who}

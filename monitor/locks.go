@@ -115,10 +115,7 @@ func groupMultiKeyLocks(views []LockView) {
 	byToken := map[string][]int{}
 	for i := range views {
 		v := &views[i]
-		t := v.Holder
-		if t == "" {
-			t = leadToken(v)
-		}
+		t := LeadToken(v)
 		if len(t) < multiKeyMinToken || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
 			continue // a hash holder names a client thread, which may hold several locks
 		}

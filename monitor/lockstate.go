@@ -225,16 +225,23 @@ func redissonThreadQuorum(cells []MasterLock, dup []bool, quorum int) (string, i
 // threadOf is the thread id of a hash lock's holder field "<client-id>:<thread-id>".
 func threadOf(holder string) string { return holder[strings.LastIndexByte(holder, ':')+1:] }
 
-// leadToken is the most common token seen for v, "" when none was seen.
-func leadToken(v *LockView) string {
+// LeadToken is the token a lock is about: its holder's or, when nobody holds it, the one on the most masters,
+// counting the value last seen on masters not read this time (ties go to the smaller token); "" when no master
+// has or had one. It is the one rule for every reader: the dashboard shows it in a lock's holder column and
+// marks its cells by it; the monitor dates FirstSeen by it, groups the keys of one lock by it, and names it
+// when a lock nobody held goes.
+func LeadToken(v *LockView) string {
+	if v.Holder != "" {
+		return v.Holder
+	}
 	best, bestN := "", 0
-	for _, c := range v.Masters {
-		if c.State != CellSeen {
+	for j, c := range v.Masters {
+		if c.Token == "" { // absent, or not read and never seen there
 			continue
 		}
 		n := 0
-		for _, o := range v.Masters {
-			if o.Holds(c.Token) {
+		for _, o := range v.Masters[j:] { // the first cell with a token counts all of them
+			if o.Token == c.Token {
 				n++
 			}
 		}

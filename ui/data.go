@@ -46,7 +46,7 @@ const clockSamples = 8
 type lockRow struct {
 	lv      *monitor.LockView
 	name    string        // sanitized resource
-	primary string        // raw token: the holder's, or the most common one when nobody holds it ("" if none)
+	primary string        // raw token the row is about (monitor.LeadToken): the holder's, or the most common one
 	holder  string        // sanitized primary token
 	tokens  []string      // sanitized token per master, "" where absent
 	ref     time.Duration // scale of the validity and PTTL bars: the longest PTTL seen for this holder
@@ -126,7 +126,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 		row := &d.locks[i]
 		row.lv = lv
 		row.name = sanitize(lv.Resource, nameCap)
-		row.primary = primaryToken(lv)
+		row.primary = monitor.LeadToken(lv)
 		shown := sanitize(row.primary, nameCap)
 		row.holder = shown
 		row.tokens = tokens[i*n : (i+1)*n : (i+1)*n]
@@ -170,30 +170,6 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 		}
 	}
 	return d, newEntries(s, prev)
-}
-
-// primaryToken is the token a lock row is about: the holder's, or else the one on most masters (ties go to the
-// smaller token, as the monitor decides), counting the values last seen on masters not read this time.
-func primaryToken(lv *monitor.LockView) string {
-	if lv.Holder != "" {
-		return lv.Holder
-	}
-	best, bestCount := "", 0
-	for j, c := range lv.Masters {
-		if c.Token == "" {
-			continue
-		}
-		count := 0
-		for _, o := range lv.Masters[j:] {
-			if o.Token == c.Token {
-				count++
-			}
-		}
-		if count > bestCount || count == bestCount && c.Token < best {
-			best, bestCount = c.Token, count
-		}
-	}
-	return best
 }
 
 // levelOf is the event log's level of a monitor severity.
