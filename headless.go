@@ -71,7 +71,7 @@ func runHeadless(mon *monitor.Monitor, masters *masterSet, cfg Config, sys syste
 // to the event stream: the monitor's events, and warnings raised and cleared.
 func feed(exporter *metrics.Exporter, stream *events.Writer) func(prev *monitor.Snapshot, s monitor.Snapshot) {
 	return func(prev *monitor.Snapshot, s monitor.Snapshot) {
-		fresh := events.Since(prev, s)
+		fresh := s.EventsSince(prev)
 		exporter.Observe(s, fresh)
 		if stream == nil {
 			return

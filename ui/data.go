@@ -183,25 +183,12 @@ func levelOf(s monitor.Severity) level {
 	return levelInfo
 }
 
-// newEntries returns the log entries for the events and warnings of s that prev did not have.
+// newEntries returns the log entries for the events and warnings of s that prev did not have, as the monitor
+// tells what is new (Snapshot.EventsSince, Snapshot.WarningsSince).
 func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
-	events := s.Events
-	if prev != nil && len(prev.snap.Events) > 0 {
-		last := prev.snap.Events[len(prev.snap.Events)-1]
-		start := -1
-		for j := len(events) - 1; j >= 0; j-- {
-			if sameEvent(events[j], last) {
-				start = j + 1
-				break
-			}
-		}
-		if start < 0 {
-			start = len(events)
-			for start > 0 && events[start-1].Time.After(last.Time) {
-				start--
-			}
-		}
-		events = events[start:]
+	var before *monitor.Snapshot
+	if prev != nil {
+		before = &prev.snap
 	}
 	var out []logEntry
 	switch { // the first snapshot, and the end of the first scan, are the baseline: one line each, not a line per lock
@@ -210,7 +197,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	case !prev.snap.Swept && s.Swept:
 		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first scan of every master done: " + baseline(s)})
 	}
-	for _, e := range events {
+	for _, e := range s.EventsSince(before) {
 		lvl := levelOf(e.Kind.Severity())
 		where := e.Resource
 		if where == "" {
@@ -222,16 +209,8 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 				sanitize(e.Text, textCap)),
 		})
 	}
-	seen := map[monitor.WarningID]bool{}
-	if prev != nil {
-		for _, w := range prev.snap.Warnings {
-			seen[w.ID()] = true
-		}
-	}
-	for _, w := range s.Warnings {
-		if seen[w.ID()] {
-			continue
-		}
+	raised, _ := s.WarningsSince(before)
+	for _, w := range raised {
 		out = append(out, logEntry{at: s.Time, level: levelOf(w.Severity), resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out
@@ -261,10 +240,4 @@ func baseline(s monitor.Snapshot) string {
 		text += "; the first scan goes on: locks it finds are summed up when it ends"
 	}
 	return text
-}
-
-// sameEvent reports whether a and b are the same monitor event.
-func sameEvent(a, b monitor.Event) bool {
-	return a.Time.Equal(b.Time) && a.Kind == b.Kind && a.Resource == b.Resource && a.Master == b.Master &&
-		a.Text == b.Text
 }
