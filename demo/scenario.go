@@ -47,8 +47,8 @@ const scenarioTTL = MaxTTL
 const driftFactor = 0.01
 
 // driftAllowance is the validity the scenarios' clients keep back for clock
-// drift, as redlock computes it.
-var driftAllowance = time.Duration(float64(scenarioTTL)*driftFactor) + 2*time.Millisecond
+// drift, by redlock's own rule.
+var driftAllowance = redlock.DriftAllowance(scenarioTTL, driftFactor)
 
 // victim is the master the crash and clock scenarios break: master 3, the
 // one A's and B's majorities share.

@@ -1,6 +1,7 @@
 // Package events writes what the monitor, the dashboard and the demo saw as a stream of JSON lines, one
 // event per line with a timestamp, so that a postmortem can replay what was seen. A Writer is the Sink
-// everything reports to; Since and Warnings turn successive monitor snapshots into events.
+// everything reports to; FromMonitor and Warnings turn what is new in a monitor snapshot (Snapshot.EventsSince,
+// Snapshot.WarningsSince) into records.
 package events
 
 import (
@@ -101,25 +102,6 @@ func (wr *Writer) Err() error {
 	return wr.err
 }
 
-// Since returns the events of s that prev did not have, oldest first: all of them when prev is nil. The
-// monitor keeps only its most recent events, so the newest of prev's is looked up in s.
-func Since(prev *monitor.Snapshot, s monitor.Snapshot) []monitor.Event {
-	if prev == nil || len(prev.Events) == 0 {
-		return s.Events
-	}
-	last := prev.Events[len(prev.Events)-1]
-	for j := len(s.Events) - 1; j >= 0; j-- {
-		if s.Events[j] == last {
-			return s.Events[j+1:]
-		}
-	}
-	start := len(s.Events) // prev's newest fell out of the window: keep what is newer than it
-	for start > 0 && s.Events[start-1].Time.After(last.Time) {
-		start--
-	}
-	return s.Events[start:]
-}
-
 // FromMonitor turns monitor events into records.
 func FromMonitor(evs []monitor.Event) []Record {
 	out := make([]Record, len(evs))
@@ -131,28 +113,15 @@ func FromMonitor(evs []monitor.Event) []Record {
 }
 
 // Warnings returns a record for each warning of s that prev did not have (KindWarning) and each of prev's
-// that s no longer has (KindWarningCleared), told apart by Warning.ID.
+// that s no longer has (KindWarningCleared), as monitor's Snapshot.WarningsSince tells them apart.
 func Warnings(prev *monitor.Snapshot, s monitor.Snapshot) []Record {
-	var before []monitor.Warning
-	if prev != nil {
-		before = prev.Warnings
-	}
-	had := make(map[monitor.WarningID]bool, len(before))
-	for _, w := range before {
-		had[w.ID()] = true
-	}
-	has := make(map[monitor.WarningID]bool, len(s.Warnings))
+	raised, cleared := s.WarningsSince(prev)
 	var out []Record
-	for _, w := range s.Warnings {
-		has[w.ID()] = true
-		if !had[w.ID()] {
-			out = append(out, warningRecord(s.Time, KindWarning, w))
-		}
+	for _, w := range raised {
+		out = append(out, warningRecord(s.Time, KindWarning, w))
 	}
-	for _, w := range before {
-		if !has[w.ID()] {
-			out = append(out, warningRecord(s.Time, KindWarningCleared, w))
-		}
+	for _, w := range cleared {
+		out = append(out, warningRecord(s.Time, KindWarningCleared, w))
 	}
 	return out
 }

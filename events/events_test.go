@@ -23,30 +23,6 @@ func ev(n int, kind monitor.EventKind) monitor.Event {
 	return monitor.Event{Time: t0.Add(time.Duration(n) * time.Second), Kind: kind, Resource: fmt.Sprint("r", n), Text: "t"}
 }
 
-func TestSinceReturnsOnlyTheNewEvents(t *testing.T) {
-	one, two, three := ev(1, monitor.EventLockAppeared), ev(2, monitor.EventLockReleased), ev(3, monitor.EventMasterDown)
-	for _, tc := range []struct {
-		name       string
-		prev, next []monitor.Event
-		want       []monitor.Event
-	}{
-		{"first snapshot: all", nil, []monitor.Event{one, two}, []monitor.Event{one, two}},
-		{"one new", []monitor.Event{one, two}, []monitor.Event{one, two, three}, []monitor.Event{three}},
-		{"none new", []monitor.Event{one, two}, []monitor.Event{one, two}, nil},
-		{"the oldest fell out of the window", []monitor.Event{one, two}, []monitor.Event{two, three}, []monitor.Event{three}},
-		{"prev's newest fell out too: newer by time", []monitor.Event{one}, []monitor.Event{two, three}, []monitor.Event{two, three}},
-	} {
-		var prev *monitor.Snapshot
-		if tc.prev != nil {
-			prev = &monitor.Snapshot{Events: tc.prev}
-		}
-		got := Since(prev, monitor.Snapshot{Events: tc.next})
-		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("%s: Since = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestWarningsReportsRaisedAndClearedOnce(t *testing.T) {
 	down := monitor.Warning{Severity: monitor.SeverityError, Kind: monitor.WarnMasterDown, Master: "a:1", Text: "down for 1s"}
 	clock := monitor.Warning{Kind: monitor.WarnClockOffset, Master: "b:1", Text: "offset 10ms"}

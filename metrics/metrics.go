@@ -61,7 +61,7 @@ func New(opts Options) *Exporter {
 }
 
 // Observe makes s the snapshot scrapes read and counts fresh, the events that are new in s (see
-// events.Since).
+// monitor.Snapshot.EventsSince).
 func (e *Exporter) Observe(s monitor.Snapshot, fresh []monitor.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -5,11 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
-// DefaultFenceSuffix names a resource's fence counter, as redlock.DefaultFenceSuffix does: the counter of
-// "orders" is "orders:fence".
-const DefaultFenceSuffix = ":fence"
+// DefaultFenceSuffix names a resource's fence counter: the client's own (redlock.DefaultFenceSuffix), so the
+// counter of "orders" is "orders:fence".
+const DefaultFenceSuffix = redlock.DefaultFenceSuffix
 
 // WarnFenceBackwards is the warning kind of a fence counter lower on a master than it was there: the master
 // lost it (a restart without persistence, a flush), and fenced tokens may repeat once a quorum has.

@@ -202,9 +202,23 @@ func WriteTable(w io.Writer, s Snapshot) error {
 	}
 	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s\n\n",
 		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), trunc)
+	tableMasters(p, s.Masters)
+	if len(s.Locks) > 0 {
+		tableLocks(p, s.Locks, s.Servers)
+	}
+	if len(s.Warnings) > 0 {
+		p("\nWARNINGS\n")
+		for _, wn := range s.Warnings {
+			p("%s\n", untrusted.Escape(wn.String()))
+		}
+	}
+	return tw.Flush()
+}
 
+// tableMasters writes the masters' table with p.
+func tableMasters(p func(string, ...any), masters []MasterStatus) {
 	p("MASTER\tSTATUS\tRTT\tCLOCK OFFSET\tDRIFT\tROLE\tVERSION\tUPTIME\tREPLICAS\tKEYS\tSCANNED\n")
-	for _, m := range s.Masters {
+	for _, m := range masters {
 		status := "up"
 		switch {
 		case m.Down:
@@ -237,46 +251,46 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(m.Addr)), column(untrusted.Escape(status)), rtt,
 			offset, drift, column(untrusted.Escape(m.Role)), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
 	}
+}
 
-	if len(s.Locks) > 0 {
-		p("\nRESOURCE\tSTATE\tHOLDER\tCOUNT\tVALIDITY\tSPREAD\tFLAGS\tPER MASTER (token:pttl)\n")
-		for _, l := range s.Locks {
-			var flags []string
-			if l.Mine {
-				flags = append(flags, "mine")
-			}
-			if l.Foreign {
-				flags = append(flags, "foreign")
-			}
-			if l.QuorumLost {
-				flags = append(flags, "quorum-lost")
-			}
-			cells := make([]string, len(l.Masters))
-			for j, c := range l.Masters {
-				switch {
-				case c.State == CellUnknown && c.Token != "":
-					cells[j] = "?(" + untrusted.Escape(short(c.Token)) + ")"
-				case c.State == CellUnknown:
-					cells[j] = "?"
-				case c.State == CellAbsent:
-					cells[j] = "-"
-				case c.PTTL == NoTTL:
-					cells[j] = untrusted.Escape(short(c.Token)) + ":no-ttl"
-				default:
-					cells[j] = untrusted.Escape(short(c.Token)) + ":" + c.PTTL.String()
-				}
-			}
-			p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.Resource)), l.State, orDash(untrusted.Escape(short(l.Holder))), l.Count,
-				s.Servers, l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
+// tableLocks writes the locks' table with p; servers is the number of distinct servers, a lock's count is out
+// of it.
+func tableLocks(p func(string, ...any), locks []LockView, servers int) {
+	p("\nRESOURCE\tSTATE\tHOLDER\tCOUNT\tVALIDITY\tSPREAD\tFLAGS\tPER MASTER (token:pttl)\n")
+	for _, l := range locks {
+		var flags []string
+		if l.Mine {
+			flags = append(flags, "mine")
 		}
-	}
-	if len(s.Warnings) > 0 {
-		p("\nWARNINGS\n")
-		for _, wn := range s.Warnings {
-			p("%s\n", untrusted.Escape(wn.String()))
+		if l.Foreign {
+			flags = append(flags, "foreign")
 		}
+		if l.QuorumLost {
+			flags = append(flags, "quorum-lost")
+		}
+		cells := make([]string, len(l.Masters))
+		for j, c := range l.Masters {
+			cells[j] = tableCell(c)
+		}
+		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.Resource)), l.State, orDash(untrusted.Escape(short(l.Holder))), l.Count,
+			servers, l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
 	}
-	return tw.Flush()
+}
+
+// tableCell writes one master's cell of a lock: token:pttl, token:no-ttl, "-" absent, "?" unknown, with the
+// token last seen there when there is one.
+func tableCell(c MasterLock) string {
+	switch {
+	case c.State == CellUnknown && c.Token != "":
+		return "?(" + untrusted.Escape(short(c.Token)) + ")"
+	case c.State == CellUnknown:
+		return "?"
+	case c.State == CellAbsent:
+		return "-"
+	case c.PTTL == NoTTL:
+		return untrusted.Escape(short(c.Token)) + ":no-ttl"
+	}
+	return untrusted.Escape(short(c.Token)) + ":" + c.PTTL.String()
 }
 
 // columnWidth caps a table column: the table pads every row to its widest cell, so one long key name (or

@@ -23,9 +23,24 @@
 // far longer than its key's other reads (a master answering late, out of a pause), whose time is known only to
 // within half of it, makes the cell unknown, keeping the value last seen. And a lost quorum is
 // judged against the last decided state, so a master back without a key it held takes it from the count.
+//
+// # Reading the code
+//
+// I/O: monitor.go (the Monitor, its polls and fan-out), poll.go (one master's reading), refresh.go (the keys the
+// next poll re-reads). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
+// status from its reading), health.go (its health: one state, moved by health.next), clock.go (clock offset
+// and drift, and how they are judged), cells.go (what each read says of each key), lockstate.go (quorum,
+// split, validity: a lock's state in one poll, and LeadToken), locks.go (the walk over resources), history.go
+// (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
+// (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
+// is new since the last snapshot). format.go, family.go and output.go write for people and programs.
 package monitor
 
-import "time"
+import (
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/redlock"
+)
 
 // Config tunes polling and aggregation. Zero fields take the defaults documented on each field.
 type Config struct {
@@ -54,7 +69,7 @@ const (
 	MaxInterval        = 30 * time.Second       // the longest poll interval the program offers
 	DefaultTimeout     = time.Second
 	DefaultDownAfter   = 3
-	DefaultDriftFactor = 0.01
+	DefaultDriftFactor = redlock.DefaultDriftFactor
 	DefaultMaxEvents   = 500
 )
 
@@ -162,7 +177,8 @@ type MasterStatus struct {
 	Sweep            Sweep         // discovery progress
 	Warnings         []string      // per-master warnings (replica, restarted recently, clock)
 
-	hist masterHistory
+	health health // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
+	hist   masterHistory
 }
 
 // Sweep is the progress of discovery on one master: SCAN continues from poll to poll under the work budget,

@@ -245,9 +245,16 @@ func (c *Client) TopologyWarning() string {
 	return ""
 }
 
-// driftAllowance is the validity kept back for clock drift between masters.
+// DriftAllowance is the validity a lock of ttl keeps back for clock drift between masters, with the drift
+// factor given (WithDriftFactor): ttl*factor + 2ms, as the Redlock algorithm prescribes. It is exported so that
+// a reader of locks (the monitor) judges validity by the same rule as the client that took them.
+func DriftAllowance(ttl time.Duration, factor float64) time.Duration {
+	return time.Duration(float64(ttl)*factor) + 2*time.Millisecond
+}
+
+// driftAllowance is the validity kept back for clock drift between masters, with this client's drift factor.
 func (c *Client) driftAllowance(ttl time.Duration) time.Duration {
-	return time.Duration(float64(ttl)*c.cfg.driftFactor) + 2*time.Millisecond
+	return DriftAllowance(ttl, c.cfg.driftFactor)
 }
 
 // validity is what is left of a TTL after elapsed time and the drift allowance.

@@ -39,7 +39,7 @@ type config struct {
 func defaultConfig() config {
 	return config{
 		nodeTimeout:   50 * time.Millisecond,
-		driftFactor:   0.01,
+		driftFactor:   DefaultDriftFactor,
 		retries:       3,
 		retryDelayMin: 50 * time.Millisecond,
 		retryDelayMax: 250 * time.Millisecond,
@@ -75,8 +75,13 @@ func (c config) validate() error {
 // master costs a round little of its validity.
 func WithNodeTimeout(d time.Duration) Option { return func(c *config) { c.nodeTimeout = d } }
 
+// DefaultDriftFactor is the drift factor of a client built without
+// WithDriftFactor: 1% of the TTL is kept back for clock drift.
+const DefaultDriftFactor = 0.01
+
 // WithDriftFactor sets the clock drift allowance as a fraction of the TTL
-// (default 0.01); 2ms are always added on top of it.
+// (default DefaultDriftFactor); 2ms are always added on top of it (see
+// DriftAllowance).
 func WithDriftFactor(f float64) Option { return func(c *config) { c.driftFactor = f } }
 
 // WithRetries sets how many more rounds Acquire tries after the first fails

@@ -46,7 +46,7 @@ const clockSamples = 8
 type lockRow struct {
 	lv      *monitor.LockView
 	name    string        // sanitized resource
-	primary string        // raw token: the holder's, or the most common one when nobody holds it ("" if none)
+	primary string        // raw token the row is about (monitor.LeadToken): the holder's, or the most common one
 	holder  string        // sanitized primary token
 	tokens  []string      // sanitized token per master, "" where absent
 	ref     time.Duration // scale of the validity and PTTL bars: the longest PTTL seen for this holder
@@ -126,7 +126,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 		row := &d.locks[i]
 		row.lv = lv
 		row.name = sanitize(lv.Resource, nameCap)
-		row.primary = primaryToken(lv)
+		row.primary = monitor.LeadToken(lv)
 		shown := sanitize(row.primary, nameCap)
 		row.holder = shown
 		row.tokens = tokens[i*n : (i+1)*n : (i+1)*n]
@@ -172,30 +172,6 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	return d, newEntries(s, prev)
 }
 
-// primaryToken is the token a lock row is about: the holder's, or else the one on most masters (ties go to the
-// smaller token, as the monitor decides), counting the values last seen on masters not read this time.
-func primaryToken(lv *monitor.LockView) string {
-	if lv.Holder != "" {
-		return lv.Holder
-	}
-	best, bestCount := "", 0
-	for j, c := range lv.Masters {
-		if c.Token == "" {
-			continue
-		}
-		count := 0
-		for _, o := range lv.Masters[j:] {
-			if o.Token == c.Token {
-				count++
-			}
-		}
-		if count > bestCount || count == bestCount && c.Token < best {
-			best, bestCount = c.Token, count
-		}
-	}
-	return best
-}
-
 // levelOf is the event log's level of a monitor severity.
 func levelOf(s monitor.Severity) level {
 	switch s {
@@ -207,25 +183,12 @@ func levelOf(s monitor.Severity) level {
 	return levelInfo
 }
 
-// newEntries returns the log entries for the events and warnings of s that prev did not have.
+// newEntries returns the log entries for the events and warnings of s that prev did not have, as the monitor
+// tells what is new (Snapshot.EventsSince, Snapshot.WarningsSince).
 func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
-	events := s.Events
-	if prev != nil && len(prev.snap.Events) > 0 {
-		last := prev.snap.Events[len(prev.snap.Events)-1]
-		start := -1
-		for j := len(events) - 1; j >= 0; j-- {
-			if sameEvent(events[j], last) {
-				start = j + 1
-				break
-			}
-		}
-		if start < 0 {
-			start = len(events)
-			for start > 0 && events[start-1].Time.After(last.Time) {
-				start--
-			}
-		}
-		events = events[start:]
+	var before *monitor.Snapshot
+	if prev != nil {
+		before = &prev.snap
 	}
 	var out []logEntry
 	switch { // the first snapshot, and the end of the first scan, are the baseline: one line each, not a line per lock
@@ -234,7 +197,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	case !prev.snap.Swept && s.Swept:
 		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first scan of every master done: " + baseline(s)})
 	}
-	for _, e := range events {
+	for _, e := range s.EventsSince(before) {
 		lvl := levelOf(e.Kind.Severity())
 		where := e.Resource
 		if where == "" {
@@ -246,16 +209,8 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 				sanitize(e.Text, textCap)),
 		})
 	}
-	seen := map[monitor.WarningID]bool{}
-	if prev != nil {
-		for _, w := range prev.snap.Warnings {
-			seen[w.ID()] = true
-		}
-	}
-	for _, w := range s.Warnings {
-		if seen[w.ID()] {
-			continue
-		}
+	raised, _ := s.WarningsSince(before)
+	for _, w := range raised {
 		out = append(out, logEntry{at: s.Time, level: levelOf(w.Severity), resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out
@@ -285,10 +240,4 @@ func baseline(s monitor.Snapshot) string {
 		text += "; the first scan goes on: locks it finds are summed up when it ends"
 	}
 	return text
-}
-
-// sameEvent reports whether a and b are the same monitor event.
-func sameEvent(a, b monitor.Event) bool {
-	return a.Time.Equal(b.Time) && a.Kind == b.Kind && a.Resource == b.Resource && a.Master == b.Master &&
-		a.Text == b.Text
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -119,10 +120,5 @@ func window(cursor, offset, height, total int) int {
 	return min(max(offset, 0), total-height)
 }
 
-// plural writes n and the noun, adding s when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+// plural writes n and the noun, adding s when n is not 1, as the monitor's warnings do.
+func plural(n int, noun string) string { return textfmt.Plural(n, noun) }

@@ -1,0 +1,171 @@
+package monitor
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// staleRatio is how many times longer than the other reads of its key a read must have waited to be taken as
+// not current (see readCells).
+const staleRatio = 4
+
+// readCells returns the cells that this poll's readings show, resource by resource (the cell of resource i
+// on master j at i*n+j, for n masters; the index of each resource given), and which of them a read decided:
+// those are not to be filled with the values last seen there (carry).
+//
+// A cell is as old as its read. A read that waited (a master answering late, out of a pause) is known only to
+// within half its round trip: one uncertain by more than half an interval, and by more than staleRatio times
+// what the other reads of its key were (on a slow machine all of them wait alike, and agree), is not current:
+// the cell is unknown, with what that read saw as its last known value. A key whose PTTL, counted from its
+// read, has run out by now is gone.
+func readCells(readings []Reading, index map[string]int, resources int, now time.Time, interval time.Duration) ([]MasterLock, []bool) {
+	n := len(readings)
+	usual := usualUncertainty(readings, index, resources)
+	cells := make([]MasterLock, resources*n)
+	read := make([]bool, len(cells))
+	for j, r := range readings {
+		if r.Err != nil {
+			continue
+		}
+		for _, k := range r.Keys {
+			i := index[k.Key]*n + j
+			stale := k.ReadWithin > interval/2 && k.ReadWithin > staleRatio*usual[index[k.Key]]
+			if readCell(&cells[i], k, stale, now) {
+				read[i] = true
+			}
+		}
+	}
+	return cells, read
+}
+
+// usualUncertainty returns, per resource, the median of how far off the time of each master's read of its key
+// may be (KeyReading.ReadWithin), over the masters that read it.
+func usualUncertainty(readings []Reading, index map[string]int, resources int) []time.Duration {
+	n := len(readings)
+	within := make([]time.Duration, resources*n)
+	for i := range within {
+		within[i] = -1 // not read
+	}
+	for j, r := range readings {
+		if r.Err != nil {
+			continue
+		}
+		for _, k := range r.Keys {
+			i := index[k.Key]*n + j
+			within[i] = max(within[i], k.ReadWithin)
+		}
+	}
+	usual := make([]time.Duration, resources)
+	for i := range usual {
+		usual[i] = medianDuration(within[i*n : (i+1)*n])
+	}
+	return usual
+}
+
+// readCell sets cell c from one read k of its key (stale: a read that is not current), and reports whether
+// the read decided the cell. A stale read of a key makes the cell unknown with the value it saw, unless another
+// read of this poll decided it; a stale "no key" decides nothing, and leaves the value last seen there, as a
+// master that did not answer would. A read that saw the key wins over one that did not (a later discovery).
+func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
+	readAt := k.ReadAt
+	if readAt.IsZero() {
+		readAt = now
+	}
+	expired := !k.Absent && k.PTTL != NoTTL && !readAt.Add(k.PTTL).After(now)
+	state := CellSeen
+	switch {
+	case stale && (k.Absent || c.State != CellUnknown):
+		return false
+	case stale:
+		state = CellUnknown
+	case k.Absent || expired:
+		if c.Token == "" {
+			*c = MasterLock{State: CellAbsent}
+		}
+		return true
+	}
+	*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
+	if k.Fields != nil {
+		c.Hash = true
+		c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
+	}
+	return true
+}
+
+// carry fills the cells of row that were not read (read[j] false) with the values last seen there, from p
+// (nil: nothing seen before).
+func carry(row []MasterLock, read []bool, p *LockView) {
+	if p == nil {
+		return
+	}
+	for j := range row {
+		if !read[j] && j < len(p.Masters) && p.Masters[j].State != CellAbsent {
+			row[j] = p.Masters[j]
+			row[j].State = CellUnknown
+		}
+	}
+}
+
+// kept reports whether a resource is still tracked: some master has its key, or may have it (not read, with
+// a value last seen there).
+func kept(row []MasterLock) bool {
+	for _, c := range row {
+		if c.State == CellSeen || c.State == CellUnknown && c.Token != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// hashHolder reads a hash lock's fields and values: its holders ("<client-uuid>:<thread-id>" fields, sorted,
+// joined by commas), the first holder's hold count, and the mode field of a read-write lock.
+func hashHolder(fields []string) (holder string, count int, mode string) {
+	var holders []string
+	for i := 0; i+1 < len(fields); i += 2 {
+		f, v := fields[i], fields[i+1]
+		switch {
+		case f == "mode":
+			mode = v
+		case isHolderField(f):
+			holders = append(holders, f)
+		}
+	}
+	sort.Strings(holders)
+	for i := 0; i+1 < len(fields) && len(holders) > 0; i += 2 {
+		if fields[i] == holders[0] {
+			count, _ = strconv.Atoi(fields[i+1])
+		}
+	}
+	return strings.Join(holders, ","), count, mode
+}
+
+// isHolderField reports whether a hash field names a holder: "<client-id>:<thread-id>".
+func isHolderField(f string) bool {
+	i := strings.LastIndexByte(f, ':')
+	if i <= 0 || i == len(f)-1 {
+		return false
+	}
+	for _, c := range f[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// medianDuration returns the median of the durations of ds that are not negative (the upper one of the middle
+// two), 0 when there are none. It sorts ds.
+func medianDuration(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	first := 0
+	for first < len(ds) && ds[first] < 0 {
+		first++
+	}
+	if first == len(ds) {
+		return 0
+	}
+	return ds[first+(len(ds)-first)/2]
+}

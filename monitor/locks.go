@@ -1,0 +1,136 @@
+package monitor
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
+// resource, carrying history and the values of cells not read this time from prev. It returns the views, the
+// keys kept for refresh that are not shown, and the lock events.
+func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []string, []Event) {
+	n := len(readings)
+	quorum := n/2 + 1
+	resources, index := resourcesOf(prev, readings, own)
+	cells, read := readCells(readings, index, len(resources), now, cfg.Interval)
+	dup := make([]bool, n)
+	for j, m := range masters {
+		dup[j] = m.health.sameAs != ""
+	}
+	var prevLocks []LockView
+	if prev != nil {
+		prevLocks = prev.Locks
+	}
+	var (
+		events  []Event
+		views   = make([]LockView, 0, len(resources))
+		tracked []string
+		arena   []tokenSeen // backs every view's hist.tokens
+		pi      = 0
+	)
+	firstSweep := prev == nil || !prev.Swept
+	for i, res := range resources {
+		row := cells[i*n : (i+1)*n : (i+1)*n]
+		var p *LockView
+		for pi < len(prevLocks) && prevLocks[pi].Resource < res {
+			pi++
+		}
+		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
+			p = &prevLocks[pi]
+		}
+		carry(row, read[i*n:(i+1)*n], p)
+		ownLock := own[res]
+		isOwn := ownLock.Token != ""
+		if !kept(row) && !isOwn {
+			if p != nil {
+				events = append(events, goneEvent(p, ownLock.Deleted, prev.Time, now))
+			}
+			continue
+		}
+		v := LockView{Resource: res, Masters: row}
+		arena = classify(&v, dup, quorum, ownLock, isOwn, now, cfg, arena)
+		if !isOwn && !shown(&v, cfg) {
+			tracked = append(tracked, res)
+			continue
+		}
+		events = history(&v, p, prev != nil && !(p == nil && firstSweep), now, events)
+		views = append(views, v)
+	}
+	groupMultiKeyLocks(views)
+	return views, tracked, events
+}
+
+// resourcesOf returns, sorted, every resource read on some master, shown or kept for refresh by prev, or
+// registered as ours, with the index of each.
+func resourcesOf(prev *Snapshot, readings []Reading, own map[string]OwnLock) ([]string, map[string]int) {
+	index := map[string]int{}
+	var resources []string
+	add := func(res string) {
+		if _, ok := index[res]; !ok {
+			index[res] = 0
+			resources = append(resources, res)
+		}
+	}
+	for _, r := range readings {
+		for _, k := range r.Keys {
+			add(k.Key)
+		}
+	}
+	if prev != nil {
+		for _, l := range prev.Locks {
+			add(l.Resource)
+		}
+		for _, res := range prev.tracked {
+			add(res)
+		}
+	}
+	for res := range own {
+		add(res)
+	}
+	sort.Strings(resources)
+	for i, res := range resources {
+		index[res] = i
+	}
+	return resources, index
+}
+
+// shown reports whether a tracked resource is listed as a lock: it has a TTL somewhere, or it is a key
+// without one that looks like a stuck lock (the same value on more than one master, or matched by a pattern
+// the user gave).
+func shown(v *LockView, cfg Config) bool {
+	if v.State != StateStuck {
+		return true
+	}
+	return v.Count > 1 || cfg.Pattern != DefaultPattern
+}
+
+// multiKeyMinToken is the shortest token taken as random enough that the same token on two keys means one
+// lock over both.
+const multiKeyMinToken = 16
+
+// groupMultiKeyLocks sets Keys on locks whose leading token is also another key's: clients such as node-redlock
+// and bsm/redislock take one lock over several keys by writing one random token on all of them.
+func groupMultiKeyLocks(views []LockView) {
+	byToken := map[string][]int{}
+	for i := range views {
+		v := &views[i]
+		t := LeadToken(v)
+		if len(t) < multiKeyMinToken || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
+			continue // a hash holder names a client thread, which may hold several locks
+		}
+		byToken[t] = append(byToken[t], i)
+	}
+	for _, idx := range byToken {
+		if len(idx) < 2 {
+			continue
+		}
+		keys := make([]string, len(idx))
+		for k, i := range idx {
+			keys[k] = views[i].Resource
+		}
+		for _, i := range idx {
+			views[i].Keys = keys
+		}
+	}
+}

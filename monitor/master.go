@@ -1,0 +1,116 @@
+package monitor
+
+import (
+	"fmt"
+	"time"
+)
+
+// rttWeight is the EWMA weight of the newest RTT sample (1/8, as TCP's smoothed RTT).
+const rttWeight = 8
+
+// masterHistory is what Aggregate carries from one snapshot to the next for a master, beyond its visible fields.
+type masterHistory struct {
+	infoUptime  time.Duration // last uptime read from INFO, UnknownUptime when unknown
+	driftRef    time.Duration // clock offset at the start of the drift window
+	driftRefUnc time.Duration // its uncertainty
+	driftRefAt  time.Time     // local time of that sample; zero when no window is open
+	clockWarned bool          // a clock warning was raised in the previous snapshot
+}
+
+// masterStatus derives one master's status from its reading and its previous status (nil when first seen),
+// with the events of the transition: its health moves by health.next; a master that misses a poll keeps its
+// last values; one that answers is read afresh, carrying its RTT average and clock measurement, which start
+// again when it restarted.
+func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (MasterStatus, []Event) {
+	var was health
+	if p != nil {
+		was = p.health
+	}
+	is := was.next(r, cfg.DownAfter)
+	var events []Event
+	if kind, text := was.eventTo(is, r); kind != "" {
+		events = append(events, Event{Time: now, Kind: kind, Master: r.Addr, Text: text})
+	}
+	var ms MasterStatus
+	if r.Err != nil {
+		ms = unanswered(p, r)
+	} else {
+		ms = answered(p, r, now)
+		if p != nil && restarted(p, r) {
+			ms.forgetDrift() // a new process: measure its clock afresh
+			events = append(events, Event{Time: now, Kind: EventMasterRestarted, Master: r.Addr, Text: restartText(p, r)})
+		}
+		if r.Uptime >= 0 {
+			// The process start, from its uptime: known from the first poll, whether or not we saw it restart.
+			ms.LastRestart = now.Add(-r.Uptime)
+			ms.hist.infoUptime = r.Uptime
+		}
+		ms.measureClock(r, cfg.DriftFactor)
+	}
+	ms.setHealth(is)
+	return ms, events
+}
+
+// unanswered is the status of a master that did not answer r: what it was (p; nil: nothing is known of it),
+// with the error, no warnings of its own and its uptime unknown.
+func unanswered(p *MasterStatus, r Reading) MasterStatus {
+	ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1, Uptime: UnknownUptime,
+		hist: masterHistory{infoUptime: UnknownUptime}}
+	if p != nil {
+		ms = *p
+	}
+	ms.Err, ms.Warnings, ms.Uptime = r.Err.Error(), nil, UnknownUptime
+	return ms
+}
+
+// answered is the status of a master from its answer r, carrying from p (nil: first seen) the smoothed RTT,
+// the clock measurement, the last restart and the history.
+func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
+	ms := MasterStatus{
+		Addr:       r.Addr,
+		LastAnswer: now,
+		Role:       r.Role,
+		Version:    r.Version,
+		RunID:      r.RunID,
+		Uptime:     r.Uptime,
+		Replicas:   r.Replicas,
+		Sweep:      r.Sweep,
+		hist:       masterHistory{infoUptime: UnknownUptime},
+	}
+	if ms.Role == "" {
+		ms.Role = "unknown"
+	}
+	if p != nil {
+		ms.RTTSmoothed = p.RTTSmoothed
+		ms.ClockKnown, ms.ClockOffset, ms.ClockUncertainty = p.ClockKnown, p.ClockOffset, p.ClockUncertainty
+		ms.DriftPPM, ms.DriftUncertPPM, ms.DriftKnown = p.DriftPPM, p.DriftUncertPPM, p.DriftKnown
+		ms.LastRestart = p.LastRestart
+		ms.hist = p.hist
+	}
+	if !r.Sent.IsZero() && !r.Received.IsZero() {
+		ms.RTT = r.Received.Sub(r.Sent)
+		if ms.RTTSmoothed == 0 {
+			ms.RTTSmoothed = ms.RTT
+		} else {
+			ms.RTTSmoothed += (ms.RTT - ms.RTTSmoothed) / rttWeight
+		}
+	}
+	return ms
+}
+
+// restarted reports whether the master behind r is a new process since p: its run_id changed or, when run_id
+// is unknown, its uptime went back.
+func restarted(p *MasterStatus, r Reading) bool {
+	if p.RunID != "" && r.RunID != "" {
+		return p.RunID != r.RunID
+	}
+	return p.hist.infoUptime >= 0 && r.Uptime >= 0 && r.Uptime < p.hist.infoUptime
+}
+
+// restartText describes a restart for its event.
+func restartText(p *MasterStatus, r Reading) string {
+	if p.RunID != "" && r.RunID != "" {
+		return fmt.Sprintf("restarted: run_id %s -> %s", p.RunID, r.RunID)
+	}
+	return fmt.Sprintf("restarted: uptime went back from %s to %s", ShortDuration(p.hist.infoUptime), ShortDuration(r.Uptime))
+}

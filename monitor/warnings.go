@@ -1,0 +1,173 @@
+package monitor
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+)
+
+// maxLockWarnings caps the warnings of one kind naming locks; the rest are counted in one.
+const maxLockWarnings = 10
+
+// warnings computes the current warnings of s, whose masters and locks are set, given how its clocks were
+// judged: about the set of masters, the locks, each master, then the clocks. It changes nothing: Aggregate
+// hands each master the texts about it (textsAbout).
+func warnings(s *Snapshot, clocks clockJudgement, now time.Time, cfg Config) []Warning {
+	ws := warnSet(nil, s, cfg)
+	ws = warnLocks(ws, s)
+	ws = warnMasters(ws, s.Masters, s.maxTTL, now)
+	return warnClocks(ws, s.Masters, clocks, cfg)
+}
+
+// warn is a warning about a master, or about the whole set when master is "".
+func warn(sev Severity, kind, master, text string) Warning {
+	return Warning{Severity: sev, Kind: kind, Master: master, Text: text}
+}
+
+// warnSet appends to ws what is wrong with the set of masters: too few answer for a quorum, their number,
+// two addresses of one server, and more lock keys than are tracked.
+func warnSet(ws []Warning, s *Snapshot, cfg Config) []Warning {
+	n := len(s.Masters)
+	if s.UpCount < s.Quorum {
+		ws = append(ws, warn(SeverityError, WarnQuorumDown, "", fmt.Sprintf("only %d of %d masters answered, quorum is %d: no lock can be acquired", s.UpCount, n, s.Quorum)))
+	}
+	if n < 3 || n%2 == 0 {
+		ws = append(ws, warn(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%s: use an odd number, at least 3", textfmt.Plural(n, "master"))))
+	}
+	for _, m := range s.Masters {
+		if m.health.sameAs != "" {
+			ws = append(ws, warn(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("same server as %s (run_id %s): counted once", m.health.sameAs, m.RunID)))
+		}
+	}
+	if s.Truncated {
+		ws = append(ws, warn(SeverityWarning, WarnTruncated, "", fmt.Sprintf("more than %d lock keys: the rest are not tracked", cfg.MaxKeys)))
+	}
+	return ws
+}
+
+// lockTrouble is one kind of trouble a lock can be in, as warned about: at most maxLockWarnings locks are
+// named, the rest counted in one more warning.
+type lockTrouble struct {
+	sev  Severity
+	kind string
+	more string // what the "and N more ..." warning counts
+}
+
+// The kinds of lock trouble, in the order a lock is checked for them: the first that fits is the one told.
+var (
+	troubleLost       = lockTrouble{SeverityError, WarnLockLost, "of our locks with no quorum"}
+	troubleQuorumLost = lockTrouble{SeverityError, WarnQuorumLost, "locks that lost their quorum"}
+	troubleStuck      = lockTrouble{SeverityWarning, WarnStuck, "locks without a TTL"}
+	troubleForeign    = lockTrouble{SeverityWarning, WarnForeignTokens, "held locks with another token on some master"}
+	lockTroubles      = []lockTrouble{troubleLost, troubleQuorumLost, troubleStuck, troubleForeign}
+)
+
+// warnLocks appends to ws a warning for each lock in trouble, capped per kind of trouble.
+func warnLocks(ws []Warning, s *Snapshot) []Warning {
+	counts := map[string]int{}
+	for _, l := range s.Locks {
+		trouble, text, ok := lockTroubleOf(l, s.Masters)
+		if !ok {
+			continue
+		}
+		if counts[trouble.kind]++; counts[trouble.kind] <= maxLockWarnings {
+			ws = append(ws, Warning{Severity: trouble.sev, Kind: trouble.kind, Resource: l.Resource, Text: text})
+		}
+	}
+	for _, trouble := range lockTroubles {
+		if n := counts[trouble.kind]; n > maxLockWarnings {
+			ws = append(ws, warn(trouble.sev, trouble.kind, "", fmt.Sprintf("and %d more %s", n-maxLockWarnings, trouble.more)))
+		}
+	}
+	return ws
+}
+
+// lockTroubleOf is the trouble lock l is in, with the warning's text; false when it is in none.
+func lockTroubleOf(l LockView, masters []MasterStatus) (lockTrouble, string, bool) {
+	switch {
+	case l.State == StateLost:
+		return troubleLost, fmt.Sprintf("our lock on %q has no quorum", l.Resource), true
+	case l.QuorumLost:
+		return troubleQuorumLost, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource), true
+	case l.State == StateStuck:
+		return troubleStuck, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, textfmt.Plural(l.Count, "master")), true
+	case l.Foreign:
+		var others []string
+		for j, c := range l.Masters {
+			if c.Present() && c.Token != l.Holder {
+				others = append(others, masters[j].Addr)
+			}
+		}
+		return troubleForeign, fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")), true
+	}
+	return lockTrouble{}, "", false
+}
+
+// warnMasters appends to ws what is wrong with each master: not answering or down; and, for one that
+// answers, a first scan not finished, being a replica or having some, and a restart more recent than the
+// longest TTL seen (longest).
+func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, now time.Time) []Warning {
+	for _, m := range masters {
+		switch m.health.state {
+		case healthUp:
+		case healthDown:
+			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, "down: "+m.Err))
+			continue
+		default:
+			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("not answering (%s missed): %s", textfmt.Plural(m.health.missed, "poll"), m.Err)))
+			continue
+		}
+		if m.Sweep.Completed == 0 {
+			ws = append(ws, warn(SeverityWarning, WarnSweeping, m.Addr, "first scan in progress ("+m.Sweep.Progress()+"): locks it has not reached are not shown yet"))
+		}
+		if m.Role == "slave" {
+			ws = append(ws, warn(SeverityError, WarnReplica, m.Addr, "is a replica: Redlock needs independent masters"))
+		}
+		if m.Replicas > 0 {
+			ws = append(ws, warn(SeverityWarning, WarnHasReplicas, m.Addr, fmt.Sprintf("has %d replicas: a failover can break mutual exclusion", m.Replicas)))
+		}
+		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < longest {
+			ws = append(ws, warn(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %s ago, less than the longest TTL (%s): it may grant a lock others still hold",
+				ShortDuration(now.Sub(m.LastRestart)), ShortDuration(longest))))
+		}
+	}
+	return ws
+}
+
+// warnClocks appends to ws the clock warnings: one about our own clock when every master is off, or
+// drifts, the same way (see judgeClocks); otherwise one per master beyond the allowance.
+func warnClocks(ws []Warning, masters []MasterStatus, c clockJudgement, cfg Config) []Warning {
+	if c.offsetOurs {
+		ws = append(ws, warn(SeverityWarning, WarnClockOffset, "", fmt.Sprintf("our clock is %s every master's: the offset is this machine's; "+
+			"harmless alone (Redlock needs clocks to tick at the same rate, not to agree)", aheadOrBehind(-c.offsetSign))))
+	}
+	if c.driftOurs {
+		ws = append(ws, warn(SeverityWarning, WarnClockDrift, "", fmt.Sprintf("our clock runs %s than every master's: the drift is this "+
+			"machine's, and it shortens or stretches the validity this program computes", fasterOrSlower(-c.driftSign))))
+	}
+	for i, m := range masters {
+		if c.offsetOf(i) {
+			ws = append(ws, warn(SeverityWarning, WarnClockOffset, m.Addr, fmt.Sprintf("clock %s %s ours: harmless alone (Redlock needs "+
+				"clocks to tick at the same rate, not to agree), but a clock set by hand may jump", ShortDuration(abs(m.ClockOffset)),
+				aheadOrBehind(sign(float64(m.ClockOffset))))))
+		}
+		if c.driftOf(i) {
+			ws = append(ws, warn(SeverityWarning, WarnClockDrift, m.Addr, fmt.Sprintf("clock runs %s than ours by %s: more than the drift "+
+				"factor %g allows; its keys expire early or late", fasterOrSlower(sign(m.DriftPPM)), ppm(m.DriftPPM), cfg.DriftFactor)))
+		}
+	}
+	return ws
+}
+
+// textsAbout returns the texts of the warnings of ws about master addr, nil when there are none.
+func textsAbout(ws []Warning, addr string) []string {
+	var texts []string
+	for _, w := range ws {
+		if w.Master == addr {
+			texts = append(texts, w.Text)
+		}
+	}
+	return texts
+}
