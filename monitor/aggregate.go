@@ -17,7 +17,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 
 	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
 	var lockEvents []Event
-	s.Locks, s.tracked, lockEvents = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
+	s.Locks, s.tracked, lockEvents, s.Unread = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
 	events = append(events, lockEvents...)
 	fenceWarnings, fenceEvents := s.applyFences(prev, fences, now)
 	events = append(events, fenceEvents...)
@@ -49,7 +49,8 @@ func (s *Snapshot) aggregateMasters(prev *Snapshot, readings []Reading, now time
 		var ev []Event
 		s.Masters[i], ev = masterStatus(p, r, now, cfg)
 		events = append(events, ev...)
-		s.Truncated = s.Truncated || r.Truncated
+		s.Untracked = max(s.Untracked, r.Untracked)
+		s.Truncated = s.Untracked > 0
 	}
 	markDuplicates(s.Masters)
 	s.Swept = true

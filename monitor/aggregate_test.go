@@ -507,7 +507,9 @@ func TestAggregateWarnings(t *testing.T) {
 				}
 				rs[i].Role, rs[i].RunID, rs[i].Replicas = m.role, m.runID, m.replicas
 				rs[i].ServerTime = t0.Add(-500 * time.Microsecond).Add(m.offset)
-				rs[i].Truncated = tt.trunc && i == 0
+				if tt.trunc && i == 0 {
+					rs[i].Untracked = 3
+				}
 				if m.sweeping {
 					rs[i].Sweep = Sweep{Scanned: 500, Total: 1000}
 				}
@@ -823,5 +825,32 @@ func TestAggregateRestartIsFlaggedAtFirstSight(t *testing.T) {
 				t.Errorf("restart warning %v, want %v: %v", got, tt.want, s.Warnings)
 			}
 		})
+	}
+}
+
+// TestLocksAMasterCouldNotReadAreCountedAndWarned: a master that answered but ran out of time before it
+// re-read a known lock leaves that lock unread: the snapshot counts it and warns, and once every master reads
+// it again the count and the warning go (issue 25).
+func TestLocksAMasterCouldNotReadAreCountedAndWarned(t *testing.T) {
+	cfg := Config{}
+	first := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"a": cells("tA", 5), "b": cells("tB", 5)}), nil, t0, cfg)
+	if first.Unread != 0 || hasWarning(first, WarnUnread, "") {
+		t.Fatalf("first snapshot: unread %d, warnings %v; want none", first.Unread, first.Warnings)
+	}
+	now := t0.Add(time.Second)
+	rs := fixture(now, addrs5, map[string][]cell{"a": cells("tA", 5), "b": cells("tB", 5)})
+	rs[3].Keys = slices.DeleteFunc(rs[3].Keys, func(k KeyReading) bool { return k.Key == "b" }) // m3 ran out of time
+	rs[4] = Reading{Addr: "m4", Err: errors.New("timeout")}                                     // down: not counted
+	second := Aggregate(&first, rs, nil, now, cfg)
+	if second.Unread != 1 || !hasWarning(second, WarnUnread, "") {
+		t.Fatalf("m3 did not read b: unread %d, warnings %v; want 1 with a warning", second.Unread, second.Warnings)
+	}
+	if l := lockOf(t, second, "b"); l.State != StateHeld {
+		t.Errorf("b, not read on m3 but held on the others: %s, want held", l.State)
+	}
+	later := t0.Add(2 * time.Second)
+	third := Aggregate(&second, fixture(later, addrs5, map[string][]cell{"a": cells("tA", 5), "b": cells("tB", 5)}), nil, later, cfg)
+	if third.Unread != 0 || hasWarning(third, WarnUnread, "") {
+		t.Errorf("every master read again: unread %d, warnings %v; want none", third.Unread, third.Warnings)
 	}
 }

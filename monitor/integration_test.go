@@ -722,3 +722,37 @@ func TestPollReadsANewLocksFenceInTheSnapshotThatFindsIt(t *testing.T) {
 		t.Fatalf("locks %+v; want orders alone, with fence 41 from the snapshot that found it", s.Locks)
 	}
 }
+
+// TestMaxKeysCountsDistinctKeysAcrossSweeps: the cap counts distinct lock keys, so keys found again by a
+// second and third sweep do not crowd out keys below it; beyond it the keys left out are counted (issue 25).
+func TestMaxKeysCountsDistinctKeysAcrossSweeps(t *testing.T) {
+	const maxKeys = 40
+	for _, n := range []int{maxKeys - 1, maxKeys, maxKeys + 1, maxKeys + 15} {
+		t.Run(fmt.Sprintf("%d keys", n), func(t *testing.T) {
+			c := newCluster(t, 3, Config{ScanCount: 10, MaxKeys: maxKeys})
+			ctx := context.Background()
+			for _, a := range c.admin {
+				pipe := a.Pipeline()
+				for k := range n {
+					pipe.Set(ctx, fmt.Sprintf("k%03d", k), fmt.Sprintf("tok%03d", k), time.Minute)
+				}
+				if _, err := pipe.Exec(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := c.mon.Poll(ctx)
+			for polls := 1; s.Masters[0].Sweep.Completed < 3; polls++ {
+				if polls > 500 {
+					t.Fatalf("fewer than 3 sweeps after %d polls", polls)
+				}
+				s = c.mon.Poll(ctx)
+			}
+			wantLeft := max(n-maxKeys, 0)
+			if len(s.Locks) != min(n, maxKeys) || s.Truncated != (wantLeft > 0) || s.Untracked != wantLeft ||
+				hasWarning(s, WarnTruncated, "") != (wantLeft > 0) {
+				t.Errorf("after 3 sweeps: %d locks, truncated %v, untracked %d, warnings %v; want %d, %v, %d",
+					len(s.Locks), s.Truncated, s.Untracked, s.Warnings, min(n, maxKeys), wantLeft > 0, wantLeft)
+			}
+		})
+	}
+}

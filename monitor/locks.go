@@ -8,8 +8,9 @@ import (
 
 // aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
 // resource, carrying history and the values of cells not read this time from prev. It returns the views, the
-// keys kept for refresh that are not shown, and the lock events.
-func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []string, []Event) {
+// keys kept for refresh that are not shown, the lock events, and how many of prev's locks some master that
+// answered could not read (its poll ran out of time before it reached them, or the read was not current).
+func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []string, []Event, int) {
 	n := len(readings)
 	quorum := n/2 + 1
 	resources, index := resourcesOf(prev, readings, own)
@@ -28,6 +29,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		tracked []string
 		arena   []tokenSeen // backs every view's hist.tokens
 		pi      = 0
+		unread  int
 	)
 	firstSweep := prev == nil || !prev.Swept
 	for i, res := range resources {
@@ -38,6 +40,9 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		}
 		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
 			p = &prevLocks[pi]
+		}
+		if p != nil && !readByAll(read[i*n:(i+1)*n], readings, dup) {
+			unread++
 		}
 		carry(row, read[i*n:(i+1)*n], p)
 		ownLock := own[res]
@@ -58,7 +63,18 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		views = append(views, v)
 	}
 	groupMultiKeyLocks(views)
-	return views, tracked, events
+	return views, tracked, events, unread
+}
+
+// readByAll reports whether every master that answered (and is not another's duplicate) read the key whose
+// cells read marks.
+func readByAll(read []bool, readings []Reading, dup []bool) bool {
+	for j, r := range readings {
+		if r.Err == nil && !dup[j] && !read[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // resourcesOf returns, sorted, every resource read on some master, shown or kept for refresh by prev, or

@@ -121,7 +121,7 @@ func (m *Monitor) Observe(f func(prev *Snapshot, s Snapshot)) {
 // that answered.
 func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p *poller) Reading {
-		return p.read(ctx, m.cfg, known, len(known))
+		return p.read(ctx, m.cfg, known)
 	})
 	isKnown := make(map[string]bool, len(known))
 	for _, k := range known {
@@ -136,6 +136,7 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 			}
 		}
 	}
+	found = m.capFound(readings, found, len(known))
 	for _, k := range found {
 		if fence := k + m.cfg.FenceSuffix; !strings.HasSuffix(k, m.cfg.FenceSuffix) && !isKnown[fence] {
 			isKnown[fence] = true
@@ -168,6 +169,37 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 		}
 	}
 	return readings
+}
+
+// capFound keeps the keys that discovery found new on some master within Config.MaxKeys distinct keys in all,
+// known ones included: each master keeps to the cap on its own, but masters that found different keys would
+// together exceed it. The first in key order are kept; the rest are taken out of the readings and counted as
+// untracked by each master that found them. It returns the keys kept.
+func (m *Monitor) capFound(readings []Reading, found []string, known int) []string {
+	room := max(m.cfg.MaxKeys-known, 0)
+	if len(found) <= room {
+		return found
+	}
+	sort.Strings(found)
+	dropped := make(map[string]bool, len(found)-room)
+	for _, k := range found[room:] {
+		dropped[k] = true
+	}
+	for i := range readings {
+		r := &readings[i]
+		kept := r.Keys[:0]
+		for _, k := range r.Keys {
+			if !dropped[k.Key] {
+				kept = append(kept, k)
+			}
+		}
+		if n := len(r.Keys) - len(kept); n > 0 && r.next != nil {
+			r.next.leftOut(n)
+			r.Untracked = r.next.untrackedNow()
+		}
+		r.Keys = kept
+	}
+	return found[:room]
 }
 
 // fanOut runs read on every master concurrently, each within Config.Timeout, and returns when all have

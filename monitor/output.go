@@ -22,6 +22,8 @@ type jsonSnapshot struct {
 	UpCount        int           `json:"up_count"`
 	Servers        int           `json:"servers"`
 	Truncated      bool          `json:"truncated"`
+	Untracked      int           `json:"untracked"`
+	Unread         int           `json:"unread"`
 	Swept          bool          `json:"swept"`
 	Masters        []jsonMaster  `json:"masters"`
 	Locks          []jsonLock    `json:"locks"`
@@ -131,7 +133,7 @@ func timePtr(t time.Time) *time.Time {
 // strings, plus details. Strings are JSON-escaped; bytes that are not UTF-8 become U+FFFD.
 func WriteJSON(w io.Writer, s Snapshot) error {
 	out := jsonSnapshot{
-		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Servers: s.Servers, Truncated: s.Truncated, Swept: s.Swept,
+		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Servers: s.Servers, Truncated: s.Truncated, Untracked: s.Untracked, Unread: s.Unread, Swept: s.Swept,
 		Masters:        make([]jsonMaster, len(s.Masters)),
 		Locks:          make([]jsonLock, len(s.Locks)),
 		Warnings:       make([]string, len(s.Warnings)),
@@ -198,7 +200,7 @@ func WriteTable(w io.Writer, s Snapshot) error {
 	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
 	trunc := ""
 	if s.Truncated {
-		trunc = "  TRUNCATED"
+		trunc = fmt.Sprintf("  TRUNCATED: %d more not tracked", s.Untracked)
 	}
 	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s\n\n",
 		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), trunc)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ type Reading struct {
 	Replicas   int           // INFO replication connected_slaves; -1 unknown
 	Keys       []KeyReading  // keys read: the known ones refreshed (present or absent) and those discovered
 	Sweep      Sweep         // discovery progress after this poll
-	Truncated  bool          // discovery found more keys than Config.MaxKeys allows to track
+	Untracked  int           // lock keys discovery found beyond Config.MaxKeys, not tracked (the last full sweep's count, or the current one's when higher)
 
 	next *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
 }
@@ -162,10 +163,27 @@ type poller struct {
 // poller's only when the monitor accepts the reading: a reading dropped at the deadline must not move the
 // sweep past keys nobody saw.
 type discovery struct {
-	cursor string    // SCAN cursor where discovery continues; "0" at the start of a sweep
-	sweep  Sweep     // progress
-	last   time.Time // when discovery last ran, for the budget
+	cursor    string    // SCAN cursor where discovery continues; "0" at the start of a sweep
+	sweep     Sweep     // progress
+	last      time.Time // when discovery last ran, for the budget
+	untracked int       // lock keys the current sweep found beyond Config.MaxKeys
+	lastOver  int       // how many the last full sweep found beyond it
+	completed bool      // the last discovery step finished a sweep
 }
+
+// leftOut counts n lock keys that the last discovery step found and that were not tracked, in the sweep they
+// belong to.
+func (d *discovery) leftOut(n int) {
+	if d.completed {
+		d.lastOver += n
+	} else {
+		d.untracked += n
+	}
+}
+
+// untrackedNow is how many lock keys are known not to be tracked: the last full sweep's count, or the current
+// sweep's when it already found more.
+func (d *discovery) untrackedNow() int { return max(d.untracked, d.lastOver) }
 
 // isServerError reports whether err is an error reply from the server to one command (the connection is
 // fine). A refused login or connection setup is not: it leaves the master unusable, so it counts as down.
@@ -211,7 +229,7 @@ func (p *poller) failed(err error) Reading {
 
 // read polls the master once: TIME, then INFO and the refresh of the known keys, then discovery under its
 // budget. known is the sorted list of keys to refresh.
-func (p *poller) read(ctx context.Context, cfg Config, known []string, tracked int) Reading {
+func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
 	d := p.disc
 	if d.cursor == "" {
@@ -243,7 +261,7 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string, tracked i
 	if err := p.refresh(ctx, cfg, known, &r, &d, &slowest); err != nil {
 		return p.failed(err)
 	}
-	if err := p.discover(ctx, cfg, tracked, &r, &d, slowest); err != nil {
+	if err := p.discover(ctx, cfg, known, &r, &d, slowest); err != nil {
 		return p.failed(err)
 	}
 	r.Sweep, r.next = d.sweep, &d
@@ -332,7 +350,8 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 // discover continues the sweep of the keyspace for new lock keys, within the share of the master's CPU that
 // Config.ScanBudget allows for the time since it last ran, and within the poll's deadline. It adds the keys it
 // finds to r.Keys, up to tracked+found = Config.MaxKeys.
-func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Reading, d *discovery, slowest time.Duration) error {
+func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest time.Duration) error {
+	tracked := len(known)
 	now := time.Now()
 	since := cfg.Interval
 	if !d.last.IsZero() {
@@ -345,6 +364,9 @@ func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Readi
 		anyNoTTL = "1"
 	}
 	var used time.Duration
+	found := map[string]bool{}
+	d.completed = false
+	defer func() { r.Untracked = d.untrackedNow() }()
 	for used < budget && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
 		if d.sweep.Started.IsZero() {
 			d.sweep.Started = time.Now()
@@ -370,20 +392,23 @@ func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Readi
 		used += max(res.elapsed, time.Duration(res.scanned)*res.minCost)
 		readAt := sent.Add(rtt / 2)
 		for _, k := range res.keys {
-			if isClientInternal(k.Key) {
+			switch {
+			case isClientInternal(k.Key), found[k.Key]:
 				continue
-			}
-			if tracked >= cfg.MaxKeys { // the sweep goes on, so it ends, but what it finds is not tracked
-				r.Truncated = true
+			case !isKnown(known, k.Key) && tracked >= cfg.MaxKeys:
+				d.leftOut(1) // the sweep goes on, so it ends, but what it finds is not tracked
 				continue
+			case !isKnown(known, k.Key):
+				tracked++ // the cap counts distinct keys: a key known already, or found twice, is not new
 			}
+			found[k.Key] = true
 			k.ReadAt, k.ReadWithin = readAt, rtt/2
 			r.Keys = append(r.Keys, k)
-			tracked++
 		}
 		d.cursor = res.cursor
 		d.sweep.Scanned += res.scanned
 		if d.cursor == "0" {
+			d.lastOver, d.untracked, d.completed = d.untracked, 0, true
 			d.sweep.Completed++
 			d.sweep.LastCompleted = time.Now()
 			d.sweep.Scanned, d.sweep.Started = 0, time.Time{}
@@ -391,6 +416,12 @@ func (p *poller) discover(ctx context.Context, cfg Config, tracked int, r *Readi
 		}
 	}
 	return nil
+}
+
+// isKnown reports whether key is in known, which is sorted.
+func isKnown(known []string, key string) bool {
+	_, ok := slices.BinarySearch(known, key)
+	return ok
 }
 
 // discovered is the result of one discovery step.

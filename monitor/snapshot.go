@@ -47,7 +47,7 @@ type Config struct {
 	Pattern     string        // SCAN MATCH pattern, default "*"; another pattern also shows keys without a TTL
 	ScanCount   int           // SCAN COUNT of one discovery step, default 100
 	ScanBudget  float64       // share of one master core discovery may use, default 0.03 (3%)
-	MaxKeys     int           // lock keys tracked in all, default 100000; beyond: Snapshot.Truncated
+	MaxKeys     int           // distinct lock keys tracked, default 100000; beyond: Snapshot.Truncated
 	MaxValueLen int           // tokens longer than this are cut, default 256
 	Interval    time.Duration // poll interval, default 500ms
 	Timeout     time.Duration // per-master deadline for one poll, default 1s
@@ -141,7 +141,9 @@ type Snapshot struct {
 	Locks     []LockView     // sorted by Resource
 	Warnings  []Warning      // current conditions (recomputed each snapshot)
 	Events    []Event        // most recent last, at most Config.MaxEvents, carried across snapshots
-	Truncated bool           // more lock keys than Config.MaxKeys: some are not tracked
+	Truncated bool           // more lock keys than Config.MaxKeys: some are not tracked (Untracked of them)
+	Untracked int            // lock keys discovery found beyond Config.MaxKeys on the master that found the most
+	Unread    int            // locks of the previous snapshot that some master that answered could not read in this poll
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
 	maxTTL      time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
@@ -335,6 +337,7 @@ const (
 	WarnClockOffset   = "clock-offset"   // clock offset large compared with the drift allowance
 	WarnClockDrift    = "clock-drift"    // clock rate off by more than the drift factor allows
 	WarnTruncated     = "truncated"      // more than MaxKeys lock keys
+	WarnUnread        = "unread"         // locks some master that answered could not read in the last poll
 	WarnSweeping      = "sweeping"       // a master's first discovery sweep has not finished: locks may be missing
 	WarnLockLost      = "lock-lost"      // one of our locks lost its quorum
 	WarnQuorumLost    = "quorum-lost"    // a held lock fell below quorum while its key lives on

@@ -41,8 +41,13 @@ func warnSet(ws []Warning, s *Snapshot, cfg Config) []Warning {
 			ws = append(ws, warn(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("same server as %s (run_id %s): counted once", m.health.sameAs, m.RunID)))
 		}
 	}
+	if s.Unread > 0 {
+		ws = append(ws, warn(SeverityWarning, WarnUnread, "", fmt.Sprintf("%s not read on every master that answered "+
+			"in the last poll (out of time): shown as last seen", textfmt.Plural(s.Unread, "lock"))))
+	}
 	if s.Truncated {
-		ws = append(ws, warn(SeverityWarning, WarnTruncated, "", fmt.Sprintf("more than %d lock keys: the rest are not tracked", cfg.MaxKeys)))
+		ws = append(ws, warn(SeverityWarning, WarnTruncated, "", fmt.Sprintf("%s more lock keys not tracked: more than "+
+			"--max-keys %s", textfmt.Thousands(s.Untracked), textfmt.Thousands(cfg.MaxKeys))))
 	}
 	return ws
 }

@@ -1222,3 +1222,26 @@ func TestEventLogScrolls(t *testing.T) {
 		t.Fatalf("G in the log did not return to the newest entry:\n%s", m.View())
 	}
 }
+
+// TestHeaderIsNotOKWhileKnownLocksWentUnread: every master up, but locks that one of them could not read in
+// the last poll: the header says DEGRADED, not OK, and the banner says how many (issue 25).
+func TestHeaderIsNotOKWhileKnownLocksWentUnread(t *testing.T) {
+	s := normalSnapshot()
+	m := newDashboard(ui.Options{}, 120, 40)
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	if h := headerLine(m); !strings.Contains(h, "OK") || strings.Contains(h, "DEGRADED") {
+		t.Fatalf("every lock read: header %q, want OK", h)
+	}
+	s.Seq++
+	s.Unread = 3
+	s.Warnings = append(s.Warnings, monitor.Warning{Severity: monitor.SeverityWarning, Kind: monitor.WarnUnread,
+		Text: "3 locks not read on every master that answered in the last poll (out of time): shown as last seen"})
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	view := m.View()
+	if h := headerLine(m); !strings.Contains(h, "DEGRADED") {
+		t.Errorf("3 locks unread: header %q, want DEGRADED", h)
+	}
+	if !strings.Contains(view, "3 locks not read") {
+		t.Errorf("the banner does not count the unread locks:\n%s", view)
+	}
+}

@@ -98,7 +98,7 @@ func (f *Feed) emit(rs ...events.Record) {
 // poll is the monitor observer: every poll's snapshot to the exporter, its new events and the warnings raised
 // and cleared to the stream.
 func (f *Feed) poll(prev *monitor.Snapshot, s monitor.Snapshot) {
-	fresh := events.Since(prev, s)
+	fresh := s.EventsSince(prev)
 	f.exporter.Observe(s, fresh)
 	f.emit(events.FromMonitor(fresh)...)
 	f.emit(events.Warnings(prev, s)...)
