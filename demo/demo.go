@@ -268,12 +268,13 @@ func (d *Demo) Resources() []string {
 	return append([]string(nil), d.resources...)
 }
 
-// Events returns the channel every event is sent on, in order. It holds the
-// last 256 events: when the reader falls behind, the oldest are dropped. It
-// is closed by Close. Read it with a command that receives one event and is
-// issued again after each (the channel stays the same).
+// Events returns a new channel of its own that gets every event, in order:
+// the ones logged so far and every later one, so that each reader (the
+// screen, the event stream, the metrics) sees all of them. It holds the last
+// 256 events: when its reader falls behind, the oldest are dropped. It is
+// closed by Close. Call it once per reader and keep the channel.
 func (d *Demo) Events() <-chan Event {
-	return d.log.out
+	return d.log.subscribe()
 }
 
 // SetPaused pauses or resumes the workload. Paused clients finish what they

@@ -3,8 +3,10 @@ package demo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,14 +28,19 @@ func startDemo(t *testing.T, opts Options) *Demo {
 	return d
 }
 
+// readers holds each test demo's subscription to its events, so that successive collects read on where the
+// last stopped.
+var readers sync.Map // *Demo -> <-chan Event
+
 // collect reads events until stop returns true for one of them or within
 // has passed, and returns all it read.
 func collect(d *Demo, within time.Duration, stop func(Event) bool) []Event {
+	ch, _ := readers.LoadOrStore(d, d.Events())
 	var out []Event
 	timeout := time.After(within)
 	for {
 		select {
-		case e, ok := <-d.Events():
+		case e, ok := <-ch.(<-chan Event):
 			if !ok {
 				return out
 			}
@@ -341,5 +348,31 @@ func TestEventTimesFollowTheirOrder(t *testing.T) {
 	if second.Seq != 2 || second.Time.Before(late) || third.Time.Before(second.Time) {
 		t.Errorf("times go back along the sequence: first %v, second #%d %v, third %v", late, second.Seq,
 			second.Time, third.Time)
+	}
+}
+
+// TestEveryReaderGetsEveryEvent: the screen, the event stream and the metrics each read the demo's events;
+// each must get all of them (issue 23: one channel shared by two readers gave each only some).
+func TestEveryReaderGetsEveryEvent(t *testing.T) {
+	d := startDemo(t, Options{Paused: true})
+	early := d.Events() // subscribed before anything happens
+	for i := range 5 {
+		d.log.add(Event{Kind: EventFault, Master: -1, Text: fmt.Sprintf("fault %d", i)})
+	}
+	late := d.Events() // subscribed after: gets the events so far too
+	for i := 5; i < 40; i++ {
+		d.log.add(Event{Kind: EventFault, Master: -1, Text: fmt.Sprintf("fault %d", i)})
+	}
+	d.Close()
+	for name, ch := range map[string]<-chan Event{"early": early, "late": late} {
+		var faults []string
+		for e := range ch {
+			if e.Kind == EventFault && strings.HasPrefix(e.Text, "fault ") {
+				faults = append(faults, e.Text)
+			}
+		}
+		if len(faults) != 40 || faults[0] != "fault 0" || faults[39] != "fault 39" {
+			t.Errorf("the %s reader got %d of the 40 events (%q ... )", name, len(faults), faults[:min(3, len(faults))])
+		}
 	}
 }

@@ -66,26 +66,58 @@ const historyLen = 512
 // leadUpLen is how many events a Violation keeps of the story leading to it.
 const leadUpLen = 24
 
-// eventLog numbers events, keeps the recent ones and feeds the Events channel.
+// eventLog numbers events, keeps the recent ones and feeds every subscriber's channel.
 type eventLog struct {
 	mu     sync.Mutex
 	seq    uint64
 	last   time.Time // the newest event's time
 	recent []Event
-	out    chan Event
+	subs   []chan Event
 	closed bool
 }
 
 // newEventLog returns an empty log.
 func newEventLog() *eventLog {
-	return &eventLog{out: make(chan Event, eventBuffer)}
+	return &eventLog{}
+}
+
+// subscribe returns a new channel that gets the events logged so far (the newest eventBuffer of them) and
+// every later one; after close, a closed channel.
+func (l *eventLog) subscribe() <-chan Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch := make(chan Event, eventBuffer)
+	for _, e := range l.recent[max(len(l.recent)-eventBuffer, 0):] {
+		ch <- e
+	}
+	if l.closed {
+		close(ch)
+		return ch
+	}
+	l.subs = append(l.subs, ch)
+	return ch
+}
+
+// send puts e on ch; when ch is full its oldest event is dropped, so a slow reader loses old news rather
+// than stalling the demo.
+func send(ch chan Event, e Event) {
+	for {
+		select {
+		case ch <- e:
+			return
+		default:
+		}
+		select {
+		case <-ch:
+		default:
+		}
+	}
 }
 
 // add stamps e and logs it. Times never go back along the sequence: an event
 // stamped by its caller before another was logged takes that one's time, so
-// that a log sorted by time reads in the order things were logged. When the
-// channel is full its oldest event is dropped, so a slow reader loses old
-// news rather than stalling the demo.
+// that a log sorted by time reads in the order things were logged. Every
+// subscriber gets it.
 func (l *eventLog) add(e Event) Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -102,20 +134,10 @@ func (l *eventLog) add(e Event) Event {
 	if len(l.recent) >= 2*historyLen {
 		l.recent = append(l.recent[:0:0], l.recent[len(l.recent)-historyLen:]...)
 	}
-	if l.closed {
-		return e
+	for _, ch := range l.subs {
+		send(ch, e)
 	}
-	for {
-		select {
-		case l.out <- e:
-			return e
-		default:
-		}
-		select {
-		case <-l.out:
-		default:
-		}
-	}
+	return e
 }
 
 // leadUp returns, oldest first, the last n events from seq from on that
@@ -136,12 +158,15 @@ func (l *eventLog) leadUp(resource string, n int, from uint64) []Event {
 	return out
 }
 
-// close closes the Events channel; later events are only kept in history.
+// close closes the subscribers' channels; later events are only kept in history.
 func (l *eventLog) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.closed {
 		l.closed = true
-		close(l.out)
+		for _, ch := range l.subs {
+			close(ch)
+		}
+		l.subs = nil
 	}
 }
