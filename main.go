@@ -139,6 +139,7 @@ func monitorConfig(cfg Config) monitor.Config {
 		ScanBudget:  cfg.ScanBudget / 100,
 		Interval:    cfg.Poll,
 		DriftFactor: monitorDriftFactor(cfg.DriftFactor),
+		Writes:      !cfg.ReadOnly && !cfg.Once && !cfg.Headless,
 	}
 }
 

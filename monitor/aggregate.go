@@ -97,6 +97,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	var clockEvents []Event
 	s.Warnings, clockEvents = warnings(&s, now, cfg)
 	s.Warnings = append(s.Warnings, fenceWarnings...)
+	s.Warnings = append(s.Warnings, deploymentWarnings(&s, readings, cfg)...)
 	events = append(events, clockEvents...)
 	s.Events = appendEvents(prev, events, cfg.MaxEvents)
 	return s
