@@ -140,6 +140,7 @@ func monitorConfig(cfg Config) monitor.Config {
 		Interval:    cfg.Poll,
 		DriftFactor: monitorDriftFactor(cfg.DriftFactor),
 		Writes:      !cfg.ReadOnly && !cfg.Once && !cfg.Headless,
+		Advise:      connectionAdvice(cfg.Masters),
 	}
 }
 
