@@ -41,35 +41,41 @@ func lockShaped(k KeyReading) bool {
 
 // lockShapedValue reports whether a string value, stored under key, has the shape of a lock token:
 //
-//   - the token of a client in the README's table (familyShapes; a uniqid() only when it encodes a time after
-//     2004), bsm/redislock's token followed by metadata, or Redlock-cs's binary GUID;
-//   - otherwise 1 to 64 characters of letters, digits and + / = _ . : - (the alphabets of random tokens, hex,
-//     base64, UUIDs and hand-made tokens such as "token-a"), that are not a number, a date or an address
-//     (digits with . : - + T Z only).
+//   - 1 to 64 characters of letters, digits and + / = _ . : - (the alphabets of random tokens, hex, base64,
+//     UUIDs and hand-made tokens such as "token-a"), that are not a number, a date or an address (digits with
+//     . : - + T Z only) unless they read as a uniqid() of a time after 2004 (redlock-php's token, which can be
+//     all digits; a 13-digit millisecond timestamp reads as 1982). Every token of the clients in the README's
+//     table (familyShapes) is such a string;
+//   - bsm/redislock's token followed by metadata, or Redlock-cs's binary GUID.
 //
 // Not lock-shaped: JSON, serialised objects, text, binary data, values longer than 64 characters, numbers
 // (counters, timestamps), and a UUID stored under a key that itself names a UUID (session:<uuid> holding a
 // user id): a lock's token is drawn afresh for each acquisition, under the name of what it locks. That last
 // rule spares keys whose name says lock ("redlock:", "lock:", "mutex"): RedLock.net and pottery name theirs so.
 func lockShapedValue(key, v string) bool {
-	for _, f := range familyShapes {
-		if f.shape.MatchString(v) {
-			if f.family == "redlock-php" { // uniqid(): 8 hex digits of Unix seconds, 5 of microseconds
-				secs, _ := strconv.ParseUint(v[:8], 16, 64)
-				return secs >= uniqidSince
-			}
-			return !uuidShape.MatchString(v) || !idUnderID(key)
-		}
-	}
 	switch {
 	case binaryGUID(v):
 		return true
+	case v != "" && len(v) <= maxTokenLen && allIn(v, isTokenByte):
+		// Every token of familyShapes is such a string; only a uniqid() can be all digits.
+		if isNumeric(v) {
+			return isUniqid(v)
+		}
+		return len(v) != len("3fa85f64-5717-4562-b3fc-2c963f66afa6") || !uuidShape.MatchString(v) || !idUnderID(key)
 	case bsmWithMetadata.MatchString(v):
 		return len(v) <= maxTokenLen || !allIn(v, isBase64Byte) // a long base64 run is a blob, not token+metadata
-	case v == "" || len(v) > maxTokenLen || !allIn(v, isTokenByte) || isNumeric(v):
+	}
+	return false
+}
+
+// isUniqid reports whether v is PHP's uniqid() (redlock-php's token: 8 hex digits of Unix seconds, 5 of
+// microseconds) of a time after 2004.
+func isUniqid(v string) bool {
+	if len(v) != 13 || !allIn(v, func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }) {
 		return false
 	}
-	return !uuidShape.MatchString(v) || !idUnderID(key)
+	secs, _ := strconv.ParseUint(v[:8], 16, 64)
+	return secs >= uniqidSince
 }
 
 // idUnderID reports whether key names a UUID and is not named as a lock: an id stored under an id.

@@ -39,6 +39,7 @@ func TestEveryKnownClientsTokenIsLockShaped(t *testing.T) {
 		{"php-lock/lock", "php-malkusch-lock:orders", "f" + hex.EncodeToString(randomBytes(32))[1:]},
 		{"malkusch/lock", "lock_orders", hex.EncodeToString(randomBytes(16))},
 		{"redlock-php uniqid()", "orders:42", fmt.Sprintf("%08x%05x", now.Unix(), now.Nanosecond()/1000)},
+		{"redlock-php uniqid() of digits only (2023-09-12)", "orders:42", "6500000012345"},
 		{"Redlock-cs binary GUID", "orders:42", "\x10\x20\x30\x40\x50\x60\x70\x4a\x9b\xaa\xbb\xcc\xdd\xee\xff\x01"},
 		{"a token made by hand", "orders:42", "token-by-hand"},
 		{"a one-letter token", "orders:42", "T"},
