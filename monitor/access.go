@@ -16,15 +16,19 @@ import (
 
 // Least privilege, said out loud. A master whose ACL refuses one of the commands the monitor needs answers
 // every poll, so nothing looks wrong: a refused GETRANGE read as "no key" would show an empty list, a refused
-// INFO silently turns the replica and restart checks off. So each master's access is checked when the poller
-// first reads it, again after a read failed (a new connection) and every accessRecheck: with ACL DRYRUN
-// where the server has it and lets the user run it, and with harmless uses of the same commands otherwise.
+// INFO silently turns the replica and restart checks off. So each master's access is checked at the end of
+// the poller's first read, again after a read failed (a new connection) and every accessRecheck: with ACL
+// DRYRUN where the server has it and lets the user run it, and with harmless uses of the same commands
+// otherwise.
 // Refusals met while reading are learned too. Each refused command becomes a warning that says what is off;
 // a key whose read was refused is unknown, never absent.
 
 // accessRecheck is how often a master's access is checked again while it answers, so that an ACL changed
 // meanwhile (a permission granted or taken) shows within a minute.
 const accessRecheck = time.Minute
+
+// accessWait is the least time a check waits for its answer: one pipeline of about twenty small commands.
+const accessWait = 100 * time.Millisecond
 
 // Warning kinds of deployments.
 const (
@@ -182,14 +186,18 @@ func isKeyRefusal(msg string) bool {
 }
 
 // checkAccess finds which of the needed commands the master refuses, when a check is due: ACL DRYRUN for the
-// client's user and a harmless use of each command go out in one pipeline, within ctx's deadline. DRYRUN's
-// answers are used where it ran (Redis 7 and later, for a user allowed to run it); the probes' otherwise. A
-// check that got no answer is made again at the next read.
-func (p *poller) checkAccess(ctx context.Context, cfg Config) {
+// client's user and a harmless use of each command go out in one pipeline. It comes last in a read, when the
+// read itself is done, and only when a round trip as slow as slowest still fits before ctx's deadline; it
+// waits for its answer at most accessWait or four such round trips, so that it does not make a read late.
+// DRYRUN's answers are used where it ran (Redis 7 and later, for a user allowed to run it); the probes'
+// otherwise. A check that got no answer is made again at the next read.
+func (p *poller) checkAccess(ctx context.Context, cfg Config, slowest time.Duration) {
 	now := time.Now()
-	if !p.access.due(now) {
+	if !p.access.due(now) || !timeLeft(ctx, slowest) {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, max(accessWait, 4*slowest))
+	defer cancel()
 	var cmds []neededCommand
 	for _, c := range neededCommands {
 		if !c.write || cfg.Writes {

@@ -235,7 +235,6 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string, tracked i
 	if d.cursor == "" {
 		d.cursor, d.sweep.Total = "0", -1
 	}
-	p.checkAccess(ctx, cfg)
 	r.Sent = time.Now()
 	t, err := p.client.Time(ctx).Result()
 	r.Received = time.Now()
@@ -266,6 +265,7 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string, tracked i
 	if err := p.discover(ctx, cfg, tracked, &r, &d, slowest); err != nil {
 		return p.failed(err)
 	}
+	p.checkAccess(ctx, cfg, slowest)
 	r.Sweep, r.next, p.lastErr = d.sweep, &d, ""
 	p.learn(r.refusals)
 	r.Denied, r.DeniedOnKeys = p.access.list()
