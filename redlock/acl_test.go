@@ -69,3 +69,65 @@ func TestScriptRefusalNamesTheCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestTheREADMEsWriterACLsAreEnough runs the client as users allowed exactly what the README says run needs,
+// plus what it says --fencing and force-deleting a Redisson lock add.
+func TestTheREADMEsWriterACLsAreEnough(t *testing.T) {
+	srv := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
+	admin := srv.NewClient()
+	defer admin.Close()
+	ctx := context.Background()
+	run := []any{"on", ">pw", "~*", "resetchannels", "-@all", "+ping", "+role", "+set", "+get", "+del", "+pexpire", "+evalsha", "+eval"}
+	client := func(user string, opts ...Option) *Client {
+		t.Helper()
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Username: user, Password: "pw", ContextTimeoutEnabled: true, MaxRetries: -1})
+		t.Cleanup(func() { c.Close() })
+		l, err := New([]*redis.Client{c}, append([]Option{WithRetries(0)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(l.Close)
+		return l
+	}
+	for _, tc := range []struct {
+		name  string
+		rules []any
+		opts  []Option
+	}{
+		{"run", nil, nil},
+		{"run --fencing", []any{"+exists", "+incr"}, []Option{WithFencing()}},
+	} {
+		user := strings.ReplaceAll(tc.name, " ", "")
+		if err := admin.Do(ctx, append(append([]any{"ACL", "SETUSER", user, "reset"}, run...), tc.rules...)...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		l := client(user, tc.opts...)
+		lock, err := l.Acquire(ctx, "job:"+user, time.Minute)
+		if err != nil {
+			t.Errorf("%s: acquire: %v", tc.name, err)
+			continue
+		}
+		if err := lock.Extend(ctx, time.Minute); err != nil {
+			t.Errorf("%s: extend: %v", tc.name, err)
+		}
+		if err := lock.Release(ctx); err != nil {
+			t.Errorf("%s: release: %v", tc.name, err)
+		}
+	}
+
+	// D on a Redisson lock: the hash is deleted and Redisson's waiters are told on its channel.
+	if err := admin.Do(ctx, append(append([]any{"ACL", "SETUSER", "deleter", "reset"}, run...),
+		"+type", "+hexists", "+publish", "&redisson_lock__channel:*", "&redisson_rwlock:*")...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	holder := "6f0c5e52-1c5a-4f7e-9d0b-0a1b2c3d4e5f:1"
+	if err := admin.HSet(ctx, "reports", holder, 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client("deleter").ReleaseRedisson(ctx, "reports", []string{holder}, ""); err != nil {
+		t.Errorf("force-deleting a Redisson lock: %v", err)
+	}
+	if n, _ := admin.Exists(ctx, "reports").Result(); n != 0 {
+		t.Errorf("the Redisson lock is still there")
+	}
+}
