@@ -25,7 +25,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	s.noteLongestTTL(readings, own)
 
 	clocks := judgeClocks(s.Masters, s.maxTTL, cfg.DriftFactor)
-	s.Warnings = warnings(&s, clocks, now, cfg)
+	s.Warnings = append(warnings(&s, clocks, now, cfg), deploymentWarnings(&s, cfg)...)
 	for i := range s.Masters {
 		s.Masters[i].Warnings = textsAbout(s.Warnings, s.Masters[i].Addr)
 	}

@@ -324,7 +324,9 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 			must(a.SAdd(ctx, "set", "x").Err())
 			must(a.ZAdd(ctx, "zset", redis.Z{Score: 1, Member: "x"}).Err())
 			c.set(t, "no-ttl", "T", 0, 0)
-			binary := "\x00\xff\x1b[2J\r\n"
+			// Binary, with control bytes, yet lock-shaped: Redlock-cs's token is a GUID's 16 raw bytes (version 4
+			// at byte 7, variant 10 at byte 8).
+			binary := "\x00\xff\x1b[2J\r\x41\x9b\r\n\x07\x1b]0;"
 			c.set(t, "bin", binary, time.Minute, 0, 1)
 			evilName := "name\x1b]0;pwned\x07\x1b[31m\xfe"
 			c.set(t, evilName, "tok", time.Minute, 0, 1, 2)

@@ -76,6 +76,8 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 		Replicas:   r.Replicas,
 		Sweep:      r.Sweep,
 		hist:       masterHistory{infoUptime: UnknownUptime},
+
+		Denied: r.Denied, DeniedOnKeys: r.DeniedOnKeys, AccessCheck: r.AccessCheck,
 	}
 	if ms.Role == "" {
 		ms.Role = "unknown"

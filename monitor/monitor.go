@@ -73,7 +73,7 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 		if c == nil {
 			return nil, fmt.Errorf("monitor: client %d (%s) is nil", i, addrs[i])
 		}
-		m.pollers[i] = &poller{client: c, addr: addrs[i]}
+		m.pollers[i] = &poller{client: c, addr: addrs[i], advise: cfg.Advise}
 	}
 	return m, nil
 }

@@ -30,6 +30,8 @@ type jsonSnapshot struct {
 	Warnings       []string      `json:"warnings"`
 	WarningDetails []jsonWarning `json:"warning_details"`
 	Events         []jsonEvent   `json:"events"`
+
+	NotLockShaped int64 `json:"not_lock_shaped"` // keys with a TTL left out as not lock-shaped (default pattern)
 }
 
 type jsonMaster struct {
@@ -56,6 +58,10 @@ type jsonMaster struct {
 	Keys          int        `json:"keys"`
 	Sweep         jsonSweep  `json:"sweep"`
 	Warnings      []string   `json:"warnings"`
+
+	Denied       []string `json:"denied"`         // commands the master's ACL refuses us ([] none known)
+	DeniedOnKeys []string `json:"denied_on_keys"` // write commands it refuses on keys outside the user's key patterns
+	AccessCheck  string   `json:"access_check"`   // "ACL DRYRUN", "probes", or "" not checked yet
 }
 
 type jsonLock struct {
@@ -96,6 +102,9 @@ type jsonSweep struct {
 	Total         int64      `json:"total"`
 	Completed     int        `json:"completed"`
 	LastCompleted *time.Time `json:"last_completed"`
+
+	NotLockShaped int64 `json:"not_lock_shaped"` // keys with a TTL the last sweep left out as not lock-shaped
+	Refused       int64 `json:"refused"`         // keys whose read the master's ACL refused in the last sweep
 }
 
 // cellStateNames are the JSON names of the cell states.
@@ -139,6 +148,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		Warnings:       make([]string, len(s.Warnings)),
 		WarningDetails: make([]jsonWarning, len(s.Warnings)),
 		Events:         make([]jsonEvent, len(s.Events)),
+		NotLockShaped:  s.NotLockShaped(),
 	}
 	for i, m := range s.Masters {
 		jm := jsonMaster{
@@ -148,7 +158,9 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 			ClockKnown: m.ClockKnown, ClockOffsetMS: ms(m.ClockOffset), ClockUncertMS: ms(m.ClockUncertainty),
 			Role: m.Role, Version: m.Version, RunID: m.RunID,
 			LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Warnings: append([]string{}, m.Warnings...),
-			Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted)},
+			Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted),
+				NotLockShaped: m.Sweep.NotLockShaped, Refused: m.Sweep.Refused},
+			Denied: append([]string{}, m.Denied...), DeniedOnKeys: append([]string{}, m.DeniedOnKeys...), AccessCheck: m.AccessCheck,
 		}
 		if m.DriftKnown {
 			jm.DriftPPM, jm.DriftUncert = &m.DriftPPM, &m.DriftUncertPPM
@@ -201,6 +213,9 @@ func WriteTable(w io.Writer, s Snapshot) error {
 	trunc := ""
 	if s.Truncated {
 		trunc = fmt.Sprintf("  TRUNCATED: %d more not tracked", s.Untracked)
+	}
+	if n := s.NotLockShaped(); n > 0 {
+		trunc += fmt.Sprintf(" (and %s not lock-shaped)", plural64(n, "key"))
 	}
 	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s\n\n",
 		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), trunc)

@@ -31,7 +31,15 @@ type Reading struct {
 	Sweep      Sweep         // discovery progress after this poll
 	Untracked  int           // lock keys discovery found beyond Config.MaxKeys, not tracked (the last full sweep's count, or the current one's when higher)
 
-	next *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
+	// Denied are the commands the master's ACL refuses us, as known after this read; DeniedOnKeys the write
+	// commands it refuses on keys outside the user's key patterns; AccessCheck how that was found: "ACL
+	// DRYRUN", "probes", or "" not checked yet (access.go).
+	Denied       []string
+	DeniedOnKeys []string
+	AccessCheck  string
+
+	next     *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
+	refusals refusals   // what this read met of the master's ACL
 }
 
 // KeyReading is one key as read from one master.
@@ -103,12 +111,14 @@ repeat
     local ms = redis.call('PTTL', k)
     if ms > 0 or (ms == -1 and anyNoTTL) then
       local v = redis.pcall('GETRANGE', k, 0, n - 1)
+      if type(v) == 'table' and not string.find(v.err, 'WRONGTYPE', 1, true) then return redis.error_reply(v.err) end
       if type(v) ~= 'string' then v = ms > 0 and hashLock(k) or nil end
       if v then
         out[#out+1] = k; out[#out+1] = v; out[#out+1] = ms
       end
     elseif ms == -1 then
       local len = redis.pcall('STRLEN', k)
+      if type(len) == 'table' and not string.find(len.err, 'WRONGTYPE', 1, true) then return redis.error_reply(len.err) end
       if type(len) == 'number' and len >= 16 and len <= 64 then
         local v = redis.call('GET', k)
         if string.find(v, '^[%w%+/=_%-]+$') then
@@ -157,6 +167,10 @@ type poller struct {
 	mode   readMode
 
 	disc discovery // where discovery stands, as of the last reading the monitor accepted
+
+	access  accessState                         // what the master's ACL lets us run (access.go)
+	advise  func(addr string, err error) string // Config.Advise
+	lastErr string                              // the error of the last read, "" when it succeeded
 }
 
 // discovery is where the sweep of one master's keyspace stands. A read works on a copy, which becomes the
@@ -169,6 +183,8 @@ type discovery struct {
 	untracked int       // lock keys the current sweep found beyond Config.MaxKeys
 	lastOver  int       // how many the last full sweep found beyond it
 	completed bool      // the last discovery step finished a sweep
+
+	counts sweepCounts // what the current sweep passed over (shape.go)
 }
 
 // leftOut counts n lock keys that the last discovery step found and that were not tracked, in the sweep they
@@ -224,6 +240,8 @@ func (p *poller) failed(err error) Reading {
 	if isSetupError(err) && !strings.HasPrefix(err.Error(), "connection setup refused") {
 		err = fmt.Errorf("connection setup refused: %w", err)
 	}
+	p.access = accessState{} // checked again on the next connection
+	err = p.withAdvice(err, refused)
 	return Reading{Addr: p.addr, Err: err, Refused: refused}
 }
 
@@ -241,9 +259,10 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	switch {
 	case err == nil:
 		r.ServerTime = t
+	case r.refusals.refused("TIME", err):
+		// The ACL refused TIME: the master is up, its clock unknown; the refusal's round trip times it.
 	case isServerError(err):
-		// TIME refused (ACL): the master is up, its clock unknown; time a PING instead. A PING refused too
-		// means no command can run there.
+		// TIME refused otherwise: time a PING instead. A PING refused too means no command can run there.
 		r.Sent = time.Now()
 		err = p.client.Ping(ctx).Err()
 		r.Received = time.Now()
@@ -264,7 +283,11 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	if err := p.discover(ctx, cfg, known, &r, &d, slowest); err != nil {
 		return p.failed(err)
 	}
-	r.Sweep, r.next = d.sweep, &d
+	p.checkAccess(ctx, cfg, slowest)
+	r.Sweep, r.next, p.lastErr = d.sweep, &d, ""
+	p.learn(r.refusals)
+	r.Denied, r.DeniedOnKeys = p.access.list()
+	r.AccessCheck = p.access.via
 	return r
 }
 
@@ -283,6 +306,7 @@ func (p *poller) readKeys(ctx context.Context, cfg Config, keys []string) Readin
 	if err != nil {
 		return p.failed(err)
 	}
+	p.learn(r.refusals)
 	return r
 }
 
@@ -328,6 +352,8 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		*slowest = max(*slowest, rtt)
 		if first {
 			parseInfo(server, repl, r)
+			r.refusals.refused("INFO", server.Err())
+			r.refusals.refused("DBSIZE", size.Err())
 			if n, err := size.Result(); err == nil {
 				d.sweep.Total = n
 			}
@@ -378,6 +404,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		if p.mode == readScripted {
 			res, err = p.discoverScripted(ctx, cfg, d.cursor, slice, anyNoTTL)
 			if isServerError(err) {
+				r.refusals.refused("EVAL", err)
 				p.mode = readPipelined
 				continue
 			}
@@ -385,15 +412,23 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 			res, err = p.discoverPipelined(ctx, cfg, d.cursor, slice)
 		}
 		if err != nil {
+			if r.refusals.refused("SCAN", err) {
+				return fmt.Errorf("SCAN denied: locks cannot be found on this master: %w", err)
+			}
 			return err
 		}
 		rtt := time.Since(sent)
 		slowest = max(slowest, rtt)
 		used += max(res.elapsed, time.Duration(res.scanned)*res.minCost)
+		r.refusals.add(res.refusals)
+		var notLockShaped int64
 		readAt := sent.Add(rtt / 2)
 		for _, k := range res.keys {
 			switch {
 			case isClientInternal(k.Key), found[k.Key]:
+				continue
+			case cfg.Pattern == DefaultPattern && !lockShaped(k):
+				notLockShaped++
 				continue
 			case !isKnown(known, k.Key) && tracked >= cfg.MaxKeys:
 				d.leftOut(1) // the sweep goes on, so it ends, but what it finds is not tracked
@@ -407,8 +442,10 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		}
 		d.cursor = res.cursor
 		d.sweep.Scanned += res.scanned
+		d.count(notLockShaped, res.refusals.keys)
 		if d.cursor == "0" {
 			d.lastOver, d.untracked, d.completed = d.untracked, 0, true
+			d.sweepDone()
 			d.sweep.Completed++
 			d.sweep.LastCompleted = time.Now()
 			d.sweep.Scanned, d.sweep.Started = 0, time.Time{}
@@ -426,11 +463,12 @@ func isKnown(known []string, key string) bool {
 
 // discovered is the result of one discovery step.
 type discovered struct {
-	cursor  string
-	scanned int64
-	elapsed time.Duration // server time it took, as the server measured it (0 when unknown)
-	minCost time.Duration // the least each key scanned is charged to the budget
-	keys    []KeyReading
+	cursor   string
+	scanned  int64
+	elapsed  time.Duration // server time it took, as the server measured it (0 when unknown)
+	minCost  time.Duration // the least each key scanned is charged to the budget
+	keys     []KeyReading
+	refusals refusals // what the step met of the master's ACL
 }
 
 // discoverScripted runs one discovery step as discoverScript.
@@ -474,6 +512,7 @@ func (p *poller) discoverPipelined(ctx context.Context, cfg Config, cursor strin
 	if err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen); err != nil {
 		return discovered{}, err
 	}
+	d.refusals = r.refusals
 	for _, k := range r.Keys {
 		if k.Absent || k.PTTL == NoTTL && cfg.Pattern == DefaultPattern && !looksLikeToken(k.Value) {
 			continue
@@ -545,6 +584,7 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 		res, err := q.eval.Slice()
 		if err != nil {
 			if isServerError(err) {
+				r.refusals.refused("EVAL", err)
 				return errRetryPipelined
 			}
 			return err
@@ -565,11 +605,17 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 	case q.values != nil:
 		for i, k := range keys {
 			v, err := q.values[i].Result()
+			if r.refusals.refused("GETRANGE", err) {
+				continue // not read: unknown, never absent
+			}
 			if err != nil && !isServerError(err) {
 				return err
 			}
 			isString := err == nil
 			d, err := q.pttls[i].Result()
+			if r.refusals.refused("PTTL", err) {
+				continue
+			}
 			if err != nil {
 				return err
 			}

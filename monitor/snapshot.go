@@ -55,6 +55,10 @@ type Config struct {
 	DriftFactor float64       // as the Redlock client's, default 0.01; used for validity and clock warnings
 	MaxEvents   int           // events kept in Snapshot.Events (most recent), default 500
 	FenceSuffix string        // names a resource's fence counter (redlock.WithFenceSuffix), default ":fence"
+	Writes      bool          // the program also writes (acquire, extend, release): check the ACL allows that too
+	// Advise, when set, says what the user can do about a master's error (a password to give, TLS to use); its
+	// answer is added to the error's text. The monitor knows no flags; the program that has them does.
+	Advise func(addr string, err error) string
 }
 
 // Config defaults, applied by WithDefaults to zero fields.
@@ -178,6 +182,9 @@ type MasterStatus struct {
 	Keys             int           // lock keys shown that were seen on this master in this poll
 	Sweep            Sweep         // discovery progress
 	Warnings         []string      // per-master warnings (replica, restarted recently, clock)
+	Denied           []string      // commands its ACL refuses us ("GETRANGE", ...), see access.go; nil: none known
+	DeniedOnKeys     []string      // write commands its ACL refuses on keys outside the user's key patterns
+	AccessCheck      string        // how Denied was found: "ACL DRYRUN", "probes", or "" not checked yet
 
 	health health // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
 	hist   masterHistory
@@ -191,6 +198,11 @@ type Sweep struct {
 	Started       time.Time // when the current sweep began
 	Completed     int       // full sweeps finished since the monitor started
 	LastCompleted time.Time // when the last full sweep finished; zero if none
+	// NotLockShaped and Refused are the keys the last full sweep (before one has finished: the current one
+	// so far) passed over: keys with a TTL that are not lock-shaped (default pattern only, see shape.go), and
+	// keys whose read the master refused (ACL key patterns).
+	NotLockShaped int64
+	Refused       int64
 }
 
 // CellState says what is known of one resource's key on one master.

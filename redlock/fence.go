@@ -27,8 +27,10 @@ return n`
 // raiseSource is the fence round's command on one master: if the key still
 // holds our token, raise the counter to ARGV[2] unless it is higher already.
 // It returns 1 when the counter is now at least ARGV[2], 0 when there was no
-// key, -1 when another token holds it or the key is of another type.
+// key, -1 when another token holds it or the key is of another type (an error
+// of the GET other than WRONGTYPE is raised again, as in releaseSource).
 const raiseSource = `local v = redis.pcall("GET", KEYS[1])
+if type(v) == "table" and not string.find(v.err, "WRONGTYPE", 1, true) then return redis.call("GET", KEYS[1]) end
 if v == false then return 0 end
 if v ~= ARGV[1] then return -1 end
 local c = tonumber(redis.call("GET", KEYS[2]) or "0")

@@ -446,7 +446,7 @@ func (n *node) exec(conn *redis.Conn, replica bool, batch []*call) (bool, []*cal
 		if err == nil && replica {
 			usable = false // a replica that took a write: look at the server's role again on a new connection
 		}
-		c.answer(reply{val: val, err: err, replica: replica})
+		c.answer(reply{val: val, err: nameScriptRefusal(c.script, err), replica: replica})
 		c.done()
 	}
 	return usable, nil

@@ -910,7 +910,9 @@ func TestHostileKeyNameRendersEscaped(t *testing.T) {
 
 func TestHostileKeyOnARealMasterRendersEscaped(t *testing.T) {
 	c := newCluster(t)
-	c.set(hostile, "tok\x1b[31m\n", time.Minute)
+	// A hostile value that is still lock-shaped (the default pattern lists only those): Redlock-cs's token is a
+	// GUID's 16 raw bytes, version 4 at byte 7 and variant 10 at byte 8.
+	c.set(hostile, "to\x1b[31m\x41\x9b\n\r\x07\x1b[2J", time.Minute)
 	d := c.dashboard(ui.Options{})
 	c.poll(d)
 	view := d.m.View()

@@ -111,7 +111,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	for i, w := range s.Warnings {
 		d.warnings[i] = warningRow{severity: w.Severity, text: sanitize(w.String(), textCap)}
 	}
-	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity, a.severity) })
+	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity.Rank(), a.severity.Rank()) })
 
 	n := len(s.Masters)
 	d.locks = make([]lockRow, len(s.Locks))

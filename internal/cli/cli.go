@@ -134,6 +134,8 @@ func monitorConfig(cfg Config) monitor.Config {
 		ScanBudget:  cfg.ScanBudget / 100,
 		Interval:    cfg.Poll,
 		DriftFactor: monitorDriftFactor(cfg.DriftFactor),
+		Writes:      !cfg.ReadOnly && !cfg.Once && !cfg.Headless,
+		Advise:      connectionAdvice(cfg.Masters),
 	}
 }
 

@@ -259,6 +259,9 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %s while acquiring %q; the command was not started\n", got, cfg.Resource)
 		return nil, 128 + signalNumber(got)
 	case err != nil:
+		if a := anyAdvice(err, cfg.Masters); a != "" {
+			err = fmt.Errorf("%w: %s", err, a)
+		}
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %q not acquired: %v\n", cfg.Resource, err)
 		return nil, ExitNotAcquired
 	}

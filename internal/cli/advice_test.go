@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// onceMasterError runs --once --json and returns the exit status and the first master's error.
+func onceMasterError(t *testing.T, args []string, env Environment) (int, string) {
+	t.Helper()
+	code, stdout, stderr := runCapture(append(args, "--once", "--json"), env)
+	var snap struct {
+		Masters []struct {
+			Error string `json:"error"`
+		} `json:"masters"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &snap); err != nil || len(snap.Masters) == 0 {
+		t.Fatalf("--once --json: exit %d, stderr %q, stdout not a snapshot (%v):\n%s", code, stderr, err, stdout)
+	}
+	return code, snap.Masters[0].Error
+}
+
+// TestErrorTextsNameTheNextStep connects to real servers the wrong way: without the password they need, with a
+// wrong one, and without TLS to a TLS port. Each error keeps the server's words and adds the flag that fixes
+// it; run says the same when it cannot acquire.
+func TestErrorTextsNameTheNextStep(t *testing.T) {
+	secured := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
+	admin := secured.NewClient()
+	defer admin.Close()
+	if err := admin.Do(context.Background(), "CONFIG", "SET", "requirepass", "secret").Err(); err != nil {
+		t.Fatal(err)
+	}
+	pki := newTestPKI(t, t.TempDir())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	redlocktest.RealServers(t, 1, redlocktest.ServerOptions{Args: []string{"--tls-port", tlsPort,
+		"--tls-cert-file", pki.serverCert, "--tls-key-file", pki.serverKey, "--tls-ca-cert-file", pki.ca,
+		"--tls-auth-clients", "no"}})
+	withPassword := func(p string) Environment {
+		return Environment{Getenv: func(k string) string {
+			if k == "REDISCLI_AUTH" {
+				return p
+			}
+			return ""
+		}, ReadFile: readInputFile}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  Environment
+		want string
+	}{
+		{"no password", []string{"-m", secured.Addr()}, realEnv, "NOAUTH Authentication required. The master needs a password: " +
+			"set $REDISCLI_AUTH or give --password-file (in a profile: password_env or password_file)"},
+		{"a wrong password", []string{"-m", secured.Addr()}, withPassword("nope"), "WRONGPASS invalid username-password pair " +
+			"or user is disabled. Check the user and the password: a URL's own, else --password-file, else $REDISCLI_AUTH " +
+			"(in a profile: password_env or password_file)"},
+		{"redis:// to a TLS port", []string{"-m", "redis://127.0.0.1:" + tlsPort}, realEnv,
+			"EOF: the server may require TLS: use rediss:// (in a profile: tls = true)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if code, msg := onceMasterError(t, tc.args, tc.env); code != ExitNoQuorum || msg != tc.want {
+				t.Errorf("exit %d, error %q; want %d and %q", code, msg, ExitNoQuorum, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  Environment
+		next string
+	}{
+		{"no password", []string{"-m", secured.Addr()}, realEnv, adviceNoAuth},
+		{"redis:// to a TLS port", []string{"-m", "redis://127.0.0.1:" + tlsPort}, realEnv, adviceNeedsTLS},
+	} {
+		t.Run("run/"+tc.name, func(t *testing.T) {
+			args := append(append([]string{"run"}, tc.args...), "--retries", "0", "job", "--", "true")
+			code, _, stderr := runCapture(args, tc.env)
+			if code != ExitNotAcquired || !strings.Contains(stderr, tc.next) {
+				t.Errorf("run: exit %d, stderr %q; want %d and %q", code, stderr, ExitNotAcquired, tc.next)
+			}
+		})
+	}
+}
+
+func TestAdviceNeedsTheServersWords(t *testing.T) {
+	for _, tc := range []struct {
+		err  string
+		tls  bool
+		want string
+	}{
+		{"NOAUTH Authentication required.", false, adviceNoAuth},
+		{"WRONGPASS invalid username-password pair or user is disabled.", true, adviceWrongPass},
+		{"EOF", false, adviceNeedsTLS},
+		{"EOF", true, ""}, // a TLS connection closed: not a plain connection to a TLS port
+		{"read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer", false, adviceNeedsTLS},
+		{"dial tcp 127.0.0.1:1: connect: connection refused", false, ""},
+		{"NOPERM this user has no permissions to run the 'scan' command", false, ""},
+	} {
+		if got := advice(errorString(tc.err), tc.tls); got != tc.want {
+			t.Errorf("advice(%q, tls %v) = %q, want %q", tc.err, tc.tls, got, tc.want)
+		}
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }

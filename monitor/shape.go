@@ -1,0 +1,164 @@
+package monitor
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+)
+
+// Lock-shaped keys. A Redis that also serves as a cache or a session store holds thousands of keys with a TTL
+// next to a few locks. With the default pattern, discovery lists a key with a TTL only when it is lock-shaped:
+// a hash lock (Redisson's), or a string whose value has the shape of a lock token (lockShapedValue). The
+// others are counted per sweep (Sweep.NotLockShaped) and kept out of the list, the warnings and the restart
+// rule; a pattern of the user's own lists every string it matches, as before. Keys without a TTL keep their
+// own rule (a token on more than one master is a stuck lock).
+
+// maxTokenLen is the longest value taken as a bare token: the longest token of a known client is php-lock's
+// 64 hex digits, and looksLikeToken, the stuck-lock rule, stops there too.
+const maxTokenLen = 64
+
+var (
+	// uuidShape is a UUID of any version in its 36-character text form.
+	uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	// uuidInKey finds a UUID inside a key name ("session:3fa85f64-5717-4562-b3fc-2c963f66afa6").
+	uuidInKey = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+	// bsmWithMetadata is bsm/redislock's token (16 random bytes, RawURL base64) followed by the metadata its
+	// users may append (redislock.Metadata).
+	bsmWithMetadata = regexp.MustCompile(`^[A-Za-z0-9_-]{21}[AQgw].`)
+)
+
+// uniqidSince is the earliest time, in Unix seconds, that a uniqid() token is taken to encode (2004): a
+// 13-digit millisecond timestamp ("1718000000000"), a common cached value, reads as a time in 1982.
+const uniqidSince = 0x40000000
+
+// lockShaped reports whether a key that discovery found, read as k, may be a lock under the default pattern:
+// a hash lock, a key without a TTL (judged by the stuck-lock rule instead), or a string whose value is
+// lock-shaped.
+func lockShaped(k KeyReading) bool {
+	return k.Fields != nil || k.PTTL == NoTTL || lockShapedValue(k.Key, k.Value)
+}
+
+// lockShapedValue reports whether a string value, stored under key, has the shape of a lock token:
+//
+//   - 1 to 64 characters of letters, digits and + / = _ . : - (the alphabets of random tokens, hex, base64,
+//     UUIDs and hand-made tokens such as "token-a"), that are not a number, a date or an address (digits with
+//     . : - + T Z only) unless they read as a uniqid() of a time after 2004 (redlock-php's token, which can be
+//     all digits; a 13-digit millisecond timestamp reads as 1982). Every token of the clients in the README's
+//     table (familyShapes) is such a string;
+//   - bsm/redislock's token followed by metadata, or Redlock-cs's binary GUID.
+//
+// Not lock-shaped: JSON, serialised objects, text, binary data, values longer than 64 characters, numbers
+// (counters, timestamps), and a UUID stored under a key that itself names a UUID (session:<uuid> holding a
+// user id): a lock's token is drawn afresh for each acquisition, under the name of what it locks. That last
+// rule spares keys whose name says lock ("redlock:", "lock:", "mutex"): RedLock.net and pottery name theirs so.
+func lockShapedValue(key, v string) bool {
+	switch {
+	case binaryGUID(v):
+		return true
+	case v != "" && len(v) <= maxTokenLen && allIn(v, isTokenByte):
+		// Every token of familyShapes is such a string; only a uniqid() can be all digits.
+		if isNumeric(v) {
+			return isUniqid(v)
+		}
+		return len(v) != len("3fa85f64-5717-4562-b3fc-2c963f66afa6") || !uuidShape.MatchString(v) || !idUnderID(key)
+	case bsmWithMetadata.MatchString(v):
+		return len(v) <= maxTokenLen || !allIn(v, isBase64Byte) // a long base64 run is a blob, not token+metadata
+	}
+	return false
+}
+
+// isUniqid reports whether v is PHP's uniqid() (redlock-php's token: 8 hex digits of Unix seconds, 5 of
+// microseconds) of a time after 2004.
+func isUniqid(v string) bool {
+	if len(v) != 13 || !allIn(v, func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }) {
+		return false
+	}
+	secs, _ := strconv.ParseUint(v[:8], 16, 64)
+	return secs >= uniqidSince
+}
+
+// idUnderID reports whether key names a UUID and is not named as a lock: an id stored under an id.
+func idUnderID(key string) bool {
+	lower := strings.ToLower(key)
+	if strings.Contains(lower, "lock") || strings.Contains(lower, "mutex") {
+		return false
+	}
+	return uuidInKey.MatchString(key)
+}
+
+// binaryGUID reports whether v is 16 raw bytes of a version-4 GUID, Redlock-cs's token (see familyHint).
+func binaryGUID(v string) bool {
+	return len(v) == 16 && v[7]>>4 == 4 && v[8]&0xC0 == 0x80
+}
+
+// allIn reports whether every byte of s satisfies ok.
+func allIn(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isBase64Byte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("+/=_-", c) >= 0
+}
+
+func isTokenByte(c byte) bool { return isBase64Byte(c) || c == '.' || c == ':' }
+
+// isNumeric reports whether v is a number, a date, a time or an address: digits, with . : - + T Z between
+// them ("42", "3.14", "2025-03-01T12:00:00Z", "10.0.0.1:6379").
+func isNumeric(v string) bool {
+	return strings.ContainsAny(v, "0123456789") &&
+		allIn(v, func(c byte) bool { return '0' <= c && c <= '9' || strings.IndexByte(".:-+TZ", c) >= 0 })
+}
+
+// sweepCounts are what the current sweep of one master passed over, so far.
+type sweepCounts struct {
+	notLockShaped int64 // keys with a TTL that are not lock-shaped (default pattern only)
+	refused       int64 // keys whose read the master refused (the user's ACL key patterns)
+}
+
+// count adds what one discovery step passed over to the current sweep, and publishes the larger of this
+// sweep's count so far and the last full sweep's in d.sweep, so the figure does not drop to 0 as a sweep
+// starts again.
+func (d *discovery) count(notLockShaped, refused int64) {
+	d.counts.notLockShaped += notLockShaped
+	d.counts.refused += refused
+	d.sweep.NotLockShaped = max(d.sweep.NotLockShaped, d.counts.notLockShaped)
+	d.sweep.Refused = max(d.sweep.Refused, d.counts.refused)
+}
+
+// sweepDone publishes the counts of the sweep that just ended and starts the next sweep's at zero.
+func (d *discovery) sweepDone() {
+	d.sweep.NotLockShaped, d.sweep.Refused = d.counts.notLockShaped, d.counts.refused
+	d.counts = sweepCounts{}
+}
+
+// NotLockShaped is how many keys with a TTL the masters hold that are not lock-shaped, so not listed (default
+// pattern only): the sum over distinct servers of their last full sweep's count (or, before one finished,
+// the count so far).
+func (s Snapshot) NotLockShaped() int64 {
+	var n int64
+	for _, m := range s.Masters {
+		if m.DuplicateOf == "" {
+			n += m.Sweep.NotLockShaped
+		}
+	}
+	return n
+}
+
+// notLockShapedText is the line that tells how many keys were left out as not lock-shaped, "" for none.
+func notLockShapedText(n int64) string {
+	switch {
+	case n <= 0:
+		return ""
+	case n == 1:
+		return "1 key with a TTL is not lock-shaped: --pattern shows it"
+	}
+	return fmt.Sprintf("%s keys with a TTL are not lock-shaped: --pattern shows them", textfmt.Thousands(int(n)))
+}
