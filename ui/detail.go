@@ -25,6 +25,22 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 		return st.box("Detail", []string{st.text.muted.Render("no lock selected")}, p.w, p.h, false)
 	}
 	w := p.w - 2
+	body := p.facts(row, d, w)
+	body = append(body, p.masterCells(row, d, w)...)
+	events := log.entriesFor(row.lv.Resource, max(p.h-2-len(body)-1, 0))
+	if len(events) > 0 {
+		body = append(body, st.table.head.Render("events"))
+		for _, e := range events {
+			body = append(body, st.logLine(e, w))
+		}
+	}
+	return st.box("Detail", body, p.w, p.h, false)
+}
+
+// facts are the detail's labelled lines about the lock of row, w cells wide: name, state, validity, holder,
+// and what is known of its client and history.
+func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
+	st := p.sh.st
 	lv := row.lv
 	now := p.sh.now()
 	label := func(s string) string { return st.text.muted.Render(fit(s, 10)) }
@@ -89,8 +105,13 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 		changes += ", last at " + lv.LastChange.Format("15:04:05")
 	}
 	add(label("changes") + st.text.normal.Render(changes))
+	return body
+}
 
-	add(st.table.head.Render("masters") + st.text.muted.Render("  ●holder ○other ·none ?not read"))
+// masterCells is the detail's section of the lock's key on each master, w cells wide: its token and PTTL.
+func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
+	st, lv, now := p.sh.st, row.lv, p.sh.now()
+	body := []string{st.table.head.Render("masters") + st.text.muted.Render("  ●holder ○other ·none ?not read")}
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
@@ -111,17 +132,9 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, false) + " " +
 				st.text.normal.Render(dur(m.PTTL))
 		}
-		add(line)
+		body = append(body, line)
 	}
-
-	events := log.entriesFor(lv.Resource, max(p.h-2-len(body)-1, 0))
-	if len(events) > 0 {
-		add(st.table.head.Render("events"))
-		for _, e := range events {
-			add(st.logLine(e, w))
-		}
-	}
-	return st.box("Detail", body, p.w, p.h, false)
+	return body
 }
 
 // firstWith returns the first master holding token for lv.

@@ -153,7 +153,16 @@ func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
 	}
 	add(labelled(st, "history", changes, w, st.text.normal)...)
 
-	add("", st.table.head.Render("Masters")+st.text.muted.Render("  ● holder  ○ another token  · no key  ? not read"))
+	add(lockMasterLines(sh, row, w)...)
+	add(eventSection(st, "this lock's", log.entriesFor(lv.Resource, maxLog), w)...)
+	return out
+}
+
+// lockMasterLines is a lock's view's section of its key on each master: the token in full and its PTTL.
+func lockMasterLines(sh *shared, row *lockRow, w int) []string {
+	st, d, lv, now := sh.st, sh.data, row.lv, sh.now()
+	out := []string{"", st.table.head.Render("Masters") + st.text.muted.Render("  ● holder  ○ another token  · no key  ? not read")}
+	add := func(lines ...string) { out = append(out, lines...) }
 	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, gs := cellGlyph(st, c, row.primary, lv.State)
 		head := st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " " +
@@ -175,8 +184,6 @@ func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
 			add(labelled(st, "    token", row.tokens[j], w, st.text.normal)...)
 		}
 	}
-
-	add(eventSection(st, "this lock's", log.entriesFor(lv.Resource, maxLog), w)...)
 	return out
 }
 
@@ -199,7 +206,6 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 		return []string{st.text.muted.Render("This master is not in the snapshot.")}
 	}
 	s := m.st
-	now := sh.now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
 	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
@@ -214,6 +220,19 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 		state = "the same server as " + sanitize(s.DuplicateOf, nameCap) + ": counted once"
 	}
 	fact("state", state)
+	add(masterFacts(sh, m, w)...)
+	add(clockLines(st, m)...)
+	add(eventSection(st, "this master's", log.entriesOfMaster(s.Addr, maxLog), w)...)
+	return out
+}
+
+// masterFacts is a master's view's lines after its state: when it answered, its error, timing, clock and
+// drift, uptime, role, keys, scan progress and warnings.
+func masterFacts(sh *shared, m *masterRow, w int) []string {
+	st, s, now := sh.st, m.st, sh.now()
+	var out []string
+	add := func(lines ...string) { out = append(out, lines...) }
+	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
 	if !s.LastAnswer.IsZero() {
 		fact("answered", dur(now.Sub(s.LastAnswer))+" ago")
 	}
@@ -268,16 +287,19 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 	for _, wn := range s.Warnings {
 		add(labelled(st, "warning", sanitize(wn, textCap), w, st.level[levelWarn])...)
 	}
+	return out
+}
 
-	add("", st.table.head.Render("Clock samples")+st.text.muted.Render("  offset from our clock, newest last"))
+// clockLines is a master's view's section of the clock offsets last measured.
+func clockLines(st *styles, m *masterRow) []string {
+	out := []string{"", st.table.head.Render("Clock samples") + st.text.muted.Render("  offset from our clock, newest last")}
 	if len(m.clock) == 0 {
-		add(st.text.muted.Render("none yet"))
+		out = append(out, st.text.muted.Render("none yet"))
 	}
 	for _, c := range m.clock {
-		add(st.text.muted.Render(c.at.Format("15:04:05.000")+"  ") + st.text.normal.Render(signedMS(c.offset)+
+		out = append(out, st.text.muted.Render(c.at.Format("15:04:05.000")+"  ")+st.text.normal.Render(signedMS(c.offset)+
 			" ±"+latency(c.unc)))
 	}
-	add(eventSection(st, "this master's", log.entriesOfMaster(s.Addr, maxLog), w)...)
 	return out
 }
 

@@ -202,31 +202,37 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(val.Render(fitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
 	}
 	if c.notes > 0 {
-		note, noteStyle := "", st.level[levelWarn]
-		if !s.Up {
-			note, noteStyle = m.err, st.text.bad
+		b.WriteString(p.notes(m, c.notes, faults, bad))
+	}
+	return b.String()
+}
+
+// notes is a master's last cell, room cells wide at most: its faults (demo mode), in the error style when
+// bad, then its error when it did not answer, or its warnings.
+func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool) string {
+	st := p.sh.st
+	note, noteStyle := m.warnings, st.level[levelWarn]
+	if !m.st.Up {
+		note, noteStyle = m.err, st.text.bad
+	}
+	var b strings.Builder
+	if faults != "" {
+		style := st.level[levelWarn]
+		if bad {
+			style = st.text.bad
+		}
+		faults = fit(faults, min(ansi.StringWidth(faults), room))
+		b.WriteString(style.Render(faults))
+		room -= ansi.StringWidth(faults)
+		if note != "" && room > 3 {
+			b.WriteString(st.text.muted.Render(" · "))
+			room -= 3
 		} else {
-			note = m.warnings
+			room = 0
 		}
-		room := c.notes
-		if faults != "" {
-			style := st.level[levelWarn]
-			if bad {
-				style = st.text.bad
-			}
-			faults = fit(faults, min(ansi.StringWidth(faults), room))
-			b.WriteString(style.Render(faults))
-			room -= ansi.StringWidth(faults)
-			if note != "" && room > 3 {
-				b.WriteString(st.text.muted.Render(" · "))
-				room -= 3
-			} else {
-				room = 0
-			}
-		}
-		if note != "" && room > 0 {
-			b.WriteString(st.name(fit(note, room), noteStyle))
-		}
+	}
+	if note != "" && room > 0 {
+		b.WriteString(st.name(fit(note, room), noteStyle))
 	}
 	return b.String()
 }
