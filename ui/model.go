@@ -93,16 +93,6 @@ const (
 	panelCount
 )
 
-// layout is the screen's geometry for the current size and snapshot.
-type layout struct {
-	tooSmall                     bool
-	demoBarH, violationH         int // demo mode's line under the header; the violation banner
-	bannerH, footerH, mastersH   int
-	midH, bottomH                int // locks (and detail) row; our locks and log row (0: hidden)
-	locksW, detailW, oursW, logW int // detailW 0: hidden
-	bannerMore                   int // warnings not shown in the banner
-}
-
 // status is the one-line message under the panels: the outcome of the last action, or why it was refused.
 type status struct {
 	at    time.Time
@@ -467,15 +457,7 @@ func (m *Model) cycleFocus(dir int) {
 }
 
 // visible reports whether a panel is on screen in the current layout.
-func (m *Model) visible(p panelID) bool {
-	switch p {
-	case focusOurs:
-		return m.lay.bottomH > 0 && !m.logFull
-	case focusLog:
-		return m.lay.bottomH > 0 || m.logFull
-	}
-	return !m.logFull
-}
+func (m *Model) visible(p panelID) bool { return m.lay.visible(p) }
 
 // filterKey routes a key to the filter field; the filter applies as it is typed.
 func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
@@ -704,77 +686,27 @@ func (m *Model) syncKeys() {
 	}
 }
 
-// relayout computes the geometry for the current size and snapshot and sizes the panels.
+// relayout computes the geometry for the current size and snapshot (arrange) and sizes the panels by it.
 func (m *Model) relayout() {
-	w, h := m.width, m.height
-	l := layout{tooSmall: w < minWidth || h < minHeight}
-	if !l.tooSmall {
-		nMasters, nWarn := 1, 0
-		if d := m.sh.data; d != nil {
-			nMasters, nWarn = max(len(d.masters), 1), len(d.warnings)
-		}
-		l.bannerH = min(nWarn, 3)
-		if m.demo != nil {
-			l.demoBarH = 1
-			if m.demo.banner != nil {
-				l.violationH = 3
-			}
-		}
-		l.footerH = 1
-		if h >= 24 {
-			l.footerH = 2
-		}
-		l.mastersH = min(nMasters, 6) + 3
-		rest := h - 1 - l.demoBarH - l.violationH - l.bannerH - l.footerH - l.mastersH
-		for rest < 6 && l.mastersH > 4 {
-			l.mastersH--
-			rest++
-		}
-		for rest < 6 && l.bannerH > 1 {
-			l.bannerH--
-			rest++
-		}
-		for rest < 6 && l.violationH > 1 {
-			l.violationH--
-			rest++
-		}
-		l.bannerMore = nWarn - l.bannerH
-		minBottom := 13 // room for the locks row before our locks and the log get a row
-		if m.demo != nil {
-			minBottom = 11 // the demo's log is half the show
-		}
-		if rest >= minBottom {
-			l.bottomH = min(max(rest/3, 5), 12)
-		}
-		l.midH = rest - l.bottomH
-		if w >= wideWidth {
-			l.detailW = min(max(w/3, 40), 60)
-		}
-		l.locksW = w - l.detailW
-		l.oursW = w / 2
-		if m.demo != nil { // the demo's events are the story: the log gets more room
-			l.oursW = w / 3
-		}
-		l.logW = w - l.oursW
+	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: m.demo != nil,
+		violation: m.demo != nil && m.demo.banner != nil, logFull: m.logFull}
+	if d := m.sh.data; d != nil {
+		in.masters, in.warnings = max(len(d.masters), 1), len(d.warnings)
 	}
+	l := arrange(in)
 	m.lay = l
-	m.masters.SetSize(w, l.mastersH)
-	m.locks.SetSize(l.locksW, l.midH)
-	m.detail.SetSize(l.detailW, l.midH)
-	m.ours.SetSize(l.oursW, l.bottomH)
-	bodyH := l.mastersH + l.midH + l.bottomH
-	if m.logFull {
-		m.log.SetSize(w, bodyH)
-	} else {
-		m.log.SetSize(l.logW, l.bottomH)
-	}
-	m.help.Width = w
-	m.helpBox.SetSize(w, bodyH)
+	m.masters.SetSize(m.lay.size(focusMasters))
+	m.locks.SetSize(m.lay.size(focusLocks))
+	m.detail.SetSize(l.detail.w, l.detail.h)
+	m.ours.SetSize(m.lay.size(focusOurs))
+	m.log.SetSize(m.lay.size(focusLog))
+	m.help.Width = m.width
+	m.helpBox.SetSize(l.body.w, l.body.h)
 	if m.showHelp {
 		m.helpBox.SetLines(m.helpLines())
 	}
 	if m.drill != nil {
-		m.drill.SetSize(w, bodyH)
+		m.drill.SetSize(l.body.w, l.body.h)
 		m.refreshDrill()
 	}
 	if !m.visible(m.focus) {

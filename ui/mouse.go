@@ -7,7 +7,7 @@ const wheelStep = 3
 
 // mouse routes a mouse event: the wheel scrolls the open view or the panel under the pointer; a left click
 // focuses the panel under it and selects the row clicked, and a click on the row already selected opens it, as
-// Open does. Dialogs take no mouse input.
+// Open does. Dialogs take no mouse input. The panel under the pointer is found in the layout View draws.
 func (m *Model) mouse(msg tea.MouseMsg) {
 	if m.quit.active || m.ops.form != nil || m.ops.confirm != nil || (m.demo != nil && m.demo.menu != nil) || m.lay.tooSmall {
 		return
@@ -18,14 +18,6 @@ func (m *Model) mouse(msg tea.MouseMsg) {
 		return
 	case m.showHelp:
 		m.helpBox.Update(msg)
-		return
-	case m.logFull:
-		switch msg.Button {
-		case tea.MouseButtonWheelUp:
-			m.log.scrollBy(-wheelStep)
-		case tea.MouseButtonWheelDown:
-			m.log.scrollBy(wheelStep)
-		}
 		return
 	}
 	wheel := 0
@@ -41,26 +33,8 @@ func (m *Model) mouse(msg tea.MouseMsg) {
 	if msg.Action != tea.MouseActionPress {
 		return
 	}
-	l := m.lay
-	top := 1 + l.demoBarH + l.violationH + l.bannerH
-	y := msg.Y - top
-	var panel panelID
-	switch {
-	case y < 0:
-		return
-	case y < l.mastersH:
-		panel = focusMasters
-	case y < l.mastersH+l.midH:
-		panel, y = focusLocks, y-l.mastersH
-		if msg.X >= l.locksW {
-			return // the detail panel
-		}
-	case y < l.mastersH+l.midH+l.bottomH:
-		panel, y = focusOurs, y-l.mastersH-l.midH
-		if msg.X >= l.oursW {
-			panel = focusLog
-		}
-	default:
+	panel, y, ok := m.lay.panelAt(msg.X, msg.Y)
+	if !ok {
 		return
 	}
 	if wheel != 0 {

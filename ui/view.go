@@ -234,11 +234,11 @@ func (m *Model) bodyView() string {
 	}
 	parts := []string{m.masters.View(m.focus == focusMasters)}
 	locks := m.locks.View(m.focus == focusLocks)
-	if l.detailW > 0 {
+	if l.detail.w > 0 {
 		locks = joinH(locks, m.detail.View(m.locks.selectedRow(), m.log))
 	}
 	parts = append(parts, locks)
-	if l.bottomH > 0 {
+	if l.panels[focusOurs].h > 0 {
 		parts = append(parts, joinH(m.ours.View(m.focus == focusOurs), m.log.View(m.focus == focusLog)))
 	}
 	return strings.Join(parts, "\n")
