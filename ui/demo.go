@@ -245,7 +245,7 @@ func (m *Model) applyDemo(msg DemoMsg) {
 		entries = append(entries, demoEntry(e))
 		v.lastSeq = max(v.lastSeq, e.Seq)
 	}
-	m.log.add(entries...)
+	m.sh.log.add(entries...)
 	for _, vi := range msg.Violations {
 		m.takeViolation(vi)
 	}
@@ -302,14 +302,14 @@ func (m *Model) takeViolation(vi demo.Violation) {
 		secondTok: short(vi.Second.Token), at: vi.Time,
 	}
 	b := v.banner
-	m.log.add(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
+	m.sh.log.add(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
 		text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
 		entry.resource = "" // the lock's own entries are already in the log
 		entry.text = fmt.Sprintf("#%d │ %s", b.id, entry.text)
-		m.log.add(entry)
+		m.sh.log.add(entry)
 	}
 	m.relayout()
 }
@@ -328,7 +328,7 @@ func (m *Model) showStory() {
 	if !m.visible(focusLog) {
 		m.setLogFull(true) // no room for the log beside the panels: it takes the screen until esc
 	}
-	i := m.log.lastIndex(storyHead(b.id))
+	i := m.sh.log.lastIndex(storyHead(b.id))
 	if i < 0 {
 		m.sh.setStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", b.id))
 		return

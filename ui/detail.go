@@ -18,8 +18,8 @@ type detailPanel struct {
 // SetSize sets the panel's outer size.
 func (p *detailPanel) SetSize(w, h int) { p.w, p.h = w, h }
 
-// View draws the detail of row (nil: nothing selected); log supplies the lock's last events.
-func (p *detailPanel) View(row *lockRow, log *eventLog) string {
+// View draws the detail of row (nil: nothing selected), with the lock's last events from the journal.
+func (p *detailPanel) View(row *lockRow) string {
 	st, d := p.sh.st, p.sh.data
 	if row == nil || d == nil {
 		return st.box("Detail", []string{st.text.muted.Render("no lock selected")}, p.w, p.h, false)
@@ -27,7 +27,7 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 	w := p.w - 2
 	body := p.facts(row, d, w)
 	body = append(body, p.masterCells(row, d, w)...)
-	events := log.entriesFor(row.lv.Resource, max(p.h-2-len(body)-1, 0))
+	events := p.sh.log.entriesFor(row.lv.Resource, max(p.h-2-len(body)-1, 0))
 	if len(events) > 0 {
 		body = append(body, st.table.head.Render("events"))
 		for _, e := range events {

@@ -46,11 +46,11 @@ func (v *drillView) View() string {
 	return v.box.View(v.title + " · " + k.Cancel.Help().Key + " back")
 }
 
-// refresh rebuilds the lines from the current snapshot; row is the lock's current row (nil when it is gone),
-// log supplies the events.
-func (v *drillView) refresh(row *lockRow, log *eventLog) {
+// refresh rebuilds the lines from the current snapshot and the journal; row is the lock's current row (nil
+// when it is gone).
+func (v *drillView) refresh(row *lockRow) {
 	if v.isLock {
-		v.box.SetLines(lockLines(v.sh, row, log, v.box.width()))
+		v.box.SetLines(lockLines(v.sh, row, v.box.width()))
 		return
 	}
 	var m *masterRow
@@ -61,7 +61,7 @@ func (v *drillView) refresh(row *lockRow, log *eventLog) {
 			}
 		}
 	}
-	v.box.SetLines(masterLines(v.sh, m, log, v.box.width()))
+	v.box.SetLines(masterLines(v.sh, m, v.box.width()))
 }
 
 // labelW is the width of the labels of the drill-down views and dialogs.
@@ -88,7 +88,7 @@ func wrapLines(text string, w int) []string {
 }
 
 // lockLines is the content of a lock's view.
-func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
+func lockLines(sh *shared, row *lockRow, w int) []string {
 	st, d := sh.st, sh.data
 	if row == nil || d == nil {
 		return []string{st.text.muted.Render("This lock is on no master any more (released or expired)."),
@@ -154,7 +154,7 @@ func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
 	add(labelled(st, "history", changes, w, st.text.normal)...)
 
 	add(lockMasterLines(sh, row, w)...)
-	add(eventSection(st, "this lock's", log.entriesFor(lv.Resource, maxLog), w)...)
+	add(eventSection(st, "this lock's", sh.log.entriesFor(lv.Resource, maxLog), w)...)
 	return out
 }
 
@@ -200,7 +200,7 @@ func eventSection(st *styles, whose string, events []logEntry, w int) []string {
 }
 
 // masterLines is the content of a master's view; m is nil when the master left the snapshot.
-func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
+func masterLines(sh *shared, m *masterRow, w int) []string {
 	st := sh.st
 	if m == nil {
 		return []string{st.text.muted.Render("This master is not in the snapshot.")}
@@ -222,7 +222,7 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 	fact("state", state)
 	add(masterFacts(sh, m, w)...)
 	add(clockLines(st, m)...)
-	add(eventSection(st, "this master's", log.entriesOfMaster(s.Addr, maxLog), w)...)
+	add(eventSection(st, "this master's", sh.log.entriesOfMaster(s.Addr, maxLog), w)...)
 	return out
 }
 
@@ -338,7 +338,7 @@ func (m *Model) refreshDrill() {
 	if m.drill.isLock {
 		row = m.findRow(m.drill.resource)
 	}
-	m.drill.refresh(row, m.log)
+	m.drill.refresh(row)
 }
 
 // drillKey routes a key to the open view: back, quit, or scrolling.

@@ -38,17 +38,38 @@ const (
 	logTrim = 100
 )
 
-// eventLog is the scrollable event log: our actions with their per-master outcomes, the monitor's events and
-// warnings. Entries wrap rather than being cut. It can be narrowed to entries containing a text (Filter while
-// it has the focus), to one lock's entries (LogLock) and to a minimum level (LogLevel). It follows the newest
-// entry unless scrolled up.
+// journal is the record of events the dashboard keeps: our actions with their per-master outcomes, the
+// monitor's events and warnings, the demo's. Every component adds to it (shared.logf); the event log panel
+// shows it, and the detail panel and the drill-down views read a lock's or a master's entries from it. It keeps
+// the newest maxLog entries.
+type journal struct {
+	entries []logEntry
+	rev     uint64 // counts the changes, so that the event log panel knows when to filter again
+}
+
+// add appends entries, dropping the oldest beyond the capacity.
+func (j *journal) add(entries ...logEntry) {
+	if len(entries) == 0 {
+		return
+	}
+	j.entries = append(j.entries, entries...)
+	if len(j.entries) > maxLog {
+		drop := len(j.entries) - maxLog + logTrim
+		j.entries = append(j.entries[:0], j.entries[drop:]...)
+	}
+	j.rev++
+}
+
+// eventLog is the scrollable event log panel: it shows the journal, entries wrapped rather than cut. It can be
+// narrowed to entries containing a text (Filter while it has the focus), to one lock's entries (LogLock) and
+// to a minimum level (LogLevel). It follows the newest entry unless scrolled up.
 type eventLog struct {
 	sh        *shared
-	entries   []logEntry
-	shown     []int // indices into entries that pass the search and the level, oldest first
-	top       int   // position in shown of the first entry on screen when not following
-	follow    bool  // show the newest entries
-	search    field // the search text as typed; it has the keyboard while searching
+	rev       uint64 // the journal's change count when shown was last computed
+	shown     []int  // indices into the journal's entries that pass the search and the level, oldest first
+	top       int    // position in shown of the first entry on screen when not following
+	follow    bool   // show the newest entries
+	search    field  // the search text as typed; it has the keyboard while searching
 	searching bool
 	query     string // the applied search, lower case
 	minLevel  level
@@ -61,17 +82,14 @@ func newEventLog(sh *shared) *eventLog {
 	return &eventLog{sh: sh, follow: true, search: newField("", 120)}
 }
 
-// add appends entries, dropping the oldest beyond the capacity.
-func (l *eventLog) add(entries ...logEntry) {
-	if len(entries) == 0 {
-		return
+// entries are the journal's entries.
+func (l *eventLog) entries() []logEntry { return l.sh.log.entries }
+
+// catchUp filters the entries again if the journal changed since they were last filtered.
+func (l *eventLog) catchUp() {
+	if l.rev != l.sh.log.rev {
+		l.refilter()
 	}
-	l.entries = append(l.entries, entries...)
-	if len(l.entries) > maxLog {
-		drop := len(l.entries) - maxLog + logTrim
-		l.entries = append(l.entries[:0], l.entries[drop:]...)
-	}
-	l.refilter()
 }
 
 // matches reports whether entry e passes the search and the level.
@@ -82,13 +100,15 @@ func (l *eventLog) matches(e *logEntry) bool {
 
 // refilter recomputes the entries shown, keeping the first one on screen where it can.
 func (l *eventLog) refilter() {
+	l.rev = l.sh.log.rev
 	first := -1
 	if !l.follow && l.top < len(l.shown) {
 		first = l.shown[l.top]
 	}
 	l.shown = l.shown[:0]
-	for i := range l.entries {
-		if l.matches(&l.entries[i]) {
+	entries := l.entries()
+	for i := range entries {
+		if l.matches(&entries[i]) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -120,6 +140,7 @@ func (l *eventLog) cycleLevel() {
 // key applies the log's own keys and reports whether msg was one: LogLevel narrows it by level and, while it
 // has the focus, Filter searches it and Cancel clears the search.
 func (l *eventLog) key(msg tea.KeyMsg, focused bool) bool {
+	l.catchUp()
 	k := l.sh.keys
 	switch {
 	case key.Matches(msg, k.LogLevel):
@@ -177,7 +198,7 @@ func (l *eventLog) last() int {
 	rows, w := l.rows(), max(l.w-2, 1)
 	pos := len(l.shown)
 	for pos > 0 {
-		n := len(l.sh.st.logLines(l.entries[l.shown[pos-1]], w))
+		n := len(l.sh.st.logLines(l.entries()[l.shown[pos-1]], w))
 		if n > rows {
 			if pos == len(l.shown) { // the newest alone is taller than the panel: show its start
 				pos--
@@ -192,6 +213,7 @@ func (l *eventLog) last() int {
 
 // Update scrolls the log with the navigation keys, an entry at a time.
 func (l *eventLog) Update(msg tea.KeyMsg) {
+	l.catchUp()
 	k := l.sh.keys
 	switch {
 	case key.Matches(msg, k.Up):
@@ -211,6 +233,7 @@ func (l *eventLog) Update(msg tea.KeyMsg) {
 
 // scrollBy moves the view n entries towards the newest (n > 0) or the oldest.
 func (l *eventLog) scrollBy(n int) {
+	l.catchUp()
 	last := l.last()
 	if l.follow {
 		l.top = last
@@ -222,10 +245,11 @@ func (l *eventLog) scrollBy(n int) {
 // scrollTo shows entry i at the top, until scrolled back to the newest; a search or level that hides it is
 // dropped.
 func (l *eventLog) scrollTo(i int) {
-	if i < 0 || i >= len(l.entries) {
+	l.catchUp()
+	if i < 0 || i >= len(l.entries()) {
 		return
 	}
-	if !l.matches(&l.entries[i]) {
+	if !l.matches(&l.entries()[i]) {
 		l.search.set("")
 		l.query, l.minLevel = "", levelInfo
 		l.refilter()
@@ -241,9 +265,9 @@ func (l *eventLog) scrollTo(i int) {
 }
 
 // lastIndex returns the index of the newest entry whose text starts with prefix, or -1.
-func (l *eventLog) lastIndex(prefix string) int {
-	for i := len(l.entries) - 1; i >= 0; i-- {
-		if strings.HasPrefix(l.entries[i].text, prefix) {
+func (j *journal) lastIndex(prefix string) int {
+	for i := len(j.entries) - 1; i >= 0; i-- {
+		if strings.HasPrefix(j.entries[i].text, prefix) {
 			return i
 		}
 	}
@@ -252,6 +276,7 @@ func (l *eventLog) lastIndex(prefix string) int {
 
 // View draws the log panel: the entries from top, each wrapped in full, as many as fit.
 func (l *eventLog) View(focused bool) string {
+	l.catchUp()
 	rows := l.rows()
 	top := l.top
 	if l.follow {
@@ -260,13 +285,14 @@ func (l *eventLog) View(focused bool) string {
 	st := l.sh.st
 	body := make([]string, 0, rows)
 	pos := top
+	entries := l.entries()
 	for ; pos < len(l.shown) && len(body) < rows; pos++ {
-		body = append(body, st.logLines(l.entries[l.shown[pos]], l.w-2)...)
+		body = append(body, st.logLines(entries[l.shown[pos]], l.w-2)...)
 	}
 	body = body[:min(len(body), rows)]
 	title := "Events"
 	if n := l.narrowed(); n != "" {
-		title += fmt.Sprintf(" %s of %s · %s", thousands(len(l.shown)), thousands(len(l.entries)), n)
+		title += fmt.Sprintf(" %s of %s · %s", thousands(len(l.shown)), thousands(len(entries)), n)
 	}
 	if top > 0 {
 		title += " · " + thousands(top) + " older ↑"
@@ -274,7 +300,7 @@ func (l *eventLog) View(focused bool) string {
 	if newer := len(l.shown) - pos; newer > 0 {
 		title += " · " + thousands(newer) + " newer ↓"
 	}
-	if len(l.shown) == 0 && len(l.entries) > 0 {
+	if len(l.shown) == 0 && len(entries) > 0 {
 		body = []string{st.text.muted.Render("no entry matches")}
 	}
 	return st.box(title, body, l.w, l.h, focused)
@@ -306,21 +332,21 @@ func (s *styles) logLines(e logEntry, w int) []string {
 }
 
 // entriesFor returns the last n entries about resource, newest last.
-func (l *eventLog) entriesFor(resource string, n int) []logEntry {
-	return l.lastWhere(n, func(e *logEntry) bool { return e.resource == resource })
+func (j *journal) entriesFor(resource string, n int) []logEntry {
+	return j.lastWhere(n, func(e *logEntry) bool { return e.resource == resource })
 }
 
 // entriesOfMaster returns the last n entries about the master at addr, newest last.
-func (l *eventLog) entriesOfMaster(addr string, n int) []logEntry {
-	return l.lastWhere(n, func(e *logEntry) bool { return e.master == addr })
+func (j *journal) entriesOfMaster(addr string, n int) []logEntry {
+	return j.lastWhere(n, func(e *logEntry) bool { return e.master == addr })
 }
 
 // lastWhere returns the last n entries that match, newest last.
-func (l *eventLog) lastWhere(n int, match func(*logEntry) bool) []logEntry {
+func (j *journal) lastWhere(n int, match func(*logEntry) bool) []logEntry {
 	var out []logEntry
-	for i := len(l.entries) - 1; i >= 0 && len(out) < n; i-- {
-		if match(&l.entries[i]) {
-			out = append(out, l.entries[i])
+	for i := len(j.entries) - 1; i >= 0 && len(out) < n; i-- {
+		if match(&j.entries[i]) {
+			out = append(out, j.entries[i])
 		}
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {

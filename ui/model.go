@@ -166,8 +166,8 @@ func New(o Options) *Model {
 	m.locks = newLocksPanel(m.sh)
 	m.detail = &detailPanel{sh: m.sh}
 	m.ours = &oursPanel{sh: m.sh}
+	m.sh.log = &journal{}
 	m.log = newEventLog(m.sh)
-	m.sh.log = m.log
 	m.ops = &lockOps{sh: m.sh, all: &m.all, locker: o.Locker, mon: o.Monitor, ctx: ctx, readOnly: o.ReadOnly,
 		production: o.Production,
 		ttl:        o.TTL, ours: m.ours, locks: m.locks, focus: &m.focus}
@@ -189,7 +189,7 @@ func New(o Options) *Model {
 		}
 	}
 	if o.ReadOnly {
-		m.log.add(logEntry{at: o.Now(), level: levelInfo,
+		m.sh.log.add(logEntry{at: o.Now(), level: levelInfo,
 			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
 	}
 	m.syncKeys()
@@ -272,7 +272,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // pending delete confirmation withdrawn if its lock changed.
 func (m *Model) apply(d *dashboard, entries []logEntry) {
 	m.sh.data = d
-	m.log.add(entries...)
+	m.sh.log.add(entries...)
 	m.locks.rebuild()
 	m.relayout()
 	m.refreshDrill()

@@ -18,7 +18,7 @@ type shared struct {
 	data     *dashboard // nil until the first snapshot
 	readOnly bool
 	demo     *demoView // nil outside demo mode
-	log      *eventLog // every component logs here
+	log      *journal  // every component logs here
 	status   status    // the status line
 }
 

@@ -235,7 +235,7 @@ func (m *Model) bodyView() string {
 	parts := []string{m.masters.View(m.focus == focusMasters)}
 	locks := m.locks.View(m.focus == focusLocks)
 	if l.detail.w > 0 {
-		locks = joinH(locks, m.detail.View(m.locks.selectedRow(), m.log))
+		locks = joinH(locks, m.detail.View(m.locks.selectedRow()))
 	}
 	parts = append(parts, locks)
 	if l.panels[focusOurs].h > 0 {
