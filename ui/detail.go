@@ -4,23 +4,43 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // detailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
-// holder token, how long the holder has held it, holder changes and the lock's last events.
+// holder token, how long the holder has held it, holder changes and the lock's last events. It takes no keys.
 type detailPanel struct {
 	sh   *shared
+	row  *lockRow // the selected lock, nil: none
 	w, h int
 }
+
+// Init does nothing: the panel shows the selected lock.
+func (p *detailPanel) Init() tea.Cmd { return nil }
 
 // SetSize sets the panel's outer size.
 func (p *detailPanel) SetSize(w, h int) { p.w, p.h = w, h }
 
-// View draws the detail of row (nil: nothing selected), with the lock's last events from the journal.
-func (p *detailPanel) View(row *lockRow) string {
-	st, d := p.sh.st, p.sh.data
+// Update takes in the selected lock.
+func (p *detailPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if msg, ok := msg.(stateMsg); ok {
+		p.row = msg.row
+	}
+	return p, nil
+}
+
+// ShortHelp is empty: the panel takes no keys.
+func (p *detailPanel) ShortHelp() []key.Binding { return nil }
+
+// FullHelp is empty: the panel takes no keys.
+func (p *detailPanel) FullHelp() [][]key.Binding { return nil }
+
+// View draws the detail of the selected lock, with its last events from the journal.
+func (p *detailPanel) View() string {
+	st, d, row := p.sh.st, p.sh.data, p.row
 	if row == nil || d == nil {
 		return st.box("Detail", []string{st.text.muted.Render("no lock selected")}, p.w, p.h, false)
 	}

@@ -303,26 +303,18 @@ func clockLines(st *styles, m *masterRow) []string {
 	return out
 }
 
-// openDrill opens the view of the row under the focused panel's cursor: a lock or a master.
+// drilling is a panel whose selected row can be shown in full (Open, or a click on the row selected).
+type drilling interface {
+	drill() *drillView // nil when nothing is selected
+}
+
+// openDrill opens the full view of the focused panel's selected row: a lock or a master.
 func (m *Model) openDrill() {
-	switch m.focus {
-	case focusLocks:
-		if row := m.locks.selectedRow(); row != nil {
-			m.drill = newLockDrill(m.sh, row)
-		}
-	case focusOurs:
-		if o := m.ours.selected(); o != nil {
-			if row := m.findRow(o.lock.Resource()); row != nil {
-				m.drill = newLockDrill(m.sh, row)
-			}
-		}
-	case focusMasters:
-		if d := m.sh.data; d != nil && m.masters.cursor < len(d.masters) {
-			m.drill = newMasterDrill(m.sh, &d.masters[m.masters.cursor])
-		}
+	if p, ok := m.panel(m.focus).(drilling); ok {
+		m.drill = p.drill()
 	}
 	if m.drill == nil {
-		m.sh.setStatus(levelInfo, "select a lock or a master, then "+m.all.Open.Help().Key+" shows it in full")
+		m.sh.setStatus(levelInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
 		return
 	}
 	m.relayout()
@@ -336,14 +328,14 @@ func (m *Model) refreshDrill() {
 	}
 	var row *lockRow
 	if m.drill.isLock {
-		row = m.findRow(m.drill.resource)
+		row = findRow(m.sh.data, m.drill.resource)
 	}
 	m.drill.refresh(row)
 }
 
-// drillKey routes a key to the open view: back, quit, or scrolling.
+// drillKey routes a key to the open view: back, help, copy, or scrolling.
 func (m *Model) drillKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.all
+	k := m.sh.keys
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.startQuit()
@@ -353,26 +345,22 @@ func (m *Model) drillKey(msg tea.KeyMsg) tea.Cmd {
 		m.drill = nil
 		m.openHelp()
 	case key.Matches(msg, k.Copy, k.CopyToken) && m.drill.isLock:
-		return m.copySelected(key.Matches(msg, k.CopyToken))
+		return copyRow(m.sh, findRow(m.sh.data, m.drill.resource), key.Matches(msg, k.CopyToken))
 	default:
 		m.drill.Update(msg)
 	}
 	return nil
 }
 
-// copySelected copies the raw name (or, with token, the holder's raw token) of the lock under the cursor, or
-// of the open lock view.
-func (m *Model) copySelected(token bool) tea.Cmd {
-	row := m.locks.selectedRow()
-	if m.drill != nil && m.drill.isLock {
-		row = m.findRow(m.drill.resource)
-	}
+// copyRow copies the raw name of the lock of row (nil: none selected) or, with token, its holder's raw token,
+// and says why not when there is nothing to copy.
+func copyRow(sh *shared, row *lockRow, token bool) tea.Cmd {
 	switch {
 	case row == nil:
-		m.sh.setStatus(levelWarn, "copy: select a lock first")
+		sh.setStatus(levelWarn, "copy: select a lock first")
 		return nil
 	case token && row.primary == "":
-		m.sh.setStatus(levelWarn, "copy: "+row.name+" has no token")
+		sh.setStatus(levelWarn, "copy: "+row.name+" has no token")
 		return nil
 	case token:
 		return copyCmd(row.primary, "the token of "+row.name)

@@ -64,7 +64,7 @@ func (j *journal) add(entries ...logEntry) {
 // narrowed to entries containing a text (Filter while it has the focus), to one lock's entries (LogLock) and
 // to a minimum level (LogLevel). It follows the newest entry unless scrolled up.
 type eventLog struct {
-	sh        *shared
+	keyTable
 	rev       uint64 // the journal's change count when shown was last computed
 	shown     []int  // indices into the journal's entries that pass the search and the level, oldest first
 	top       int    // position in shown of the first entry on screen when not following
@@ -74,12 +74,97 @@ type eventLog struct {
 	query     string // the applied search, lower case
 	minLevel  level
 	resource  string // only the entries of this lock (raw name), "" for all
+	full      bool   // it fills the body in place of the panels (esc gives the body back)
+	row       *lockRow
 	w, h      int
 }
 
 // newEventLog returns an empty log that follows new entries.
 func newEventLog(sh *shared) *eventLog {
-	return &eventLog{sh: sh, follow: true, search: newField("", 120)}
+	l := &eventLog{keyTable: keyTable{sh: sh}, follow: true, search: newField("", 120)}
+	k := sh.keys
+	l.actions = append(navActions(k, l.scrollKey),
+		action{binding: &k.Filter, focused: true, do: func(tea.KeyMsg) tea.Cmd { l.searching = true; return nil }},
+		action{binding: &k.Cancel, focused: true, when: func() bool { return l.query != "" },
+			do: func(tea.KeyMsg) tea.Cmd {
+				l.search.set("")
+				l.setQuery("")
+				return nil
+			}},
+		action{binding: &k.Cancel, focused: true, when: func() bool { return l.full }, do: func(tea.KeyMsg) tea.Cmd {
+			l.sh.tell(logFullMsg{on: false})
+			return nil
+		}},
+		action{binding: &k.LogLevel, do: func(tea.KeyMsg) tea.Cmd {
+			l.cycleLevel()
+			if n := l.narrowed(); n != "" {
+				l.sh.setStatus(levelInfo, "event log: "+n)
+			} else {
+				l.sh.setStatus(levelInfo, "event log: every entry")
+			}
+			return nil
+		}},
+		action{binding: &k.LogLock, do: l.toggleLock},
+	)
+	return l
+}
+
+// Init does nothing: the panel shows the journal.
+func (l *eventLog) Init() tea.Cmd { return nil }
+
+// Update applies its keys, scrolls with the wheel, and takes in the focus, the selected lock and whether it
+// fills the body.
+func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	l.catchUp()
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return l, l.run(msg)
+	case tea.MouseMsg:
+		if n := wheelRows(msg); n != 0 {
+			l.scrollBy(n)
+		}
+	case stateMsg:
+		l.focused, l.full, l.row = msg.focus == focusLog, msg.logFull, msg.row
+	case scrollToMsg:
+		l.scrollTo(msg.entry)
+	}
+	return l, nil
+}
+
+// toggleLock narrows the log to the selected lock's entries, or widens it to every lock's again.
+func (l *eventLog) toggleLock(tea.KeyMsg) tea.Cmd {
+	if l.resource != "" {
+		l.setResource("")
+		l.sh.setStatus(levelInfo, "event log: every lock's entries")
+		return nil
+	}
+	if l.row == nil {
+		l.sh.setStatus(levelWarn, "select a lock first: the event log narrows to the selected lock")
+		return nil
+	}
+	l.setResource(l.row.lv.Resource)
+	l.sh.setStatus(levelInfo, "event log: "+l.narrowed()+" ("+l.sh.keys.LogLock.Help().Key+" shows all again)")
+	return nil
+}
+
+// scrollKey scrolls the log with a navigation key, an entry at a time.
+func (l *eventLog) scrollKey(msg tea.KeyMsg) tea.Cmd {
+	k := l.sh.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		l.scrollBy(-1)
+	case key.Matches(msg, k.Down):
+		l.scrollBy(1)
+	case key.Matches(msg, k.PageUp):
+		l.scrollBy(-max(l.rows(), 1))
+	case key.Matches(msg, k.PageDown):
+		l.scrollBy(max(l.rows(), 1))
+	case key.Matches(msg, k.Top):
+		l.scrollBy(-len(l.shown))
+	case key.Matches(msg, k.Bottom):
+		l.scrollBy(len(l.shown))
+	}
+	return nil
 }
 
 // entries are the journal's entries.
@@ -137,32 +222,6 @@ func (l *eventLog) cycleLevel() {
 	l.refilter()
 }
 
-// key applies the log's own keys and reports whether msg was one: LogLevel narrows it by level and, while it
-// has the focus, Filter searches it and Cancel clears the search.
-func (l *eventLog) key(msg tea.KeyMsg, focused bool) bool {
-	l.catchUp()
-	k := l.sh.keys
-	switch {
-	case key.Matches(msg, k.LogLevel):
-		l.cycleLevel()
-		if n := l.narrowed(); n != "" {
-			l.sh.setStatus(levelInfo, "event log: "+n)
-		} else {
-			l.sh.setStatus(levelInfo, "event log: every entry")
-		}
-	case !focused:
-		return false
-	case key.Matches(msg, k.Filter):
-		l.searching = true
-	case key.Matches(msg, k.Cancel) && l.query != "":
-		l.search.set("")
-		l.setQuery("")
-	default:
-		return false
-	}
-	return true
-}
-
 // setResource narrows the log to one lock's entries ("" for every lock's).
 func (l *eventLog) setResource(resource string) {
 	l.resource = resource
@@ -211,29 +270,8 @@ func (l *eventLog) last() int {
 	return pos
 }
 
-// Update scrolls the log with the navigation keys, an entry at a time.
-func (l *eventLog) Update(msg tea.KeyMsg) {
-	l.catchUp()
-	k := l.sh.keys
-	switch {
-	case key.Matches(msg, k.Up):
-		l.scrollBy(-1)
-	case key.Matches(msg, k.Down):
-		l.scrollBy(1)
-	case key.Matches(msg, k.PageUp):
-		l.scrollBy(-max(l.rows(), 1))
-	case key.Matches(msg, k.PageDown):
-		l.scrollBy(max(l.rows(), 1))
-	case key.Matches(msg, k.Top):
-		l.scrollBy(-len(l.shown))
-	case key.Matches(msg, k.Bottom):
-		l.scrollBy(len(l.shown))
-	}
-}
-
 // scrollBy moves the view n entries towards the newest (n > 0) or the oldest.
 func (l *eventLog) scrollBy(n int) {
-	l.catchUp()
 	last := l.last()
 	if l.follow {
 		l.top = last
@@ -245,7 +283,6 @@ func (l *eventLog) scrollBy(n int) {
 // scrollTo shows entry i at the top, until scrolled back to the newest; a search or level that hides it is
 // dropped.
 func (l *eventLog) scrollTo(i int) {
-	l.catchUp()
 	if i < 0 || i >= len(l.entries()) {
 		return
 	}
@@ -275,8 +312,9 @@ func (j *journal) lastIndex(prefix string) int {
 }
 
 // View draws the log panel: the entries from top, each wrapped in full, as many as fit.
-func (l *eventLog) View(focused bool) string {
+func (l *eventLog) View() string {
 	l.catchUp()
+	focused := l.focused
 	rows := l.rows()
 	top := l.top
 	if l.follow {

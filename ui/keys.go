@@ -48,12 +48,6 @@ type DemoKeyMap struct {
 	Scenarios, Story, Dismiss key.Binding
 }
 
-// all returns the demo bindings, for enabling or disabling them together.
-func (k *DemoKeyMap) all() []*key.Binding {
-	return []*key.Binding{&k.Pick, &k.Crash, &k.Restart, &k.DelayedRestart, &k.Freeze, &k.Latency, &k.Partition,
-		&k.ClockJump, &k.ClockFast, &k.GCPause, &k.Workload, &k.Faster, &k.Slower, &k.Scenarios, &k.Story, &k.Dismiss}
-}
-
 // ShortHelp is the one-line help: the key that opens the full help first, so that a narrow footer keeps it, then
 // the actions, and quit.
 func (k KeyMap) ShortHelp() []key.Binding {

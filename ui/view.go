@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -21,11 +22,8 @@ func (m *Model) View() string {
 		return m.tooSmallView()
 	}
 	parts := []string{m.headerView()}
-	if m.lay.demoBarH > 0 {
-		parts = append(parts, m.demoBarView())
-	}
-	if m.lay.violationH > 0 {
-		parts = append(parts, m.violationView())
+	if m.lay.demoBarH+m.lay.violationH > 0 {
+		parts = append(parts, m.demo.View())
 	}
 	if m.lay.bannerH > 0 {
 		parts = append(parts, m.bannerView())
@@ -33,9 +31,9 @@ func (m *Model) View() string {
 	body := m.bodyView()
 	switch {
 	case m.ops.form != nil:
-		body = overlay(body, m.ops.form.View(m.width-4, m.frame), m.width)
+		body = overlay(body, m.ops.form.View(m.width-4, m.sh.frame), m.width)
 	case m.ops.confirm != nil:
-		body = overlay(body, m.ops.confirm.View(m.width-4, m.frame), m.width)
+		body = overlay(body, m.ops.confirm.View(m.width-4, m.sh.frame), m.width)
 	case m.demo != nil && m.demo.menu != nil:
 		body = overlay(body, m.demo.menu.View(m.width-4, m.demo), m.width)
 	}
@@ -49,7 +47,7 @@ func (m *Model) tooSmallView() string {
 	msg := []string{
 		st.header.title.Render("Enlarge the window"),
 		st.text.normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
-		st.text.muted.Render(m.all.Quit.Help().Key + " quits"),
+		st.text.muted.Render(m.sh.keys.Quit.Help().Key + " quits"),
 	}
 	lines := make([]string, m.height)
 	top := max((m.height-len(msg))/2, 0)
@@ -90,14 +88,14 @@ func (m *Model) headerView() string {
 			healthDegraded: st.header.degraded.Render("DEGRADED"),
 			healthNoQuorum: st.header.noQuorum.Render(" NO QUORUM "),
 		}[d.health]
-		if m.demo != nil && m.demo.banner != nil { // never OK beside a violation of mutual exclusion
+		if m.demo != nil && m.demo.violated() { // never OK beside a violation of mutual exclusion
 			badge = st.header.noQuorum.Render(" VIOLATION ")
 		}
 		parts = append(parts, part{badge, 0}, part{st.header.label.Render("masters ") +
 			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
 			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
 	}
-	if m.readOnly {
+	if m.sh.readOnly {
 		parts = append(parts, part{st.header.readOnly.Render(" READ-ONLY "), 0})
 	}
 	poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
@@ -221,25 +219,30 @@ func (m *Model) bannerView() string {
 	return strings.Join(lines, "\n")
 }
 
-// bodyView is the panels, or the full help when it is open.
+// bodyView is the panels, or the full help or a drill-down view when one is open.
 func (m *Model) bodyView() string {
-	l := m.lay
 	switch {
 	case m.drill != nil:
 		return m.drill.View()
 	case m.showHelp:
-		return m.helpBox.View("Help · " + m.all.Help.Help().Key + " or " + m.all.Cancel.Help().Key + " closes")
-	case m.logFull:
-		return m.log.View(true)
+		return m.helpBox.View("Help · " + m.sh.keys.Help.Help().Key + " or " + m.sh.keys.Cancel.Help().Key + " closes")
 	}
-	parts := []string{m.masters.View(m.focus == focusMasters)}
-	locks := m.locks.View(m.focus == focusLocks)
-	if l.detail.w > 0 {
-		locks = joinH(locks, m.detail.View(m.locks.selectedRow()))
+	return m.panelsView()
+}
+
+// panelsView is the panels as the layout places them, or the event log alone when it fills the body.
+func (m *Model) panelsView() string {
+	if m.logFull {
+		return m.log.View()
+	}
+	parts := []string{m.masters.View()}
+	locks := m.locks.View()
+	if m.lay.detail.w > 0 {
+		locks = joinH(locks, m.detail.View())
 	}
 	parts = append(parts, locks)
-	if l.panels[focusOurs].h > 0 {
-		parts = append(parts, joinH(m.ours.View(m.focus == focusOurs), m.log.View(m.focus == focusLog)))
+	if m.lay.panels[focusOurs].h > 0 {
+		parts = append(parts, joinH(m.ours.View(), m.log.View()))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -251,23 +254,35 @@ func (m *Model) openHelp() {
 	m.helpBox.vp.GotoTop()
 }
 
-// helpLines is the full help: every binding that can work in this mode, by column, and the legend.
-func (m *Model) helpLines() []string {
-	st := m.sh.st
-	keys := m.all
-	if m.ops.writeBlocked("") != "" {
-		keys.Acquire.SetEnabled(false)
-		keys.Extend.SetEnabled(false)
-		keys.Release.SetEnabled(false)
-		keys.AutoExtend.SetEnabled(false)
-		keys.Delete.SetEnabled(false)
+// offeredKeys are the bindings the global keys and every component offer (the focused panel's own with them),
+// in the short form (what acts now) or the full one (what can act in this mode).
+func (m *Model) offeredKeys(full bool) []key.Binding {
+	maps := []help.KeyMap{&m.keys}
+	for _, c := range m.components() {
+		maps = append(maps, c)
 	}
-	lines := m.helpColumns(keys.dashboardHelp(), m.width-4)
+	var out []key.Binding
+	for _, km := range maps {
+		if full {
+			out = append(out, flatten(km.FullHelp())...)
+		} else {
+			out = append(out, km.ShortHelp()...)
+		}
+	}
+	return out
+}
+
+// helpLines is the full help: the bindings that can act in this mode, in the columns of KeyMap.FullHelp, and
+// the legend.
+func (m *Model) helpLines() []string {
+	st, k := m.sh.st, m.sh.keys
+	offered := m.offeredKeys(true)
+	lines := m.helpColumns(columnsInOrder(k.dashboardHelp(), offered), m.width-4)
 	if m.demo != nil { // the presenter's keys, in a block of their own
 		lines = append(lines, "", st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected "+
-			"master (▸ in the masters panel, or "+m.all.Demo.Pick.Help().Key+"); scenarios lock "+
+			"master (▸ in the masters panel, or "+k.Demo.Pick.Help().Key+"); scenarios lock "+
 			demo.ScenarioResource))
-		lines = append(lines, m.helpColumns(keys.Demo.FullHelp(), m.width-4)...)
+		lines = append(lines, m.helpColumns(columnsInOrder(k.Demo.FullHelp(), offered), m.width-4)...)
 	}
 	lines = append(lines, "",
 		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ? not read this poll (greyed)"),
@@ -277,8 +292,8 @@ func (m *Model) helpLines() []string {
 		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
 		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
 			"partial · split · checking one poll saw an alarm, the next confirms it · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
-		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+keys.Filter.Help().Key+
-			" searches it, "+keys.LogLock.Help().Key+" narrows it to the selected lock and "+keys.LogLevel.Help().Key+" by level"),
+		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+k.Filter.Help().Key+
+			" searches it, "+k.LogLock.Help().Key+" narrows it to the selected lock and "+k.LogLevel.Help().Key+" by level"),
 		// A no-break space keeps each glyph with its word where the line wraps.
 		st.table.head.Render("Outcomes")+st.text.muted.Render(strings.NewReplacer(" ", "\u00a0", "|", "  ").Replace(
 			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? pending")),
@@ -286,7 +301,7 @@ func (m *Model) helpLines() []string {
 	)
 	if why := m.ops.writeBlocked("locking"); why != "" {
 		lines = append(lines, "", st.level[levelWarn].Render(why))
-		if m.demo != nil && m.readOnly {
+		if m.demo != nil && m.sh.readOnly {
 			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
 				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
 		}
@@ -354,21 +369,27 @@ func (m *Model) footerView() string {
 	return fitStyled(statusLine, m.width) + "\n" + fitStyled(helpLine, m.width)
 }
 
-// shortHelp lists the bindings that work right now, for the footer.
+// shortHelp lists the bindings that work right now, for the footer: the open form's or view's, or the focused
+// panel's and the global keys in the order of KeyMap.ShortHelp.
 func (m *Model) shortHelp() []key.Binding {
+	k := m.sh.keys
 	switch {
 	case m.ops.form != nil, m.ops.confirm != nil:
-		return m.formKeys
+		next := k.NextPanel
+		next.SetHelp(next.Help().Key, "next field")
+		return bindingList{k.Confirm, k.Cancel, next}
 	case m.demo != nil && m.demo.menu != nil:
-		return m.menuKeys
+		run := k.Confirm
+		run.SetHelp(run.Help().Key, "run")
+		return bindingList{run, k.Up, k.Down, k.Cancel}
 	case m.locks.filtering, m.log.searching:
-		return bindingList{m.keys.Confirm, m.keys.Cancel}
+		return bindingList{k.Confirm, k.Cancel}
 	case m.drill != nil:
-		back := m.keys.Cancel
+		back := k.Cancel
 		back.SetHelp(back.Help().Key, "back")
-		return bindingList{back, m.keys.Up, m.keys.Down, m.keys.PageDown, m.keys.Quit}
+		return bindingList{back, k.Up, k.Down, k.PageDown, k.Quit}
 	case m.showHelp:
-		return bindingList{m.keys.Help, m.keys.Up, m.keys.Down, m.keys.PageDown, m.keys.Quit}
+		return bindingList{k.Help, k.Up, k.Down, k.PageDown, k.Quit}
 	}
-	return m.keys.ShortHelp()
+	return inOrder(k.ShortHelp(), m.offeredKeys(false))
 }
