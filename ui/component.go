@@ -20,6 +20,27 @@ type component interface {
 	SetSize(w, h int)
 }
 
+// layer is where a modal shows, which also says where the mouse goes while it is open.
+type layer int
+
+// The layers.
+const (
+	layerDialog layer = iota // a box over the panels, which take no input meanwhile
+	layerScreen              // the body, in place of the panels; the mouse wheel scrolls it
+	layerField               // nothing of its own: a text field its panel shows; the panels keep the mouse
+)
+
+// modal is a component that takes the keyboard while it is open: the acquire form, the force-delete
+// confirmation, the scenario menu, a drill-down view, the full help, and the locks' filter or the log's search
+// while it is typed. The root holds at most one, gives it every key (but the quit keys), and asks it where it
+// shows (layer) and whether it takes characters as text (typing): then q is a letter, and characters that
+// arrive together stay together. A modal closes by returning nil from Update.
+type modal interface {
+	component
+	layer() layer
+	typing() bool
+}
+
 // keyed is a component whose keys are a keyTable: the root asks it whether it takes a key before handing it
 // the key, so that a key it does not take goes on to the next component.
 type keyed interface {

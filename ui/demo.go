@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -116,7 +117,6 @@ type demoView struct {
 	violations int // how many were taken in
 	refused    int // stale writes a fenced store refused (the detector's count): violations that fencing stopped
 	banner     *violationBanner
-	menu       *scenarioMenu
 	running    string             // the scenario running, "" for none
 	lastSeq    uint64             // the newest demo event taken in
 	pending    *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
@@ -152,7 +152,7 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case stateMsg:
 		v.master = msg.master
 	case quittingMsg:
-		v.quitting, v.menu = true, nil
+		v.quitting = true
 	case tickMsg:
 		v.expireBanner()
 	case DemoMsg:
@@ -172,6 +172,8 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return v, v.onDemoAction(msg)
 	case scenarioResultMsg:
 		v.onScenario(msg)
+	case runScenarioMsg:
+		return v, v.runScenario(msg.name)
 	}
 	return v, nil
 }
@@ -501,7 +503,7 @@ func (v *demoView) otherActions() []action {
 		{binding: &k.Faster, do: rate},
 		{binding: &k.Slower, do: rate},
 		{binding: &k.Scenarios, do: func(tea.KeyMsg) tea.Cmd {
-			v.menu = newScenarioMenu(v.sh)
+			v.sh.tell(openModalMsg{newScenarioMenu(v.sh, v.scenarios())})
 			return nil
 		}},
 		{binding: &k.Story, can: func() string {
@@ -568,23 +570,24 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 	return v.nextAction()
 }
 
-// runScenario starts the scenario under the menu's cursor.
-func (v *demoView) runScenario() tea.Cmd {
-	if v.running != "" {
-		v.sh.setStatus(levelWarn, "scenario "+v.running+" is still running")
-		return nil
-	}
-	sc := v.menu.selected()
-	v.menu = nil
-	v.running, v.runSince = sc.Name, v.sh.now()
-	v.sh.setStatus(levelInfo, "scenario "+sc.Name+" running: its steps show in the event log")
-	return scenarioCmd(v.ctx, v.d, sc.Name)
+// runScenario starts the scenario the menu chose (the menu runs none while one runs).
+func (v *demoView) runScenario(name string) tea.Cmd {
+	v.running, v.runSince = name, v.sh.now()
+	v.sh.tell(v.scenarios())
+	v.sh.setStatus(levelInfo, "scenario "+name+" running: its steps show in the event log")
+	return scenarioCmd(v.ctx, v.d, name)
+}
+
+// scenarios is what the scenario menu shows of the runs: the one running, and how the last of each ended.
+func (v *demoView) scenarios() scenariosMsg {
+	return scenariosMsg{running: v.running, outcomes: maps.Clone(v.outcomes)}
 }
 
 // onScenario shows how a scenario run ended: the violation in the banner, or its absence, which lets a
 // banner from before go after a few seconds.
 func (v *demoView) onScenario(msg scenarioResultMsg) {
 	v.running = ""
+	v.sh.tell(v.scenarios())
 	v.setState(msg.state)
 	if msg.err != nil {
 		if v.quitting {
@@ -615,6 +618,7 @@ func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 		outcome = fmt.Sprintf("VIOLATION (%s)", sanitize(string(res.Violations[0].Kind), nameCap))
 	}
 	v.outcomes[name] = outcome
+	v.sh.tell(v.scenarios())
 	story := "as the story says"
 	if !res.Expected {
 		story = "NOT as the story says"
@@ -638,31 +642,66 @@ func (v *demoView) expireBanner() {
 	}
 }
 
-// scenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor.
+// scenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor and how
+// the last run of each ended: a modal dialog. It runs the scenario chosen (runScenarioMsg) unless one runs.
 type scenarioMenu struct {
-	sh     *shared
-	list   []demo.Scenario
-	cursor int
+	sh       *shared
+	list     []demo.Scenario
+	cursor   int
+	running  string            // the scenario running, "" none
+	outcomes map[string]string // how the last run of each scenario ended, by name
+	w        int
 }
 
-// newScenarioMenu returns the menu with the cursor on the first scenario.
-func newScenarioMenu(sh *shared) *scenarioMenu {
-	return &scenarioMenu{sh: sh, list: demo.Scenarios()}
+// newScenarioMenu returns the menu with the cursor on the first scenario, showing the runs as in s.
+func newScenarioMenu(sh *shared, s scenariosMsg) *scenarioMenu {
+	return &scenarioMenu{sh: sh, list: demo.Scenarios(), running: s.running, outcomes: s.outcomes}
 }
 
 // selected returns the scenario under the cursor.
 func (s *scenarioMenu) selected() demo.Scenario { return s.list[s.cursor] }
 
-// menuKey routes a key to the scenario menu.
-func (v *demoView) menuKey(msg tea.KeyMsg) tea.Cmd {
-	s, k := v.menu, v.sh.keys
-	switch {
-	case key.Matches(msg, k.Cancel, k.Demo.Scenarios):
-		v.menu = nil
-	case key.Matches(msg, k.Confirm):
-		return v.runScenario()
-	default:
-		s.cursor = moveCursor(k, msg, s.cursor, len(s.list), len(s.list))
+// Init does nothing: the menu waits for keys.
+func (s *scenarioMenu) Init() tea.Cmd { return nil }
+
+// SetSize sets the width the dialog may take.
+func (s *scenarioMenu) SetSize(w, _ int) { s.w = w }
+
+// layer: a dialog over the panels.
+func (s *scenarioMenu) layer() layer { return layerDialog }
+
+// typing: no, its keys are keys.
+func (s *scenarioMenu) typing() bool { return false }
+
+// ShortHelp lists the menu's keys.
+func (s *scenarioMenu) ShortHelp() []key.Binding {
+	k := s.sh.keys
+	run := k.Confirm
+	run.SetHelp(run.Help().Key, "run")
+	return []key.Binding{run, k.Up, k.Down, k.Cancel}
+}
+
+// FullHelp lists the menu's keys as one column.
+func (s *scenarioMenu) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
+
+// Update moves the cursor, runs the scenario under it (closing the menu) or closes, and keeps up with the runs.
+func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case scenariosMsg:
+		s.running, s.outcomes = msg.running, msg.outcomes
+	case tea.KeyMsg:
+		k := s.sh.keys
+		switch {
+		case key.Matches(msg, k.Cancel, k.Demo.Scenarios):
+			return nil, nil
+		case key.Matches(msg, k.Confirm) && s.running != "":
+			s.sh.setStatus(levelWarn, "scenario "+s.running+" is still running")
+		case key.Matches(msg, k.Confirm):
+			s.sh.tell(runScenarioMsg{name: s.selected().Name})
+			return nil, nil
+		default:
+			s.cursor = moveCursor(k, msg, s.cursor, len(s.list), len(s.list))
+		}
 	}
-	return nil
+	return s, nil
 }

@@ -130,14 +130,14 @@ func faultText(s *demo.MasterState, at, now time.Time) (string, bool) {
 	return strings.Join(parts, " · "), s.Down
 }
 
-// View draws the menu as a dialog w cells wide at most: the scenarios with the outcome of their last run, and
-// the story of the one under the cursor.
-func (s *scenarioMenu) View(w int, v *demoView) string {
+// View draws the menu as a dialog, narrower than the screen: the scenarios with the outcome of their last run,
+// and the story of the one under the cursor.
+func (s *scenarioMenu) View() string {
 	st, k := s.sh.st, s.sh.keys
-	w = min(w, 84)
+	w := min(s.w-4, 84)
 	inner := w - 2
 	outcomeW := 0 // room for the outcomes of the runs so far
-	for _, o := range v.outcomes {
+	for _, o := range s.outcomes {
 		outcomeW = max(outcomeW, ansi.StringWidth(o))
 	}
 	var body []string
@@ -146,7 +146,7 @@ func (s *scenarioMenu) View(w int, v *demoView) string {
 		if i == s.cursor {
 			cursor = st.table.cursor.Render("▸ ")
 		}
-		outcome := v.outcomes[sc.Name]
+		outcome := s.outcomes[sc.Name]
 		style := st.text.ok
 		if strings.HasPrefix(outcome, "VIOLATION") {
 			style = st.text.bad
@@ -162,8 +162,8 @@ func (s *scenarioMenu) View(w int, v *demoView) string {
 		body = append(body, st.form.hint.Render(l))
 	}
 	body = append(body, "")
-	if v.running != "" {
-		body = append(body, st.level[levelWarn].Render("scenario "+v.running+" is running: wait for its end"))
+	if s.running != "" {
+		body = append(body, st.level[levelWarn].Render("scenario "+s.running+" is running: wait for its end"))
 	} else {
 		body = append(body, st.form.hint.Render(fmt.Sprintf("%s runs it · %s/%s choose · %s closes · steps show in "+
 			"the event log", k.Confirm.Help().Key, k.Up.Help().Key, k.Down.Help().Key, k.Cancel.Help().Key)))

@@ -10,8 +10,8 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// drillView is the full view of one lock or one master, opened with Open (enter) on a row and closed with
-// Cancel (esc). It takes the panels' place at any size down to the minimum, and shows everything in full,
+// drillView is the full view of one lock or one master, a modal opened with Open (enter) on a row and closed
+// with Cancel (esc). It takes the panels' place at any size down to the minimum, and shows everything in full,
 // wrapped rather than cut: every master's token, the error texts. Its lines are rebuilt when a snapshot or a
 // tick arrives, and scroll.
 type drillView struct {
@@ -34,23 +34,69 @@ func newMasterDrill(sh *shared, m *masterRow) *drillView {
 	return &drillView{sh: sh, box: newScrollBox(sh), addr: m.st.Addr, title: "Master " + m.label + " " + m.addr}
 }
 
-// SetSize sets the view's outer size.
-func (v *drillView) SetSize(w, h int) { v.box.SetSize(w, h) }
+// Init does nothing: the view shows the snapshots the root receives.
+func (v *drillView) Init() tea.Cmd { return nil }
 
-// Update scrolls the view; it reports whether msg was used.
-func (v *drillView) Update(msg tea.Msg) bool { return v.box.Update(msg) }
+// SetSize sets the view's outer size; the lines are wrapped again for a new width.
+func (v *drillView) SetSize(w, h int) {
+	if w == v.box.w && h == v.box.h {
+		return
+	}
+	v.box.SetSize(w, h)
+	v.refresh()
+}
+
+// layer: in place of the panels.
+func (v *drillView) layer() layer { return layerScreen }
+
+// typing: no, its keys are keys.
+func (v *drillView) typing() bool { return false }
+
+// ShortHelp lists the view's keys.
+func (v *drillView) ShortHelp() []key.Binding {
+	k := v.sh.keys
+	back := k.Cancel
+	back.SetHelp(back.Help().Key, "back")
+	return []key.Binding{back, k.Up, k.Down, k.PageDown, k.Quit}
+}
+
+// FullHelp lists the view's keys as one column.
+func (v *drillView) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
+
+// Update scrolls the view with the keys and the wheel, closes it (Cancel or Open), opens the full help in its
+// place, copies the lock's name or token, and rebuilds the lines when a snapshot or a tick arrives.
+func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	k := v.sh.keys
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, k.Cancel, k.Open):
+			return nil, nil
+		case key.Matches(msg, k.Help):
+			v.sh.tell(openHelpMsg{})
+			return nil, nil
+		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
+			return v, copyRow(v.sh, findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken))
+		default:
+			v.box.Update(msg)
+		}
+	case tea.MouseMsg:
+		v.box.Update(msg)
+	case dataMsg, tickMsg:
+		v.refresh()
+	}
+	return v, nil
+}
 
 // View draws the view.
 func (v *drillView) View() string {
-	k := v.sh.keys
-	return v.box.View(v.title + " · " + k.Cancel.Help().Key + " back")
+	return v.box.View(v.title + " · " + v.sh.keys.Cancel.Help().Key + " back")
 }
 
-// refresh rebuilds the lines from the current snapshot and the journal; row is the lock's current row (nil
-// when it is gone).
-func (v *drillView) refresh(row *lockRow) {
+// refresh rebuilds the lines from the current snapshot and the journal.
+func (v *drillView) refresh() {
 	if v.isLock {
-		v.box.SetLines(lockLines(v.sh, row, v.box.width()))
+		v.box.SetLines(lockLines(v.sh, findRow(v.sh.data, v.resource), v.box.width()))
 		return
 	}
 	var m *masterRow
@@ -310,46 +356,15 @@ type drilling interface {
 
 // openDrill opens the full view of the focused panel's selected row: a lock or a master.
 func (m *Model) openDrill() {
+	var v *drillView
 	if p, ok := m.panel(m.focus).(drilling); ok {
-		m.drill = p.drill()
+		v = p.drill()
 	}
-	if m.drill == nil {
+	if v == nil {
 		m.sh.setStatus(levelInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
 		return
 	}
-	m.relayout()
-	m.refreshDrill()
-}
-
-// refreshDrill rebuilds the open view's lines.
-func (m *Model) refreshDrill() {
-	if m.drill == nil {
-		return
-	}
-	var row *lockRow
-	if m.drill.isLock {
-		row = findRow(m.sh.data, m.drill.resource)
-	}
-	m.drill.refresh(row)
-}
-
-// drillKey routes a key to the open view: back, help, copy, or scrolling.
-func (m *Model) drillKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.sh.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.startQuit()
-	case key.Matches(msg, k.Cancel, k.Open):
-		m.drill = nil
-	case key.Matches(msg, k.Help):
-		m.drill = nil
-		m.openHelp()
-	case key.Matches(msg, k.Copy, k.CopyToken) && m.drill.isLock:
-		return copyRow(m.sh, findRow(m.sh.data, m.drill.resource), key.Matches(msg, k.CopyToken))
-	default:
-		m.drill.Update(msg)
-	}
-	return nil
+	m.openModal(v)
 }
 
 // copyRow copies the raw name of the lock of row (nil: none selected) or, with token, its holder's raw token,

@@ -69,8 +69,8 @@ type eventLog struct {
 	shown     []int  // indices into the journal's entries that pass the search and the level, oldest first
 	top       int    // position in shown of the first entry on screen when not following
 	follow    bool   // show the newest entries
-	search    field  // the search text as typed; it has the keyboard while searching
-	searching bool
+	typed     string // the search as typed
+	searching bool   // the search field has the keyboard
 	query     string // the applied search, lower case
 	minLevel  level
 	resource  string // only the entries of this lock (raw name), "" for all
@@ -81,13 +81,17 @@ type eventLog struct {
 
 // newEventLog returns an empty log that follows new entries.
 func newEventLog(sh *shared) *eventLog {
-	l := &eventLog{keyTable: keyTable{sh: sh}, follow: true, search: newField("", 120)}
+	l := &eventLog{keyTable: keyTable{sh: sh}, follow: true}
 	k := sh.keys
 	l.actions = append(navActions(k, l.scrollKey),
-		action{binding: &k.Filter, focused: true, do: func(tea.KeyMsg) tea.Cmd { l.searching = true; return nil }},
+		action{binding: &k.Filter, focused: true, do: func(tea.KeyMsg) tea.Cmd {
+			l.searching = true
+			l.sh.tell(openModalMsg{newFieldEntry(l.sh, focusLog, l.typed)})
+			return nil
+		}},
 		action{binding: &k.Cancel, focused: true, when: func() bool { return l.query != "" },
 			do: func(tea.KeyMsg) tea.Cmd {
-				l.search.set("")
+				l.typed = ""
 				l.setQuery("")
 				return nil
 			}},
@@ -112,8 +116,8 @@ func newEventLog(sh *shared) *eventLog {
 // Init does nothing: the panel shows the journal.
 func (l *eventLog) Init() tea.Cmd { return nil }
 
-// Update applies its keys, scrolls with the wheel, and takes in the focus, the selected lock and whether it
-// fills the body.
+// Update applies its keys, scrolls with the wheel, applies its search as it is typed, shows an entry it is
+// asked to, and takes in the focus, the selected lock and whether it fills the body.
 func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	l.catchUp()
 	switch msg := msg.(type) {
@@ -127,6 +131,14 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		l.focused, l.full, l.row = msg.focus == focusLog, msg.logFull, msg.row
 	case scrollToMsg:
 		l.scrollTo(msg.entry)
+	case fieldMsg:
+		l.searching = msg.editing
+		if msg.text != l.typed {
+			l.typed = msg.text
+			l.setQuery(msg.text)
+		}
+	case panelKeyMsg:
+		return l, l.run(msg.key)
 	}
 	return l, nil
 }
@@ -235,7 +247,7 @@ func (l *eventLog) narrowed() string {
 		parts = append(parts, "lock "+sanitize(l.resource, nameCap))
 	}
 	if l.searching || l.query != "" {
-		parts = append(parts, "/"+l.search.String())
+		parts = append(parts, "/"+l.typed)
 	}
 	switch l.minLevel {
 	case levelWarn:
@@ -287,8 +299,7 @@ func (l *eventLog) scrollTo(i int) {
 		return
 	}
 	if !l.matches(&l.entries()[i]) {
-		l.search.set("")
-		l.query, l.minLevel = "", levelInfo
+		l.typed, l.query, l.minLevel = "", "", levelInfo
 		l.refilter()
 	}
 	for pos, j := range l.shown {

@@ -8,17 +8,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
-// lockOps is the component that writes to the masters and keeps our locks: it owns the acquire form, the
-// force-delete confirmation and the keys that act on locks (Acquire, Extend, Release, AutoExtend, Delete),
-// issues every write command, applies their results to our locks, and tells the our-locks panel when they
-// change. Which lock a key acts on comes from the selection the root sends (stateMsg). It has no area of its
-// own (View is empty): its form and confirmation are drawn over the panels.
+// lockOps is the component that writes to the masters and keeps our locks: it takes the keys that act on
+// locks (Acquire, Extend, Release, AutoExtend, Delete), opens the acquire form and the force-delete
+// confirmation and carries out what they ask, issues every write command, applies their results to our locks,
+// and tells the our-locks panel when they change. Which lock a key acts on comes from the selection the root
+// sends (stateMsg). It has no area of its own (View is empty): its dialogs are the root's modal.
 type lockOps struct {
 	keyTable
 	locker *redlock.Client
@@ -26,12 +25,18 @@ type lockOps struct {
 	ctx    context.Context
 	// production: the masters come from a production profile, which is why the dashboard may be read-only
 	production bool
-	ttl        time.Duration  // the acquire form's TTL: the last one used
-	reqs       uint64         // request counter: every acquire and delete request has its own id
-	own        []*ownLock     // our locks, in order of acquisition
-	sel        stateMsg       // what the panels have selected: the lock a key acts on
-	form       *acquireForm   // open acquire form, nil when closed
-	confirm    *deleteConfirm // open force-delete confirmation, nil when closed
+	ttl        time.Duration // the acquire form's TTL: the last one used
+	reqs       uint64        // request counter: every acquire and delete request has its own id
+	own        []*ownLock    // our locks, in order of acquisition
+	sel        stateMsg      // what the panels have selected: the lock a key acts on
+	acquiring  acquiring     // the acquire request of the form, if one runs
+}
+
+// acquiring is the acquire request the form waits for.
+type acquiring struct {
+	req      uint64 // 0: none
+	resource string // raw
+	cancel   context.CancelFunc
 }
 
 // newLockOps returns the lock commands, writing through locker (nil: none), registering our locks with mon
@@ -69,15 +74,22 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return ops, ops.run(msg)
 	case stateMsg:
 		ops.sel = msg
-	case dataMsg:
-		ops.checkConfirm()
 	case tickMsg:
 		ops.refreshOurs()
 	case quittingMsg:
-		if ops.form != nil && ops.form.running {
-			ops.form.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
+		if a := ops.acquiring; a.req != 0 {
+			a.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
 		}
-		ops.form, ops.confirm = nil, nil
+	case acquireMsg:
+		return ops, ops.acquire(msg)
+	case cancelAcquireMsg:
+		if a := ops.acquiring; a.req == msg.req {
+			a.cancel()
+			ops.acquiring = acquiring{}
+			ops.sh.logf(levelInfo, a.resource, "acquire of %s cancelled", sanitize(a.resource, nameCap))
+		}
+	case deleteMsg:
+		return ops, ops.delete(msg)
 	case acquireProgressMsg:
 		return ops, ops.onAcquireProgress(msg)
 	case acquireResultMsg:
@@ -171,50 +183,40 @@ func (ops *lockOps) changed() { ops.sh.tell(oursMsg{locks: slices.Clone(ops.own)
 
 // openAcquire opens the acquire form.
 func (ops *lockOps) openAcquire(tea.KeyMsg) tea.Cmd {
-	ops.form = newAcquireForm(ops.sh, ops.ttl)
+	ops.sh.tell(openModalMsg{newAcquireForm(ops.sh, ops.ttl)})
 	return nil
 }
 
-// submitAcquire validates the form and issues the acquire request.
-func (ops *lockOps) submitAcquire() tea.Cmd {
-	f := ops.form
-	resource, ttl, err := f.values()
-	if err != nil {
-		f.err = err.Error()
-		return nil
-	}
+// acquire issues the acquire request the form asks for, and tells the form it runs.
+func (ops *lockOps) acquire(msg acquireMsg) tea.Cmd {
 	ops.reqs++
 	ctx, cancel := context.WithCancel(ops.ctx)
 	progress := make(chan acquireProgressMsg, 1)
-	cmd := ops.issue("acquiring", acquireCmd(ctx, ops.reqs, resource, ttl, progress))
+	cmd := ops.issue("acquiring", acquireCmd(ctx, ops.reqs, msg.resource, msg.ttl, progress))
 	if cmd == nil {
 		cancel()
 		return nil
 	}
-	f.running, f.req, f.started, f.cancel, f.err, f.round = true, ops.reqs, ops.sh.now(), cancel, "", roundView{}
-	f.attempt = 0
-	ops.ttl = ttl
-	ops.sh.logf(levelInfo, resource, "acquiring %s for %v…", sanitize(resource, nameCap), ttl)
+	ops.acquiring = acquiring{req: ops.reqs, resource: msg.resource, cancel: cancel}
+	ops.sh.tell(acquireStartedMsg{req: ops.reqs, started: ops.sh.now()})
+	ops.ttl = msg.ttl
+	ops.sh.logf(levelInfo, msg.resource, "acquiring %s for %v…", sanitize(msg.resource, nameCap), msg.ttl)
 	return tea.Batch(cmd, waitAcquireProgress(progress))
 }
 
-// onAcquireProgress shows a failed round on the form that is still waiting for it, and waits for the next.
+// onAcquireProgress waits for the next failed round of an acquire request (the form shows this one).
 func (ops *lockOps) onAcquireProgress(msg acquireProgressMsg) tea.Cmd {
-	if f := ops.form; f != nil && f.running && f.req == msg.req {
-		f.attempt, f.round = msg.attempt, msg.round
-	}
 	return waitAcquireProgress(msg.next)
 }
 
-// onAcquired applies an acquire result to the form that asked for it; a lock won for a form since closed is
-// still recorded as ours, so it is never forgotten.
+// onAcquired applies an acquire result; a lock won for a form since closed is still recorded as ours, so it
+// is never forgotten. The form that asked for it, still open, shows a failure itself.
 func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	name := sanitize(msg.resource, nameCap)
-	f := ops.form
-	current := f != nil && f.running && f.req == msg.req
+	current := ops.acquiring.req != 0 && ops.acquiring.req == msg.req
 	if current {
-		f.running = false
-		f.cancel()
+		ops.acquiring.cancel()
+		ops.acquiring = acquiring{}
 	}
 	switch {
 	case msg.lock == nil && msg.cancelled:
@@ -223,9 +225,7 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	case msg.lock == nil:
 		reason, rv := failure(msg.err)
 		ops.sh.logf(levelError, msg.resource, "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
-		if current {
-			f.err, f.round = "not acquired: "+reason, rv
-		} else {
+		if !current {
 			ops.sh.setStatus(levelError, "acquire "+name+" failed: "+reason)
 		}
 		return
@@ -236,9 +236,6 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	ops.changed()
 	if ops.mon != nil {
 		ops.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now, msg.lock.TTL())
-	}
-	if current {
-		ops.form = nil
 	}
 	if msg.cancelled { // won as it was cancelled, and the release that followed was not confirmed
 		o.validUntil = now.Add(msg.validity)
@@ -454,26 +451,22 @@ func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
 func (ops *lockOps) openDelete(tea.KeyMsg) tea.Cmd {
 	row := ops.sel.row
 	ops.reqs++
-	ops.confirm = newDeleteConfirm(ops.sh, ops.reqs, row, ops.foreignTokens(row))
+	ops.sh.tell(openModalMsg{newDeleteConfirm(ops.sh, ops.reqs, row, ops.foreignTokens(row))})
 	return nil
 }
 
-// checkConfirm withdraws a pending delete confirmation whose lock is gone or changed holder in the snapshot
-// just taken in.
-func (ops *lockOps) checkConfirm() {
-	c := ops.confirm
-	if c == nil || c.running {
-		return
+// delete issues the force-delete the confirmation asks for.
+func (ops *lockOps) delete(msg deleteMsg) tea.Cmd {
+	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg.req, msg.resource, msg.tokens, msg.hash))
+	if cmd == nil {
+		ops.sh.tell(refusedMsg{req: msg.req})
+		return nil
 	}
-	row := findRow(ops.sh.data, c.resource)
-	switch {
-	case row == nil:
-		ops.confirm = nil
-		ops.sh.setStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
-	case row.primary != c.primary:
-		ops.confirm = nil
-		ops.sh.setStatus(levelWarn, "the lock changed holder while you confirmed: nothing deleted")
+	if ops.mon != nil {
+		ops.mon.NoteDeleted(msg.resource, msg.tokens...) // its keys going is this deletion, not a release
 	}
+	ops.sh.logf(levelInfo, msg.resource, "force-deleting %s (%s)…", msg.name, strings.Join(msg.shown, ", "))
+	return cmd
 }
 
 // foreignTokens are the distinct tokens of a lock row that are not ours.
@@ -500,11 +493,8 @@ func (ops *lockOps) foreignTokens(row *lockRow) []string {
 	return tokens
 }
 
-// onDeleted logs a force-delete's rounds and closes its confirmation.
+// onDeleted logs a force-delete's rounds (its confirmation closes itself).
 func (ops *lockOps) onDeleted(msg deleteResultMsg) {
-	if ops.confirm != nil && ops.confirm.req == msg.req {
-		ops.confirm = nil
-	}
 	name := sanitize(msg.resource, nameCap)
 	deleted, gone := 0, 0
 	for i, r := range msg.rounds {
@@ -558,56 +548,6 @@ func (ops *lockOps) refreshOurs() {
 		ops.sh.logf(levelWarn, o.lock.Resource(), "%s: its release was never confirmed and its validity ran out: the "+
 			"lock has ended, keys left on masters expire with their TTL", o.name)
 	}
-}
-
-// formKey routes a key to the acquire form.
-func (ops *lockOps) formKey(msg tea.KeyMsg) tea.Cmd {
-	f, k := ops.form, ops.sh.keys
-	switch {
-	case key.Matches(msg, k.Cancel):
-		if f.running {
-			f.cancel()
-			ops.sh.logf(levelInfo, f.resource.String(), "acquire of %s cancelled", sanitize(f.resource.String(), nameCap))
-		}
-		ops.form = nil
-	case f.running:
-	case key.Matches(msg, k.Confirm):
-		return ops.submitAcquire()
-	case f.edit(msg):
-		f.err = ""
-	case key.Matches(msg, k.NextPanel, k.PrevPanel, k.Up, k.Down):
-		f.focus = 1 - f.focus
-	}
-	return nil
-}
-
-// confirmKey routes a key to the delete confirmation.
-func (ops *lockOps) confirmKey(msg tea.KeyMsg) tea.Cmd {
-	c, k := ops.confirm, ops.sh.keys
-	switch {
-	case key.Matches(msg, k.Cancel):
-		ops.confirm = nil
-	case c.running:
-	case key.Matches(msg, k.Confirm):
-		if !c.matches() {
-			c.err = "the name does not match: nothing deleted"
-			return nil
-		}
-		cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, c.req, c.resource, c.tokens, c.hash))
-		if cmd == nil {
-			ops.confirm = nil
-			return nil
-		}
-		if ops.mon != nil {
-			ops.mon.NoteDeleted(c.resource, c.tokens...) // its keys going is this deletion, not a release
-		}
-		c.running = true
-		ops.sh.logf(levelInfo, c.resource, "force-deleting %s (%s)…", c.name, strings.Join(c.shown, ", "))
-		return cmd
-	case c.input.Update(msg):
-		c.err = ""
-	}
-	return nil
 }
 
 // writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may.

@@ -44,8 +44,8 @@ type locksPanel struct {
 	selected       string
 	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
 	sort           sortMode
-	reverse        bool // the sort order reversed
-	filter         field
+	reverse        bool   // the sort order reversed
+	typed          string // the filter as typed
 	filtering      bool   // the filter field has the keyboard
 	query          string // the applied filter, lower case
 	w, h           int
@@ -53,16 +53,17 @@ type locksPanel struct {
 
 // newLocksPanel returns an empty locks panel.
 func newLocksPanel(sh *shared) *locksPanel {
-	p := &locksPanel{keyTable: keyTable{sh: sh}, filter: newField("", 120)}
+	p := &locksPanel{keyTable: keyTable{sh: sh}}
 	k := sh.keys
 	p.actions = append(navActions(k, p.move),
 		action{binding: &k.Filter, do: func(tea.KeyMsg) tea.Cmd {
 			p.filtering = true
 			p.sh.tell(focusMsg{focusLocks}) // the filter takes the keyboard there
+			p.sh.tell(openModalMsg{newFieldEntry(p.sh, focusLocks, p.typed)})
 			return nil
 		}},
 		action{binding: &k.Cancel, when: func() bool { return p.query != "" }, do: func(tea.KeyMsg) tea.Cmd {
-			p.filter.set("")
+			p.typed = ""
 			p.setFilter("")
 			return nil
 		}},
@@ -90,7 +91,8 @@ func (p *locksPanel) SetSize(w, h int) {
 // rows is how many lock rows fit below the column header.
 func (p *locksPanel) rows() int { return max(p.h-3, 0) }
 
-// Update applies its keys and the mouse, sorts and filters a new snapshot's rows, and takes in the focus.
+// Update applies its keys and the mouse, sorts and filters a new snapshot's rows, applies its filter as it is
+// typed, and takes in the focus.
 func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -101,6 +103,14 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.focused = msg.focus == focusLocks
 	case dataMsg:
 		p.rebuild()
+	case fieldMsg:
+		p.filtering = msg.editing
+		if msg.text != p.typed {
+			p.typed = msg.text
+			p.setFilter(msg.text)
+		}
+	case panelKeyMsg:
+		return p, p.run(msg.key)
 	}
 	return p, nil
 }
@@ -357,7 +367,7 @@ func (p *locksPanel) title() string {
 		}
 	}
 	if p.filtering || p.query != "" {
-		t += " · filter /" + p.filter.String()
+		t += " · filter /" + p.typed
 	}
 	return t
 }

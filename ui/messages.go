@@ -3,6 +3,7 @@ package ui
 import (
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
 )
 
@@ -53,4 +54,63 @@ type pickMasterMsg struct{ i int }
 type faultsMsg struct {
 	masters []demo.MasterState
 	at      time.Time
+}
+
+// openModalMsg asks the root to open a modal (a form, a confirmation, a menu, a text field) in place of the
+// one open, if any.
+type openModalMsg struct{ m modal }
+
+// openHelpMsg asks the root to open the full help.
+type openHelpMsg struct{}
+
+// fieldMsg tells a panel the text of its filter or search field as typed; editing says the field still has
+// the keyboard.
+type fieldMsg struct {
+	to      panelID
+	text    string
+	editing bool
+}
+
+// panelKeyMsg hands a panel a key its open text field does not take: the navigation keys move its cursor.
+type panelKeyMsg struct {
+	to  panelID
+	key tea.KeyMsg
+}
+
+// acquireMsg asks the lock commands to acquire resource for ttl: the acquire form, submitted.
+type acquireMsg struct {
+	resource string // raw, as typed
+	ttl      time.Duration
+}
+
+// acquireStartedMsg tells the acquire form that its request req was issued at started.
+type acquireStartedMsg struct {
+	req     uint64
+	started time.Time
+}
+
+// cancelAcquireMsg asks the lock commands to cancel acquire request req: its form was closed.
+type cancelAcquireMsg struct{ req uint64 }
+
+// deleteMsg asks the lock commands to force-delete the tokens of a lock that is not ours: the confirmation,
+// confirmed.
+type deleteMsg struct {
+	req      uint64
+	resource string            // raw
+	name     string            // sanitized
+	tokens   []string          // raw
+	hash     map[string]string // tokens that are hash lock holders, with the lock's mode
+	shown    []string          // the tokens as the confirmation shows them
+}
+
+// refusedMsg tells the dialog of request req that it was not issued (the status line says why).
+type refusedMsg struct{ req uint64 }
+
+// runScenarioMsg asks the demo to run the scenario name: the menu's choice.
+type runScenarioMsg struct{ name string }
+
+// scenariosMsg tells the scenario menu the scenario running ("" none) and how the last run of each ended.
+type scenariosMsg struct {
+	running  string
+	outcomes map[string]string
 }

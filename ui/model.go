@@ -106,7 +106,7 @@ type quitState struct {
 }
 
 // Model is the dashboard. Create it with New; it implements tea.Model. It is the root of the components: it
-// routes keys (to the open dialog or view first, then its own global keys, then the focused panel, then the
+// routes keys (to the modal first, if one is open, then its own global keys, then the focused panel, then the
 // components that take a key whatever has the focus), sends every other message to all components, and lays
 // the screen out for them.
 type Model struct {
@@ -131,13 +131,13 @@ type Model struct {
 	detail        *detailPanel
 	ours          *oursPanel
 	log           *eventLog
-	ops           *lockOps   // the write commands, with their form and confirmation
-	demo          *demoView  // nil outside demo mode
-	drill         *drillView // the full view of a lock or master, nil when closed
-	showHelp      bool
-	helpBox       *scrollBox // the full help, scrolling
-	help          help.Model
-	quit          quitState
+	ops           *lockOps  // the write commands
+	demo          *demoView // nil outside demo mode
+	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
+	// it takes the keys, and says where it shows.
+	modal modal
+	help  help.Model // the footer's
+	quit  quitState
 }
 
 // New returns the dashboard for o.
@@ -169,7 +169,6 @@ func New(o Options) *Model {
 	m.keys = m.globalKeys()
 	m.help = help.New()
 	m.help.Styles = sh.st.help
-	m.helpBox = newScrollBox(sh)
 	if o.ReadOnly {
 		sh.log.add(logEntry{at: o.Now(), level: levelInfo,
 			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
@@ -269,9 +268,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		}
 	case tickMsg:
 		m.sh.frame++
-		cmd := m.broadcast(msg)
-		m.refreshDrill()
-		return tea.Batch(cmd, tick())
+		return tea.Batch(m.broadcast(msg), tick())
 	case copiedMsg:
 		m.sh.setStatus(levelInfo, "copied "+msg.what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
@@ -286,20 +283,46 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.setLogFull(msg.on)
 	case storyMsg:
 		m.showStory(msg.id)
+	case openModalMsg:
+		m.openModal(msg.m)
+	case openHelpMsg:
+		m.openHelp()
+	case fieldMsg:
+		_, cmd := m.panel(msg.to).Update(msg)
+		return cmd
+	case panelKeyMsg:
+		_, cmd := m.panel(msg.to).Update(msg)
+		return cmd
 	default:
 		return m.broadcast(msg)
 	}
 	return nil
 }
 
-// broadcast sends msg to every component.
+// broadcast sends msg to every component, and last to the modal.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, c := range m.components() {
 		_, cmd := c.Update(msg)
 		cmds = append(cmds, cmd)
 	}
+	if m.modal != nil {
+		cmds = append(cmds, m.updateModal(msg))
+	}
 	return tea.Batch(cmds...)
+}
+
+// openModal opens md in place of the modal open, sized to the body.
+func (m *Model) openModal(md modal) {
+	m.modal = md
+	md.SetSize(m.lay.body.w, m.lay.body.h)
+}
+
+// updateModal hands msg to the modal, which closes when it returns nil.
+func (m *Model) updateModal(msg tea.Msg) tea.Cmd {
+	next, cmd := m.modal.Update(msg)
+	m.modal, _ = next.(modal)
+	return cmd
 }
 
 // settle delivers what the components told one another, in order, then lays the screen out again and tells
@@ -326,9 +349,7 @@ func (m *Model) state() stateMsg {
 func (m *Model) apply(d *dashboard, entries []logEntry) tea.Cmd {
 	m.sh.data = d
 	m.sh.log.add(entries...)
-	cmd := m.broadcast(dataMsg{})
-	m.refreshDrill()
-	return cmd
+	return m.broadcast(dataMsg{})
 }
 
 // findRow returns the row of a raw resource in d, or nil.
@@ -361,8 +382,7 @@ func findRow(d *dashboard, resource string) *lockRow {
 // keys sent by a script, that way) into single keys unless a text field is taking them, so "aq" acts as a
 // then q instead of as no key at all.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.ops.form != nil || m.ops.confirm != nil ||
-		m.locks.filtering || m.log.searching {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || (m.modal != nil && m.modal.typing()) {
 		return m.handleKey(msg)
 	}
 	cmds := make([]tea.Cmd, 0, len(msg.Runes))
@@ -372,45 +392,23 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// handleKey routes a key: an open form or view first, then the global keys, then the focused panel, then the
-// components that take keys whatever has the focus. The components are told the selection first, so that the
-// key acts on what is on the screen.
+// handleKey routes a key: to the modal, if one is open (but the quit keys, which always quit, and q only where
+// it is not typed as a letter), then to the global keys, the focused panel, and the components that take keys
+// whatever has the focus. The components are told the selection first, so that the key acts on what is on the
+// screen.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.sh.keys
+	quits := key.Matches(msg, m.sh.keys.Quit)
 	switch {
 	case m.quit.active:
-		if key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes {
+		if quits && msg.Type != tea.KeyRunes {
 			m.quit.summary = m.ops.summary("quit before releases finished")
 			return tea.Quit
 		}
 		return nil
-	case (m.ops.form != nil || m.ops.confirm != nil) && key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
-		return m.startQuit() // ctrl+c quits from a dialog too; q is a letter there
-	case m.ops.form != nil:
-		return m.ops.formKey(msg)
-	case m.ops.confirm != nil:
-		return m.ops.confirmKey(msg)
-	case m.demo != nil && m.demo.menu != nil:
-		if key.Matches(msg, k.Quit) {
-			return m.startQuit()
-		}
-		return m.demo.menuKey(msg)
-	case m.locks.filtering:
-		return m.filterKey(msg)
-	case m.log.searching:
-		return m.searchKey(msg)
-	case m.drill != nil:
-		return m.drillKey(msg)
-	case m.showHelp:
-		switch {
-		case key.Matches(msg, k.Quit):
-			return m.startQuit()
-		case key.Matches(msg, k.Help, k.Cancel):
-			m.showHelp = false
-		default:
-			m.helpBox.Update(msg)
-		}
-		return nil
+	case m.modal != nil && quits && (msg.Type != tea.KeyRunes || !m.modal.typing()):
+		return m.startQuit()
+	case m.modal != nil:
+		return m.updateModal(msg)
 	}
 	m.broadcast(m.state())
 	if m.keys.takes(msg) {
@@ -475,40 +473,6 @@ func (m *Model) showStory(id int) {
 		k.Up.Help().Key, k.Down.Help().Key, k.Bottom.Help().Key, back))
 }
 
-// filterKey routes a key to the filter field; the filter applies as it is typed.
-func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
-	p := m.locks
-	return m.liveFieldKey(msg, &p.filter, &p.filtering, p.setFilter, func(msg tea.KeyMsg) { p.Update(msg) })
-}
-
-// searchKey routes a key to the event log's search field; the search applies as it is typed.
-func (m *Model) searchKey(msg tea.KeyMsg) tea.Cmd {
-	l := m.log
-	return m.liveFieldKey(msg, &l.search, &l.searching, l.setQuery, func(msg tea.KeyMsg) { l.Update(msg) })
-}
-
-// liveFieldKey routes a key to a text field whose text applies as it is typed: Confirm keeps the text and
-// gives the keyboard back, Cancel clears it, a key the field does not take goes to the panel (rest), and the
-// quit keys still quit.
-func (m *Model) liveFieldKey(msg tea.KeyMsg, f *field, editing *bool, apply func(string), rest func(tea.KeyMsg)) tea.Cmd {
-	k := m.sh.keys
-	switch {
-	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
-		return m.startQuit()
-	case key.Matches(msg, k.Confirm):
-		*editing = false
-	case key.Matches(msg, k.Cancel):
-		*editing = false
-		f.set("")
-		apply("")
-	case f.Update(msg):
-		apply(f.String())
-	default:
-		rest(msg)
-	}
-	return nil
-}
-
 // togglePause pauses or resumes polling.
 func (m *Model) togglePause() {
 	m.paused = !m.paused
@@ -555,7 +519,7 @@ func (m *Model) stepInterval(dir int) {
 func (m *Model) startQuit() tea.Cmd {
 	m.quit.active = true
 	m.broadcast(quittingMsg{})
-	m.showHelp, m.drill = false, nil
+	m.modal = nil
 	if cmd := m.ops.releaseAll(); cmd != nil {
 		return cmd
 	}
@@ -597,13 +561,8 @@ func (m *Model) relayout() {
 		m.demo.SetSize(m.width, l.demoBarH+l.violationH)
 	}
 	m.help.Width = m.width
-	m.helpBox.SetSize(l.body.w, l.body.h)
-	if m.showHelp {
-		m.helpBox.SetLines(m.helpLines())
-	}
-	if m.drill != nil {
-		m.drill.SetSize(l.body.w, l.body.h)
-		m.refreshDrill()
+	if m.modal != nil {
+		m.modal.SetSize(l.body.w, l.body.h)
 	}
 	if !m.visible(m.focus) {
 		m.focus = focusLocks

@@ -16,21 +16,21 @@ func wheelRows(msg tea.MouseMsg) int {
 	return 0
 }
 
-// mouse routes a mouse event: the wheel scrolls the open view or the panel under the pointer; a left click
-// focuses the panel under it and hands it the click, at the row within the panel (the panel selects the row
-// clicked, and asks to open the row already selected, as Open does). Dialogs take no mouse input. The panel
-// under the pointer is found in the layout View draws.
+// mouse routes a mouse event: the wheel scrolls the modal that takes the body or the panel under the pointer;
+// a left click focuses the panel under it and hands it the click, at the row within the panel (the panel
+// selects the row clicked, and asks to open the row already selected, as Open does). A dialog takes no mouse
+// input. The panel under the pointer is found in the layout View draws.
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
-	if m.quit.active || m.ops.form != nil || m.ops.confirm != nil || (m.demo != nil && m.demo.menu != nil) || m.lay.tooSmall {
+	if m.quit.active || m.lay.tooSmall {
 		return nil
 	}
-	switch {
-	case m.drill != nil:
-		m.drill.Update(msg)
-		return nil
-	case m.showHelp:
-		m.helpBox.Update(msg)
-		return nil
+	if m.modal != nil {
+		switch m.modal.layer() {
+		case layerDialog:
+			return nil
+		case layerScreen:
+			return m.updateModal(msg)
+		}
 	}
 	if (wheelRows(msg) == 0 && msg.Button != tea.MouseButtonLeft) || msg.Action != tea.MouseActionPress {
 		return nil

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -29,14 +27,6 @@ func (m *Model) View() string {
 		parts = append(parts, m.bannerView())
 	}
 	body := m.bodyView()
-	switch {
-	case m.ops.form != nil:
-		body = overlay(body, m.ops.form.View(m.width-4, m.sh.frame), m.width)
-	case m.ops.confirm != nil:
-		body = overlay(body, m.ops.confirm.View(m.width-4, m.sh.frame), m.width)
-	case m.demo != nil && m.demo.menu != nil:
-		body = overlay(body, m.demo.menu.View(m.width-4, m.demo), m.width)
-	}
 	parts = append(parts, body, m.footerView())
 	return strings.Join(parts, "\n")
 }
@@ -219,13 +209,15 @@ func (m *Model) bannerView() string {
 	return strings.Join(lines, "\n")
 }
 
-// bodyView is the panels, or the full help or a drill-down view when one is open.
+// bodyView is the panels, with the modal where it says it shows: in their place, over them, or in them.
 func (m *Model) bodyView() string {
-	switch {
-	case m.drill != nil:
-		return m.drill.View()
-	case m.showHelp:
-		return m.helpBox.View("Help · " + m.sh.keys.Help.Help().Key + " or " + m.sh.keys.Cancel.Help().Key + " closes")
+	if m.modal != nil {
+		switch m.modal.layer() {
+		case layerScreen:
+			return m.modal.View()
+		case layerDialog:
+			return overlay(m.panelsView(), m.modal.View(), m.width)
+		}
 	}
 	return m.panelsView()
 }
@@ -247,109 +239,6 @@ func (m *Model) panelsView() string {
 	return strings.Join(parts, "\n")
 }
 
-// openHelp opens the full help at its top.
-func (m *Model) openHelp() {
-	m.showHelp = true
-	m.helpBox.SetLines(m.helpLines())
-	m.helpBox.vp.GotoTop()
-}
-
-// offeredKeys are the bindings the global keys and every component offer (the focused panel's own with them),
-// in the short form (what acts now) or the full one (what can act in this mode).
-func (m *Model) offeredKeys(full bool) []key.Binding {
-	maps := []help.KeyMap{&m.keys}
-	for _, c := range m.components() {
-		maps = append(maps, c)
-	}
-	var out []key.Binding
-	for _, km := range maps {
-		if full {
-			out = append(out, flatten(km.FullHelp())...)
-		} else {
-			out = append(out, km.ShortHelp()...)
-		}
-	}
-	return out
-}
-
-// helpLines is the full help: the bindings that can act in this mode, in the columns of KeyMap.FullHelp, and
-// the legend.
-func (m *Model) helpLines() []string {
-	st, k := m.sh.st, m.sh.keys
-	offered := m.offeredKeys(true)
-	lines := m.helpColumns(columnsInOrder(k.dashboardHelp(), offered), m.width-4)
-	if m.demo != nil { // the presenter's keys, in a block of their own
-		lines = append(lines, "", st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected "+
-			"master (▸ in the masters panel, or "+k.Demo.Pick.Help().Key+"); scenarios lock "+
-			demo.ScenarioResource))
-		lines = append(lines, m.helpColumns(columnsInOrder(k.Demo.FullHelp(), offered), m.width-4)...)
-	}
-	lines = append(lines, "",
-		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ? not read this poll (greyed)"),
-		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum"),
-		st.table.head.Render("VALIDITY")+st.text.muted.Render("  time the holder keeps a quorum, less the drift allowance"),
-		st.table.head.Render("SPREAD")+st.text.muted.Render("  how far apart the key's expiries are across masters"),
-		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
-		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
-			"partial · split · checking one poll saw an alarm, the next confirms it · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
-		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+k.Filter.Help().Key+
-			" searches it, "+k.LogLock.Help().Key+" narrows it to the selected lock and "+k.LogLevel.Help().Key+" by level"),
-		// A no-break space keeps each glyph with its word where the line wraps.
-		st.table.head.Render("Outcomes")+st.text.muted.Render(strings.NewReplacer(" ", "\u00a0", "|", "  ").Replace(
-			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? pending")),
-		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
-	)
-	if why := m.ops.writeBlocked("locking"); why != "" {
-		lines = append(lines, "", st.level[levelWarn].Render(why))
-		if m.demo != nil && m.sh.readOnly {
-			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
-				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
-		}
-	}
-	var wrapped []string // the legend's sentences wrap rather than being cut at a narrow width
-	for _, l := range lines {
-		wrapped = append(wrapped, wrapLines(l, m.width-2)...)
-	}
-	return wrapped
-}
-
-// helpColumns lays out the full help's columns side by side, starting a new row of columns where the next
-// one would not fit in w cells; a column whose bindings are all disabled is left out.
-func (m *Model) helpColumns(groups [][]key.Binding, w int) []string {
-	const gap = "    "
-	hm := m.help
-	hm.Width = 0 // a column is never cut: columns that do not fit go to the next row
-	var rows, row []string
-	rowW := 0
-	flush := func() {
-		if len(row) > 0 {
-			if len(rows) > 0 {
-				rows = append(rows, "")
-			}
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-		}
-		row, rowW = nil, 0
-	}
-	for _, g := range groups {
-		col := hm.FullHelpView([][]key.Binding{g})
-		if col == "" {
-			continue
-		}
-		cw := lipgloss.Width(col)
-		if len(row) > 0 && rowW+len(gap)+cw > w {
-			flush()
-		}
-		if len(row) > 0 {
-			row = append(row, gap)
-			rowW += len(gap)
-		}
-		row = append(row, col)
-		rowW += cw
-	}
-	flush()
-	return strings.Split(strings.Join(rows, "\n"), "\n")
-}
-
 // footerView is the status line and the short help of what works now.
 func (m *Model) footerView() string {
 	st := m.sh.st
@@ -369,27 +258,11 @@ func (m *Model) footerView() string {
 	return fitStyled(statusLine, m.width) + "\n" + fitStyled(helpLine, m.width)
 }
 
-// shortHelp lists the bindings that work right now, for the footer: the open form's or view's, or the focused
-// panel's and the global keys in the order of KeyMap.ShortHelp.
+// shortHelp lists the bindings that work right now, for the footer: the modal's, or the focused panel's and
+// the global keys in the order of KeyMap.ShortHelp.
 func (m *Model) shortHelp() []key.Binding {
-	k := m.sh.keys
-	switch {
-	case m.ops.form != nil, m.ops.confirm != nil:
-		next := k.NextPanel
-		next.SetHelp(next.Help().Key, "next field")
-		return bindingList{k.Confirm, k.Cancel, next}
-	case m.demo != nil && m.demo.menu != nil:
-		run := k.Confirm
-		run.SetHelp(run.Help().Key, "run")
-		return bindingList{run, k.Up, k.Down, k.Cancel}
-	case m.locks.filtering, m.log.searching:
-		return bindingList{k.Confirm, k.Cancel}
-	case m.drill != nil:
-		back := k.Cancel
-		back.SetHelp(back.Help().Key, "back")
-		return bindingList{back, k.Up, k.Down, k.PageDown, k.Quit}
-	case m.showHelp:
-		return bindingList{k.Help, k.Up, k.Down, k.PageDown, k.Quit}
+	if m.modal != nil {
+		return m.modal.ShortHelp()
 	}
-	return inOrder(k.ShortHelp(), m.offeredKeys(false))
+	return inOrder(m.sh.keys.ShortHelp(), m.offeredKeys(false))
 }

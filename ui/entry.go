@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// fieldEntry is the locks' filter or the event log's search while it is typed into: a modal with no area of
+// its own (its panel shows the text in its title). The text applies as it is typed (fieldMsg to its panel);
+// Confirm keeps it and gives the keyboard back, Cancel clears it, and the keys the field does not take
+// (arrows, paging) go to the panel, whose cursor they move.
+type fieldEntry struct {
+	sh    *shared
+	to    panelID
+	field field
+}
+
+// newFieldEntry returns the field of panel to, holding text as typed before.
+func newFieldEntry(sh *shared, to panelID, text string) *fieldEntry {
+	return &fieldEntry{sh: sh, to: to, field: newField(text, 120)}
+}
+
+// Init does nothing: the field waits for keys.
+func (e *fieldEntry) Init() tea.Cmd { return nil }
+
+// SetSize does nothing: the field is drawn by its panel.
+func (e *fieldEntry) SetSize(int, int) {}
+
+// View is empty: the field is drawn by its panel.
+func (e *fieldEntry) View() string { return "" }
+
+// layer: in its panel; the panels keep the mouse.
+func (e *fieldEntry) layer() layer { return layerField }
+
+// typing: characters are text.
+func (e *fieldEntry) typing() bool { return true }
+
+// ShortHelp lists the field's keys.
+func (e *fieldEntry) ShortHelp() []key.Binding {
+	return []key.Binding{e.sh.keys.Confirm, e.sh.keys.Cancel}
+}
+
+// FullHelp lists the field's keys as one column.
+func (e *fieldEntry) FullHelp() [][]key.Binding { return [][]key.Binding{e.ShortHelp()} }
+
+// Update edits the text and tells the panel, keeps it (Confirm) or clears it (Cancel) and closes, and hands
+// the panel the keys the field does not take.
+func (e *fieldEntry) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return e, nil
+	}
+	return e.key(km)
+}
+
+// key applies a key to the field.
+func (e *fieldEntry) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := e.sh.keys
+	switch {
+	case key.Matches(msg, k.Confirm):
+		e.sh.tell(fieldMsg{to: e.to, text: e.field.String()})
+		return nil, nil
+	case key.Matches(msg, k.Cancel):
+		e.sh.tell(fieldMsg{to: e.to})
+		return nil, nil
+	case e.field.Update(msg):
+		e.sh.tell(fieldMsg{to: e.to, text: e.field.String(), editing: true})
+	default:
+		e.sh.tell(panelKeyMsg{to: e.to, key: msg})
+	}
+	return e, nil
+}
