@@ -76,7 +76,12 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			v.sh.tell(openHelpMsg{})
 			return nil, nil
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
-			return v, copyRow(v.sh, findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken))
+			row, token := findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken)
+			if why := uncopyable(row, token); why != "" {
+				v.sh.setStatus(levelWarn, why)
+				break
+			}
+			return v, copyRow(row, token)
 		default:
 			v.box.Update(msg)
 		}
@@ -367,17 +372,21 @@ func (m *Model) openDrill() {
 	m.openModal(v)
 }
 
-// copyRow copies the raw name of the lock of row (nil: none selected) or, with token, its holder's raw token,
-// and says why not when there is nothing to copy.
-func copyRow(sh *shared, row *lockRow, token bool) tea.Cmd {
+// uncopyable says why the lock of row (nil: none selected) has nothing to copy, its name or with token its
+// holder's token; "" when it has. It guards the copy keys of the locks panel and of a lock's view.
+func uncopyable(row *lockRow, token bool) string {
 	switch {
 	case row == nil:
-		sh.setStatus(levelWarn, "copy: select a lock first")
-		return nil
+		return "copy: select a lock first"
 	case token && row.primary == "":
-		sh.setStatus(levelWarn, "copy: "+row.name+" has no token")
-		return nil
-	case token:
+		return "copy: " + row.name + " has no token"
+	}
+	return ""
+}
+
+// copyRow copies the raw name of the lock of row or, with token, its holder's raw token (see uncopyable).
+func copyRow(row *lockRow, token bool) tea.Cmd {
+	if token {
 		return copyCmd(row.primary, "the token of "+row.name)
 	}
 	return copyCmd(row.lv.Resource, row.name)

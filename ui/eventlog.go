@@ -108,7 +108,12 @@ func newEventLog(sh *shared) *eventLog {
 			}
 			return nil
 		}},
-		action{binding: &k.LogLock, do: l.toggleLock},
+		action{binding: &k.LogLock, can: func() string {
+			if l.resource == "" && l.row == nil {
+				return "select a lock first: the event log narrows to the selected lock"
+			}
+			return ""
+		}, do: l.toggleLock},
 	)
 	return l
 }
@@ -148,10 +153,6 @@ func (l *eventLog) toggleLock(tea.KeyMsg) tea.Cmd {
 	if l.resource != "" {
 		l.setResource("")
 		l.sh.setStatus(levelInfo, "event log: every lock's entries")
-		return nil
-	}
-	if l.row == nil {
-		l.sh.setStatus(levelWarn, "select a lock first: the event log narrows to the selected lock")
 		return nil
 	}
 	l.setResource(l.row.lv.Resource)

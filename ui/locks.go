@@ -25,6 +25,7 @@ const (
 	sortModes
 )
 
+// sortNames name the sort orders, in the title and the status line.
 var sortNames = [sortModes]string{"resource", "validity", "state", "changes"}
 
 // stateRank orders states for sortState, trouble first.
@@ -73,8 +74,10 @@ func newLocksPanel(sh *shared) *locksPanel {
 			p.rebuild()
 			return p.sorted()
 		}},
-		action{binding: &k.Copy, do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.sh, p.selectedRow(), false) }},
-		action{binding: &k.CopyToken, do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.sh, p.selectedRow(), true) }},
+		action{binding: &k.Copy, can: func() string { return uncopyable(p.selectedRow(), false) },
+			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.selectedRow(), false) }},
+		action{binding: &k.CopyToken, can: func() string { return uncopyable(p.selectedRow(), true) },
+			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.selectedRow(), true) }},
 	)
 	return p
 }
