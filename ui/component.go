@@ -180,3 +180,20 @@ func flatten(cols [][]key.Binding) []key.Binding {
 	}
 	return out
 }
+
+// The components, and the modals among them.
+var (
+	_ keyed     = (*mastersPanel)(nil)
+	_ keyed     = (*locksPanel)(nil)
+	_ component = (*detailPanel)(nil)
+	_ keyed     = (*oursPanel)(nil)
+	_ keyed     = (*eventLog)(nil)
+	_ keyed     = (*lockOps)(nil)
+	_ keyed     = (*demoView)(nil)
+	_ modal     = (*acquireForm)(nil)
+	_ modal     = (*deleteConfirm)(nil)
+	_ modal     = (*scenarioMenu)(nil)
+	_ modal     = (*fieldEntry)(nil)
+	_ modal     = (*drillView)(nil)
+	_ modal     = (*helpView)(nil)
+)
