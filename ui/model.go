@@ -8,6 +8,12 @@
 // carrying the identity of its request, so a late result is never applied to the wrong lock. Untrusted text from
 // the masters and from results is sanitized once, where it enters the model (see sanitize). Write commands
 // leave through one function (issue), which enforces read-only mode.
+//
+// Model is the root of components (see component): the panels, the lock commands and the demo's view, each a
+// tea.Model that is also a help.KeyMap and takes its size from the layout (arrange), and at most one modal (a
+// form, a confirmation, the scenario menu, a text field, a drill-down view, the help). A component's keys are
+// a table whose guards both refuse a key and hide it from the help. Components do not hold one another: the
+// root sends them messages, and they tell one another what they need through it.
 package ui
 
 import (
