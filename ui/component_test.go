@@ -164,3 +164,12 @@ func TestMouseClickSelectsTheRowAndASecondClickOpensIt(t *testing.T) {
 		t.Error("a click closed the view that takes the body")
 	}
 }
+
+func TestKeysTypedTogetherSettleOneByOne(t *testing.T) {
+	m := testModel(t)
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/bc")}) // / opens the filter, then b and c are text
+	if m.locks.typed != "bc" || m.modal == nil {
+		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.typed,
+			m.modal)
+	}
+}

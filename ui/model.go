@@ -386,14 +386,15 @@ func findRow(d *dashboard, resource string) *lockRow {
 
 // handleKeys splits a run of characters that arrived in one message (Bubble Tea delivers fast typing, or
 // keys sent by a script, that way) into single keys unless a text field is taking them, so "aq" acts as a
-// then q instead of as no key at all.
+// then q instead of as no key at all. Each key settles as if it had come alone, so that "ab" opens the acquire
+// form and types b into it.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || (m.modal != nil && m.modal.typing()) {
 		return m.handleKey(msg)
 	}
-	cmds := make([]tea.Cmd, 0, len(msg.Runes))
+	cmds := make([]tea.Cmd, 0, 2*len(msg.Runes))
 	for _, r := range msg.Runes {
-		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}), m.settle())
 	}
 	return tea.Batch(cmds...)
 }
