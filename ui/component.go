@@ -41,6 +41,35 @@ type modal interface {
 	typing() bool
 }
 
+// modalBase is what the modals share: the program context, where the modal shows, whether it takes text, its
+// keys (the footer shows them in place of the dashboard's) and the size the root gives it. A modal embeds it
+// and adds Update and View.
+type modalBase struct {
+	sh    *shared
+	where layer
+	text  bool
+	keys  []key.Binding
+	w, h  int
+}
+
+// Init does nothing: a modal waits for keys.
+func (b *modalBase) Init() tea.Cmd { return nil }
+
+// SetSize sets the size the modal may take: the body.
+func (b *modalBase) SetSize(w, h int) { b.w, b.h = w, h }
+
+// layer says where the modal shows.
+func (b *modalBase) layer() layer { return b.where }
+
+// typing says whether the modal takes characters as text.
+func (b *modalBase) typing() bool { return b.text }
+
+// ShortHelp lists the modal's keys.
+func (b *modalBase) ShortHelp() []key.Binding { return b.keys }
+
+// FullHelp lists the modal's keys as one column.
+func (b *modalBase) FullHelp() [][]key.Binding { return [][]key.Binding{b.keys} }
+
 // keyed is a component whose keys are a keyTable: the root asks it whether it takes a key before handing it
 // the key, so that a key it does not take goes on to the next component.
 type keyed interface {

@@ -645,44 +645,24 @@ func (v *demoView) expireBanner() {
 // scenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor and how
 // the last run of each ended: a modal dialog. It runs the scenario chosen (runScenarioMsg) unless one runs.
 type scenarioMenu struct {
-	sh       *shared
+	modalBase
 	list     []demo.Scenario
 	cursor   int
 	running  string            // the scenario running, "" none
 	outcomes map[string]string // how the last run of each scenario ended, by name
-	w        int
 }
 
 // newScenarioMenu returns the menu with the cursor on the first scenario, showing the runs as in s.
 func newScenarioMenu(sh *shared, s scenariosMsg) *scenarioMenu {
-	return &scenarioMenu{sh: sh, list: demo.Scenarios(), running: s.running, outcomes: s.outcomes}
+	run := sh.keys.Confirm
+	run.SetHelp(run.Help().Key, "run")
+	keys := []key.Binding{run, sh.keys.Up, sh.keys.Down, sh.keys.Cancel}
+	return &scenarioMenu{modalBase: modalBase{sh: sh, where: layerDialog, keys: keys}, list: demo.Scenarios(),
+		running: s.running, outcomes: s.outcomes}
 }
 
 // selected returns the scenario under the cursor.
 func (s *scenarioMenu) selected() demo.Scenario { return s.list[s.cursor] }
-
-// Init does nothing: the menu waits for keys.
-func (s *scenarioMenu) Init() tea.Cmd { return nil }
-
-// SetSize sets the width the dialog may take.
-func (s *scenarioMenu) SetSize(w, _ int) { s.w = w }
-
-// layer: a dialog over the panels.
-func (s *scenarioMenu) layer() layer { return layerDialog }
-
-// typing: no, its keys are keys.
-func (s *scenarioMenu) typing() bool { return false }
-
-// ShortHelp lists the menu's keys.
-func (s *scenarioMenu) ShortHelp() []key.Binding {
-	k := s.sh.keys
-	run := k.Confirm
-	run.SetHelp(run.Help().Key, "run")
-	return []key.Binding{run, k.Up, k.Down, k.Cancel}
-}
-
-// FullHelp lists the menu's keys as one column.
-func (s *scenarioMenu) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
 
 // Update moves the cursor, runs the scenario under it (closing the menu) or closes, and keeps up with the runs.
 func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {

@@ -15,7 +15,7 @@ import (
 // wrapped rather than cut: every master's token, the error texts. Its lines are rebuilt when a snapshot or a
 // tick arrives, and scroll.
 type drillView struct {
-	sh       *shared
+	modalBase
 	box      *scrollBox
 	resource string // raw resource of a lock's view
 	addr     string // raw address of a master's view
@@ -25,17 +25,27 @@ type drillView struct {
 
 // newLockDrill returns the view of the lock of row.
 func newLockDrill(sh *shared, row *lockRow) *drillView {
-	return &drillView{sh: sh, box: newScrollBox(sh), resource: row.lv.Resource, isLock: true,
-		title: "Lock " + row.name}
+	return &drillView{modalBase: screenBase(sh, drillKeys(sh.keys)), box: newScrollBox(sh), resource: row.lv.Resource,
+		isLock: true, title: "Lock " + row.name}
 }
 
 // newMasterDrill returns the view of master m.
 func newMasterDrill(sh *shared, m *masterRow) *drillView {
-	return &drillView{sh: sh, box: newScrollBox(sh), addr: m.st.Addr, title: "Master " + m.label + " " + m.addr}
+	return &drillView{modalBase: screenBase(sh, drillKeys(sh.keys)), box: newScrollBox(sh), addr: m.st.Addr,
+		title: "Master " + m.label + " " + m.addr}
 }
 
-// Init does nothing: the view shows the snapshots the root receives.
-func (v *drillView) Init() tea.Cmd { return nil }
+// screenBase is the modalBase of a view that takes the body: keys are keys there, not text.
+func screenBase(sh *shared, keys []key.Binding) modalBase {
+	return modalBase{sh: sh, where: layerScreen, keys: keys}
+}
+
+// drillKeys are the keys of a drill-down view.
+func drillKeys(k *KeyMap) []key.Binding {
+	back := k.Cancel
+	back.SetHelp(back.Help().Key, "back")
+	return []key.Binding{back, k.Up, k.Down, k.PageDown, k.Quit}
+}
 
 // SetSize sets the view's outer size; the lines are wrapped again for a new width.
 func (v *drillView) SetSize(w, h int) {
@@ -45,23 +55,6 @@ func (v *drillView) SetSize(w, h int) {
 	v.box.SetSize(w, h)
 	v.refresh()
 }
-
-// layer: in place of the panels.
-func (v *drillView) layer() layer { return layerScreen }
-
-// typing: no, its keys are keys.
-func (v *drillView) typing() bool { return false }
-
-// ShortHelp lists the view's keys.
-func (v *drillView) ShortHelp() []key.Binding {
-	k := v.sh.keys
-	back := k.Cancel
-	back.SetHelp(back.Help().Key, "back")
-	return []key.Binding{back, k.Up, k.Down, k.PageDown, k.Quit}
-}
-
-// FullHelp lists the view's keys as one column.
-func (v *drillView) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
 
 // Update scrolls the view with the keys and the wheel, closes it (Cancel or Open), opens the full help in its
 // place, copies the lock's name or token, and rebuilds the lines when a snapshot or a tick arrives.

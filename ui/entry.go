@@ -10,38 +10,20 @@ import (
 // Confirm keeps it and gives the keyboard back, Cancel clears it, and the keys the field does not take
 // (arrows, paging) go to the panel, whose cursor they move.
 type fieldEntry struct {
-	sh    *shared
+	modalBase
 	to    panelID
 	field field
 }
 
 // newFieldEntry returns the field of panel to, holding text as typed before.
 func newFieldEntry(sh *shared, to panelID, text string) *fieldEntry {
-	return &fieldEntry{sh: sh, to: to, field: newField(text, 120)}
+	keys := []key.Binding{sh.keys.Confirm, sh.keys.Cancel}
+	return &fieldEntry{modalBase: modalBase{sh: sh, where: layerField, text: true, keys: keys}, to: to,
+		field: newField(text, 120)}
 }
-
-// Init does nothing: the field waits for keys.
-func (e *fieldEntry) Init() tea.Cmd { return nil }
-
-// SetSize does nothing: the field is drawn by its panel.
-func (e *fieldEntry) SetSize(int, int) {}
 
 // View is empty: the field is drawn by its panel.
 func (e *fieldEntry) View() string { return "" }
-
-// layer: in its panel; the panels keep the mouse.
-func (e *fieldEntry) layer() layer { return layerField }
-
-// typing: characters are text.
-func (e *fieldEntry) typing() bool { return true }
-
-// ShortHelp lists the field's keys.
-func (e *fieldEntry) ShortHelp() []key.Binding {
-	return []key.Binding{e.sh.keys.Confirm, e.sh.keys.Cancel}
-}
-
-// FullHelp lists the field's keys as one column.
-func (e *fieldEntry) FullHelp() [][]key.Binding { return [][]key.Binding{e.ShortHelp()} }
 
 // Update edits the text and tells the panel, keeps it (Confirm) or clears it (Cancel) and closes, and hands
 // the panel the keys the field does not take.

@@ -26,14 +26,13 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 // Acquire runs its rounds, and the per-master outcome when it fails. It asks the lock commands to acquire
 // (acquireMsg), follows its request by the replies, and closes when the lock is won.
 type acquireForm struct {
-	sh       *shared
+	modalBase
 	resource field
 	ttl      field
 	focus    int       // 0: resource, 1: TTL
 	err      string    // validation or failure, sanitized
 	round    roundView // the last failed round, while retrying or after failing
 	attempt  int       // rounds failed so far while running
-	w        int
 
 	running bool
 	req     uint64 // the request in flight
@@ -42,32 +41,14 @@ type acquireForm struct {
 
 // newAcquireForm returns a form with the default TTL filled in.
 func newAcquireForm(sh *shared, ttl time.Duration) *acquireForm {
-	return &acquireForm{sh: sh, resource: newField("", 512), ttl: newField(ttl.String(), 16)}
+	return &acquireForm{modalBase: formBase(sh), resource: newField("", 512), ttl: newField(ttl.String(), 16)}
 }
 
-// Init does nothing: the form waits for keys.
-func (f *acquireForm) Init() tea.Cmd { return nil }
-
-// SetSize sets the width the dialog may take.
-func (f *acquireForm) SetSize(w, _ int) { f.w = w }
-
-// layer: a dialog over the panels.
-func (f *acquireForm) layer() layer { return layerDialog }
-
-// typing: its fields take characters as text.
-func (f *acquireForm) typing() bool { return true }
-
-// ShortHelp lists the form's keys.
-func (f *acquireForm) ShortHelp() []key.Binding { return formKeys(f.sh.keys) }
-
-// FullHelp lists the form's keys as one column.
-func (f *acquireForm) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
-
-// formKeys are the keys of the dialogs that are typed into.
-func formKeys(k *KeyMap) []key.Binding {
-	next := k.NextPanel
+// formBase is the modalBase of a dialog that is typed into: the acquire form, the delete confirmation.
+func formBase(sh *shared) modalBase {
+	next := sh.keys.NextPanel
 	next.SetHelp(next.Help().Key, "next field")
-	return []key.Binding{k.Confirm, k.Cancel, next}
+	return modalBase{sh: sh, where: layerDialog, text: true, keys: []key.Binding{sh.keys.Confirm, sh.keys.Cancel, next}}
 }
 
 // Update edits the fields and submits them, and follows the request: its progress, and its end, which closes
@@ -213,7 +194,7 @@ func (f *acquireForm) View() string {
 // deletes only the tokens seen when it opened, so a newer holder is never touched, and it is withdrawn when a
 // snapshot shows the lock gone or held by another.
 type deleteConfirm struct {
-	sh       *shared
+	modalBase
 	req      uint64
 	resource string            // raw
 	name     string            // sanitized
@@ -225,12 +206,12 @@ type deleteConfirm struct {
 	input    field
 	err      string
 	running  bool
-	w        int
 }
 
 // newDeleteConfirm prepares a confirmation for row, deleting tokens.
 func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *deleteConfirm {
-	c := &deleteConfirm{sh: sh, req: req, resource: row.lv.Resource, name: row.name, primary: row.primary,
+	c := &deleteConfirm{modalBase: formBase(sh),
+		req: req, resource: row.lv.Resource, name: row.name, primary: row.primary,
 		tokens: tokens, hash: map[string]string{}, input: newField("", 1024)}
 	for _, t := range tokens {
 		n, first := 0, 0
@@ -251,24 +232,6 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 	}
 	return c
 }
-
-// Init does nothing: the confirmation waits for keys.
-func (c *deleteConfirm) Init() tea.Cmd { return nil }
-
-// SetSize sets the width the dialog may take.
-func (c *deleteConfirm) SetSize(w, _ int) { c.w = w }
-
-// layer: a dialog over the panels.
-func (c *deleteConfirm) layer() layer { return layerDialog }
-
-// typing: the name is typed.
-func (c *deleteConfirm) typing() bool { return true }
-
-// ShortHelp lists the confirmation's keys.
-func (c *deleteConfirm) ShortHelp() []key.Binding { return formKeys(c.sh.keys) }
-
-// FullHelp lists the confirmation's keys as one column.
-func (c *deleteConfirm) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
 // Update takes the typed name and the confirmation, and closes when the deletion is done or refused, or when
 // a snapshot shows the lock gone or held by another before it was confirmed.

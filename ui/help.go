@@ -14,16 +14,13 @@ import (
 // columns of KeyMap.FullHelp (and the demo's in demo mode), then the legend of the screen's glyphs and
 // columns. It scrolls.
 type helpView struct {
-	sh        *shared
+	modalBase
 	box       *scrollBox
 	hm        help.Model
 	dashboard [][]key.Binding // the dashboard's columns, disabled where a key cannot act in this mode
 	demo      [][]key.Binding // the presenter's columns; nil outside demo mode
 	blocked   string          // why the lock commands cannot act, "" when they can
 }
-
-// Init does nothing: the help waits for keys.
-func (v *helpView) Init() tea.Cmd { return nil }
 
 // SetSize sets the help's outer size; its lines are laid out again for a new width.
 func (v *helpView) SetSize(w, h int) {
@@ -33,21 +30,6 @@ func (v *helpView) SetSize(w, h int) {
 	v.box.SetSize(w, h)
 	v.box.SetLines(v.lines(w))
 }
-
-// layer: in place of the panels.
-func (v *helpView) layer() layer { return layerScreen }
-
-// typing: no, its keys are keys.
-func (v *helpView) typing() bool { return false }
-
-// ShortHelp lists the help's keys.
-func (v *helpView) ShortHelp() []key.Binding {
-	k := v.sh.keys
-	return []key.Binding{k.Help, k.Up, k.Down, k.PageDown, k.Quit}
-}
-
-// FullHelp lists the help's keys as one column.
-func (v *helpView) FullHelp() [][]key.Binding { return [][]key.Binding{v.ShortHelp()} }
 
 // Update scrolls the help with the keys and the wheel, and closes it with Help or Cancel.
 func (v *helpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -73,7 +55,8 @@ func (v *helpView) View() string {
 func (m *Model) openHelp() {
 	k := m.sh.keys
 	offered := m.offeredKeys(true)
-	v := &helpView{sh: m.sh, box: newScrollBox(m.sh), hm: m.help,
+	v := &helpView{modalBase: screenBase(m.sh, []key.Binding{k.Help, k.Up, k.Down, k.PageDown, k.Quit}),
+		box: newScrollBox(m.sh), hm: m.help,
 		dashboard: columnsInOrder(k.dashboardHelp(), offered), blocked: m.ops.writeBlocked("locking")}
 	if m.demo != nil {
 		v.demo = columnsInOrder(k.Demo.FullHelp(), offered)
