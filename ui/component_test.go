@@ -136,8 +136,8 @@ func TestFilterFieldTypesTextAndHandsTheArrowsToItsPanel(t *testing.T) {
 		t.Fatalf("/ did not open the filter field in the locks panel (focus %d, modal %T)", m.focus, m.modal)
 	}
 	m.Update(press("s")) // text, not the sort key
-	if m.locks.typed != "s" || m.locks.sort != sortResource {
-		t.Errorf("s was not typed into the filter (typed %q, sort %v)", m.locks.typed, m.locks.sort)
+	if m.locks.filter.text != "s" || m.locks.sort != sortResource {
+		t.Errorf("s was not typed into the filter (typed %q, sort %v)", m.locks.filter.text, m.locks.sort)
 	}
 	m.Update(press("esc"))
 	m.Update(press("/"))
@@ -168,8 +168,8 @@ func TestMouseClickSelectsTheRowAndASecondClickOpensIt(t *testing.T) {
 func TestKeysTypedTogetherSettleOneByOne(t *testing.T) {
 	m := testModel(t)
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/bc")}) // / opens the filter, then b and c are text
-	if m.locks.typed != "bc" || m.modal == nil {
-		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.typed,
+	if m.locks.filter.text != "bc" || m.modal == nil {
+		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.filter.text,
 			m.modal)
 	}
 }

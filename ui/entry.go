@@ -5,6 +5,27 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
+// typedText is a panel's filter or search as typed: what its field entry tells it, while open and after.
+type typedText struct {
+	text    string
+	editing bool // the field has the keyboard
+}
+
+// open starts editing: it returns the field to open as the modal, holding the text as typed before.
+func (t *typedText) open(sh *shared, to panelID) modal {
+	t.editing = true
+	return newFieldEntry(sh, to, t.text)
+}
+
+// take takes in what the field tells, and applies the text when it changed.
+func (t *typedText) take(msg fieldMsg, apply func(string)) {
+	t.editing = msg.editing
+	if msg.text != t.text {
+		t.text = msg.text
+		apply(msg.text)
+	}
+}
+
 // fieldEntry is the locks' filter or the event log's search while it is typed into: a modal with no area of
 // its own (its panel shows the text in its title). The text applies as it is typed (fieldMsg to its panel);
 // Confirm keeps it and gives the keyboard back, Cancel clears it, and the keys the field does not take

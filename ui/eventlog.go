@@ -65,18 +65,17 @@ func (j *journal) add(entries ...logEntry) {
 // to a minimum level (LogLevel). It follows the newest entry unless scrolled up.
 type eventLog struct {
 	keyTable
-	rev       uint64 // the journal's change count when shown was last computed
-	shown     []int  // indices into the journal's entries that pass the search and the level, oldest first
-	top       int    // position in shown of the first entry on screen when not following
-	follow    bool   // show the newest entries
-	typed     string // the search as typed
-	searching bool   // the search field has the keyboard
-	query     string // the applied search, lower case
-	minLevel  level
-	resource  string // only the entries of this lock (raw name), "" for all
-	full      bool   // it fills the body in place of the panels (esc gives the body back)
-	row       *lockRow
-	w, h      int
+	rev      uint64 // the journal's change count when shown was last computed
+	shown    []int  // indices into the journal's entries that pass the search and the level, oldest first
+	top      int    // position in shown of the first entry on screen when not following
+	follow   bool   // show the newest entries
+	search   typedText
+	query    string // the applied search, lower case
+	minLevel level
+	resource string // only the entries of this lock (raw name), "" for all
+	full     bool   // it fills the body in place of the panels (esc gives the body back)
+	row      *lockRow
+	w, h     int
 }
 
 // newEventLog returns an empty log that follows new entries.
@@ -85,13 +84,12 @@ func newEventLog(sh *shared) *eventLog {
 	k := sh.keys
 	l.actions = append(navActions(k, l.scrollKey),
 		action{binding: &k.Filter, focused: true, do: func(tea.KeyMsg) tea.Cmd {
-			l.searching = true
-			l.sh.tell(openModalMsg{newFieldEntry(l.sh, focusLog, l.typed)})
+			l.sh.tell(openModalMsg{l.search.open(l.sh, focusLog)})
 			return nil
 		}},
 		action{binding: &k.Cancel, focused: true, when: func() bool { return l.query != "" },
 			do: func(tea.KeyMsg) tea.Cmd {
-				l.typed = ""
+				l.search.text = ""
 				l.setQuery("")
 				return nil
 			}},
@@ -137,11 +135,7 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case scrollToMsg:
 		l.scrollTo(msg.entry)
 	case fieldMsg:
-		l.searching = msg.editing
-		if msg.text != l.typed {
-			l.typed = msg.text
-			l.setQuery(msg.text)
-		}
+		l.search.take(msg, l.setQuery)
 	case panelKeyMsg:
 		return l, l.run(msg.key)
 	}
@@ -247,8 +241,8 @@ func (l *eventLog) narrowed() string {
 	if l.resource != "" {
 		parts = append(parts, "lock "+sanitize(l.resource, nameCap))
 	}
-	if l.searching || l.query != "" {
-		parts = append(parts, "/"+l.typed)
+	if l.search.editing || l.query != "" {
+		parts = append(parts, "/"+l.search.text)
 	}
 	switch l.minLevel {
 	case levelWarn:
@@ -300,7 +294,7 @@ func (l *eventLog) scrollTo(i int) {
 		return
 	}
 	if !l.matches(&l.entries()[i]) {
-		l.typed, l.query, l.minLevel = "", "", levelInfo
+		l.search.text, l.query, l.minLevel = "", "", levelInfo
 		l.refilter()
 	}
 	for pos, j := range l.shown {

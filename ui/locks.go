@@ -45,9 +45,8 @@ type locksPanel struct {
 	selected       string
 	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
 	sort           sortMode
-	reverse        bool   // the sort order reversed
-	typed          string // the filter as typed
-	filtering      bool   // the filter field has the keyboard
+	reverse        bool // the sort order reversed
+	filter         typedText
 	query          string // the applied filter, lower case
 	w, h           int
 }
@@ -58,13 +57,12 @@ func newLocksPanel(sh *shared) *locksPanel {
 	k := sh.keys
 	p.actions = append(navActions(k, p.move),
 		action{binding: &k.Filter, do: func(tea.KeyMsg) tea.Cmd {
-			p.filtering = true
 			p.sh.tell(focusMsg{focusLocks}) // the filter takes the keyboard there
-			p.sh.tell(openModalMsg{newFieldEntry(p.sh, focusLocks, p.typed)})
+			p.sh.tell(openModalMsg{p.filter.open(p.sh, focusLocks)})
 			return nil
 		}},
 		action{binding: &k.Cancel, when: func() bool { return p.query != "" }, do: func(tea.KeyMsg) tea.Cmd {
-			p.typed = ""
+			p.filter.text = ""
 			p.setFilter("")
 			return nil
 		}},
@@ -107,11 +105,7 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case dataMsg:
 		p.rebuild()
 	case fieldMsg:
-		p.filtering = msg.editing
-		if msg.text != p.typed {
-			p.typed = msg.text
-			p.setFilter(msg.text)
-		}
+		p.filter.take(msg, p.setFilter)
 	case panelKeyMsg:
 		return p, p.run(msg.key)
 	}
@@ -369,8 +363,8 @@ func (p *locksPanel) title() string {
 			t += " ↕"
 		}
 	}
-	if p.filtering || p.query != "" {
-		t += " · filter /" + p.typed
+	if p.filter.editing || p.query != "" {
+		t += " · filter /" + p.filter.text
 	}
 	return t
 }
