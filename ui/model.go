@@ -243,10 +243,10 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update routes a message: the size, then keys (to the open form or view first, then the global keys, then
+// Update routes a message: the size, then keys (to the modal first, if one is open, then the global keys, then
 // the focused panel, then the components that take keys whatever has the focus) and the mouse, then snapshots,
-// and every other message (results, the demo's news, ticks) to all components. Last, it delivers what the
-// components told one another, lays the screen out again and tells everyone the new selection.
+// and every other message (results, the demo's news, ticks) to all components and the modal. Last, it delivers
+// what the components told one another, lays the screen out again and tells everyone the new selection.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
 	return m, tea.Batch(cmd, m.settle())
