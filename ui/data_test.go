@@ -132,7 +132,8 @@ func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
 	p.rebuild()
 	p.cursor = 50000
 	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
-	view := p.View(true)
+	p.Update(stateMsg{focus: focusLocks})
+	view := p.View()
 	lines := strings.Split(view, "\n")
 	if len(lines) != 20 {
 		t.Fatalf("the panel is %d lines high, want 20", len(lines))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -93,10 +94,14 @@ type scenarioResultMsg struct {
 	state DemoMsg
 }
 
-// demoView is the demo as the dashboard shows it: the masters' faults, the workload, the scenario running,
-// the violation banner. Strings that reach the screen are sanitized when they enter.
+// demoView is the demo as the dashboard shows it, and the presenter's keys: the line under the header (the
+// masters' addresses, the workload, the scenario running, the violations so far) and the violation banner,
+// the faults it tells the masters panel, and a table from each presenter's binding to its action. Strings that
+// reach the screen are sanitized when they enter.
 type demoView struct {
+	keyTable
 	d         *demo.Demo
+	ctx       context.Context
 	events    <-chan demo.Event
 	masters   []demo.MasterState
 	addrs     []string // sanitized
@@ -112,38 +117,87 @@ type demoView struct {
 	violations int // how many were taken in
 	refused    int // stale writes a fenced store refused (the detector's count): violations that fencing stopped
 	banner     *violationBanner
-	menu       *scenarioMenu
 	running    string             // the scenario running, "" for none
 	lastSeq    uint64             // the newest demo event taken in
 	pending    *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
 	runSince   time.Time          // when it started
 	outcomes   map[string]string  // how the last run of each scenario ended, by name
+	master     int                // the selected master: the masters panel's cursor
+	quitting   bool
+	w, h       int
 }
 
-// newDemoView reads the demo's initial state; New calls it once, before the program runs.
-func newDemoView(d *demo.Demo) *demoView {
-	v := &demoView{d: d, events: d.Events(), clients: len(d.Clients()), resources: len(d.Resources()),
-		outcomes: map[string]string{}}
+// newDemoView reads the demo's initial state; New calls it once, before the program runs. Its commands run
+// within ctx.
+func newDemoView(sh *shared, ctx context.Context, d *demo.Demo) *demoView {
+	v := &demoView{keyTable: keyTable{sh: sh}, d: d, ctx: ctx, events: d.Events(), clients: len(d.Clients()),
+		resources: len(d.Resources()), outcomes: map[string]string{}}
+	v.actions = append(v.faultActions(), v.otherActions()...)
 	v.setState(readDemo(d))
 	return v
 }
+
+// Init starts reading the demo's events.
+func (v *demoView) Init() tea.Cmd { return waitDemo(v.ctx, v.d, v.events, v.seen) }
+
+// SetSize sets the size of the demo's lines: the first for the demo line, the others for the banner.
+func (v *demoView) SetSize(w, h int) { v.w, v.h = w, h }
+
+// Update applies the presenter's keys, takes in the demo's news and the results of the presenter's actions
+// and scenarios, lets the banner go when its time is up, and takes in the selected master.
+func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return v, v.run(msg)
+	case stateMsg:
+		v.master = msg.master
+	case quittingMsg:
+		v.quitting = true
+	case tickMsg:
+		v.expireBanner()
+	case DemoMsg:
+		v.applyDemo(msg)
+	case demoNewsMsg:
+		v.applyDemo(msg.DemoMsg)
+		return v, waitDemo(v.ctx, v.d, msg.ch, v.seen)
+	case demoClosedMsg:
+		if p := v.pending; p != nil { // no more events will come: the result waits no longer
+			v.pending = nil
+			v.scenarioOver(p.name, p.res)
+		}
+		if !v.quitting {
+			v.sh.logf(levelWarn, "", "demo stopped: no more demo events")
+		}
+	case demoActionMsg:
+		return v, v.onDemoAction(msg)
+	case scenarioResultMsg:
+		v.onScenario(msg)
+	case runScenarioMsg:
+		return v, v.runScenario(msg.name)
+	}
+	return v, nil
+}
+
+// violated reports whether the violation banner is up: the header never says OK beside it.
+func (v *demoView) violated() bool { return v.banner != nil }
 
 // readDemo reads the demo's state.
 func readDemo(d *demo.Demo) DemoMsg {
 	return DemoMsg{Masters: d.Masters(), Paused: d.Paused(), Rate: d.Rate(), Refused: d.RefusedWrites(), At: time.Now()}
 }
 
-// setState takes in the state part of msg.
+// setState takes in the state part of msg, and tells the masters panel their faults.
 func (v *demoView) setState(msg DemoMsg) {
 	v.masters, v.paused, v.rate, v.refused, v.at = msg.Masters, msg.Paused, msg.Rate, msg.Refused, msg.At
 	v.addrs = make([]string, len(msg.Masters))
 	for i, s := range msg.Masters {
 		v.addrs[i] = sanitize(s.Addr, nameCap)
 	}
+	v.sh.tell(faultsMsg{masters: msg.Masters, at: msg.At})
 }
 
-// master returns the state of master i, or nil.
-func (v *demoView) master(i int) *demo.MasterState {
+// demoMaster returns the state of master i, or nil.
+func (v *demoView) demoMaster(i int) *demo.MasterState {
 	if i < 0 || i >= len(v.masters) {
 		return nil
 	}
@@ -204,19 +258,17 @@ func violationsAfter(d *demo.Demo, id int) []demo.Violation {
 // demoAction is the one place the presenter's faults and workload changes leave the dashboard. Each runs in a
 // command, since some block briefly, one at a time in the order of the keys, so that a toggle pressed twice
 // undoes itself. Read-only mode does not stop them (see the top of this file).
-func (m *Model) demoAction(act demoAct) tea.Cmd {
-	v := m.demo
+func (v *demoView) demoAction(act demoAct) tea.Cmd {
 	v.queue = append(v.queue, act)
 	if v.acting {
 		return nil
 	}
-	return m.nextAction()
+	return v.nextAction()
 }
 
 // nextAction starts the first queued action, if any.
-func (m *Model) nextAction() tea.Cmd {
-	v := m.demo
-	if len(v.queue) == 0 || m.quit.active {
+func (v *demoView) nextAction() tea.Cmd {
+	if len(v.queue) == 0 || v.quitting {
 		v.acting, v.queue = false, nil
 		return nil
 	}
@@ -237,21 +289,20 @@ func scenarioCmd(ctx context.Context, d *demo.Demo, name string) tea.Cmd {
 }
 
 // applyDemo takes in news from the demo: its state, its events as log entries, and new violations.
-func (m *Model) applyDemo(msg DemoMsg) {
-	v := m.demo
+func (v *demoView) applyDemo(msg DemoMsg) {
 	v.setState(msg)
 	entries := make([]logEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
 		entries = append(entries, demoEntry(e))
 		v.lastSeq = max(v.lastSeq, e.Seq)
 	}
-	m.log.add(entries...)
+	v.sh.log.add(entries...)
 	for _, vi := range msg.Violations {
-		m.takeViolation(vi)
+		v.takeViolation(vi)
 	}
 	if p := v.pending; p != nil && v.lastSeq >= lastStep(p.res) {
 		v.pending = nil
-		m.scenarioOver(p.name, p.res)
+		v.scenarioOver(p.name, p.res)
 	}
 }
 
@@ -279,8 +330,7 @@ type violationBanner struct {
 }
 
 // takeViolation shows a violation not seen before in the banner and logs the story that led to it.
-func (m *Model) takeViolation(vi demo.Violation) {
-	v := m.demo
+func (v *demoView) takeViolation(vi demo.Violation) {
 	if vi.ID <= v.seen {
 		return
 	}
@@ -294,78 +344,51 @@ func (m *Model) takeViolation(vi demo.Violation) {
 		secondTok: short(vi.Second.Token), at: vi.Time,
 	}
 	b := v.banner
-	m.log.add(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
+	v.sh.log.add(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
 		text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
 		entry.resource = "" // the lock's own entries are already in the log
 		entry.text = fmt.Sprintf("#%d │ %s", b.id, entry.text)
-		m.log.add(entry)
+		v.sh.log.add(entry)
 	}
-	m.relayout()
 }
 
 // storyHead starts the log entry that heads the story of violation id.
 func storyHead(id int) string { return fmt.Sprintf("violation #%d ", id) }
 
-// showStory focuses the event log, scrolled to the story of the violation in the banner.
-func (m *Model) showStory() {
-	b := m.demo.banner
-	switch {
-	case b == nil:
-		m.sh.setStatus(levelWarn, "no violation in the banner")
-		return
-	}
-	if !m.visible(focusLog) {
-		m.setLogFull(true) // no room for the log beside the panels: it takes the screen until esc
-	}
-	i := m.log.lastIndex(storyHead(b.id))
-	if i < 0 {
-		m.sh.setStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", b.id))
-		return
-	}
-	m.focus = focusLog
-	m.log.scrollTo(i)
-	back := ""
-	if m.logFull {
-		back = ", " + m.all.Cancel.Help().Key + " closes"
-	}
-	m.sh.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", b.id,
-		m.all.Up.Help().Key, m.all.Down.Help().Key, m.all.Bottom.Help().Key, back))
-}
-
 // masterFault is a presenter key that acts on one master of the demo: given its state, its index and its
 // number (from 1), it changes it and says what it did.
 type masterFault func(d *demo.Demo, s demo.MasterState, i, n int) (string, error)
 
-// masterFaults is every presenter key that acts on the selected master, with what it does.
+// masterFaults is the table from each presenter's binding that acts on the selected master to what it does.
 func masterFaults(k *DemoKeyMap) []struct {
-	binding key.Binding
+	binding *key.Binding
 	act     masterFault
 } {
 	crashKey, freezeKey := k.Crash.Help().Key, k.Freeze.Help().Key
 	return []struct {
-		binding key.Binding
+		binding *key.Binding
 		act     masterFault
 	}{
-		{k.Crash, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
+		{&k.Crash, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			if s.Down {
 				return fmt.Sprintf("master %d started at once, empty", n), d.StartMaster(i)
 			}
 			return fmt.Sprintf("master %d crashed: its keys are lost; %s starts it, empty", n, crashKey), d.StopMaster(i)
 		}},
-		{k.Restart, func(d *demo.Demo, _ demo.MasterState, i, n int) (string, error) {
+		{&k.Restart, func(d *demo.Demo, _ demo.MasterState, i, n int) (string, error) {
 			return fmt.Sprintf("master %d restarted at once, empty: the locks it held lost a vote", n), d.RestartMaster(i, false)
 		}},
-		{k.DelayedRestart, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
+		{&k.DelayedRestart, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			if !s.RestartAt.IsZero() {
 				return "", refusal(fmt.Sprintf("master %d is already waiting to restart", n))
 			}
 			return fmt.Sprintf("master %d crashed; it restarts empty in %v, once every lock it held has expired", n,
 				demo.RestartDelay), d.RestartMaster(i, true)
 		}},
-		{k.Freeze, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
+		{&k.Freeze, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			switch {
 			case s.Down:
 				return "", refusal(fmt.Sprintf("master %d is down: there is nothing to freeze", n))
@@ -375,7 +398,7 @@ func masterFaults(k *DemoKeyMap) []struct {
 			return fmt.Sprintf("master %d frozen: nothing is answered until %s thaws it", n, freezeKey),
 				d.SetMasterPaused(i, true)
 		}},
-		{k.Latency, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
+		{&k.Latency, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			next := latencySteps[0]
 			for _, l := range latencySteps {
 				if l > s.Latency {
@@ -388,17 +411,17 @@ func masterFaults(k *DemoKeyMap) []struct {
 			}
 			return fmt.Sprintf("master %d: %v latency each way to the clients", n, next), d.SetMasterLatency(i, next)
 		}},
-		{k.Partition, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
+		{&k.Partition, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			if s.Partitioned {
 				return fmt.Sprintf("master %d: partition healed", n), d.SetMasterPartitioned(i, false)
 			}
 			return fmt.Sprintf("master %d partitioned from the clients", n), d.SetMasterPartitioned(i, true)
 		}},
-		{k.ClockJump, func(d *demo.Demo, _ demo.MasterState, i, n int) (string, error) {
+		{&k.ClockJump, func(d *demo.Demo, _ demo.MasterState, i, n int) (string, error) {
 			return fmt.Sprintf("master %d's clock jumped %v ahead: its keys expired", n, clockJump),
 				d.JumpMasterClock(i, clockJump)
 		}},
-		{k.ClockFast, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
+		{&k.ClockFast, func(d *demo.Demo, s demo.MasterState, i, n int) (string, error) {
 			rate := fastClock
 			if s.ClockRate != 1 {
 				rate = 1
@@ -408,34 +431,59 @@ func masterFaults(k *DemoKeyMap) []struct {
 	}
 }
 
-// demoActions is every other presenter key, with what it does; each reports whether it took the key.
-func (m *Model) demoActions() []struct {
-	binding key.Binding
-	act     func(msg tea.KeyMsg) tea.Cmd
-} {
-	k := &m.all.Demo
-	return []struct {
-		binding key.Binding
-		act     func(msg tea.KeyMsg) tea.Cmd
-	}{
-		{k.Pick, func(msg tea.KeyMsg) tea.Cmd {
-			p := slices.Index(k.Pick.Keys(), msg.String()) // the first key picks the first master
-			if p < 0 || p >= len(m.demo.masters) {
-				m.sh.setStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
-				return nil
+// faultActions are the presenter's keys that act on the selected master: the masters panel's cursor, which
+// the number keys move.
+func (v *demoView) faultActions() []action {
+	var out []action
+	for _, f := range masterFaults(&v.sh.keys.Demo) {
+		out = append(out, action{binding: f.binding,
+			can: func() string {
+				if v.demoMaster(v.target()) == nil {
+					return "no master to act on"
+				}
+				return ""
+			},
+			do: func(tea.KeyMsg) tea.Cmd {
+				i := v.target()
+				return v.demoAction(func(d *demo.Demo) (string, error) {
+					ms := d.Masters()
+					if i >= len(ms) {
+						return "", refusal(fmt.Sprintf("there is no master %d", i+1))
+					}
+					return f.act(d, ms[i], i, i+1)
+				})
+			}})
+	}
+	return out
+}
+
+// target is the master the faults hit: the selected one, within the demo's masters.
+func (v *demoView) target() int { return min(max(v.master, 0), max(len(v.masters)-1, 0)) }
+
+// otherActions are the presenter's other keys, each with what it does.
+func (v *demoView) otherActions() []action {
+	k := &v.sh.keys.Demo
+	rate := func(msg tea.KeyMsg) tea.Cmd {
+		faster := key.Matches(msg, k.Faster)
+		return v.demoAction(func(d *demo.Demo) (string, error) {
+			cur := d.Rate()
+			next, ok := stepRate(cur, faster)
+			if !ok {
+				return "", refusal(fmt.Sprintf("workload rate stays %g×", cur))
 			}
-			m.masters.cursor = p
-			m.sh.setStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, m.demo.addrs[p]))
-			return nil
-		}},
-		{k.GCPause, func(tea.KeyMsg) tea.Cmd {
-			return m.demoAction(func(d *demo.Demo) (string, error) {
+			return fmt.Sprintf("workload rate %g×", d.SetRate(next)), nil
+		})
+	}
+	return []action{
+		{binding: &k.Pick, do: v.pick},
+		{binding: &k.GCPause, do: func(tea.KeyMsg) tea.Cmd {
+			return v.demoAction(func(d *demo.Demo) (string, error) {
 				name, err := d.PauseClient(-1)
 				return sanitize(name, nameCap) + " will freeze holding its lock, past its TTL (a GC pause)", err
 			})
 		}},
-		{k.Workload, func(tea.KeyMsg) tea.Cmd {
-			return m.demoAction(func(d *demo.Demo) (string, error) {
+		{binding: &k.Workload, do: func(tea.KeyMsg) tea.Cmd {
+			return v.demoAction(func(d *demo.Demo) (string, error) {
 				if d.Paused() {
 					d.SetPaused(false)
 					return "workload resumed", nil
@@ -444,66 +492,39 @@ func (m *Model) demoActions() []struct {
 				return "workload paused: clients finish what they hold, then wait", nil
 			})
 		}},
-		{key.NewBinding(key.WithKeys(append(k.Faster.Keys(), k.Slower.Keys()...)...)), func(msg tea.KeyMsg) tea.Cmd {
-			faster := key.Matches(msg, k.Faster)
-			return m.demoAction(func(d *demo.Demo) (string, error) {
-				cur := d.Rate()
-				next, ok := stepRate(cur, faster)
-				if !ok {
-					return "", refusal(fmt.Sprintf("workload rate stays %g×", cur))
-				}
-				return fmt.Sprintf("workload rate %g×", d.SetRate(next)), nil
-			})
-		}},
-		{k.Scenarios, func(tea.KeyMsg) tea.Cmd {
-			m.demo.menu = newScenarioMenu(m.sh)
+		{binding: &k.Faster, do: rate},
+		{binding: &k.Slower, do: rate},
+		{binding: &k.Scenarios, do: func(tea.KeyMsg) tea.Cmd {
+			v.sh.tell(openModalMsg{newScenarioMenu(v.sh, v.scenarios())})
 			return nil
 		}},
-		{k.Story, func(tea.KeyMsg) tea.Cmd {
-			m.showStory()
-			return nil
-		}},
-		{k.Dismiss, func(tea.KeyMsg) tea.Cmd {
-			if m.demo.banner != nil {
-				m.demo.banner = nil
-				m.relayout()
-				m.sh.setStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
+		{binding: &k.Story, can: func() string {
+			if v.banner == nil {
+				return "no violation in the banner"
 			}
+			return ""
+		}, do: func(tea.KeyMsg) tea.Cmd {
+			v.sh.tell(storyMsg{id: v.banner.id})
+			return nil
+		}},
+		{binding: &k.Dismiss, when: func() bool { return v.banner != nil }, do: func(tea.KeyMsg) tea.Cmd {
+			v.banner = nil
+			v.sh.setStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
 			return nil
 		}},
 	}
 }
 
-// demoKey applies a presenter's key and reports whether it was one. Faults act on the selected master: the
-// masters panel's cursor, which the number keys move.
-func (m *Model) demoKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	v := m.demo
-	if v == nil {
-		return nil, false
+// pick selects a master by its number: the first of the Pick keys picks the first master.
+func (v *demoView) pick(msg tea.KeyMsg) tea.Cmd {
+	p := slices.Index(v.sh.keys.Demo.Pick.Keys(), msg.String())
+	if p < 0 || p >= len(v.masters) {
+		v.sh.setStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
+		return nil
 	}
-	i := min(max(m.masters.cursor, 0), max(len(v.masters)-1, 0))
-	for _, f := range masterFaults(&m.all.Demo) {
-		if !key.Matches(msg, f.binding) {
-			continue
-		}
-		if v.master(i) == nil {
-			m.sh.setStatus(levelWarn, "no master to act on")
-			return nil, true
-		}
-		return m.demoAction(func(d *demo.Demo) (string, error) {
-			ms := d.Masters()
-			if i >= len(ms) {
-				return "", refusal(fmt.Sprintf("there is no master %d", i+1))
-			}
-			return f.act(d, ms[i], i, i+1)
-		}), true
-	}
-	for _, a := range m.demoActions() {
-		if key.Matches(msg, a.binding) {
-			return a.act(msg), true
-		}
-	}
-	return nil, false
+	v.sh.tell(pickMasterMsg{i: p})
+	v.sh.setStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
+	return nil
 }
 
 // stepRate returns the workload rate one step faster or slower than cur, and false at the end of the steps.
@@ -525,63 +546,61 @@ func stepRate(cur float64, faster bool) (float64, bool) {
 }
 
 // onDemoAction applies the result of a fault or workload change, and starts the next one queued.
-func (m *Model) onDemoAction(msg demoActionMsg) tea.Cmd {
-	m.demo.setState(msg.state)
+func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
+	v.setState(msg.state)
 	var r refusal
 	switch {
 	case errors.As(msg.err, &r):
-		m.sh.setStatus(levelWarn, sanitize(r.Error(), textCap))
+		v.sh.setStatus(levelWarn, sanitize(r.Error(), textCap))
 	case msg.err != nil:
 		text := sanitize(msg.err.Error(), textCap)
-		m.sh.logf(levelError, "", "demo: %s", text)
-		m.sh.setStatus(levelError, text)
+		v.sh.logf(levelError, "", "demo: %s", text)
+		v.sh.setStatus(levelError, text)
 	default:
-		m.sh.setStatus(levelInfo, msg.done)
+		v.sh.setStatus(levelInfo, msg.done)
 	}
-	return m.nextAction()
+	return v.nextAction()
 }
 
-// runScenario starts the scenario under the menu's cursor.
-func (m *Model) runScenario() tea.Cmd {
-	v := m.demo
-	if v.running != "" {
-		m.sh.setStatus(levelWarn, "scenario "+v.running+" is still running")
-		return nil
-	}
-	sc := v.menu.selected()
-	v.menu = nil
-	v.running, v.runSince = sc.Name, m.sh.now()
-	m.sh.setStatus(levelInfo, "scenario "+sc.Name+" running: its steps show in the event log")
-	return scenarioCmd(m.ctx, v.d, sc.Name)
+// runScenario starts the scenario the menu chose (the menu runs none while one runs).
+func (v *demoView) runScenario(name string) tea.Cmd {
+	v.running, v.runSince = name, v.sh.now()
+	v.sh.tell(v.scenarios())
+	v.sh.setStatus(levelInfo, "scenario "+name+" running: its steps show in the event log")
+	return scenarioCmd(v.ctx, v.d, name)
+}
+
+// scenarios is what the scenario menu shows of the runs: the one running, and how the last of each ended.
+func (v *demoView) scenarios() scenariosMsg {
+	return scenariosMsg{running: v.running, outcomes: maps.Clone(v.outcomes)}
 }
 
 // onScenario shows how a scenario run ended: the violation in the banner, or its absence, which lets a
 // banner from before go after a few seconds.
-func (m *Model) onScenario(msg scenarioResultMsg) {
-	v := m.demo
+func (v *demoView) onScenario(msg scenarioResultMsg) {
 	v.running = ""
+	v.sh.tell(v.scenarios())
 	v.setState(msg.state)
 	if msg.err != nil {
-		if m.quit.active {
+		if v.quitting {
 			return
 		}
 		text := sanitize(msg.err.Error(), textCap)
-		m.sh.logf(levelError, demo.ScenarioResource, "%s", text)
-		m.sh.setStatus(levelError, text)
+		v.sh.logf(levelError, demo.ScenarioResource, "%s", text)
+		v.sh.setStatus(levelError, text)
 		return
 	}
 	if lastStep(msg.res) > v.lastSeq { // its last steps are still on their way through the event channel
 		v.pending = &msg
 		return
 	}
-	m.scenarioOver(msg.name, msg.res)
+	v.scenarioOver(msg.name, msg.res)
 }
 
 // scenarioOver logs how a scenario run ended, once its steps are in the log, and shows it in the status line.
-func (m *Model) scenarioOver(name string, res demo.ScenarioResult) {
-	v := m.demo
+func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 	for _, vi := range res.Violations {
-		m.takeViolation(vi)
+		v.takeViolation(vi)
 	}
 	outcome := "no violation"
 	if n := res.Refused(); n > 0 {
@@ -591,6 +610,7 @@ func (m *Model) scenarioOver(name string, res demo.ScenarioResult) {
 		outcome = fmt.Sprintf("VIOLATION (%s)", sanitize(string(res.Violations[0].Kind), nameCap))
 	}
 	v.outcomes[name] = outcome
+	v.sh.tell(v.scenarios())
 	story := "as the story says"
 	if !res.Expected {
 		story = "NOT as the story says"
@@ -601,47 +621,59 @@ func (m *Model) scenarioOver(name string, res demo.ScenarioResult) {
 		lvl = levelError
 	}
 	if !res.Violated && v.banner != nil {
-		v.banner.clearAt = m.sh.now().Add(bannerLinger)
+		v.banner.clearAt = v.sh.now().Add(bannerLinger)
 	}
-	m.sh.logf(lvl, demo.ScenarioResource, "%s", text)
-	m.sh.setStatus(lvl, text)
+	v.sh.logf(lvl, demo.ScenarioResource, "%s", text)
+	v.sh.setStatus(lvl, text)
 }
 
 // expireBanner hides the violation banner once its time after a clean scenario is up.
-func (m *Model) expireBanner() {
-	if v := m.demo; v != nil && v.banner != nil && !v.banner.clearAt.IsZero() && !m.sh.now().Before(v.banner.clearAt) {
+func (v *demoView) expireBanner() {
+	if v.banner != nil && !v.banner.clearAt.IsZero() && !v.sh.now().Before(v.banner.clearAt) {
 		v.banner = nil
-		m.relayout()
 	}
 }
 
-// scenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor.
+// scenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor and how
+// the last run of each ended: a modal dialog. It runs the scenario chosen (runScenarioMsg) unless one runs.
 type scenarioMenu struct {
-	sh     *shared
-	list   []demo.Scenario
-	cursor int
+	modalBase
+	list     []demo.Scenario
+	cursor   int
+	running  string            // the scenario running, "" none
+	outcomes map[string]string // how the last run of each scenario ended, by name
 }
 
-// newScenarioMenu returns the menu with the cursor on the first scenario.
-func newScenarioMenu(sh *shared) *scenarioMenu {
-	return &scenarioMenu{sh: sh, list: demo.Scenarios()}
+// newScenarioMenu returns the menu with the cursor on the first scenario, showing the runs as in s.
+func newScenarioMenu(sh *shared, s scenariosMsg) *scenarioMenu {
+	run := sh.keys.Confirm
+	run.SetHelp(run.Help().Key, "run")
+	keys := []key.Binding{run, sh.keys.Up, sh.keys.Down, sh.keys.Cancel}
+	return &scenarioMenu{modalBase: modalBase{sh: sh, where: layerDialog, keys: keys}, list: demo.Scenarios(),
+		running: s.running, outcomes: s.outcomes}
 }
 
 // selected returns the scenario under the cursor.
 func (s *scenarioMenu) selected() demo.Scenario { return s.list[s.cursor] }
 
-// menuKey routes a key to the scenario menu.
-func (m *Model) menuKey(msg tea.KeyMsg) tea.Cmd {
-	s, k := m.demo.menu, &m.all
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.startQuit()
-	case key.Matches(msg, k.Cancel, k.Demo.Scenarios):
-		m.demo.menu = nil
-	case key.Matches(msg, k.Confirm):
-		return m.runScenario()
-	default:
-		s.cursor = moveCursor(m.sh.keys, msg, s.cursor, len(s.list), len(s.list))
+// Update moves the cursor, runs the scenario under it (closing the menu) or closes, and keeps up with the runs.
+func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case scenariosMsg:
+		s.running, s.outcomes = msg.running, msg.outcomes
+	case tea.KeyMsg:
+		k := s.sh.keys
+		switch {
+		case key.Matches(msg, k.Cancel, k.Demo.Scenarios):
+			return nil, nil
+		case key.Matches(msg, k.Confirm) && s.running != "":
+			s.sh.setStatus(levelWarn, "scenario "+s.running+" is still running")
+		case key.Matches(msg, k.Confirm):
+			s.sh.tell(runScenarioMsg{name: s.selected().Name})
+			return nil, nil
+		default:
+			s.cursor = moveCursor(k, msg, s.cursor, len(s.list), len(s.list))
+		}
 	}
-	return nil
+	return s, nil
 }

@@ -10,10 +10,18 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 )
 
-// demoBarView is the demo's line under the header: the masters' addresses (for redis-cli), the workload, the
+// View draws the demo's lines: the demo line and, while it is up, the violation banner.
+func (v *demoView) View() string {
+	if v.h <= 1 || v.banner == nil {
+		return v.barView()
+	}
+	return v.barView() + "\n" + v.violationView()
+}
+
+// barView is the demo's line under the header: the masters' addresses (for redis-cli), the workload, the
 // scenario running and the violations so far. Parts that do not fit are left out, least important first.
-func (m *Model) demoBarView() string {
-	st, v, k := m.sh.st, m.demo, &m.all.Demo
+func (v *demoView) barView() string {
+	st, k := v.sh.st, &v.sh.keys.Demo
 	parts := []part{{st.demo.badge.Render(" DEMO "), 0},
 		{st.header.label.Render("masters ") + st.header.value.Render(addrList(v.addrs)), 0}}
 	workload := st.header.label.Render("workload ")
@@ -33,13 +41,13 @@ func (m *Model) demoBarView() string {
 	}
 	if v.running != "" {
 		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+" "+
-			spinner[m.frame%len(spinner)]+" "+dur(m.sh.now().Sub(v.runSince))), 1})
+			spinner[v.sh.frame%len(spinner)]+" "+dur(v.sh.now().Sub(v.runSince))), 1})
 	}
 	parts = append(parts,
 		part{st.header.label.Render(plural(v.clients, "client") + ", " + plural(v.resources, "resource")), 4},
 		part{st.header.label.Render("redis-cli -p PORT works"), 5},
-		part{st.header.label.Render(k.Scenarios.Help().Key + " scenarios · " + m.all.Help.Help().Key + " keys"), 3})
-	return fitParts(parts, st.header.label.Render(" │ "), m.width)
+		part{st.header.label.Render(k.Scenarios.Help().Key + " scenarios · " + v.sh.keys.Help.Help().Key + " keys"), 3})
+	return fitParts(parts, st.header.label.Render(" │ "), v.w)
 }
 
 // addrList writes the masters' addresses compactly: "127.0.0.1 ports 7001 7002 7003" when they share a host.
@@ -60,25 +68,25 @@ func addrList(addrs []string) string {
 
 // violationView is the violation banner: who held what at once, how, and how to dismiss it; up to three lines,
 // as the layout allows.
-func (m *Model) violationView() string {
-	st, b, k := m.sh.st, m.demo.banner, &m.all.Demo
+func (v *demoView) violationView() string {
+	st, b, k := v.sh.st, v.banner, &v.sh.keys.Demo
 	badge := st.demo.violation.Render(fmt.Sprintf(" ✖ VIOLATION #%d ", b.id))
 	who := fmt.Sprintf(" %s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
 		b.firstTok, b.second, b.secondTok)
 	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event " +
 		"log · " + k.Dismiss.Help().Key + " dismisses"
 	if !b.clearAt.IsZero() {
-		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", dur(max(b.clearAt.Sub(m.sh.now()), 0)))
+		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", dur(max(b.clearAt.Sub(v.sh.now()), 0)))
 	}
 	lines := []string{badge + st.name(who, st.banner.err)}
-	if m.lay.violationH > 1 {
+	if v.h-1 > 1 {
 		lines = append(lines, st.banner.err.Render("  ")+st.name(b.text, st.banner.err))
 	}
-	if m.lay.violationH > 2 {
+	if v.h-1 > 2 {
 		lines = append(lines, st.text.muted.Render("  "+hint))
 	}
 	for i, l := range lines {
-		lines[i] = fitStyled(l, m.width)
+		lines[i] = fitStyled(l, v.w)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -122,14 +130,14 @@ func faultText(s *demo.MasterState, at, now time.Time) (string, bool) {
 	return strings.Join(parts, " · "), s.Down
 }
 
-// View draws the menu as a dialog w cells wide at most: the scenarios with the outcome of their last run, and
-// the story of the one under the cursor.
-func (s *scenarioMenu) View(w int, v *demoView) string {
+// View draws the menu as a dialog, narrower than the screen: the scenarios with the outcome of their last run,
+// and the story of the one under the cursor.
+func (s *scenarioMenu) View() string {
 	st, k := s.sh.st, s.sh.keys
-	w = min(w, 84)
+	w := min(s.w-4, 84)
 	inner := w - 2
 	outcomeW := 0 // room for the outcomes of the runs so far
-	for _, o := range v.outcomes {
+	for _, o := range s.outcomes {
 		outcomeW = max(outcomeW, ansi.StringWidth(o))
 	}
 	var body []string
@@ -138,7 +146,7 @@ func (s *scenarioMenu) View(w int, v *demoView) string {
 		if i == s.cursor {
 			cursor = st.table.cursor.Render("▸ ")
 		}
-		outcome := v.outcomes[sc.Name]
+		outcome := s.outcomes[sc.Name]
 		style := st.text.ok
 		if strings.HasPrefix(outcome, "VIOLATION") {
 			style = st.text.bad
@@ -154,8 +162,8 @@ func (s *scenarioMenu) View(w int, v *demoView) string {
 		body = append(body, st.form.hint.Render(l))
 	}
 	body = append(body, "")
-	if v.running != "" {
-		body = append(body, st.level[levelWarn].Render("scenario "+v.running+" is running: wait for its end"))
+	if s.running != "" {
+		body = append(body, st.level[levelWarn].Render("scenario "+s.running+" is running: wait for its end"))
 	} else {
 		body = append(body, st.form.hint.Render(fmt.Sprintf("%s runs it · %s/%s choose · %s closes · steps show in "+
 			"the event log", k.Confirm.Help().Key, k.Up.Help().Key, k.Down.Help().Key, k.Cancel.Help().Key)))

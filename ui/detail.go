@@ -4,27 +4,63 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // detailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
-// holder token, how long the holder has held it, holder changes and the lock's last events.
+// holder token, how long the holder has held it, holder changes and the lock's last events. It takes no keys.
 type detailPanel struct {
 	sh   *shared
+	row  *lockRow // the selected lock, nil: none
 	w, h int
 }
+
+// Init does nothing: the panel shows the selected lock.
+func (p *detailPanel) Init() tea.Cmd { return nil }
 
 // SetSize sets the panel's outer size.
 func (p *detailPanel) SetSize(w, h int) { p.w, p.h = w, h }
 
-// View draws the detail of row (nil: nothing selected); log supplies the lock's last events.
-func (p *detailPanel) View(row *lockRow, log *eventLog) string {
-	st, d := p.sh.st, p.sh.data
+// Update takes in the selected lock.
+func (p *detailPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if msg, ok := msg.(stateMsg); ok {
+		p.row = msg.row
+	}
+	return p, nil
+}
+
+// ShortHelp is empty: the panel takes no keys.
+func (p *detailPanel) ShortHelp() []key.Binding { return nil }
+
+// FullHelp is empty: the panel takes no keys.
+func (p *detailPanel) FullHelp() [][]key.Binding { return nil }
+
+// View draws the detail of the selected lock, with its last events from the journal.
+func (p *detailPanel) View() string {
+	st, d, row := p.sh.st, p.sh.data, p.row
 	if row == nil || d == nil {
 		return st.box("Detail", []string{st.text.muted.Render("no lock selected")}, p.w, p.h, false)
 	}
 	w := p.w - 2
+	body := p.facts(row, d, w)
+	body = append(body, p.masterCells(row, d, w)...)
+	events := p.sh.log.entriesFor(row.lv.Resource, max(p.h-2-len(body)-1, 0))
+	if len(events) > 0 {
+		body = append(body, st.table.head.Render("events"))
+		for _, e := range events {
+			body = append(body, st.logLine(e, w))
+		}
+	}
+	return st.box("Detail", body, p.w, p.h, false)
+}
+
+// facts are the detail's labelled lines about the lock of row, w cells wide: name, state, validity, holder,
+// and what is known of its client and history.
+func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
+	st := p.sh.st
 	lv := row.lv
 	now := p.sh.now()
 	label := func(s string) string { return st.text.muted.Render(fit(s, 10)) }
@@ -89,8 +125,13 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 		changes += ", last at " + lv.LastChange.Format("15:04:05")
 	}
 	add(label("changes") + st.text.normal.Render(changes))
+	return body
+}
 
-	add(st.table.head.Render("masters") + st.text.muted.Render("  ●holder ○other ·none ?not read"))
+// masterCells is the detail's section of the lock's key on each master, w cells wide: its token and PTTL.
+func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
+	st, lv, now := p.sh.st, row.lv, p.sh.now()
+	body := []string{st.table.head.Render("masters") + st.text.muted.Render("  ●holder ○other ·none ?not read")}
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
@@ -111,17 +152,9 @@ func (p *detailPanel) View(row *lockRow, log *eventLog) string {
 			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, false) + " " +
 				st.text.normal.Render(dur(m.PTTL))
 		}
-		add(line)
+		body = append(body, line)
 	}
-
-	events := log.entriesFor(lv.Resource, max(p.h-2-len(body)-1, 0))
-	if len(events) > 0 {
-		add(st.table.head.Render("events"))
-		for _, e := range events {
-			add(st.logLine(e, w))
-		}
-	}
-	return st.box("Detail", body, p.w, p.h, false)
+	return body
 }
 
 // firstWith returns the first master holding token for lv.

@@ -10,12 +10,12 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// drillView is the full view of one lock or one master, opened with Open (enter) on a row and closed with
-// Cancel (esc). It takes the panels' place at any size down to the minimum, and shows everything in full,
+// drillView is the full view of one lock or one master, a modal opened with Open (enter) on a row and closed
+// with Cancel (esc). It takes the panels' place at any size down to the minimum, and shows everything in full,
 // wrapped rather than cut: every master's token, the error texts. Its lines are rebuilt when a snapshot or a
 // tick arrives, and scroll.
 type drillView struct {
-	sh       *shared
+	modalBase
 	box      *scrollBox
 	resource string // raw resource of a lock's view
 	addr     string // raw address of a master's view
@@ -25,32 +25,76 @@ type drillView struct {
 
 // newLockDrill returns the view of the lock of row.
 func newLockDrill(sh *shared, row *lockRow) *drillView {
-	return &drillView{sh: sh, box: newScrollBox(sh), resource: row.lv.Resource, isLock: true,
-		title: "Lock " + row.name}
+	return &drillView{modalBase: screenBase(sh, drillKeys(sh.keys)), box: newScrollBox(sh), resource: row.lv.Resource,
+		isLock: true, title: "Lock " + row.name}
 }
 
 // newMasterDrill returns the view of master m.
 func newMasterDrill(sh *shared, m *masterRow) *drillView {
-	return &drillView{sh: sh, box: newScrollBox(sh), addr: m.st.Addr, title: "Master " + m.label + " " + m.addr}
+	return &drillView{modalBase: screenBase(sh, drillKeys(sh.keys)), box: newScrollBox(sh), addr: m.st.Addr,
+		title: "Master " + m.label + " " + m.addr}
 }
 
-// SetSize sets the view's outer size.
-func (v *drillView) SetSize(w, h int) { v.box.SetSize(w, h) }
+// screenBase is the modalBase of a view that takes the body: keys are keys there, not text.
+func screenBase(sh *shared, keys []key.Binding) modalBase {
+	return modalBase{sh: sh, where: layerScreen, keys: keys}
+}
 
-// Update scrolls the view; it reports whether msg was used.
-func (v *drillView) Update(msg tea.Msg) bool { return v.box.Update(msg) }
+// drillKeys are the keys of a drill-down view.
+func drillKeys(k *KeyMap) []key.Binding {
+	back := k.Cancel
+	back.SetHelp(back.Help().Key, "back")
+	return []key.Binding{back, k.Up, k.Down, k.PageDown, k.Quit}
+}
+
+// SetSize sets the view's outer size; the lines are wrapped again for a new width.
+func (v *drillView) SetSize(w, h int) {
+	if w == v.box.w && h == v.box.h {
+		return
+	}
+	v.box.SetSize(w, h)
+	v.refresh()
+}
+
+// Update scrolls the view with the keys and the wheel, closes it (Cancel or Open), opens the full help in its
+// place, copies the lock's name or token, and rebuilds the lines when a snapshot or a tick arrives.
+func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	k := v.sh.keys
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, k.Cancel, k.Open):
+			return nil, nil
+		case key.Matches(msg, k.Help):
+			v.sh.tell(openHelpMsg{})
+			return nil, nil
+		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
+			row, token := findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken)
+			if why := uncopyable(row, token); why != "" {
+				v.sh.setStatus(levelWarn, why)
+				break
+			}
+			return v, copyRow(row, token)
+		default:
+			v.box.Update(msg)
+		}
+	case tea.MouseMsg:
+		v.box.Update(msg)
+	case dataMsg, tickMsg:
+		v.refresh()
+	}
+	return v, nil
+}
 
 // View draws the view.
 func (v *drillView) View() string {
-	k := v.sh.keys
-	return v.box.View(v.title + " · " + k.Cancel.Help().Key + " back")
+	return v.box.View(v.title + " · " + v.sh.keys.Cancel.Help().Key + " back")
 }
 
-// refresh rebuilds the lines from the current snapshot; row is the lock's current row (nil when it is gone),
-// log supplies the events.
-func (v *drillView) refresh(row *lockRow, log *eventLog) {
+// refresh rebuilds the lines from the current snapshot and the journal.
+func (v *drillView) refresh() {
 	if v.isLock {
-		v.box.SetLines(lockLines(v.sh, row, log, v.box.width()))
+		v.box.SetLines(lockLines(v.sh, findRow(v.sh.data, v.resource), v.box.width()))
 		return
 	}
 	var m *masterRow
@@ -61,7 +105,7 @@ func (v *drillView) refresh(row *lockRow, log *eventLog) {
 			}
 		}
 	}
-	v.box.SetLines(masterLines(v.sh, m, log, v.box.width()))
+	v.box.SetLines(masterLines(v.sh, m, v.box.width()))
 }
 
 // labelW is the width of the labels of the drill-down views and dialogs.
@@ -88,7 +132,7 @@ func wrapLines(text string, w int) []string {
 }
 
 // lockLines is the content of a lock's view.
-func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
+func lockLines(sh *shared, row *lockRow, w int) []string {
 	st, d := sh.st, sh.data
 	if row == nil || d == nil {
 		return []string{st.text.muted.Render("This lock is on no master any more (released or expired)."),
@@ -153,7 +197,16 @@ func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
 	}
 	add(labelled(st, "history", changes, w, st.text.normal)...)
 
-	add("", st.table.head.Render("Masters")+st.text.muted.Render("  ● holder  ○ another token  · no key  ? not read"))
+	add(lockMasterLines(sh, row, w)...)
+	add(eventSection(st, "this lock's", sh.log.entriesFor(lv.Resource, maxLog), w)...)
+	return out
+}
+
+// lockMasterLines is a lock's view's section of its key on each master: the token in full and its PTTL.
+func lockMasterLines(sh *shared, row *lockRow, w int) []string {
+	st, d, lv, now := sh.st, sh.data, row.lv, sh.now()
+	out := []string{"", st.table.head.Render("Masters") + st.text.muted.Render("  ● holder  ○ another token  · no key  ? not read")}
+	add := func(lines ...string) { out = append(out, lines...) }
 	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, gs := cellGlyph(st, c, row.primary, lv.State)
 		head := st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " " +
@@ -175,8 +228,6 @@ func lockLines(sh *shared, row *lockRow, log *eventLog, w int) []string {
 			add(labelled(st, "    token", row.tokens[j], w, st.text.normal)...)
 		}
 	}
-
-	add(eventSection(st, "this lock's", log.entriesFor(lv.Resource, maxLog), w)...)
 	return out
 }
 
@@ -193,13 +244,12 @@ func eventSection(st *styles, whose string, events []logEntry, w int) []string {
 }
 
 // masterLines is the content of a master's view; m is nil when the master left the snapshot.
-func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
+func masterLines(sh *shared, m *masterRow, w int) []string {
 	st := sh.st
 	if m == nil {
 		return []string{st.text.muted.Render("This master is not in the snapshot.")}
 	}
 	s := m.st
-	now := sh.now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
 	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
@@ -214,6 +264,19 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 		state = "the same server as " + sanitize(s.DuplicateOf, nameCap) + ": counted once"
 	}
 	fact("state", state)
+	add(masterFacts(sh, m, w)...)
+	add(clockLines(st, m)...)
+	add(eventSection(st, "this master's", sh.log.entriesOfMaster(s.Addr, maxLog), w)...)
+	return out
+}
+
+// masterFacts is a master's view's lines after its state: when it answered, its error, timing, clock and
+// drift, uptime, role, keys, scan progress and warnings.
+func masterFacts(sh *shared, m *masterRow, w int) []string {
+	st, s, now := sh.st, m.st, sh.now()
+	var out []string
+	add := func(lines ...string) { out = append(out, lines...) }
+	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
 	if !s.LastAnswer.IsZero() {
 		fact("answered", dur(now.Sub(s.LastAnswer))+" ago")
 	}
@@ -268,91 +331,55 @@ func masterLines(sh *shared, m *masterRow, log *eventLog, w int) []string {
 	for _, wn := range s.Warnings {
 		add(labelled(st, "warning", sanitize(wn, textCap), w, st.level[levelWarn])...)
 	}
-
-	add("", st.table.head.Render("Clock samples")+st.text.muted.Render("  offset from our clock, newest last"))
-	if len(m.clock) == 0 {
-		add(st.text.muted.Render("none yet"))
-	}
-	for _, c := range m.clock {
-		add(st.text.muted.Render(c.at.Format("15:04:05.000")+"  ") + st.text.normal.Render(signedMS(c.offset)+
-			" ±"+latency(c.unc)))
-	}
-	add(eventSection(st, "this master's", log.entriesOfMaster(s.Addr, maxLog), w)...)
 	return out
 }
 
-// openDrill opens the view of the row under the focused panel's cursor: a lock or a master.
+// clockLines is a master's view's section of the clock offsets last measured.
+func clockLines(st *styles, m *masterRow) []string {
+	out := []string{"", st.table.head.Render("Clock samples") + st.text.muted.Render("  offset from our clock, newest last")}
+	if len(m.clock) == 0 {
+		out = append(out, st.text.muted.Render("none yet"))
+	}
+	for _, c := range m.clock {
+		out = append(out, st.text.muted.Render(c.at.Format("15:04:05.000")+"  ")+st.text.normal.Render(signedMS(c.offset)+
+			" ±"+latency(c.unc)))
+	}
+	return out
+}
+
+// drilling is a panel whose selected row can be shown in full (Open, or a click on the row selected).
+type drilling interface {
+	drill() *drillView // nil when nothing is selected
+}
+
+// openDrill opens the full view of the focused panel's selected row: a lock or a master.
 func (m *Model) openDrill() {
-	switch m.focus {
-	case focusLocks:
-		if row := m.locks.selectedRow(); row != nil {
-			m.drill = newLockDrill(m.sh, row)
-		}
-	case focusOurs:
-		if o := m.ours.selected(); o != nil {
-			if row := m.findRow(o.lock.Resource()); row != nil {
-				m.drill = newLockDrill(m.sh, row)
-			}
-		}
-	case focusMasters:
-		if d := m.sh.data; d != nil && m.masters.cursor < len(d.masters) {
-			m.drill = newMasterDrill(m.sh, &d.masters[m.masters.cursor])
-		}
+	var v *drillView
+	if p, ok := m.panel(m.focus).(drilling); ok {
+		v = p.drill()
 	}
-	if m.drill == nil {
-		m.sh.setStatus(levelInfo, "select a lock or a master, then "+m.all.Open.Help().Key+" shows it in full")
+	if v == nil {
+		m.sh.setStatus(levelInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
 		return
 	}
-	m.relayout()
-	m.refreshDrill()
+	m.openModal(v)
 }
 
-// refreshDrill rebuilds the open view's lines.
-func (m *Model) refreshDrill() {
-	if m.drill == nil {
-		return
-	}
-	var row *lockRow
-	if m.drill.isLock {
-		row = m.findRow(m.drill.resource)
-	}
-	m.drill.refresh(row, m.log)
-}
-
-// drillKey routes a key to the open view: back, quit, or scrolling.
-func (m *Model) drillKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.all
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.startQuit()
-	case key.Matches(msg, k.Cancel, k.Open):
-		m.drill = nil
-	case key.Matches(msg, k.Help):
-		m.drill = nil
-		m.openHelp()
-	case key.Matches(msg, k.Copy, k.CopyToken) && m.drill.isLock:
-		return m.copySelected(key.Matches(msg, k.CopyToken))
-	default:
-		m.drill.Update(msg)
-	}
-	return nil
-}
-
-// copySelected copies the raw name (or, with token, the holder's raw token) of the lock under the cursor, or
-// of the open lock view.
-func (m *Model) copySelected(token bool) tea.Cmd {
-	row := m.locks.selectedRow()
-	if m.drill != nil && m.drill.isLock {
-		row = m.findRow(m.drill.resource)
-	}
+// uncopyable says why the lock of row (nil: none selected) has nothing to copy, its name or with token its
+// holder's token; "" when it has. It guards the copy keys of the locks panel and of a lock's view.
+func uncopyable(row *lockRow, token bool) string {
 	switch {
 	case row == nil:
-		m.sh.setStatus(levelWarn, "copy: select a lock first")
-		return nil
+		return "copy: select a lock first"
 	case token && row.primary == "":
-		m.sh.setStatus(levelWarn, "copy: "+row.name+" has no token")
-		return nil
-	case token:
+		return "copy: " + row.name + " has no token"
+	}
+	return ""
+}
+
+// copyRow copies the raw name of the lock of row or, with token, its holder's raw token (see uncopyable).
+func copyRow(row *lockRow, token bool) tea.Cmd {
+	if token {
 		return copyCmd(row.primary, "the token of "+row.name)
 	}
 	return copyCmd(row.lv.Resource, row.name)

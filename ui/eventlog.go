@@ -38,40 +38,150 @@ const (
 	logTrim = 100
 )
 
-// eventLog is the scrollable event log: our actions with their per-master outcomes, the monitor's events and
-// warnings. Entries wrap rather than being cut. It can be narrowed to entries containing a text (Filter while
-// it has the focus), to one lock's entries (LogLock) and to a minimum level (LogLevel). It follows the newest
-// entry unless scrolled up.
+// journal is the record of events the dashboard keeps: our actions with their per-master outcomes, the
+// monitor's events and warnings, the demo's. Every component adds to it (shared.logf); the event log panel
+// shows it, and the detail panel and the drill-down views read a lock's or a master's entries from it. It keeps
+// the newest maxLog entries.
+type journal struct {
+	entries []logEntry
+	rev     uint64 // counts the changes, so that the event log panel knows when to filter again
+}
+
+// add appends entries, dropping the oldest beyond the capacity.
+func (j *journal) add(entries ...logEntry) {
+	if len(entries) == 0 {
+		return
+	}
+	j.entries = append(j.entries, entries...)
+	if len(j.entries) > maxLog {
+		drop := len(j.entries) - maxLog + logTrim
+		j.entries = append(j.entries[:0], j.entries[drop:]...)
+	}
+	j.rev++
+}
+
+// eventLog is the scrollable event log panel: it shows the journal, entries wrapped rather than cut. It can be
+// narrowed to entries containing a text (Filter while it has the focus), to one lock's entries (LogLock) and
+// to a minimum level (LogLevel). It follows the newest entry unless scrolled up.
 type eventLog struct {
-	sh        *shared
-	entries   []logEntry
-	shown     []int // indices into entries that pass the search and the level, oldest first
-	top       int   // position in shown of the first entry on screen when not following
-	follow    bool  // show the newest entries
-	search    field // the search text as typed; it has the keyboard while searching
-	searching bool
-	query     string // the applied search, lower case
-	minLevel  level
-	resource  string // only the entries of this lock (raw name), "" for all
-	w, h      int
+	keyTable
+	rev      uint64 // the journal's change count when shown was last computed
+	shown    []int  // indices into the journal's entries that pass the search and the level, oldest first
+	top      int    // position in shown of the first entry on screen when not following
+	follow   bool   // show the newest entries
+	search   typedText
+	query    string // the applied search, lower case
+	minLevel level
+	resource string // only the entries of this lock (raw name), "" for all
+	full     bool   // it fills the body in place of the panels (esc gives the body back)
+	row      *lockRow
+	w, h     int
 }
 
 // newEventLog returns an empty log that follows new entries.
 func newEventLog(sh *shared) *eventLog {
-	return &eventLog{sh: sh, follow: true, search: newField("", 120)}
+	l := &eventLog{keyTable: keyTable{sh: sh}, follow: true}
+	k := sh.keys
+	l.actions = append(navActions(k, l.scrollKey),
+		action{binding: &k.Filter, focused: true, do: func(tea.KeyMsg) tea.Cmd {
+			l.sh.tell(openModalMsg{l.search.open(l.sh, focusLog)})
+			return nil
+		}},
+		action{binding: &k.Cancel, focused: true, when: func() bool { return l.query != "" },
+			do: func(tea.KeyMsg) tea.Cmd {
+				l.search.text = ""
+				l.setQuery("")
+				return nil
+			}},
+		action{binding: &k.Cancel, focused: true, when: func() bool { return l.full }, do: func(tea.KeyMsg) tea.Cmd {
+			l.sh.tell(logFullMsg{on: false})
+			return nil
+		}},
+		action{binding: &k.LogLevel, do: func(tea.KeyMsg) tea.Cmd {
+			l.cycleLevel()
+			if n := l.narrowed(); n != "" {
+				l.sh.setStatus(levelInfo, "event log: "+n)
+			} else {
+				l.sh.setStatus(levelInfo, "event log: every entry")
+			}
+			return nil
+		}},
+		action{binding: &k.LogLock, can: func() string {
+			if l.resource == "" && l.row == nil {
+				return "select a lock first: the event log narrows to the selected lock"
+			}
+			return ""
+		}, do: l.toggleLock},
+	)
+	return l
 }
 
-// add appends entries, dropping the oldest beyond the capacity.
-func (l *eventLog) add(entries ...logEntry) {
-	if len(entries) == 0 {
-		return
+// Init does nothing: the panel shows the journal.
+func (l *eventLog) Init() tea.Cmd { return nil }
+
+// Update applies its keys, scrolls with the wheel, applies its search as it is typed, shows an entry it is
+// asked to, and takes in the focus, the selected lock and whether it fills the body.
+func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	l.catchUp()
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return l, l.run(msg)
+	case tea.MouseMsg:
+		if n := wheelRows(msg); n != 0 {
+			l.scrollBy(n)
+		}
+	case stateMsg:
+		l.focused, l.full, l.row = msg.focus == focusLog, msg.logFull, msg.row
+	case scrollToMsg:
+		l.scrollTo(msg.entry)
+	case fieldMsg:
+		l.search.take(msg, l.setQuery)
+	case panelKeyMsg:
+		return l, l.run(msg.key)
 	}
-	l.entries = append(l.entries, entries...)
-	if len(l.entries) > maxLog {
-		drop := len(l.entries) - maxLog + logTrim
-		l.entries = append(l.entries[:0], l.entries[drop:]...)
+	return l, nil
+}
+
+// toggleLock narrows the log to the selected lock's entries, or widens it to every lock's again.
+func (l *eventLog) toggleLock(tea.KeyMsg) tea.Cmd {
+	if l.resource != "" {
+		l.setResource("")
+		l.sh.setStatus(levelInfo, "event log: every lock's entries")
+		return nil
 	}
-	l.refilter()
+	l.setResource(l.row.lv.Resource)
+	l.sh.setStatus(levelInfo, "event log: "+l.narrowed()+" ("+l.sh.keys.LogLock.Help().Key+" shows all again)")
+	return nil
+}
+
+// scrollKey scrolls the log with a navigation key, an entry at a time.
+func (l *eventLog) scrollKey(msg tea.KeyMsg) tea.Cmd {
+	k := l.sh.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		l.scrollBy(-1)
+	case key.Matches(msg, k.Down):
+		l.scrollBy(1)
+	case key.Matches(msg, k.PageUp):
+		l.scrollBy(-max(l.rows(), 1))
+	case key.Matches(msg, k.PageDown):
+		l.scrollBy(max(l.rows(), 1))
+	case key.Matches(msg, k.Top):
+		l.scrollBy(-len(l.shown))
+	case key.Matches(msg, k.Bottom):
+		l.scrollBy(len(l.shown))
+	}
+	return nil
+}
+
+// entries are the journal's entries.
+func (l *eventLog) entries() []logEntry { return l.sh.log.entries }
+
+// catchUp filters the entries again if the journal changed since they were last filtered.
+func (l *eventLog) catchUp() {
+	if l.rev != l.sh.log.rev {
+		l.refilter()
+	}
 }
 
 // matches reports whether entry e passes the search and the level.
@@ -82,13 +192,15 @@ func (l *eventLog) matches(e *logEntry) bool {
 
 // refilter recomputes the entries shown, keeping the first one on screen where it can.
 func (l *eventLog) refilter() {
+	l.rev = l.sh.log.rev
 	first := -1
 	if !l.follow && l.top < len(l.shown) {
 		first = l.shown[l.top]
 	}
 	l.shown = l.shown[:0]
-	for i := range l.entries {
-		if l.matches(&l.entries[i]) {
+	entries := l.entries()
+	for i := range entries {
+		if l.matches(&entries[i]) {
 			l.shown = append(l.shown, i)
 		}
 	}
@@ -117,31 +229,6 @@ func (l *eventLog) cycleLevel() {
 	l.refilter()
 }
 
-// key applies the log's own keys and reports whether msg was one: LogLevel narrows it by level and, while it
-// has the focus, Filter searches it and Cancel clears the search.
-func (l *eventLog) key(msg tea.KeyMsg, focused bool) bool {
-	k := l.sh.keys
-	switch {
-	case key.Matches(msg, k.LogLevel):
-		l.cycleLevel()
-		if n := l.narrowed(); n != "" {
-			l.sh.setStatus(levelInfo, "event log: "+n)
-		} else {
-			l.sh.setStatus(levelInfo, "event log: every entry")
-		}
-	case !focused:
-		return false
-	case key.Matches(msg, k.Filter):
-		l.searching = true
-	case key.Matches(msg, k.Cancel) && l.query != "":
-		l.search.set("")
-		l.setQuery("")
-	default:
-		return false
-	}
-	return true
-}
-
 // setResource narrows the log to one lock's entries ("" for every lock's).
 func (l *eventLog) setResource(resource string) {
 	l.resource = resource
@@ -154,8 +241,8 @@ func (l *eventLog) narrowed() string {
 	if l.resource != "" {
 		parts = append(parts, "lock "+sanitize(l.resource, nameCap))
 	}
-	if l.searching || l.query != "" {
-		parts = append(parts, "/"+l.search.String())
+	if l.search.editing || l.query != "" {
+		parts = append(parts, "/"+l.search.text)
 	}
 	switch l.minLevel {
 	case levelWarn:
@@ -177,7 +264,7 @@ func (l *eventLog) last() int {
 	rows, w := l.rows(), max(l.w-2, 1)
 	pos := len(l.shown)
 	for pos > 0 {
-		n := len(l.sh.st.logLines(l.entries[l.shown[pos-1]], w))
+		n := len(l.sh.st.logLines(l.entries()[l.shown[pos-1]], w))
 		if n > rows {
 			if pos == len(l.shown) { // the newest alone is taller than the panel: show its start
 				pos--
@@ -188,25 +275,6 @@ func (l *eventLog) last() int {
 		pos--
 	}
 	return pos
-}
-
-// Update scrolls the log with the navigation keys, an entry at a time.
-func (l *eventLog) Update(msg tea.KeyMsg) {
-	k := l.sh.keys
-	switch {
-	case key.Matches(msg, k.Up):
-		l.scrollBy(-1)
-	case key.Matches(msg, k.Down):
-		l.scrollBy(1)
-	case key.Matches(msg, k.PageUp):
-		l.scrollBy(-max(l.rows(), 1))
-	case key.Matches(msg, k.PageDown):
-		l.scrollBy(max(l.rows(), 1))
-	case key.Matches(msg, k.Top):
-		l.scrollBy(-len(l.shown))
-	case key.Matches(msg, k.Bottom):
-		l.scrollBy(len(l.shown))
-	}
 }
 
 // scrollBy moves the view n entries towards the newest (n > 0) or the oldest.
@@ -222,12 +290,11 @@ func (l *eventLog) scrollBy(n int) {
 // scrollTo shows entry i at the top, until scrolled back to the newest; a search or level that hides it is
 // dropped.
 func (l *eventLog) scrollTo(i int) {
-	if i < 0 || i >= len(l.entries) {
+	if i < 0 || i >= len(l.entries()) {
 		return
 	}
-	if !l.matches(&l.entries[i]) {
-		l.search.set("")
-		l.query, l.minLevel = "", levelInfo
+	if !l.matches(&l.entries()[i]) {
+		l.search.text, l.query, l.minLevel = "", "", levelInfo
 		l.refilter()
 	}
 	for pos, j := range l.shown {
@@ -241,9 +308,9 @@ func (l *eventLog) scrollTo(i int) {
 }
 
 // lastIndex returns the index of the newest entry whose text starts with prefix, or -1.
-func (l *eventLog) lastIndex(prefix string) int {
-	for i := len(l.entries) - 1; i >= 0; i-- {
-		if strings.HasPrefix(l.entries[i].text, prefix) {
+func (j *journal) lastIndex(prefix string) int {
+	for i := len(j.entries) - 1; i >= 0; i-- {
+		if strings.HasPrefix(j.entries[i].text, prefix) {
 			return i
 		}
 	}
@@ -251,7 +318,9 @@ func (l *eventLog) lastIndex(prefix string) int {
 }
 
 // View draws the log panel: the entries from top, each wrapped in full, as many as fit.
-func (l *eventLog) View(focused bool) string {
+func (l *eventLog) View() string {
+	l.catchUp()
+	focused := l.focused
 	rows := l.rows()
 	top := l.top
 	if l.follow {
@@ -260,13 +329,14 @@ func (l *eventLog) View(focused bool) string {
 	st := l.sh.st
 	body := make([]string, 0, rows)
 	pos := top
+	entries := l.entries()
 	for ; pos < len(l.shown) && len(body) < rows; pos++ {
-		body = append(body, st.logLines(l.entries[l.shown[pos]], l.w-2)...)
+		body = append(body, st.logLines(entries[l.shown[pos]], l.w-2)...)
 	}
 	body = body[:min(len(body), rows)]
 	title := "Events"
 	if n := l.narrowed(); n != "" {
-		title += fmt.Sprintf(" %s of %s · %s", thousands(len(l.shown)), thousands(len(l.entries)), n)
+		title += fmt.Sprintf(" %s of %s · %s", thousands(len(l.shown)), thousands(len(entries)), n)
 	}
 	if top > 0 {
 		title += " · " + thousands(top) + " older ↑"
@@ -274,7 +344,7 @@ func (l *eventLog) View(focused bool) string {
 	if newer := len(l.shown) - pos; newer > 0 {
 		title += " · " + thousands(newer) + " newer ↓"
 	}
-	if len(l.shown) == 0 && len(l.entries) > 0 {
+	if len(l.shown) == 0 && len(entries) > 0 {
 		body = []string{st.text.muted.Render("no entry matches")}
 	}
 	return st.box(title, body, l.w, l.h, focused)
@@ -306,21 +376,21 @@ func (s *styles) logLines(e logEntry, w int) []string {
 }
 
 // entriesFor returns the last n entries about resource, newest last.
-func (l *eventLog) entriesFor(resource string, n int) []logEntry {
-	return l.lastWhere(n, func(e *logEntry) bool { return e.resource == resource })
+func (j *journal) entriesFor(resource string, n int) []logEntry {
+	return j.lastWhere(n, func(e *logEntry) bool { return e.resource == resource })
 }
 
 // entriesOfMaster returns the last n entries about the master at addr, newest last.
-func (l *eventLog) entriesOfMaster(addr string, n int) []logEntry {
-	return l.lastWhere(n, func(e *logEntry) bool { return e.master == addr })
+func (j *journal) entriesOfMaster(addr string, n int) []logEntry {
+	return j.lastWhere(n, func(e *logEntry) bool { return e.master == addr })
 }
 
 // lastWhere returns the last n entries that match, newest last.
-func (l *eventLog) lastWhere(n int, match func(*logEntry) bool) []logEntry {
+func (j *journal) lastWhere(n int, match func(*logEntry) bool) []logEntry {
 	var out []logEntry
-	for i := len(l.entries) - 1; i >= 0 && len(out) < n; i-- {
-		if match(&l.entries[i]) {
-			out = append(out, l.entries[i])
+	for i := len(j.entries) - 1; i >= 0 && len(out) < n; i-- {
+		if match(&j.entries[i]) {
+			out = append(out, j.entries[i])
 		}
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {

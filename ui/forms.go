@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/redlock"
@@ -16,10 +16,11 @@ import (
 // spinner frames, advanced by the tick while a request runs.
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-// acquireForm is the small form that acquires a lock: resource and TTL, then progress while Acquire runs its
-// rounds, and the per-master outcome when it fails.
+// acquireForm is the small form that acquires a lock, a modal dialog: resource and TTL, then progress while
+// Acquire runs its rounds, and the per-master outcome when it fails. It asks the lock commands to acquire
+// (acquireMsg), follows its request by the replies, and closes when the lock is won.
 type acquireForm struct {
-	sh       *shared
+	modalBase
 	resource field
 	ttl      field
 	focus    int       // 0: resource, 1: TTL
@@ -30,12 +31,72 @@ type acquireForm struct {
 	running bool
 	req     uint64 // the request in flight
 	started time.Time
-	cancel  context.CancelFunc
 }
 
 // newAcquireForm returns a form with the default TTL filled in.
 func newAcquireForm(sh *shared, ttl time.Duration) *acquireForm {
-	return &acquireForm{sh: sh, resource: newField("", 512), ttl: newField(ttl.String(), 16)}
+	return &acquireForm{modalBase: formBase(sh), resource: newField("", 512), ttl: newField(ttl.String(), 16)}
+}
+
+// formBase is the modalBase of a dialog that is typed into: the acquire form, the delete confirmation.
+func formBase(sh *shared) modalBase {
+	next := sh.keys.NextPanel
+	next.SetHelp(next.Help().Key, "next field")
+	return modalBase{sh: sh, where: layerDialog, text: true, keys: []key.Binding{sh.keys.Confirm, sh.keys.Cancel, next}}
+}
+
+// Update edits the fields and submits them, and follows the request: its progress, and its end, which closes
+// the form when the lock is won and shows why when it was not.
+func (f *acquireForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return f.key(msg)
+	case acquireStartedMsg:
+		f.running, f.req, f.started, f.err, f.round, f.attempt = true, msg.req, msg.started, "", roundView{}, 0
+	case acquireProgressMsg:
+		if f.running && f.req == msg.req {
+			f.attempt, f.round = msg.attempt, msg.round
+		}
+	case acquireResultMsg:
+		if !f.running || f.req != msg.req {
+			break
+		}
+		f.running = false
+		switch {
+		case msg.lock != nil: // won: the lock commands have it
+			return nil, nil
+		case !msg.cancelled:
+			reason, rv := failure(msg.err)
+			f.err, f.round = "not acquired: "+reason, rv
+		}
+	}
+	return f, nil
+}
+
+// key applies a key: Cancel closes the form (cancelling its request), Confirm submits it, the others edit the
+// fields or move between them. While the request runs, only Cancel acts.
+func (f *acquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := f.sh.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		if f.running {
+			f.sh.tell(cancelAcquireMsg{req: f.req})
+		}
+		return nil, nil
+	case f.running:
+	case key.Matches(msg, k.Confirm):
+		resource, ttl, err := f.values()
+		if err != nil {
+			f.err = err.Error()
+			break
+		}
+		f.sh.tell(acquireMsg{resource: resource, ttl: ttl})
+	case f.edit(msg):
+		f.err = ""
+	case key.Matches(msg, k.NextPanel, k.PrevPanel, k.Up, k.Down):
+		f.focus = 1 - f.focus
+	}
+	return f, nil
 }
 
 // values validates the form: the resource as typed and the TTL.
@@ -79,10 +140,10 @@ func parseTTL(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// View draws the form as a dialog w cells wide at most; frame advances the spinner.
-func (f *acquireForm) View(w, frame int) string {
-	st := f.sh.st
-	w = min(w, 72)
+// View draws the form as a dialog, narrower than the screen; the frame advances the spinner.
+func (f *acquireForm) View() string {
+	st, frame := f.sh.st, f.sh.frame
+	w := min(f.w-4, 72)
 	inner := w - 2
 	label := func(s string) string { return st.form.label.Render(fit(s, 10)) }
 	body := []string{
@@ -123,10 +184,11 @@ func (f *acquireForm) View(w, frame int) string {
 	return st.box("Acquire a lock", body, w, len(body)+2, true)
 }
 
-// deleteConfirm asks for the resource name before force-deleting a lock that is not ours. It deletes only the
-// tokens seen when it opened, so a newer holder is never touched.
+// deleteConfirm asks for the resource name before force-deleting a lock that is not ours, a modal dialog. It
+// deletes only the tokens seen when it opened, so a newer holder is never touched, and it is withdrawn when a
+// snapshot shows the lock gone or held by another.
 type deleteConfirm struct {
-	sh       *shared
+	modalBase
 	req      uint64
 	resource string            // raw
 	name     string            // sanitized
@@ -142,7 +204,8 @@ type deleteConfirm struct {
 
 // newDeleteConfirm prepares a confirmation for row, deleting tokens.
 func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *deleteConfirm {
-	c := &deleteConfirm{sh: sh, req: req, resource: row.lv.Resource, name: row.name, primary: row.primary,
+	c := &deleteConfirm{modalBase: formBase(sh),
+		req: req, resource: row.lv.Resource, name: row.name, primary: row.primary,
 		tokens: tokens, hash: map[string]string{}, input: newField("", 1024)}
 	for _, t := range tokens {
 		n, first := 0, 0
@@ -164,6 +227,58 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 	return c
 }
 
+// Update takes the typed name and the confirmation, and closes when the deletion is done or refused, or when
+// a snapshot shows the lock gone or held by another before it was confirmed.
+func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return c.key(msg)
+	case deleteResultMsg:
+		if msg.req == c.req {
+			return nil, nil
+		}
+	case refusedMsg:
+		if msg.req == c.req {
+			return nil, nil
+		}
+	case dataMsg:
+		if c.running {
+			break
+		}
+		switch row := findRow(c.sh.data, c.resource); {
+		case row == nil:
+			c.sh.setStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
+			return nil, nil
+		case row.primary != c.primary:
+			c.sh.setStatus(levelWarn, "the lock changed holder while you confirmed: nothing deleted")
+			return nil, nil
+		}
+	}
+	return c, nil
+}
+
+// key applies a key: Cancel closes, Confirm asks for the deletion once the typed name matches, the others
+// edit the name. While the deletion runs, only Cancel acts.
+func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := c.sh.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		return nil, nil
+	case c.running:
+	case key.Matches(msg, k.Confirm):
+		if !c.matches() {
+			c.err = "the name does not match: nothing deleted"
+			break
+		}
+		c.running = true
+		c.sh.tell(deleteMsg{req: c.req, resource: c.resource, name: c.name, tokens: c.tokens, hash: c.hash,
+			shown: c.shown})
+	case c.input.Update(msg):
+		c.err = ""
+	}
+	return c, nil
+}
+
 // matches reports whether the typed text names the resource: as shown (escapes typed out, without the mark) or
 // as its raw bytes.
 func (c *deleteConfirm) matches() bool {
@@ -171,11 +286,12 @@ func (c *deleteConfirm) matches() bool {
 	return typed == strings.TrimPrefix(c.name, mark) || typed == c.resource
 }
 
-// View draws the confirmation as a dialog w cells wide at most. Nothing in it is cut: the name, every token in
-// full and the sentences wrap, since this is the screen where the operator checks what will be deleted.
-func (c *deleteConfirm) View(w, frame int) string {
-	st := c.sh.st
-	w = min(w, 76)
+// View draws the confirmation as a dialog, narrower than the screen. Nothing in it is cut: the name, every
+// token in full and the sentences wrap, since this is the screen where the operator checks what will be
+// deleted.
+func (c *deleteConfirm) View() string {
+	st, frame := c.sh.st, c.sh.frame
+	w := min(c.w-4, 76)
 	inner := w - 2
 	body := labelled(st, "resource", c.name, inner, st.text.normal)
 	for i, t := range c.full {

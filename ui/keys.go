@@ -3,8 +3,9 @@ package ui
 import "github.com/charmbracelet/bubbles/key"
 
 // KeyMap holds every key binding of the dashboard. Its values are built in one place, the command's keymap.go;
-// the dashboard only reads them, and disables (key.Binding.SetEnabled) those that do nothing at the moment, so
-// that they vanish from help.
+// the dashboard only reads them. Which of them act at the moment is each component's to say (its key table's
+// guards): the help shows copies of the bindings, those that do nothing at the moment disabled, so that they
+// vanish from it.
 type KeyMap struct {
 	// Navigation: rows within the focused panel, and focus between panels.
 	Up, Down, PageUp, PageDown, Top, Bottom, NextPanel, PrevPanel key.Binding
@@ -30,7 +31,7 @@ type KeyMap struct {
 
 // DemoKeyMap holds the presenter's bindings of demo mode (Options.Demo): faults injected into the selected
 // master, a simulated client's GC pause, the workload's pace, the scenario menu and the violation banner.
-// Outside demo mode the dashboard disables them all, so they vanish from help.
+// Outside demo mode no component takes them, so they do nothing and are not in the help.
 type DemoKeyMap struct {
 	// Pick selects a master by its number: its first key picks the first master, and so on. The masters
 	// panel's cursor is the same selection.
@@ -46,12 +47,6 @@ type DemoKeyMap struct {
 	// Scenarios opens the menu of scripted scenarios. Story scrolls the event log to the story of the violation
 	// in the banner; Dismiss hides the banner.
 	Scenarios, Story, Dismiss key.Binding
-}
-
-// all returns the demo bindings, for enabling or disabling them together.
-func (k *DemoKeyMap) all() []*key.Binding {
-	return []*key.Binding{&k.Pick, &k.Crash, &k.Restart, &k.DelayedRestart, &k.Freeze, &k.Latency, &k.Partition,
-		&k.ClockJump, &k.ClockFast, &k.GCPause, &k.Workload, &k.Faster, &k.Slower, &k.Scenarios, &k.Story, &k.Dismiss}
 }
 
 // ShortHelp is the one-line help: the key that opens the full help first, so that a narrow footer keeps it, then
@@ -83,12 +78,3 @@ func (k DemoKeyMap) FullHelp() [][]key.Binding {
 		{k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Story, k.Dismiss},
 	}
 }
-
-// bindingList is a help.KeyMap of a fixed list of bindings, for the help of forms and confirmations.
-type bindingList []key.Binding
-
-// ShortHelp returns the list.
-func (b bindingList) ShortHelp() []key.Binding { return b }
-
-// FullHelp returns the list as one column.
-func (b bindingList) FullHelp() [][]key.Binding { return [][]key.Binding{b} }

@@ -4,63 +4,94 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
-// lockOps is the component that writes to the masters: it owns the acquire form, the force-delete
-// confirmation and the keys that act on locks (Acquire, Extend, Release, AutoExtend, Delete), issues every write
-// command, and applies their results to our locks. The root model routes those keys and results to it, and reads
-// its form and confirmation to draw them over the panels.
+// lockOps is the component that writes to the masters and keeps our locks: it takes the keys that act on
+// locks (Acquire, Extend, Release, AutoExtend, Delete), opens the acquire form and the force-delete
+// confirmation and carries out what they ask, issues every write command, applies their results to our locks,
+// and tells the our-locks panel when they change. Which lock a key acts on comes from the selection the root
+// sends (stateMsg). It has no area of its own (View is empty): its dialogs are the root's modal.
 type lockOps struct {
-	sh       *shared
-	all      *KeyMap // the bindings as given, for the keys named in messages
-	locker   *redlock.Client
-	mon      *monitor.Monitor
-	ctx      context.Context
-	readOnly bool
+	keyTable
+	locker *redlock.Client
+	mon    *monitor.Monitor
+	ctx    context.Context
 	// production: the masters come from a production profile, which is why the dashboard may be read-only
 	production bool
-	ttl        time.Duration  // the acquire form's TTL: the last one used
-	reqs       uint64         // request counter: every acquire and delete request has its own id
-	form       *acquireForm   // open acquire form, nil when closed
-	confirm    *deleteConfirm // open force-delete confirmation, nil when closed
-	ours       *oursPanel
-	locks      *locksPanel
-	focus      *panelID // the root model's focus: which lock a key acts on depends on it
+	ttl        time.Duration // the acquire form's TTL: the last one used
+	reqs       uint64        // request counter: every acquire and delete request has its own id
+	own        []*ownLock    // our locks, in order of acquisition
+	sel        stateMsg      // what the panels have selected: the lock a key acts on
+	acquiring  acquiring     // the acquire request of the form, if one runs
 }
 
-// key applies one of the lock action keys and reports whether msg was one.
-func (ops *lockOps) key(msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := ops.all
-	switch {
-	case key.Matches(msg, k.Acquire):
-		ops.openAcquire()
-	case key.Matches(msg, k.Extend):
-		return ops.extend(), true
-	case key.Matches(msg, k.Release):
-		return ops.release(), true
-	case key.Matches(msg, k.AutoExtend):
-		return ops.toggleAuto(), true
-	case key.Matches(msg, k.Delete):
-		ops.openDelete()
-	default:
-		return nil, false
+// acquiring is the acquire request the form waits for.
+type acquiring struct {
+	req      uint64 // 0: none
+	resource string // raw
+	cancel   context.CancelFunc
+}
+
+// newLockOps returns the lock commands, writing through locker (nil: none), registering our locks with mon
+// (nil: none) and running requests within ctx.
+func newLockOps(sh *shared, locker *redlock.Client, mon *monitor.Monitor, ctx context.Context, production bool,
+	ttl time.Duration) *lockOps {
+	ops := &lockOps{keyTable: keyTable{sh: sh}, locker: locker, mon: mon, ctx: ctx, production: production, ttl: ttl}
+	k := sh.keys
+	blocked := func(what string) func() string { return func() string { return ops.writeBlocked(what) } }
+	ops.actions = []action{
+		{binding: &k.Acquire, can: blocked("acquiring"), mode: blocked("acquiring"), do: ops.openAcquire},
+		{binding: &k.Extend, can: ops.ownGuard("extend", "extending"), mode: blocked("extending"), do: ops.extend},
+		{binding: &k.Release, can: ops.ownGuard("release", "releasing"), mode: blocked("releasing"), do: ops.release},
+		{binding: &k.AutoExtend, can: ops.ownGuard("auto-extend", "auto-extending"), mode: blocked("auto-extending"),
+			do: ops.toggleAuto},
+		{binding: &k.Delete, can: ops.deleteGuard, mode: blocked("force-deleting"), do: ops.openDelete},
 	}
-	return nil, true
+	return ops
 }
 
-// Update applies the result of a write command to the lock or dialog it answers, and reports whether msg was
-// one.
-func (ops *lockOps) Update(msg tea.Msg) (tea.Cmd, bool) {
+// Init does nothing: requests start with keys.
+func (ops *lockOps) Init() tea.Cmd { return nil }
+
+// View is empty: the lock commands have no area of their own.
+func (ops *lockOps) View() string { return "" }
+
+// SetSize does nothing: the lock commands have no area of their own.
+func (ops *lockOps) SetSize(int, int) {}
+
+// Update applies the lock keys, the result of a write command to the lock or dialog it answers, and the
+// ticks that refresh our locks; it takes in the selection and the snapshots, which may withdraw a confirmation.
+func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return ops, ops.run(msg)
+	case stateMsg:
+		ops.sel = msg
+	case tickMsg:
+		ops.refreshOurs()
+	case quittingMsg:
+		if a := ops.acquiring; a.req != 0 {
+			a.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
+		}
+	case acquireMsg:
+		return ops, ops.acquire(msg)
+	case cancelAcquireMsg:
+		if a := ops.acquiring; a.req == msg.req {
+			a.cancel()
+			ops.acquiring = acquiring{}
+			ops.sh.logf(levelInfo, a.resource, "acquire of %s cancelled", sanitize(a.resource, nameCap))
+		}
+	case deleteMsg:
+		return ops, ops.delete(msg)
 	case acquireProgressMsg:
-		return ops.onAcquireProgress(msg), true
+		return ops, ops.onAcquireProgress(msg)
 	case acquireResultMsg:
 		ops.onAcquired(msg)
 	case extendResultMsg:
@@ -68,87 +99,124 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Cmd, bool) {
 	case releaseResultMsg:
 		ops.onReleased(msg)
 	case keeperMsg:
-		return ops.onKeeper(msg), true
+		return ops, ops.onKeeper(msg)
 	case keeperEndedMsg:
 		ops.onKeeperEnded(msg)
 	case deleteResultMsg:
 		ops.onDeleted(msg)
-	default:
-		return nil, false
 	}
-	return nil, true
+	return ops, nil
+}
+
+// ownGuard is the guard of a key that acts on one of our locks (verb: "extend", what: "extending"): writing
+// must be allowed, and a lock of ours selected.
+func (ops *lockOps) ownGuard(verb, what string) func() string {
+	return func() string {
+		if why := ops.writeBlocked(what); why != "" {
+			return why
+		}
+		if _, why := ops.targetOwn(); why != "" {
+			return verb + ": " + why
+		}
+		return ""
+	}
+}
+
+// deleteGuard is the guard of Delete: a lock selected in the locks panel, writing allowed, and a token on it
+// that is not ours.
+func (ops *lockOps) deleteGuard() string {
+	row := ops.sel.row
+	switch {
+	case row == nil || ops.sel.focus != focusLocks:
+		return "delete: select a lock in the locks panel first"
+	case ops.writeBlocked("force-deleting") != "":
+		return ops.writeBlocked("force-deleting")
+	case len(ops.foreignTokens(row)) == 0:
+		return "delete: " + row.name + " is ours: " + ops.sh.keys.Release.Help().Key + " releases it"
+	}
+	return ""
 }
 
 // targetOwn is the lock of ours that Extend, Release and AutoExtend act on: the one under the cursor of our
 // locks panel, or ours for the resource under the locks panel's cursor. It says why when there is none.
 func (ops *lockOps) targetOwn() (*ownLock, string) {
-	switch *ops.focus {
+	switch ops.sel.focus {
 	case focusOurs:
-		if o := ops.ours.selected(); o != nil {
+		if o := ops.sel.own; o != nil {
 			return o, ""
 		}
 		return nil, "we hold no lock"
 	case focusLocks:
-		if row := ops.locks.selectedRow(); row != nil {
-			if o := ops.ours.byResource(row.lv.Resource); o != nil {
+		if row := ops.sel.row; row != nil {
+			if o := ops.byResource(row.lv.Resource); o != nil {
 				return o, ""
 			}
-			return nil, "the selected lock is not ours: select one of ours (" + ops.all.NextPanel.Help().Key +
+			return nil, "the selected lock is not ours: select one of ours (" + ops.sh.keys.NextPanel.Help().Key +
 				" to our locks)"
 		}
 	}
 	return nil, "select one of our locks first"
 }
 
-// openAcquire opens the acquire form.
-func (ops *lockOps) openAcquire() {
-	if why := ops.writeBlocked("acquiring"); why != "" {
-		ops.sh.setStatus(levelWarn, why)
-		return
+// find returns our entry for lock l, or nil: results are applied only to the lock they were issued for.
+func (ops *lockOps) find(l *redlock.Lock) *ownLock {
+	for _, o := range ops.own {
+		if o.lock == l {
+			return o
+		}
 	}
-	ops.form = newAcquireForm(ops.sh, ops.ttl)
+	return nil
 }
 
-// submitAcquire validates the form and issues the acquire request.
-func (ops *lockOps) submitAcquire() tea.Cmd {
-	f := ops.form
-	resource, ttl, err := f.values()
-	if err != nil {
-		f.err = err.Error()
-		return nil
+// byResource returns our newest entry for a raw resource name, or nil.
+func (ops *lockOps) byResource(resource string) *ownLock {
+	for i := len(ops.own) - 1; i >= 0; i-- {
+		if ops.own[i].lock.Resource() == resource {
+			return ops.own[i]
+		}
 	}
+	return nil
+}
+
+// changed tells the our-locks panel what our locks are now.
+func (ops *lockOps) changed() { ops.sh.tell(oursMsg{locks: slices.Clone(ops.own)}) }
+
+// openAcquire opens the acquire form.
+func (ops *lockOps) openAcquire(tea.KeyMsg) tea.Cmd {
+	ops.sh.tell(openModalMsg{newAcquireForm(ops.sh, ops.ttl)})
+	return nil
+}
+
+// acquire issues the acquire request the form asks for, and tells the form it runs.
+func (ops *lockOps) acquire(msg acquireMsg) tea.Cmd {
 	ops.reqs++
 	ctx, cancel := context.WithCancel(ops.ctx)
 	progress := make(chan acquireProgressMsg, 1)
-	cmd := ops.issue("acquiring", acquireCmd(ctx, ops.reqs, resource, ttl, progress))
+	cmd := ops.issue("acquiring", acquireCmd(ctx, ops.reqs, msg.resource, msg.ttl, progress))
 	if cmd == nil {
 		cancel()
 		return nil
 	}
-	f.running, f.req, f.started, f.cancel, f.err, f.round = true, ops.reqs, ops.sh.now(), cancel, "", roundView{}
-	f.attempt = 0
-	ops.ttl = ttl
-	ops.sh.logf(levelInfo, resource, "acquiring %s for %v…", sanitize(resource, nameCap), ttl)
+	ops.acquiring = acquiring{req: ops.reqs, resource: msg.resource, cancel: cancel}
+	ops.sh.tell(acquireStartedMsg{req: ops.reqs, started: ops.sh.now()})
+	ops.ttl = msg.ttl
+	ops.sh.logf(levelInfo, msg.resource, "acquiring %s for %v…", sanitize(msg.resource, nameCap), msg.ttl)
 	return tea.Batch(cmd, waitAcquireProgress(progress))
 }
 
-// onAcquireProgress shows a failed round on the form that is still waiting for it, and waits for the next.
+// onAcquireProgress waits for the next failed round of an acquire request (the form shows this one).
 func (ops *lockOps) onAcquireProgress(msg acquireProgressMsg) tea.Cmd {
-	if f := ops.form; f != nil && f.running && f.req == msg.req {
-		f.attempt, f.round = msg.attempt, msg.round
-	}
 	return waitAcquireProgress(msg.next)
 }
 
-// onAcquired applies an acquire result to the form that asked for it; a lock won for a form since closed is
-// still recorded as ours, so it is never forgotten.
+// onAcquired applies an acquire result; a lock won for a form since closed is still recorded as ours, so it
+// is never forgotten. The form that asked for it, still open, shows a failure itself.
 func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	name := sanitize(msg.resource, nameCap)
-	f := ops.form
-	current := f != nil && f.running && f.req == msg.req
+	current := ops.acquiring.req != 0 && ops.acquiring.req == msg.req
 	if current {
-		f.running = false
-		f.cancel()
+		ops.acquiring.cancel()
+		ops.acquiring = acquiring{}
 	}
 	switch {
 	case msg.lock == nil && msg.cancelled:
@@ -157,21 +225,17 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	case msg.lock == nil:
 		reason, rv := failure(msg.err)
 		ops.sh.logf(levelError, msg.resource, "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
-		if current {
-			f.err, f.round = "not acquired: "+reason, rv
-		} else {
+		if !current {
 			ops.sh.setStatus(levelError, "acquire "+name+" failed: "+reason)
 		}
 		return
 	}
 	now := ops.sh.now()
 	o := newOwnLock(msg.lock, now)
-	ops.ours.locks = append(ops.ours.locks, o)
+	ops.own = append(ops.own, o)
+	ops.changed()
 	if ops.mon != nil {
 		ops.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now, msg.lock.TTL())
-	}
-	if current {
-		ops.form = nil
 	}
 	if msg.cancelled { // won as it was cancelled, and the release that followed was not confirmed
 		o.validUntil = now.Add(msg.validity)
@@ -184,21 +248,13 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 }
 
 // extend issues an extension of the target lock by its TTL.
-func (ops *lockOps) extend() tea.Cmd {
-	if why := ops.writeBlocked("extending"); why != "" {
-		ops.sh.setStatus(levelWarn, why)
-		return nil
-	}
-	o, why := ops.targetOwn()
-	if o == nil {
-		ops.sh.setStatus(levelWarn, "extend: "+why)
-		return nil
-	}
+func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
+	o, _ := ops.targetOwn()
 	if o.busy != "" {
 		ops.sh.setStatus(levelWarn, o.name+" is already "+o.busy)
 		return nil
 	}
-	if why := o.unextendable(ops.sh.now(), ops.all.Release.Help().Key); why != "" {
+	if why := o.unextendable(ops.sh.now(), ops.sh.keys.Release.Help().Key); why != "" {
 		ops.sh.setStatus(levelWarn, "extend: "+why)
 		return nil
 	}
@@ -211,7 +267,7 @@ func (ops *lockOps) extend() tea.Cmd {
 
 // onExtended applies an extension result to the lock it was issued for, wherever the cursor is now.
 func (ops *lockOps) onExtended(msg extendResultMsg) {
-	o := ops.ours.find(msg.lock)
+	o := ops.find(msg.lock)
 	if o == nil {
 		ops.sh.logf(levelInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
 			sanitize(msg.lock.Resource(), nameCap))
@@ -257,16 +313,8 @@ func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 }
 
 // release issues the release of the target lock.
-func (ops *lockOps) release() tea.Cmd {
-	if why := ops.writeBlocked("releasing"); why != "" {
-		ops.sh.setStatus(levelWarn, why)
-		return nil
-	}
-	o, why := ops.targetOwn()
-	if o == nil {
-		ops.sh.setStatus(levelWarn, "release: "+why)
-		return nil
-	}
+func (ops *lockOps) release(tea.KeyMsg) tea.Cmd {
+	o, _ := ops.targetOwn()
 	if o.busy == "releasing" {
 		ops.sh.setStatus(levelWarn, o.name+" is already releasing")
 		return nil
@@ -283,7 +331,7 @@ func (ops *lockOps) release() tea.Cmd {
 func (ops *lockOps) onReleased(msg releaseResultMsg) {
 	l := msg.lock
 	name := sanitize(l.Resource(), nameCap)
-	o := ops.ours.find(l)
+	o := ops.find(l)
 	if o == nil {
 		ops.sh.logf(levelInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
 		return
@@ -328,7 +376,7 @@ func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
 		reason, rv = failure(err)
 	}
 	o.unconfirmed = reason
-	key := ops.all.Release.Help().Key
+	key := ops.sh.keys.Release.Help().Key
 	left := dur(o.left(ops.sh.now()))
 	ops.sh.logf(levelWarn, o.lock.Resource(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
 		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
@@ -337,16 +385,9 @@ func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
 }
 
 // toggleAuto starts or stops auto-extension of the target lock.
-func (ops *lockOps) toggleAuto() tea.Cmd {
-	if why := ops.writeBlocked("auto-extending"); why != "" {
-		ops.sh.setStatus(levelWarn, why)
-		return nil
-	}
-	o, why := ops.targetOwn()
+func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
+	o, _ := ops.targetOwn()
 	switch {
-	case o == nil:
-		ops.sh.setStatus(levelWarn, "auto-extend: "+why)
-		return nil
 	case o.autoBusy:
 		ops.sh.setStatus(levelWarn, "auto-extension of "+o.name+" is already changing")
 		return nil
@@ -354,7 +395,7 @@ func (ops *lockOps) toggleAuto() tea.Cmd {
 		o.autoBusy = true
 		return stopKeeper(o.lock, o.keeper)
 	case !o.held || o.lost != "" || o.busy == "releasing":
-		why := o.unextendable(ops.sh.now(), ops.all.Release.Help().Key)
+		why := o.unextendable(ops.sh.now(), ops.sh.keys.Release.Help().Key)
 		if why == "" {
 			why = o.name + " is not held"
 		}
@@ -370,7 +411,7 @@ func (ops *lockOps) toggleAuto() tea.Cmd {
 
 // onKeeper records a keeper started or stopped for the lock it belongs to.
 func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
-	o := ops.ours.find(msg.lock)
+	o := ops.find(msg.lock)
 	if o == nil {
 		if msg.started { // the lock was released meanwhile: its keeper has no work
 			return stopKeeper(msg.lock, msg.keeper)
@@ -394,7 +435,7 @@ func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
 
 // onKeeperEnded applies the failed extension its keeper reports, if any: lost only when the masters prove it.
 func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
-	o := ops.ours.find(msg.lock)
+	o := ops.find(msg.lock)
 	if o == nil || o.keeper != msg.keeper {
 		return
 	}
@@ -407,23 +448,25 @@ func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
 }
 
 // openDelete opens the confirmation to force-delete the selected lock, which must not be ours.
-func (ops *lockOps) openDelete() {
-	row := ops.locks.selectedRow()
-	if row == nil || *ops.focus != focusLocks {
-		ops.sh.setStatus(levelWarn, "delete: select a lock in the locks panel first")
-		return
-	}
-	if why := ops.writeBlocked("force-deleting"); why != "" {
-		ops.sh.setStatus(levelWarn, why)
-		return
-	}
-	tokens := ops.foreignTokens(row)
-	if len(tokens) == 0 {
-		ops.sh.setStatus(levelWarn, "delete: "+row.name+" is ours: "+ops.all.Release.Help().Key+" releases it")
-		return
-	}
+func (ops *lockOps) openDelete(tea.KeyMsg) tea.Cmd {
+	row := ops.sel.row
 	ops.reqs++
-	ops.confirm = newDeleteConfirm(ops.sh, ops.reqs, row, tokens)
+	ops.sh.tell(openModalMsg{newDeleteConfirm(ops.sh, ops.reqs, row, ops.foreignTokens(row))})
+	return nil
+}
+
+// delete issues the force-delete the confirmation asks for.
+func (ops *lockOps) delete(msg deleteMsg) tea.Cmd {
+	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg.req, msg.resource, msg.tokens, msg.hash))
+	if cmd == nil {
+		ops.sh.tell(refusedMsg{req: msg.req})
+		return nil
+	}
+	if ops.mon != nil {
+		ops.mon.NoteDeleted(msg.resource, msg.tokens...) // its keys going is this deletion, not a release
+	}
+	ops.sh.logf(levelInfo, msg.resource, "force-deleting %s (%s)…", msg.name, strings.Join(msg.shown, ", "))
+	return cmd
 }
 
 // foreignTokens are the distinct tokens of a lock row that are not ours.
@@ -434,7 +477,7 @@ func (ops *lockOps) foreignTokens(row *lockRow) []string {
 			continue
 		}
 		mine := false
-		for _, o := range ops.ours.locks {
+		for _, o := range ops.own {
 			if o.lock.Resource() == row.lv.Resource && o.lock.Token() == c.Token {
 				mine = true
 			}
@@ -450,11 +493,8 @@ func (ops *lockOps) foreignTokens(row *lockRow) []string {
 	return tokens
 }
 
-// onDeleted logs a force-delete's rounds and closes its confirmation.
+// onDeleted logs a force-delete's rounds (its confirmation closes itself).
 func (ops *lockOps) onDeleted(msg deleteResultMsg) {
-	if ops.confirm != nil && ops.confirm.req == msg.req {
-		ops.confirm = nil
-	}
 	name := sanitize(msg.resource, nameCap)
 	deleted, gone := 0, 0
 	for i, r := range msg.rounds {
@@ -483,7 +523,10 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 
 // endOwn drops one of our locks that has ended (released, or run out), here and in the monitor.
 func (ops *lockOps) endOwn(o *ownLock) {
-	ops.ours.remove(o.lock)
+	if i := slices.Index(ops.own, o); i >= 0 {
+		ops.own = slices.Delete(ops.own, i, i+1)
+		ops.changed()
+	}
 	if ops.mon != nil {
 		ops.mon.ForgetOwn(o.lock.Resource(), o.lock.Token())
 	}
@@ -494,7 +537,7 @@ func (ops *lockOps) endOwn(o *ownLock) {
 func (ops *lockOps) refreshOurs() {
 	now := ops.sh.now()
 	var ended []*ownLock
-	for _, o := range ops.ours.locks {
+	for _, o := range ops.own {
 		ops.sh.log.add(o.refresh(now)...)
 		if o.unconfirmed != "" && o.busy == "" && o.left(now) == 0 {
 			ended = append(ended, o)
@@ -507,62 +550,12 @@ func (ops *lockOps) refreshOurs() {
 	}
 }
 
-// formKey routes a key to the acquire form.
-func (ops *lockOps) formKey(msg tea.KeyMsg) tea.Cmd {
-	f, k := ops.form, ops.all
-	switch {
-	case key.Matches(msg, k.Cancel):
-		if f.running {
-			f.cancel()
-			ops.sh.logf(levelInfo, f.resource.String(), "acquire of %s cancelled", sanitize(f.resource.String(), nameCap))
-		}
-		ops.form = nil
-	case f.running:
-	case key.Matches(msg, k.Confirm):
-		return ops.submitAcquire()
-	case f.edit(msg):
-		f.err = ""
-	case key.Matches(msg, k.NextPanel, k.PrevPanel, k.Up, k.Down):
-		f.focus = 1 - f.focus
-	}
-	return nil
-}
-
-// confirmKey routes a key to the delete confirmation.
-func (ops *lockOps) confirmKey(msg tea.KeyMsg) tea.Cmd {
-	c, k := ops.confirm, ops.all
-	switch {
-	case key.Matches(msg, k.Cancel):
-		ops.confirm = nil
-	case c.running:
-	case key.Matches(msg, k.Confirm):
-		if !c.matches() {
-			c.err = "the name does not match: nothing deleted"
-			return nil
-		}
-		cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, c.req, c.resource, c.tokens, c.hash))
-		if cmd == nil {
-			ops.confirm = nil
-			return nil
-		}
-		if ops.mon != nil {
-			ops.mon.NoteDeleted(c.resource, c.tokens...) // its keys going is this deletion, not a release
-		}
-		c.running = true
-		ops.sh.logf(levelInfo, c.resource, "force-deleting %s (%s)…", c.name, strings.Join(c.shown, ", "))
-		return cmd
-	case c.input.Update(msg):
-		c.err = ""
-	}
-	return nil
-}
-
 // writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may.
 func (ops *lockOps) writeBlocked(what string) string {
 	switch {
-	case ops.readOnly && ops.production:
+	case ops.sh.readOnly && ops.production:
 		return what + " is disabled: a production profile runs read-only (--read-only=false overrides)"
-	case ops.readOnly:
+	case ops.sh.readOnly:
 		return what + " is disabled: the dashboard runs read-only (--read-only)"
 	case ops.locker == nil:
 		return what + " is unavailable: no Redlock client"
@@ -580,4 +573,107 @@ func (ops *lockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.
 	}
 	c := ops.locker
 	return func() tea.Msg { return run(c) }
+}
+
+// releaseAll releases every lock we hold, for the dashboard to quit when it is done; nil when we hold none or
+// writing is blocked, and the dashboard may quit at once.
+func (ops *lockOps) releaseAll() tea.Cmd {
+	if len(ops.own) == 0 {
+		return nil
+	}
+	cmd := ops.issue("releasing", releaseAllCmd(ops.own, ops.sh.now()))
+	if cmd != nil {
+		ops.sh.setStatus(levelInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(ops.own), "lock")))
+	}
+	return cmd
+}
+
+// quitReleased applies how releasing our locks at quit went and returns the summary. A lock whose release was
+// not confirmed and whose validity has not run out is still held: it stays ours, and the summary counts it.
+func (ops *lockOps) quitReleased(msg quitMsg) string {
+	now := ops.sh.now()
+	released, gone := 0, 0
+	for _, res := range msg.results {
+		o := ops.find(res.lock)
+		switch {
+		case o == nil: // ended on a tick while quitting
+			gone++
+		case redlock.ProvesReleased(res.err):
+			ops.endOwn(o)
+			if errors.Is(res.err, redlock.ErrNotHeld) {
+				gone++
+			} else {
+				released++
+			}
+		case o.left(now) == 0:
+			ops.endOwn(o)
+			gone++
+		default:
+			reason, _ := failure(res.err)
+			o.unconfirmed = reason
+			ops.sh.logf(levelWarn, res.lock.Resource(), "release of %s unconfirmed after %s: %s", o.name,
+				plural(res.attempts, "attempt"), reason)
+		}
+	}
+	held, left := 0, time.Duration(0) // also counts a lock won by an acquire cancelled as the quit began
+	for _, o := range ops.own {
+		if o.left(now) > 0 {
+			held++
+			left = max(left, o.left(now))
+		}
+	}
+	s := "released " + plural(released, "lock")
+	if gone > 0 {
+		s += fmt.Sprintf(" (%d no longer held)", gone)
+	}
+	s += fmt.Sprintf("; %d still held", held)
+	if held > 0 {
+		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", dur(left))
+	}
+	return s
+}
+
+// summary describes the locks that may still hold, for a quit that released nothing; why explains a forced
+// quit.
+func (ops *lockOps) summary(why string) string {
+	now := ops.sh.now()
+	held, unconfirmed := 0, 0
+	for _, o := range ops.own {
+		if o.left(now) > 0 {
+			held++
+			if o.unconfirmed != "" {
+				unconfirmed++
+			}
+		}
+	}
+	var s string
+	switch {
+	case ops.sh.readOnly:
+		s = "read-only: no locks taken"
+	case held == 0:
+		s = "no locks held"
+	default:
+		s = fmt.Sprintf("released 0 locks; %d still held until the TTL runs out", held)
+		if unconfirmed > 0 {
+			s += fmt.Sprintf(", %d of them with the release unconfirmed", unconfirmed)
+		}
+	}
+	if why != "" {
+		s += " (" + why + ")"
+	}
+	return s
+}
+
+// unextendable says why lock o cannot be extended at now ("" when it can): its release was asked for, or the
+// Redlock client gave it up after an extension failed with errors while its keys may still hold. releaseKey
+// names the key that releases it.
+func (o *ownLock) unextendable(now time.Time, releaseKey string) string {
+	switch {
+	case o.unconfirmed != "":
+		return o.name + " is being released (release unconfirmed): " + releaseKey + " tries the release again"
+	case o.extendFailed != "" && !o.held && o.left(now) > 0:
+		return fmt.Sprintf("%s cannot be extended after its failed extension; it may hold for %s more: %s releases it",
+			o.name, dur(o.left(now)), releaseKey)
+	}
+	return ""
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
@@ -26,6 +25,7 @@ const (
 	sortModes
 )
 
+// sortNames name the sort orders, in the title and the status line.
 var sortNames = [sortModes]string{"resource", "validity", "state", "changes"}
 
 // stateRank orders states for sortState, trouble first.
@@ -37,25 +37,51 @@ var stateRank = map[monitor.LockState]int{
 // locksPanel is the table of locks: one row per resource with its holder, one cell per master, the quorum
 // count, validity, TTL spread, changes and state. It keeps the rows filtered and sorted as indices into the
 // snapshot's rows, and renders only the rows on screen, so its cost per frame does not grow with the number of
-// locks.
+// locks. Its sort, filter and copy keys act whatever has the focus.
 type locksPanel struct {
-	sh             *shared
+	keyTable
 	order          []int // indices into sh.data.locks, filtered and sorted
 	cursor, offset int   // cursor and first shown row, as positions in order
 	selected       string
 	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
 	sort           sortMode
 	reverse        bool // the sort order reversed
-	filter         field
-	filtering      bool   // the filter field has the keyboard
+	filter         typedText
 	query          string // the applied filter, lower case
 	w, h           int
 }
 
 // newLocksPanel returns an empty locks panel.
 func newLocksPanel(sh *shared) *locksPanel {
-	return &locksPanel{sh: sh, filter: newField("", 120)}
+	p := &locksPanel{keyTable: keyTable{sh: sh}}
+	k := sh.keys
+	p.actions = append(navActions(k, p.move),
+		action{binding: &k.Filter, do: func(tea.KeyMsg) tea.Cmd {
+			p.sh.tell(focusMsg{focusLocks}) // the filter takes the keyboard there
+			p.sh.tell(openModalMsg{p.filter.open(p.sh, focusLocks)})
+			return nil
+		}},
+		action{binding: &k.Cancel, when: func() bool { return p.query != "" }, do: func(tea.KeyMsg) tea.Cmd {
+			p.filter.text = ""
+			p.setFilter("")
+			return nil
+		}},
+		action{binding: &k.Sort, do: func(tea.KeyMsg) tea.Cmd { p.cycleSort(); return p.sorted() }},
+		action{binding: &k.Reverse, do: func(tea.KeyMsg) tea.Cmd {
+			p.reverse = !p.reverse
+			p.rebuild()
+			return p.sorted()
+		}},
+		action{binding: &k.Copy, can: func() string { return uncopyable(p.selectedRow(), false) },
+			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.selectedRow(), false) }},
+		action{binding: &k.CopyToken, can: func() string { return uncopyable(p.selectedRow(), true) },
+			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.selectedRow(), true) }},
+	)
+	return p
 }
+
+// Init does nothing: the panel shows the snapshots the root receives.
+func (p *locksPanel) Init() tea.Cmd { return nil }
 
 // SetSize sets the panel's outer size.
 func (p *locksPanel) SetSize(w, h int) {
@@ -66,35 +92,67 @@ func (p *locksPanel) SetSize(w, h int) {
 // rows is how many lock rows fit below the column header.
 func (p *locksPanel) rows() int { return max(p.h-3, 0) }
 
-// key applies the panel's own keys, whatever has the focus, and reports whether msg was one: Filter starts
-// the filter, Cancel clears it, Sort and Reverse order the rows.
-func (p *locksPanel) key(msg tea.KeyMsg) bool {
-	k := p.sh.keys
-	switch {
-	case key.Matches(msg, k.Filter):
-		p.filtering = true
-	case key.Matches(msg, k.Cancel) && p.query != "":
-		p.filter.set("")
-		p.setFilter("")
-	case key.Matches(msg, k.Sort, k.Reverse):
-		if key.Matches(msg, k.Sort) {
-			p.cycleSort()
-		} else {
-			p.reverse = !p.reverse
-			p.rebuild()
-		}
-		p.sh.setStatus(levelInfo, "locks sorted by "+p.sortName())
-	default:
-		return false
+// Update applies its keys and the mouse, sorts and filters a new snapshot's rows, applies its filter as it is
+// typed, and takes in the focus.
+func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return p, p.run(msg)
+	case tea.MouseMsg:
+		p.mouse(msg)
+	case stateMsg:
+		p.focused = msg.focus == focusLocks
+	case dataMsg:
+		p.rebuild()
+	case fieldMsg:
+		p.filter.take(msg, p.setFilter)
+	case panelKeyMsg:
+		return p, p.run(msg.key)
 	}
-	return true
+	return p, nil
 }
 
-// Update moves the cursor with the navigation keys.
-func (p *locksPanel) Update(msg tea.KeyMsg) {
+// sorted says on the status line how the rows are sorted now.
+func (p *locksPanel) sorted() tea.Cmd {
+	p.sh.setStatus(levelInfo, "locks sorted by "+p.sortName())
+	return nil
+}
+
+// move applies a navigation key to the cursor.
+func (p *locksPanel) move(msg tea.KeyMsg) tea.Cmd {
 	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.order), p.rows())
 	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
 	p.remember()
+	return nil
+}
+
+// mouse moves the cursor with the wheel, and selects the lock clicked; a click on the lock already selected
+// shows it in full. msg.Y is the row within the panel.
+func (p *locksPanel) mouse(msg tea.MouseMsg) {
+	if n := wheelRows(msg); n != 0 {
+		p.cursor = min(max(p.cursor+n, 0), max(len(p.order)-1, 0))
+		p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+		p.remember()
+		return
+	}
+	row := msg.Y - 2 // the border and the column header
+	pos := p.offset + row
+	if row < 0 || row >= p.rows() || pos >= len(p.order) {
+		return
+	}
+	if pos == p.cursor {
+		p.sh.tell(openMsg{})
+	}
+	p.cursor = pos
+	p.remember()
+}
+
+// drill returns the full view of the lock under the cursor, nil when there is none.
+func (p *locksPanel) drill() *drillView {
+	if row := p.selectedRow(); row != nil {
+		return newLockDrill(p.sh, row)
+	}
+	return nil
 }
 
 // remember records the resource under the cursor, so the cursor stays on it when rows move.
@@ -236,8 +294,8 @@ func lockColumns(w, n, nameNeed, holderNeed int) lockCols {
 }
 
 // View draws the locks panel: a header and the visible rows only.
-func (p *locksPanel) View(focused bool) string {
-	st, d := p.sh.st, p.sh.data
+func (p *locksPanel) View() string {
+	st, d, focused := p.sh.st, p.sh.data, p.focused
 	title := p.title()
 	if d == nil {
 		return st.box(title, nil, p.w, p.h, focused)
@@ -305,8 +363,8 @@ func (p *locksPanel) title() string {
 			t += " ↕"
 		}
 	}
-	if p.filtering || p.query != "" {
-		t += " · filter /" + p.filter.String()
+	if p.filter.editing || p.query != "" {
+		t += " · filter /" + p.filter.text
 	}
 	return t
 }

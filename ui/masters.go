@@ -9,16 +9,31 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // mastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
-// drift, uptime, role, lock keys, discovery progress and warnings. It scrolls when there are more masters than rows.
+// drift, uptime, role, lock keys, discovery progress and warnings. It scrolls when there are more masters than
+// rows. In demo mode it also shows the faults the presenter injected, and its cursor is the master they hit.
 type mastersPanel struct {
-	sh             *shared
+	keyTable
 	cursor, offset int
 	w, h           int
+	demo           bool               // demo mode: the faults lead the notes
+	faults         []demo.MasterState // the demo's masters, as the presenter left them
+	faultsAt       time.Time          // when faults were read
 }
+
+// newMastersPanel returns the masters panel; demoMode makes room for the demo's faults.
+func newMastersPanel(sh *shared, demoMode bool) *mastersPanel {
+	p := &mastersPanel{keyTable: keyTable{sh: sh}, demo: demoMode}
+	p.actions = navActions(sh.keys, p.move)
+	return p
+}
+
+// Init does nothing: the panel shows the snapshots the root receives.
+func (p *mastersPanel) Init() tea.Cmd { return nil }
 
 // SetSize sets the panel's outer size.
 func (p *mastersPanel) SetSize(w, h int) { p.w, p.h = w, h }
@@ -26,13 +41,68 @@ func (p *mastersPanel) SetSize(w, h int) { p.w, p.h = w, h }
 // rows is how many masters fit below the column header.
 func (p *mastersPanel) rows() int { return max(p.h-3, 0) }
 
-// Update moves the cursor with the navigation keys.
-func (p *mastersPanel) Update(msg tea.KeyMsg) {
+// Update moves the cursor with the navigation keys, the mouse and the presenter's picks, and takes in the
+// focus and the demo's faults.
+func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return p, p.run(msg)
+	case tea.MouseMsg:
+		p.mouse(msg)
+	case stateMsg:
+		p.focused = msg.focus == focusMasters
+	case pickMasterMsg:
+		p.cursor = msg.i
+	case faultsMsg:
+		p.faults, p.faultsAt = msg.masters, msg.at
+	}
+	return p, nil
+}
+
+// move applies a navigation key to the cursor.
+func (p *mastersPanel) move(msg tea.KeyMsg) tea.Cmd {
 	if p.sh.data == nil {
-		return
+		return nil
 	}
 	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.sh.data.masters), p.rows())
 	p.offset = window(p.cursor, p.offset, p.rows(), len(p.sh.data.masters))
+	return nil
+}
+
+// mouse scrolls the cursor with the wheel, and selects the master clicked; a click on the master already
+// selected shows it in full. msg.Y is the row within the panel.
+func (p *mastersPanel) mouse(msg tea.MouseMsg) {
+	d := p.sh.data
+	if d == nil {
+		return
+	}
+	if n := wheelRows(msg); n != 0 {
+		p.cursor = min(max(p.cursor+n, 0), max(len(d.masters)-1, 0))
+		return
+	}
+	row := msg.Y - 2 // the border and the column header
+	if row < 0 || row >= p.rows() {
+		return
+	}
+	i := p.offset + row
+	if i >= len(d.masters) {
+		return
+	}
+	if i == p.cursor {
+		p.sh.tell(openMsg{})
+	}
+	p.cursor = i
+}
+
+// selected is the master under the cursor, by its position in the snapshot.
+func (p *mastersPanel) selected() int { return p.cursor }
+
+// drill returns the full view of the master under the cursor, nil when there is none.
+func (p *mastersPanel) drill() *drillView {
+	if d := p.sh.data; d != nil && p.cursor < len(d.masters) {
+		return newMasterDrill(p.sh, &d.masters[p.cursor])
+	}
+	return nil
 }
 
 // moveCursor applies a navigation key to a cursor over total rows, a page being page rows.
@@ -52,6 +122,15 @@ func moveCursor(k *KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
 		cursor = total - 1
 	}
 	return min(max(cursor, 0), max(total-1, 0))
+}
+
+// navActions are a panel's navigation keys, acting on it while it has the focus: move applies one.
+func navActions(k *KeyMap, move func(msg tea.KeyMsg) tea.Cmd) []action {
+	var out []action
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
+		out = append(out, action{binding: b, focused: true, do: move})
+	}
+	return out
 }
 
 // masterCols are the widths of the masters table's columns; 0 hides a column.
@@ -88,16 +167,15 @@ func masterColumns(w int, demoMode bool) masterCols {
 }
 
 // View draws the masters panel.
-func (p *mastersPanel) View(focused bool) string {
-	d, st := p.sh.data, p.sh.st
+func (p *mastersPanel) View() string {
+	d, st, focused := p.sh.data, p.sh.st, p.focused
 	if d == nil {
 		return st.box("Masters", []string{st.text.muted.Render("waiting for the first poll…")}, p.w, p.h, focused)
 	}
 	w := p.w - 2
-	dv := p.sh.demo
-	c := masterColumns(w, dv != nil)
+	c := masterColumns(w, p.demo)
 	notes := "NOTES"
-	if dv != nil {
+	if p.demo {
 		notes = "FAULTS · NOTES"
 	}
 	heads := []string{"     "}
@@ -125,19 +203,17 @@ func (p *mastersPanel) View(focused bool) string {
 		case i != p.cursor:
 		case focused:
 			cursor = st.table.cursor.Render("▸ ")
-		case dv != nil: // the master the presenter's faults act on, always shown
+		case p.demo: // the master the presenter's faults act on, always shown
 			cursor = st.text.muted.Render("▸ ")
 		}
 		faults, bad := "", false
-		if dv != nil {
-			if s := dv.master(i); s != nil {
-				faults, bad = faultText(s, dv.at, p.sh.now())
-			}
+		if i < len(p.faults) {
+			faults, bad = faultText(&p.faults[i], p.faultsAt, p.sh.now())
 		}
 		body = append(body, p.row(&d.masters[i], c, cursor, faults, bad))
 	}
 	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, d.snap.Servers, d.snap.Quorum)
-	if dv != nil && p.cursor < len(d.masters) {
+	if p.demo && p.cursor < len(d.masters) {
 		title += " · faults hit " + d.masters[p.cursor].label
 	}
 	return st.box(title, body, p.w, p.h, focused)
@@ -202,31 +278,37 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(val.Render(fitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
 	}
 	if c.notes > 0 {
-		note, noteStyle := "", st.level[levelWarn]
-		if !s.Up {
-			note, noteStyle = m.err, st.text.bad
+		b.WriteString(p.notes(m, c.notes, faults, bad))
+	}
+	return b.String()
+}
+
+// notes is a master's last cell, room cells wide at most: its faults (demo mode), in the error style when
+// bad, then its error when it did not answer, or its warnings.
+func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool) string {
+	st := p.sh.st
+	note, noteStyle := m.warnings, st.level[levelWarn]
+	if !m.st.Up {
+		note, noteStyle = m.err, st.text.bad
+	}
+	var b strings.Builder
+	if faults != "" {
+		style := st.level[levelWarn]
+		if bad {
+			style = st.text.bad
+		}
+		faults = fit(faults, min(ansi.StringWidth(faults), room))
+		b.WriteString(style.Render(faults))
+		room -= ansi.StringWidth(faults)
+		if note != "" && room > 3 {
+			b.WriteString(st.text.muted.Render(" · "))
+			room -= 3
 		} else {
-			note = m.warnings
+			room = 0
 		}
-		room := c.notes
-		if faults != "" {
-			style := st.level[levelWarn]
-			if bad {
-				style = st.text.bad
-			}
-			faults = fit(faults, min(ansi.StringWidth(faults), room))
-			b.WriteString(style.Render(faults))
-			room -= ansi.StringWidth(faults)
-			if note != "" && room > 3 {
-				b.WriteString(st.text.muted.Render(" · "))
-				room -= 3
-			} else {
-				room = 0
-			}
-		}
-		if note != "" && room > 0 {
-			b.WriteString(st.name(fit(note, room), noteStyle))
-		}
+	}
+	if note != "" && room > 0 {
+		b.WriteString(st.name(fit(note, room), noteStyle))
 	}
 	return b.String()
 }

@@ -8,11 +8,16 @@
 // carrying the identity of its request, so a late result is never applied to the wrong lock. Untrusted text from
 // the masters and from results is sanitized once, where it enters the model (see sanitize). Write commands
 // leave through one function (issue), which enforces read-only mode.
+//
+// Model is the root of components (see component): the panels, the lock commands and the demo's view, each a
+// tea.Model that is also a help.KeyMap and takes its size from the layout (arrange), and at most one modal (a
+// form, a confirmation, the scenario menu, a text field, a drill-down view, the help). A component's keys are
+// a table whose guards both refuse a key and hide it from the help. Components do not hold one another: the
+// root sends them messages, and they tell one another what they need through it.
 package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -87,16 +92,6 @@ const (
 	panelCount
 )
 
-// layout is the screen's geometry for the current size and snapshot.
-type layout struct {
-	tooSmall                     bool
-	demoBarH, violationH         int // demo mode's line under the header; the violation banner
-	bannerH, footerH, mastersH   int
-	midH, bottomH                int // locks (and detail) row; our locks and log row (0: hidden)
-	locksW, detailW, oursW, logW int // detailW 0: hidden
-	bannerMore                   int // warnings not shown in the banner
-}
-
 // status is the one-line message under the panels: the outcome of the last action, or why it was refused.
 type status struct {
 	at    time.Time
@@ -110,16 +105,15 @@ type quitState struct {
 	summary string
 }
 
-// Model is the dashboard. Create it with New; it implements tea.Model.
+// Model is the dashboard. Create it with New; it implements tea.Model. It is the root of the components: it
+// routes keys (to the modal first, if one is open, then its own global keys, then the focused panel, then the
+// components that take a key whatever has the focus), sends every other message to all components, and lays
+// the screen out for them.
 type Model struct {
-	sh       *shared
-	keys     KeyMap // live bindings: disabled while they would do nothing, so help shows what works now
-	all      KeyMap // the bindings as given, to recognise a key whose binding is disabled and say why
-	formKeys bindingList
-	menuKeys bindingList
+	sh   *shared
+	keys keyTable // the global keys
 
 	mon      *monitor.Monitor
-	readOnly bool
 	title    string
 	profile  string // sanitized; "" none
 	prod     bool   // the profile is production
@@ -131,20 +125,19 @@ type Model struct {
 	width, height int
 	lay           layout
 	focus         panelID
+	logFull       bool // the event log fills the body: a small window's way to read it
 	masters       *mastersPanel
 	locks         *locksPanel
 	detail        *detailPanel
 	ours          *oursPanel
 	log           *eventLog
-	ops           *lockOps   // the write commands, with their form and confirmation
-	demo          *demoView  // nil outside demo mode
-	drill         *drillView // the full view of a lock or master, nil when closed
-	logFull       bool       // the event log fills the body: a small window's way to read it
-	showHelp      bool
-	helpBox       *scrollBox // the full help, scrolling
-	help          help.Model
-	frame         int
-	quit          quitState
+	ops           *lockOps  // the write commands
+	demo          *demoView // nil outside demo mode
+	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
+	// it takes the keys, and says where it shows.
+	modal modal
+	help  help.Model // the footer's
+	quit  quitState
 }
 
 // New returns the dashboard for o.
@@ -159,146 +152,212 @@ func New(o Options) *Model {
 		o.Poll = monitor.DefaultInterval
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Model{
-		all: o.Keys, keys: o.Keys, mon: o.Monitor, readOnly: o.ReadOnly,
-		title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx, cancel: cancel, focus: focusLocks,
-		profile: sanitize(o.Profile, nameCap), prod: o.Production,
-	}
+	keys := o.Keys
 	th := defaultTheme().withProfile(o.ProfileColor, o.Production)
-	m.sh = &shared{st: newStyles(th), keys: &m.keys, now: o.Now, readOnly: o.ReadOnly}
-	m.masters = &mastersPanel{sh: m.sh}
-	m.locks = newLocksPanel(m.sh)
-	m.detail = &detailPanel{sh: m.sh}
-	m.ours = &oursPanel{sh: m.sh}
-	m.log = newEventLog(m.sh)
-	m.sh.log = m.log
-	m.ops = &lockOps{sh: m.sh, all: &m.all, locker: o.Locker, mon: o.Monitor, ctx: ctx, readOnly: o.ReadOnly,
-		production: o.Production,
-		ttl:        o.TTL, ours: m.ours, locks: m.locks, focus: &m.focus}
-	m.help = help.New()
-	m.help.Styles = m.sh.st.help
-	m.helpBox = newScrollBox(m.sh)
-	next := o.Keys.NextPanel
-	next.SetHelp(next.Help().Key, "next field")
-	m.formKeys = bindingList{o.Keys.Confirm, o.Keys.Cancel, next}
-	run := o.Keys.Confirm
-	run.SetHelp(run.Help().Key, "run")
-	m.menuKeys = bindingList{run, o.Keys.Up, o.Keys.Down, o.Keys.Cancel}
+	sh := &shared{st: newStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}}
+	m := &Model{sh: sh, mon: o.Monitor, title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx,
+		cancel: cancel, focus: focusLocks, profile: sanitize(o.Profile, nameCap), prod: o.Production}
+	m.masters = newMastersPanel(sh, o.Demo != nil)
+	m.locks = newLocksPanel(sh)
+	m.detail = &detailPanel{sh: sh}
+	m.ours = newOursPanel(sh)
+	m.log = newEventLog(sh)
+	m.ops = newLockOps(sh, o.Locker, o.Monitor, ctx, o.Production, o.TTL)
 	if o.Demo != nil {
-		m.demo = newDemoView(o.Demo)
-		m.sh.demo = m.demo
-	} else {
-		for _, b := range m.all.Demo.all() {
-			b.SetEnabled(false) // never matched, never in help
-		}
+		m.demo = newDemoView(sh, ctx, o.Demo)
 	}
+	m.keys = m.globalKeys()
+	m.help = help.New()
+	m.help.Styles = sh.st.help
 	if o.ReadOnly {
-		m.log.add(logEntry{at: o.Now(), level: levelInfo,
+		sh.log.add(logEntry{at: o.Now(), level: levelInfo,
 			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
 	}
-	m.syncKeys()
+	m.settle()
 	return m
 }
 
-// Init starts the monitor loop, the tick and, in demo mode, the reading of the demo's events.
+// globalKeys are the keys that act whatever has the focus and belong to no panel: quit, help, opening the
+// selection in full, moving the focus, and the polling.
+func (m *Model) globalKeys() keyTable {
+	k := m.sh.keys
+	do := func(f func()) func(tea.KeyMsg) tea.Cmd { return func(tea.KeyMsg) tea.Cmd { f(); return nil } }
+	return keyTable{sh: m.sh, focused: true, actions: []action{
+		{binding: &k.Quit, do: func(tea.KeyMsg) tea.Cmd { return m.startQuit() }},
+		{binding: &k.Help, do: do(m.openHelp)},
+		{binding: &k.Open, do: do(m.openDrill)},
+		{binding: &k.NextPanel, do: do(func() { m.cycleFocus(1) })},
+		{binding: &k.PrevPanel, do: do(func() { m.cycleFocus(-1) })},
+		{binding: &k.Pause, do: do(m.togglePause)},
+		{binding: &k.Faster, do: do(func() { m.stepInterval(-1) })},
+		{binding: &k.Slower, do: do(func() { m.stepInterval(1) })},
+		// Listed in the full help only: the forms and views that take them handle them themselves.
+		{binding: &k.Confirm, when: never},
+		{binding: &k.Cancel, when: never},
+	}}
+}
+
+// components are the dashboard's components, the focused panel first, then the ones that take keys whatever
+// has the focus, in the order a key not taken goes on through them.
+func (m *Model) components() []component {
+	out := []component{m.panel(m.focus), m.ops}
+	if m.demo != nil {
+		out = append(out, m.demo)
+	}
+	for p := range panelCount {
+		if p != m.focus {
+			out = append(out, m.panel(p))
+		}
+	}
+	return append(out, m.detail)
+}
+
+// panel returns the focusable panel p.
+func (m *Model) panel(p panelID) keyed {
+	switch p {
+	case focusMasters:
+		return m.masters
+	case focusOurs:
+		return m.ours
+	case focusLog:
+		return m.log
+	}
+	return m.locks
+}
+
+// Init starts the monitor loop, the tick and the components' own commands (the demo's events).
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tick()}
 	if m.mon != nil {
 		cmds = append(cmds, startMonitor(m.ctx, m.mon))
 	}
-	if v := m.demo; v != nil {
-		cmds = append(cmds, waitDemo(m.ctx, v.d, v.events, v.seen))
+	for _, c := range m.components() {
+		cmds = append(cmds, c.Init())
 	}
 	return tea.Batch(cmds...)
 }
 
-// Update routes a message: the size, then keys (to the open form or confirmation first, then the global keys,
-// then the focused panel), then results and snapshots, each applied to the request or lock it answers.
+// Update routes a message: the size, then keys (to the modal first, if one is open, then the global keys, then
+// the focused panel, then the components that take keys whatever has the focus) and the mouse, then snapshots,
+// and every other message (results, the demo's news, ticks) to all components and the modal. Last, it delivers
+// what the components told one another, lays the screen out again and tells everyone the new selection.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	var cmd tea.Cmd
+	cmd := m.route(msg)
+	return m, tea.Batch(cmd, m.settle())
+}
+
+// route handles one message, the root's own or one a component told.
+func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.relayout()
 	case tea.KeyMsg:
-		cmd = m.handleKeys(msg)
+		return m.handleKeys(msg)
 	case tea.MouseMsg:
-		m.mouse(msg)
+		return m.mouse(msg)
 	case SnapshotMsg:
-		m.apply(ingest(msg.Snapshot, m.sh.data))
+		return m.apply(ingest(msg.Snapshot, m.sh.data))
 	case monitorStartedMsg:
-		cmd = waitSnapshot(msg.ch, m.sh.data)
+		return waitSnapshot(msg.ch, m.sh.data)
 	case monitorSnapshotMsg:
-		m.apply(msg.data, msg.entries)
-		cmd = waitSnapshot(msg.ch, m.sh.data)
+		return tea.Batch(m.apply(msg.data, msg.entries), waitSnapshot(msg.ch, m.sh.data))
 	case monitorClosedMsg:
 		if !m.quit.active {
 			m.sh.logf(levelWarn, "", "monitor stopped: no more snapshots")
 		}
 	case tickMsg:
-		m.frame++
-		m.ops.refreshOurs()
-		m.expireBanner()
-		m.refreshDrill()
-		cmd = tick()
-	case DemoMsg:
-		if m.demo != nil {
-			m.applyDemo(msg)
-		}
-	case demoNewsMsg:
-		m.applyDemo(msg.DemoMsg)
-		cmd = waitDemo(m.ctx, m.demo.d, msg.ch, m.demo.seen)
-	case demoClosedMsg:
-		if p := m.demo.pending; p != nil { // no more events will come: the result waits no longer
-			m.demo.pending = nil
-			m.scenarioOver(p.name, p.res)
-		}
-		if !m.quit.active {
-			m.sh.logf(levelWarn, "", "demo stopped: no more demo events")
-		}
-	case demoActionMsg:
-		cmd = m.onDemoAction(msg)
-	case scenarioResultMsg:
-		m.onScenario(msg)
-	case acquireProgressMsg, acquireResultMsg, extendResultMsg, releaseResultMsg, keeperMsg, keeperEndedMsg,
-		deleteResultMsg:
-		cmd, _ = m.ops.Update(msg)
+		m.sh.frame++
+		return tea.Batch(m.broadcast(msg), tick())
 	case copiedMsg:
 		m.sh.setStatus(levelInfo, "copied "+msg.what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
-		cmd = m.onQuitReleased(msg)
+		m.quit.summary = m.ops.quitReleased(msg)
+		m.cancel()
+		return tea.Quit
+	case focusMsg:
+		m.focus = msg.panel
+	case openMsg:
+		m.openDrill()
+	case logFullMsg:
+		m.setLogFull(msg.on)
+	case storyMsg:
+		m.showStory(msg.id)
+	case openModalMsg:
+		m.openModal(msg.m)
+	case openHelpMsg:
+		m.openHelp()
+	case fieldMsg:
+		_, cmd := m.panel(msg.to).Update(msg)
+		return cmd
+	case panelKeyMsg:
+		_, cmd := m.panel(msg.to).Update(msg)
+		return cmd
+	default:
+		return m.broadcast(msg)
 	}
-	m.syncKeys()
-	return m, cmd
+	return nil
 }
 
-// apply makes a snapshot taken in (see ingest) the current one: logged, the locks panel re-sorted, and a
-// pending delete confirmation withdrawn if its lock changed.
-func (m *Model) apply(d *dashboard, entries []logEntry) {
-	m.sh.data = d
-	m.log.add(entries...)
-	m.locks.rebuild()
+// broadcast sends msg to every component, and last to the modal.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, c := range m.components() {
+		_, cmd := c.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	if m.modal != nil {
+		cmds = append(cmds, m.updateModal(msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+// openModal opens md in place of the modal open, sized to the body.
+func (m *Model) openModal(md modal) {
+	m.modal = md
+	md.SetSize(m.lay.body.w, m.lay.body.h)
+}
+
+// updateModal hands msg to the modal, which closes when it returns nil.
+func (m *Model) updateModal(msg tea.Msg) tea.Cmd {
+	next, cmd := m.modal.Update(msg)
+	m.modal, _ = next.(modal)
+	return cmd
+}
+
+// settle delivers what the components told one another, in order, then lays the screen out again and tells
+// every component the selection.
+func (m *Model) settle() tea.Cmd {
+	var cmds []tea.Cmd
+	for len(m.sh.outbox) > 0 {
+		msg := m.sh.outbox[0]
+		m.sh.outbox = m.sh.outbox[1:]
+		cmds = append(cmds, m.route(msg))
+	}
 	m.relayout()
-	m.refreshDrill()
-	if c := m.ops.confirm; c != nil && !c.running {
-		row := m.findRow(c.resource)
-		switch {
-		case row == nil:
-			m.ops.confirm = nil
-			m.sh.setStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
-		case row.primary != c.primary:
-			m.ops.confirm = nil
-			m.sh.setStatus(levelWarn, "the lock changed holder while you confirmed: nothing deleted")
-		}
-	}
+	m.broadcast(m.state())
+	return tea.Batch(cmds...)
 }
 
-// findRow returns the current row of a raw resource, or nil.
-func (m *Model) findRow(resource string) *lockRow {
-	if m.sh.data == nil {
+// state is the root's view of the dashboard as the components are told it.
+func (m *Model) state() stateMsg {
+	return stateMsg{focus: m.focus, logFull: m.logFull, row: m.locks.selectedRow(), own: m.ours.selected(),
+		master: m.masters.selected()}
+}
+
+// apply makes a snapshot taken in (see ingest) the current one, logged, and tells the components.
+func (m *Model) apply(d *dashboard, entries []logEntry) tea.Cmd {
+	m.sh.data = d
+	m.sh.log.add(entries...)
+	return m.broadcast(dataMsg{})
+}
+
+// findRow returns the row of a raw resource in d, or nil.
+func findRow(d *dashboard, resource string) *lockRow {
+	if d == nil {
 		return nil
 	}
-	locks := m.sh.data.locks
+	locks := d.locks
 	lo, hi := 0, len(locks)
 	for lo < hi { // rows are sorted by resource, as the monitor sorts them
 		mid := (lo + hi) / 2
@@ -321,118 +380,48 @@ func (m *Model) findRow(resource string) *lockRow {
 
 // handleKeys splits a run of characters that arrived in one message (Bubble Tea delivers fast typing, or
 // keys sent by a script, that way) into single keys unless a text field is taking them, so "aq" acts as a
-// then q instead of as no key at all.
+// then q instead of as no key at all. Each key settles as if it had come alone, so that "ab" opens the acquire
+// form and types b into it.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.ops.form != nil || m.ops.confirm != nil ||
-		m.locks.filtering || m.log.searching {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || (m.modal != nil && m.modal.typing()) {
 		return m.handleKey(msg)
 	}
-	cmds := make([]tea.Cmd, 0, len(msg.Runes))
+	cmds := make([]tea.Cmd, 0, 2*len(msg.Runes))
 	for _, r := range msg.Runes {
-		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}), m.settle())
 	}
 	return tea.Batch(cmds...)
 }
 
-// handleKey routes a key: an open form or confirmation first, then the filter field, help, the global keys,
-// and finally the focused panel's navigation.
+// handleKey routes a key: to the modal, if one is open (but the quit keys, which always quit, and q only where
+// it is not typed as a letter), then to the global keys, the focused panel, and the components that take keys
+// whatever has the focus. The components are told the selection first, so that the key acts on what is on the
+// screen.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.all
+	quits := key.Matches(msg, m.sh.keys.Quit)
 	switch {
 	case m.quit.active:
-		if key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes {
-			m.quit.summary = m.summaryNow("quit before releases finished")
+		if quits && msg.Type != tea.KeyRunes {
+			m.quit.summary = m.ops.summary("quit before releases finished")
 			return tea.Quit
 		}
 		return nil
-	case (m.ops.form != nil || m.ops.confirm != nil) && key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
-		return m.startQuit() // ctrl+c quits from a dialog too; q is a letter there
-	case m.ops.form != nil:
-		return m.ops.formKey(msg)
-	case m.ops.confirm != nil:
-		return m.ops.confirmKey(msg)
-	case m.demo != nil && m.demo.menu != nil:
-		return m.menuKey(msg)
-	case m.locks.filtering:
-		return m.filterKey(msg)
-	case m.log.searching:
-		return m.searchKey(msg)
-	case m.drill != nil:
-		return m.drillKey(msg)
-	case m.showHelp:
-		switch {
-		case key.Matches(msg, k.Quit):
-			return m.startQuit()
-		case key.Matches(msg, k.Help, k.Cancel):
-			m.showHelp = false
-		default:
-			m.helpBox.Update(msg)
-		}
-		return nil
-	}
-	switch {
-	case key.Matches(msg, k.Quit):
+	case m.modal != nil && quits && (msg.Type != tea.KeyRunes || !m.modal.typing()):
 		return m.startQuit()
-	case key.Matches(msg, k.Help):
-		m.openHelp()
-	case key.Matches(msg, k.Open):
-		m.openDrill()
-	case key.Matches(msg, k.NextPanel):
-		m.cycleFocus(1)
-	case key.Matches(msg, k.PrevPanel):
-		m.cycleFocus(-1)
-	case key.Matches(msg, k.Copy, k.CopyToken):
-		return m.copySelected(key.Matches(msg, k.CopyToken))
-	case key.Matches(msg, k.LogLock):
-		m.toggleLogLock()
-	case key.Matches(msg, k.Cancel) && m.logFull && !(m.focus == focusLog && m.log.query != ""):
-		m.setLogFull(false)
-	case m.log.key(msg, m.focus == focusLog):
-	case m.locks.key(msg):
-		if m.locks.filtering {
-			m.focus = focusLocks // the filter takes the keyboard there
-		}
-	case key.Matches(msg, k.Pause):
-		m.togglePause()
-	case key.Matches(msg, k.Faster):
-		m.stepInterval(-1)
-	case key.Matches(msg, k.Slower):
-		m.stepInterval(1)
-	default:
-		if cmd, ok := m.ops.key(msg); ok {
+	case m.modal != nil:
+		return m.updateModal(msg)
+	}
+	m.broadcast(m.state())
+	if m.keys.takes(msg) {
+		return m.keys.run(msg)
+	}
+	for _, c := range m.components() {
+		if c, ok := c.(keyed); ok && c.takes(msg) {
+			_, cmd := c.Update(msg)
 			return cmd
-		}
-		if cmd, ok := m.demoKey(msg); ok {
-			return cmd
-		}
-		switch m.focus {
-		case focusMasters:
-			m.masters.Update(msg)
-		case focusLocks:
-			m.locks.Update(msg)
-		case focusOurs:
-			m.ours.Update(msg)
-		case focusLog:
-			m.log.Update(msg)
 		}
 	}
 	return nil
-}
-
-// toggleLogLock narrows the event log to the selected lock's entries, or widens it to every lock's again.
-func (m *Model) toggleLogLock() {
-	if m.log.resource != "" {
-		m.log.setResource("")
-		m.sh.setStatus(levelInfo, "event log: every lock's entries")
-		return
-	}
-	row := m.locks.selectedRow()
-	if row == nil {
-		m.sh.setStatus(levelWarn, "select a lock first: the event log narrows to the selected lock")
-		return
-	}
-	m.log.setResource(row.lv.Resource)
-	m.sh.setStatus(levelInfo, "event log: "+m.log.narrowed()+" ("+m.all.LogLock.Help().Key+" shows all again)")
 }
 
 // setLogFull shows the event log in place of the panels, with the focus, or puts it back. The screen opens it
@@ -461,62 +450,28 @@ func (m *Model) cycleFocus(dir int) {
 }
 
 // visible reports whether a panel is on screen in the current layout.
-func (m *Model) visible(p panelID) bool {
-	switch p {
-	case focusOurs:
-		return m.lay.bottomH > 0 && !m.logFull
-	case focusLog:
-		return m.lay.bottomH > 0 || m.logFull
+func (m *Model) visible(p panelID) bool { return m.lay.visible(p) }
+
+// showStory focuses the event log, scrolled to the story of violation id; a small window gives the log the
+// body until esc.
+func (m *Model) showStory(id int) {
+	if !m.visible(focusLog) {
+		m.setLogFull(true) // no room for the log beside the panels: it takes the screen until esc
 	}
-	return !m.logFull
-}
-
-// filterKey routes a key to the filter field; the filter applies as it is typed.
-func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
-	p := m.locks
-	return m.liveFieldKey(msg, &p.filter, &p.filtering, p.setFilter, p.Update)
-}
-
-// searchKey routes a key to the event log's search field; the search applies as it is typed.
-func (m *Model) searchKey(msg tea.KeyMsg) tea.Cmd {
-	l := m.log
-	return m.liveFieldKey(msg, &l.search, &l.searching, l.setQuery, l.Update)
-}
-
-// liveFieldKey routes a key to a text field whose text applies as it is typed: Confirm keeps the text and
-// gives the keyboard back, Cancel clears it, a key the field does not take goes to the panel (rest), and the
-// quit keys still quit.
-func (m *Model) liveFieldKey(msg tea.KeyMsg, f *field, editing *bool, apply func(string), rest func(tea.KeyMsg)) tea.Cmd {
-	k := &m.all
-	switch {
-	case key.Matches(msg, k.Quit) && msg.Type != tea.KeyRunes:
-		return m.startQuit()
-	case key.Matches(msg, k.Confirm):
-		*editing = false
-	case key.Matches(msg, k.Cancel):
-		*editing = false
-		f.set("")
-		apply("")
-	case f.Update(msg):
-		apply(f.String())
-	default:
-		rest(msg)
+	i := m.sh.log.lastIndex(storyHead(id))
+	if i < 0 {
+		m.sh.setStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", id))
+		return
 	}
-	return nil
-}
-
-// unextendable says why lock o cannot be extended at now ("" when it can): its release was asked for, or the
-// Redlock client gave it up after an extension failed with errors while its keys may still hold. releaseKey
-// names the key that releases it.
-func (o *ownLock) unextendable(now time.Time, releaseKey string) string {
-	switch {
-	case o.unconfirmed != "":
-		return o.name + " is being released (release unconfirmed): " + releaseKey + " tries the release again"
-	case o.extendFailed != "" && !o.held && o.left(now) > 0:
-		return fmt.Sprintf("%s cannot be extended after its failed extension; it may hold for %s more: %s releases it",
-			o.name, dur(o.left(now)), releaseKey)
+	m.focus = focusLog
+	m.log.Update(scrollToMsg{entry: i})
+	back := ""
+	if m.logFull {
+		back = ", " + m.sh.keys.Cancel.Help().Key + " closes"
 	}
-	return ""
+	k := m.sh.keys
+	m.sh.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
+		k.Up.Help().Key, k.Down.Help().Key, k.Bottom.Help().Key, back))
 }
 
 // togglePause pauses or resumes polling.
@@ -561,107 +516,17 @@ func (m *Model) stepInterval(dir int) {
 	m.sh.setStatus(levelInfo, "polling every "+next.String())
 }
 
-// startQuit releases every lock we hold (bounded in time) and then quits.
+// startQuit releases every lock we hold (bounded in time) and then quits; whatever runs is cancelled first.
 func (m *Model) startQuit() tea.Cmd {
 	m.quit.active = true
-	if m.ops.form != nil && m.ops.form.running {
-		m.ops.form.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
+	m.broadcast(quittingMsg{})
+	m.modal = nil
+	if cmd := m.ops.releaseAll(); cmd != nil {
+		return cmd
 	}
-	m.ops.form, m.ops.confirm, m.showHelp, m.drill = nil, nil, false, nil
-	if m.demo != nil {
-		m.demo.menu = nil
-	}
-	if len(m.ours.locks) == 0 {
-		m.quit.summary = m.summaryNow("")
-		m.cancel()
-		return tea.Quit
-	}
-	cmd := m.ops.issue("releasing", releaseAllCmd(m.ours.locks, m.sh.now()))
-	if cmd == nil {
-		m.quit.summary = m.summaryNow("")
-		m.cancel()
-		return tea.Quit
-	}
-	m.sh.setStatus(levelInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(m.ours.locks), "lock")))
-	return cmd
-}
-
-// onQuitReleased writes the summary and quits. A lock whose release was not confirmed and whose validity has
-// not run out is still held: it stays ours, and the summary counts it.
-func (m *Model) onQuitReleased(msg quitMsg) tea.Cmd {
-	now := m.sh.now()
-	released, gone := 0, 0
-	for _, res := range msg.results {
-		o := m.ours.find(res.lock)
-		switch {
-		case o == nil: // ended on a tick while quitting
-			gone++
-		case redlock.ProvesReleased(res.err):
-			m.ops.endOwn(o)
-			if errors.Is(res.err, redlock.ErrNotHeld) {
-				gone++
-			} else {
-				released++
-			}
-		case o.left(now) == 0:
-			m.ops.endOwn(o)
-			gone++
-		default:
-			reason, _ := failure(res.err)
-			o.unconfirmed = reason
-			m.sh.logf(levelWarn, res.lock.Resource(), "release of %s unconfirmed after %s: %s", o.name,
-				plural(res.attempts, "attempt"), reason)
-		}
-	}
-	held, left := 0, time.Duration(0) // also counts a lock won by an acquire cancelled as the quit began
-	for _, o := range m.ours.locks {
-		if o.left(now) > 0 {
-			held++
-			left = max(left, o.left(now))
-		}
-	}
-	s := "released " + plural(released, "lock")
-	if gone > 0 {
-		s += fmt.Sprintf(" (%d no longer held)", gone)
-	}
-	s += fmt.Sprintf("; %d still held", held)
-	if held > 0 {
-		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", dur(left))
-	}
-	m.quit.summary = s
+	m.quit.summary = m.ops.summary("")
 	m.cancel()
 	return tea.Quit
-}
-
-// summaryNow describes the locks that may still hold, for a quit that released nothing; why explains a forced
-// quit.
-func (m *Model) summaryNow(why string) string {
-	now := m.sh.now()
-	held, unconfirmed := 0, 0
-	for _, o := range m.ours.locks {
-		if o.left(now) > 0 {
-			held++
-			if o.unconfirmed != "" {
-				unconfirmed++
-			}
-		}
-	}
-	var s string
-	switch {
-	case m.readOnly:
-		s = "read-only: no locks taken"
-	case held == 0:
-		s = "no locks held"
-	default:
-		s = fmt.Sprintf("released 0 locks; %d still held until the TTL runs out", held)
-		if unconfirmed > 0 {
-			s += fmt.Sprintf(", %d of them with the release unconfirmed", unconfirmed)
-		}
-	}
-	if why != "" {
-		s += " (" + why + ")"
-	}
-	return s
 }
 
 // Summary is one line for the terminal after the screen is restored: what happened to the locks we held.
@@ -669,7 +534,7 @@ func (m *Model) Summary() string {
 	if m.quit.summary != "" {
 		return m.quit.summary
 	}
-	return m.summaryNow("")
+	return m.ops.summary("")
 }
 
 // prefixed returns sep+s, or "" for an empty s.
@@ -680,96 +545,25 @@ func prefixed(sep, s string) string {
 	return sep + s
 }
 
-// syncKeys enables the bindings that would do something now and disables the rest, so help lists what works.
-func (m *Model) syncKeys() {
-	m.keys = m.all
-	k := &m.keys
-	write := m.ops.writeBlocked("") == ""
-	o, _ := m.ops.targetOwn()
-	row := m.locks.selectedRow()
-	k.Acquire.SetEnabled(write)
-	k.Extend.SetEnabled(write && o != nil)
-	k.Release.SetEnabled(write && o != nil)
-	k.AutoExtend.SetEnabled(write && o != nil)
-	k.Delete.SetEnabled(write && m.focus == focusLocks && row != nil && len(m.ops.foreignTokens(row)) > 0)
-	if m.demo != nil {
-		k.Demo.Dismiss.SetEnabled(m.demo.banner != nil)
-		k.Demo.Story.SetEnabled(m.demo.banner != nil)
-	}
-}
-
-// relayout computes the geometry for the current size and snapshot and sizes the panels.
+// relayout computes the geometry for the current size and snapshot (arrange) and sizes the components by it.
 func (m *Model) relayout() {
-	w, h := m.width, m.height
-	l := layout{tooSmall: w < minWidth || h < minHeight}
-	if !l.tooSmall {
-		nMasters, nWarn := 1, 0
-		if d := m.sh.data; d != nil {
-			nMasters, nWarn = max(len(d.masters), 1), len(d.warnings)
-		}
-		l.bannerH = min(nWarn, 3)
-		if m.demo != nil {
-			l.demoBarH = 1
-			if m.demo.banner != nil {
-				l.violationH = 3
-			}
-		}
-		l.footerH = 1
-		if h >= 24 {
-			l.footerH = 2
-		}
-		l.mastersH = min(nMasters, 6) + 3
-		rest := h - 1 - l.demoBarH - l.violationH - l.bannerH - l.footerH - l.mastersH
-		for rest < 6 && l.mastersH > 4 {
-			l.mastersH--
-			rest++
-		}
-		for rest < 6 && l.bannerH > 1 {
-			l.bannerH--
-			rest++
-		}
-		for rest < 6 && l.violationH > 1 {
-			l.violationH--
-			rest++
-		}
-		l.bannerMore = nWarn - l.bannerH
-		minBottom := 13 // room for the locks row before our locks and the log get a row
-		if m.demo != nil {
-			minBottom = 11 // the demo's log is half the show
-		}
-		if rest >= minBottom {
-			l.bottomH = min(max(rest/3, 5), 12)
-		}
-		l.midH = rest - l.bottomH
-		if w >= wideWidth {
-			l.detailW = min(max(w/3, 40), 60)
-		}
-		l.locksW = w - l.detailW
-		l.oursW = w / 2
-		if m.demo != nil { // the demo's events are the story: the log gets more room
-			l.oursW = w / 3
-		}
-		l.logW = w - l.oursW
+	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: m.demo != nil,
+		violation: m.demo != nil && m.demo.violated(), logFull: m.logFull}
+	if d := m.sh.data; d != nil {
+		in.masters, in.warnings = max(len(d.masters), 1), len(d.warnings)
 	}
+	l := arrange(in)
 	m.lay = l
-	m.masters.SetSize(w, l.mastersH)
-	m.locks.SetSize(l.locksW, l.midH)
-	m.detail.SetSize(l.detailW, l.midH)
-	m.ours.SetSize(l.oursW, l.bottomH)
-	bodyH := l.mastersH + l.midH + l.bottomH
-	if m.logFull {
-		m.log.SetSize(w, bodyH)
-	} else {
-		m.log.SetSize(l.logW, l.bottomH)
+	for p := range panelCount {
+		m.panel(p).SetSize(l.size(p))
 	}
-	m.help.Width = w
-	m.helpBox.SetSize(w, bodyH)
-	if m.showHelp {
-		m.helpBox.SetLines(m.helpLines())
+	m.detail.SetSize(l.detail.w, l.detail.h)
+	if m.demo != nil {
+		m.demo.SetSize(m.width, l.demoBarH+l.violationH)
 	}
-	if m.drill != nil {
-		m.drill.SetSize(w, bodyH)
-		m.refreshDrill()
+	m.help.Width = m.width
+	if m.modal != nil {
+		m.modal.SetSize(l.body.w, l.body.h)
 	}
 	if !m.visible(m.focus) {
 		m.focus = focusLocks

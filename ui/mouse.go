@@ -5,133 +5,44 @@ import tea "github.com/charmbracelet/bubbletea"
 // wheelStep is how many rows one turn of the mouse wheel moves.
 const wheelStep = 3
 
-// mouse routes a mouse event: the wheel scrolls the open view or the panel under the pointer; a left click
-// focuses the panel under it and selects the row clicked, and a click on the row already selected opens it, as
-// Open does. Dialogs take no mouse input.
-func (m *Model) mouse(msg tea.MouseMsg) {
-	if m.quit.active || m.ops.form != nil || m.ops.confirm != nil || (m.demo != nil && m.demo.menu != nil) || m.lay.tooSmall {
-		return
-	}
-	switch {
-	case m.drill != nil:
-		m.drill.Update(msg)
-		return
-	case m.showHelp:
-		m.helpBox.Update(msg)
-		return
-	case m.logFull:
-		switch msg.Button {
-		case tea.MouseButtonWheelUp:
-			m.log.scrollBy(-wheelStep)
-		case tea.MouseButtonWheelDown:
-			m.log.scrollBy(wheelStep)
-		}
-		return
-	}
-	wheel := 0
+// wheelRows is how many rows a mouse event scrolls: down for a positive count, none for other buttons.
+func wheelRows(msg tea.MouseMsg) int {
 	switch msg.Button {
 	case tea.MouseButtonWheelUp:
-		wheel = -wheelStep
+		return -wheelStep
 	case tea.MouseButtonWheelDown:
-		wheel = wheelStep
-	case tea.MouseButtonLeft:
-	default:
-		return
+		return wheelStep
 	}
-	if msg.Action != tea.MouseActionPress {
-		return
-	}
-	l := m.lay
-	top := 1 + l.demoBarH + l.violationH + l.bannerH
-	y := msg.Y - top
-	var panel panelID
-	switch {
-	case y < 0:
-		return
-	case y < l.mastersH:
-		panel = focusMasters
-	case y < l.mastersH+l.midH:
-		panel, y = focusLocks, y-l.mastersH
-		if msg.X >= l.locksW {
-			return // the detail panel
-		}
-	case y < l.mastersH+l.midH+l.bottomH:
-		panel, y = focusOurs, y-l.mastersH-l.midH
-		if msg.X >= l.oursW {
-			panel = focusLog
-		}
-	default:
-		return
-	}
-	if wheel != 0 {
-		m.scrollPanel(panel, wheel)
-		return
-	}
-	m.focus = panel
-	row := y - 2 // the border and the column header
-	if panel == focusOurs || panel == focusLog {
-		row = y - 1 // no column header
-	}
-	if row < 0 {
-		return
-	}
-	switch panel {
-	case focusMasters:
-		if m.masters.clickRow(row) {
-			m.openDrill()
-		}
-	case focusLocks:
-		if m.locks.clickRow(row) {
-			m.openDrill()
-		}
-	case focusOurs:
-		m.ours.cursor = min(m.ours.offset+row, max(len(m.ours.locks)-1, 0))
-	}
+	return 0
 }
 
-// scrollPanel moves the cursor (or the log's view) of panel by n rows.
-func (m *Model) scrollPanel(panel panelID, n int) {
-	switch panel {
-	case focusMasters:
-		if d := m.sh.data; d != nil {
-			m.masters.cursor = min(max(m.masters.cursor+n, 0), max(len(d.masters)-1, 0))
+// mouse routes a mouse event: the wheel scrolls the modal that takes the body or the panel under the pointer;
+// a left click focuses the panel under it and hands it the click, at the row within the panel (the panel
+// selects the row clicked, and asks to open the row already selected, as Open does). A dialog takes no mouse
+// input. The panel under the pointer is found in the layout View draws.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.quit.active || m.lay.tooSmall {
+		return nil
+	}
+	if m.modal != nil {
+		switch m.modal.layer() {
+		case layerDialog:
+			return nil
+		case layerScreen:
+			return m.updateModal(msg)
 		}
-	case focusLocks:
-		m.locks.moveBy(n)
-	case focusLog:
-		m.log.scrollBy(n)
 	}
-}
-
-// clickRow selects the master on the row-th visible row and reports whether it was already selected.
-func (p *mastersPanel) clickRow(row int) bool {
-	if p.sh.data == nil || row >= p.rows() {
-		return false
+	if (wheelRows(msg) == 0 && msg.Button != tea.MouseButtonLeft) || msg.Action != tea.MouseActionPress {
+		return nil
 	}
-	i := p.offset + row
-	if i >= len(p.sh.data.masters) {
-		return false
+	p, row, ok := m.lay.panelAt(msg.X, msg.Y)
+	if !ok {
+		return nil
 	}
-	again := i == p.cursor
-	p.cursor = i
-	return again
-}
-
-// clickRow selects the lock on the row-th visible row and reports whether it was already selected.
-func (p *locksPanel) clickRow(row int) bool {
-	pos := p.offset + row
-	if row >= p.rows() || pos >= len(p.order) {
-		return false
+	if wheelRows(msg) == 0 {
+		m.focus = p
 	}
-	again := pos == p.cursor
-	p.cursor = pos
-	p.remember()
-	return again
-}
-
-// moveBy moves the cursor by n rows.
-func (p *locksPanel) moveBy(n int) {
-	p.cursor = min(max(p.cursor+n, 0), max(len(p.order)-1, 0))
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
-	p.remember()
+	msg.Y = row
+	_, cmd := m.panel(p).Update(msg)
+	return cmd
 }

@@ -208,13 +208,28 @@ func unanswered(r roundView) int {
 }
 
 // oursPanel lists the locks this dashboard holds: validity countdown, auto-extension, extensions used and the
-// per-master outcome of the last round.
+// per-master outcome of the last round. The lock commands (lockOps) keep the locks and tell the panel when
+// they change; the panel keeps the cursor.
 type oursPanel struct {
-	sh             *shared
+	keyTable
 	locks          []*ownLock // in order of acquisition
 	cursor, offset int
 	w, h           int
 }
+
+// newOursPanel returns the panel, with no lock yet.
+func newOursPanel(sh *shared) *oursPanel {
+	p := &oursPanel{keyTable: keyTable{sh: sh}}
+	p.actions = navActions(sh.keys, func(msg tea.KeyMsg) tea.Cmd {
+		p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.locks), p.rows())
+		p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
+		return nil
+	})
+	return p
+}
+
+// Init does nothing: the panel shows what the lock commands tell it.
+func (p *oursPanel) Init() tea.Cmd { return nil }
 
 // SetSize sets the panel's outer size.
 func (p *oursPanel) SetSize(w, h int) { p.w, p.h = w, h }
@@ -222,10 +237,24 @@ func (p *oursPanel) SetSize(w, h int) { p.w, p.h = w, h }
 // rows is how many locks fit inside the border.
 func (p *oursPanel) rows() int { return max(p.h-2, 0) }
 
-// Update moves the cursor with the navigation keys.
-func (p *oursPanel) Update(msg tea.KeyMsg) {
-	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.locks), p.rows())
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
+// Update moves the cursor with the navigation keys and a click, takes in the focus and our locks as they
+// change.
+func (p *oursPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return p, p.run(msg)
+	case tea.MouseMsg:
+		if row := msg.Y - 1; wheelRows(msg) == 0 && row >= 0 { // below the border; the wheel does nothing here
+			p.cursor = min(p.offset+row, max(len(p.locks)-1, 0))
+		}
+	case stateMsg:
+		p.focused = msg.focus == focusOurs
+	case oursMsg:
+		p.locks = msg.locks
+		p.cursor = min(p.cursor, max(len(p.locks)-1, 0))
+		p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
+	}
+	return p, nil
 }
 
 // selected returns the lock under the cursor, or nil.
@@ -236,36 +265,14 @@ func (p *oursPanel) selected() *ownLock {
 	return p.locks[p.cursor]
 }
 
-// find returns our entry for lock l, or nil: results are applied only to the lock they were issued for.
-func (p *oursPanel) find(l *redlock.Lock) *ownLock {
-	for _, o := range p.locks {
-		if o.lock == l {
-			return o
+// drill returns the full view of the lock under the cursor, nil when there is none or it is on no master.
+func (p *oursPanel) drill() *drillView {
+	if o := p.selected(); o != nil {
+		if row := findRow(p.sh.data, o.lock.Resource()); row != nil {
+			return newLockDrill(p.sh, row)
 		}
 	}
 	return nil
-}
-
-// byResource returns our newest entry for a raw resource name, or nil.
-func (p *oursPanel) byResource(resource string) *ownLock {
-	for i := len(p.locks) - 1; i >= 0; i-- {
-		if p.locks[i].lock.Resource() == resource {
-			return p.locks[i]
-		}
-	}
-	return nil
-}
-
-// remove drops our entry for l.
-func (p *oursPanel) remove(l *redlock.Lock) {
-	for i, o := range p.locks {
-		if o.lock == l {
-			p.locks = append(p.locks[:i], p.locks[i+1:]...)
-			break
-		}
-	}
-	p.cursor = min(p.cursor, max(len(p.locks)-1, 0))
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
 }
 
 // unconfirmed counts our locks whose release was not confirmed.
@@ -280,8 +287,8 @@ func (p *oursPanel) unconfirmed() int {
 }
 
 // View draws the panel.
-func (p *oursPanel) View(focused bool) string {
-	st := p.sh.st
+func (p *oursPanel) View() string {
+	st, focused := p.sh.st, p.focused
 	auto := 0
 	for _, o := range p.locks {
 		if o.keeper != nil {

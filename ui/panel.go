@@ -6,20 +6,23 @@ import (
 	"strings"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// shared is the program context every component reads: styles, the live key bindings, the clock, the current
-// snapshot as sanitized for the screen, and the demo's state in demo mode. The root model owns it and is the only one to change it.
+// shared is the program context every component reads (gh-dash's): styles, the key bindings as given, the
+// clock, the current snapshot as sanitized for the screen, the journal every component logs to, the status line
+// and the animation frame. The root model sets the snapshot and the frame.
 type shared struct {
 	st       *styles
-	keys     *KeyMap
+	keys     *KeyMap // as given: which keys act now is each component's to say (keyTable)
 	now      func() time.Time
 	data     *dashboard // nil until the first snapshot
 	readOnly bool
-	demo     *demoView // nil outside demo mode
-	log      *eventLog // every component logs here
-	status   status    // the status line
+	log      *journal // every component logs here
+	status   status   // the status line
+	frame    int      // advanced by the tick: spinners
+	outbox   []tea.Msg
 }
 
 // setStatus shows a message on the status line.
@@ -31,6 +34,11 @@ func (sh *shared) setStatus(l level, text string) {
 func (sh *shared) logf(l level, resource, format string, args ...any) {
 	sh.log.add(logEntry{at: sh.now(), level: l, resource: resource, text: fmt.Sprintf(format, args...)})
 }
+
+// tell sends msg to the other components: the root delivers it, in the order told, before its Update returns,
+// so that what a key does is on the screen it is pressed on, and a test driving Update sees it there too.
+// Components talk this way instead of holding one another.
+func (sh *shared) tell(msg tea.Msg) { sh.outbox = append(sh.outbox, msg) }
 
 // Border glyphs: a focused panel has a heavy border, so focus shows without colour too.
 var (

@@ -7,7 +7,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -21,24 +20,13 @@ func (m *Model) View() string {
 		return m.tooSmallView()
 	}
 	parts := []string{m.headerView()}
-	if m.lay.demoBarH > 0 {
-		parts = append(parts, m.demoBarView())
-	}
-	if m.lay.violationH > 0 {
-		parts = append(parts, m.violationView())
+	if m.lay.demoBarH+m.lay.violationH > 0 {
+		parts = append(parts, m.demo.View())
 	}
 	if m.lay.bannerH > 0 {
 		parts = append(parts, m.bannerView())
 	}
 	body := m.bodyView()
-	switch {
-	case m.ops.form != nil:
-		body = overlay(body, m.ops.form.View(m.width-4, m.frame), m.width)
-	case m.ops.confirm != nil:
-		body = overlay(body, m.ops.confirm.View(m.width-4, m.frame), m.width)
-	case m.demo != nil && m.demo.menu != nil:
-		body = overlay(body, m.demo.menu.View(m.width-4, m.demo), m.width)
-	}
 	parts = append(parts, body, m.footerView())
 	return strings.Join(parts, "\n")
 }
@@ -49,7 +37,7 @@ func (m *Model) tooSmallView() string {
 	msg := []string{
 		st.header.title.Render("Enlarge the window"),
 		st.text.normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
-		st.text.muted.Render(m.all.Quit.Help().Key + " quits"),
+		st.text.muted.Render(m.sh.keys.Quit.Help().Key + " quits"),
 	}
 	lines := make([]string, m.height)
 	top := max((m.height-len(msg))/2, 0)
@@ -90,14 +78,14 @@ func (m *Model) headerView() string {
 			healthDegraded: st.header.degraded.Render("DEGRADED"),
 			healthNoQuorum: st.header.noQuorum.Render(" NO QUORUM "),
 		}[d.health]
-		if m.demo != nil && m.demo.banner != nil { // never OK beside a violation of mutual exclusion
+		if m.demo != nil && m.demo.violated() { // never OK beside a violation of mutual exclusion
 			badge = st.header.noQuorum.Render(" VIOLATION ")
 		}
 		parts = append(parts, part{badge, 0}, part{st.header.label.Render("masters ") +
 			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
 			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
 	}
-	if m.readOnly {
+	if m.sh.readOnly {
 		parts = append(parts, part{st.header.readOnly.Render(" READ-ONLY "), 0})
 	}
 	poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
@@ -221,118 +209,34 @@ func (m *Model) bannerView() string {
 	return strings.Join(lines, "\n")
 }
 
-// bodyView is the panels, or the full help when it is open.
+// bodyView is the panels, with the modal where it says it shows: in their place, over them, or in them.
 func (m *Model) bodyView() string {
-	l := m.lay
-	switch {
-	case m.drill != nil:
-		return m.drill.View()
-	case m.showHelp:
-		return m.helpBox.View("Help · " + m.all.Help.Help().Key + " or " + m.all.Cancel.Help().Key + " closes")
-	case m.logFull:
-		return m.log.View(true)
+	if m.modal != nil {
+		switch m.modal.layer() {
+		case layerScreen:
+			return m.modal.View()
+		case layerDialog:
+			return overlay(m.panelsView(), m.modal.View(), m.width)
+		}
 	}
-	parts := []string{m.masters.View(m.focus == focusMasters)}
-	locks := m.locks.View(m.focus == focusLocks)
-	if l.detailW > 0 {
-		locks = joinH(locks, m.detail.View(m.locks.selectedRow(), m.log))
+	return m.panelsView()
+}
+
+// panelsView is the panels as the layout places them, or the event log alone when it fills the body.
+func (m *Model) panelsView() string {
+	if m.logFull {
+		return m.log.View()
+	}
+	parts := []string{m.masters.View()}
+	locks := m.locks.View()
+	if m.lay.detail.w > 0 {
+		locks = joinH(locks, m.detail.View())
 	}
 	parts = append(parts, locks)
-	if l.bottomH > 0 {
-		parts = append(parts, joinH(m.ours.View(m.focus == focusOurs), m.log.View(m.focus == focusLog)))
+	if m.lay.panels[focusOurs].h > 0 {
+		parts = append(parts, joinH(m.ours.View(), m.log.View()))
 	}
 	return strings.Join(parts, "\n")
-}
-
-// openHelp opens the full help at its top.
-func (m *Model) openHelp() {
-	m.showHelp = true
-	m.helpBox.SetLines(m.helpLines())
-	m.helpBox.vp.GotoTop()
-}
-
-// helpLines is the full help: every binding that can work in this mode, by column, and the legend.
-func (m *Model) helpLines() []string {
-	st := m.sh.st
-	keys := m.all
-	if m.ops.writeBlocked("") != "" {
-		keys.Acquire.SetEnabled(false)
-		keys.Extend.SetEnabled(false)
-		keys.Release.SetEnabled(false)
-		keys.AutoExtend.SetEnabled(false)
-		keys.Delete.SetEnabled(false)
-	}
-	lines := m.helpColumns(keys.dashboardHelp(), m.width-4)
-	if m.demo != nil { // the presenter's keys, in a block of their own
-		lines = append(lines, "", st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected "+
-			"master (▸ in the masters panel, or "+m.all.Demo.Pick.Help().Key+"); scenarios lock "+
-			demo.ScenarioResource))
-		lines = append(lines, m.helpColumns(keys.Demo.FullHelp(), m.width-4)...)
-	}
-	lines = append(lines, "",
-		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ? not read this poll (greyed)"),
-		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum"),
-		st.table.head.Render("VALIDITY")+st.text.muted.Render("  time the holder keeps a quorum, less the drift allowance"),
-		st.table.head.Render("SPREAD")+st.text.muted.Render("  how far apart the key's expiries are across masters"),
-		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
-		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
-			"partial · split · checking one poll saw an alarm, the next confirms it · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
-		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+keys.Filter.Help().Key+
-			" searches it, "+keys.LogLock.Help().Key+" narrows it to the selected lock and "+keys.LogLevel.Help().Key+" by level"),
-		// A no-break space keeps each glyph with its word where the line wraps.
-		st.table.head.Render("Outcomes")+st.text.muted.Render(strings.NewReplacer(" ", "\u00a0", "|", "  ").Replace(
-			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? pending")),
-		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
-	)
-	if why := m.ops.writeBlocked("locking"); why != "" {
-		lines = append(lines, "", st.level[levelWarn].Render(why))
-		if m.demo != nil && m.readOnly {
-			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
-				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
-		}
-	}
-	var wrapped []string // the legend's sentences wrap rather than being cut at a narrow width
-	for _, l := range lines {
-		wrapped = append(wrapped, wrapLines(l, m.width-2)...)
-	}
-	return wrapped
-}
-
-// helpColumns lays out the full help's columns side by side, starting a new row of columns where the next
-// one would not fit in w cells; a column whose bindings are all disabled is left out.
-func (m *Model) helpColumns(groups [][]key.Binding, w int) []string {
-	const gap = "    "
-	hm := m.help
-	hm.Width = 0 // a column is never cut: columns that do not fit go to the next row
-	var rows, row []string
-	rowW := 0
-	flush := func() {
-		if len(row) > 0 {
-			if len(rows) > 0 {
-				rows = append(rows, "")
-			}
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-		}
-		row, rowW = nil, 0
-	}
-	for _, g := range groups {
-		col := hm.FullHelpView([][]key.Binding{g})
-		if col == "" {
-			continue
-		}
-		cw := lipgloss.Width(col)
-		if len(row) > 0 && rowW+len(gap)+cw > w {
-			flush()
-		}
-		if len(row) > 0 {
-			row = append(row, gap)
-			rowW += len(gap)
-		}
-		row = append(row, col)
-		rowW += cw
-	}
-	flush()
-	return strings.Split(strings.Join(rows, "\n"), "\n")
 }
 
 // footerView is the status line and the short help of what works now.
@@ -354,21 +258,11 @@ func (m *Model) footerView() string {
 	return fitStyled(statusLine, m.width) + "\n" + fitStyled(helpLine, m.width)
 }
 
-// shortHelp lists the bindings that work right now, for the footer.
+// shortHelp lists the bindings that work right now, for the footer: the modal's, or the focused panel's and
+// the global keys in the order of KeyMap.ShortHelp.
 func (m *Model) shortHelp() []key.Binding {
-	switch {
-	case m.ops.form != nil, m.ops.confirm != nil:
-		return m.formKeys
-	case m.demo != nil && m.demo.menu != nil:
-		return m.menuKeys
-	case m.locks.filtering, m.log.searching:
-		return bindingList{m.keys.Confirm, m.keys.Cancel}
-	case m.drill != nil:
-		back := m.keys.Cancel
-		back.SetHelp(back.Help().Key, "back")
-		return bindingList{back, m.keys.Up, m.keys.Down, m.keys.PageDown, m.keys.Quit}
-	case m.showHelp:
-		return bindingList{m.keys.Help, m.keys.Up, m.keys.Down, m.keys.PageDown, m.keys.Quit}
+	if m.modal != nil {
+		return m.modal.ShortHelp()
 	}
-	return m.keys.ShortHelp()
+	return inOrder(m.sh.keys.ShortHelp(), m.offeredKeys(false))
 }

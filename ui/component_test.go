@@ -1,0 +1,175 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// testKeys is a key map with the bindings these tests press.
+func testKeys() KeyMap {
+	b := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
+	return KeyMap{Up: b("up", "up"), Down: b("down", "down"), NextPanel: b("tab", "next panel"),
+		PrevPanel: b("shift+tab", "prev panel"), Filter: b("/", "filter"), Sort: b("s", "sort"),
+		Acquire: b("a", "acquire"), Extend: b("e", "extend"), Help: b("?", "help"), Quit: b("ctrl+c", "quit"),
+		Confirm: b("enter", "confirm"), Cancel: b("esc", "cancel"), Open: b("enter", "details")}
+}
+
+// press is the key message of a key name.
+func press(k string) tea.KeyMsg {
+	switch k {
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// testModel is a dashboard at 120x36 over three masters holding locks a to e, with no Redlock client.
+func testModel(t *testing.T) *Model {
+	t.Helper()
+	m := New(Options{Keys: testKeys(), Now: func() time.Time { return t0 }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+	var locks []monitor.LockView
+	for _, r := range []string{"a", "b", "c", "d", "e"} {
+		locks = append(locks, heldLock(r, "tok-"+r, 3, 5*time.Second))
+	}
+	m.Update(SnapshotMsg{Snapshot: threeMasters(t0, locks...)})
+	return m
+}
+
+func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
+	k := testKeys()
+	sh := &shared{keys: &k, now: func() time.Time { return t0 }}
+	done, why := false, "not now"
+	table := keyTable{sh: sh, actions: []action{{binding: &k.Extend, can: func() string { return why },
+		do: func(tea.KeyMsg) tea.Cmd { done = true; return nil }}}}
+	if table.run(press("e")); done || sh.status.text != "not now" || sh.status.level != levelWarn {
+		t.Errorf("a guarded key acted (%v) or did not say why (%q)", done, sh.status.text)
+	}
+	if b := table.ShortHelp(); len(b) != 1 || b[0].Enabled() {
+		t.Errorf("the footer offers a key its guard refuses: %v", b)
+	}
+	if cols := table.FullHelp(); !cols[0][0].Enabled() {
+		t.Error("the full help leaves out a key that can act in this mode")
+	}
+	why = ""
+	if table.run(press("e")); !done {
+		t.Error("the key did not act once its guard allowed it")
+	}
+	if b := table.ShortHelp(); !b[0].Enabled() {
+		t.Error("the footer leaves out a key that acts now")
+	}
+}
+
+func TestKeyTableFocusAndWhenDecideWhoTakesAKey(t *testing.T) {
+	k := testKeys()
+	query := ""
+	table := keyTable{sh: &shared{keys: &k}, actions: []action{
+		{binding: &k.Up, focused: true, do: func(tea.KeyMsg) tea.Cmd { return nil }},
+		{binding: &k.Cancel, when: func() bool { return query != "" }, do: func(tea.KeyMsg) tea.Cmd { return nil }},
+	}}
+	if table.takes(tea.KeyMsg{Type: tea.KeyUp}) || len(table.ShortHelp()) != 1 {
+		t.Error("a key that needs the focus is taken, or offered, without it")
+	}
+	table.focused = true
+	if !table.takes(tea.KeyMsg{Type: tea.KeyUp}) {
+		t.Error("a key that needs the focus is not taken with it")
+	}
+	if table.takes(press("esc")) {
+		t.Error("a key is taken while its action says it is not its own")
+	}
+	query = "x"
+	if !table.takes(press("esc")) {
+		t.Error("a key is not taken while its action says it is its own")
+	}
+}
+
+func TestInOrderLaysOfferedKeysOutInTheLayoutsOrder(t *testing.T) {
+	k := testKeys()
+	disabled := k.Extend
+	disabled.SetEnabled(false)
+	got := inOrder([]key.Binding{k.Help, k.Open, k.Acquire, k.Extend, k.Quit}, []key.Binding{k.Quit, disabled,
+		k.Acquire, k.Help})
+	var shown []string
+	for _, b := range got {
+		if b.Enabled() {
+			shown = append(shown, b.Help().Desc)
+		}
+	}
+	if strings.Join(shown, ",") != "help,acquire,quit" {
+		t.Errorf("shown %v, want help, acquire, quit in the layout's order (details not offered, extend disabled)",
+			shown)
+	}
+}
+
+func TestModalTakesTheKeysUntilItCloses(t *testing.T) {
+	m := testModel(t)
+	m.Update(press("?"))
+	if _, ok := m.modal.(*helpView); !ok || !strings.Contains(m.View(), "Help · ? or esc closes") {
+		t.Fatalf("? did not open the help as the modal:\n%s", m.View())
+	}
+	m.Update(press("s")) // the locks' sort key: the help takes it, as a key that does nothing there
+	if strings.Contains(m.sh.status.text, "sorted") {
+		t.Errorf("a key reached the locks panel past the open help: %q", m.sh.status.text)
+	}
+	m.Update(press("esc"))
+	if m.modal != nil || !strings.Contains(m.View(), "Masters 3/3 up") {
+		t.Errorf("esc did not close the help:\n%s", m.View())
+	}
+}
+
+func TestFilterFieldTypesTextAndHandsTheArrowsToItsPanel(t *testing.T) {
+	m := testModel(t)
+	m.Update(press("tab")) // our locks: the filter still takes the keyboard in the locks panel
+	m.Update(press("/"))
+	if m.focus != focusLocks || m.modal == nil || !m.modal.typing() {
+		t.Fatalf("/ did not open the filter field in the locks panel (focus %d, modal %T)", m.focus, m.modal)
+	}
+	m.Update(press("s")) // text, not the sort key
+	if m.locks.filter.text != "s" || m.locks.sort != sortResource {
+		t.Errorf("s was not typed into the filter (typed %q, sort %v)", m.locks.filter.text, m.locks.sort)
+	}
+	m.Update(press("esc"))
+	m.Update(press("/"))
+	m.Update(press("down")) // not text: it moves the panel's cursor
+	if row := m.locks.selectedRow(); row == nil || row.lv.Resource != "b" {
+		t.Errorf("down in the filter field did not move the cursor to b: %v", row)
+	}
+}
+
+func TestMouseClickSelectsTheRowAndASecondClickOpensIt(t *testing.T) {
+	m := testModel(t)
+	r := m.lay.panels[focusLocks]
+	click := tea.MouseMsg{X: 3, Y: r.y + 2 + 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress}
+	m.Update(click) // the third row: c
+	if row := m.locks.selectedRow(); row == nil || row.lv.Resource != "c" || m.modal != nil {
+		t.Fatalf("a click on the third row did not select c: %v (modal %T)", row, m.modal)
+	}
+	m.Update(click)
+	if v, ok := m.modal.(*drillView); !ok || v.resource != "c" {
+		t.Fatalf("a click on the selected row did not open its view: %T", m.modal)
+	}
+	m.Update(tea.MouseMsg{X: 3, Y: r.y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if m.modal == nil {
+		t.Error("a click closed the view that takes the body")
+	}
+}
+
+func TestKeysTypedTogetherSettleOneByOne(t *testing.T) {
+	m := testModel(t)
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/bc")}) // / opens the filter, then b and c are text
+	if m.locks.filter.text != "bc" || m.modal == nil {
+		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.filter.text,
+			m.modal)
+	}
+}

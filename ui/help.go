@@ -1,0 +1,159 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/redlock-tui/redlock-tui/demo"
+)
+
+// helpView is the full help, a modal in place of the panels: the bindings that can act in this mode, in the
+// columns of KeyMap.FullHelp (and the demo's in demo mode), then the legend of the screen's glyphs and
+// columns. It scrolls.
+type helpView struct {
+	modalBase
+	box       *scrollBox
+	hm        help.Model
+	dashboard [][]key.Binding // the dashboard's columns, disabled where a key cannot act in this mode
+	demo      [][]key.Binding // the presenter's columns; nil outside demo mode
+	blocked   string          // why the lock commands cannot act, "" when they can
+}
+
+// SetSize sets the help's outer size; its lines are laid out again for a new width.
+func (v *helpView) SetSize(w, h int) {
+	if w == v.box.w && h == v.box.h {
+		return
+	}
+	v.box.SetSize(w, h)
+	v.box.SetLines(v.lines(w))
+}
+
+// Update scrolls the help with the keys and the wheel, and closes it with Help or Cancel.
+func (v *helpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if key.Matches(msg, v.sh.keys.Help, v.sh.keys.Cancel) {
+			return nil, nil
+		}
+		v.box.Update(msg)
+	case tea.MouseMsg:
+		v.box.Update(msg)
+	}
+	return v, nil
+}
+
+// View draws the help.
+func (v *helpView) View() string {
+	k := v.sh.keys
+	return v.box.View("Help · " + k.Help.Help().Key + " or " + k.Cancel.Help().Key + " closes")
+}
+
+// openHelp opens the full help, composed from the global keys and every component's, at its top.
+func (m *Model) openHelp() {
+	k := m.sh.keys
+	offered := m.offeredKeys(true)
+	v := &helpView{modalBase: screenBase(m.sh, []key.Binding{k.Help, k.Up, k.Down, k.PageDown, k.Quit}),
+		box: newScrollBox(m.sh), hm: m.help,
+		dashboard: columnsInOrder(k.dashboardHelp(), offered), blocked: m.ops.writeBlocked("locking")}
+	if m.demo != nil {
+		v.demo = columnsInOrder(k.Demo.FullHelp(), offered)
+	}
+	m.openModal(v)
+}
+
+// offeredKeys are the bindings the global keys and every component offer (the focused panel's own with them),
+// in the short form (what acts now) or the full one (what can act in this mode).
+func (m *Model) offeredKeys(full bool) []key.Binding {
+	maps := []help.KeyMap{&m.keys}
+	for _, c := range m.components() {
+		maps = append(maps, c)
+	}
+	var out []key.Binding
+	for _, km := range maps {
+		if full {
+			out = append(out, flatten(km.FullHelp())...)
+		} else {
+			out = append(out, km.ShortHelp()...)
+		}
+	}
+	return out
+}
+
+// lines is the full help laid out w cells wide: the key columns, the demo's, and the legend.
+func (v *helpView) lines(w int) []string {
+	st, k := v.sh.st, v.sh.keys
+	lines := v.columns(v.dashboard, w-4)
+	if v.demo != nil { // the presenter's keys, in a block of their own
+		lines = append(lines, "", st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected "+
+			"master (▸ in the masters panel, or "+k.Demo.Pick.Help().Key+"); scenarios lock "+
+			demo.ScenarioResource))
+		lines = append(lines, v.columns(v.demo, w-4)...)
+	}
+	lines = append(lines, "",
+		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ? not read this poll (greyed)"),
+		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum"),
+		st.table.head.Render("VALIDITY")+st.text.muted.Render("  time the holder keeps a quorum, less the drift allowance"),
+		st.table.head.Render("SPREAD")+st.text.muted.Render("  how far apart the key's expiries are across masters"),
+		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
+		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
+			"partial · split · checking one poll saw an alarm, the next confirms it · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
+		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+k.Filter.Help().Key+
+			" searches it, "+k.LogLock.Help().Key+" narrows it to the selected lock and "+k.LogLevel.Help().Key+" by level"),
+		// A no-break space keeps each glyph with its word where the line wraps.
+		st.table.head.Render("Outcomes")+st.text.muted.Render(strings.NewReplacer(" ", "\u00a0", "|", "  ").Replace(
+			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? pending")),
+		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
+	)
+	if v.blocked != "" {
+		lines = append(lines, "", st.level[levelWarn].Render(v.blocked))
+		if v.demo != nil && v.sh.readOnly {
+			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
+				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
+		}
+	}
+	var wrapped []string // the legend's sentences wrap rather than being cut at a narrow width
+	for _, l := range lines {
+		wrapped = append(wrapped, wrapLines(l, w-2)...)
+	}
+	return wrapped
+}
+
+// columns lays out the full help's columns side by side, starting a new row of columns where the next
+// one would not fit in w cells; a column whose bindings are all disabled is left out.
+func (v *helpView) columns(groups [][]key.Binding, w int) []string {
+	const gap = "    "
+	hm := v.hm
+	hm.Width = 0 // a column is never cut: columns that do not fit go to the next row
+	var rows, row []string
+	rowW := 0
+	flush := func() {
+		if len(row) > 0 {
+			if len(rows) > 0 {
+				rows = append(rows, "")
+			}
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+		}
+		row, rowW = nil, 0
+	}
+	for _, g := range groups {
+		col := hm.FullHelpView([][]key.Binding{g})
+		if col == "" {
+			continue
+		}
+		cw := lipgloss.Width(col)
+		if len(row) > 0 && rowW+len(gap)+cw > w {
+			flush()
+		}
+		if len(row) > 0 {
+			row = append(row, gap)
+			rowW += len(gap)
+		}
+		row = append(row, col)
+		rowW += cw
+	}
+	flush()
+	return strings.Split(strings.Join(rows, "\n"), "\n")
+}

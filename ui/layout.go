@@ -1,0 +1,134 @@
+package ui
+
+// rect is an area of the screen: its top-left cell and its size in cells.
+type rect struct{ x, y, w, h int }
+
+// contains reports whether the cell at column x, row y is inside r.
+func (r rect) contains(x, y int) bool {
+	return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h
+}
+
+// layoutInput is what the geometry depends on: the screen's size and what is on it.
+type layoutInput struct {
+	w, h      int
+	masters   int  // masters in the snapshot (1 before the first)
+	warnings  int  // the monitor's current warnings
+	demo      bool // demo mode: a line under the header
+	violation bool // the demo's violation banner is up
+	logFull   bool // the event log fills the body
+}
+
+// layout is the screen's geometry for a size and a snapshot, computed in one place (arrange) for View, which
+// sizes and stacks the parts by it, and for the mouse, which finds the panel under the pointer in it.
+type layout struct {
+	tooSmall             bool
+	demoBarH, violationH int // demo mode's line under the header; the violation banner
+	bannerH, footerH     int
+	bannerMore           int  // warnings not shown in the banner
+	logFull              bool // the event log fills the body in place of the panels
+	// body is the area between the banners and the footer: the panels, the full help, a drill-down view.
+	body rect
+	// panels are where the focusable panels sit when the log does not fill the body; the ours and log
+	// panels have no height when there is no room for them.
+	panels [panelCount]rect
+	detail rect // beside the locks on a wide screen; no width otherwise
+}
+
+// arrange computes the layout: below the minimum size, none; otherwise the header, the demo line and the
+// banners at the top, the footer at the bottom, and the panels sharing the rest, the masters first.
+func arrange(in layoutInput) layout {
+	w, h := in.w, in.h
+	l := layout{tooSmall: w < minWidth || h < minHeight, logFull: in.logFull}
+	if l.tooSmall { // nothing is drawn but the request for a larger window; the width is kept where it was
+		l.body = rect{0, 0, w, 0}
+		l.panels[focusMasters] = l.body
+		return l
+	}
+	l.bannerH = min(in.warnings, 3)
+	if in.demo {
+		l.demoBarH = 1
+		if in.violation {
+			l.violationH = 3
+		}
+	}
+	l.footerH = 1
+	if h >= 24 {
+		l.footerH = 2
+	}
+	mastersH := min(in.masters, 6) + 3
+	rest := h - 1 - l.demoBarH - l.violationH - l.bannerH - l.footerH - mastersH
+	for rest < 6 && mastersH > 4 {
+		mastersH--
+		rest++
+	}
+	for rest < 6 && l.bannerH > 1 {
+		l.bannerH--
+		rest++
+	}
+	for rest < 6 && l.violationH > 1 {
+		l.violationH--
+		rest++
+	}
+	l.bannerMore = in.warnings - l.bannerH
+	minBottom := 13 // room for the locks row before our locks and the log get a row
+	if in.demo {
+		minBottom = 11 // the demo's log is half the show
+	}
+	bottomH := 0
+	if rest >= minBottom {
+		bottomH = min(max(rest/3, 5), 12)
+	}
+	midH := rest - bottomH
+	detailW := 0
+	if w >= wideWidth {
+		detailW = min(max(w/3, 40), 60)
+	}
+	oursW := w / 2
+	if in.demo { // the demo's events are the story: the log gets more room
+		oursW = w / 3
+	}
+	top := 1 + l.demoBarH + l.violationH + l.bannerH
+	l.body = rect{0, top, w, mastersH + midH + bottomH}
+	l.panels[focusMasters] = rect{0, top, w, mastersH}
+	l.panels[focusLocks] = rect{0, top + mastersH, w - detailW, midH}
+	l.detail = rect{w - detailW, top + mastersH, detailW, midH}
+	l.panels[focusOurs] = rect{0, top + mastersH + midH, oursW, bottomH}
+	l.panels[focusLog] = rect{oursW, top + mastersH + midH, w - oursW, bottomH}
+	return l
+}
+
+// size is the size panel p is given: the whole body for the log when it fills it.
+func (l layout) size(p panelID) (w, h int) {
+	if p == focusLog && l.logFull {
+		return l.body.w, l.body.h
+	}
+	return l.panels[p].w, l.panels[p].h
+}
+
+// visible reports whether panel p is on screen, so that it can have the focus.
+func (l layout) visible(p panelID) bool {
+	switch p {
+	case focusOurs:
+		return l.panels[focusOurs].h > 0 && !l.logFull
+	case focusLog:
+		return l.panels[focusLog].h > 0 || l.logFull
+	}
+	return !l.logFull
+}
+
+// panelAt returns the panel under the cell at column x, row y, and the row within it; false over anything else
+// (the header, the banners, the detail panel, the footer).
+func (l layout) panelAt(x, y int) (panelID, int, bool) {
+	if l.tooSmall {
+		return 0, 0, false
+	}
+	if l.logFull {
+		return focusLog, y - l.body.y, l.body.contains(x, y)
+	}
+	for p, r := range l.panels {
+		if r.contains(x, y) {
+			return panelID(p), y - r.y, true
+		}
+	}
+	return 0, 0, false
+}

@@ -1,0 +1,68 @@
+package ui
+
+import "testing"
+
+func TestLayoutTilesTheBodyAndFindsThePanelUnderThePointer(t *testing.T) {
+	for _, in := range []layoutInput{
+		{w: 120, h: 40, masters: 3},
+		{w: 80, h: 24, masters: 3, warnings: 2},
+		{w: 140, h: 44, masters: 5, warnings: 1, demo: true, violation: true},
+		{w: 64, h: 16, masters: 6, warnings: 5},
+	} {
+		l := arrange(in)
+		if l.tooSmall {
+			t.Fatalf("%+v: too small", in)
+		}
+		top := 1 + l.demoBarH + l.violationH + l.bannerH
+		if l.body.y != top || l.body.y+l.body.h+l.footerH != in.h {
+			t.Errorf("%+v: body %+v does not fill the rows between the banners (%d) and the footer (%d)", in, l.body,
+				top, l.footerH)
+		}
+		ms, lk, ours, lg := l.panels[focusMasters], l.panels[focusLocks], l.panels[focusOurs], l.panels[focusLog]
+		if ms.h+lk.h+ours.h != l.body.h || lk.w+l.detail.w != in.w || ours.h != lg.h || ours.w+lg.w != in.w {
+			t.Errorf("%+v: the panels %+v and the detail %+v do not tile the body %+v", in, l.panels, l.detail, l.body)
+		}
+		for p, r := range l.panels {
+			if r.h == 0 {
+				continue
+			}
+			got, row, ok := l.panelAt(r.x+r.w-1, r.y+r.h-1)
+			if !ok || got != panelID(p) || row != r.h-1 {
+				t.Errorf("%+v: the bottom-right cell of panel %d is in panel %d row %d (%v)", in, p, got, row, ok)
+			}
+		}
+		if l.detail.w > 0 {
+			if _, _, ok := l.panelAt(l.detail.x, l.detail.y); ok {
+				t.Errorf("%+v: the detail panel is taken for a focusable panel", in)
+			}
+		}
+		for _, y := range []int{0, in.h - 1} { // the header and the footer
+			if p, _, ok := l.panelAt(0, y); ok {
+				t.Errorf("%+v: row %d is taken for panel %d", in, y, p)
+			}
+		}
+	}
+}
+
+func TestLayoutOfTheFullLogGivesItTheBody(t *testing.T) {
+	l := arrange(layoutInput{w: 80, h: 24, masters: 3, logFull: true})
+	if w, h := l.size(focusLog); w != l.body.w || h != l.body.h {
+		t.Errorf("the full log is %dx%d, want the body's %dx%d", w, h, l.body.w, l.body.h)
+	}
+	if p, row, ok := l.panelAt(5, l.body.y+2); !ok || p != focusLog || row != 2 {
+		t.Errorf("a cell of the body is in panel %d row %d (%v), want the log's row 2", p, row, ok)
+	}
+	if l.visible(focusMasters) || !l.visible(focusLog) {
+		t.Errorf("with the log full only the log can have the focus")
+	}
+}
+
+func TestLayoutBelowTheMinimumHasNoPanels(t *testing.T) {
+	l := arrange(layoutInput{w: minWidth - 1, h: 30, masters: 3})
+	if !l.tooSmall {
+		t.Fatal("not too small")
+	}
+	if _, _, ok := l.panelAt(3, 10); ok {
+		t.Error("a panel is found on a screen too small for panels")
+	}
+}
