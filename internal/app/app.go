@@ -88,13 +88,10 @@ func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
 	return mon, nil
 }
 
-// Lock creates the Redlock client over the masters with opts, the debug log's observer and, once Publish has
-// run, the feed's: every round is logged, every action of ours is an event.
+// Lock creates the Redlock client over the masters with opts and the debug log's observer: every round is
+// logged.
 func (a *App) Lock(opts ...redlock.Option) (*redlock.Client, error) {
 	opts = append(opts, a.debug.observer())
-	if a.Feed != nil {
-		opts = append(opts, a.Feed.actions())
-	}
 	l, err := redlock.New(a.Clients, opts...)
 	if err != nil {
 		return nil, err
