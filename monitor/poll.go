@@ -377,7 +377,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 // Config.ScanBudget allows for the time since it last ran, and within the poll's deadline. It adds the keys it
 // finds to r.Keys, up to tracked+found = Config.MaxKeys.
 func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest time.Duration) error {
-	tracked := len(known)
+	t := &tracking{known: known, tracked: len(known), found: map[string]bool{}}
 	now := time.Now()
 	since := cfg.Interval
 	if !d.last.IsZero() {
@@ -390,7 +390,6 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		anyNoTTL = "1"
 	}
 	var used time.Duration
-	found := map[string]bool{}
 	d.completed = false
 	defer func() { r.Untracked = d.untrackedNow() }()
 	for used < budget && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
@@ -421,25 +420,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		slowest = max(slowest, rtt)
 		used += max(res.elapsed, time.Duration(res.scanned)*res.minCost)
 		r.refusals.add(res.refusals)
-		var notLockShaped int64
-		readAt := sent.Add(rtt / 2)
-		for _, k := range res.keys {
-			switch {
-			case isClientInternal(k.Key), found[k.Key]:
-				continue
-			case cfg.Pattern == DefaultPattern && !lockShaped(k):
-				notLockShaped++
-				continue
-			case !isKnown(known, k.Key) && tracked >= cfg.MaxKeys:
-				d.leftOut(1) // the sweep goes on, so it ends, but what it finds is not tracked
-				continue
-			case !isKnown(known, k.Key):
-				tracked++ // the cap counts distinct keys: a key known already, or found twice, is not new
-			}
-			found[k.Key] = true
-			k.ReadAt, k.ReadWithin = readAt, rtt/2
-			r.Keys = append(r.Keys, k)
-		}
+		notLockShaped := t.keep(cfg, res.keys, sent.Add(rtt/2), rtt/2, r, d)
 		d.cursor = res.cursor
 		d.sweep.Scanned += res.scanned
 		d.count(notLockShaped, res.refusals.keys)
@@ -453,6 +434,38 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		}
 	}
 	return nil
+}
+
+// tracking is what one poll's discovery on one master has tracked so far.
+type tracking struct {
+	known   []string        // the keys known before the poll, sorted
+	tracked int             // distinct keys tracked: the known ones and the new ones kept
+	found   map[string]bool // the keys this poll's discovery kept
+}
+
+// keep adds to r.Keys the keys of one discovery step that are lock-shaped (with the default pattern), not
+// found already, and known or within Config.MaxKeys, read at readAt to within within; beyond the cap they are
+// counted as left out. It returns how many were not lock-shaped.
+func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within time.Duration, r *Reading, d *discovery) int64 {
+	var notLockShaped int64
+	for _, k := range keys {
+		switch {
+		case isClientInternal(k.Key), t.found[k.Key]:
+			continue
+		case cfg.Pattern == DefaultPattern && !lockShaped(k):
+			notLockShaped++
+			continue
+		case !isKnown(t.known, k.Key) && t.tracked >= cfg.MaxKeys:
+			d.leftOut(1) // the sweep goes on, so it ends, but what it finds is not tracked
+			continue
+		case !isKnown(t.known, k.Key):
+			t.tracked++ // the cap counts distinct keys: a key known already, or found twice, is not new
+		}
+		t.found[k.Key] = true
+		k.ReadAt, k.ReadWithin = readAt, within
+		r.Keys = append(r.Keys, k)
+	}
+	return notLockShaped
 }
 
 // isKnown reports whether key is in known, which is sorted.

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -151,24 +150,4 @@ func overlay(body, box string, w int) string {
 		lines[y+i] = fitStyled(left, x) + reset + fitStyled(bl, bw) + reset + right
 	}
 	return strings.Join(lines, "\n")
-}
-
-// thousands writes n with thin separators every three digits: 100,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 || len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	lead := len(s) % 3
-	if lead > 0 {
-		b.WriteString(s[:lead])
-	}
-	for i := lead; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
 }
