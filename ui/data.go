@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -220,17 +221,8 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	case !prev.snap.Swept && s.Swept:
 		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first scan of every master done: " + baseline(s)})
 	}
-	for _, e := range s.EventsSince(before) {
-		lvl := levelOf(e.Kind.Severity())
-		where := e.Resource
-		if where == "" {
-			where = e.Master
-		}
-		out = append(out, logEntry{
-			at: e.Time, level: lvl, resource: e.Resource, master: e.Master,
-			text: fmt.Sprintf("%s %s: %s", sanitize(string(e.Kind), nameCap), sanitize(where, nameCap),
-				sanitize(e.Text, textCap)),
-		})
+	for _, r := range events.FromMonitor(s.EventsSince(before)) {
+		out = append(out, entryOf(r))
 	}
 	raised, _ := s.WarningsSince(before)
 	for _, w := range raised {

@@ -41,7 +41,7 @@ func (sh *shared) logf(l level, resource, format string, args ...any) {
 // token are raw; args must already be sanitized.
 func (sh *shared) act(kind, resource, token, format string, args ...any) {
 	r := events.Dashboard(sh.now(), kind, resource, token, fmt.Sprintf(format, args...))
-	sh.log.add(logEntry{at: r.Time, level: levelOf(events.DashboardSeverity(kind)), resource: resource, text: r.Text})
+	sh.log.add(entryOf(r))
 	if sh.sink != nil {
 		sh.sink.Emit(r)
 	}
