@@ -22,6 +22,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	fenceWarnings, fenceEvents := s.applyFences(prev, fences, now)
 	events = append(events, fenceEvents...)
 	s.countKeys()
+	s.countClusterKeys()
 	s.noteLongestTTL(readings, own)
 
 	clocks := judgeClocks(s.Masters, s.maxTTL, cfg.DriftFactor)
@@ -29,6 +30,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	for i := range s.Masters {
 		s.Masters[i].Warnings = textsAbout(s.Warnings, s.Masters[i].Addr)
 	}
+	s.noteClusterWarnings()
 	s.Warnings = append(s.Warnings, fenceWarnings...)
 	events = append(events, clockEvents(s.Masters, clocks, now)...)
 	s.Events = appendEvents(prev, events, cfg.MaxEvents)
@@ -49,6 +51,7 @@ func (s *Snapshot) aggregateMasters(prev *Snapshot, readings []Reading, now time
 		var ev []Event
 		s.Masters[i], ev = masterStatus(p, r, now, cfg)
 		events = append(events, ev...)
+		events = append(events, s.Masters[i].observeCluster(p, r, now, cfg)...)
 		s.Untracked = max(s.Untracked, r.Untracked)
 		s.Truncated = s.Untracked > 0
 	}

@@ -84,7 +84,7 @@ func benchmarkPoll(b *testing.B, resources int) {
 				b.Fatal(err)
 			}
 			for _, p := range mon.pollers {
-				p.mode = mode
+				p.(*poller).mode = mode
 			}
 			s := pollUntilSwept(b, mon, 5*time.Minute)
 			runtime.GC()

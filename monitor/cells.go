@@ -87,7 +87,7 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 		}
 		return true
 	}
-	*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt}
+	*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt, Node: k.Node}
 	if k.Fields != nil {
 		c.Hash = true
 		c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)

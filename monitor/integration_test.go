@@ -308,7 +308,7 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 		t.Run([]string{"scripted", "pipelined"}[mode], func(t *testing.T) {
 			c := newCluster(t, 3, Config{MaxValueLen: 16})
 			for _, p := range c.mon.pollers {
-				p.mode = mode
+				p.(*poller).mode = mode
 			}
 			ctx := context.Background()
 			a := c.admin[0]
@@ -518,7 +518,7 @@ func TestPollScriptsAndInfoRefusedByACL(t *testing.T) {
 			t.Errorf("poll %d: lock read without scripts: %+v", poll, l)
 		}
 	}
-	if mon.pollers[0].mode != readPipelined {
+	if mon.pollers[0].(*poller).mode != readPipelined {
 		t.Errorf("poller still in scripted mode after EVAL was refused")
 	}
 }

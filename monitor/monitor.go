@@ -24,7 +24,7 @@ import (
 // ContextTimeoutEnabled let such a read end at Config.Timeout instead of at the client's ReadTimeout.
 type Monitor struct {
 	cfg     Config
-	pollers []*poller
+	pollers []source
 
 	pollMu  sync.Mutex // one poll at a time, so snapshots follow each other
 	flying  []bool     // a master's read has not returned yet (guarded by pollMu)
@@ -47,6 +47,15 @@ type result struct {
 	main bool
 }
 
+// source is one master of the snapshot as a poll reads it: an independent master (poller) or a Redis Cluster
+// read as one lock service (clusterPoller). It is used by one read at a time (Monitor.flying).
+type source interface {
+	name() string                                                    // the master's display name
+	read(ctx context.Context, cfg Config, known []string) Reading    // a poll's first read: refresh and discovery
+	readKeys(ctx context.Context, cfg Config, keys []string) Reading // the keys other masters found
+	accept(r Reading)                                                // the monitor took r: discovery moves on
+}
+
 // errBusy marks a master whose previous read has not returned yet.
 var errBusy = errors.New("previous poll still waiting for an answer")
 
@@ -62,7 +71,7 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 	cfg = cfg.WithDefaults()
 	m := &Monitor{
 		cfg:      cfg,
-		pollers:  make([]*poller, len(clients)),
+		pollers:  make([]source, len(clients)),
 		flying:   make([]bool, len(clients)),
 		results:  make(chan result, len(clients)), // one read in flight per master: a sender never blocks
 		own:      map[string]OwnLock{},
@@ -120,7 +129,7 @@ func (m *Monitor) Observe(f func(prev *Snapshot, s Snapshot)) {
 // counters on all of them, so that each snapshot has read every key it shows, and its fence, on every master
 // that answered.
 func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
-	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p *poller) Reading {
+	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p source) Reading {
 		return p.read(ctx, m.cfg, known)
 	})
 	isKnown := make(map[string]bool, len(known))
@@ -147,7 +156,7 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 		return readings
 	}
 	sort.Strings(found)
-	more := m.fanOut(ctx, false, func(ctx context.Context, i int, p *poller) Reading {
+	more := m.fanOut(ctx, false, func(ctx context.Context, i int, p source) Reading {
 		if readings[i].Err != nil {
 			return Reading{}
 		}
@@ -206,7 +215,7 @@ func (m *Monitor) capFound(readings []Reading, found []string, known int) []stri
 // answered or it gives up on the rest (see Monitor). A master whose earlier read has not returned is not asked
 // again: a first read (main) waits for that read's answer, a read of found keys skips the master. An answer
 // that came between two polls is dropped: it is older than the poll, and the master is asked afresh.
-func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Context, int, *poller) Reading) []Reading {
+func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Context, int, source) Reading) []Reading {
 	start := time.Now()
 	m.mu.Lock()
 	interval := m.interval
@@ -225,7 +234,7 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 	pending := 0
 	for i, p := range m.pollers {
 		if m.flying[i] && !main {
-			readings[i] = Reading{Addr: p.addr, Err: errBusy}
+			readings[i] = Reading{Addr: p.name(), Err: errBusy}
 			continue
 		}
 		waiting[i] = true
@@ -253,13 +262,11 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 			waiting[res.i] = false
 			pending--
 			if res.main != main {
-				readings[res.i] = Reading{Addr: m.pollers[res.i].addr, Err: errBusy}
+				readings[res.i] = Reading{Addr: m.pollers[res.i].name(), Err: errBusy}
 				continue
 			}
 			readings[res.i] = res.r
-			if res.r.next != nil {
-				m.pollers[res.i].disc = *res.r.next // accepted: discovery moves on
-			}
+			m.pollers[res.i].accept(res.r)
 			if res.r.Err == nil {
 				// Some master answered: wait for the rest one interval, or twice what the answers took.
 				elapsed := time.Since(start)
@@ -280,7 +287,7 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 func (m *Monitor) notAnswered(readings []Reading, waiting []bool, err error) {
 	for i, p := range m.pollers {
 		if waiting[i] {
-			readings[i] = Reading{Addr: p.addr, Err: err}
+			readings[i] = Reading{Addr: p.name(), Err: err}
 		}
 	}
 }

@@ -62,6 +62,8 @@ type jsonMaster struct {
 	Denied       []string `json:"denied"`         // commands the master's ACL refuses us ([] none known)
 	DeniedOnKeys []string `json:"denied_on_keys"` // write commands it refuses on keys outside the user's key patterns
 	AccessCheck  string   `json:"access_check"`   // "ACL DRYRUN", "probes", or "" not checked yet
+
+	Cluster *jsonCluster `json:"cluster,omitempty"` // a Redis Cluster watched as one master
 }
 
 type jsonLock struct {
@@ -95,6 +97,7 @@ type jsonMasterLock struct {
 	Hash       bool   `json:"hash,omitempty"`       // a hash lock (Redisson): token is its holder field
 	Reentrancy int    `json:"reentrancy,omitempty"` // a hash lock's hold count
 	Mode       string `json:"mode,omitempty"`       // a read-write hash lock's mode
+	Node       string `json:"node,omitempty"`       // a Redis Cluster's key: the primary that answered for it
 }
 
 type jsonSweep struct {
@@ -151,28 +154,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		NotLockShaped:  s.NotLockShaped(),
 	}
 	for i, m := range s.Masters {
-		jm := jsonMaster{
-			Addr: m.Addr, Up: m.Up, Down: m.Down, Missed: m.Missed, LastAnswer: timePtr(m.LastAnswer), Error: m.Err,
-			DuplicateOf: m.DuplicateOf,
-			RTTMS:       ms(m.RTT), RTTSmoothedMS: ms(m.RTTSmoothed),
-			ClockKnown: m.ClockKnown, ClockOffsetMS: ms(m.ClockOffset), ClockUncertMS: ms(m.ClockUncertainty),
-			Role: m.Role, Version: m.Version, RunID: m.RunID,
-			LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Warnings: append([]string{}, m.Warnings...),
-			Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted),
-				NotLockShaped: m.Sweep.NotLockShaped, Refused: m.Sweep.Refused},
-			Denied: append([]string{}, m.Denied...), DeniedOnKeys: append([]string{}, m.DeniedOnKeys...), AccessCheck: m.AccessCheck,
-		}
-		if m.DriftKnown {
-			jm.DriftPPM, jm.DriftUncert = &m.DriftPPM, &m.DriftUncertPPM
-		}
-		if m.Uptime >= 0 {
-			up := int64(m.Uptime / time.Second)
-			jm.UptimeS = &up
-		}
-		if m.Replicas >= 0 {
-			jm.Replicas = &m.Replicas
-		}
-		out.Masters[i] = jm
+		out.Masters[i] = toJSONMaster(m)
 	}
 	for i, l := range s.Locks {
 		jl := jsonLock{
@@ -184,7 +166,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		}
 		for j, c := range l.Masters {
 			jc := jsonMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt),
-				Hash: c.Hash, Reentrancy: c.Reentrancy, Mode: c.Mode}
+				Hash: c.Hash, Reentrancy: c.Reentrancy, Mode: c.Mode, Node: c.Node}
 			if c.Token != "" && c.PTTL != NoTTL {
 				pttl := c.PTTL.Milliseconds()
 				jc.PTTLMS = &pttl
@@ -205,6 +187,33 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 	return enc.Encode(out)
 }
 
+// toJSONMaster converts one master's status, a cluster's primaries included.
+func toJSONMaster(m MasterStatus) jsonMaster {
+	jm := jsonMaster{
+		Addr: m.Addr, Up: m.Up, Down: m.Down, Missed: m.Missed, LastAnswer: timePtr(m.LastAnswer), Error: m.Err,
+		DuplicateOf: m.DuplicateOf,
+		RTTMS:       ms(m.RTT), RTTSmoothedMS: ms(m.RTTSmoothed),
+		ClockKnown: m.ClockKnown, ClockOffsetMS: ms(m.ClockOffset), ClockUncertMS: ms(m.ClockUncertainty),
+		Role: m.Role, Version: m.Version, RunID: m.RunID,
+		LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Warnings: append([]string{}, m.Warnings...),
+		Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted),
+			NotLockShaped: m.Sweep.NotLockShaped, Refused: m.Sweep.Refused},
+		Denied: append([]string{}, m.Denied...), DeniedOnKeys: append([]string{}, m.DeniedOnKeys...), AccessCheck: m.AccessCheck,
+	}
+	if m.DriftKnown {
+		jm.DriftPPM, jm.DriftUncert = &m.DriftPPM, &m.DriftUncertPPM
+	}
+	if m.Uptime >= 0 {
+		up := int64(m.Uptime / time.Second)
+		jm.UptimeS = &up
+	}
+	if m.Replicas >= 0 {
+		jm.Replicas = &m.Replicas
+	}
+	jm.Cluster = toJSONCluster(m.Cluster)
+	return jm
+}
+
 // WriteTable writes s as plain-text tables: masters, locks, warnings. Key names, tokens, addresses and error
 // texts are escaped so they cannot carry terminal control sequences.
 func WriteTable(w io.Writer, s Snapshot) error {
@@ -220,6 +229,7 @@ func WriteTable(w io.Writer, s Snapshot) error {
 	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s\n\n",
 		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), trunc)
 	tableMasters(p, s.Masters)
+	tableClusters(p, s.Masters)
 	if len(s.Locks) > 0 {
 		tableLocks(p, s.Locks, s.Servers)
 	}
@@ -305,9 +315,17 @@ func tableCell(c MasterLock) string {
 	case c.State == CellAbsent:
 		return "-"
 	case c.PTTL == NoTTL:
-		return untrusted.Escape(short(c.Token)) + ":no-ttl"
+		return untrusted.Escape(short(c.Token)) + ":no-ttl" + onNode(c)
 	}
-	return untrusted.Escape(short(c.Token)) + ":" + c.PTTL.String()
+	return untrusted.Escape(short(c.Token)) + ":" + c.PTTL.String() + onNode(c)
+}
+
+// onNode is "@" and the primary that answered for a cluster's key, "" on a master.
+func onNode(c MasterLock) string {
+	if c.Node == "" {
+		return ""
+	}
+	return "@" + untrusted.Escape(c.Node)
 }
 
 // columnWidth caps a table column: the table pads every row to its widest cell, so one long key name (or

@@ -40,11 +40,14 @@ type Reading struct {
 
 	next     *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
 	refusals refusals   // what this read met of the master's ACL
+
+	Cluster *ClusterReading // a Redis Cluster read as one master: what each primary answered; nil for a master
 }
 
 // KeyReading is one key as read from one master.
 type KeyReading struct {
 	Key    string
+	Node   string        // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
 	Value  string        // capped to Config.MaxValueLen bytes
 	Fields []string      // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
 	PTTL   time.Duration // remaining TTL as the master reported it; NoTTL when the key never expires
@@ -165,6 +168,7 @@ type poller struct {
 	client *redis.Client
 	addr   string
 	mode   readMode
+	asking bool // a Redis Cluster node: scripts run after ASKING, so that keys of a slot it imports can be read
 
 	disc discovery // where discovery stands, as of the last reading the monitor accepted
 
@@ -487,7 +491,7 @@ type discovered struct {
 // discoverScripted runs one discovery step as discoverScript.
 func (p *poller) discoverScripted(ctx context.Context, cfg Config, cursor string, slice time.Duration, anyNoTTL string) (discovered, error) {
 	maxScan := max(int64(slice/minKeyCost), 1)
-	res, err := p.client.Eval(ctx, discoverScript, nil, cursor, cfg.Pattern, cfg.ScanCount, cfg.MaxValueLen,
+	res, err := p.eval(ctx, discoverScript, nil, cursor, cfg.Pattern, cfg.ScanCount, cfg.MaxValueLen,
 		slice.Microseconds(), maxScan, anyNoTTL).Slice()
 	if err != nil {
 		return discovered{}, err

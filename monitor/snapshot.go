@@ -33,7 +33,9 @@
 // split, validity: a lock's state in one poll, and LeadToken), locks.go (the walk over resources), history.go
 // (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
 // (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
-// is new since the last snapshot). format.go, family.go and output.go write for people and programs.
+// is new since the last snapshot). format.go, family.go and output.go write for people and programs. A Redis
+// Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where their slots are),
+// clusterstate.go derives its primaries' statuses, warnings and events, clusteroutput.go writes them.
 package monitor
 
 import (
@@ -186,6 +188,8 @@ type MasterStatus struct {
 	DeniedOnKeys     []string      // write commands its ACL refuses on keys outside the user's key patterns
 	AccessCheck      string        // how Denied was found: "ACL DRYRUN", "probes", or "" not checked yet
 
+	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
+
 	health health // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
 	hist   masterHistory
 }
@@ -228,6 +232,7 @@ type MasterLock struct {
 	Hash       bool   // a hash lock (Redisson): Token is its holder field(s), "<client-uuid>:<thread-id>"
 	Reentrancy int    // a hash lock's hold count for its holder; 0 for a string
 	Mode       string // a hash read-write lock's mode field ("read" or "write"); "" otherwise
+	Node       string // a Redis Cluster's key: the primary that answered for it, its slot's owner; "" on a master
 }
 
 // Present reports whether the key was seen on this master in this poll.
@@ -320,7 +325,7 @@ func (s Severity) String() string {
 func (k EventKind) Severity() Severity {
 	switch k {
 	case EventLockSplit, EventLockStuck, EventMasterNotAnswering, EventMasterDown, EventMasterRestarted,
-		EventClockWarning:
+		EventClockWarning, EventClusterFailover:
 		return SeverityWarning
 	case EventQuorumLost, EventLockLost, EventFenceBackwards:
 		return SeverityError

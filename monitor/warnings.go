@@ -18,6 +18,7 @@ func warnings(s *Snapshot, clocks clockJudgement, now time.Time, cfg Config) []W
 	ws := warnSet(nil, s, cfg)
 	ws = warnLocks(ws, s)
 	ws = warnMasters(ws, s.Masters, s.maxTTL, now)
+	ws = warnClusters(ws, s, now, cfg)
 	return warnClocks(ws, s.Masters, clocks, cfg)
 }
 
@@ -33,7 +34,7 @@ func warnSet(ws []Warning, s *Snapshot, cfg Config) []Warning {
 	if s.UpCount < s.Quorum {
 		ws = append(ws, warn(SeverityError, WarnQuorumDown, "", fmt.Sprintf("only %d of %d masters answered, quorum is %d: no lock can be acquired", s.UpCount, n, s.Quorum)))
 	}
-	if n < 3 || n%2 == 0 {
+	if (n < 3 || n%2 == 0) && !s.clusterOnly() { // a cluster is one lock service, of one master
 		ws = append(ws, warn(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%s: use an odd number, at least 3", textfmt.Plural(n, "master"))))
 	}
 	for _, m := range s.Masters {
@@ -43,7 +44,7 @@ func warnSet(ws []Warning, s *Snapshot, cfg Config) []Warning {
 	}
 	if s.Unread > 0 {
 		ws = append(ws, warn(SeverityWarning, WarnUnread, "", fmt.Sprintf("%s not read on every master that answered "+
-			"in the last poll (out of time): shown as last seen", textfmt.Plural(s.Unread, "lock"))))
+			"in the last poll (%s): shown as last seen", textfmt.Plural(s.Unread, "lock"), unreadWhy(s))))
 	}
 	if s.Truncated {
 		ws = append(ws, warn(SeverityWarning, WarnTruncated, "", fmt.Sprintf("%s more lock keys not tracked: more than "+

@@ -6,13 +6,13 @@ package slots
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // Count is the number of hash slots of a Redis Cluster.
@@ -200,7 +200,15 @@ func IsTryAgain(err error) bool { return redis.HasErrorPrefix(err, "TRYAGAIN") }
 // without replica is down, or a failover is under way).
 func IsClusterDown(err error) bool { return redis.HasErrorPrefix(err, "CLUSTERDOWN") }
 
-// ErrNoOwner is the error of a key whose slot no known primary owns.
-func ErrNoOwner(slot int) error {
-	return fmt.Errorf("slot %d is served by no primary of the cluster", slot)
+// NodeOptions returns the options of a client of the cluster's node at addr: seed's settings (credentials,
+// TLS, timeouts, dialer, pool), as go-redis's own cluster client dials every node, with addr. The push
+// notification processor is left for the new client to make (a processor shared between clients refuses the
+// second one's handlers), and maintenance notifications stay off, as the seed's probe would cost every new
+// connection a round trip.
+func NodeOptions(seed *redis.Options, addr string) *redis.Options {
+	o := *seed
+	o.Addr = addr
+	o.PushNotificationProcessor = nil
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return &o
 }
