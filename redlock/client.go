@@ -21,7 +21,7 @@ import (
 // concurrent use. Close it to stop its background work.
 type Client struct {
 	cfg         config
-	nodes       []*node
+	nodes       []master
 	quorum      int
 	setupBudget time.Duration
 	closeOnce   sync.Once
@@ -226,7 +226,7 @@ func (c *Client) Quorum() int { return c.quorum }
 func (c *Client) Masters() []string {
 	addrs := make([]string, len(c.nodes))
 	for i, n := range c.nodes {
-		addrs[i] = n.addr
+		addrs[i] = n.address()
 	}
 	return addrs
 }
@@ -235,6 +235,9 @@ func (c *Client) Masters() []string {
 // or returns "" when it does not: fewer than three masters tolerate no
 // failure, and an even number tolerates no more failures than one master less.
 func (c *Client) TopologyWarning() string {
+	if w, ok := c.clusterWarning(); ok {
+		return w
+	}
 	n := len(c.nodes)
 	switch {
 	case n < 3:
@@ -270,6 +273,9 @@ func (c *Client) validity(ttl, elapsed time.Duration) time.Duration {
 // nothing.
 func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Duration) (*Lock, error) {
 	if err := checkTTL(ttl); err != nil {
+		return nil, err
+	}
+	if err := c.checkFenceSlot(resource); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -510,7 +516,7 @@ type roundTail struct {
 // for its predecessor gets the node timeout from when that one is done, up to
 // limit: the master was busy with our previous command meanwhile. It reports
 // whether cl waits.
-func (c *Client) sendAfter(nd *node, cl *call, after <-chan struct{}, limit time.Time) bool {
+func (c *Client) sendAfter(nd master, cl *call, after <-chan struct{}, limit time.Time) bool {
 	cl.queued = time.Now()
 	if after == nil {
 		nd.send(cl)
@@ -566,7 +572,7 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 	total := 0
 	var kind replyKind
 	for i, nd := range c.nodes {
-		r.Nodes[i].Addr = nd.addr
+		r.Nodes[i].Addr = nd.address()
 		if only != nil && !only[i] {
 			continue
 		}

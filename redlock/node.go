@@ -30,6 +30,7 @@ type call struct {
 	timer    *time.Timer   // answers the call at its deadline
 	finished chan struct{} // if not nil, closed once the command can no longer reach the master
 	resent   bool          // sent again on a new connection after the first one proved closed
+	asking   bool          // a Redis Cluster's node: sent after ASKING (its slot is migrating there)
 }
 
 // The states of a call.
@@ -425,14 +426,19 @@ func (n *node) exec(conn *redis.Conn, replica bool, batch []*call) (bool, []*cal
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	cmds := make([]*redis.Cmd, len(live))
+	wire := make([]redis.Cmder, 0, len(live))
 	for i, c := range live {
 		if c.script != nil {
 			cmds[i] = redis.NewCmd(ctx, scriptArgs("evalsha", c.script.Hash(), c.keys, c.argv)...)
 		} else {
 			cmds[i] = redis.NewCmd(ctx, c.args...)
 		}
+		if c.asking {
+			wire = append(wire, redis.NewStatusCmd(ctx, "asking"))
+		}
+		wire = append(wire, cmds[i])
 	}
-	_ = pipeline(ctx, conn, cmders(cmds))
+	_ = pipeline(ctx, conn, wire)
 	retryNoScript(ctx, conn, live, cmds)
 	if again := resendable(live, cmds); again != nil {
 		return false, again
@@ -450,14 +456,6 @@ func (n *node) exec(conn *redis.Conn, replica bool, batch []*call) (bool, []*cal
 		c.done()
 	}
 	return usable, nil
-}
-
-func cmders(cmds []*redis.Cmd) []redis.Cmder {
-	out := make([]redis.Cmder, len(cmds))
-	for i, c := range cmds {
-		out[i] = c
-	}
-	return out
 }
 
 // resendable returns the calls to send again when every command of the batch failed because the master had
@@ -533,11 +531,16 @@ func retryNoScript(ctx context.Context, conn *redis.Conn, live []*call, cmds []*
 		return
 	}
 	retry := make([]*redis.Cmd, len(again))
+	var wire []redis.Cmder
 	for j, i := range again {
 		c := live[i]
 		retry[j] = redis.NewCmd(ctx, scriptArgs("eval", scriptSource[c.script], c.keys, c.argv)...)
+		if c.asking {
+			wire = append(wire, redis.NewStatusCmd(ctx, "asking"))
+		}
+		wire = append(wire, retry[j])
 	}
-	_ = pipeline(ctx, conn, cmders(retry))
+	_ = pipeline(ctx, conn, wire)
 	for j, i := range again {
 		cmds[i] = retry[j]
 	}
