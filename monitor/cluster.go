@@ -491,14 +491,16 @@ func (p *clusterPoller) readRoutes(ctx context.Context, cfg Config, n *poller, r
 }
 
 // isClusterState reports whether err says that the cluster cannot serve a slot now (CLUSTERDOWN, TRYAGAIN,
-// a node loading or without its primary) rather than that the read itself was refused.
+// a node loading or without its primary; inside a script, the cluster down or a key that is not the node's)
+// rather than that the read itself was refused.
 func isClusterState(err error) bool {
 	for _, prefix := range []string{"CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN"} {
 		if redis.HasErrorPrefix(err, prefix) {
 			return true
 		}
 	}
-	return false
+	return err != nil && (strings.Contains(err.Error(), "while the cluster is down") ||
+		strings.Contains(err.Error(), "access a non local key in a cluster node"))
 }
 
 // err is the error that stopped a queued read as a whole: the script's, or the first PTTL's in pipelined

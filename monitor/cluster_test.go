@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,19 +31,6 @@ func watchRedisCluster(t *testing.T, c *redlocktest.Cluster, cfg Config) *Monito
 	}
 	t.Cleanup(func() { mon.Close() })
 	return mon
-}
-
-// keyOnEachNode returns, for each node of a cluster of n created by testbed.StartCluster, a key with prefix
-// whose slot that node owns.
-func keyOnEachNode(prefix string, n int) []string {
-	keys := make([]string, n)
-	for i := 0; slices.Contains(keys, ""); i++ {
-		k := fmt.Sprintf("%s%d", prefix, i)
-		if node := slots.Of(k) * n / slots.Count; keys[node] == "" && slots.Of(k) != (node+1)*slots.Count/n {
-			keys[node] = k
-		}
-	}
-	return keys
 }
 
 // pollUntil polls mon every interval until cond holds of a snapshot, failing t after limit.
@@ -80,7 +68,7 @@ func TestClusterLocksOnEverySlotRangeAreHeldWithTheirPrimary(t *testing.T) {
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	strs, hashes := keyOnEachNode("lock:", 3), keyOnEachNode("redisson:", 3)
+	strs, hashes := c.KeysOnEachNode("lock:"), c.KeysOnEachNode("redisson:")
 	for i := range c.Nodes {
 		if err := cc.Set(ctx, strs[i], fmt.Sprintf("token-%d-xxxxxxxxxxxx", i), time.Minute).Err(); err != nil {
 			t.Fatal(err)
@@ -215,14 +203,16 @@ func TestClusterReshardingLosesNoLockFromView(t *testing.T) {
 }
 
 // TestClusterPrimaryStoppedLeavesItsLocksUnknown stops one primary: its lock is not read, so it is unknown
-// (never absent), the warning names the primary and its slots, and the locks of the others are never absent.
+// (never absent), the warning names the primary and its slots, and the locks of the others are never absent,
+// also once the cluster says it is down (CLUSTERDOWN, which refuses no script: the scans stay scripted). Once
+// the primary is back (with its keys: persistence), every lock is held again.
 func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
-	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
+	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{Persistence: true})
 	cc := c.NewClusterClient()
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	keys := keyOnEachNode("lock:", 3)
+	keys := c.KeysOnEachNode("lock:")
 	for _, k := range keys {
 		if err := cc.Set(ctx, k, "tok-"+k+"-xxxxxxxxxxxxxxxx", 5*time.Minute).Err(); err != nil {
 			t.Fatal(err)
@@ -250,5 +240,42 @@ func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
 		return w.Master == c.Nodes[2].Addr() && w.Kind == WarnMasterDown
 	}) {
 		t.Errorf("no warning about the stopped primary: %v", s.Warnings)
+	}
+	// The others say the cluster is down after its node timeout (5s): their locks are not read either.
+	admin := c.Nodes[0].NewClient()
+	defer admin.Close()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		info, _ := admin.ClusterInfo(ctx).Result()
+		if strings.Contains(info, "cluster_state:fail") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster never said it is down: %q", info)
+		}
+		s = mon.Poll(ctx)
+		time.Sleep(200 * time.Millisecond)
+	}
+	for range 3 {
+		s = mon.Poll(ctx)
+		for _, l := range s.Locks {
+			if l.Masters[0].State == CellAbsent || l.State != StateHeld && l.State != StateUnknown {
+				t.Errorf("with the cluster down, lock %q: %s, cell %+v; want held or unknown, never absent", l.Resource, l.State, l.Masters[0])
+			}
+		}
+	}
+	if err := c.Nodes[2].Start(); err != nil {
+		t.Fatal(err)
+	}
+	pollUntil(t, mon, time.Minute, "every lock is held again", func(s Snapshot) bool {
+		return len(s.Locks) == 3 && !slices.ContainsFunc(s.Locks, func(l LockView) bool { return l.State != StateHeld })
+	})
+	cp := mon.pollers[0].(*clusterPoller)
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	for addr, n := range cp.nodes {
+		if n.mode != readScripted {
+			t.Errorf("node %s reads without scripts after the cluster was down: CLUSTERDOWN is not a refusal of scripts", addr)
+		}
 	}
 }

@@ -406,7 +406,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		var err error
 		if p.mode == readScripted {
 			res, err = p.discoverScripted(ctx, cfg, d.cursor, slice, anyNoTTL)
-			if isServerError(err) {
+			if isServerError(err) && !isClusterState(err) { // a cluster that cannot serve now refuses no script
 				r.refusals.refused("EVAL", err)
 				p.mode = readPipelined
 				continue

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,19 +33,6 @@ func clusterClient(t *testing.T, seeds []string, opts ...Option) *Client {
 	}
 	t.Cleanup(rc.Close)
 	return rc
-}
-
-// keysOnEachNode returns, for each node of a cluster of n made by testbed.StartCluster, a key with prefix
-// whose slot that node owns.
-func keysOnEachNode(prefix string, n int) []string {
-	keys := make([]string, n)
-	for i := 0; slices.Contains(keys, ""); i++ {
-		k := fmt.Sprintf("%s%d", prefix, i)
-		if node := slots.Of(k) * n / slots.Count; keys[node] == "" && slots.Of(k) != (node+1)*slots.Count/n {
-			keys[node] = k
-		}
-	}
-	return keys
 }
 
 // valueOn returns key's value on the node s itself ("" when absent), asked with ASKING so that a key of a
@@ -83,7 +69,7 @@ func TestClusterLocksOnEveryPrimary(t *testing.T) {
 		t.Errorf("TopologyWarning = %q", w)
 	}
 	ctx := ctxTimeout(t, time.Minute)
-	for i, key := range keysOnEachNode("res:", 3) {
+	for i, key := range c.KeysOnEachNode("res:") {
 		lock, err := a.Acquire(ctx, key, 10*time.Second)
 		if err != nil {
 			t.Fatalf("acquire %q (node %d): %v", key, i, err)

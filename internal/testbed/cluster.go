@@ -167,6 +167,22 @@ func (c *Cluster) Addrs() []string {
 	return addrs
 }
 
+// KeysOnEachNode returns, for each node in order, a key made of prefix and a number whose slot that node
+// owns as StartCluster assigned the slots.
+func (c *Cluster) KeysOnEachNode(prefix string) []string {
+	keys := make([]string, len(c.Nodes))
+	for i, missing := 0, len(keys); missing > 0; i++ {
+		k := prefix + strconv.Itoa(i)
+		for n := range keys {
+			if start, end := slotShare(n, len(keys)); keys[n] == "" && slots.Of(k) >= start && slots.Of(k) <= end {
+				keys[n] = k
+				missing--
+			}
+		}
+	}
+	return keys
+}
+
 // NewClusterClient returns a go-redis cluster client of the nodes, with the package's client settings and
 // the redirections go-redis follows by default; the caller closes it. Tests use it to write keys where
 // their slots are, as any application would.

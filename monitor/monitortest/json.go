@@ -10,9 +10,17 @@ import (
 type JSON struct {
 	Quorum  int `json:"quorum"`
 	Masters []struct {
-		Addr  string `json:"addr"`
-		Up    bool   `json:"up"`
-		Error string `json:"error"`
+		Addr    string `json:"addr"`
+		Up      bool   `json:"up"`
+		Error   string `json:"error"`
+		Cluster *struct {
+			Primaries []struct {
+				Addr  string `json:"addr"`
+				Slots string `json:"slots"`
+				Up    bool   `json:"up"`
+				Keys  int    `json:"keys"`
+			} `json:"primaries"`
+		} `json:"cluster"` // a Redis Cluster watched as one master
 	} `json:"masters"`
 	Locks []struct {
 		Resource string `json:"resource"`
@@ -23,6 +31,7 @@ type JSON struct {
 			State  string `json:"state"`
 			Token  string `json:"token"`
 			PTTLMS *int64 `json:"pttl_ms"`
+			Node   string `json:"node"` // a Redis Cluster's key: the primary that answered for it
 		} `json:"masters"`
 	} `json:"locks"`
 	Warnings []string `json:"warnings"`
