@@ -535,6 +535,12 @@ func slotsText(rs []SlotRange) string {
 	return slots.SlotsText(conv)
 }
 
+// isRedirect reports whether err is a MOVED or ASK reply: the master is a node of a Redis Cluster.
+func isRedirect(err error) bool {
+	_, ok := slots.RedirectOf(err, "")
+	return ok
+}
+
 // ClusterName is the name under which the dashboard shows a Redis Cluster given by some of its nodes:
 // "cluster " and the first node's name.
 func ClusterName(first string) string { return "cluster " + strings.TrimSpace(first) }

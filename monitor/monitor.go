@@ -173,8 +173,11 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 		return p.readKeys(ctx, m.cfg, missing)
 	})
 	for i, r := range more {
-		if readings[i].Err == nil && r.Err == nil {
+		switch {
+		case readings[i].Err == nil && r.Err == nil:
 			readings[i].Keys = append(readings[i].Keys, r.Keys...)
+		case readings[i].Err == nil && isRedirect(r.Err):
+			readings[i] = r // a Redis Cluster's node, not a master: its error says so, rather than keys unknown
 		}
 	}
 	return readings

@@ -147,6 +147,9 @@ func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
 				st.text.normal.Render(dur(m.PTTL))
 		}
 		body = append(body, line)
+		if m.Node != "" { // a Redis Cluster's key: the primary that owns it
+			body = append(body, "      "+st.text.muted.Render("on primary "+sanitize(m.Node, nameCap)))
+		}
 	}
 	return body
 }

@@ -24,6 +24,7 @@ type Master struct {
 // Config is what Open needs.
 type Config struct {
 	Masters []Master     // in the order given; none: the embedded demo masters
+	Cluster bool         // --cluster: the masters are nodes of one Redis Cluster (detected anyway when all are)
 	Demo    demo.Options // the demo, when Masters is empty
 	Debug   string       // --debug: the file to append the debug log to, "" none
 }
@@ -33,6 +34,7 @@ type Config struct {
 type App struct {
 	Clients []*redis.Client  // one client per master, in order
 	Names   []string         // the masters' names, aligned with Clients
+	Cluster string           // the masters are one Redis Cluster's nodes: its name, the one master watched; "" none
 	Demo    *demo.Demo       // the embedded masters and their workload; nil with masters given
 	Monitor *monitor.Monitor // set by Watch
 	Locker  *redlock.Client  // set by Lock; nil in read-only mode
@@ -43,8 +45,8 @@ type App struct {
 }
 
 // Open starts the debug log, then creates a client per master, or starts the demo's embedded masters when
-// none are given. Clients connect lazily: an unreachable master is not an error here, the monitor shows it
-// down.
+// none are given, and asks the masters given whether they are a Redis Cluster's nodes (see TopologyError).
+// An unreachable master is not an error here, the monitor shows it down.
 func Open(cfg Config) (*App, error) {
 	a := &App{}
 	dbg, err := openDebug(cfg.Debug)
@@ -72,12 +74,23 @@ func Open(cfg Config) (*App, error) {
 			_ = c.Close() // an error on close changes nothing for the user
 		}
 	})
+	if len(cfg.Masters) > 0 {
+		if err := a.detectCluster(cfg.Cluster); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
 	return a, nil
 }
 
-// Watch creates the monitor of the masters, logging every poll to the debug log.
+// Watch creates the monitor of the masters (of the cluster, as one master, when they are one Redis Cluster's
+// nodes), logging every poll to the debug log.
 func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
-	mon, err := monitor.New(a.Clients, a.Names, cfg)
+	newMonitor := func() (*monitor.Monitor, error) { return monitor.New(a.Clients, a.Names, cfg) }
+	if a.Cluster != "" {
+		newMonitor = func() (*monitor.Monitor, error) { return a.watchCluster(cfg) }
+	}
+	mon, err := newMonitor()
 	if err != nil {
 		return nil, err
 	}
@@ -88,11 +101,15 @@ func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
 	return mon, nil
 }
 
-// Lock creates the Redlock client over the masters with opts and the debug log's observer: every round is
-// logged.
+// Lock creates the Redlock client over the masters (over the cluster, as one lock service, when they are one
+// Redis Cluster's nodes) with opts and the debug log's observer: every round is logged.
 func (a *App) Lock(opts ...redlock.Option) (*redlock.Client, error) {
 	opts = append(opts, a.debug.observer())
-	l, err := redlock.New(a.Clients, opts...)
+	newClient := redlock.New
+	if a.Cluster != "" {
+		newClient = redlock.NewCluster
+	}
+	l, err := newClient(a.Clients, opts...)
 	if err != nil {
 		return nil, err
 	}

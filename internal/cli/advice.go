@@ -19,6 +19,8 @@ const (
 	adviceNoAuth    = "the master needs a password: set $REDISCLI_AUTH or give --password-file (in a profile: password_env or password_file)"
 	adviceWrongPass = "check the user and the password: a URL's own, else --password-file, else $REDISCLI_AUTH (in a profile: password_env or password_file)"
 	adviceNeedsTLS  = "the server may require TLS: use rediss:// (in a profile: tls = true)"
+	adviceCluster   = "the master is a node of a Redis Cluster, which is one lock service: give the cluster's nodes alone " +
+		"(or --cluster) to watch and lock on it as one"
 )
 
 // connectionAdvice returns the monitor's Config.Advise for masters: what to do about a refused login, or about
@@ -46,6 +48,8 @@ func advice(err error, tls bool) string {
 	case strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "invalid username-password") ||
 		strings.Contains(msg, "invalid password"):
 		return adviceWrongPass
+	case strings.HasPrefix(msg, "MOVED ") || strings.HasPrefix(msg, "ASK "):
+		return adviceCluster // a cluster's node not known as one at the start (an ACL refusing INFO and CLUSTER)
 	case !tls && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		strings.Contains(msg, "EOF") || strings.Contains(msg, "connection reset by peer")):
 		return adviceNeedsTLS

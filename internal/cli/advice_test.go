@@ -106,6 +106,8 @@ func TestAdviceNeedsTheServersWords(t *testing.T) {
 		{"read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer", false, adviceNeedsTLS},
 		{"dial tcp 127.0.0.1:1: connect: connection refused", false, ""},
 		{"NOPERM this user has no permissions to run the 'scan' command", false, ""},
+		{"MOVED 15495 127.0.0.1:7002", false, adviceCluster},
+		{"ASK 15495 127.0.0.1:7002", true, adviceCluster},
 	} {
 		if got := advice(errorString(tc.err), tc.tls); got != tc.want {
 			t.Errorf("advice(%q, tls %v) = %q, want %q", tc.err, tc.tls, got, tc.want)

@@ -106,7 +106,7 @@ func run(args []string, sys system) int {
 	a, err := openApp(cfg)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
-		return ExitFailure
+		return openFailure(err)
 	}
 	defer a.Close()
 	switch {
@@ -121,7 +121,7 @@ func run(args []string, sys system) int {
 // openApp opens the masters (the demo's, paused with --once: one snapshot of idle masters) and the monitor
 // the command line asks for.
 func openApp(cfg Config) (*app.App, error) {
-	a, err := app.Open(app.Config{Masters: cfg.Masters, Debug: cfg.Debug,
+	a, err := app.Open(app.Config{Masters: cfg.Masters, Cluster: cfg.Cluster, Debug: cfg.Debug,
 		Demo: demo.Options{Clients: cfg.DemoClients, Resources: cfg.DemoResources, Paused: cfg.Once}})
 	if err != nil {
 		return nil, err

@@ -76,6 +76,7 @@ type Config struct {
 	Events        string        // file to append the event stream to, "-" stdout (headless only), "" none
 	Debug         string        // file to append the debug log to (connections, rounds, polls), "" none
 	TLSSkipVerify bool          // rediss:// certificates are not checked; main warns loudly
+	Cluster       bool          // --cluster: the masters are nodes of one Redis Cluster (app.Open detects it anyway)
 	Demo          bool          // --demo: the embedded demo masters, said out loud (the dashboard's default without masters)
 	DemoClients   int           // simulated clients in demo mode
 	DemoResources int           // resources they contend for

@@ -406,7 +406,7 @@ func TestHelpAndVersionExitZero(t *testing.T) {
 	_, stdout, _ := runCapture([]string{"--help"}, fakeEnv(nil, nil))
 	for _, flag := range []string{"--masters", "-P, --profile", "--config", "--password-file", "--tls-ca-file",
 		"--tls-skip-verify", "--pattern", "--ttl", "--poll", "--node-timeout", "--retries", "--retry-delay",
-		"--drift-factor", "--max-keys", "--read-only", "--once", "--json", "--version", "--demo-clients",
+		"--drift-factor", "--max-keys", "--read-only", "--once", "--json", "--version", "--demo-clients", "--cluster",
 		"--demo-resources"} {
 		if !strings.Contains(stdout, flag) {
 			t.Errorf("--help does not mention %s", flag)

@@ -42,8 +42,11 @@ func runDashboard(a *app.App, cfg Config, sys system) int {
 // runScreen runs the Bubble Tea program over a and prints its summary.
 func runScreen(a *app.App, cfg Config, sys system) int {
 	title := fmt.Sprintf("%d masters", len(a.Names))
-	if a.Demo != nil {
+	switch {
+	case a.Demo != nil:
 		title = "demo"
+	case a.Cluster != "":
+		title = "Redis Cluster"
 	}
 	var sink events.Sink // the dashboard's actions go to the event stream in the event log's words
 	if a.Feed != nil {

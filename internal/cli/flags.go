@@ -67,6 +67,8 @@ func addConnectionFlags(fs *pflag.FlagSet, v *flagValues) {
 		"(tls-auth-clients); with --tls-key")
 	fs.StringVar(&v.tlsKey, "tls-key", "", "PEM file of the client certificate's private key; with --tls-cert")
 	fs.BoolVar(&v.cfg.TLSSkipVerify, "tls-skip-verify", false, "do not verify rediss:// certificates (insecure)")
+	fs.BoolVar(&v.cfg.Cluster, "cluster", false, "the masters are nodes of one Redis Cluster, watched and locked as one "+
+		"lock service (detected anyway when every master given is a node of one cluster)")
 }
 
 // addProfileFlags declares the connection profiles.

@@ -40,7 +40,7 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 		fmt.Fprintf(sys.stderr, "redlock-tui: writing the snapshot: %v\n", err)
 		return ExitFailure
 	}
-	if snap.UpCount < snap.Quorum {
+	if snap.UpCount < snap.Quorum || primaryMissing(snap) {
 		return ExitNoQuorum
 	}
 	return ExitOK
@@ -50,7 +50,7 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 // rather than report a master that was merely slow as missing.
 func undecided(s monitor.Snapshot) bool {
 	for _, m := range s.Masters {
-		if !m.Up && !m.Down {
+		if !m.Up && !m.Down || primaryUndecided(m) {
 			return true
 		}
 	}

@@ -198,10 +198,10 @@ func runUnderLock(args []string, sys system) int {
 	signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
 
-	a, err := app.Open(app.Config{Masters: cfg.Masters, Debug: cfg.Debug})
+	a, err := app.Open(app.Config{Masters: cfg.Masters, Cluster: cfg.Cluster, Debug: cfg.Debug})
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
-		return ExitFailure
+		return openFailure(err)
 	}
 	defer a.Close()
 	retries := cfg.Retries
