@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -53,7 +52,10 @@ type clusterPoller struct {
 	owners slots.Map          // which primary owns each slot, as last read or redirected
 	shards []slots.Shard      // the primaries, as last read
 	nodes  map[string]*poller // by address: a client and, for a primary, where its scan stands
-	closed bool
+	// readers read keys by slot on the nodes' clients, apart from the scans that run at the same time: each
+	// learns on its own whether the node takes scripts.
+	readers map[string]*poller
+	closed  bool
 }
 
 // NewCluster returns a Monitor of one Redis Cluster, watched as one lock service and shown as one master
@@ -63,23 +65,14 @@ func NewCluster(seeds []*redis.Client, name string, cfg Config) (*Monitor, error
 	if len(seeds) == 0 {
 		return nil, errors.New("monitor: no cluster nodes")
 	}
-	p := &clusterPoller{addr: name, nodes: map[string]*poller{}}
+	p := &clusterPoller{addr: name, nodes: map[string]*poller{}, readers: map[string]*poller{}}
 	for i, c := range seeds {
 		if c == nil {
 			return nil, fmt.Errorf("monitor: cluster node %d is nil", i)
 		}
 		p.seeds = append(p.seeds, c.Options())
 	}
-	cfg = cfg.WithDefaults()
-	return &Monitor{
-		cfg:      cfg,
-		pollers:  []source{p},
-		flying:   make([]bool, 1),
-		results:  make(chan result, 1),
-		own:      map[string]OwnLock{},
-		interval: cfg.Interval,
-		wake:     make(chan struct{}, 1),
-	}, nil
+	return newMonitor([]source{p}, cfg.WithDefaults()), nil
 }
 
 // Close closes the clients the monitor opened itself (a cluster's nodes); the clients given to New and
@@ -154,6 +147,19 @@ func (p *clusterPoller) node(addr string) *poller {
 	}
 	p.nodes[addr] = n
 	return n
+}
+
+// reader returns the poller that reads keys by slot on the node at addr.
+func (p *clusterPoller) reader(addr string) *poller {
+	n := p.node(addr)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r := p.readers[addr]; r != nil {
+		return r
+	}
+	r := &poller{client: n.client, addr: addr, asking: true}
+	p.readers[addr] = r
+	return r
 }
 
 // loadShards reads the primaries and their slots from whichever node answers CLUSTER SLOTS first, asking
@@ -299,47 +305,30 @@ func isPrimary(prims []PrimaryReading, addr string) bool {
 }
 
 // capDiscovered keeps the keys the primaries' scans found that are not known within Config.MaxKeys distinct
-// keys in all, the first in key order, and counts the rest as untracked by the primary that found them.
+// keys in all, as Monitor.capFound does across masters.
 func (p *clusterPoller) capDiscovered(cfg Config, prims []PrimaryReading, known []string) {
 	var found []string
 	seen := map[string]bool{}
-	for _, pr := range prims {
-		for _, k := range pr.Keys {
+	rs := make([]*Reading, len(prims))
+	for i := range prims {
+		rs[i] = &prims[i].Reading
+		for _, k := range prims[i].Keys {
 			if !seen[k.Key] && !isKnown(known, k.Key) {
 				seen[k.Key] = true
 				found = append(found, k.Key)
 			}
 		}
 	}
-	room := max(cfg.MaxKeys-len(known), 0)
-	if len(found) <= room {
-		return
-	}
-	sort.Strings(found)
-	dropped := map[string]bool{}
-	for _, k := range found[room:] {
-		dropped[k] = true
-	}
-	for i := range prims {
-		pr := &prims[i]
-		kept := pr.Keys[:0]
-		for _, k := range pr.Keys {
-			if !dropped[k.Key] {
-				kept = append(kept, k)
-			}
-		}
-		if n := len(pr.Keys) - len(kept); n > 0 && pr.next != nil {
-			pr.next.leftOut(n)
-			pr.Untracked = pr.next.untrackedNow()
-		}
-		pr.Keys = kept
-	}
+	capKeys(rs, found, max(cfg.MaxKeys-len(known), 0))
 }
 
-// addSweep adds one primary's scan to the cluster's: keys scanned and in the keyspaces add up; the cluster
+// addSweep adds one primary's scan to the cluster's: keys scanned, in the keyspaces, passed over as not
+// lock-shaped and refused add up; the cluster
 // has completed as many full sweeps as its least advanced primary, and its last one when that primary did.
 func addSweep(total *Sweep, s Sweep, first bool) {
 	total.Scanned += s.Scanned
+	total.NotLockShaped += s.NotLockShaped
+	total.Refused += s.Refused
 	if s.Total >= 0 && total.Total >= 0 {
 		total.Total += s.Total
 	} else {
@@ -413,7 +402,7 @@ func (p *clusterPoller) readRouted(ctx context.Context, cfg Config, keys []strin
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		for addr, routes := range byNode {
-			n := p.node(addr)
+			n := p.reader(addr)
 			wg.Go(func() {
 				keys, again, err := p.readRoutes(ctx, cfg, n, routes)
 				mu.Lock()

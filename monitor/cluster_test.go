@@ -274,7 +274,7 @@ func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	for addr, n := range cp.nodes {
-		if n.mode != readScripted {
+		if n.mode != readScripted || cp.readers[addr] != nil && cp.readers[addr].mode != readScripted {
 			t.Errorf("node %s reads without scripts after the cluster was down: CLUSTERDOWN is not a refusal of scripts", addr)
 		}
 	}

@@ -177,7 +177,7 @@ func (s *Snapshot) countClusterKeys() {
 
 // warnClusters appends to ws what is wrong with each cluster's primaries, by the rules of a master's
 // warnings (not answering, down, a replica, replicas that a failover would promote, a recent restart, their
-// clocks), each about the primary, its text saying which slots it owns. A primary's scan in progress is told
+// clocks, the commands their ACL refuses), each about the primary, its text saying which slots it owns. A primary's scan in progress is told
 // once for the cluster, as the cluster's.
 func warnClusters(ws []Warning, s *Snapshot, now time.Time, cfg Config) []Warning {
 	for _, m := range s.Masters {
@@ -197,6 +197,11 @@ func warnClusters(ws []Warning, s *Snapshot, now time.Time, cfg Config) []Warnin
 			}
 		}
 		ws = warnClocks(ws, prims, judgeClocks(prims, s.maxTTL, cfg.DriftFactor), cfg)
+		for k := range prims {
+			if prims[k].Up {
+				ws = append(ws, accessWarnings(&prims[k], cfg.Writes)...)
+			}
+		}
 		for k := start; k < len(ws); k++ {
 			if label := labels[ws[k].Master]; label != "" {
 				ws[k].Text = label + ": " + ws[k].Text

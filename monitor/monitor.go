@@ -69,22 +69,27 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 		return nil, fmt.Errorf("monitor: %d clients but %d addresses", len(clients), len(addrs))
 	}
 	cfg = cfg.WithDefaults()
-	m := &Monitor{
-		cfg:      cfg,
-		pollers:  make([]source, len(clients)),
-		flying:   make([]bool, len(clients)),
-		results:  make(chan result, len(clients)), // one read in flight per master: a sender never blocks
-		own:      map[string]OwnLock{},
-		interval: cfg.Interval,
-		wake:     make(chan struct{}, 1),
-	}
+	sources := make([]source, len(clients))
 	for i, c := range clients {
 		if c == nil {
 			return nil, fmt.Errorf("monitor: client %d (%s) is nil", i, addrs[i])
 		}
-		m.pollers[i] = &poller{client: c, addr: addrs[i], advise: cfg.Advise}
+		sources[i] = &poller{client: c, addr: addrs[i], advise: cfg.Advise}
 	}
-	return m, nil
+	return newMonitor(sources, cfg), nil
+}
+
+// newMonitor returns a Monitor of sources, with cfg's defaults applied.
+func newMonitor(sources []source, cfg Config) *Monitor {
+	return &Monitor{
+		cfg:      cfg,
+		pollers:  sources,
+		flying:   make([]bool, len(sources)),
+		results:  make(chan result, len(sources)), // one read in flight per master: a sender never blocks
+		own:      map[string]OwnLock{},
+		interval: cfg.Interval,
+		wake:     make(chan struct{}, 1),
+	}
 }
 
 // Poll reads every master once, concurrently, each within Config.Timeout, and returns the resulting snapshot,
@@ -188,7 +193,16 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 // together exceed it. The first in key order are kept; the rest are taken out of the readings and counted as
 // untracked by each master that found them. It returns the keys kept.
 func (m *Monitor) capFound(readings []Reading, found []string, known int) []string {
-	room := max(m.cfg.MaxKeys-known, 0)
+	rs := make([]*Reading, len(readings))
+	for i := range readings {
+		rs[i] = &readings[i]
+	}
+	return capKeys(rs, found, max(m.cfg.MaxKeys-known, 0))
+}
+
+// capKeys keeps, of the keys found new (found), the first room in key order: the others are taken out of the
+// readings and counted as untracked by each reading that had them. It returns the keys kept.
+func capKeys(readings []*Reading, found []string, room int) []string {
 	if len(found) <= room {
 		return found
 	}
@@ -197,8 +211,7 @@ func (m *Monitor) capFound(readings []Reading, found []string, known int) []stri
 	for _, k := range found[room:] {
 		dropped[k] = true
 	}
-	for i := range readings {
-		r := &readings[i]
+	for _, r := range readings {
 		kept := r.Keys[:0]
 		for _, k := range r.Keys {
 			if !dropped[k.Key] {
