@@ -60,11 +60,8 @@ func New(masters []*redis.Client, opts ...Option) (*Client, error) {
 	if len(masters) == 0 {
 		return nil, errors.New("redlock: no masters given")
 	}
-	cfg := defaultConfig()
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if err := cfg.validate(); err != nil {
+	cfg, err := configOf(opts)
+	if err != nil {
 		return nil, err
 	}
 	seen := make(map[string]int, len(masters))

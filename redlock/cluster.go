@@ -77,11 +77,8 @@ func NewCluster(seeds []*redis.Client, opts ...Option) (*Client, error) {
 	if len(seeds) == 0 {
 		return nil, errors.New("redlock: no cluster nodes given")
 	}
-	cfg := defaultConfig()
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if err := cfg.validate(); err != nil {
+	cfg, err := configOf(opts)
+	if err != nil {
 		return nil, err
 	}
 	for i, s := range seeds {

@@ -20,14 +20,8 @@ import (
 // timeout (see cluster.client).
 func clusterClient(t *testing.T, seeds []string, opts ...Option) *Client {
 	t.Helper()
-	clients := make([]*redis.Client, len(seeds))
-	for i, addr := range seeds {
-		clients[i] = redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, DialTimeout: time.Second,
-			ReadTimeout: 2 * time.Second, MaxRetries: -1, DialerRetries: 1})
-		t.Cleanup(func() { clients[i].Close() })
-	}
 	opts = append([]Option{WithNodeTimeout(500 * time.Millisecond)}, opts...)
-	rc, err := NewCluster(clients, opts...)
+	rc, err := NewCluster(clientsOf(t, seeds), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

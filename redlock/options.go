@@ -50,6 +50,15 @@ func defaultConfig() config {
 	}
 }
 
+// configOf is the default configuration with opts applied, checked.
+func configOf(opts []Option) (config, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg, cfg.validate()
+}
+
 func (c config) validate() error {
 	switch {
 	case c.nodeTimeout <= 0:

@@ -196,8 +196,8 @@ func TestNoReplyButTheSuccessValueIsAGrant(t *testing.T) {
 	}
 }
 
-// proxiedClient is a Redlock client over go-redis clients for addrs.
-func proxiedClient(t *testing.T, addrs []string, opts ...Option) *Client {
+// clientsOf returns go-redis clients for addrs that honour deadlines and never retry, closed at cleanup.
+func clientsOf(t *testing.T, addrs []string) []*redis.Client {
 	t.Helper()
 	clients := make([]*redis.Client, len(addrs))
 	for i, a := range addrs {
@@ -205,7 +205,13 @@ func proxiedClient(t *testing.T, addrs []string, opts ...Option) *Client {
 			ReadTimeout: 2 * time.Second, MaxRetries: -1, DialerRetries: 1})
 		t.Cleanup(func() { clients[i].Close() })
 	}
-	c, err := New(clients, opts...)
+	return clients
+}
+
+// proxiedClient is a Redlock client over go-redis clients for addrs.
+func proxiedClient(t *testing.T, addrs []string, opts ...Option) *Client {
+	t.Helper()
+	c, err := New(clientsOf(t, addrs), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,11 +141,7 @@ func (c *Cluster) agreed(ctx context.Context) error {
 		if !strings.Contains(text, "cluster_known_nodes:"+strconv.Itoa(len(c.Nodes))+"\r") {
 			return fmt.Errorf("%s: does not know every node yet", s.Addr())
 		}
-		cl := s.NewClient()
-		lctx, cancel := context.WithTimeout(ctx, clusterCommandTimeout)
-		shards, err := slots.Load(lctx, cl)
-		cancel()
-		cl.Close()
+		shards, err := c.shards(ctx, s)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Addr(), err)
 		}
@@ -156,6 +152,15 @@ func (c *Cluster) agreed(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// shards returns the primaries and their slots as s sees them (CLUSTER SLOTS).
+func (c *Cluster) shards(ctx context.Context, s *Server) ([]slots.Shard, error) {
+	ctx, cancel := context.WithTimeout(ctx, clusterCommandTimeout)
+	defer cancel()
+	cl := s.NewClient()
+	defer cl.Close()
+	return slots.Load(ctx, cl)
 }
 
 // Addrs returns the nodes' addresses, in order.
@@ -201,11 +206,7 @@ func (c *Cluster) NewClusterClient() *redis.ClusterClient {
 func (c *Cluster) Owner(ctx context.Context, slot int) (*Server, error) {
 	var last error
 	for _, s := range c.Nodes {
-		cl := s.NewClient()
-		lctx, cancel := context.WithTimeout(ctx, clusterCommandTimeout)
-		shards, err := slots.Load(lctx, cl)
-		cancel()
-		cl.Close()
+		shards, err := c.shards(ctx, s)
 		if err != nil {
 			last = err
 			continue
