@@ -57,3 +57,14 @@ func TestClusterNodeNotKnownAsOneSaysWhatItIs(t *testing.T) {
 		t.Errorf("no master answered MOVED: %+v\n%s", snap.Masters, stdout)
 	}
 }
+
+// TestClusterFlagNeedsTheNodes: --cluster says what the masters given are, so it needs them; the demo's
+// embedded masters are not a cluster.
+func TestClusterFlagNeedsTheNodes(t *testing.T) {
+	for _, args := range [][]string{{"--cluster"}, {"--cluster", "--demo", "--once"}} {
+		code, stdout, stderr := runCapture(args, fakeEnv(nil, nil))
+		if code != ExitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--cluster says") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and one line about --cluster", args, code, stdout, stderr, ExitUsage)
+		}
+	}
+}

@@ -200,6 +200,8 @@ func checkDemo(c Config) error {
 	switch {
 	case c.Demo && len(c.Masters) > 0:
 		return usagef("--demo watches the embedded demo masters; it excludes --masters and --profile")
+	case c.Cluster && len(c.Masters) == 0:
+		return usagef("--cluster says the masters given are a Redis Cluster's nodes: give them (--masters or --profile)")
 	case len(c.Masters) == 0 && !c.Demo && c.Once:
 		return usagef("--once needs your masters (--masters or --profile); --demo prints the embedded demo masters")
 	case len(c.Masters) == 0 && !c.Demo && c.Headless:
