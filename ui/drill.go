@@ -227,6 +227,9 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 		if row.tokens[j] != "" {
 			add(labelled(st, "    token", row.tokens[j], w, st.text.normal)...)
 		}
+		if c.Node != "" { // a Redis Cluster's key: the primary that owns its slot
+			add(labelled(st, "    owner", c.Node, w, st.text.normal)...)
+		}
 	}
 	return out
 }
