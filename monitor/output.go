@@ -84,6 +84,13 @@ type jsonLock struct {
 	LastChange  *time.Time       `json:"last_change"`
 	Fence       uint64           `json:"fence"` // the highest fence counter on the masters; 0 for an unfenced lock
 	Masters     []jsonMasterLock `json:"masters"`
+
+	Families   []string     `json:"families"`                   // every client family the shapes fit; [] none
+	Logical    string       `json:"logical_resource,omitempty"` // the resource a known key convention names
+	Convention string       `json:"convention,omitempty"`       // that convention's client (malkusch/lock)
+	Holders    []jsonHolder `json:"holders"`                    // each holder: one token, or a sorted set's members
+	Summary    string       `json:"holders_summary,omitempty"`  // a sorted-set lock's holders in words: "3 readers"
+	Limit      int          `json:"limit,omitempty"`            // a semaphore's permits, when known (--permits)
 }
 
 type jsonMasterLock struct {
@@ -95,6 +102,13 @@ type jsonMasterLock struct {
 	Hash       bool   `json:"hash,omitempty"`       // a hash lock (Redisson): token is its holder field
 	Reentrancy int    `json:"reentrancy,omitempty"` // a hash lock's hold count
 	Mode       string `json:"mode,omitempty"`       // a read-write hash lock's mode
+
+	Members []jsonMember `json:"members,omitempty"` // a sorted-set lock's members and scores, as read
+}
+
+type jsonMember struct {
+	Member string  `json:"member"`
+	Score  float64 `json:"score"`
 }
 
 type jsonSweep struct {
@@ -185,12 +199,17 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		for j, c := range l.Masters {
 			jc := jsonMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt),
 				Hash: c.Hash, Reentrancy: c.Reentrancy, Mode: c.Mode}
+			for _, m := range c.Set {
+				jc.Members = append(jc.Members, jsonMember{m.Member, m.Score})
+			}
 			if c.Token != "" && c.PTTL != NoTTL {
 				pttl := c.PTTL.Milliseconds()
 				jc.PTTLMS = &pttl
 			}
 			jl.Masters[j] = jc
 		}
+		jl.Families, jl.Logical, jl.Convention = append([]string{}, l.Families...), l.Logical, l.Convention
+		jl.Holders, jl.Summary, jl.Limit = jsonHolders(&l, s.Time), l.HoldersText(), l.Limit
 		out.Locks[i] = jl
 	}
 	for i, wn := range s.Warnings {
@@ -221,7 +240,7 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), trunc)
 	tableMasters(p, s.Masters)
 	if len(s.Locks) > 0 {
-		tableLocks(p, s.Locks, s.Servers)
+		tableLocks(p, s.Locks, s.Servers, s.Time)
 	}
 	if len(s.Warnings) > 0 {
 		p("\nWARNINGS\n")
@@ -272,7 +291,7 @@ func tableMasters(p func(string, ...any), masters []MasterStatus) {
 
 // tableLocks writes the locks' table with p; servers is the number of distinct servers, a lock's count is out
 // of it.
-func tableLocks(p func(string, ...any), locks []LockView, servers int) {
+func tableLocks(p func(string, ...any), locks []LockView, servers int, now time.Time) {
 	p("\nRESOURCE\tSTATE\tHOLDER\tCOUNT\tVALIDITY\tSPREAD\tFLAGS\tPER MASTER (token:pttl)\n")
 	for _, l := range locks {
 		var flags []string
@@ -289,8 +308,15 @@ func tableLocks(p func(string, ...any), locks []LockView, servers int) {
 		for j, c := range l.Masters {
 			cells[j] = tableCell(c)
 		}
-		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.Resource)), l.State, orDash(untrusted.Escape(short(l.Holder))), l.Count,
+		holder := untrusted.Escape(short(l.Holder))
+		if l.Holders != nil {
+			holder = l.HoldersText()
+		}
+		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State, orDash(holder), l.Count,
 			servers, l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
+		if l.Holders != nil {
+			tableHolders(p, &l, servers, now)
+		}
 	}
 }
 
@@ -304,6 +330,10 @@ func tableCell(c MasterLock) string {
 		return "?"
 	case c.State == CellAbsent:
 		return "-"
+	case c.Set != nil && c.PTTL == NoTTL:
+		return fmt.Sprintf("set(%d):no-ttl", len(c.Set))
+	case c.Set != nil:
+		return fmt.Sprintf("set(%d):%s", len(c.Set), c.PTTL)
 	case c.PTTL == NoTTL:
 		return untrusted.Escape(short(c.Token)) + ":no-ttl"
 	}

@@ -56,6 +56,9 @@ type Config struct {
 	MaxEvents   int           // events kept in Snapshot.Events (most recent), default 500
 	FenceSuffix string        // names a resource's fence counter (redlock.WithFenceSuffix), default ":fence"
 	Writes      bool          // the program also writes (acquire, extend, release): check the ACL allows that too
+	// Permits are the limits of semaphores, by key ("semaphore:pool"): redis-semaphore does not store its
+	// limit, so "2 of 3 permits" needs it from the user; without it a semaphore shows "2 holders".
+	Permits map[string]int
 	// Advise, when set, says what the user can do about a master's error (a password to give, TLS to use); its
 	// answer is added to the error's text. The monitor knows no flags; the program that has them does.
 	Advise func(addr string, err error) string
@@ -228,6 +231,8 @@ type MasterLock struct {
 	Hash       bool   // a hash lock (Redisson): Token is its holder field(s), "<client-uuid>:<thread-id>"
 	Reentrancy int    // a hash lock's hold count for its holder; 0 for a string
 	Mode       string // a hash read-write lock's mode field ("read" or "write"); "" otherwise
+
+	Set []SetMember // a sorted-set lock's members (Token is then their names, joined); nil otherwise (sets.go)
 }
 
 // Present reports whether the key was seen on this master in this poll.
@@ -258,6 +263,17 @@ type LockView struct {
 	LastChange time.Time     // when the last holder change was seen
 	Fence      uint64        // the highest fence counter of the resource on the masters (fenced locks); 0 none
 
+	// Holders are the holders of a lock that several may hold at once (a sorted set: Symfony Lock's shared and
+	// exclusive locks, redis-semaphore's permits), held ones first; nil for a lock of one token. The lock is
+	// held when one of them is; Holder is then the held ones' tokens, joined by commas (see holders.go).
+	Holders []Holder
+	Limit   int // a semaphore's permits, when known (Config.Permits); 0 unknown
+	// Families are every client family the key's and token's shapes fit (Family names them for people).
+	Families []string
+	// Logical is the resource a known client's key convention names ("billing" for malkusch/lock's
+	// "lock_billing"), and Convention that client; both "" for a key named as its resource.
+	Logical, Convention string
+
 	hist lockHistory
 }
 
@@ -281,6 +297,8 @@ const (
 	EventMasterUp           EventKind = "master-up"
 	EventMasterRestarted    EventKind = "master-restarted"
 	EventClockWarning       EventKind = "clock-warning"
+	EventHolderJoined       EventKind = "holder-joined" // a holder joined the holders of a lock several may hold (a reader, a permit)
+	EventHolderLeft         EventKind = "holder-left"   // one of them left while others hold on
 )
 
 // Event is a change seen between two snapshots.
