@@ -562,3 +562,29 @@ func TestARefusedSetReadIsUnknownNotAbsent(t *testing.T) {
 		t.Errorf("no warning that ZRANGE is denied: %v", s.Warnings)
 	}
 }
+
+func TestMalkuschLockIsNamedByItsResourceAndValidForItsTimeout(t *testing.T) {
+	c, _ := serverCluster(t, 3, Config{})
+	ctx := context.Background()
+	// malkusch/lock 2.2.1 (php-lock/lock 63c1b268f521a702cb8755ed92631c1fac1775e6): SpinlockMutex names the key
+	// "lock_" . $name and acquires it for $this->timeout + 1 seconds; RedisMutex's token is
+	// bin2hex(random_bytes(16)), and PHPRedisMutex::add is set($key, $value, ['nx', 'ex' => $expire]).
+	const timeout = 30
+	token := randomHex(16)
+	for i := range 3 {
+		if err := c.admin[i].Do(ctx, "SET", "lock_billing", token, "NX", "EX", timeout+1).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := lockOf(t, sweptPoll(t, c), "lock_billing")
+	if l.ResourceText() != "billing (malkusch/lock: lock_billing)" || l.Family != "malkusch/lock" {
+		t.Errorf("named %q, family %q; want billing beside its key, malkusch/lock", l.ResourceText(), l.Family)
+	}
+	// The holder counts its lock as timeout seconds from its acquisition, one second less than the key lives.
+	if l.State != StateHeld || l.Validity > timeout*time.Second || l.Validity < (timeout-2)*time.Second {
+		t.Errorf("%s with validity %v, want held for just under %ds (its timeout), not %ds (the key's TTL)", l.State, l.Validity, timeout, timeout+1)
+	}
+}
+
+// randomHex is n random bytes in hex.
+func randomHex(n int) string { return fmt.Sprintf("%x", randomBytes(n)) }
