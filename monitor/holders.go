@@ -251,7 +251,7 @@ func recordHolders(v *LockView, arena []tokenSeen) []tokenSeen {
 }
 
 // decideSetState sets v's state from its holders: held when one of them is (its holder the held writer, or
-// the held holders' tokens joined by commas, its validity the longest); stuck when a set has no TTL; unknown
+// the held holders' tokens joined by commas, its validity the longest, its count the most masters one has); stuck when a set has no TTL; unknown
 // when the masters not read could make a holder held; split when two writers are live, none on a quorum;
 // partial otherwise.
 func decideSetState(v *LockView, stuck bool, quorum int, now time.Time) {
@@ -264,15 +264,15 @@ func decideSetState(v *LockView, stuck bool, quorum int, now time.Time) {
 		}
 		if h.State == StateHeld {
 			held = append(held, h.Token)
-			if lead < 0 || h.Validity > v.Holders[lead].Validity {
+			if lead < 0 || h.Count > v.Holders[lead].Count {
 				lead = k
 			}
+			v.Validity = max(v.Validity, h.Validity) // held until the last holder lapses
 		}
 		v.Count = max(v.Count, h.Count)
 	}
 	if lead >= 0 {
 		v.Count = v.Holders[lead].Count
-		v.Validity = v.Holders[lead].Validity
 		v.TTLSpread = holderSpread(v.Holders[lead], now)
 	}
 	switch {
