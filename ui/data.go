@@ -45,7 +45,10 @@ const clockSamples = 8
 // tokens stay in lv, for commands.
 type lockRow struct {
 	lv      *monitor.LockView
-	name    string        // sanitized resource
+	name    string        // sanitized resource (the key)
+	label   string        // sanitized name as shown: the key, or "billing (malkusch/lock: lock_billing)"
+	holders []holderRow   // a sorted-set lock's holders; nil for a lock of one token
+	setOn   []bool        // a sorted-set lock: the masters where a held holder's member is live
 	primary string        // raw token the row is about (monitor.LeadToken): the holder's, or the most common one
 	holder  string        // sanitized primary token
 	tokens  []string      // sanitized token per master, "" where absent
@@ -126,9 +129,16 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 		row := &d.locks[i]
 		row.lv = lv
 		row.name = sanitize(lv.Resource, nameCap)
+		row.label = row.name
+		if lv.Logical != "" {
+			row.label = sanitize(lv.ResourceText(), nameCap)
+		}
 		row.primary = monitor.LeadToken(lv)
 		shown := sanitize(row.primary, nameCap)
 		row.holder = shown
+		if lv.Holders != nil {
+			row.takeHolders(s.Time)
+		}
 		row.tokens = tokens[i*n : (i+1)*n : (i+1)*n]
 		for j, c := range lv.Masters {
 			if j >= n || c.Token == "" { // absent, or not read and never seen there
