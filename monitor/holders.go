@@ -26,6 +26,7 @@ const HolderExpired LockState = "expired"
 // Holder is one holder of a lock that several may hold at once (a sorted-set lock), across the masters.
 type Holder struct {
 	Token     string        // its member (a MultiSemaphore holder's identifier, without the "_N" of each permit)
+	Members   []string      // its members in the set as read: the token, or a MultiSemaphore's "<id>_0".."<id>_<n-1>"
 	Mode      string        // ModeWrite, ModeRead or ModePermit
 	Permits   int           // the members it holds on a master: a MultiSemaphore holder takes several; else 1
 	State     LockState     // StateHeld, StatePartial (live on fewer than a quorum), StateUnknown, HolderExpired
@@ -133,6 +134,9 @@ func classifySet(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, m
 				v.Holders = append(v.Holders, Holder{Token: token, Mode: ModeRead, Masters: make([]HolderCell, n)})
 			}
 			h := &v.Holders[k]
+			if !slices.Contains(h.Members, m.Member) {
+				h.Members = append(h.Members, m.Member)
+			}
 			switch {
 			case shape == scoresAcquire:
 				h.Mode = ModePermit
@@ -156,6 +160,7 @@ func classifySet(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, m
 	for k := range v.Holders {
 		h := &v.Holders[k]
 		h.Permits = max(h.Permits, 1)
+		slices.Sort(h.Members)
 		for j, c := range v.Masters {
 			if h.Masters[j].State == CellUnknown && h.Masters[j].Expires.IsZero() && c.State != CellUnknown {
 				h.Masters[j].State = CellAbsent // the master answered without this member

@@ -131,3 +131,50 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// choose makes the confirmation remove holder i of the sorted-set lock it opened on, alone.
+func (c *deleteConfirm) choose(i int) {
+	c.pick = i
+	hr := c.holders[i]
+	on := 0
+	for _, m := range hr.h.Masters {
+		if m.State == monitor.CellSeen {
+			on++
+		}
+	}
+	what := fmt.Sprintf(" (%s, %s) on %s", hr.h.Mode, hr.h.State, plural(on, "master"))
+	c.tokens = []string{hr.h.Token}
+	c.shown = []string{strings.TrimRight(fit(hr.token, shortToken), " ") + what}
+	c.full = []string{hr.token + what}
+}
+
+// setHints says what removing one holder of a sorted-set lock does, and what the library's holders notice.
+func (c *deleteConfirm) setHints(hint func(string)) {
+	hint(fmt.Sprintf("Removes this holder's members only where they are all still in the set; the other %s keep theirs.",
+		plural(len(c.holders)-1, "holder")))
+	if len(c.holders) > 1 {
+		hint(fmt.Sprintf("Holder %d of %d: %s another.", c.pick+1, len(c.holders), c.sh.keys.NextPanel.Help().Key))
+	}
+	switch c.family {
+	case "Symfony Lock":
+		hint("Symfony Lock's holder learns it at its next refresh() or isAcquired() (LockConflictedException); " +
+			"until then it runs on. A writer's __write__ marker goes with it.")
+	case "redis-semaphore":
+		hint("redis-semaphore's holder learns it at its next refresh (every 80% of lockTimeout): it calls " +
+			"onLockLost, which by default throws LostLockError; until then it runs on.")
+	}
+}
+
+// hasHolder reports whether row's lock still has a holder of token in its set on some master.
+func hasHolder(row *lockRow, token string) bool {
+	for _, hr := range row.holders {
+		if hr.h.Token == token {
+			for _, m := range hr.h.Masters {
+				if m.State == monitor.CellSeen {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui"
@@ -118,6 +120,35 @@ func TestAFilterFindsALockByItsResourceOrItsKey(t *testing.T) {
 		}
 		if v := m.View(); !strings.Contains(v, "Locks 1 of 3") || !strings.Contains(v, "2 of 3 permits") {
 			t.Errorf("filter /%s does not keep the semaphore alone:\n%s", q, v)
+		}
+	}
+}
+
+func TestForceDeleteOfASetLockRemovesOnlyTheHolderPicked(t *testing.T) {
+	c := newCluster(t)
+	ctx := context.Background()
+	expiry := float64(time.Now().Add(time.Minute).UnixMilli())
+	// A Symfony shared lock: two readers scored with their expiry, the key PEXPIREAT the latest.
+	for _, cl := range c.clients {
+		if err := cl.ZAdd(ctx, "report:monthly", redis.Z{Score: expiry, Member: reader1}, redis.Z{Score: expiry, Member: reader2}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.PExpireAt(ctx, "report:monthly", time.UnixMilli(int64(expiry))).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := c.dashboard(ui.Options{})
+	c.poll(d)
+	d.press("D")
+	d.waitView("Holder 1 of 2")
+	d.press("tab")
+	d.waitView("Holder 2 of 2")
+	d.typeText("report:monthly")
+	d.press("enter")
+	d.waitView("force-delete report:monthly: the holder removed from 3 masters")
+	for i, cl := range c.clients {
+		if got := cl.ZRange(ctx, "report:monthly", 0, -1).Val(); len(got) != 1 || got[0] != reader1 {
+			t.Errorf("master %d holds %v, want the other reader alone", i+1, got)
 		}
 	}
 }
