@@ -588,3 +588,73 @@ func TestMalkuschLockIsNamedByItsResourceAndValidForItsTimeout(t *testing.T) {
 
 // randomHex is n random bytes in hex.
 func randomHex(n int) string { return fmt.Sprintf("%x", randomBytes(n)) }
+
+func TestAKeyFormatExcludesThePeersLocks(t *testing.T) {
+	c, _ := serverCluster(t, 3, Config{})
+	ctx := context.Background()
+	locker, err := redlock.New(c.admin, redlock.WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	// Each peer's own acquisition, as its source writes it (see the other tests of this file and
+	// formats_test.go): SET NX with its token under its key.
+	peers := []struct {
+		format string
+		take   func(i int, key string) error
+	}{
+		{"malkusch", func(i int, key string) error {
+			return c.admin[i].Do(ctx, "SET", key, randomHex(16), "NX", "EX", 31).Err()
+		}},
+		{"php-lock", func(i int, key string) error {
+			return c.admin[i].Do(ctx, "SET", key, randomHex(32), "PX", 30001, "NX").Err()
+		}},
+		{"redis-semaphore", func(i int, key string) error {
+			return c.admin[i].SetArgs(ctx, key, uuid4(), redis.SetArgs{Mode: "NX", TTL: semaphoreTimeout}).Err()
+		}},
+		{"redlock-net", func(i int, key string) error {
+			return c.admin[i].SetArgs(ctx, key, uuid4(), redis.SetArgs{Mode: "NX", TTL: formatTTL}).Err()
+		}},
+	}
+	for _, p := range peers {
+		t.Run(p.format, func(t *testing.T) {
+			format, err := KeyFormat(p.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := format("billing")
+			// We hold "billing" in the peer's convention: the peer's SET NX finds the key taken.
+			ours, err := locker.TryAcquire(ctx, key, formatTTL)
+			if err != nil {
+				t.Fatalf("acquiring %s: %v", key, err)
+			}
+			if err := p.take(0, key); !errors.Is(err, redis.Nil) {
+				t.Errorf("the peer's acquisition of %s while we hold it: %v, want refused (nil reply)", key, err)
+			}
+			if err := ours.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// Once ours is released the peer takes it on every master, and then holds us off.
+			for i := range 3 {
+				if err := p.take(i, key); err != nil {
+					t.Fatalf("the peer's acquisition of %s on master %d: %v", key, i, err)
+				}
+			}
+			if _, err := locker.TryAcquire(ctx, key, time.Second); !errors.Is(err, redlock.ErrNotAcquired) {
+				t.Errorf("acquiring %s while the peer holds it: %v, want ErrNotAcquired", key, err)
+			}
+		})
+	}
+	// redis-semaphore's semaphore script on a key we hold fails with WRONGTYPE: its RedlockSemaphore counts that
+	// master as refusing (.catch(() => 0)), its Semaphore throws. Either way no permit is taken.
+	format, _ := KeyFormat("redis-semaphore-semaphore")
+	ours, err := locker.TryAcquire(ctx, format("pool"), formatTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ours.Release(ctx)
+	if _, err := c.admin[0].Eval(ctx, semaphoreAcquireLua, []string{format("pool")}, 3, uuid4(),
+		semaphoreTimeout.Milliseconds(), time.Now().UnixMilli()).Result(); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+		t.Errorf("redis-semaphore's acquire on the key we hold: %v, want WRONGTYPE", err)
+	}
+}

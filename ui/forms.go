@@ -105,6 +105,7 @@ func (f *acquireForm) values() (string, time.Duration, error) {
 	if f.resource.empty() {
 		return "", 0, errors.New("type a resource name")
 	}
+	resource = f.keyOf(resource)
 	ttl, err := parseTTL(f.ttl.String())
 	if err != nil {
 		return "", 0, err
@@ -150,6 +151,10 @@ func (f *acquireForm) View() string {
 		label("resource") + f.resource.View(inner-10, f.focus == 0 && !f.running, st.form.input, st.cursor),
 		label("ttl") + f.ttl.View(min(inner-10, 16), f.focus == 1 && !f.running, st.form.input, st.cursor),
 		"",
+	}
+	if typed := f.resource.String(); f.sh.keyOf != nil && !f.resource.empty() && f.keyOf(typed) != typed {
+		// The key in the peer's convention, which is what is locked: body[2] is the blank line.
+		body[2] = label("key") + st.name(fit(sanitize(f.keyOf(typed), nameCap), inner-10), st.text.normal)
 	}
 	switch {
 	case f.running:

@@ -178,3 +178,11 @@ func hasHolder(row *lockRow, token string) bool {
 	}
 	return false
 }
+
+// keyOf is the key the acquire form locks for resource: in the --key-format convention, when one is given.
+func (f *acquireForm) keyOf(resource string) string {
+	if f.sh.keyOf == nil {
+		return resource
+	}
+	return f.sh.keyOf(resource)
+}

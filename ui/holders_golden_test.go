@@ -152,3 +152,24 @@ func TestForceDeleteOfASetLockRemovesOnlyTheHolderPicked(t *testing.T) {
 		}
 	}
 }
+
+func TestTheAcquireFormTakesTheLockInThePeersKeyConvention(t *testing.T) {
+	c := newCluster(t)
+	format, err := monitor.KeyFormat("malkusch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.dashboard(ui.Options{KeyFormat: format})
+	c.poll(d)
+	d.press("a")
+	d.typeText("billing")
+	d.waitView("lock_billing") // the key, shown in the form before it is locked
+	d.press("enter")
+	d.waitView("acquired lock_billing")
+	c.heldEverywhere("lock_billing")
+	for _, v := range c.values("billing") {
+		if v != "" {
+			t.Fatalf("the resource itself was locked too: %q", v)
+		}
+	}
+}

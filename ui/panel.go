@@ -23,6 +23,7 @@ type shared struct {
 	status   status   // the status line
 	frame    int      // advanced by the tick: spinners
 	outbox   []tea.Msg
+	keyOf    func(resource string) string // Options.KeyFormat; nil: the resource is the key
 }
 
 // setStatus shows a message on the status line.

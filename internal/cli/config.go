@@ -84,6 +84,10 @@ type Config struct {
 	Production    bool          // the profile is marked production: the header says so loudly
 	Help          bool          // print usage and exit; nothing else is set
 	Version       bool          // print the version and exit; nothing else is set
+
+	// Other clients' locks (keyformat.go).
+	KeyFormat string         // the key convention our locks take (monitor.KeyFormat): "plain", "malkusch", ...
+	Permits   map[string]int // semaphores' limits by name or key (monitor.Config.Permits)
 }
 
 // Environment is what parsing may read besides the arguments: injected so
