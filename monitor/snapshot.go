@@ -30,7 +30,9 @@
 // next poll re-reads). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
 // status from its reading), health.go (its health: one state, moved by health.next), clock.go (clock offset
 // and drift, and how they are judged), cells.go (what each read says of each key), lockstate.go (quorum,
-// split, validity: a lock's state in one poll, and LeadToken), locks.go (the walk over resources), history.go
+// split, validity: a lock's state in one poll, and LeadToken), sets.go and holders.go (sorted-set locks: how
+// they are read, and each holder's quorum), conventions.go (clients' key prefixes), locks.go (the walk over
+// resources), history.go
 // (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
 // (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
 // is new since the last snapshot). format.go, family.go and output.go write for people and programs.
