@@ -30,6 +30,10 @@ type Reading struct {
 	Keys       []KeyReading  // keys read: the known ones refreshed (present or absent) and those discovered
 	Sweep      Sweep         // discovery progress after this poll
 	Untracked  int           // lock keys discovery found beyond Config.MaxKeys, not tracked (the last full sweep's count, or the current one's when higher)
+	Primary    string        // for a master named through Sentinels: the primary they named for this poll; "" otherwise
+	ReplicaOf  string        // INFO replication master_host:master_port of a replica; "" otherwise
+	ReplID     string        // INFO replication master_replid; "" unknown
+	ReplID2    string        // INFO replication master_replid2: the history a promoted replica continues; "" unknown
 
 	// Denied are the commands the master's ACL refuses us, as known after this read; DeniedOnKeys the write
 	// commands it refuses on keys outside the user's key patterns; AccessCheck how that was found: "ACL
@@ -38,6 +42,7 @@ type Reading struct {
 	DeniedOnKeys []string
 	AccessCheck  string
 
+	mode     string     // INFO server redis_mode: "sentinel" for a Sentinel given as a master
 	next     *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
 	refusals refusals   // what this read met of the master's ACL
 }
@@ -236,7 +241,8 @@ func isSetupError(err error) bool {
 // failed is the reading of a master that could not be read. Refused marks the errors that will not go away
 // by waiting: a refused login or connection setup, nothing listening, a command refused.
 func (p *poller) failed(err error) Reading {
-	refused := isAuthError(err) || isSetupError(err) || isServerError(err) || strings.Contains(err.Error(), "connection refused")
+	refused := isAuthError(err) || isSetupError(err) || isServerError(err) || strings.Contains(err.Error(), "connection refused") ||
+		isNotAMaster(err)
 	if isSetupError(err) && !strings.HasPrefix(err.Error(), "connection setup refused") {
 		err = fmt.Errorf("connection setup refused: %w", err)
 	}
@@ -245,13 +251,16 @@ func (p *poller) failed(err error) Reading {
 	return Reading{Addr: p.addr, Err: err, Refused: refused}
 }
 
-// read polls the master once: TIME, then INFO and the refresh of the known keys, then discovery under its
-// budget. known is the sorted list of keys to refresh.
+// read polls the master once: its primary from its Sentinels (if it has any), TIME, then INFO and the refresh
+// of the known keys, then discovery under its budget. known is the sorted list of keys to refresh.
 func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
 	d := p.disc
 	if d.cursor == "" {
 		d.cursor, d.sweep.Total = "0", -1
+	}
+	if err := p.locatePrimary(ctx, &r); err != nil {
+		return p.failed(err)
 	}
 	r.Sent = time.Now()
 	t, err := p.client.Time(ctx).Result()
@@ -352,6 +361,9 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		*slowest = max(*slowest, rtt)
 		if first {
 			parseInfo(server, repl, r)
+			if err := p.notAMaster(ctx, r); err != nil {
+				return err
+			}
 			r.refusals.refused("INFO", server.Err())
 			r.refusals.refused("DBSIZE", size.Err())
 			if n, err := size.Result(); err == nil {
@@ -695,4 +707,5 @@ func parseInfo(server, repl *redis.StringCmd, r *Reading) {
 	if v, err := strconv.Atoi(fields["connected_slaves"]); err == nil && v >= 0 {
 		r.Replicas = v
 	}
+	failoverInfo(fields, r)
 }

@@ -80,7 +80,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	switch {
 	case s.UpCount < s.Quorum:
 		d.health = healthNoQuorum
-	case s.UpCount < s.Servers, s.Unread > 0: // masters down, or locks not read: warnings have the banner
+	case s.UpCount < s.Servers, s.Unread > 0, s.Unsafe > 0: // masters down or unsafe, or locks not read: warnings have the banner
 		d.health = healthDegraded
 	default:
 		d.health = healthOK
