@@ -95,6 +95,18 @@ func replicaText(m MasterStatus) string {
 	return "is a replica: Redlock needs independent masters"
 }
 
+// roleText is m's role for the table, with the server behind it: "master at 10.0.0.2:6379" for a master named
+// through Sentinels, "slave of 10.0.0.2:6379" for a replica whose INFO names its primary.
+func roleText(m MasterStatus) string {
+	switch {
+	case m.Role == "slave" && m.ReplicaOf != "":
+		return m.Role + " of " + m.ReplicaOf
+	case m.Primary != "":
+		return m.Role + " at " + m.Primary
+	}
+	return m.Role
+}
+
 // countUnsafe counts the masters of s that answer but cannot be counted on: replicas, and primaries in a
 // failover's replication race. The header does not say OK while there are any.
 func (s *Snapshot) countUnsafe(now time.Time) {

@@ -142,3 +142,20 @@ func TestNotAMasterIsRefused(t *testing.T) {
 		t.Error("Sentinels that did not answer made the master refused; waiting may help")
 	}
 }
+
+func TestTheTableNamesTheServerBehindARole(t *testing.T) {
+	tests := []struct {
+		m    MasterStatus
+		want string
+	}{
+		{MasterStatus{Role: "master", Primary: "10.0.0.2:6379"}, "master at 10.0.0.2:6379"},
+		{MasterStatus{Role: "slave", ReplicaOf: "10.0.0.2:6379"}, "slave of 10.0.0.2:6379"},
+		{MasterStatus{Role: "master"}, "master"},
+		{MasterStatus{Role: "unknown"}, "unknown"},
+	}
+	for _, tc := range tests {
+		if got := roleText(tc.m); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}

@@ -272,7 +272,7 @@ func tableMasters(p func(string, ...any), masters []MasterStatus) {
 			replicas = strconv.Itoa(m.Replicas)
 		}
 		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(m.Addr)), column(untrusted.Escape(status)), rtt,
-			offset, drift, column(untrusted.Escape(m.Role)), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
+			offset, drift, column(untrusted.Escape(roleText(m))), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
 	}
 }
 
