@@ -175,3 +175,36 @@ func TestASentinelGivenAsAMasterAndAnUnknownNameAreNamed(t *testing.T) {
 		})
 	}
 }
+
+func TestDashboardShowsASentinelFailover(t *testing.T) {
+	s := startTmux(t)
+	bin := buildBinary(t)
+	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
+	plantReplicated(t, g.Servers[0], "orders:9", "dG9rZW4tb24tdGhlLWRhc2hib2FyZA==", 5*time.Minute)
+	name := g.Name + "@" + g.SentinelAddrs()[0]
+	s.typeText(fmt.Sprintf("%s --read-only --poll 200ms --masters %s; echo \"exit=$?\"", bin, sentinelURL(g, g.Name)))
+	s.keys("Enter")
+	s.waitFor("the master up, OK, with its lock held", func(screen string) bool {
+		return strings.Contains(screen, name) && strings.Contains(screen, " OK ") && strings.Contains(screen, "orders:9") &&
+			strings.Contains(screen, "held")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	from, to, err := g.Failover(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := s.waitFor("DEGRADED and the failover named, the lock still held", func(screen string) bool {
+		// The event log wraps the failover's text: both primaries are named, on one line or two.
+		return strings.Contains(screen, "DEGRADED") && strings.Contains(screen, "failover: locks not yet replicated") &&
+			strings.Contains(screen, from.Addr()+" ->") && strings.Contains(screen, to.Addr()) &&
+			strings.Contains(screen, "orders:9") && strings.Contains(screen, "held")
+	})
+	if strings.Contains(screen, " OK ") {
+		t.Errorf("the header says OK during the failover's replication race:\n%s", screen)
+	}
+	s.keys("q")
+	if screen, status := waitForExit(s); status != "0" {
+		t.Errorf("exit %s, want 0:\n%s", status, screen)
+	}
+}
