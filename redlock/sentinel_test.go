@@ -100,9 +100,10 @@ func TestFailoverClientLocksOnThePrimaryAndFollowsAFailover(t *testing.T) {
 			t.Fatalf("5s after the failover R2 is still acquired on the former primary %s (%q), not on %s",
 				from.Addr(), valueOn(t, from, "R2"), to.Addr())
 		}
-		if err := l2.Release(ctx); err != nil {
-			t.Fatal(err)
-		}
+		// Acquired on the former primary, before the client learnt of the failover: by the time of the release it
+		// may have left it, and finds no key on the new one. Either way the key on the former primary is
+		// wiped when the Sentinels make it a replica.
+		_ = l2.Release(ctx)
 		time.Sleep(100 * time.Millisecond)
 	}
 	if addr, _, err := Primary(ctx, fc); err != nil || addr != to.Addr() {
