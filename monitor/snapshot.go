@@ -33,7 +33,8 @@
 // split, validity: a lock's state in one poll, and LeadToken), locks.go (the walk over resources), history.go
 // (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
 // (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
-// is new since the last snapshot). format.go, family.go and output.go write for people and programs.
+// is new since the last snapshot), failover.go (a primary's failover and its replication race, replicas named
+// with their primary, and a Sentinel given as a master). format.go, family.go and output.go write for people and programs.
 package monitor
 
 import (
