@@ -107,17 +107,11 @@ func startSentinel(conf string) (*Server, error) {
 	})
 }
 
-// sentinelArgs is the command line of a Sentinel: its configuration file, which it rewrites as it learns the
-// primary, replicas and other Sentinels, so that a Sentinel started again after Stop remembers them.
-func (s *Server) sentinelArgs() []string {
-	return []string{filepath.Join(s.dir, s.sentinelConf), "--sentinel",
-		"--port", strconv.Itoa(s.port),
-		"--bind", "127.0.0.1",
-		"--dir", s.dir,
-		"--daemonize", "no",
-		"--logfile", "",
-		"--loglevel", "warning",
-	}
+// sentinelArgs is the command line of a Sentinel with the options every server gets (common): its
+// configuration file first, which it rewrites as it learns the primary, replicas and other Sentinels, so that a
+// Sentinel started again after Stop remembers them.
+func (s *Server) sentinelArgs(common []string) []string {
+	return append([]string{filepath.Join(s.dir, s.sentinelConf), "--sentinel"}, common...)
 }
 
 // SentinelAddrs returns the Sentinels' addresses, "127.0.0.1:PORT".

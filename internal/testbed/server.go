@@ -288,9 +288,6 @@ func (s *Server) Close() error {
 
 // args returns the redis-server command line.
 func (s *Server) args() []string {
-	if s.sentinelConf != "" {
-		return s.sentinelArgs()
-	}
 	args := []string{
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
@@ -298,8 +295,11 @@ func (s *Server) args() []string {
 		"--daemonize", "no",
 		"--logfile", "",
 		"--loglevel", "warning",
-		"--save", "",
 	}
+	if s.sentinelConf != "" {
+		return s.sentinelArgs(args)
+	}
+	args = append(args, "--save", "")
 	if s.opts.Persistence {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
