@@ -1,60 +1,39 @@
 package main
 
 import (
-	"bytes"
-	"flag"
-	"go/format"
-	"os"
-	"strings"
+	"reflect"
 	"testing"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
-var update = flag.Bool("update", false, "rewrite ui/uitest/keymap.go from keymap.go")
-
-// uitestKeyMap is the path of the UI tests' copy of the key bindings.
-const uitestKeyMap = "ui/uitest/keymap.go"
-
-// uitestCopy is keymap.go as the UI's tests use it: package uitest, newKeyMap exported as KeyMap. The UI's
-// tests cannot import package main, and their screens must show the keys users press.
-func uitestCopy(t *testing.T) []byte {
-	t.Helper()
-	src, err := os.ReadFile("keymap.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(src)
-	for old, repl := range map[string]string{
-		"package main\n": "// Code generated from keymap.go by TestUITestsUseTheRealKeyMap -update. DO NOT EDIT.\n\n" +
-			"package uitest\n",
-		"// newKeyMap returns":       "// KeyMap returns",
-		"func newKeyMap() ui.KeyMap": "func KeyMap() ui.KeyMap",
-	} {
-		if !strings.Contains(s, old) {
-			t.Fatalf("keymap.go has no %q: update uitestCopy", old)
-		}
-		s = strings.Replace(s, old, repl, 1)
-	}
-	out, err := format.Source([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+// TestKeyMapIsKeymapGos checks that the key bindings the UI's tests press, which ui/uitest reads from
+// keymap.go's source, are the ones newKeyMap gives the program: every binding, keys and help, demo keys too.
+func TestKeyMapIsKeymapGos(t *testing.T) {
+	want, got := reflect.ValueOf(newKeyMap()), reflect.ValueOf(uitest.KeyMap())
+	compareBindings(t, "", want, got)
 }
 
-// TestUITestsUseTheRealKeyMap checks that the key bindings the UI's tests press and their golden screens
-// show are keymap.go's, to the byte (go test -run TestUITestsUseTheRealKeyMap -update rewrites the copy).
-func TestUITestsUseTheRealKeyMap(t *testing.T) {
-	want := uitestCopy(t)
-	if *update {
-		if err := os.WriteFile(uitestKeyMap, want, 0o644); err != nil {
-			t.Fatal(err)
+// compareBindings compares the key.Binding fields of two key maps, recursing into nested ones.
+func compareBindings(t *testing.T, prefix string, want, got reflect.Value) {
+	t.Helper()
+	for i := range want.NumField() {
+		name := prefix + want.Type().Field(i).Name
+		w, g := want.Field(i), got.Field(i)
+		b, ok := w.Interface().(key.Binding)
+		if !ok {
+			compareBindings(t, name+".", w, g)
+			continue
 		}
-	}
-	got, err := os.ReadFile(uitestKeyMap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not keymap.go's bindings: run go test -run TestUITestsUseTheRealKeyMap -update .", uitestKeyMap)
+		gb := g.Interface().(key.Binding)
+		if len(b.Keys()) == 0 {
+			t.Errorf("%s: keymap.go gives it no keys", name)
+		}
+		if !reflect.DeepEqual(b.Keys(), gb.Keys()) || b.Help() != gb.Help() {
+			t.Errorf("%s: the UI's tests read keys %q help %+v; keymap.go gives %q %+v", name, gb.Keys(), gb.Help(),
+				b.Keys(), b.Help())
+		}
 	}
 }

@@ -666,6 +666,9 @@ const levelFenceSource = `local c = tonumber(redis.call("GET", KEYS[1]) or "0")
 if c == nil or c < tonumber(ARGV[1]) then redis.call("SET", KEYS[1], ARGV[1]) end
 return redis.call("GET", KEYS[1])`
 
+// levelTimeout bounds the levelling of the fence counters before a fenced story.
+const levelTimeout = 5 * time.Second
+
 // useFencing makes the run a fenced story: a new fenced store, locks with
 // fencing tokens, and the scenario resource's fence counters levelled on
 // every master at the highest of them (at least fenceFloor), so that every
@@ -674,7 +677,9 @@ return redis.call("GET", KEYS[1])`
 func (r *scenarioRun) useFencing() error {
 	r.store = &testbed.FencedStore{}
 	key := redlock.FenceKey(ScenarioResource, redlock.DefaultFenceSuffix)
-	ctx, cancel := context.WithTimeout(r.ctx, time.Second)
+	// Ten commands on fresh connections: a starved machine needs more than a second for them (seen at a load
+	// average of 19 under -race); a presenter waits for this step anyway.
+	ctx, cancel := context.WithTimeout(r.ctx, levelTimeout)
 	defer cancel()
 	conns := r.d.NewClients()
 	defer closeAll(conns)

@@ -6,7 +6,6 @@ package events
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 // Source says which part of the program saw an event.
@@ -30,6 +28,8 @@ const (
 // Kinds of the dashboard's own events; the monitor's kinds are monitor.EventKind values, the demo's
 // demo.EventKind values, and warnings are KindWarning and KindWarningCleared.
 const (
+	KindAcquiring          = "acquiring"           // the dashboard started acquiring a lock
+	KindAcquireCancelled   = "acquire-cancelled"   // an acquisition from the dashboard was cancelled
 	KindAcquired           = "acquired"            // the dashboard acquired a lock
 	KindAcquireFailed      = "acquire-failed"      // an acquisition from the dashboard gave up
 	KindExtended           = "extended"            // the dashboard extended one of its locks
@@ -37,6 +37,12 @@ const (
 	KindLost               = "lost"                // one of the dashboard's locks was lost (a failed extension)
 	KindExtendFailed       = "extend-failed"       // an extension failed with errors: the lock may still hold
 	KindReleaseUnconfirmed = "release-unconfirmed" // a release some masters did not confirm
+	KindReleasedLapsed     = "released-lapsed"     // a release found the lock no longer held (expired, or no quorum)
+	KindAutoExtendOn       = "auto-extend-on"      // the dashboard started extending one of its locks as it runs low
+	KindAutoExtendOff      = "auto-extend-off"     // the dashboard stopped doing so
+	KindForceDeleting      = "force-deleting"      // the dashboard started deleting a lock that is not its own
+	KindForceDeleted       = "force-deleted"       // it deleted that lock's token on some masters
+	KindForceDeleteFailed  = "force-delete-failed" // the deletion found nothing to delete, or failed
 	KindWarning            = "warning"             // a monitor warning appeared
 	KindWarningCleared     = "warning-cleared"     // a monitor warning no longer holds
 )
@@ -132,44 +138,25 @@ func warningRecord(t time.Time, kind string, w monitor.Warning) Record {
 		Resource: w.Resource, Text: w.Kind + ": " + w.Text}
 }
 
-// actionSeverity is the severity of a kind of the dashboard's own events: a lock of ours lost or an acquisition
-// that failed is an error, an extension that failed with errors or a release not confirmed a warning.
-func actionSeverity(kind string) monitor.Severity {
+// DashboardSeverity is the severity of a kind of the dashboard's own events: a lock of ours lost or an
+// acquisition that failed is an error; an extension that failed or was refused, a release not confirmed or
+// that found the lock gone already, and a force-deletion that deleted nothing are warnings; the rest is
+// information.
+func DashboardSeverity(kind string) monitor.Severity {
 	switch kind {
 	case KindLost, KindAcquireFailed:
 		return monitor.SeverityError
-	case KindExtendFailed, KindReleaseUnconfirmed:
+	case KindExtendFailed, KindReleaseUnconfirmed, KindReleasedLapsed, KindForceDeleteFailed:
 		return monitor.SeverityWarning
 	}
 	return monitor.SeverityInfo
 }
 
-// FromAction is the record of an action of ours as the Redlock client reports it: an acquisition, extension
-// or release, with how many masters took part.
-func FromAction(a redlock.Action) Record {
-	r := Record{Time: time.Now(), Source: SourceDashboard, Resource: a.Resource, Token: a.Token}
-	summary := fmt.Sprintf("%d of %d masters (quorum %d)", a.Round.OK, len(a.Round.Nodes), a.Round.Quorum)
-	switch {
-	case a.Op == redlock.OpAcquire && a.Err == nil:
-		r.Kind, r.Text = KindAcquired, "acquired on "+summary
-	case a.Op == redlock.OpAcquire:
-		r.Kind, r.Text = KindAcquireFailed, a.Err.Error()
-	case a.Op == redlock.OpExtend && a.Err == nil:
-		r.Kind, r.Text = KindExtended, "extended on "+summary
-	case a.Op == redlock.OpExtend && errors.Is(a.Err, redlock.ErrLost):
-		r.Kind, r.Text = KindLost, a.Err.Error()
-	case a.Op == redlock.OpExtend:
-		r.Kind, r.Text = KindExtendFailed, a.Err.Error()
-	case a.Err == nil:
-		r.Kind, r.Text = KindReleased, "released on "+summary
-	default:
-		r.Kind, r.Text = KindReleaseUnconfirmed, a.Err.Error()
-	}
-	if a.Fence != 0 {
-		r.Text += fmt.Sprintf(", fence %d", a.Fence)
-	}
-	r.Severity = actionSeverity(r.Kind).String()
-	return r
+// Dashboard is the record of one of the dashboard's own actions: kind, the lock's resource and token, and
+// the sentence the screen's event log shows, the same on the screen and in the stream.
+func Dashboard(at time.Time, kind, resource, token, text string) Record {
+	return Record{Time: at, Source: SourceDashboard, Kind: kind, Severity: DashboardSeverity(kind).String(),
+		Resource: resource, Token: token, Text: text}
 }
 
 // FromDemo is the record of a demo event; addrs are the demo's masters, which the event names by index.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 var t0 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -123,21 +122,12 @@ func TestWarningsAboutTwoLocksAreTwo(t *testing.T) {
 
 // TestEverySourceRatesItsRecords: the dashboard's and the demo's records carry a severity, as the monitor's do.
 func TestEverySourceRatesItsRecords(t *testing.T) {
-	round := redlock.Round{OK: 1, Quorum: 2, Nodes: make([]redlock.NodeResult, 3)}
-	for _, tc := range []struct {
-		a    redlock.Action
-		kind string
-		want string
-	}{
-		{redlock.Action{Op: redlock.OpAcquire, Resource: "r", Round: round}, KindAcquired, "info"},
-		{redlock.Action{Op: redlock.OpAcquire, Resource: "r", Round: round, Err: redlock.ErrNotAcquired}, KindAcquireFailed, "error"},
-		{redlock.Action{Op: redlock.OpExtend, Resource: "r", Round: round, Err: redlock.ErrLost}, KindLost, "error"},
-		{redlock.Action{Op: redlock.OpExtend, Resource: "r", Round: round, Err: errors.New("timeout")}, KindExtendFailed, "warning"},
-		{redlock.Action{Op: redlock.OpRelease, Resource: "r", Round: round, Err: errors.New("timeout")}, KindReleaseUnconfirmed, "warning"},
-	} {
-		r := FromAction(tc.a)
-		if r.Kind != tc.kind || r.Severity != tc.want || r.Source != SourceDashboard {
-			t.Errorf("%v %v: kind %s severity %q, want %s %q", tc.a.Op, tc.a.Err, r.Kind, r.Severity, tc.kind, tc.want)
+	for kind, want := range map[string]string{KindAcquired: "info", KindAcquireFailed: "error", KindLost: "error",
+		KindExtendFailed: "warning", KindReleaseUnconfirmed: "warning", KindReleasedLapsed: "warning",
+		KindForceDeleteFailed: "warning", KindForceDeleted: "info"} {
+		r := Dashboard(time.Now(), kind, "r", "tok", "text")
+		if r.Severity != want || r.Source != SourceDashboard || r.Kind != kind {
+			t.Errorf("%s: severity %q source %s, want %q from the dashboard", kind, r.Severity, r.Source, want)
 		}
 	}
 	v := FromDemo(demo.Event{Kind: demo.EventViolation, Master: 1, Text: "two holders"}, []string{"a:1", "b:2"})

@@ -24,6 +24,7 @@ type jsonSnapshot struct {
 	Truncated      bool          `json:"truncated"`
 	Untracked      int           `json:"untracked"`
 	Unread         int           `json:"unread"`
+	Unsafe         int           `json:"unsafe"`
 	Swept          bool          `json:"swept"`
 	Masters        []jsonMaster  `json:"masters"`
 	Locks          []jsonLock    `json:"locks"`
@@ -55,6 +56,10 @@ type jsonMaster struct {
 	UptimeS       *int64     `json:"uptime_s"` // null when unknown
 	Replicas      *int       `json:"replicas"` // null when unknown
 	LastRestart   *time.Time `json:"last_restart"`
+	Primary       string     `json:"primary,omitempty"`        // named through Sentinels: the primary they name
+	FormerPrimary string     `json:"former_primary,omitempty"` // the primary before the last failover
+	LastFailover  *time.Time `json:"last_failover"`
+	ReplicaOf     string     `json:"replica_of,omitempty"`
 	Keys          int        `json:"keys"`
 	Sweep         jsonSweep  `json:"sweep"`
 	Warnings      []string   `json:"warnings"`
@@ -156,7 +161,7 @@ func timePtr(t time.Time) *time.Time {
 // strings, plus details. Strings are JSON-escaped; bytes that are not UTF-8 become U+FFFD.
 func WriteJSON(w io.Writer, s Snapshot) error {
 	out := jsonSnapshot{
-		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Servers: s.Servers, Truncated: s.Truncated, Untracked: s.Untracked, Unread: s.Unread, Swept: s.Swept,
+		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Servers: s.Servers, Truncated: s.Truncated, Untracked: s.Untracked, Unread: s.Unread, Unsafe: s.Unsafe, Swept: s.Swept,
 		Masters:        make([]jsonMaster, len(s.Masters)),
 		Locks:          make([]jsonLock, len(s.Locks)),
 		Warnings:       make([]string, len(s.Warnings)),
@@ -172,6 +177,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 			ClockKnown: m.ClockKnown, ClockOffsetMS: ms(m.ClockOffset), ClockUncertMS: ms(m.ClockUncertainty),
 			Role: m.Role, Version: m.Version, RunID: m.RunID,
 			LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Warnings: append([]string{}, m.Warnings...),
+			Primary: m.Primary, FormerPrimary: m.FormerPrimary, LastFailover: timePtr(m.LastFailover), ReplicaOf: m.ReplicaOf,
 			Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted),
 				NotLockShaped: m.Sweep.NotLockShaped, Refused: m.Sweep.Refused},
 			Denied: append([]string{}, m.Denied...), DeniedOnKeys: append([]string{}, m.DeniedOnKeys...), AccessCheck: m.AccessCheck,
@@ -285,7 +291,7 @@ func tableMasters(p func(string, ...any), masters []MasterStatus) {
 			replicas = strconv.Itoa(m.Replicas)
 		}
 		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(m.Addr)), column(untrusted.Escape(status)), rtt,
-			offset, drift, column(untrusted.Escape(m.Role)), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
+			offset, drift, column(untrusted.Escape(roleText(m))), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
 	}
 }
 

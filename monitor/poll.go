@@ -30,6 +30,10 @@ type Reading struct {
 	Keys       []KeyReading  // keys read: the known ones refreshed (present or absent) and those discovered
 	Sweep      Sweep         // discovery progress after this poll
 	Untracked  int           // lock keys discovery found beyond Config.MaxKeys, not tracked (the last full sweep's count, or the current one's when higher)
+	Primary    string        // for a master named through Sentinels: the primary they named for this poll; "" otherwise
+	ReplicaOf  string        // INFO replication master_host:master_port of a replica; "" otherwise
+	ReplID     string        // INFO replication master_replid; "" unknown
+	ReplID2    string        // INFO replication master_replid2: the history a promoted replica continues; "" unknown
 
 	// Denied are the commands the master's ACL refuses us, as known after this read; DeniedOnKeys the write
 	// commands it refuses on keys outside the user's key patterns; AccessCheck how that was found: "ACL
@@ -38,6 +42,7 @@ type Reading struct {
 	DeniedOnKeys []string
 	AccessCheck  string
 
+	mode     string     // INFO server redis_mode: "sentinel" for a Sentinel given as a master
 	next     *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
 	refusals refusals   // what this read met of the master's ACL
 }
@@ -241,7 +246,8 @@ func isSetupError(err error) bool {
 // failed is the reading of a master that could not be read. Refused marks the errors that will not go away
 // by waiting: a refused login or connection setup, nothing listening, a command refused.
 func (p *poller) failed(err error) Reading {
-	refused := isAuthError(err) || isSetupError(err) || isServerError(err) || strings.Contains(err.Error(), "connection refused")
+	refused := isAuthError(err) || isSetupError(err) || isServerError(err) || strings.Contains(err.Error(), "connection refused") ||
+		isNotAMaster(err)
 	if isSetupError(err) && !strings.HasPrefix(err.Error(), "connection setup refused") {
 		err = fmt.Errorf("connection setup refused: %w", err)
 	}
@@ -250,13 +256,16 @@ func (p *poller) failed(err error) Reading {
 	return Reading{Addr: p.addr, Err: err, Refused: refused}
 }
 
-// read polls the master once: TIME, then INFO and the refresh of the known keys, then discovery under its
-// budget. known is the sorted list of keys to refresh.
+// read polls the master once: its primary from its Sentinels (if it has any), TIME, then INFO and the refresh
+// of the known keys, then discovery under its budget. known is the sorted list of keys to refresh.
 func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
 	d := p.disc
 	if d.cursor == "" {
 		d.cursor, d.sweep.Total = "0", -1
+	}
+	if err := p.locatePrimary(ctx, &r); err != nil {
+		return p.failed(err)
 	}
 	r.Sent = time.Now()
 	t, err := p.client.Time(ctx).Result()
@@ -357,6 +366,9 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		*slowest = max(*slowest, rtt)
 		if first {
 			parseInfo(server, repl, r)
+			if err := p.notAMaster(ctx, r); err != nil {
+				return err
+			}
 			r.refusals.refused("INFO", server.Err())
 			r.refusals.refused("DBSIZE", size.Err())
 			if n, err := size.Result(); err == nil {
@@ -382,7 +394,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 // Config.ScanBudget allows for the time since it last ran, and within the poll's deadline. It adds the keys it
 // finds to r.Keys, up to tracked+found = Config.MaxKeys.
 func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest time.Duration) error {
-	tracked := len(known)
+	t := &tracking{known: known, tracked: len(known), found: map[string]bool{}}
 	now := time.Now()
 	since := cfg.Interval
 	if !d.last.IsZero() {
@@ -395,7 +407,6 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		anyNoTTL = "1"
 	}
 	var used time.Duration
-	found := map[string]bool{}
 	d.completed = false
 	defer func() { r.Untracked = d.untrackedNow() }()
 	for used < budget && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
@@ -426,29 +437,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		slowest = max(slowest, rtt)
 		used += max(res.elapsed, time.Duration(res.scanned)*res.minCost)
 		r.refusals.add(res.refusals)
-		var notLockShaped int64
-		readAt := sent.Add(rtt / 2)
-		for _, k := range res.keys {
-			switch {
-			case isClientInternal(k.Key), found[k.Key]:
-				continue
-			case k.refused:
-				r.refusals.note("ZRANGE")
-				continue
-			case k.Set != nil && setShapeOf(k.Key, k.Set, k.PTTL, r.serverNow()) == notASetLock,
-				cfg.Pattern == DefaultPattern && !lockShaped(k):
-				notLockShaped++
-				continue
-			case !isKnown(known, k.Key) && tracked >= cfg.MaxKeys:
-				d.leftOut(1) // the sweep goes on, so it ends, but what it finds is not tracked
-				continue
-			case !isKnown(known, k.Key):
-				tracked++ // the cap counts distinct keys: a key known already, or found twice, is not new
-			}
-			found[k.Key] = true
-			k.ReadAt, k.ReadWithin = readAt, rtt/2
-			r.Keys = append(r.Keys, k)
-		}
+		notLockShaped := t.keep(cfg, res.keys, sent.Add(rtt/2), rtt/2, r, d)
 		d.cursor = res.cursor
 		d.sweep.Scanned += res.scanned
 		d.count(notLockShaped, res.refusals.keys)
@@ -462,6 +451,42 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		}
 	}
 	return nil
+}
+
+// tracking is what one poll's discovery on one master has tracked so far.
+type tracking struct {
+	known   []string        // the keys known before the poll, sorted
+	tracked int             // distinct keys tracked: the known ones and the new ones kept
+	found   map[string]bool // the keys this poll's discovery kept
+}
+
+// keep adds to r.Keys the keys of one discovery step that are lock-shaped (with the default pattern; a sorted
+// set under any pattern, see setShapeOf), not found already, and known or within Config.MaxKeys, read at readAt to within within; beyond the cap they are
+// counted as left out. It returns how many were not lock-shaped.
+func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within time.Duration, r *Reading, d *discovery) int64 {
+	var notLockShaped int64
+	for _, k := range keys {
+		switch {
+		case isClientInternal(k.Key), t.found[k.Key]:
+			continue
+		case k.refused:
+			r.refusals.note("ZRANGE")
+			continue
+		case k.Set != nil && setShapeOf(k.Key, k.Set, k.PTTL, r.serverNow()) == notASetLock,
+			cfg.Pattern == DefaultPattern && !lockShaped(k):
+			notLockShaped++
+			continue
+		case !isKnown(t.known, k.Key) && t.tracked >= cfg.MaxKeys:
+			d.leftOut(1) // the sweep goes on, so it ends, but what it finds is not tracked
+			continue
+		case !isKnown(t.known, k.Key):
+			t.tracked++ // the cap counts distinct keys: a key known already, or found twice, is not new
+		}
+		t.found[k.Key] = true
+		k.ReadAt, k.ReadWithin = readAt, within
+		r.Keys = append(r.Keys, k)
+	}
+	return notLockShaped
 }
 
 // isKnown reports whether key is in known, which is sorted.
@@ -699,4 +724,5 @@ func parseInfo(server, repl *redis.StringCmd, r *Reading) {
 	if v, err := strconv.Atoi(fields["connected_slaves"]); err == nil && v >= 0 {
 		r.Replicas = v
 	}
+	failoverInfo(fields, r)
 }

@@ -35,7 +35,8 @@
 // resources), history.go
 // (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
 // (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
-// is new since the last snapshot). format.go, family.go and output.go write for people and programs.
+// is new since the last snapshot), failover.go (a primary's failover and its replication race, replicas named
+// with their primary, and a Sentinel given as a master). format.go, family.go and output.go write for people and programs.
 package monitor
 
 import (
@@ -153,6 +154,7 @@ type Snapshot struct {
 	Truncated bool           // more lock keys than Config.MaxKeys: some are not tracked (Untracked of them)
 	Untracked int            // lock keys discovery found beyond Config.MaxKeys on the master that found the most
 	Unread    int            // locks of the previous snapshot that some master that answered could not read in this poll
+	Unsafe    int            // masters that answer but cannot be counted on: replicas, primaries in a failover's replication race
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
 	maxTTL      time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
@@ -184,6 +186,10 @@ type MasterStatus struct {
 	Uptime           time.Duration // -1 unknown
 	Replicas         int           // connected replicas, -1 unknown
 	LastRestart      time.Time     // start of the server process (from its uptime); zero if unknown
+	Primary          string        // for a master named through Sentinels: the primary they named at its last answer
+	FormerPrimary    string        // the primary before the last failover; "" none, or not known by address
+	LastFailover     time.Time     // when the monitor saw its primary change (EventMasterFailover); zero if never
+	ReplicaOf        string        // a replica's primary (INFO master_host:master_port); "" for a master
 	Keys             int           // lock keys shown that were seen on this master in this poll
 	Sweep            Sweep         // discovery progress
 	Warnings         []string      // per-master warnings (replica, restarted recently, clock)
@@ -340,7 +346,7 @@ func (s Severity) String() string {
 func (k EventKind) Severity() Severity {
 	switch k {
 	case EventLockSplit, EventLockStuck, EventMasterNotAnswering, EventMasterDown, EventMasterRestarted,
-		EventClockWarning:
+		EventMasterFailover, EventClockWarning:
 		return SeverityWarning
 	case EventQuorumLost, EventLockLost, EventFenceBackwards:
 		return SeverityError

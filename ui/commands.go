@@ -2,10 +2,11 @@ package ui
 
 import (
 	"context"
-	"github.com/muesli/termenv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/muesli/termenv"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"

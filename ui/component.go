@@ -41,6 +41,16 @@ type modal interface {
 	typing() bool
 }
 
+// sized is what the panels have alike: their outer size, which SetSize sets, and an Init that does nothing,
+// since a panel shows what the root hands it.
+type sized struct{ w, h int }
+
+// Init does nothing.
+func (s *sized) Init() tea.Cmd { return nil }
+
+// SetSize sets the outer size.
+func (s *sized) SetSize(w, h int) { s.w, s.h = w, h }
+
 // modalBase is what the modals share: the program context, where the modal shows, whether it takes text, its
 // keys (the footer shows them in place of the dashboard's) and the size the root gives it. A modal embeds it
 // and adds Update and View.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -18,6 +19,7 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
@@ -1245,5 +1247,54 @@ func TestHeaderIsNotOKWhileKnownLocksWentUnread(t *testing.T) {
 	}
 	if !strings.Contains(view, "3 locks not read") {
 		t.Errorf("the banner does not count the unread locks:\n%s", view)
+	}
+}
+
+// recordSink keeps the records the dashboard hands its event sink.
+type recordSink struct {
+	mu      sync.Mutex
+	records []events.Record
+}
+
+// Emit keeps r.
+func (s *recordSink) Emit(r events.Record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.records = append(s.records, r)
+}
+
+// TestEachActionHasOneTextOnScreenAndInTheStream: an acquisition and a release from the dashboard reach the
+// event sink as dashboard records whose texts are the event log's lines, rated by their kinds (issue 19: one
+// action used to have two texts, and the dashboard's records no severity).
+func TestEachActionHasOneTextOnScreenAndInTheStream(t *testing.T) {
+	c := newCluster(t)
+	sink := &recordSink{}
+	d := c.dashboard(ui.Options{Events: sink, TTL: 10 * time.Second})
+	d.submitAcquire("jobs:mine")
+	d.waitView("acquired jobs:mine")
+	c.heldEverywhere("jobs:mine")
+	d.press("tab") // our locks
+	d.press("r")
+	d.waitView("released jobs:mine")
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	kinds := map[string]events.Record{}
+	for _, r := range sink.records {
+		if r.Source != events.SourceDashboard || r.Resource != "jobs:mine" || r.Severity != "info" {
+			t.Errorf("record %+v: want an info record of the dashboard about jobs:mine", r)
+		}
+		kinds[r.Kind] = r
+	}
+	view := d.m.View()
+	for _, kind := range []string{events.KindAcquiring, events.KindAcquired, events.KindReleased} {
+		r, ok := kinds[kind]
+		switch {
+		case !ok:
+			t.Errorf("no %s record among %+v", kind, sink.records)
+		case !strings.Contains(view, r.Text[:min(len(r.Text), 40)]):
+			t.Errorf("the %s record's text %q is not the event log's:\n%s", kind, r.Text, view)
+		case kind != events.KindAcquiring && r.Token == "":
+			t.Errorf("the %s record names no token", kind)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -69,7 +70,7 @@ type dashboard struct {
 	masters  []masterRow
 	locks    []lockRow // in snapshot order: sorted by raw resource
 	warnings []warningRow
-	counts   struct{ held, partial, split, lost, stuck, unknown, unconfirmed, mine int }
+	counts   stateCounts
 }
 
 // shortToken is the width of a token in a table cell.
@@ -82,12 +83,24 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	switch {
 	case s.UpCount < s.Quorum:
 		d.health = healthNoQuorum
-	case s.UpCount < s.Servers, s.Unread > 0: // masters down, or locks not read: warnings have the banner
+	case s.UpCount < s.Servers, s.Unread > 0, s.Unsafe > 0: // masters down or unsafe, or locks not read: warnings have the banner
 		d.health = healthDegraded
 	default:
 		d.health = healthOK
 	}
+	d.ingestMasters(prev)
+	d.warnings = make([]warningRow, len(s.Warnings))
+	for i, w := range s.Warnings {
+		d.warnings[i] = warningRow{severity: w.Severity, text: sanitize(w.String(), textCap)}
+	}
+	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity.Rank(), a.severity.Rank()) })
+	d.ingestLocks(prev)
+	return d, newEntries(s, prev)
+}
 
+// ingestMasters makes the masters' rows of d's snapshot, carrying each one's clock samples from prev.
+func (d *dashboard) ingestMasters(prev *dashboard) {
+	s := &d.snap
 	d.masters = make([]masterRow, len(s.Masters))
 	for i := range s.Masters {
 		st := &s.Masters[i]
@@ -109,13 +122,12 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 		}
 		d.masters[i].clock = clock
 	}
+}
 
-	d.warnings = make([]warningRow, len(s.Warnings))
-	for i, w := range s.Warnings {
-		d.warnings[i] = warningRow{severity: w.Severity, text: sanitize(w.String(), textCap)}
-	}
-	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity.Rank(), a.severity.Rank()) })
-
+// ingestLocks makes the locks' rows of d's snapshot, carrying each bar's scale from prev while the lock keeps
+// its holder, and counts them by state.
+func (d *dashboard) ingestLocks(prev *dashboard) {
+	s := &d.snap
 	n := len(s.Masters)
 	d.locks = make([]lockRow, len(s.Locks))
 	tokens := make([]string, len(s.Locks)*n)
@@ -125,61 +137,73 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	}
 	pi := 0
 	for i := range s.Locks {
-		lv := &s.Locks[i]
 		row := &d.locks[i]
-		row.lv = lv
-		row.name = sanitize(lv.Resource, nameCap)
-		row.label = row.name
-		if lv.Logical != "" {
-			row.label = sanitize(lv.ResourceText(), nameCap)
-		}
-		row.primary = monitor.LeadToken(lv)
-		shown := sanitize(row.primary, nameCap)
-		row.holder = shown
-		if lv.Holders != nil {
+		row.fill(&s.Locks[i], tokens[i*n:(i+1)*n:(i+1)*n])
+		if row.lv.Holders != nil {
 			row.takeHolders(s.Time)
 		}
-		row.tokens = tokens[i*n : (i+1)*n : (i+1)*n]
-		for j, c := range lv.Masters {
-			if j >= n || c.Token == "" { // absent, or not read and never seen there
-				continue
-			}
-			if c.Token == row.primary {
-				row.tokens[j] = shown
-			} else {
-				row.tokens[j] = sanitize(c.Token, nameCap)
-			}
-			if c.Present() {
-				row.ref = max(row.ref, c.PTTL)
-			}
-		}
-		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < lv.Resource {
+		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < row.lv.Resource {
 			pi++
 		}
-		if pi < len(prevLocks) && prevLocks[pi].lv.Resource == lv.Resource && prevLocks[pi].primary == row.primary {
+		if pi < len(prevLocks) && prevLocks[pi].lv.Resource == row.lv.Resource && prevLocks[pi].primary == row.primary {
 			row.ref = max(row.ref, prevLocks[pi].ref)
 		}
-		switch lv.State {
-		case monitor.StateHeld:
-			d.counts.held++
-		case monitor.StatePartial:
-			d.counts.partial++
-		case monitor.StateSplit:
-			d.counts.split++
-		case monitor.StateLost:
-			d.counts.lost++
-		case monitor.StateStuck:
-			d.counts.stuck++
-		case monitor.StateUnknown:
-			d.counts.unknown++
-		case monitor.StateUnconfirmed:
-			d.counts.unconfirmed++
+		d.counts.add(row.lv)
+	}
+}
+
+// fill makes row the row of lv: its name, lead token and each master's token (sanitized, into tokens), and
+// the longest PTTL read, the scale of its bar.
+func (row *lockRow) fill(lv *monitor.LockView, tokens []string) {
+	row.lv = lv
+	row.name = sanitize(lv.Resource, nameCap)
+	row.label = row.name
+	if lv.Logical != "" {
+		row.label = sanitize(lv.ResourceText(), nameCap)
+	}
+	row.primary = monitor.LeadToken(lv)
+	shown := sanitize(row.primary, nameCap)
+	row.holder = shown
+	row.tokens = tokens
+	for j, c := range lv.Masters {
+		if j >= len(tokens) || c.Token == "" { // absent, or not read and never seen there
+			continue
 		}
-		if lv.Mine {
-			d.counts.mine++
+		if c.Token == row.primary {
+			row.tokens[j] = shown
+		} else {
+			row.tokens[j] = sanitize(c.Token, nameCap)
+		}
+		if c.Present() {
+			row.ref = max(row.ref, c.PTTL)
 		}
 	}
-	return d, newEntries(s, prev)
+}
+
+// stateCounts counts the locks of a snapshot by state, and ours.
+type stateCounts struct{ held, partial, split, lost, stuck, unknown, unconfirmed, mine int }
+
+// add counts lv by its state, and as ours.
+func (c *stateCounts) add(lv *monitor.LockView) {
+	switch lv.State {
+	case monitor.StateHeld:
+		c.held++
+	case monitor.StatePartial:
+		c.partial++
+	case monitor.StateSplit:
+		c.split++
+	case monitor.StateLost:
+		c.lost++
+	case monitor.StateStuck:
+		c.stuck++
+	case monitor.StateUnknown:
+		c.unknown++
+	case monitor.StateUnconfirmed:
+		c.unconfirmed++
+	}
+	if lv.Mine {
+		c.mine++
+	}
 }
 
 // levelOf is the event log's level of a monitor severity.
@@ -207,17 +231,8 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	case !prev.snap.Swept && s.Swept:
 		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first scan of every master done: " + baseline(s)})
 	}
-	for _, e := range s.EventsSince(before) {
-		lvl := levelOf(e.Kind.Severity())
-		where := e.Resource
-		if where == "" {
-			where = e.Master
-		}
-		out = append(out, logEntry{
-			at: e.Time, level: lvl, resource: e.Resource, master: e.Master,
-			text: fmt.Sprintf("%s %s: %s", sanitize(string(e.Kind), nameCap), sanitize(where, nameCap),
-				sanitize(e.Text, textCap)),
-		})
+	for _, r := range events.FromMonitor(s.EventsSince(before)) {
+		out = append(out, entryOf(r))
 	}
 	raised, _ := s.WarningsSince(before)
 	for _, w := range raised {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/events"
 )
 
 // Demo mode (Options.Demo) shows the embedded masters' fault state and the simulated workload's events, and
@@ -314,10 +315,8 @@ func lastStep(res demo.ScenarioResult) uint64 {
 	return res.Steps[len(res.Steps)-1].Seq
 }
 
-// demoEntry is the log entry of a demo event.
-func demoEntry(e demo.Event) logEntry {
-	return logEntry{at: e.Time, level: levelOf(e.Kind.Severity()), resource: e.Resource, text: sanitize(e.Text, textCap)}
-}
+// demoEntry is the log entry of a demo event: its record's (the demo's masters are named in its text).
+func demoEntry(e demo.Event) logEntry { return entryOf(events.FromDemo(e, nil)) }
 
 // violationBanner is the violation shown at the top of the screen until dismissed; its strings are sanitized.
 type violationBanner struct {

@@ -13,16 +13,10 @@ import (
 // detailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
 // holder token, how long the holder has held it, holder changes and the lock's last events. It takes no keys.
 type detailPanel struct {
-	sh   *shared
-	row  *lockRow // the selected lock, nil: none
-	w, h int
+	sh  *shared
+	row *lockRow // the selected lock, nil: none
+	sized
 }
-
-// Init does nothing: the panel shows the selected lock.
-func (p *detailPanel) Init() tea.Cmd { return nil }
-
-// SetSize sets the panel's outer size.
-func (p *detailPanel) SetSize(w, h int) { p.w, p.h = w, h }
 
 // Update takes in the selected lock.
 func (p *detailPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {

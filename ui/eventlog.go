@@ -8,6 +8,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // level ranks a log entry or a status message.
@@ -30,6 +32,28 @@ type logEntry struct {
 	resource string // raw resource the entry is about, "" if none: the detail panel shows a lock's own entries
 	master   string // raw address of the master the entry is about, "" if none: its drill-down shows them
 	text     string
+}
+
+// entryOf is the event log's entry for a record, every source's events being records (events.Record): its
+// time, its severity's level, the lock and master it is about, and its sentence, which for the monitor's
+// events is led by the kind and the lock or master ("lock-lost jobs:a: ...").
+func entryOf(r events.Record) logEntry {
+	text := sanitize(r.Text, textCap)
+	if r.Source == events.SourceMonitor {
+		where := r.Resource
+		if where == "" {
+			where = r.Master
+		}
+		text = fmt.Sprintf("%s %s: %s", sanitize(r.Kind, nameCap), sanitize(where, nameCap), text)
+	}
+	lvl := levelInfo
+	switch r.Severity {
+	case monitor.SeverityError.String():
+		lvl = levelError
+	case monitor.SeverityWarning.String():
+		lvl = levelWarn
+	}
+	return logEntry{at: r.Time, level: lvl, resource: r.Resource, master: r.Master, text: text}
 }
 
 // Log capacity: past maxLog entries, the oldest logTrim are dropped at once.

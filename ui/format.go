@@ -122,3 +122,6 @@ func window(cursor, offset, height, total int) int {
 
 // plural writes n and the noun, adding s when n is not 1, as the monitor's warnings do.
 func plural(n int, noun string) string { return textfmt.Plural(n, noun) }
+
+// thousands writes n with separators every three digits: 100,000.
+func thousands(n int) string { return textfmt.Thousands(n) }

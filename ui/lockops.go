@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -86,7 +87,7 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if a := ops.acquiring; a.req == msg.req {
 			a.cancel()
 			ops.acquiring = acquiring{}
-			ops.sh.logf(levelInfo, a.resource, "acquire of %s cancelled", sanitize(a.resource, nameCap))
+			ops.sh.act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", sanitize(a.resource, nameCap))
 		}
 	case deleteMsg:
 		return ops, ops.delete(msg)
@@ -200,7 +201,7 @@ func (ops *lockOps) acquire(msg acquireMsg) tea.Cmd {
 	ops.acquiring = acquiring{req: ops.reqs, resource: msg.resource, cancel: cancel}
 	ops.sh.tell(acquireStartedMsg{req: ops.reqs, started: ops.sh.now()})
 	ops.ttl = msg.ttl
-	ops.sh.logf(levelInfo, msg.resource, "acquiring %s for %v…", sanitize(msg.resource, nameCap), msg.ttl)
+	ops.sh.act(events.KindAcquiring, msg.resource, "", "acquiring %s for %v…", sanitize(msg.resource, nameCap), msg.ttl)
 	return tea.Batch(cmd, waitAcquireProgress(progress))
 }
 
@@ -220,11 +221,11 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	}
 	switch {
 	case msg.lock == nil && msg.cancelled:
-		ops.sh.logf(levelInfo, msg.resource, "acquire of %s cancelled; nothing held", name)
+		ops.sh.act(events.KindAcquireCancelled, msg.resource, "", "acquire of %s cancelled; nothing held", name)
 		return
 	case msg.lock == nil:
 		reason, rv := failure(msg.err)
-		ops.sh.logf(levelError, msg.resource, "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
+		ops.sh.act(events.KindAcquireFailed, msg.resource, "", "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
 		if !current {
 			ops.sh.setStatus(levelError, "acquire "+name+" failed: "+reason)
 		}
@@ -242,7 +243,7 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 		ops.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
 		return
 	}
-	ops.sh.logf(levelInfo, msg.resource, "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
+	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
 		o.last.detail())
 	ops.sh.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
 }
@@ -278,12 +279,12 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 	switch {
 	case msg.err == nil:
 		o.extendFailed = ""
-		ops.sh.logf(levelInfo, msg.lock.Resource(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
+		ops.sh.act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
 			o.last.summary(), o.last.detail())
 		ops.sh.setStatus(levelInfo, "extended "+o.name)
 	case errors.Is(msg.err, redlock.ErrExtendLimit):
 		reason, _ := failure(msg.err)
-		ops.sh.logf(levelWarn, msg.lock.Resource(), "extend %s refused: %s", o.name, reason)
+		ops.sh.act(events.KindExtendFailed, msg.lock.Resource(), msg.lock.Token(), "extend %s refused: %s", o.name, reason)
 		ops.sh.setStatus(levelWarn, "extend "+o.name+" refused: "+reason)
 	default:
 		ops.extendFailure(o, "extend", msg.err)
@@ -296,7 +297,7 @@ func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 	reason, rv := failure(err)
 	if redlock.ProvesLost(err) {
 		o.lost = reason
-		ops.sh.logf(levelError, o.lock.Resource(), "%s %s failed, LOST: %s%s", what, o.name, reason,
+		ops.sh.act(events.KindLost, o.lock.Resource(), o.lock.Token(), "%s %s failed, LOST: %s%s", what, o.name, reason,
 			prefixed(" · ", rv.detail()))
 		ops.sh.setStatus(levelError, "lost "+o.name+": "+reason)
 		return
@@ -307,7 +308,7 @@ func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 		why = fmt.Sprintf("failed (%d of %d renewed, %d errors or timeouts)", rv.ok, rv.n, unanswered(rv))
 	}
 	o.extendFailed = why
-	ops.sh.logf(levelWarn, o.lock.Resource(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
+	ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
 		o.name, why, dur(o.left(now)), prefixed(" · ", rv.detail()))
 	ops.sh.setStatus(levelWarn, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
 }
@@ -349,17 +350,17 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 	}
 	switch {
 	case msg.err == nil:
-		ops.sh.logf(levelInfo, l.Resource(), "released %s: %s · %s", name, rv.summary(), rv.detail())
+		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: %s · %s", name, rv.summary(), rv.detail())
 		ops.sh.setStatus(levelInfo, "released "+name)
 	case errors.Is(msg.err, redlock.ErrNotHeld) && o.unconfirmed != "":
-		ops.sh.logf(levelInfo, l.Resource(), "released %s: no master holds it any more (the unconfirmed release went "+
+		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: no master holds it any more (the unconfirmed release went "+
 			"through, or it expired): %s", name, rv.detail())
 		ops.sh.setStatus(levelInfo, "released "+name+": no master holds it any more")
 	case errors.Is(msg.err, redlock.ErrNotHeld):
-		ops.sh.logf(levelWarn, l.Resource(), "released %s: it was not held any more (expired): %s", name, rv.detail())
+		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: it was not held any more (expired): %s", name, rv.detail())
 		ops.sh.setStatus(levelWarn, "released "+name+": it had already expired")
 	default:
-		ops.sh.logf(levelWarn, l.Resource(), "released %s: enough masters confirmed that it holds no quorum; "+
+		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: enough masters confirmed that it holds no quorum; "+
 			"keys left on the other %s expire with their TTL: %s · %s", name, plural(unanswered(rv), "master"),
 			rv.summary(), rv.detail())
 		ops.sh.setStatus(levelWarn, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
@@ -378,7 +379,7 @@ func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
 	o.unconfirmed = reason
 	key := ops.sh.keys.Release.Help().Key
 	left := dur(o.left(ops.sh.now()))
-	ops.sh.logf(levelWarn, o.lock.Resource(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
+	ops.sh.act(events.KindReleaseUnconfirmed, o.lock.Resource(), o.lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
 		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
 	ops.sh.setStatus(levelWarn, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
 		left, key))
@@ -421,14 +422,14 @@ func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
 	o.autoBusy = false
 	if msg.started {
 		o.keeper = msg.keeper
-		ops.sh.logf(levelInfo, msg.lock.Resource(), "auto-extend on for %s", o.name)
+		ops.sh.act(events.KindAutoExtendOn, msg.lock.Resource(), msg.lock.Token(), "auto-extend on for %s", o.name)
 		ops.sh.setStatus(levelInfo, "auto-extend on for "+o.name)
 		return watchKeeper(msg.lock, msg.keeper)
 	}
 	if o.keeper == msg.keeper {
 		o.keeper = nil
 	}
-	ops.sh.logf(levelInfo, msg.lock.Resource(), "auto-extend off for %s", o.name)
+	ops.sh.act(events.KindAutoExtendOff, msg.lock.Resource(), msg.lock.Token(), "auto-extend off for %s", o.name)
 	ops.sh.setStatus(levelInfo, "auto-extend off for "+o.name)
 	return nil
 }
@@ -465,7 +466,7 @@ func (ops *lockOps) delete(msg deleteMsg) tea.Cmd {
 	if ops.mon != nil {
 		ops.mon.NoteDeleted(msg.resource, msg.tokens...) // its keys going is this deletion, not a release
 	}
-	ops.sh.logf(levelInfo, msg.resource, "force-deleting %s (%s)…", msg.name, strings.Join(msg.shown, ", "))
+	ops.sh.act(events.KindForceDeleting, msg.resource, "", "force-deleting %s (%s)…", msg.name, strings.Join(msg.shown, ", "))
 	return cmd
 }
 
@@ -503,14 +504,14 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 		deleted += r.OK
 		switch err := msg.errs[i]; {
 		case err == nil:
-			ops.sh.logf(levelInfo, msg.resource, "deleted %s token %s from %s: %s", name, token,
+			ops.sh.act(events.KindForceDeleted, msg.resource, msg.tokens[i], "deleted %s token %s from %s: %s", name, token,
 				plural(r.OK, "master"), rv.detail())
 		case errors.Is(err, redlock.ErrNotHeld):
 			gone++
-			ops.sh.logf(levelWarn, msg.resource, "delete %s token %s: no master held it any more", name, token)
+			ops.sh.act(events.KindForceDeleteFailed, msg.resource, msg.tokens[i], "delete %s token %s: no master held it any more", name, token)
 		default:
 			reason, _ := failure(err)
-			ops.sh.logf(levelWarn, msg.resource, "delete %s token %s: %s · %s", name, token, reason, rv.detail())
+			ops.sh.act(events.KindForceDeleteFailed, msg.resource, msg.tokens[i], "delete %s token %s: %s · %s", name, token, reason, rv.detail())
 		}
 	}
 	switch {
@@ -547,7 +548,7 @@ func (ops *lockOps) refreshOurs() {
 	}
 	for _, o := range ended {
 		ops.endOwn(o)
-		ops.sh.logf(levelWarn, o.lock.Resource(), "%s: its release was never confirmed and its validity ran out: the "+
+		ops.sh.act(events.KindReleasedLapsed, o.lock.Resource(), o.lock.Token(), "%s: its release was never confirmed and its validity ran out: the "+
 			"lock has ended, keys left on masters expire with their TTL", o.name)
 	}
 }
@@ -613,7 +614,7 @@ func (ops *lockOps) quitReleased(msg quitMsg) string {
 		default:
 			reason, _ := failure(res.err)
 			o.unconfirmed = reason
-			ops.sh.logf(levelWarn, res.lock.Resource(), "release of %s unconfirmed after %s: %s", o.name,
+			ops.sh.act(events.KindReleaseUnconfirmed, res.lock.Resource(), res.lock.Token(), "release of %s unconfirmed after %s: %s", o.name,
 				plural(res.attempts, "attempt"), reason)
 		}
 	}

@@ -48,7 +48,7 @@ type locksPanel struct {
 	reverse        bool // the sort order reversed
 	filter         typedText
 	query          string // the applied filter, lower case
-	w, h           int
+	sized
 }
 
 // newLocksPanel returns an empty locks panel.
@@ -80,12 +80,9 @@ func newLocksPanel(sh *shared) *locksPanel {
 	return p
 }
 
-// Init does nothing: the panel shows the snapshots the root receives.
-func (p *locksPanel) Init() tea.Cmd { return nil }
-
-// SetSize sets the panel's outer size.
+// SetSize sets the panel's outer size, keeping the cursor in view.
 func (p *locksPanel) SetSize(w, h int) {
-	p.w, p.h = w, h
+	p.sized.SetSize(w, h)
 	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
 }
 

@@ -19,10 +19,10 @@ import (
 type mastersPanel struct {
 	keyTable
 	cursor, offset int
-	w, h           int
-	demo           bool               // demo mode: the faults lead the notes
-	faults         []demo.MasterState // the demo's masters, as the presenter left them
-	faultsAt       time.Time          // when faults were read
+	sized
+	demo     bool               // demo mode: the faults lead the notes
+	faults   []demo.MasterState // the demo's masters, as the presenter left them
+	faultsAt time.Time          // when faults were read
 }
 
 // newMastersPanel returns the masters panel; demoMode makes room for the demo's faults.
@@ -32,12 +32,6 @@ func newMastersPanel(sh *shared, demoMode bool) *mastersPanel {
 	return p
 }
 
-// Init does nothing: the panel shows the snapshots the root receives.
-func (p *mastersPanel) Init() tea.Cmd { return nil }
-
-// SetSize sets the panel's outer size.
-func (p *mastersPanel) SetSize(w, h int) { p.w, p.h = w, h }
-
 // rows is how many masters fit below the column header.
 func (p *mastersPanel) rows() int { return max(p.h-3, 0) }
 
@@ -45,12 +39,12 @@ func (p *mastersPanel) rows() int { return max(p.h-3, 0) }
 // focus and the demo's faults.
 func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case stateMsg:
+		p.focused = msg.focus == focusMasters
 	case tea.KeyMsg:
 		return p, p.run(msg)
 	case tea.MouseMsg:
 		p.mouse(msg)
-	case stateMsg:
-		p.focused = msg.focus == focusMasters
 	case pickMasterMsg:
 		p.cursor = msg.i
 	case faultsMsg:

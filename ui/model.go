@@ -25,6 +25,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -63,6 +64,9 @@ type Options struct {
 	// program that started the demo closes it. ReadOnly does not disable the presenter's keys: they act on the
 	// embedded masters the program runs, not through the dashboard's lock commands.
 	Demo *demo.Demo
+	// Events receives a record of each of the dashboard's own actions (acquired, extended, released, lost,
+	// force-deleted, ...), in the words the event log shows; nil: none.
+	Events events.Sink
 	// KeyFormat names the key of a resource typed in the acquire form, in a peer client's key convention
 	// (monitor.KeyFormat: "billing" as malkusch/lock's "lock_billing"), so that the lock taken holds off that
 	// client's jobs; nil: the resource is the key.
@@ -158,7 +162,8 @@ func New(o Options) *Model {
 	ctx, cancel := context.WithCancel(context.Background())
 	keys := o.Keys
 	th := defaultTheme().withProfile(o.ProfileColor, o.Production)
-	sh := &shared{st: newStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, keyOf: o.KeyFormat}
+	sh := &shared{st: newStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, sink: o.Events,
+		keyOf: o.KeyFormat}
 	m := &Model{sh: sh, mon: o.Monitor, title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx,
 		cancel: cancel, focus: focusLocks, profile: sanitize(o.Profile, nameCap), prod: o.Production}
 	m.masters = newMastersPanel(sh, o.Demo != nil)

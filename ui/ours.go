@@ -214,7 +214,7 @@ type oursPanel struct {
 	keyTable
 	locks          []*ownLock // in order of acquisition
 	cursor, offset int
-	w, h           int
+	sized
 }
 
 // newOursPanel returns the panel, with no lock yet.
@@ -228,12 +228,6 @@ func newOursPanel(sh *shared) *oursPanel {
 	return p
 }
 
-// Init does nothing: the panel shows what the lock commands tell it.
-func (p *oursPanel) Init() tea.Cmd { return nil }
-
-// SetSize sets the panel's outer size.
-func (p *oursPanel) SetSize(w, h int) { p.w, p.h = w, h }
-
 // rows is how many locks fit inside the border.
 func (p *oursPanel) rows() int { return max(p.h-2, 0) }
 
@@ -241,18 +235,18 @@ func (p *oursPanel) rows() int { return max(p.h-2, 0) }
 // change.
 func (p *oursPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case oursMsg:
+		p.locks = msg.locks
+		p.cursor = min(p.cursor, max(len(p.locks)-1, 0))
+		p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
+	case stateMsg:
+		p.focused = msg.focus == focusOurs
 	case tea.KeyMsg:
 		return p, p.run(msg)
 	case tea.MouseMsg:
 		if row := msg.Y - 1; wheelRows(msg) == 0 && row >= 0 { // below the border; the wheel does nothing here
 			p.cursor = min(p.offset+row, max(len(p.locks)-1, 0))
 		}
-	case stateMsg:
-		p.focused = msg.focus == focusOurs
-	case oursMsg:
-		p.locks = msg.locks
-		p.cursor = min(p.cursor, max(len(p.locks)-1, 0))
-		p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
 	}
 	return p, nil
 }

@@ -2,12 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/events"
 )
 
 // shared is the program context every component reads (gh-dash's): styles, the key bindings as given, the
@@ -23,6 +23,7 @@ type shared struct {
 	status   status   // the status line
 	frame    int      // advanced by the tick: spinners
 	outbox   []tea.Msg
+	sink     events.Sink                  // Options.Events; nil: none
 	keyOf    func(resource string) string // Options.KeyFormat; nil: the resource is the key
 }
 
@@ -34,6 +35,17 @@ func (sh *shared) setStatus(l level, text string) {
 // logf adds a log entry about a raw resource ("" for none); args must already be sanitized.
 func (sh *shared) logf(l level, resource, format string, args ...any) {
 	sh.log.add(logEntry{at: sh.now(), level: l, resource: resource, text: fmt.Sprintf(format, args...)})
+}
+
+// act logs one of the dashboard's own actions as the record of its kind (events.Dashboard, which rates it) and
+// hands the same record to the sink: the event log and the event stream say it in the same words. resource and
+// token are raw; args must already be sanitized.
+func (sh *shared) act(kind, resource, token, format string, args ...any) {
+	r := events.Dashboard(sh.now(), kind, resource, token, fmt.Sprintf(format, args...))
+	sh.log.add(entryOf(r))
+	if sh.sink != nil {
+		sh.sink.Emit(r)
+	}
 }
 
 // tell sends msg to the other components: the root delivers it, in the order told, before its Update returns,
@@ -139,24 +151,4 @@ func overlay(body, box string, w int) string {
 		lines[y+i] = fitStyled(left, x) + reset + fitStyled(bl, bw) + reset + right
 	}
 	return strings.Join(lines, "\n")
-}
-
-// thousands writes n with thin separators every three digits: 100,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 || len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	lead := len(s) % 3
-	if lead > 0 {
-		b.WriteString(s[:lead])
-	}
-	for i := lead; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
 }

@@ -19,6 +19,9 @@ import (
 type Master struct {
 	Name    string         // for the screen: host:port, with rediss:// and /db when they apply; never a password
 	Options *redis.Options // complete client options: address, credentials, TLS and timeouts
+	// Sentinel, when set, names the master through its Sentinels (redis+sentinel://): Options then hold the
+	// settings for whichever server they name as its primary, and the name is "mymaster@host:26379".
+	Sentinel *redlock.Sentinel
 }
 
 // Config is what Open needs.
@@ -63,15 +66,17 @@ func Open(cfg Config) (*App, error) {
 		a.closers = append(a.closers, func() { _ = d.Close() })
 	} else {
 		for _, m := range cfg.Masters {
-			a.Clients = append(a.Clients, redis.NewClient(m.Options))
+			c, err := newClient(m)
+			if err != nil {
+				closeClients(a.Clients)
+				a.Close()
+				return nil, err
+			}
+			a.Clients = append(a.Clients, c)
 			a.Names = append(a.Names, m.Name)
 		}
 	}
-	a.closers = append(a.closers, func() {
-		for _, c := range a.Clients {
-			_ = c.Close() // an error on close changes nothing for the user
-		}
-	})
+	a.closers = append(a.closers, func() { closeClients(a.Clients) })
 	return a, nil
 }
 
@@ -88,13 +93,10 @@ func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
 	return mon, nil
 }
 
-// Lock creates the Redlock client over the masters with opts, the debug log's observer and, once Publish has
-// run, the feed's: every round is logged, every action of ours is an event.
+// Lock creates the Redlock client over the masters with opts and the debug log's observer: every round is
+// logged.
 func (a *App) Lock(opts ...redlock.Option) (*redlock.Client, error) {
 	opts = append(opts, a.debug.observer())
-	if a.Feed != nil {
-		opts = append(opts, a.Feed.actions())
-	}
 	l, err := redlock.New(a.Clients, opts...)
 	if err != nil {
 		return nil, err

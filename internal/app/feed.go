@@ -14,7 +14,6 @@ import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/metrics"
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 // Deadlines of the metrics server: a scrape renders a snapshot already in memory, so these are generous.
@@ -35,7 +34,7 @@ type Outputs struct {
 }
 
 // Feed hands every event to every output: after each poll, the monitor's snapshot to the metrics exporter and
-// its events and warnings to the event stream; the demo's events; and the Redlock client's actions of ours.
+// its events and warnings to the event stream; the demo's events; and the dashboard's actions (Emit).
 // It runs on the monitor's and the demo's goroutines, never on the screen's.
 type Feed struct {
 	stream   *events.Writer // nil without --events
@@ -104,10 +103,9 @@ func (f *Feed) poll(prev *monitor.Snapshot, s monitor.Snapshot) {
 	f.emit(events.Warnings(prev, s)...)
 }
 
-// actions is the Redlock client option that writes our acquisitions, extensions and releases to the stream.
-func (f *Feed) actions() redlock.Option {
-	return redlock.WithObserver(func(a redlock.Action) { f.emit(events.FromAction(a)) })
-}
+// Emit writes a record of the dashboard's own to the event stream, if there is one: the dashboard's actions,
+// in the words its event log shows. Feed is the dashboard's events.Sink.
+func (f *Feed) Emit(r events.Record) { f.emit(r) }
 
 // followDemo passes the demo's events on to the stream and counts its violations, until the demo closes.
 func (f *Feed) followDemo(d *demo.Demo) {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/redis/go-redis/v9"
@@ -55,6 +57,11 @@ func Main(args []string, keys ui.KeyMap, release string) int {
 		keys:             keys,
 		release:          release,
 	})
+}
+
+// interruptible is a context that SIGINT or SIGTERM ends, for the modes without a screen.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // quietLogger discards go-redis's log lines.

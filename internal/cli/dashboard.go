@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/ui"
 )
@@ -44,7 +45,12 @@ func runScreen(a *app.App, cfg Config, sys system) int {
 	if a.Demo != nil {
 		title = "demo"
 	}
+	var sink events.Sink // the dashboard's actions go to the event stream in the event log's words
+	if a.Feed != nil {
+		sink = a.Feed
+	}
 	model := ui.New(ui.Options{
+		Events:   sink,
 		Monitor:  a.Monitor,
 		Locker:   a.Locker,
 		Keys:     sys.keys,

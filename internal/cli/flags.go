@@ -59,7 +59,8 @@ var flagSettingNames = settingNames{masters: "--masters", passwordFile: "--passw
 // addConnectionFlags declares how to reach the masters.
 func addConnectionFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringArrayVarP(&v.masters, "masters", "m", nil,
-		"Redis masters: host:port or redis://[user[:password]@]host[:port][/db] or rediss://...; comma list or repeated; none: embedded demo masters")
+		"Redis masters: host:port or redis://[user[:password]@]host[:port][/db] or rediss://..., or through Sentinels "+
+			"redis+sentinel://host:26379[,host:26379]/MASTERNAME; comma list or repeated; none: embedded demo masters")
 	fs.StringVar(&v.passwordFile, "password-file", "",
 		"read the masters' password from this file (first line); else $REDISCLI_AUTH; a password in a URL wins")
 	fs.StringVar(&v.tlsCAFile, "tls-ca-file", "", "PEM file of CA certificates for rediss:// masters")

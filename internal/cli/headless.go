@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/redlock-tui/redlock-tui/internal/app"
 )
@@ -13,7 +9,7 @@ import (
 // runHeadless polls the masters with no screen until SIGINT or SIGTERM, serving --metrics and writing
 // --events from every snapshot.
 func runHeadless(a *app.App, cfg Config, sys system) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	if err := a.Publish(outputs(cfg, sys)); err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)

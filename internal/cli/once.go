@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
@@ -17,7 +13,7 @@ import (
 // that takes under the scan budget; progress goes to stderr when it is a terminal) and every master either
 // answered or was declared down, prints the snapshot and reports whether a quorum of distinct servers answered.
 func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	snap := mon.Poll(ctx)
 	for (!snap.Swept || undecided(snap)) && ctx.Err() == nil {

@@ -136,7 +136,7 @@ func newRunFlagSet(v *flagValues, rc *runConfig) *pflag.FlagSet {
 	fs := newFlagSet(append(runGroups, own), v)
 	// The dashboard's words for these do not fit run: its masters are required, its TTL is the command's lock's.
 	fs.Lookup("masters").Usage = "your Redis masters (required): host:port or redis://[user[:password]@]host[:port][/db] " +
-		"or rediss://...; comma list or repeated"
+		"or rediss://..., or redis+sentinel://host:26379[,host:26379]/MASTERNAME; comma list or repeated"
 	fs.Lookup("ttl").Usage = "TTL of the lock; while the command runs it is extended by this each time a third is left"
 	fs.Lookup("retries").Usage = "acquire rounds tried after the first fails, without --wait"
 	return fs

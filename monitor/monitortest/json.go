@@ -10,9 +10,10 @@ import (
 type JSON struct {
 	Quorum  int `json:"quorum"`
 	Masters []struct {
-		Addr  string `json:"addr"`
-		Up    bool   `json:"up"`
-		Error string `json:"error"`
+		Addr    string `json:"addr"`
+		Up      bool   `json:"up"`
+		Error   string `json:"error"`
+		Primary string `json:"primary"`
 	} `json:"masters"`
 	Locks []struct {
 		Resource string `json:"resource"`
