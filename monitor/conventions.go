@@ -57,8 +57,12 @@ func conventionOf(key, token string) *KeyConvention {
 	return nil
 }
 
-// nameResource sets v's logical resource and its convention from its key and lead token.
+// nameResource sets v's logical resource and its convention from its key and lead token. Most keys have no
+// known prefix: the lead token is looked for only when one has.
 func nameResource(v *LockView) {
+	if !slices.ContainsFunc(KeyConventions, func(kc KeyConvention) bool { return strings.HasPrefix(v.Resource, kc.Prefix) }) {
+		return
+	}
 	if kc := conventionOf(v.Resource, LeadToken(v)); kc != nil {
 		v.Logical, v.Convention = strings.TrimPrefix(v.Resource, kc.Prefix), kc.Client
 	}

@@ -628,11 +628,26 @@ func TestAKeyFormatExcludesThePeersLocks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("acquiring %s: %v", key, err)
 			}
-			if err := p.take(0, key); !errors.Is(err, redis.Nil) {
-				t.Errorf("the peer's acquisition of %s while we hold it: %v, want refused (nil reply)", key, err)
+			// The peer tries every master, as its own Redlock round does; ours may still be landing on the last
+			// master (a round ends at a quorum), so the peer is refused on a quorum, not everywhere.
+			won := 0
+			for i := range 3 {
+				if err := p.take(i, key); err == nil {
+					won++
+				} else if !errors.Is(err, redis.Nil) {
+					t.Fatal(err)
+				}
+			}
+			if won >= 2 {
+				t.Errorf("the peer's acquisition of %s while we hold it won %d masters of 3, want fewer than a quorum", key, won)
 			}
 			if err := ours.Release(ctx); err != nil {
 				t.Fatal(err)
+			}
+			for _, a := range c.admin { // the peer's failed round releases what it took
+				if err := a.Del(ctx, key).Err(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			// Once ours is released the peer takes it on every master, and then holds us off.
 			for i := range 3 {
