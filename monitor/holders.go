@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -211,7 +212,7 @@ func judgeHolder(h *Holder, dup []bool, quorum, unknown int, now time.Time, cfg 
 		h.Count++
 		exp = append(exp, c.Expires.Sub(now))
 	}
-	slices.SortFunc(exp, func(a, b time.Duration) int { return int((b - a) / time.Microsecond) })
+	slices.SortFunc(exp, func(a, b time.Duration) int { return cmp.Compare(b, a) }) // longest first
 	switch {
 	case h.Count >= quorum:
 		remaining := exp[quorum-1]
