@@ -147,11 +147,7 @@ return 1`, []string{key, timeout}, formatTTL.Milliseconds(), token).Err()
 func TestEveryClientsLockFormatIsRecognised(t *testing.T) {
 	c, _ := serverCluster(t, 5, Config{})
 	ctx := context.Background()
-	locker, err := redlock.New(c.admin, redlock.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
+	locker := c.locker(t)
 	type planted struct {
 		f             lockFormat
 		key, a, b     string

@@ -146,6 +146,17 @@ func symfonyOn(t *testing.T, c *cluster, script, key, token string, ttl time.Dur
 	}
 }
 
+// locker is a Redlock client on c's masters that tries one round, closed when the test ends.
+func (c *cluster) locker(t *testing.T) *redlock.Client {
+	t.Helper()
+	l, err := redlock.New(c.admin, redlock.WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return l
+}
+
 // holderOf returns l's holder with token, failing the test when it has none.
 func holderOf(t *testing.T, l LockView, token string) Holder {
 	t.Helper()
@@ -190,11 +201,7 @@ func sweptPoll(t *testing.T, c *cluster) Snapshot {
 func TestSymfonyLockSortedSetsAreShownWithEachHolder(t *testing.T) {
 	c, _ := serverCluster(t, 5, Config{})
 	ctx := context.Background()
-	locker, err := redlock.New(c.admin, redlock.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
+	locker := c.locker(t)
 	w, w2 := symfonyTokenOf(), symfonyTokenOf()
 	r1, r2, r3 := symfonyTokenOf(), symfonyTokenOf(), symfonyTokenOf()
 	// A CombinedStore of five RedisStores with ConsensusStrategy: save() runs on every store; these are the
@@ -447,11 +454,7 @@ func acquireSemaphore(t *testing.T, c *cluster, name, identifier string, limit i
 func TestRedisSemaphoreLocksAreShownWithTheirPermits(t *testing.T) {
 	c, _ := serverCluster(t, 5, Config{Permits: map[string]int{"pool": 3}})
 	ctx := context.Background()
-	locker, err := redlock.New(c.admin, redlock.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
+	locker := c.locker(t)
 	now := time.Now()
 	a, b, m := uuid4(), uuid4(), uuid4()
 	// RedlockSemaphore (src/redlockSemaphore/acquire.ts): the acquire script on every client, held with a
@@ -592,11 +595,7 @@ func randomHex(n int) string { return fmt.Sprintf("%x", randomBytes(n)) }
 func TestAKeyFormatExcludesThePeersLocks(t *testing.T) {
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
-	locker, err := redlock.New(c.admin, redlock.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
+	locker := c.locker(t)
 	// Each peer's own acquisition, as its source writes it (see the other tests of this file and
 	// formats_test.go): SET NX with its token under its key.
 	peers := []struct {
