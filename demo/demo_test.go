@@ -35,7 +35,10 @@ var readers sync.Map // *Demo -> <-chan Event
 // collect reads events until stop returns true for one of them or within
 // has passed, and returns all it read.
 func collect(d *Demo, within time.Duration, stop func(Event) bool) []Event {
-	ch, _ := readers.LoadOrStore(d, d.Events())
+	ch, ok := readers.Load(d)
+	if !ok {
+		ch, _ = readers.LoadOrStore(d, d.Events())
+	}
 	var out []Event
 	timeout := time.After(within)
 	for {
@@ -57,9 +60,10 @@ func collect(d *Demo, within time.Duration, stop func(Event) bool) []Event {
 func TestWorkloadWithoutFaultsHandsLocksAroundSafely(t *testing.T) {
 	d := startDemo(t, Options{})
 	start := time.Now()
-	first := collect(d, time.Second, func(e Event) bool { return e.Kind == EventAcquired })
+	// A quiet machine sees one within a second; a starved one (seen at a load average of 17) takes longer.
+	first := collect(d, 10*time.Second, func(e Event) bool { return e.Kind == EventAcquired })
 	if len(first) == 0 || first[len(first)-1].Kind != EventAcquired {
-		t.Fatalf("no acquisition within the first second; events: %v", texts(first))
+		t.Fatalf("no acquisition within 10s; events: %v", texts(first))
 	}
 	t.Logf("first acquisition after %v", time.Since(start).Round(time.Millisecond))
 

@@ -115,11 +115,15 @@ var (
 	descLockHeld  = desc("lock_held", "1 when the lock is held by a quorum with validity left.", "resource")
 	descLockVal   = desc("lock_validity_seconds", "How long the lock stays held on a quorum, less the drift allowance; 0 when not held.", "resource")
 	descLockFence = desc("lock_fence", "The highest fencing token counter of the lock on the masters; 0 for unfenced locks.", "resource")
-	descEvents    = desc("events_total", "Events the monitor reported, by kind.", "kind")
-	descLost      = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
-	descViol      = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
-	descScrape    = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
-	descBuild     = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
+	descHolders   = desc("lock_holders", "Holders that hold the lock, each on a quorum with validity left: the readers of a "+
+		"shared lock, the holders of a semaphore's permits; 1 for a held lock of one token.", "resource")
+	descHolderVal = desc("lock_holder_validity_seconds", "Each holder that holds the lock (its token, and its mode: "+
+		"exclusive, write, read or permit): how long it stays held, less the drift allowance.", "resource", "holder", "mode")
+	descEvents = desc("events_total", "Events the monitor reported, by kind.", "kind")
+	descLost   = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
+	descViol   = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
+	descScrape = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
+	descBuild  = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
 )
 
 // desc describes a metric of the redlock namespace.
@@ -132,7 +136,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descMasterUp, descDown, descMissed, descRTT, descOffset, descOffUnc,
 		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
-		descEvents, descLost, descViol, descScrape, descBuild} {
+		descHolders, descHolderVal, descEvents, descLost, descViol, descScrape, descBuild} {
 		ch <- d
 	}
 }
@@ -231,6 +235,14 @@ func collectLocks(ch chan<- prometheus.Metric, s monitor.Snapshot, resources []s
 		ch <- prometheus.MustNewConstMetric(descLockHeld, prometheus.GaugeValue, boolValue(l.State == monitor.StateHeld), r)
 		ch <- prometheus.MustNewConstMetric(descLockVal, prometheus.GaugeValue, max(l.Validity, 0).Seconds(), r)
 		ch <- prometheus.MustNewConstMetric(descLockFence, prometheus.GaugeValue, float64(l.Fence), r)
+		held := 0
+		for _, h := range l.HolderList(s.Time) {
+			if h.State == monitor.StateHeld {
+				held++
+				ch <- prometheus.MustNewConstMetric(descHolderVal, prometheus.GaugeValue, h.Validity.Seconds(), r, h.Token, h.Mode)
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(descHolders, prometheus.GaugeValue, float64(held), r)
 	}
 }
 

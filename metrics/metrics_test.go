@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"fmt"
 	"io"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +119,40 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 		}
 		if strings.HasPrefix(name, "redlock_build_info") && !strings.Contains(name, `version="v1.2.3"`) {
 			t.Errorf("%s: want the version given", name)
+		}
+	}
+}
+
+func TestEachHolderOfAListedLockHasItsSeries(t *testing.T) {
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	// A Symfony shared lock on three masters, as the monitor reads it: two readers live, one expired but still
+	// in the set (Symfony cleans up at the next acquisition); scores are expiries in ms, the key PEXPIREAT the latest.
+	ms := func(d time.Duration) float64 { return float64(now.Add(d).UnixMilli()) }
+	readings := make([]monitor.Reading, 3)
+	for i := range readings {
+		readings[i] = monitor.Reading{Addr: fmt.Sprintf("m%d:6379", i), Sent: now, Received: now, ServerTime: now,
+			Uptime: time.Hour, Replicas: 0, Keys: []monitor.KeyReading{{Key: "report", ReadAt: now, PTTL: 20 * time.Second,
+				Set: []monitor.SetMember{{Member: "reader-one-0123456789", Score: ms(10 * time.Second)},
+					{Member: "reader-two-0123456789", Score: ms(20 * time.Second)},
+					{Member: "reader-gone-012345678", Score: ms(-time.Second)}}}}}
+	}
+	s := monitor.Aggregate(nil, readings, nil, now, monitor.Config{})
+	e := New(Options{Resources: []string{"report"}})
+	e.Observe(s, nil)
+	got := scrape(t, e)
+	if got[`redlock_lock_holders{resource="report"}`] != "2" {
+		t.Errorf("holders = %q, want the 2 live readers", got[`redlock_lock_holders{resource="report"}`])
+	}
+	for token, want := range map[string]float64{"reader-one-0123456789": 10, "reader-two-0123456789": 20} {
+		name := fmt.Sprintf(`redlock_lock_holder_validity_seconds{holder=%q,mode="read",resource="report"}`, token)
+		v, err := strconv.ParseFloat(got[name], 64)
+		if err != nil || v > want || v < want-1 {
+			t.Errorf("%s = %q, want just under %vs", name, got[name], want)
+		}
+	}
+	for name := range got {
+		if strings.Contains(name, "reader-gone") {
+			t.Errorf("%s: an expired member is written as a holder", name)
 		}
 	}
 }

@@ -75,6 +75,8 @@ var neededCommands = []neededCommand{
 	{name: "TYPE", args: onKey("TYPE"), severity: SeverityWarning, off: scriptsOff},
 	{name: "HLEN", args: onKey("HLEN"), severity: SeverityWarning, off: scriptsOff},
 	{name: "HGETALL", args: onKey("HGETALL"), severity: SeverityWarning, off: scriptsOff},
+	{name: "ZRANGE", args: onKey("ZRANGE", 0, 0), severity: SeverityWarning,
+		off: "sorted-set locks (Symfony Lock, redis-semaphore) cannot be read: new ones are not listed, known ones are unknown"},
 	{name: "PING", args: plain("PING"), severity: SeverityWarning, write: true,
 		writeOff: "locks cannot be acquired, extended or released from here (each connection starts with PING)"},
 	// NX and XX together are a syntax error, found after the ACL check: the probe never writes.
@@ -90,7 +92,7 @@ var neededCommands = []neededCommand{
 }
 
 // scriptsOff is what is off when the read scripts cannot run: the poller falls back to plain commands.
-const scriptsOff = "the read scripts cannot run: reads fall back to plain commands (more round trips), and Redisson's hash locks are not read"
+const scriptsOff = "the read scripts cannot run: reads fall back to plain commands (more round trips), and Redisson's hash locks and sorted-set locks are not read"
 
 func plain(args ...any) func(string, string) []any {
 	return func(string, string) []any { return args }

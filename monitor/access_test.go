@@ -200,6 +200,7 @@ func TestEachPermissionRemovedGivesItsOwnWarning(t *testing.T) {
 		{cmd: "TYPE", want: "TYPE denied: " + scriptsOff},
 		{cmd: "HLEN", want: "HLEN denied: " + scriptsOff},
 		{cmd: "HGETALL", want: "HGETALL denied: " + scriptsOff},
+		{cmd: "ZRANGE", want: "ZRANGE denied: sorted-set locks (Symfony Lock, redis-semaphore) cannot be read: new ones are not listed, known ones are unknown"},
 		{cmd: "SCAN"},
 		{cmd: "PING", writes: true, want: "PING denied: locks cannot be acquired, extended or released from here (each connection starts with PING)"},
 		{cmd: "ROLE", writes: true, want: "ROLE denied: a replica given as a master is found only when it refuses a write"},

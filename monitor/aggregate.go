@@ -24,6 +24,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	s.countKeys()
 	s.countClusterKeys()
 	s.noteLongestTTL(readings, own)
+	s.countUnsafe(now)
 
 	clocks := judgeClocks(s.Masters, s.maxTTL, cfg.DriftFactor)
 	s.Warnings = append(warnings(&s, clocks, now, cfg), deploymentWarnings(&s, cfg)...)

@@ -95,10 +95,11 @@ func (m lockMove) alarmText(a alarm, now time.Time) string {
 // holder's key lives on, but on fewer than a quorum, because some of its keys went before their TTL; its holder
 // may still believe it holds the lock while another client can take it. It is judged against the last decided
 // state: after polls that could not decide (a master not answering), a master back without the key it held
-// takes that key from the count. Our own locks have their own alarm (lost).
+// takes that key from the count. Our own locks have their own alarm (lost). A sorted-set lock's holders are
+// not judged by it: their members, not the key, expire.
 func quorumLostShown(v, p *LockView, now time.Time) bool {
 	last := v.hist.lastHolder
-	if v.Holder != "" || v.Mine || last == "" || liveOn(v, last, now) == 0 {
+	if v.Holder != "" || v.Mine || last == "" || v.Holders != nil || liveOn(v, last, now) == 0 {
 		return false
 	}
 	return (p.hist.standing|p.hist.pending)&alarmQuorumLost != 0 || p.hist.heldBy == last && vanishedEarly(p, v, last, now)

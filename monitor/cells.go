@@ -92,6 +92,9 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 		c.Hash = true
 		c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
 	}
+	if k.Set != nil {
+		c.Set, c.Token = k.Set, setToken(k.Set)
+	}
 	return true
 }
 

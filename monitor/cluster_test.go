@@ -33,22 +33,6 @@ func watchRedisCluster(t *testing.T, c *redlocktest.Cluster, cfg Config) *Monito
 	return mon
 }
 
-// pollUntil polls mon every interval until cond holds of a snapshot, failing t after limit.
-func pollUntil(t *testing.T, mon *Monitor, limit time.Duration, what string, cond func(Snapshot) bool) Snapshot {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		s := mon.Poll(context.Background())
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no snapshot within %v where %s; last: masters %+v, locks %+v, warnings %v", limit, what, s.Masters, s.Locks, s.Warnings)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // heldOn reports whether s shows resource held by token, its key on the node at addr.
 func heldOn(s Snapshot, resource, token, addr string) bool {
 	for _, l := range s.Locks {

@@ -81,7 +81,7 @@ var lockFormats = []lockFormat{
 			return c.Eval(ctx, `for _, k in ipairs(KEYS) do if redis.call("EXISTS", k) == 1 then return 0 end end
 for _, k in ipairs(KEYS) do redis.call("SET", k, ARGV[1], "PX", ARGV[2]) end
 return #KEYS`, []string{key}, token, formatTTL.Milliseconds()).Err()
-		}, family: "node-redlock"},
+		}, family: "node-redlock or redlock-universal"},
 	// samcook/RedLock.net dcfe373b3e288caac4f45b78c88b5943f8b47e42, RedLockNet.SERedis/RedLock.cs: key
 	// "redlock:{0}", value Guid.NewGuid().ToString(); StringSet with When.NotExists.
 	{name: "RedLock.net", key: func(r string) string { return "redlock:" + r }, token: uuid4, write: setNXPX,
@@ -147,11 +147,7 @@ return 1`, []string{key, timeout}, formatTTL.Milliseconds(), token).Err()
 func TestEveryClientsLockFormatIsRecognised(t *testing.T) {
 	c, _ := serverCluster(t, 5, Config{})
 	ctx := context.Background()
-	locker, err := redlock.New(c.admin, redlock.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
+	locker := c.locker(t)
 	type planted struct {
 		f             lockFormat
 		key, a, b     string

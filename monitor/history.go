@@ -132,7 +132,9 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 	v, p := m.v, m.p
 	v.Changes, v.LastChange, v.hist.lastHolder = p.Changes, p.LastChange, p.hist.lastHolder
 	v.hist.heldBy = v.Holder
-	if v.Holder != "" {
+	if v.Holder != "" && v.Holders != nil {
+		events = m.holdersMoved(events, now)
+	} else if v.Holder != "" {
 		switch last := v.hist.lastHolder; {
 		case last == "":
 			events = m.event(events, now, EventLockHeld, fmt.Sprintf("held by %q", v.Holder))

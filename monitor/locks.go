@@ -54,12 +54,21 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 			continue
 		}
 		v := LockView{Resource: res, Masters: row}
-		arena = classify(&v, dup, quorum, ownLock, isOwn, now, cfg, arena)
+		setLock := isSetLock(row)
+		if setLock {
+			arena = classifySet(&v, dup, quorum, ownLock, isOwn, masters, now, cfg, arena)
+		} else {
+			arena = classify(&v, dup, quorum, ownLock, isOwn, now, cfg, arena)
+		}
+		nameResource(&v)
 		if !isOwn && !shown(&v, cfg) {
 			tracked = append(tracked, res)
 			continue
 		}
 		events = history(&v, p, prev != nil && !(p == nil && firstSweep), now, events)
+		if setLock {
+			holdersSeen(&v)
+		}
 		views = append(views, v)
 	}
 	groupMultiKeyLocks(views)
@@ -132,8 +141,8 @@ func groupMultiKeyLocks(views []LockView) {
 	for i := range views {
 		v := &views[i]
 		t := LeadToken(v)
-		if len(t) < multiKeyMinToken || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
-			continue // a hash holder names a client thread, which may hold several locks
+		if len(t) < multiKeyMinToken || v.Holders != nil || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
+			continue // a hash holder names a client thread, which may hold several locks; a set's holders are many
 		}
 		byToken[t] = append(byToken[t], i)
 	}

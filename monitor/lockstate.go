@@ -51,7 +51,7 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	// Held needs a quorum of one token and validity left after the drift allowance; a quorum whose keys are
 	// about to expire is not a lock.
 	if !stuck && v.Count >= quorum {
-		remaining := exp[quorum-1]
+		remaining := exp[quorum-1] - validityGrace(v.Resource, token) // as the holder counts it
 		v.Validity = max(0, remaining-redlock.DriftAllowance(remaining, cfg.DriftFactor))
 	}
 	decideState(v, token, stuck, len(counts), quorum)
@@ -60,7 +60,7 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	}
 	for _, c := range v.Masters {
 		if c.Holds(token) {
-			v.Family = familyHint(v.Resource, token, c.Hash, c.Mode)
+			v.Family, v.Families = familyHint(v.Resource, token, c.Hash, c.Mode)
 			break
 		}
 	}

@@ -15,6 +15,7 @@ type masterHistory struct {
 	driftRefUnc time.Duration // its uncertainty
 	driftRefAt  time.Time     // local time of that sample; zero when no window is open
 	clockWarned bool          // a clock warning was raised in the previous snapshot
+	replID      string        // INFO master_replid of the last answer: a replica promoted from it continues it
 }
 
 // masterStatus derives one master's status from its reading and its previous status (nil when first seen),
@@ -36,7 +37,10 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		ms = unanswered(p, r)
 	} else {
 		ms = answered(p, r, now)
-		if p != nil && restarted(p, r) {
+		switch {
+		case p != nil && failedOver(p, r):
+			events = append(events, ms.noteFailover(p, r, now))
+		case p != nil && restarted(p, r):
 			ms.forgetDrift() // a new process: measure its clock afresh
 			events = append(events, Event{Time: now, Kind: EventMasterRestarted, Master: r.Addr, Text: restartText(p, r)})
 		}
@@ -75,6 +79,8 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 		Uptime:     r.Uptime,
 		Replicas:   r.Replicas,
 		Sweep:      r.Sweep,
+		Primary:    r.Primary,
+		ReplicaOf:  r.ReplicaOf,
 		hist:       masterHistory{infoUptime: UnknownUptime},
 
 		Denied: r.Denied, DeniedOnKeys: r.DeniedOnKeys, AccessCheck: r.AccessCheck,
@@ -87,8 +93,10 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 		ms.ClockKnown, ms.ClockOffset, ms.ClockUncertainty = p.ClockKnown, p.ClockOffset, p.ClockUncertainty
 		ms.DriftPPM, ms.DriftUncertPPM, ms.DriftKnown = p.DriftPPM, p.DriftUncertPPM, p.DriftKnown
 		ms.LastRestart = p.LastRestart
+		ms.LastFailover, ms.FormerPrimary = p.LastFailover, p.FormerPrimary
 		ms.hist = p.hist
 	}
+	ms.hist.replID = r.ReplID
 	if !r.Sent.IsZero() && !r.Received.IsZero() {
 		ms.RTT = r.Received.Sub(r.Sent)
 		if ms.RTTSmoothed == 0 {

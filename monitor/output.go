@@ -24,6 +24,7 @@ type jsonSnapshot struct {
 	Truncated      bool          `json:"truncated"`
 	Untracked      int           `json:"untracked"`
 	Unread         int           `json:"unread"`
+	Unsafe         int           `json:"unsafe"`
 	Swept          bool          `json:"swept"`
 	Masters        []jsonMaster  `json:"masters"`
 	Locks          []jsonLock    `json:"locks"`
@@ -55,6 +56,10 @@ type jsonMaster struct {
 	UptimeS       *int64     `json:"uptime_s"` // null when unknown
 	Replicas      *int       `json:"replicas"` // null when unknown
 	LastRestart   *time.Time `json:"last_restart"`
+	Primary       string     `json:"primary,omitempty"`        // named through Sentinels: the primary they name
+	FormerPrimary string     `json:"former_primary,omitempty"` // the primary before the last failover
+	LastFailover  *time.Time `json:"last_failover"`
+	ReplicaOf     string     `json:"replica_of,omitempty"`
 	Keys          int        `json:"keys"`
 	Sweep         jsonSweep  `json:"sweep"`
 	Warnings      []string   `json:"warnings"`
@@ -86,6 +91,13 @@ type jsonLock struct {
 	LastChange  *time.Time       `json:"last_change"`
 	Fence       uint64           `json:"fence"` // the highest fence counter on the masters; 0 for an unfenced lock
 	Masters     []jsonMasterLock `json:"masters"`
+
+	Families   []string     `json:"families"`                   // every client family the shapes fit; [] none
+	Logical    string       `json:"logical_resource,omitempty"` // the resource a known key convention names
+	Convention string       `json:"convention,omitempty"`       // that convention's client (malkusch/lock)
+	Holders    []jsonHolder `json:"holders"`                    // each holder: one token, or a sorted set's members
+	Summary    string       `json:"holders_summary,omitempty"`  // a sorted-set lock's holders in words: "3 readers"
+	Limit      int          `json:"limit,omitempty"`            // a semaphore's permits, when known (--permits)
 }
 
 type jsonMasterLock struct {
@@ -98,6 +110,13 @@ type jsonMasterLock struct {
 	Reentrancy int    `json:"reentrancy,omitempty"` // a hash lock's hold count
 	Mode       string `json:"mode,omitempty"`       // a read-write hash lock's mode
 	Node       string `json:"node,omitempty"`       // a Redis Cluster's key: the primary that answered for it
+
+	Members []jsonMember `json:"members,omitempty"` // a sorted-set lock's members and scores, as read
+}
+
+type jsonMember struct {
+	Member string  `json:"member"`
+	Score  float64 `json:"score"`
 }
 
 type jsonSweep struct {
@@ -145,7 +164,7 @@ func timePtr(t time.Time) *time.Time {
 // strings, plus details. Strings are JSON-escaped; bytes that are not UTF-8 become U+FFFD.
 func WriteJSON(w io.Writer, s Snapshot) error {
 	out := jsonSnapshot{
-		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Servers: s.Servers, Truncated: s.Truncated, Untracked: s.Untracked, Unread: s.Unread, Swept: s.Swept,
+		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Servers: s.Servers, Truncated: s.Truncated, Untracked: s.Untracked, Unread: s.Unread, Unsafe: s.Unsafe, Swept: s.Swept,
 		Masters:        make([]jsonMaster, len(s.Masters)),
 		Locks:          make([]jsonLock, len(s.Locks)),
 		Warnings:       make([]string, len(s.Warnings)),
@@ -167,12 +186,17 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		for j, c := range l.Masters {
 			jc := jsonMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt),
 				Hash: c.Hash, Reentrancy: c.Reentrancy, Mode: c.Mode, Node: c.Node}
+			for _, m := range c.Set {
+				jc.Members = append(jc.Members, jsonMember{m.Member, m.Score})
+			}
 			if c.Token != "" && c.PTTL != NoTTL {
 				pttl := c.PTTL.Milliseconds()
 				jc.PTTLMS = &pttl
 			}
 			jl.Masters[j] = jc
 		}
+		jl.Families, jl.Logical, jl.Convention = append([]string{}, l.Families...), l.Logical, l.Convention
+		jl.Holders, jl.Summary, jl.Limit = jsonHolders(&l, s.Time), l.HoldersText(), l.Limit
 		out.Locks[i] = jl
 	}
 	for i, wn := range s.Warnings {
@@ -196,6 +220,7 @@ func toJSONMaster(m MasterStatus) jsonMaster {
 		ClockKnown: m.ClockKnown, ClockOffsetMS: ms(m.ClockOffset), ClockUncertMS: ms(m.ClockUncertainty),
 		Role: m.Role, Version: m.Version, RunID: m.RunID,
 		LastRestart: timePtr(m.LastRestart), Keys: m.Keys, Warnings: append([]string{}, m.Warnings...),
+		Primary: m.Primary, FormerPrimary: m.FormerPrimary, LastFailover: timePtr(m.LastFailover), ReplicaOf: m.ReplicaOf,
 		Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted),
 			NotLockShaped: m.Sweep.NotLockShaped, Refused: m.Sweep.Refused},
 		Denied: append([]string{}, m.Denied...), DeniedOnKeys: append([]string{}, m.DeniedOnKeys...), AccessCheck: m.AccessCheck,
@@ -231,7 +256,7 @@ func WriteTable(w io.Writer, s Snapshot) error {
 	tableMasters(p, s.Masters)
 	tableClusters(p, s.Masters)
 	if len(s.Locks) > 0 {
-		tableLocks(p, s.Locks, s.Servers)
+		tableLocks(p, s.Locks, s.Servers, s.Time)
 	}
 	if len(s.Warnings) > 0 {
 		p("\nWARNINGS\n")
@@ -276,13 +301,13 @@ func tableMasters(p func(string, ...any), masters []MasterStatus) {
 			replicas = strconv.Itoa(m.Replicas)
 		}
 		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(m.Addr)), column(untrusted.Escape(status)), rtt,
-			offset, drift, column(untrusted.Escape(m.Role)), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
+			offset, drift, column(untrusted.Escape(roleText(m))), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
 	}
 }
 
 // tableLocks writes the locks' table with p; servers is the number of distinct servers, a lock's count is out
 // of it.
-func tableLocks(p func(string, ...any), locks []LockView, servers int) {
+func tableLocks(p func(string, ...any), locks []LockView, servers int, now time.Time) {
 	p("\nRESOURCE\tSTATE\tHOLDER\tCOUNT\tVALIDITY\tSPREAD\tFLAGS\tPER MASTER (token:pttl)\n")
 	for _, l := range locks {
 		var flags []string
@@ -299,8 +324,15 @@ func tableLocks(p func(string, ...any), locks []LockView, servers int) {
 		for j, c := range l.Masters {
 			cells[j] = tableCell(c)
 		}
-		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.Resource)), l.State, orDash(untrusted.Escape(short(l.Holder))), l.Count,
+		holder := untrusted.Escape(short(l.Holder))
+		if l.Holders != nil {
+			holder = l.HoldersText()
+		}
+		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State, orDash(holder), l.Count,
 			servers, l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
+		if l.Holders != nil {
+			tableHolders(p, &l, servers, now)
+		}
 	}
 }
 
@@ -314,6 +346,10 @@ func tableCell(c MasterLock) string {
 		return "?"
 	case c.State == CellAbsent:
 		return "-"
+	case c.Set != nil && c.PTTL == NoTTL:
+		return fmt.Sprintf("set(%d):no-ttl", len(c.Set))
+	case c.Set != nil:
+		return fmt.Sprintf("set(%d):%s", len(c.Set), c.PTTL)
 	case c.PTTL == NoTTL:
 		return untrusted.Escape(short(c.Token)) + ":no-ttl" + onNode(c)
 	}

@@ -30,6 +30,10 @@ type Reading struct {
 	Keys       []KeyReading  // keys read: the known ones refreshed (present or absent) and those discovered
 	Sweep      Sweep         // discovery progress after this poll
 	Untracked  int           // lock keys discovery found beyond Config.MaxKeys, not tracked (the last full sweep's count, or the current one's when higher)
+	Primary    string        // for a master named through Sentinels: the primary they named for this poll; "" otherwise
+	ReplicaOf  string        // INFO replication master_host:master_port of a replica; "" otherwise
+	ReplID     string        // INFO replication master_replid; "" unknown
+	ReplID2    string        // INFO replication master_replid2: the history a promoted replica continues; "" unknown
 
 	// Denied are the commands the master's ACL refuses us, as known after this read; DeniedOnKeys the write
 	// commands it refuses on keys outside the user's key patterns; AccessCheck how that was found: "ACL
@@ -38,6 +42,7 @@ type Reading struct {
 	DeniedOnKeys []string
 	AccessCheck  string
 
+	mode     string     // INFO server redis_mode: "sentinel" for a Sentinel given as a master
 	next     *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
 	refusals refusals   // what this read met of the master's ACL
 
@@ -50,12 +55,15 @@ type KeyReading struct {
 	Node   string        // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
 	Value  string        // capped to Config.MaxValueLen bytes
 	Fields []string      // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
+	Set    []SetMember   // a sorted-set lock (Symfony Lock, redis-semaphore): its members; nil otherwise (sets.go)
 	PTTL   time.Duration // remaining TTL as the master reported it; NoTTL when the key never expires
 	Absent bool          // the master answered that the key is not there (or is not a string)
 	ReadAt time.Time     // local estimate of when the master evaluated PTTL; zero means the snapshot time
 	// ReadWithin is how far ReadAt may be off: half the round trip the read was made in. A read that waited
 	// (a master paused, then resumed) is a read of some time within that window, not of ReadAt.
 	ReadWithin time.Duration
+
+	refused bool // the master's ACL refused the read of this sorted set (ZRANGE): not read, never absent
 }
 
 // UnknownUptime marks Reading.Uptime and MasterStatus.Uptime when INFO did not tell.
@@ -73,9 +81,10 @@ const hashLockLua = `local function hashLock(k)
 end
 `
 
-// refreshScript returns, for each key, its value cut to ARGV[1] bytes (a hash lock's fields and values; nil
-// when it is neither) and its PTTL, so a batch of keys costs one round trip and values are capped on the server.
-const refreshScript = hashLockLua + `local n = tonumber(ARGV[1])
+// refreshScript returns, for each key, its value cut to ARGV[1] bytes (a hash lock's fields and values, or a
+// sorted-set lock's members; nil when it is none of these) and its PTTL, so a batch of keys costs one round
+// trip and values are capped on the server.
+const refreshScript = hashLockLua + setLockLua + `local n = tonumber(ARGV[1])
 local out = {}
 for first = 1, #KEYS, 1000 do
   local last = math.min(first + 999, #KEYS)
@@ -86,7 +95,7 @@ for first = 1, #KEYS, 1000 do
     if v then
       if #v > n then v = string.sub(v, 1, n) end
     elseif ms ~= -2 then
-      v = hashLock(KEYS[i]) or false
+      v = otherLock(KEYS[i], n) or false
     end
     out[2*i-1] = v
     out[2*i] = ms
@@ -98,9 +107,10 @@ return out`
 // microseconds, scanned ARGV[6] keys, or reached the end of the keyspace. It returns the next cursor, the keys
 // scanned, the microseconds it ran, then key, value (cut to ARGV[4] bytes) and PTTL of every lock candidate: a
 // string with a TTL, or without one when its value looks like a token (16-64 token characters) or ARGV[7] is
-// "1"; or a hash lock with a TTL, whose value is then its fields and values. Candidates are picked on the server so a large keyspace of ordinary data costs no transfer. On a
+// "1"; or a hash lock or a small sorted set with a TTL, whose value is then its fields and values, or its
+// members and scores (setLockLua). Candidates are picked on the server so a large keyspace of ordinary data costs no transfer. On a
 // redis-server with 1,000,000 ordinary keys it costs about 1.6µs of server CPU per key scanned.
-const discoverScript = hashLockLua + `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+const discoverScript = hashLockLua + setLockLua + `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local slice, maxScan, anyNoTTL = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
 local t = redis.call('TIME')
 local t0 = t[1] * 1000000 + t[2]
@@ -115,7 +125,7 @@ repeat
     if ms > 0 or (ms == -1 and anyNoTTL) then
       local v = redis.pcall('GETRANGE', k, 0, n - 1)
       if type(v) == 'table' and not string.find(v.err, 'WRONGTYPE', 1, true) then return redis.error_reply(v.err) end
-      if type(v) ~= 'string' then v = ms > 0 and hashLock(k) or nil end
+      if type(v) ~= 'string' then v = ms > 0 and otherLock(k, n) or nil end
       if v then
         out[#out+1] = k; out[#out+1] = v; out[#out+1] = ms
       end
@@ -240,7 +250,8 @@ func isSetupError(err error) bool {
 // failed is the reading of a master that could not be read. Refused marks the errors that will not go away
 // by waiting: a refused login or connection setup, nothing listening, a command refused.
 func (p *poller) failed(err error) Reading {
-	refused := isAuthError(err) || isSetupError(err) || isServerError(err) || strings.Contains(err.Error(), "connection refused")
+	refused := isAuthError(err) || isSetupError(err) || isServerError(err) || strings.Contains(err.Error(), "connection refused") ||
+		isNotAMaster(err)
 	if isSetupError(err) && !strings.HasPrefix(err.Error(), "connection setup refused") {
 		err = fmt.Errorf("connection setup refused: %w", err)
 	}
@@ -249,13 +260,16 @@ func (p *poller) failed(err error) Reading {
 	return Reading{Addr: p.addr, Err: err, Refused: refused}
 }
 
-// read polls the master once: TIME, then INFO and the refresh of the known keys, then discovery under its
-// budget. known is the sorted list of keys to refresh.
+// read polls the master once: its primary from its Sentinels (if it has any), TIME, then INFO and the refresh
+// of the known keys, then discovery under its budget. known is the sorted list of keys to refresh.
 func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
 	d := p.disc
 	if d.cursor == "" {
 		d.cursor, d.sweep.Total = "0", -1
+	}
+	if err := p.locatePrimary(ctx, &r); err != nil {
+		return p.failed(err)
 	}
 	r.Sent = time.Now()
 	t, err := p.client.Time(ctx).Result()
@@ -356,6 +370,9 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		*slowest = max(*slowest, rtt)
 		if first {
 			parseInfo(server, repl, r)
+			if err := p.notAMaster(ctx, r); err != nil {
+				return err
+			}
 			r.refusals.refused("INFO", server.Err())
 			r.refusals.refused("DBSIZE", size.Err())
 			if n, err := size.Result(); err == nil {
@@ -447,8 +464,8 @@ type tracking struct {
 	found   map[string]bool // the keys this poll's discovery kept
 }
 
-// keep adds to r.Keys the keys of one discovery step that are lock-shaped (with the default pattern), not
-// found already, and known or within Config.MaxKeys, read at readAt to within within; beyond the cap they are
+// keep adds to r.Keys the keys of one discovery step that are lock-shaped (with the default pattern; a sorted
+// set under any pattern, see setShapeOf), not found already, and known or within Config.MaxKeys, read at readAt to within within; beyond the cap they are
 // counted as left out. It returns how many were not lock-shaped.
 func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within time.Duration, r *Reading, d *discovery) int64 {
 	var notLockShaped int64
@@ -456,7 +473,11 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 		switch {
 		case isClientInternal(k.Key), t.found[k.Key]:
 			continue
-		case cfg.Pattern == DefaultPattern && !lockShaped(k):
+		case k.refused:
+			r.refusals.note("ZRANGE")
+			continue
+		case k.Set != nil && setShapeOf(k.Key, k.Set, k.PTTL, r.serverNow()) == notASetLock,
+			cfg.Pattern == DefaultPattern && !lockShaped(k):
 			notLockShaped++
 			continue
 		case !isKnown(t.known, k.Key) && t.tracked >= cfg.MaxKeys:
@@ -616,6 +637,10 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 				ms = -2 // neither a string nor a hash lock: no lock here
 			}
 			kr := keyReading(k, v, ms, maxLen)
+			if kr.refused {
+				r.refusals.note("ZRANGE")
+				continue // not read: unknown, never absent
+			}
 			kr.ReadAt, kr.ReadWithin = readAt, rtt/2
 			r.Keys = append(r.Keys, kr)
 		}
@@ -665,6 +690,10 @@ func keyReading(key string, value any, pttlMS int64, maxLen int) KeyReading {
 	case string:
 		kr.Value = v[:min(len(v), maxLen)]
 	case []any:
+		if members, refused, ok := setReading(v, maxLen); ok {
+			kr.Set, kr.refused = members, refused
+			break
+		}
 		for _, f := range v {
 			s, _ := f.(string)
 			kr.Fields = append(kr.Fields, s[:min(len(s), maxLen)])
@@ -699,4 +728,5 @@ func parseInfo(server, repl *redis.StringCmd, r *Reading) {
 	if v, err := strconv.Atoi(fields["connected_slaves"]); err == nil && v >= 0 {
 		r.Replicas = v
 	}
+	failoverInfo(fields, r)
 }

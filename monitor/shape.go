@@ -35,10 +35,10 @@ var (
 const uniqidSince = 0x40000000
 
 // lockShaped reports whether a key that discovery found, read as k, may be a lock under the default pattern:
-// a hash lock, a key without a TTL (judged by the stuck-lock rule instead), or a string whose value is
-// lock-shaped.
+// a hash lock, a sorted set (judged by setShapeOf, under any pattern), a key without a TTL (judged by the
+// stuck-lock rule instead), or a string whose value is lock-shaped.
 func lockShaped(k KeyReading) bool {
-	return k.Fields != nil || k.PTTL == NoTTL || lockShapedValue(k.Key, k.Value)
+	return k.Fields != nil || k.Set != nil || k.PTTL == NoTTL || lockShapedValue(k.Key, k.Value)
 }
 
 // lockShapedValue reports whether a string value, stored under key, has the shape of a lock token:

@@ -30,12 +30,16 @@
 // next poll re-reads). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
 // status from its reading), health.go (its health: one state, moved by health.next), clock.go (clock offset
 // and drift, and how they are judged), cells.go (what each read says of each key), lockstate.go (quorum,
-// split, validity: a lock's state in one poll, and LeadToken), locks.go (the walk over resources), history.go
+// split, validity: a lock's state in one poll, and LeadToken), sets.go and holders.go (sorted-set locks: how
+// they are read, and each holder's quorum), conventions.go (clients' key prefixes), locks.go (the walk over
+// resources), history.go
 // (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
 // (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
-// is new since the last snapshot). format.go, family.go and output.go write for people and programs. A Redis
-// Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where their slots are),
-// clusterstate.go derives its primaries' statuses, warnings and events, clusteroutput.go writes them.
+// is new since the last snapshot), failover.go (a primary's failover and its replication race, replicas named
+// with their primary, and a Sentinel given as a master). format.go, family.go and output.go write for people and
+// programs. A Redis Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where
+// their slots are), clusterstate.go derives its primaries' statuses, warnings and events, clusteroutput.go
+// writes them.
 package monitor
 
 import (
@@ -58,6 +62,9 @@ type Config struct {
 	MaxEvents   int           // events kept in Snapshot.Events (most recent), default 500
 	FenceSuffix string        // names a resource's fence counter (redlock.WithFenceSuffix), default ":fence"
 	Writes      bool          // the program also writes (acquire, extend, release): check the ACL allows that too
+	// Permits are the limits of semaphores, by key ("semaphore:pool"): redis-semaphore does not store its
+	// limit, so "2 of 3 permits" needs it from the user; without it a semaphore shows "2 holders".
+	Permits map[string]int
 	// Advise, when set, says what the user can do about a master's error (a password to give, TLS to use); its
 	// answer is added to the error's text. The monitor knows no flags; the program that has them does.
 	Advise func(addr string, err error) string
@@ -150,6 +157,7 @@ type Snapshot struct {
 	Truncated bool           // more lock keys than Config.MaxKeys: some are not tracked (Untracked of them)
 	Untracked int            // lock keys discovery found beyond Config.MaxKeys on the master that found the most
 	Unread    int            // locks of the previous snapshot that some master that answered could not read in this poll
+	Unsafe    int            // masters that answer but cannot be counted on: replicas, primaries in a failover's replication race
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
 	maxTTL      time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
@@ -181,6 +189,10 @@ type MasterStatus struct {
 	Uptime           time.Duration // -1 unknown
 	Replicas         int           // connected replicas, -1 unknown
 	LastRestart      time.Time     // start of the server process (from its uptime); zero if unknown
+	Primary          string        // for a master named through Sentinels: the primary they named at its last answer
+	FormerPrimary    string        // the primary before the last failover; "" none, or not known by address
+	LastFailover     time.Time     // when the monitor saw its primary change (EventMasterFailover); zero if never
+	ReplicaOf        string        // a replica's primary (INFO master_host:master_port); "" for a master
 	Keys             int           // lock keys shown that were seen on this master in this poll
 	Sweep            Sweep         // discovery progress
 	Warnings         []string      // per-master warnings (replica, restarted recently, clock)
@@ -233,6 +245,8 @@ type MasterLock struct {
 	Reentrancy int    // a hash lock's hold count for its holder; 0 for a string
 	Mode       string // a hash read-write lock's mode field ("read" or "write"); "" otherwise
 	Node       string // a Redis Cluster's key: the primary that answered for it, its slot's owner; "" on a master
+
+	Set []SetMember // a sorted-set lock's members (Token is then their names, joined); nil otherwise (sets.go)
 }
 
 // Present reports whether the key was seen on this master in this poll.
@@ -263,6 +277,17 @@ type LockView struct {
 	LastChange time.Time     // when the last holder change was seen
 	Fence      uint64        // the highest fence counter of the resource on the masters (fenced locks); 0 none
 
+	// Holders are the holders of a lock that several may hold at once (a sorted set: Symfony Lock's shared and
+	// exclusive locks, redis-semaphore's permits), held ones first; nil for a lock of one token. The lock is
+	// held when one of them is; Holder is then the held ones' tokens, joined by commas (see holders.go).
+	Holders []Holder
+	Limit   int // a semaphore's permits, when known (Config.Permits); 0 unknown
+	// Families are every client family the key's and token's shapes fit (Family names them for people).
+	Families []string
+	// Logical is the resource a known client's key convention names ("billing" for malkusch/lock's
+	// "lock_billing"), and Convention that client; both "" for a key named as its resource.
+	Logical, Convention string
+
 	hist lockHistory
 }
 
@@ -286,6 +311,8 @@ const (
 	EventMasterUp           EventKind = "master-up"
 	EventMasterRestarted    EventKind = "master-restarted"
 	EventClockWarning       EventKind = "clock-warning"
+	EventHolderJoined       EventKind = "holder-joined" // a holder joined the holders of a lock several may hold (a reader, a permit)
+	EventHolderLeft         EventKind = "holder-left"   // one of them left while others hold on
 )
 
 // Event is a change seen between two snapshots.
@@ -325,7 +352,7 @@ func (s Severity) String() string {
 func (k EventKind) Severity() Severity {
 	switch k {
 	case EventLockSplit, EventLockStuck, EventMasterNotAnswering, EventMasterDown, EventMasterRestarted,
-		EventClockWarning, EventClusterFailover:
+		EventMasterFailover, EventClockWarning, EventClusterFailover:
 		return SeverityWarning
 	case EventQuorumLost, EventLockLost, EventFenceBackwards:
 		return SeverityError

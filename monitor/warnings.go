@@ -112,8 +112,8 @@ func lockTroubleOf(l LockView, masters []MasterStatus) (lockTrouble, string, boo
 }
 
 // warnMasters appends to ws what is wrong with each master: not answering or down; and, for one that
-// answers, a first scan not finished, being a replica or having some, and a restart more recent than the
-// longest TTL seen (longest).
+// answers, a first scan not finished, being a replica or having some, and a restart or a failover more
+// recent than the longest TTL seen (longest).
 func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, now time.Time) []Warning {
 	for _, m := range masters {
 		switch m.health.state {
@@ -129,7 +129,7 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 			ws = append(ws, warn(SeverityWarning, WarnSweeping, m.Addr, "first scan in progress ("+m.Sweep.Progress()+"): locks it has not reached are not shown yet"))
 		}
 		if m.Role == "slave" {
-			ws = append(ws, warn(SeverityError, WarnReplica, m.Addr, "is a replica: Redlock needs independent masters"))
+			ws = append(ws, warn(SeverityError, WarnReplica, m.Addr, replicaText(m)))
 		}
 		if m.Replicas > 0 {
 			ws = append(ws, warn(SeverityWarning, WarnHasReplicas, m.Addr, fmt.Sprintf("has %d replicas: a failover can break mutual exclusion", m.Replicas)))
@@ -138,6 +138,7 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 			ws = append(ws, warn(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %s ago, less than the longest TTL (%s): it may grant a lock others still hold",
 				ShortDuration(now.Sub(m.LastRestart)), ShortDuration(longest))))
 		}
+		ws = warnFailover(ws, m, longest, now)
 	}
 	return ws
 }

@@ -19,6 +19,7 @@ var scriptNames = map[*redis.Script]string{
 	releaseScript:         "release",
 	extendScript:          "extend",
 	redissonReleaseScript: "Redisson release",
+	setReleaseScript:      "sorted-set release",
 	fencedAcquireScript:   "fenced acquire",
 	raiseScript:           "fence raise",
 }

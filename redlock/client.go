@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,12 +70,16 @@ func New(masters []*redis.Client, opts ...Option) (*Client, error) {
 		if m == nil {
 			return nil, fmt.Errorf("redlock: master %d is nil", i+1)
 		}
-		key := ServerKey(m.Options())
-		if j, dup := seen[key]; dup {
-			return nil, fmt.Errorf("redlock: master %d (%s) is the same as master %d: each master must count once",
-				i+1, m.Options().Addr, j+1)
+		keys := ServerKeys(m.Options())
+		for _, key := range keys {
+			if j, dup := seen[key]; dup {
+				return nil, fmt.Errorf("redlock: master %d (%s) is the same as master %d: each master must count once",
+					i+1, m.Options().Addr, j+1)
+			}
 		}
-		seen[key] = i
+		for _, key := range keys {
+			seen[key] = i
+		}
 	}
 	c := &Client{cfg: cfg, quorum: len(masters)/2 + 1, warm: make(chan struct{}), warmAll: len(masters),
 		closing: make(chan struct{})}
@@ -173,7 +178,19 @@ func (c *Client) waitWarm(ctx context.Context) {
 // zeros, tcp4/tcp6, unclean socket paths. The database number is left out:
 // two databases of one server are still one master. New refuses two masters
 // with one key, which would count one server twice towards the quorum.
+//
+// A client of NewFailoverClient is keyed by its master name and its Sentinels (see ServerKeys); one of
+// go-redis's redis.NewFailoverClient, whose options say only "FailoverClient", by its own options, so that
+// two such clients are two masters.
 func ServerKey(o *redis.Options) string {
+	if f := failoverOf(o); f != nil {
+		keys := f.spec.Keys()
+		slices.Sort(keys)
+		return strings.Join(keys, ",")
+	}
+	if o.Addr == "FailoverClient" && o.Dialer != nil {
+		return fmt.Sprintf("failover:%p", o)
+	}
 	switch o.Network {
 	case "unix", "unixpacket":
 		return "unix:" + filepath.Clean(o.Addr)

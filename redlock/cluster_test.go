@@ -29,9 +29,9 @@ func clusterClient(t *testing.T, seeds []string, opts ...Option) *Client {
 	return rc
 }
 
-// valueOn returns key's value on the node s itself ("" when absent), asked with ASKING so that a key of a
+// nodeValue returns key's value on the cluster node s itself ("" when absent), asked with ASKING so that a key of a
 // slot the node imports is read too.
-func valueOn(t *testing.T, s *redlocktest.Server, key string) string {
+func nodeValue(t *testing.T, s *redlocktest.Server, key string) string {
 	t.Helper()
 	c := s.NewClient()
 	defer c.Close()
@@ -68,7 +68,7 @@ func TestClusterLocksOnEveryPrimary(t *testing.T) {
 		if err != nil {
 			t.Fatalf("acquire %q (node %d): %v", key, i, err)
 		}
-		if got := valueOn(t, c.Nodes[i], key); got != lock.Token() {
+		if got := nodeValue(t, c.Nodes[i], key); got != lock.Token() {
 			t.Errorf("%q on node %d = %q, want our token", key, i, got)
 		}
 		if o := lock.LastRound().Nodes[0].Outcome; o != OutcomeOK {
@@ -83,7 +83,7 @@ func TestClusterLocksOnEveryPrimary(t *testing.T) {
 		if err := lock.Release(ctx); err != nil {
 			t.Errorf("release %q: %v", key, err)
 		}
-		if got := valueOn(t, c.Nodes[i], key); got != "" {
+		if got := nodeValue(t, c.Nodes[i], key); got != "" {
 			t.Errorf("%q still on node %d after release: %q", key, i, got)
 		}
 	}
@@ -117,20 +117,20 @@ func TestClusterLockFollowsItsSlotAcrossAMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	extend("key moved, slot still migrating (ASK)")
-	if got := valueOn(t, c.Nodes[0], key); got != lock.Token() {
+	if got := nodeValue(t, c.Nodes[0], key); got != lock.Token() {
 		t.Fatalf("key on the importing node = %q, want our token", got)
 	}
 	if err := lock.Release(ctx); err != nil {
 		t.Fatalf("release through ASK: %v", err)
 	}
-	if got := valueOn(t, c.Nodes[0], key); got != "" {
+	if got := nodeValue(t, c.Nodes[0], key); got != "" {
 		t.Fatalf("key still on the importing node after release: %q", got)
 	}
 	lock, err = a.Acquire(ctx, key, 30*time.Second)
 	if err != nil {
 		t.Fatalf("acquire while the slot migrates (ASK: the key is not on the former owner): %v", err)
 	}
-	if got := valueOn(t, c.Nodes[0], key); got != lock.Token() {
+	if got := nodeValue(t, c.Nodes[0], key); got != lock.Token() {
 		t.Fatalf("acquired during the migration: key on the importing node = %q, want our token", got)
 	}
 	if err := m.Commit(ctx); err != nil {
@@ -140,7 +140,7 @@ func TestClusterLockFollowsItsSlotAcrossAMigration(t *testing.T) {
 	if err := lock.Release(ctx); err != nil {
 		t.Fatalf("release after the migration: %v", err)
 	}
-	if got := valueOn(t, c.Nodes[0], key); got != "" {
+	if got := nodeValue(t, c.Nodes[0], key); got != "" {
 		t.Fatalf("key still there after release: %q", got)
 	}
 }

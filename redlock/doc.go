@@ -21,6 +21,15 @@
 // another type under the resource's name is another client's lock: release
 // and extension answer "held by another token" there.
 //
+// # Masters behind Sentinels
+//
+// Each of the N masters may be a primary with replicas that Sentinels fail
+// over: NewFailoverClient returns a client of whichever server the Sentinels
+// name now, which New follows through failovers. A failover can lose a lock
+// its primary granted a moment before, until the replicas had it (the
+// algorithm page's replication race); the monitor warns of it. A Sentinel
+// given where a master is expected fails with a SentinelPortError.
+//
 // # Fencing tokens
 //
 // A lock that expires while its holder is paused (a GC pause, a page fault, a

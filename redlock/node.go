@@ -109,6 +109,7 @@ const reconnectDelay = 50 * time.Millisecond
 // wait for one longer than growWait.
 type node struct {
 	addr        string
+	tls         bool          // connections use TLS
 	client      *redis.Client // private to the node; closed by close
 	conns       *connSet      // the client's connections
 	queue       chan *call
@@ -140,6 +141,7 @@ func newNode(o *redis.Options, maxBatch int, onFirst func(ok bool)) *node {
 	conns := &connSet{}
 	n := &node{
 		addr:        o.Addr,
+		tls:         o.TLSConfig != nil,
 		client:      privateClient(o, conns),
 		conns:       conns,
 		queue:       make(chan *call, 4*maxBatch),
@@ -277,7 +279,9 @@ func (n *node) sender(first bool) {
 // and a PING with a ROLE in the same round trip, so that no command's
 // deadline pays for them. It reports whether the server is a replica; a
 // server that does not allow ROLE (an ACL, a proxy) is taken for a master,
-// and a read-only replica still refuses every write with READONLY.
+// and a read-only replica still refuses every write with READONLY. A
+// Sentinel given as a master fails the setup with a SentinelPortError, which
+// says how to give the master behind it.
 func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 	ctx, cancel := context.WithTimeout(n.ctx, n.setupBudget)
 	defer cancel()
@@ -292,6 +296,10 @@ func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 		return nil, false, err
 	}
 	if r, err := role.Slice(); err == nil && len(r) > 0 {
+		if err := SentinelRole(r, n.addr, n.tls); err != nil {
+			_ = conn.Close()
+			return nil, false, err
+		}
 		replica = r[0] == "slave"
 	}
 	return conn, replica, nil

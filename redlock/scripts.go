@@ -29,6 +29,7 @@ var (
 	releaseScript         = redis.NewScript(releaseSource)
 	extendScript          = redis.NewScript(extendSource)
 	redissonReleaseScript = redis.NewScript(redissonReleaseSource)
+	setReleaseScript      = redis.NewScript(setReleaseSource)
 	scriptSource          = map[*redis.Script]string{releaseScript: releaseSource, extendScript: extendSource,
-		redissonReleaseScript: redissonReleaseSource}
+		redissonReleaseScript: redissonReleaseSource, setReleaseScript: setReleaseSource}
 )

@@ -110,6 +110,7 @@ type deleteResultMsg struct {
 	tokens   []string
 	rounds   []redlock.Round
 	errs     []error
+	holder   bool // one holder of a sorted-set lock was removed, not keys
 }
 
 // quitRelease is how releasing one of our locks at quit ended: the last attempt's error.
@@ -225,15 +226,18 @@ func startKeeperCmd(l *redlock.Lock) func(*redlock.Client) tea.Msg {
 
 // deleteCmd deletes resource on every master where it holds one of tokens, and nowhere else. A token in hash
 // is a Redisson lock's holders (comma-separated hash fields) with its mode: it is deleted only where the hash
-// still has those holders, and Redisson's waiters are told, as its forceUnlock does.
-func deleteCmd(ctx context.Context, req uint64, resource string, tokens []string, hash map[string]string) func(*redlock.Client) tea.Msg {
+// still has those holders, and Redisson's waiters are told, as its forceUnlock does. A token in set is one
+// holder of a sorted-set lock: its members are removed where they are all still in the set, and only they.
+func deleteCmd(ctx context.Context, req uint64, resource string, tokens []string, hash map[string]string, set map[string][]string) func(*redlock.Client) tea.Msg {
 	return func(c *redlock.Client) tea.Msg {
-		msg := deleteResultMsg{req: req, resource: resource, tokens: tokens}
+		msg := deleteResultMsg{req: req, resource: resource, tokens: tokens, holder: len(set) > 0}
 		for _, t := range tokens {
 			tctx, cancel := context.WithTimeout(ctx, actionTimeout)
 			var r redlock.Round
 			var err error
-			if mode, ok := hash[t]; ok {
+			if members, ok := set[t]; ok {
+				r, err = c.ReleaseSetMembers(tctx, resource, members)
+			} else if mode, ok := hash[t]; ok {
 				r, err = c.ReleaseRedisson(tctx, resource, strings.Split(t, ","), mode)
 			} else {
 				r, err = c.ReleaseToken(tctx, resource, t)

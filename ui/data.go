@@ -46,7 +46,10 @@ const clockSamples = 8
 // tokens stay in lv, for commands.
 type lockRow struct {
 	lv      *monitor.LockView
-	name    string        // sanitized resource
+	name    string        // sanitized resource (the key)
+	label   string        // sanitized name as shown: the key, or "billing (malkusch/lock: lock_billing)"
+	holders []holderRow   // a sorted-set lock's holders; nil for a lock of one token
+	setOn   []bool        // a sorted-set lock: the masters where a held holder's member is live
 	primary string        // raw token the row is about (monitor.LeadToken): the holder's, or the most common one
 	holder  string        // sanitized primary token
 	tokens  []string      // sanitized token per master, "" where absent
@@ -80,7 +83,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	switch {
 	case s.UpCount < s.Quorum:
 		d.health = healthNoQuorum
-	case s.UpCount < s.Servers, s.Unread > 0: // masters down, or locks not read: warnings have the banner
+	case s.UpCount < s.Servers, s.Unread > 0, s.Unsafe > 0: // masters down or unsafe, or locks not read: warnings have the banner
 		d.health = healthDegraded
 	default:
 		d.health = healthOK
@@ -136,6 +139,9 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 	for i := range s.Locks {
 		row := &d.locks[i]
 		row.fill(&s.Locks[i], tokens[i*n:(i+1)*n:(i+1)*n])
+		if row.lv.Holders != nil {
+			row.takeHolders(s.Time)
+		}
 		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < row.lv.Resource {
 			pi++
 		}
@@ -151,6 +157,10 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 func (row *lockRow) fill(lv *monitor.LockView, tokens []string) {
 	row.lv = lv
 	row.name = sanitize(lv.Resource, nameCap)
+	row.label = row.name
+	if lv.Logical != "" {
+		row.label = sanitize(lv.ResourceText(), nameCap)
+	}
 	row.primary = monitor.LeadToken(lv)
 	shown := sanitize(row.primary, nameCap)
 	row.holder = shown

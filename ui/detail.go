@@ -71,7 +71,7 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 			}
 		}
 	}
-	wrapped("resource", row.name)
+	wrapped("resource", row.label)
 	stateText, stateStyle := stateLabel(st, lv)
 	holder := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
@@ -84,15 +84,24 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 		add(label("validity") + st.validityBar(v, row.ref, 10, false) + " " + st.text.normal.Render(dur(v)) +
 			st.text.muted.Render(" · spread "+dur(lv.TTLSpread)))
 	}
-	token := "-"
-	if row.primary != "" {
-		token = row.tokens[firstWith(lv, row.primary)]
+	switch {
+	case row.holders != nil:
+		add(label("holders") + st.text.normal.Render(orDash(row.holder)) +
+			st.text.muted.Render(fmt.Sprintf(" · %d in the set", len(row.holders))))
+		for _, hr := range row.holders {
+			add(label("") + holderLine(st, hr, len(d.masters), d.snap.Quorum, d.snap.Time, now, w-10))
+		}
+	default:
+		token := "-"
+		if row.primary != "" {
+			token = row.tokens[firstWith(lv, row.primary)]
+		}
+		tokenLabel := "holder"
+		if lv.Holder == "" {
+			tokenLabel = "most seen"
+		}
+		wrapped(tokenLabel, token)
 	}
-	tokenLabel := "holder"
-	if lv.Holder == "" {
-		tokenLabel = "most seen"
-	}
-	wrapped(tokenLabel, token)
 	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {
 		held := fmt.Sprintf("held %d×", c.Reentrancy)
 		if c.Mode != "" {
@@ -129,7 +138,7 @@ func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
-		glyph, gs := cellGlyph(st, m, row.primary, lv.State)
+		glyph, gs := cellGlyph(st, m, row.primaryOn(j), lv.State)
 		line := " " + st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " "
 		switch {
 		case m.State == monitor.CellUnknown && m.Token != "":
@@ -139,6 +148,8 @@ func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
 			line += st.cell.unknown.Render("not read")
 		case m.State == monitor.CellAbsent:
 			line += st.text.muted.Render("no key")
+		case m.Set != nil:
+			line += setCell(st, m, row.ref, max(w-28, 4))
 		case m.PTTL == monitor.NoTTL:
 			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.text.bad.Render("no TTL: never expires")
 		default:

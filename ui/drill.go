@@ -142,7 +142,7 @@ func lockLines(sh *shared, row *lockRow, w int) []string {
 	now := sh.now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	add(labelled(st, "resource", row.name, w, st.text.normal)...)
+	add(labelled(st, "resource", row.label, w, st.text.normal)...)
 	stateText, stateStyle := stateLabel(st, lv)
 	by := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
@@ -158,15 +158,20 @@ func lockLines(sh *shared, row *lockRow, w int) []string {
 		add(labelled(st, "validity", st.validityBar(v, row.ref, 20, false)+" "+st.text.normal.Render(dur(v))+
 			st.text.muted.Render(" · expiries spread over "+dur(lv.TTLSpread)), w, st.text.normal)...)
 	}
-	holderLabel := "holder"
-	if lv.Holder == "" {
-		holderLabel = "most seen"
+	if row.holders != nil {
+		add(labelled(st, "holders", orDash(row.holder)+fmt.Sprintf(" · %s in the set", plural(len(row.holders), "holder")),
+			w, st.text.normal)...)
+	} else {
+		holderLabel := "holder"
+		if lv.Holder == "" {
+			holderLabel = "most seen"
+		}
+		holder := "-"
+		if row.primary != "" {
+			holder = row.tokens[firstWith(lv, row.primary)]
+		}
+		add(labelled(st, holderLabel, holder, w, st.text.normal)...)
 	}
-	holder := "-"
-	if row.primary != "" {
-		holder = row.tokens[firstWith(lv, row.primary)]
-	}
-	add(labelled(st, holderLabel, holder, w, st.text.normal)...)
 	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {
 		held := fmt.Sprintf("held %d×", c.Reentrancy)
 		if c.Mode != "" {
@@ -197,6 +202,7 @@ func lockLines(sh *shared, row *lockRow, w int) []string {
 	}
 	add(labelled(st, "history", changes, w, st.text.normal)...)
 
+	add(holderLines(sh, row, w)...)
 	add(lockMasterLines(sh, row, w)...)
 	add(eventSection(st, "this lock's", sh.log.entriesFor(lv.Resource, maxLog), w)...)
 	return out
@@ -208,7 +214,7 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 	out := []string{"", st.table.head.Render("Masters") + st.text.muted.Render("  ● holder  ○ another token  · no key  ? not read")}
 	add := func(lines ...string) { out = append(out, lines...) }
 	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
-		glyph, gs := cellGlyph(st, c, row.primary, lv.State)
+		glyph, gs := cellGlyph(st, c, row.primaryOn(j), lv.State)
 		head := st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " " +
 			st.name(d.masters[j].addr, st.text.normal) + " "
 		switch {
@@ -218,13 +224,15 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 			head += st.cell.unknown.Render("not read")
 		case c.State == monitor.CellAbsent:
 			head += st.text.muted.Render("no key")
+		case c.Set != nil:
+			head += setCell(st, c, row.ref, 10)
 		case c.PTTL == monitor.NoTTL:
 			head += st.text.bad.Render("no TTL: never expires")
 		default:
 			head += st.validityBar(c.PTTL, max(row.ref, c.PTTL), 10, false) + " " + st.text.normal.Render("PTTL "+dur(c.PTTL))
 		}
 		add(wrapLines(head, w)...)
-		if row.tokens[j] != "" {
+		if row.tokens[j] != "" && c.Set == nil {
 			add(labelled(st, "    token", row.tokens[j], w, st.text.normal)...)
 		}
 		if c.Node != "" { // a Redis Cluster's key: the primary that owns its slot

@@ -105,6 +105,7 @@ func (f *acquireForm) values() (string, time.Duration, error) {
 	if f.resource.empty() {
 		return "", 0, errors.New("type a resource name")
 	}
+	resource = f.keyOf(resource)
 	ttl, err := parseTTL(f.ttl.String())
 	if err != nil {
 		return "", 0, err
@@ -151,6 +152,10 @@ func (f *acquireForm) View() string {
 		label("ttl") + f.ttl.View(min(inner-10, 16), f.focus == 1 && !f.running, st.form.input, st.cursor),
 		"",
 	}
+	if typed := f.resource.String(); f.sh.keyOf != nil && !f.resource.empty() && f.keyOf(typed) != typed {
+		// The key in the peer's convention, which is what is locked: body[2] is the blank line.
+		body[2] = label("key") + st.name(fit(sanitize(f.keyOf(typed), nameCap), inner-10), st.text.normal)
+	}
 	switch {
 	case f.running:
 		elapsed := f.sh.now().Sub(f.started)
@@ -195,8 +200,11 @@ type deleteConfirm struct {
 	primary  string            // raw token under the row when opened: if it changes, the confirmation is withdrawn
 	tokens   []string          // raw tokens to delete
 	hash     map[string]string // tokens that are hash lock holders (Redisson), with the lock's mode
-	shown    []string          // the tokens, sanitized and shortened, with how many masters hold each
-	full     []string          // the tokens, sanitized in full, with how many masters hold each
+	holders  []holderRow       // a sorted-set lock's holders as seen: one of them (pick) is removed, alone
+	pick     int
+	family   string   // the lock's client hint, to say what its holders will notice
+	shown    []string // the tokens, sanitized and shortened, with how many masters hold each
+	full     []string // the tokens, sanitized in full, with how many masters hold each
 	input    field
 	err      string
 	running  bool
@@ -207,6 +215,14 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 	c := &deleteConfirm{modalBase: formBase(sh),
 		req: req, resource: row.lv.Resource, name: row.name, primary: row.primary,
 		tokens: tokens, hash: map[string]string{}, input: newField("", 1024)}
+	if row.holders != nil {
+		c.holders, c.family = row.holders, row.lv.Family
+		next := sh.keys.NextPanel
+		next.SetHelp(next.Help().Key, "another holder")
+		c.keys = []key.Binding{sh.keys.Confirm, sh.keys.Cancel, next}
+		c.choose(0)
+		return c
+	}
 	for _, t := range tokens {
 		n, first := 0, 0
 		for j, m := range row.lv.Masters {
@@ -249,6 +265,11 @@ func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case row == nil:
 			c.sh.setStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
 			return nil, nil
+		case c.holders != nil:
+			if !hasHolder(row, c.tokens[0]) {
+				c.sh.setStatus(levelWarn, "the holder left while you confirmed: nothing deleted")
+				return nil, nil
+			}
 		case row.primary != c.primary:
 			c.sh.setStatus(levelWarn, "the lock changed holder while you confirmed: nothing deleted")
 			return nil, nil
@@ -258,7 +279,8 @@ func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // key applies a key: Cancel closes, Confirm asks for the deletion once the typed name matches, the others
-// edit the name. While the deletion runs, only Cancel acts.
+// edit the name, and for a sorted-set lock the next-field key picks another holder. While the deletion runs,
+// only Cancel acts.
 func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := c.sh.keys
 	switch {
@@ -271,10 +293,15 @@ func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			break
 		}
 		c.running = true
-		c.sh.tell(deleteMsg{req: c.req, resource: c.resource, name: c.name, tokens: c.tokens, hash: c.hash,
-			shown: c.shown})
+		msg := deleteMsg{req: c.req, resource: c.resource, name: c.name, tokens: c.tokens, hash: c.hash, shown: c.shown}
+		if c.holders != nil {
+			msg.set = map[string][]string{c.tokens[0]: c.holders[c.pick].h.Members}
+		}
+		c.sh.tell(msg)
 	case c.input.Update(msg):
 		c.err = ""
+	case c.holders != nil && key.Matches(msg, k.NextPanel): // after the name, which takes the letters
+		c.choose((c.pick + 1) % len(c.holders))
 	}
 	return c, nil
 }
@@ -296,13 +323,20 @@ func (c *deleteConfirm) View() string {
 	body := labelled(st, "resource", c.name, inner, st.text.normal)
 	for i, t := range c.full {
 		label := ""
-		if i == 0 {
+		switch {
+		case i == 0 && c.holders != nil:
+			label = "holder"
+		case i == 0:
 			label = "tokens"
 		}
 		body = append(body, labelled(st, label, t, inner, st.text.normal)...)
 	}
 	hint := func(s string) { body = append(body, wrapLines(st.form.hint.Render(s), inner)...) }
-	hint("Deletes the key only where it holds these tokens; a newer holder is never touched.")
+	if c.holders != nil {
+		c.setHints(hint)
+	} else {
+		hint("Deletes the key only where it holds these tokens; a newer holder is never touched.")
+	}
 	if strings.HasPrefix(c.name, mark) {
 		hint("The name holds escaped bytes: type it as shown, without " + mark + ".")
 	}

@@ -458,7 +458,7 @@ func (ops *lockOps) openDelete(tea.KeyMsg) tea.Cmd {
 
 // delete issues the force-delete the confirmation asks for.
 func (ops *lockOps) delete(msg deleteMsg) tea.Cmd {
-	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg.req, msg.resource, msg.tokens, msg.hash))
+	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg.req, msg.resource, msg.tokens, msg.hash, msg.set))
 	if cmd == nil {
 		ops.sh.tell(refusedMsg{req: msg.req})
 		return nil
@@ -517,6 +517,8 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 	switch {
 	case gone == len(msg.rounds):
 		ops.sh.setStatus(levelWarn, "force-delete "+name+": nothing deleted: no master held those tokens any more")
+	case msg.holder:
+		ops.sh.setStatus(levelInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, plural(deleted, "master")))
 	default:
 		ops.sh.setStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
 	}

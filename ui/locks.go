@@ -185,10 +185,14 @@ func (p *locksPanel) match(r *lockRow) bool {
 	case strings.HasPrefix(q, "holder:"):
 		return strings.Contains(strings.ToLower(r.holder), strings.TrimPrefix(q, "holder:"))
 	case strings.ContainsAny(q, "*?["):
-		ok, err := path.Match(q, strings.ToLower(r.name))
-		return ok && err == nil
+		for _, name := range r.names() {
+			if ok, err := path.Match(q, strings.ToLower(name)); ok && err == nil {
+				return true
+			}
+		}
+		return false
 	}
-	return strings.Contains(strings.ToLower(r.name), q)
+	return strings.Contains(strings.ToLower(r.label), q)
 }
 
 // setFilter applies a filter text (see match).
@@ -264,7 +268,7 @@ type lockCols struct{ name, holder, cells, quorum, bar, validity, spread, change
 
 // lockColumns fits the columns for n masters into w cells, dropping the least needed first. Room left over
 // goes to the names up to nameNeed cells, then to the holder up to holderNeed, and only then to padding.
-func lockColumns(w, n, nameNeed, holderNeed int) lockCols {
+func lockColumns(w, n, nameNeed, holderNeed, summaryNeed int) lockCols {
 	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 8, validity: 6, spread: 6, changes: 3, state: 9}
 	fixed := func() int {
 		sum := 2 // cursor
@@ -287,6 +291,11 @@ func lockColumns(w, n, nameNeed, holderNeed int) lockCols {
 		c.holder += grow
 		c.name -= grow
 	}
+	// Who holds a lock of several holders ("2 of 3 permits") is words, not a token: read whole before names.
+	if grow := min(summaryNeed-c.holder, c.name-16); c.holder > 0 && grow > 0 {
+		c.holder += grow
+		c.name -= grow
+	}
 	return c
 }
 
@@ -298,13 +307,16 @@ func (p *locksPanel) View() string {
 		return st.box(title, nil, p.w, p.h, focused)
 	}
 	w := p.w - 2
-	nameNeed, holderNeed := 0, 0 // the widest name and holder on screen
+	nameNeed, holderNeed, summaryNeed := 0, 0, 0 // the widest name, holder and holders' summary on screen
 	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
 		r := &d.locks[p.order[pos]]
-		nameNeed = max(nameNeed, ansi.StringWidth(r.name))
+		nameNeed = max(nameNeed, ansi.StringWidth(r.label))
 		holderNeed = max(holderNeed, ansi.StringWidth(r.holder))
+		if r.holders != nil {
+			summaryNeed = max(summaryNeed, ansi.StringWidth(r.holder))
+		}
 	}
-	c := lockColumns(w, len(d.masters), nameNeed, holderNeed)
+	c := lockColumns(w, len(d.masters), nameNeed, holderNeed, summaryNeed)
 	body := make([]string, 0, p.rows()+1)
 	body = append(body, st.table.head.Render(fit(p.header(c, d), w)))
 	if len(p.order) == 0 {
@@ -413,7 +425,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	} else {
 		b.WriteString("  ")
 	}
-	b.WriteString(st.name(fit(r.name, c.name), pick(st.text.normal)))
+	b.WriteString(st.name(fit(r.label, c.name), pick(st.text.normal)))
 	b.WriteString(space)
 	if c.holder > 0 {
 		switch {
@@ -426,8 +438,8 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 		}
 		b.WriteString(space)
 	}
-	for _, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
-		glyph, s := cellGlyph(st, m, r.primary, lv.State)
+	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
+		glyph, s := cellGlyph(st, m, r.primaryOn(j), lv.State)
 		b.WriteString(pick(s).Render(glyph) + pick(st.text.normal).Render("  "))
 	}
 	b.WriteString(space)
@@ -466,17 +478,17 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	return b.String()
 }
 
-// cellGlyph is one master's cell of a lock row: ● the row's token (the holder's), ○ another token, · no key,
-// ? not read this poll (the master did not answer, or has not been read for this key yet), greyed.
-func cellGlyph(st *styles, m monitor.MasterLock, primary string, state monitor.LockState) (string, paint) {
+// cellGlyph is one master's cell of a lock row: ● the row's token (the holder's; primary), ○ another token,
+// · no key, ? not read this poll (the master did not answer, or has not been read for this key yet), greyed.
+func cellGlyph(st *styles, m monitor.MasterLock, primary bool, state monitor.LockState) (string, paint) {
 	switch {
 	case m.State == monitor.CellUnknown:
 		return "?", st.cell.unknown
 	case m.State == monitor.CellAbsent:
 		return "·", st.cell.absent
-	case m.Token == primary && state == monitor.StateHeld:
+	case primary && state == monitor.StateHeld:
 		return "●", st.cell.holder
-	case m.Token == primary:
+	case primary:
 		return "●", st.state.partial
 	default:
 		return "○", st.cell.other

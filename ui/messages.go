@@ -96,11 +96,12 @@ type cancelAcquireMsg struct{ req uint64 }
 // confirmed.
 type deleteMsg struct {
 	req      uint64
-	resource string            // raw
-	name     string            // sanitized
-	tokens   []string          // raw
-	hash     map[string]string // tokens that are hash lock holders, with the lock's mode
-	shown    []string          // the tokens as the confirmation shows them
+	resource string              // raw
+	name     string              // sanitized
+	tokens   []string            // raw
+	hash     map[string]string   // tokens that are hash lock holders, with the lock's mode
+	set      map[string][]string // tokens that are holders of a sorted-set lock, with their members
+	shown    []string            // the tokens as the confirmation shows them
 }
 
 // refusedMsg tells the dialog of request req that it was not issued (the status line says why).

@@ -67,6 +67,10 @@ type Options struct {
 	// Events receives a record of each of the dashboard's own actions (acquired, extended, released, lost,
 	// force-deleted, ...), in the words the event log shows; nil: none.
 	Events events.Sink
+	// KeyFormat names the key of a resource typed in the acquire form, in a peer client's key convention
+	// (monitor.KeyFormat: "billing" as malkusch/lock's "lock_billing"), so that the lock taken holds off that
+	// client's jobs; nil: the resource is the key.
+	KeyFormat func(resource string) string
 }
 
 // Screen size limits: below the minimum, the dashboard asks for a larger window.
@@ -158,7 +162,8 @@ func New(o Options) *Model {
 	ctx, cancel := context.WithCancel(context.Background())
 	keys := o.Keys
 	th := defaultTheme().withProfile(o.ProfileColor, o.Production)
-	sh := &shared{st: newStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, sink: o.Events}
+	sh := &shared{st: newStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, sink: o.Events,
+		keyOf: o.KeyFormat}
 	m := &Model{sh: sh, mon: o.Monitor, title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx,
 		cancel: cancel, focus: focusLocks, profile: sanitize(o.Profile, nameCap), prod: o.Production}
 	m.masters = newMastersPanel(sh, o.Demo != nil)

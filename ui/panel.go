@@ -23,7 +23,8 @@ type shared struct {
 	status   status   // the status line
 	frame    int      // advanced by the tick: spinners
 	outbox   []tea.Msg
-	sink     events.Sink // Options.Events; nil: none
+	sink     events.Sink                  // Options.Events; nil: none
+	keyOf    func(resource string) string // Options.KeyFormat; nil: the resource is the key
 }
 
 // setStatus shows a message on the status line.

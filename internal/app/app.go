@@ -19,6 +19,9 @@ import (
 type Master struct {
 	Name    string         // for the screen: host:port, with rediss:// and /db when they apply; never a password
 	Options *redis.Options // complete client options: address, credentials, TLS and timeouts
+	// Sentinel, when set, names the master through its Sentinels (redis+sentinel://): Options then hold the
+	// settings for whichever server they name as its primary, and the name is "mymaster@host:26379".
+	Sentinel *redlock.Sentinel
 }
 
 // Config is what Open needs.
@@ -65,15 +68,17 @@ func Open(cfg Config) (*App, error) {
 		a.closers = append(a.closers, func() { _ = d.Close() })
 	} else {
 		for _, m := range cfg.Masters {
-			a.Clients = append(a.Clients, redis.NewClient(m.Options))
+			c, err := newClient(m)
+			if err != nil {
+				closeClients(a.Clients)
+				a.Close()
+				return nil, err
+			}
+			a.Clients = append(a.Clients, c)
 			a.Names = append(a.Names, m.Name)
 		}
 	}
-	a.closers = append(a.closers, func() {
-		for _, c := range a.Clients {
-			_ = c.Close() // an error on close changes nothing for the user
-		}
-	})
+	a.closers = append(a.closers, func() { closeClients(a.Clients) })
 	if len(cfg.Masters) > 0 {
 		if err := a.detectCluster(cfg.Cluster); err != nil {
 			a.Close()

@@ -142,6 +142,7 @@ func monitorConfig(cfg Config) monitor.Config {
 		Interval:    cfg.Poll,
 		DriftFactor: monitorDriftFactor(cfg.DriftFactor),
 		Writes:      !cfg.ReadOnly && !cfg.Once && !cfg.Headless,
+		Permits:     cfg.Permits,
 		Advise:      connectionAdvice(cfg.Masters),
 	}
 }

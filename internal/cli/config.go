@@ -85,6 +85,10 @@ type Config struct {
 	Production    bool          // the profile is marked production: the header says so loudly
 	Help          bool          // print usage and exit; nothing else is set
 	Version       bool          // print the version and exit; nothing else is set
+
+	// Other clients' locks (keyformat.go).
+	KeyFormat string         // the key convention our locks take (monitor.KeyFormat): "plain", "malkusch", ...
+	Permits   map[string]int // semaphores' limits by name or key (monitor.Config.Permits)
 }
 
 // Environment is what parsing may read besides the arguments: injected so
@@ -327,7 +331,7 @@ func parseRetryDelay(s string) (lo, hi time.Duration, err error) {
 func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([]app.Master, error) {
 	var entries []string
 	for _, val := range values {
-		for _, e := range strings.Split(val, ",") {
+		for _, e := range splitMasters(val) {
 			if e = strings.TrimSpace(e); e == "" {
 				return nil, usagef("%s: empty entry in %q", v.from.masters, val)
 			}
@@ -357,11 +361,10 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 		if err != nil {
 			return nil, usagef("%s: %v", v.from.masters, err)
 		}
-		if first, dup := seen[key]; dup {
+		if first := sameMaster(seen, m, key); first != "" {
 			return nil, usagef("%s: %s and %s are the same master, listed twice (it would count twice towards the quorum)",
 				v.from.masters, first, m.Name)
 		}
-		seen[key] = m.Name
 		if v.allTLS && m.Options.TLSConfig == nil {
 			useTLS(&m)
 		}
@@ -475,6 +478,9 @@ func serverKey(host, port string) string {
 // returns the master and the key under which two spellings of one server
 // compare equal; its errors name the entry, and the caller where it was given.
 func parseMaster(entry string) (app.Master, string, error) {
+	if rest, withTLS, ok := sentinelRest(entry); ok {
+		return parseSentinelURL(entry, withTLS, rest)
+	}
 	if strings.Contains(entry, "://") {
 		return parseMasterURL(entry)
 	}
@@ -500,7 +506,7 @@ func parseMasterURL(entry string) (app.Master, string, error) {
 	}
 	shown := redactURL(u)
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
-		return app.Master{}, "", fmt.Errorf("%q: scheme must be redis:// or rediss://", shown)
+		return app.Master{}, "", fmt.Errorf("%q: scheme must be redis://, rediss://, redis+sentinel:// or rediss+sentinel://", shown)
 	}
 	if u.Hostname() == "" {
 		return app.Master{}, "", fmt.Errorf("%q: no host", shown)

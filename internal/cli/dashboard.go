@@ -67,6 +67,7 @@ func runScreen(a *app.App, cfg Config, sys system) int {
 		Profile:      cfg.Profile,
 		ProfileColor: cfg.ProfileColor,
 		Production:   cfg.Production,
+		KeyFormat:    keyFormatter(cfg),
 	})
 	// Mouse: a click selects a row, the wheel scrolls; shift+drag still selects text in most terminals.
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithMouseCellMotion()}

@@ -29,8 +29,8 @@ var (
 )
 
 // dashboardGroups are the flags of the dashboard, --once and --headless.
-var dashboardGroups = []flagGroup{connectionFlags, profileFlags, lockFlags, monitorFlags, outputFlags, demoFlags,
-	debugFlags, generalFlags}
+var dashboardGroups = []flagGroup{connectionFlags, profileFlags, lockFlags, keyFormatFlags, monitorFlags, permitsFlags,
+	outputFlags, demoFlags, debugFlags, generalFlags}
 
 // newFlagSet declares the groups' flags on a fresh set bound to v.
 func newFlagSet(groups []flagGroup, v *flagValues) *pflag.FlagSet {
@@ -59,7 +59,8 @@ var flagSettingNames = settingNames{masters: "--masters", passwordFile: "--passw
 // addConnectionFlags declares how to reach the masters.
 func addConnectionFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringArrayVarP(&v.masters, "masters", "m", nil,
-		"Redis masters: host:port or redis://[user[:password]@]host[:port][/db] or rediss://...; comma list or repeated; none: embedded demo masters")
+		"Redis masters: host:port or redis://[user[:password]@]host[:port][/db] or rediss://..., or through Sentinels "+
+			"redis+sentinel://host:26379[,host:26379]/MASTERNAME; comma list or repeated; none: embedded demo masters")
 	fs.StringVar(&v.passwordFile, "password-file", "",
 		"read the masters' password from this file (first line); else $REDISCLI_AUTH; a password in a URL wins")
 	fs.StringVar(&v.tlsCAFile, "tls-ca-file", "", "PEM file of CA certificates for rediss:// masters")

@@ -47,7 +47,7 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // runConfig is run's validated command line.
 type runConfig struct {
 	Config                 // connection and lock settings, parsed and checked as for the dashboard
-	Resource string        // the lock's key
+	Resource string        // the lock's key: the resource given, in the --key-format convention
 	Command  []string      // the command and its arguments
 	Wait     time.Duration // keep trying to acquire for this long; 0: --retries rounds only
 	Grace    time.Duration // after SIGTERM on loss, how long the command has before SIGKILL
@@ -99,7 +99,7 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 		return runConfig{}, err
 	}
 	c.Masters = masters
-	rc.Config, rc.Resource, rc.Command = c, rest[0], rest[1:]
+	rc.Config, rc.Resource, rc.Command = c, keyOf(c, rest[0]), rest[1:]
 	return rc, nil
 }
 
@@ -122,7 +122,7 @@ func runFlagError(err error) error {
 }
 
 // runGroups are the dashboard's flag groups that run takes.
-var runGroups = []flagGroup{connectionFlags, lockFlags, debugFlags}
+var runGroups = []flagGroup{connectionFlags, lockFlags, keyFormatFlags, debugFlags}
 
 // newRunFlagSet declares run's flags: the connection, lock and debugging groups, and run's own.
 func newRunFlagSet(v *flagValues, rc *runConfig) *pflag.FlagSet {
@@ -136,7 +136,7 @@ func newRunFlagSet(v *flagValues, rc *runConfig) *pflag.FlagSet {
 	fs := newFlagSet(append(runGroups, own), v)
 	// The dashboard's words for these do not fit run: its masters are required, its TTL is the command's lock's.
 	fs.Lookup("masters").Usage = "your Redis masters (required): host:port or redis://[user[:password]@]host[:port][/db] " +
-		"or rediss://...; comma list or repeated"
+		"or rediss://..., or redis+sentinel://host:26379[,host:26379]/MASTERNAME; comma list or repeated"
 	fs.Lookup("ttl").Usage = "TTL of the lock; while the command runs it is extended by this each time a third is left"
 	fs.Lookup("retries").Usage = "acquire rounds tried after the first fails, without --wait"
 	return fs

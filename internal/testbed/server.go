@@ -49,6 +49,9 @@ type Server struct {
 	opts ServerOptions
 	port int
 	dir  string // working directory (persistence files)
+	// sentinelConf, when set, makes the process a Sentinel (redis-server FILE --sentinel): the name of its
+	// configuration file in dir, which the Sentinel rewrites as it learns (see sentinel.go).
+	sentinelConf string
 
 	mu     sync.Mutex
 	proc   *serverProcess // nil while stopped
@@ -102,6 +105,12 @@ func HaveRedisServer() bool {
 // 5s) until it answers PING. The process runs in its own process group, gets
 // SIGKILL when the test binary dies (Linux), and is killed by Close.
 func StartServer(opts ServerOptions) (*Server, error) {
+	return startServer(&Server{opts: opts}, nil)
+}
+
+// startServer gives s a temporary directory, has prepare (if not nil) write what s needs into it, and runs s
+// on a free port.
+func startServer(s *Server, prepare func(dir string) error) (*Server, error) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		return nil, fmt.Errorf("testbed: %w", err)
 	}
@@ -109,7 +118,13 @@ func StartServer(opts ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("testbed: %w", err)
 	}
-	s := &Server{opts: opts, dir: dir}
+	s.dir = dir
+	if prepare != nil {
+		if err := prepare(dir); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("testbed: %w", err)
+		}
+	}
 	for range serverStartAttempts {
 		if s.port, err = freePort(); err != nil {
 			err = fmt.Errorf("testbed: free port: %w", err)
@@ -280,8 +295,11 @@ func (s *Server) args() []string {
 		"--daemonize", "no",
 		"--logfile", "",
 		"--loglevel", "warning",
-		"--save", "",
 	}
+	if s.sentinelConf != "" {
+		return s.sentinelArgs(args)
+	}
+	args = append(args, "--save", "")
 	if s.opts.Persistence {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	} else {

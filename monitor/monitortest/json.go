@@ -13,6 +13,7 @@ type JSON struct {
 		Addr    string `json:"addr"`
 		Up      bool   `json:"up"`
 		Error   string `json:"error"`
+		Primary string `json:"primary"`
 		Cluster *struct {
 			Primaries []struct {
 				Addr  string `json:"addr"`

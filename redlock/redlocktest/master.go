@@ -46,6 +46,10 @@ type (
 	StoreWrite = testbed.StoreWrite
 	// StaleTokenError is a FencedStore's refusal of a stale token.
 	StaleTokenError = testbed.StaleTokenError
+	// SentinelGroup is a primary, its replicas and the Sentinels that watch them.
+	SentinelGroup = testbed.SentinelGroup
+	// SentinelOptions configures a SentinelGroup.
+	SentinelOptions = testbed.SentinelOptions
 )
 
 // StartServer starts redis-server on a free 127.0.0.1 port (see testbed.StartServer).
