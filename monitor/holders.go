@@ -98,9 +98,34 @@ func memberExpiry(c MasterLock, m SetMember, latest float64, shape setShape, m0 
 // returns the arena for the next view.
 func classifySet(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, masters []MasterStatus, now time.Time, cfg Config, arena []tokenSeen) []tokenSeen {
 	shape := lockSetShape(v)
+	stuck := gatherHolders(v, dup, masters, shape)
+	for k := range v.Holders {
+		finishHolder(&v.Holders[k], v.Masters)
+		judgeHolder(&v.Holders[k], dup, quorum, v.Unknown, now, cfg)
+	}
+	slices.SortFunc(v.Holders, func(a, b Holder) int {
+		if ra, rb := holderRank(a.State), holderRank(b.State); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a.Token, b.Token)
+	})
+	arena = recordHolders(v, arena)
+	decideSetState(v, stuck, quorum, now)
+	v.Mine = isOwn
+	if isOwn { // our token is a string: a set on its key is another's
+		judgeOwn(v, own, 0, quorum)
+	}
+	v.Family, v.Families = setFamily(v, shape)
+	applyLimit(v, cfg)
+	return arena
+}
+
+// gatherHolders makes v's holders from the members of its sets on every master, with each one's mode, permits
+// and expiry per master, and counts the distinct masters whose cell is unknown. It reports whether a set lives
+// without a TTL somewhere (stuck).
+func gatherHolders(v *LockView, dup []bool, masters []MasterStatus, shape setShape) (stuck bool) {
 	n := len(v.Masters)
 	index := map[string]int{}
-	var stuck bool
 	for j, c := range v.Masters {
 		if !dup[j] && c.State == CellUnknown {
 			v.Unknown++
@@ -134,57 +159,56 @@ func classifySet(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, m
 				index[token] = k
 				v.Holders = append(v.Holders, Holder{Token: token, Mode: ModeRead, Masters: make([]HolderCell, n)})
 			}
-			h := &v.Holders[k]
-			if !slices.Contains(h.Members, m.Member) {
-				h.Members = append(h.Members, m.Member)
-			}
-			switch {
-			case shape == scoresAcquire:
-				h.Mode = ModePermit
-			case write:
-				h.Mode = ModeWrite
-			}
-			hc := &h.Masters[j]
-			hc.State = c.State
-			hc.Expires = maxTime(hc.Expires, memberExpiry(c, m, latest, shape, status))
-			if c.State == CellSeen {
-				permits := 0
-				for _, o := range c.Set {
-					if o.Member == m.Member || shape == scoresAcquire && strings.HasPrefix(o.Member, token+"_") && multiPermit.MatchString(o.Member) {
-						permits++
-					}
-				}
-				h.Permits = max(h.Permits, permits)
-			}
+			addMember(&v.Holders[k], c, m, j, token, write, latest, shape, status)
 		}
 	}
-	for k := range v.Holders {
-		h := &v.Holders[k]
-		h.Permits = max(h.Permits, 1)
-		slices.Sort(h.Members)
-		for j, c := range v.Masters {
-			if h.Masters[j].State == CellUnknown && h.Masters[j].Expires.IsZero() && c.State != CellUnknown {
-				h.Masters[j].State = CellAbsent // the master answered without this member
-			}
-			if c.State == CellUnknown {
-				h.Masters[j].State = CellUnknown
+	return stuck
+}
+
+// addMember adds member m of the set in cell c (master j) to holder h of token: its mode, its expiry there
+// and, where the cell was read, the permits it takes.
+func addMember(h *Holder, c MasterLock, m SetMember, j int, token string, write bool, latest float64, shape setShape, status MasterStatus) {
+	if !slices.Contains(h.Members, m.Member) {
+		h.Members = append(h.Members, m.Member)
+	}
+	switch {
+	case shape == scoresAcquire:
+		h.Mode = ModePermit
+	case write:
+		h.Mode = ModeWrite
+	}
+	hc := &h.Masters[j]
+	hc.State = c.State
+	hc.Expires = maxTime(hc.Expires, memberExpiry(c, m, latest, shape, status))
+	if c.State == CellSeen {
+		permits := 0
+		for _, o := range c.Set {
+			if o.Member == m.Member || shape == scoresAcquire && strings.HasPrefix(o.Member, token+"_") && multiPermit.MatchString(o.Member) {
+				permits++
 			}
 		}
-		judgeHolder(h, dup, quorum, v.Unknown, now, cfg)
+		h.Permits = max(h.Permits, permits)
 	}
-	slices.SortFunc(v.Holders, func(a, b Holder) int {
-		if ra, rb := holderRank(a.State), holderRank(b.State); ra != rb {
-			return ra - rb
+}
+
+// finishHolder completes h once every set is gathered: at least one permit, its members sorted, absent where
+// a master answered without its member, unknown where the master's cell is.
+func finishHolder(h *Holder, cells []MasterLock) {
+	h.Permits = max(h.Permits, 1)
+	slices.Sort(h.Members)
+	for j, c := range cells {
+		if h.Masters[j].State == CellUnknown && h.Masters[j].Expires.IsZero() && c.State != CellUnknown {
+			h.Masters[j].State = CellAbsent // the master answered without this member
 		}
-		return strings.Compare(a.Token, b.Token)
-	})
-	arena = recordHolders(v, arena)
-	decideSetState(v, stuck, quorum, now)
-	v.Mine = isOwn
-	if isOwn { // our token is a string: a set on its key is another's
-		judgeOwn(v, own, 0, quorum)
+		if c.State == CellUnknown {
+			h.Masters[j].State = CellUnknown
+		}
 	}
-	v.Family, v.Families = setFamily(v, shape)
+}
+
+// applyLimit sets v's permit limit from --permits (by key, or a semaphore's name) and flags a semaphore whose
+// holders take more permits than it has.
+func applyLimit(v *LockView, cfg Config) {
 	v.Limit = cfg.Permits[v.Resource]
 	if v.Limit == 0 && strings.HasPrefix(v.Resource, "semaphore:") {
 		v.Limit = cfg.Permits[strings.TrimPrefix(v.Resource, "semaphore:")]
@@ -192,7 +216,6 @@ func classifySet(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, m
 	if v.Limit > 0 && v.State == StateHeld && heldPermits(v) > v.Limit {
 		v.Foreign = true // more permits taken than the semaphore has: flagged as held with something wrong
 	}
-	return arena
 }
 
 // judgeHolder counts where h's member is live and decides its state and validity (unknown: the distinct
