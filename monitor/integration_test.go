@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -81,8 +82,14 @@ func TestNewRejectsBadArguments(t *testing.T) {
 	}
 }
 
+// ownedLocks is a register of our locks for tests that poll synchronously.
+type ownedLocks map[string]OwnLock
+
+func (o ownedLocks) OwnLocks() map[string]OwnLock { return maps.Clone(o) }
+
 func TestPollShowsRedlockClientLock(t *testing.T) {
-	c := newCluster(t, 5, Config{})
+	own := ownedLocks{}
+	c := newCluster(t, 5, Config{Owner: own})
 	rc, err := redlock.New(redlocktest.Clients(t, c.masters), redlock.WithNodeTimeout(testTimeout))
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +100,7 @@ func TestPollShowsRedlockClientLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.mon.RegisterOwn("orders:42", l.Token(), time.Now(), l.TTL())
+	own["orders:42"] = OwnLock{Token: l.Token(), AcquiredAt: time.Now(), TTL: l.TTL()}
 	// The client returns once a quorum has answered; the other SETs may land a moment later.
 	var s Snapshot
 	var clientValidity time.Duration
@@ -119,7 +126,7 @@ func TestPollShowsRedlockClientLock(t *testing.T) {
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c.mon.ForgetOwn("orders:42", l.Token())
+	delete(own, "orders:42")
 	s = c.mon.Poll(ctx)
 	if len(s.Locks) != 0 {
 		t.Errorf("after release the next poll still shows %d locks: %+v", len(s.Locks), s.Locks)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,7 +31,6 @@ type Monitor struct {
 
 	mu        sync.Mutex
 	prev      *Snapshot
-	own       map[string]OwnLock
 	observers []func(prev *Snapshot, s Snapshot) // called after every poll
 	interval  time.Duration
 	paused    bool
@@ -86,7 +84,6 @@ func newMonitor(sources []source, cfg Config) *Monitor {
 		pollers:  sources,
 		flying:   make([]bool, len(sources)),
 		results:  make(chan result, len(sources)), // one read in flight per master: a sender never blocks
-		own:      map[string]OwnLock{},
 		interval: cfg.Interval,
 		wake:     make(chan struct{}, 1),
 	}
@@ -99,11 +96,11 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 	defer m.pollMu.Unlock()
 	// Our locks are judged only by polls that began after they were acquired: one registered while this poll
 	// reads may have been set after its master was read, and must not be reported lost.
-	m.mu.Lock()
-	own := make(map[string]OwnLock, len(m.own))
-	for r, o := range m.own {
-		own[r] = o
+	var own map[string]OwnLock
+	if m.cfg.Owner != nil {
+		own = m.cfg.Owner.OwnLocks()
 	}
+	m.mu.Lock()
 	prev, observers := m.prev, m.observers
 	cfg := m.cfg
 	cfg.Interval = m.interval // what "current" means for reads of one key depends on the interval in use
@@ -113,7 +110,6 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 	m.mu.Lock()
 	m.prev = &s
 	m.mu.Unlock()
-	m.settleDeletions(&s)
 	for _, observe := range observers {
 		observe(prev, s)
 	}
@@ -396,72 +392,5 @@ func (m *Monitor) poke() {
 	select {
 	case m.wake <- struct{}{}:
 	default:
-	}
-}
-
-// OwnLock is what this process did on a resource: the lock it acquired there (its token, when the
-// acquisition completed and its TTL; Token "" for none), and the tokens of others it force-deleted there.
-type OwnLock struct {
-	Token      string
-	AcquiredAt time.Time
-	TTL        time.Duration // counts among the TTLs a restarted master is weighed against
-	Deleted    []string      // tokens this process force-deleted: when they go, it is a deletion, not a release
-}
-
-// RegisterOwn marks token as this process's lock on resource, acquired at acquiredAt with ttl: snapshots show
-// it as Mine, with its real acquisition time, and as lost once it no longer has a quorum.
-func (m *Monitor) RegisterOwn(resource, token string, acquiredAt time.Time, ttl time.Duration) {
-	m.mu.Lock()
-	o := m.own[resource]
-	o.Token, o.AcquiredAt, o.TTL = token, acquiredAt, ttl
-	m.own[resource] = o
-	m.mu.Unlock()
-}
-
-// ForgetOwn removes a registration made by RegisterOwn, if resource is still registered with token.
-func (m *Monitor) ForgetOwn(resource, token string) {
-	m.mu.Lock()
-	if o := m.own[resource]; o.Token == token {
-		m.own[resource] = OwnLock{Deleted: o.Deleted}
-		m.dropEmpty(resource)
-	}
-	m.mu.Unlock()
-}
-
-// NoteDeleted tells the monitor that this process is force-deleting tokens of resource (a lock not ours), so
-// that their disappearance is reported as that deletion, not as a release by their holder. The note lasts
-// until a snapshot no longer shows those tokens.
-func (m *Monitor) NoteDeleted(resource string, tokens ...string) {
-	m.mu.Lock()
-	o := m.own[resource]
-	o.Deleted = append(slices.Clone(o.Deleted), tokens...)
-	m.own[resource] = o
-	m.mu.Unlock()
-}
-
-// settleDeletions forgets the deletions noted on resources whose tokens s shows on no master any more.
-func (m *Monitor) settleDeletions(s *Snapshot) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for res, o := range m.own {
-		if len(o.Deleted) == 0 {
-			continue
-		}
-		i, found := slices.BinarySearchFunc(s.Locks, res, func(l LockView, r string) int { return strings.Compare(l.Resource, r) })
-		if found && slices.ContainsFunc(s.Locks[i].Masters, func(c MasterLock) bool {
-			return c.State != CellAbsent && slices.Contains(o.Deleted, c.Token)
-		}) {
-			continue
-		}
-		o.Deleted = nil
-		m.own[res] = o
-		m.dropEmpty(res)
-	}
-}
-
-// dropEmpty removes resource's registration when it holds neither a lock of ours nor a deletion.
-func (m *Monitor) dropEmpty(resource string) {
-	if o := m.own[resource]; o.Token == "" && len(o.Deleted) == 0 {
-		delete(m.own, resource)
 	}
 }

@@ -68,6 +68,9 @@ type Config struct {
 	// Advise, when set, says what the user can do about a master's error (a password to give, TLS to use); its
 	// answer is added to the error's text. The monitor knows no flags; the program that has them does.
 	Advise func(addr string, err error) string
+	// Owner says which locks this process holds and which tokens it is force-deleting, read at the start of
+	// every poll; nil: none (a watcher that writes nothing).
+	Owner Owner
 }
 
 // Config defaults, applied by WithDefaults to zero fields.

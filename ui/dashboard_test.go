@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
@@ -409,6 +410,7 @@ type cluster struct {
 	clients []*redis.Client
 	locker  *redlock.Client
 	mon     *monitor.Monitor
+	own     *app.Ownership // our locks, as the program keeps them: the monitor reads it, the dashboard writes it
 }
 
 // newCluster starts three masters.
@@ -426,16 +428,25 @@ func newCluster(t *testing.T, opts ...redlock.Option) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(locker.Close)
-	mon, err := monitor.New(clients, addrs, monitor.Config{})
+	return watched(t, clients, addrs, locker, monitor.Config{})
+}
+
+// watched is the cluster of locker and a monitor reading clients with cfg, which share a register of our locks
+// as the program wires them (internal/app's Watch).
+func watched(t *testing.T, clients []*redis.Client, addrs []string, locker *redlock.Client, cfg monitor.Config) *cluster {
+	own := app.NewOwnership()
+	cfg.Owner = own
+	mon, err := monitor.New(clients, addrs, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &cluster{t: t, clients: clients, locker: locker, mon: mon}
+	mon.Observe(own.Settle)
+	return &cluster{t: t, clients: clients, locker: locker, mon: mon, own: own}
 }
 
 // dashboard returns a driven dashboard over the cluster, with the real clock, sized 140 by 44.
 func (c *cluster) dashboard(o ui.Options) *driver {
-	o.Monitor, o.Locker, o.Now = c.mon, c.locker, time.Now
+	o.Monitor, o.Locker, o.Ownership, o.Now = c.mon, c.locker, c.own, time.Now
 	return drive(c.t, newDashboard(o, 140, 44))
 }
 

@@ -483,8 +483,8 @@ func newDemoProgram(t *testing.T) *demoProgram {
 		a.Close()
 		t.Fatal(err)
 	}
-	m := ui.New(ui.Options{Monitor: mon, Locker: a.Locker, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now,
-		Demo: a.Demo})
+	m := ui.New(ui.Options{Monitor: mon, Locker: a.Locker, Ownership: a.Own, Keys: uitest.KeyMap(), Title: "demo",
+		Now: time.Now, Demo: a.Demo})
 	return &demoProgram{app: a, model: m}
 }
 

@@ -10,7 +10,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/events"
-	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -22,7 +21,7 @@ import (
 type lockOps struct {
 	keyTable
 	locker *redlock.Client
-	mon    *monitor.Monitor
+	owner  Ownership // nil: nobody is told
 	ctx    context.Context
 	// production: the masters come from a production profile, which is why the dashboard may be read-only
 	production bool
@@ -40,11 +39,11 @@ type acquiring struct {
 	cancel   context.CancelFunc
 }
 
-// newLockOps returns the lock commands, writing through locker (nil: none), registering our locks with mon
-// (nil: none) and running requests within ctx.
-func newLockOps(sh *shared, locker *redlock.Client, mon *monitor.Monitor, ctx context.Context, production bool,
+// newLockOps returns the lock commands, writing through locker (nil: none), telling owner (nil: nobody) of
+// our locks and deletions, and running requests within ctx.
+func newLockOps(sh *shared, locker *redlock.Client, owner Ownership, ctx context.Context, production bool,
 	ttl time.Duration) *lockOps {
-	ops := &lockOps{keyTable: keyTable{sh: sh}, locker: locker, mon: mon, ctx: ctx, production: production, ttl: ttl}
+	ops := &lockOps{keyTable: keyTable{sh: sh}, locker: locker, owner: owner, ctx: ctx, production: production, ttl: ttl}
 	k := sh.keys
 	blocked := func(what string) func() string { return func() string { return ops.writeBlocked(what) } }
 	ops.actions = []action{
@@ -235,8 +234,8 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	o := newOwnLock(msg.lock, now)
 	ops.own = append(ops.own, o)
 	ops.changed()
-	if ops.mon != nil {
-		ops.mon.RegisterOwn(msg.lock.Resource(), msg.lock.Token(), now, msg.lock.TTL())
+	if ops.owner != nil {
+		ops.owner.Acquired(msg.lock.Resource(), msg.lock.Token(), now, msg.lock.TTL())
 	}
 	if msg.cancelled { // won as it was cancelled, and the release that followed was not confirmed
 		o.validUntil = now.Add(msg.validity)
@@ -463,8 +462,8 @@ func (ops *lockOps) delete(msg deleteMsg) tea.Cmd {
 		ops.sh.tell(refusedMsg{req: msg.req})
 		return nil
 	}
-	if ops.mon != nil {
-		ops.mon.NoteDeleted(msg.resource, msg.tokens...) // its keys going is this deletion, not a release
+	if ops.owner != nil {
+		ops.owner.Deleting(msg.resource, msg.tokens...) // its keys going is this deletion, not a release
 	}
 	ops.sh.act(events.KindForceDeleting, msg.resource, "", "force-deleting %s (%s)…", msg.name, strings.Join(msg.shown, ", "))
 	return cmd
@@ -524,14 +523,14 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 	}
 }
 
-// endOwn drops one of our locks that has ended (released, or run out), here and in the monitor.
+// endOwn drops one of our locks that has ended (released, or run out), here and in the register.
 func (ops *lockOps) endOwn(o *ownLock) {
 	if i := slices.Index(ops.own, o); i >= 0 {
 		ops.own = slices.Delete(ops.own, i, i+1)
 		ops.changed()
 	}
-	if ops.mon != nil {
-		ops.mon.ForgetOwn(o.lock.Resource(), o.lock.Token())
+	if ops.owner != nil {
+		ops.owner.Ended(o.lock.Resource(), o.lock.Token())
 	}
 }
 

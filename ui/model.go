@@ -38,6 +38,9 @@ type Options struct {
 	// Locker acquires, extends and releases our locks, and force-deletes others' (ReleaseToken). Nil: no write
 	// command is possible.
 	Locker *redlock.Client
+	// Ownership is told of our locks as they are acquired and end, and of the force-deletions issued, so that
+	// the monitor marks them as ours; nil: nobody is told.
+	Ownership Ownership
 	// Keys are the key bindings, built by the command's keymap.go.
 	Keys KeyMap
 	// ReadOnly forbids every write command: acquire, extend, auto-extend, release, force-delete.
@@ -171,7 +174,7 @@ func New(o Options) *Model {
 	m.detail = &detailPanel{sh: sh}
 	m.ours = newOursPanel(sh)
 	m.log = newEventLog(sh)
-	m.ops = newLockOps(sh, o.Locker, o.Monitor, ctx, o.Production, o.TTL)
+	m.ops = newLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
 	if o.Demo != nil {
 		m.demo = newDemoView(sh, ctx, o.Demo)
 	}

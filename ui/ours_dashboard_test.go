@@ -27,11 +27,7 @@ func clusterOver(t *testing.T, lockClients, monClients []*redis.Client, addrs []
 		t.Fatal(err)
 	}
 	t.Cleanup(locker.Close)
-	mon, err := monitor.New(monClients, addrs, monitor.Config{Interval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &cluster{t: t, clients: monClients, locker: locker, mon: mon}
+	return watched(t, monClients, addrs, locker, monitor.Config{Interval: 50 * time.Millisecond})
 }
 
 // newPausableCluster starts three masters and returns them with a cluster over them, so that a test can pause

@@ -40,6 +40,7 @@ type App struct {
 	Cluster string           // the masters are one Redis Cluster's nodes: its name, the one master watched; "" none
 	Demo    *demo.Demo       // the embedded masters and their workload; nil with masters given
 	Monitor *monitor.Monitor // set by Watch
+	Own     *Ownership       // our locks, which the monitor reads; set by Watch
 	Locker  *redlock.Client  // set by Lock; nil in read-only mode
 	Feed    *Feed            // set by Publish; nil without outputs
 
@@ -89,8 +90,10 @@ func Open(cfg Config) (*App, error) {
 }
 
 // Watch creates the monitor of the masters (of the cluster, as one master, when they are one Redis Cluster's
-// nodes), logging every poll to the debug log.
+// nodes), reading our locks from a new register (App.Own) and logging every poll to the debug log.
 func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
+	own := NewOwnership()
+	cfg.Owner = own
 	newMonitor := func() (*monitor.Monitor, error) { return monitor.New(a.Clients, a.Names, cfg) }
 	if a.Cluster != "" {
 		newMonitor = func() (*monitor.Monitor, error) { return a.watchCluster(cfg) }
@@ -99,10 +102,11 @@ func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
 	if err != nil {
 		return nil, err
 	}
+	mon.Observe(own.Settle)
 	if a.debug != nil {
 		mon.Observe(a.debug.poll)
 	}
-	a.Monitor = mon
+	a.Monitor, a.Own = mon, own
 	return mon, nil
 }
 

@@ -53,16 +53,17 @@ func runScreen(a *app.App, cfg Config, sys system) int {
 		sink = a.Feed
 	}
 	model := ui.New(ui.Options{
-		Events:   sink,
-		Monitor:  a.Monitor,
-		Locker:   a.Locker,
-		Keys:     sys.keys,
-		ReadOnly: cfg.ReadOnly,
-		TTL:      cfg.TTL,
-		Poll:     cfg.Poll,
-		Title:    title,
-		Now:      time.Now,
-		Demo:     a.Demo,
+		Events:    sink,
+		Monitor:   a.Monitor,
+		Locker:    a.Locker,
+		Ownership: a.Own,
+		Keys:      sys.keys,
+		ReadOnly:  cfg.ReadOnly,
+		TTL:       cfg.TTL,
+		Poll:      cfg.Poll,
+		Title:     title,
+		Now:       time.Now,
+		Demo:      a.Demo,
 
 		Profile:      cfg.Profile,
 		ProfileColor: cfg.ProfileColor,

@@ -1,0 +1,33 @@
+package monitor
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// OwnLock is what this process did on a resource: the lock it acquired there (its token, when the
+// acquisition completed and its TTL; Token "" for none), and the tokens of others it force-deleted there.
+type OwnLock struct {
+	Token      string
+	AcquiredAt time.Time
+	TTL        time.Duration // counts among the TTLs a restarted master is weighed against
+	Deleted    []string      // tokens this process force-deleted: when they go, it is a deletion, not a release
+}
+
+// Owner is the register of this process's own locks and force-deletions, kept by the program that writes
+// (internal/app). Snapshots show its locks as Mine, with their real acquisition time, and as lost once they no
+// longer have a quorum; the disappearance of a token it deleted is reported as that deletion, not a release.
+type Owner interface {
+	// OwnLocks returns the register by resource, as of now; the monitor does not modify it.
+	OwnLocks() map[string]OwnLock
+}
+
+// Shows reports whether s shows any of tokens on some master of resource: a force-deletion is over when it
+// no longer does.
+func (s *Snapshot) Shows(resource string, tokens []string) bool {
+	i, found := slices.BinarySearchFunc(s.Locks, resource, func(l LockView, r string) int { return strings.Compare(l.Resource, r) })
+	return found && slices.ContainsFunc(s.Locks[i].Masters, func(c MasterLock) bool {
+		return c.State != CellAbsent && slices.Contains(tokens, c.Token)
+	})
+}
