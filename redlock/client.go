@@ -317,6 +317,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 				resource:   resource,
 				token:      token,
 				fence:      fence,
+				acquired:   Acquisition{Rounds: 1, Waited: c.cfg.clock.Now().Sub(r.Start)},
 				ttl:        ttl,
 				validUntil: r.ValidUntil(),
 				last:       r,
@@ -373,9 +374,11 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 // not block.
 func (c *Client) AcquireWithProgress(ctx context.Context, resource string, ttl time.Duration,
 	progress func(attempt int, r Round)) (*Lock, error) {
+	start := c.cfg.clock.Now()
 	for attempt := 1; ; attempt++ {
 		l, err := c.TryAcquire(ctx, resource, ttl)
 		if err == nil {
+			l.acquired = Acquisition{Rounds: attempt, Waited: c.cfg.clock.Now().Sub(start)}
 			return l, nil
 		}
 		var re *RoundError

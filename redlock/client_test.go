@@ -300,3 +300,38 @@ func TestPrivateConnectionsLeaveTheCallersClientAlone(t *testing.T) {
 		t.Errorf("go-redis logged %d lines, first: %s", len(rec.lines), rec.lines[0])
 	}
 }
+
+// TestAcquisitionTellsTheRoundsAndTheWait has a second client wait for a lock the first lets expire: its lock
+// tells how many rounds it took (one more than the failed rounds reported) and how long it waited, which is no
+// less than the first lock's keys lived after the second began, and no more than its call took.
+func TestAcquisitionTellsTheRoundsAndTheWait(t *testing.T) {
+	cl := newCluster(t, 3)
+	a := cl.client(t)
+	b := cl.client(t, WithRetries(1000), WithRetryDelay(10*time.Millisecond, 30*time.Millisecond))
+	ctx := ctxTimeout(t, 20*time.Second)
+	const ttl = 700 * time.Millisecond
+	setBefore := time.Now()
+	first, err := a.TryAcquire(ctx, "queue", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := first.Acquisition(); got.Rounds != 1 || got.Waited <= 0 || got.Waited > time.Since(setBefore) {
+		t.Errorf("a lock won at once: %+v, want 1 round and a wait within its call (%v)", got, time.Since(setBefore))
+	}
+	failed := 0
+	began := time.Now()
+	second, err := b.AcquireWithProgress(ctx, "queue", time.Second, func(int, Round) { failed++ })
+	took := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Release(ctx)
+	got := second.Acquisition()
+	if got.Rounds != failed+1 || failed == 0 {
+		t.Errorf("rounds %d after %d failed rounds, want %d", got.Rounds, failed, failed+1)
+	}
+	// The first lock's keys were set after setBefore and live for ttl; Redis expires them to the millisecond.
+	if least := setBefore.Add(ttl).Sub(began) - 2*time.Millisecond; got.Waited < least || got.Waited > took {
+		t.Errorf("waited %v, want between %v (the first lock's keys' life left) and %v (the call)", got.Waited, least, took)
+	}
+}

@@ -14,6 +14,7 @@ type Lock struct {
 	resource string
 	token    string
 	fence    uint64 // WithFencing: the fencing token
+	acquired Acquisition
 
 	op sync.Mutex // serialises Extend and Release
 
@@ -33,6 +34,28 @@ func (l *Lock) Resource() string { return l.resource }
 
 // Token is the random value that marks this lock as ours on the masters.
 func (l *Lock) Token() string { return l.token }
+
+// Acquisition is how a lock was won: the rounds it took and how long the caller waited for it, from the start of
+// the first round to the grant (on the client's clock). A lock won at once took 1 round; its wait is that round.
+type Acquisition struct {
+	Rounds int
+	Waited time.Duration
+}
+
+// String says how the lock was won, for logs: "in 1 round (840µs)", "after 3 rounds (1.23s)".
+func (a Acquisition) String() string {
+	wait := a.Waited.Round(time.Millisecond)
+	if a.Waited < 10*time.Millisecond {
+		wait = a.Waited.Round(10 * time.Microsecond)
+	}
+	if a.Rounds > 1 {
+		return fmt.Sprintf("after %d rounds (%s)", a.Rounds, wait)
+	}
+	return fmt.Sprintf("in %d round (%s)", a.Rounds, wait)
+}
+
+// Acquisition tells how the lock was won (see Acquisition).
+func (l *Lock) Acquisition() Acquisition { return l.acquired }
 
 // TTL is the TTL the lock was last acquired or extended with.
 func (l *Lock) TTL() time.Duration {

@@ -242,8 +242,8 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 		ops.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
 		return
 	}
-	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
-		o.last.detail())
+	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
+		msg.lock.Acquisition(), dur(o.last.validity), o.last.summary(), o.last.detail())
 	ops.sh.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
 }
 

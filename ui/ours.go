@@ -310,6 +310,12 @@ func (p *oursPanel) View() string {
 	for i := p.offset; i < len(p.locks) && len(body) < p.rows(); i++ {
 		body = append(body, p.row(p.locks[i], w, now, focused && i == p.cursor))
 	}
+	if o := p.selected(); o != nil && len(body) < p.rows() { // room below the rows: how the selected lock was won
+		for len(body) < p.rows()-1 {
+			body = append(body, "")
+		}
+		body = append(body, st.text.muted.Render(fit(acquisitionLine(o), w)))
+	}
 	return st.box(title, body, p.w, p.h, focused)
 }
 
@@ -335,4 +341,10 @@ func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string 
 	return cursor + st.name(fit(o.name, nameW), st.text.normal) + " " +
 		st.validityBar(v, o.ttl, 8, false) + " " + st.text.normal.Render(fitLeft(dur(v), 6)) + " " +
 		st.level[lvl].Render(fit(stateText, 11)) + " " + st.text.muted.Render(tail)
+}
+
+// acquisitionLine tells how the lock under the cursor was won, for the panel's last row: when, after how many
+// rounds and how long a wait.
+func acquisitionLine(o *ownLock) string {
+	return fmt.Sprintf("%s acquired %s %v", o.name, o.acquired.Format("15:04:05"), o.lock.Acquisition())
 }

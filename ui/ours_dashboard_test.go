@@ -3,6 +3,7 @@ package ui_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -379,4 +380,23 @@ func shownOursInLocks(view, resource string) bool {
 		}
 	}
 	return false
+}
+
+// TestOurLocksTellHowLongTheAcquisitionWaited acquires a lock another holder keeps for a moment: the event log
+// says after how many rounds and how long it was won, and Our locks, under its rows, the same.
+func TestOurLocksTellHowLongTheAcquisitionWaited(t *testing.T) {
+	c := newCluster(t, redlock.WithRetries(1000), redlock.WithRetryDelay(10*time.Millisecond, 30*time.Millisecond))
+	c.set("jobs:queued", "someone-else", 600*time.Millisecond)
+	d := c.dashboard(ui.Options{TTL: 10 * time.Second})
+	d.submitAcquire("jobs:queued")
+	d.waitView("acquired jobs:queued after ")
+	view := d.m.View()
+	logged := regexp.MustCompile(`acquired jobs:queued after (\d+) rounds \(([^)]+)\)`).FindStringSubmatch(view)
+	row := regexp.MustCompile(`jobs:queued acquired \d\d:\d\d:\d\d after (\d+) rounds \(([^)]+)\)`).FindStringSubmatch(view)
+	if logged == nil || row == nil {
+		t.Fatalf("the wait is not in both the log and Our locks:\n%s", view)
+	}
+	if logged[1] != row[1] || logged[2] != row[2] || logged[1] == "1" {
+		t.Errorf("log says %s rounds in %s, Our locks %s rounds in %s: want the same, over 1 round", logged[1], logged[2], row[1], row[2])
+	}
 }

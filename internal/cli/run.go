@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/internal/app"
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -51,6 +52,7 @@ type runConfig struct {
 	Command  []string      // the command and its arguments
 	Wait     time.Duration // keep trying to acquire for this long; 0: --retries rounds only
 	Grace    time.Duration // after SIGTERM on loss, how long the command has before SIGKILL
+	Verbose  bool          // say on stderr how the lock was won and how long it was held
 }
 
 // parseRunConfig parses run's arguments (after "run"): the connection and lock flags, parsed and checked as
@@ -131,6 +133,8 @@ func newRunFlagSet(v *flagValues, rc *runConfig) *pflag.FlagSet {
 			"keep trying to acquire for this long (rounds every --retry-delay); 0: give up after --retries")
 		fs.DurationVar(&rc.Grace, "grace", defaultGrace,
 			"when the lock is lost the command gets SIGTERM, then SIGKILL after this long")
+		fs.BoolVar(&rc.Verbose, "verbose", false,
+			"say on stderr how the lock was won (rounds, wait) and, at the end, how long it was held")
 		fs.BoolVarP(&v.cfg.Help, "help", "h", false, "print this help and exit")
 	}, nil}
 	fs := newFlagSet(append(runGroups, own), v)
@@ -223,8 +227,17 @@ func runUnderLock(args []string, sys system) int {
 	if lock == nil {
 		return status
 	}
+	if cfg.Verbose {
+		fmt.Fprintf(sys.stderr, "redlock-tui run: acquired %q %v, valid %s\n", cfg.Resource, lock.Acquisition(),
+			lock.Validity().Round(time.Millisecond))
+	}
+	acquired := time.Now()
 	status = superviseCommand(lock, valid, cfg, sigs, sys)
 	releaseAfterRun(lock, cfg, status == ExitLockLost, sys)
+	if cfg.Verbose {
+		fmt.Fprintf(sys.stderr, "redlock-tui run: held %q for %s, extended %s; exit status %d\n", cfg.Resource,
+			time.Since(acquired).Round(time.Millisecond), textfmt.Plural(lock.Extensions(), "time"), status)
+	}
 	return status
 }
 
