@@ -197,6 +197,7 @@ func (m *Model) globalKeys() keyTable {
 		{binding: &k.Open, do: do(m.openDrill)},
 		{binding: &k.NextPanel, do: do(func() { m.cycleFocus(1) })},
 		{binding: &k.PrevPanel, do: do(func() { m.cycleFocus(-1) })},
+		{binding: &k.LogFull, do: do(func() { m.setLogFull(!m.logFull) })},
 		{binding: &k.Pause, do: do(m.togglePause)},
 		{binding: &k.Faster, do: do(func() { m.stepInterval(-1) })},
 		{binding: &k.Slower, do: do(func() { m.stepInterval(1) })},
