@@ -29,6 +29,10 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 				t.Fatalf("RunScenario: %v\nsteps:\n%s", err, strings.Join(texts(res.Steps), "\n"))
 			}
 			t.Logf("%s took %v in %d steps", sc.Name, res.Duration.Round(time.Millisecond), len(res.Steps))
+			if len(res.Steps) != sc.Steps {
+				t.Errorf("%d steps logged, the menu says %d:\n%s", len(res.Steps), sc.Steps,
+					strings.Join(texts(res.Steps), "\n"))
+			}
 			if !res.Expected || res.Violated == sc.Safe {
 				t.Fatalf("violated=%v, want %v\nsteps:\n%s\nviolations: %v", res.Violated, !sc.Safe,
 					strings.Join(texts(res.Steps), "\n"), res.Violations)
