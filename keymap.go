@@ -61,6 +61,7 @@ func newKeyMap() ui.KeyMap {
 			Scenarios:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "scenarios")),
 			Story:          key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "violation story in the log")),
 			Dismiss:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "dismiss violation")),
+			Step:           key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "scenario: next step")),
 		},
 	}
 }

@@ -48,6 +48,8 @@ type DemoKeyMap struct {
 	// Scenarios opens the menu of scripted scenarios. Story scrolls the event log to the story of the violation
 	// in the banner; Dismiss hides the banner.
 	Scenarios, Story, Dismiss key.Binding
+	// Step performs the step a scenario run step by step announced; in the scenario menu it starts such a run.
+	Step key.Binding
 }
 
 // ShortHelp is the one-line help: the key that opens the full help first, so that a narrow footer keeps it, then
@@ -76,6 +78,6 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 func (k DemoKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pick, k.Crash, k.Restart, k.DelayedRestart, k.Freeze, k.Latency, k.Partition, k.ClockJump, k.ClockFast},
-		{k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Story, k.Dismiss},
+		{k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Step, k.Story, k.Dismiss},
 	}
 }

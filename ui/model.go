@@ -174,6 +174,9 @@ func New(o Options) *Model {
 	m.ops = newLockOps(sh, o.Locker, o.Monitor, ctx, o.Production, o.TTL)
 	if o.Demo != nil {
 		m.demo = newDemoView(sh, ctx, o.Demo)
+		if o.Monitor != nil {
+			m.demo.pollNow = o.Monitor.PollNow
+		}
 	}
 	m.keys = m.globalKeys()
 	m.help = help.New()
@@ -211,7 +214,10 @@ func (m *Model) globalKeys() keyTable {
 // has the focus, in the order a key not taken goes on through them.
 func (m *Model) components() []component {
 	out := []component{m.panel(m.focus), m.ops}
-	if m.demo != nil {
+	switch {
+	case m.demo != nil && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
+		out = []component{m.demo, m.panel(m.focus), m.ops}
+	case m.demo != nil:
 		out = append(out, m.demo)
 	}
 	for p := range panelCount {
@@ -562,6 +568,9 @@ func (m *Model) relayout() {
 	if d := m.sh.data; d != nil {
 		in.masters, in.warnings = max(len(d.masters), 1), len(d.warnings)
 	}
+	if m.demo != nil {
+		in.story = m.demo.storyLines(m.width)
+	}
 	l := arrange(in)
 	m.lay = l
 	for p := range panelCount {
@@ -570,6 +579,7 @@ func (m *Model) relayout() {
 	m.detail.SetSize(l.detail.w, l.detail.h)
 	if m.demo != nil {
 		m.demo.SetSize(m.width, l.demoBarH+l.violationH)
+		m.demo.storyH = l.storyH
 	}
 	m.help.Width = m.width
 	if m.modal != nil {

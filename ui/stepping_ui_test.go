@@ -1,0 +1,148 @@
+package ui_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/internal/app"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
+)
+
+// stepHead is the story box's first words at step k of n.
+func stepHead(k, n int) string { return fmt.Sprintf("STEP %d of %d", k, n) }
+
+// scenarioRow returns the locks table's row of the scenario's lock, "" when it is not listed.
+func scenarioRow(view string) string {
+	for _, l := range strings.Split(view, "\n") {
+		if strings.Contains(l, demo.ScenarioResource) && !strings.Contains(l, "│") &&
+			(strings.Contains(l, "●") || strings.Contains(l, "○")) {
+			return l
+		}
+	}
+	return ""
+}
+
+// cellsOf returns the five master cells of a locks table row (● holder, ○ another token, · no key, ? not read).
+func cellsOf(row string) string {
+	var out []string
+	for _, f := range strings.Fields(row) {
+		if f == "●" || f == "○" || f == "·" || f == "?" {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// Step by step at 100x30: each step waits for space with its number and its story on screen, and after each
+// the table shows what the step did, although the monitor polls only every 30s: the dashboard asks it for a
+// poll once the step is done.
+func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
+	a, err := app.Open(app.Config{Demo: demo.Options{Clients: 1, Resources: 1, Paused: true,
+		PresenterTTL: 20 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	mon, err := a.Watch(monitor.Config{Interval: monitor.MaxInterval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ui.New(ui.Options{Monitor: mon, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now, Demo: a.Demo,
+		Poll: monitor.MaxInterval})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d := drive(t, m)
+	d.exec(m.Init())
+	d.waitView("masters 5/5 up")
+	d.press("m", " ") // the first story, crash-restart, step by step
+	const steps = 8
+	// After the step announced as k-1 was done, the table shows what it did: the cells of ledger:settle.
+	want := map[int]string{
+		4: "● ● ● · ·", // A acquired on masters 1-3
+		6: "● ● · · ·", // master 3 restarted empty
+		7: "○ ○ ● ● ●", // B acquired on masters 3-5, A's token left on 1-2
+	}
+	for k := 1; k < steps; k++ {
+		d.waitFor(fmt.Sprintf("step %d waiting for space", k), func(v string) bool {
+			return strings.Contains(v, stepHead(k, steps)) && strings.Contains(v, "space performs it")
+		})
+		view := m.View()
+		checkScreen(t, view, 100, 30)
+		if cells, ok := want[k]; ok {
+			d.waitFor(fmt.Sprintf("the lock's cells %s before step %d", cells, k), func(v string) bool {
+				return cellsOf(scenarioRow(v)) == cells
+			})
+		}
+		if k == 5 && !strings.Contains(view, "crashed") {
+			t.Errorf("before step 5 the masters panel does not show master 3 crashed:\n%s", view)
+		}
+		d.press(" ")
+	}
+	d.waitView("scenario crash-restart over")
+	if v := m.View(); strings.Contains(v, "STEP ") || !strings.Contains(v, "VIOLATION") {
+		t.Errorf("after the last step the story box stays or no violation shows:\n%s", v)
+	}
+}
+
+// Every story runs step by step with its step and its story on screen at 100x30 and at 80x24, and ends as
+// it does at the demo's pace.
+func TestEveryStoryFitsStepByStep(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{100, 30}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, PresenterTTL: demo.MaxTTL})
+			d := demoDashboard(t, dm, ui.Options{})
+			d.update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+			for i, sc := range demo.Scenarios() {
+				before := len(dm.Violations())
+				d.press("m", "g")
+				for range i {
+					d.press("down")
+				}
+				d.press(" ")
+				for k := 1; k < sc.Steps; k++ {
+					d.waitFor(fmt.Sprintf("%s: step %d waiting", sc.Name, k), func(v string) bool {
+						return strings.Contains(v, stepHead(k, sc.Steps)) && strings.Contains(v, "space performs it")
+					})
+					view := d.m.View()
+					checkScreen(t, view, size.w, size.h)
+					if !strings.Contains(view, sc.Title[:min(len(sc.Title), 20)]) {
+						t.Errorf("%s step %d: the story's title is not on screen:\n%s", sc.Name, k, view)
+					}
+					d.press(" ")
+				}
+				d.waitView(fmt.Sprintf("scenario %s over in", sc.Name))
+				if violated := len(dm.Violations()) > before; violated == sc.Safe {
+					t.Errorf("%s stepped: violated=%v, want %v", sc.Name, violated, !sc.Safe)
+				}
+			}
+		})
+	}
+}
+
+func TestStepGolden(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{100, 30}, {80, 24}} {
+		t.Run(fmt.Sprintf("step_%dx%d", size.w, size.h), func(t *testing.T) {
+			dm := startDemo(t, demo.Options{Paused: true}) // its own state is replaced by the constructed one
+			m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, size.w, size.h)
+			m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
+			st := demoState()
+			st.Step = &demo.StepState{Scenario: "crash-restart", Title: "Crash, restart at once without persistence",
+				Step: 5, Steps: 8, Waiting: true,
+				Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}
+			m.Update(st)
+			view := m.View()
+			checkScreen(t, view, size.w, size.h)
+			if !strings.Contains(view, stepHead(5, 8)) || !strings.Contains(view, "master 3 restarts at once") {
+				t.Errorf("the step and its story are not on screen:\n%s", view)
+			}
+			golden.RequireEqual(t, []byte(view))
+		})
+	}
+}
