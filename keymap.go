@@ -62,6 +62,7 @@ func newKeyMap() ui.KeyMap {
 			Story:          key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "violation story in the log")),
 			Dismiss:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "dismiss violation")),
 			Step:           key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "scenario: next step")),
+			Reset:          key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "every master back to normal")),
 		},
 	}
 }

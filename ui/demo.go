@@ -512,6 +512,12 @@ func (v *demoView) otherActions() []action {
 			return nil
 		}},
 		v.stepAction(),
+		{binding: &k.Reset, do: func(tea.KeyMsg) tea.Cmd {
+			return v.demoAction(func(d *demo.Demo) (string, error) {
+				return "every master back to normal: up, thawed, reachable, no latency, clocks at real time",
+					d.ResetFaults()
+			})
+		}},
 		{binding: &k.Story, can: func() string {
 			if v.banner == nil {
 				return "no violation in the banner"

@@ -49,7 +49,8 @@ type DemoKeyMap struct {
 	// in the banner; Dismiss hides the banner.
 	Scenarios, Story, Dismiss key.Binding
 	// Step performs the step a scenario run step by step announced; in the scenario menu it starts such a run.
-	Step key.Binding
+	// Reset brings every master back to normal: up, thawed, reachable, no latency, its clock at real time.
+	Step, Reset key.Binding
 }
 
 // ShortHelp is the one-line help: the key that opens the full help first, so that a narrow footer keeps it, then
@@ -78,6 +79,6 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 func (k DemoKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pick, k.Crash, k.Restart, k.DelayedRestart, k.Freeze, k.Latency, k.Partition, k.ClockJump, k.ClockFast},
-		{k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Step, k.Story, k.Dismiss},
+		{k.Reset, k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Step, k.Story, k.Dismiss},
 	}
 }

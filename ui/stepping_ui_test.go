@@ -146,3 +146,64 @@ func TestStepGolden(t *testing.T) {
 		})
 	}
 }
+
+// The reset key brings every master back to normal: the crashed one up, the clock that jumped at real time.
+func TestResetKeyBringsEveryMasterBackToNormal(t *testing.T) {
+	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true})
+	d := demoDashboard(t, dm, ui.Options{})
+	d.press("2", "c", "3", "J", "4", "f")
+	d.until("master 2 down, master 3's clock ahead, master 4 frozen", func() bool {
+		ms := dm.Masters()
+		return ms[1].Down && ms[2].ClockOffset > time.Second && ms[3].Paused
+	})
+	d.press("N")
+	d.until("every master normal", func() bool {
+		for _, m := range dm.Masters() {
+			if m.Down || m.Paused || m.ClockOffset > 100*time.Millisecond {
+				return false
+			}
+		}
+		return true
+	})
+	d.waitView("every master back to normal")
+}
+
+// After V scrolled the event log back to a violation's story, the next scenario's steps show at once: the log
+// jumps to its newest entries when a scenario starts.
+func TestTheLogJumpsToTheNewestWhenAScenarioStarts(t *testing.T) {
+	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 20 * time.Millisecond})
+	d := demoDashboard(t, dm, ui.Options{})
+	d.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.press("m", "enter") // crash-restart: a violation
+	d.waitView("scenario crash-restart over")
+	d.press("V")
+	if v := d.m.View(); !strings.Contains(v, "newer ↓") {
+		t.Fatalf("V did not scroll the log back:\n%s", v)
+	}
+	d.press("m", "down", "enter") // crash-delayed-restart
+	d.waitView("crash-delayed-restart 2: A reaches")
+	if v := d.m.View(); strings.Contains(v, "newer ↓") {
+		t.Errorf("the log stayed scrolled back when the scenario started:\n%s", v)
+	}
+	d.waitView("scenario crash-delayed-restart over")
+}
+
+// At 100 columns the demo bar keeps what a presenter points at: the workload, the violations and the stale
+// writes refused; the masters' addresses, which the masters panel shows, go first.
+func TestDemoBarAt100ColumnsGolden(t *testing.T) {
+	dm := startDemo(t, demo.Options{Paused: true})
+	m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, 100, 30)
+	m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
+	st := demoState()
+	st.Refused = 1
+	m.Update(st)
+	view := m.View()
+	checkScreen(t, view, 100, 30)
+	bar := strings.Split(view, "\n")[1]
+	for _, want := range []string{"workload live 1×", "1 violation", "1 stale write refused by the store"} {
+		if !strings.Contains(bar, want) {
+			t.Errorf("the demo bar lacks %q at 100 columns: %q", want, bar)
+		}
+	}
+	golden.RequireEqual(t, []byte(view))
+}
