@@ -126,6 +126,7 @@ type demoView struct {
 	stepping   bool               // the presenter's step is being performed
 	storyH     int                // the lines the layout gives the stepped run's story
 	pollNow    func()             // asks the monitor for a poll at once; nil without one
+	routine    routineCounter     // the workload's routine failures of the last minute, left out of the log
 	lastSeq    uint64             // the newest demo event taken in
 	pending    *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
 	runSince   time.Time          // when it started
@@ -163,6 +164,7 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		v.quitting = true
 	case tickMsg:
 		v.expireBanner()
+		v.routine.prune(v.sh.now())
 	case DemoMsg:
 		v.applyDemo(msg)
 	case demoNewsMsg:
@@ -308,9 +310,12 @@ func (v *demoView) applyDemo(msg DemoMsg) {
 	v.setState(msg)
 	entries := make([]logEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
-		entries = append(entries, demoEntry(e))
 		v.lastSeq = max(v.lastSeq, e.Seq)
+		if !v.routine.take(e) {
+			entries = append(entries, demoEntry(e))
+		}
 	}
+	v.routine.prune(v.sh.now())
 	v.sh.log.add(entries...)
 	for _, vi := range msg.Violations {
 		v.takeViolation(vi)

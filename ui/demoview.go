@@ -46,6 +46,9 @@ func (v *demoView) barView() string {
 	if v.refused > 0 { // the fenced stories' point: kept as long as the violations are
 		parts = append(parts, part{st.text.ok.Render(plural(v.refused, "stale write") + " refused by the store"), 1})
 	}
+	if t := v.routine.text(); t != "" {
+		parts = append(parts, part{st.header.label.Render(t), 2})
+	}
 	if v.running != "" {
 		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+" "+
 			spinner[v.sh.frame%len(spinner)]+" "+dur(v.sh.now().Sub(v.runSince))), 2})
