@@ -67,6 +67,24 @@ type scripted struct {
 // scenarios is the menu.
 var scenarios = []scripted{
 	{Scenario{
+		Name:  "replication-race",
+		Steps: 7,
+		Title: "Replication race: one primary and its replica",
+		Description: "The reason Redlock exists. A locks on one Redis primary (master 3) whose replica (master 4) " +
+			"gets writes asynchronously. The primary crashes before sending A's key; the replica is promoted and " +
+			"grants B the same lock while A still holds it: a violation. Embedded masters cannot replicate: the " +
+			"demo copies the primary's keys to master 4 two seconds after each write, and the crash comes first.",
+	}, func(r *scenarioRun) error { return r.replicationRace() }},
+	{Scenario{
+		Name:  "replication-race-redlock",
+		Steps: 6,
+		Title: "Replication race against Redlock on five masters (safe)",
+		Description: "The same fault against Redlock: A holds the lock on all five masters; master 3 crashes " +
+			"before replicating A's key and its replica takes its place without it (the demo brings master 3 " +
+			"back empty). A's key lives on in masters 1, 2, 4, 5, so B cannot reach a majority: no violation.",
+		Safe: true,
+	}, func(r *scenarioRun) error { return r.replicationRaceRedlock() }},
+	{Scenario{
 		Name:  "crash-restart",
 		Steps: 8,
 		Title: "Crash, restart at once without persistence",

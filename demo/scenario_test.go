@@ -16,9 +16,10 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 	d := startDemo(t, Options{ScenarioPace: 50 * time.Millisecond})
 	go collect(d, time.Hour, nil) // keep the channel drained, as the dashboard would
 	wantKind := map[string]ViolationKind{
-		"crash-restart": ViolationOverlap,
-		"clock-jump":    ViolationOverlap,
-		"gc-pause":      ViolationStaleWrite,
+		"replication-race": ViolationOverlap,
+		"crash-restart":    ViolationOverlap,
+		"clock-jump":       ViolationOverlap,
+		"gc-pause":         ViolationStaleWrite,
 	}
 	for _, sc := range Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {

@@ -78,7 +78,7 @@ func TestDemoEventsReachTheScreenTheFileAndTheMetricsAlike(t *testing.T) {
 	stories := []struct {
 		index int
 		name  string
-	}{{0, "crash-restart"}, {1, "crash-delayed-restart"}}
+	}{{2, "crash-restart"}, {3, "crash-delayed-restart"}}
 	for _, st := range stories {
 		runScenarioFromMenu(s, st.index)
 		eventually(t, st.name+"'s last step in the event file", func() (bool, string) {

@@ -61,7 +61,7 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 	d := drive(t, m)
 	d.exec(m.Init())
 	d.waitView("masters 5/5 up")
-	d.press("m", " ") // the first story, crash-restart, step by step
+	d.press("m", "j", "j", " ") // crash-restart, after the two replication races, step by step
 	const steps = 8
 	// After the step announced as k-1 was done, the table shows what it did: the cells of ledger:settle.
 	want := map[int]string{
@@ -174,13 +174,13 @@ func TestTheLogJumpsToTheNewestWhenAScenarioStarts(t *testing.T) {
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 20 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
 	d.update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	d.press("m", "enter") // crash-restart: a violation
+	d.press("m", "j", "j", "enter") // crash-restart: a violation
 	d.waitView("scenario crash-restart over")
 	d.press("V")
 	if v := d.m.View(); !strings.Contains(v, "newer ↓") {
 		t.Fatalf("V did not scroll the log back:\n%s", v)
 	}
-	d.press("m", "down", "enter") // crash-delayed-restart
+	d.press("m", "down", "down", "down", "enter") // crash-delayed-restart
 	d.waitView("crash-delayed-restart 2: A reaches")
 	if v := d.m.View(); strings.Contains(v, "newer ↓") {
 		t.Errorf("the log stayed scrolled back when the scenario started:\n%s", v)
