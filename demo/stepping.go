@@ -30,6 +30,7 @@ const DefaultPresenterTTL = 30 * time.Second
 type StepState struct {
 	Scenario string // the scenario's name
 	Title    string // its menu title
+	Story    string // its story: what happens and what it shows (Scenario.Description)
 	Step     int    // the number of the step announced, from 1
 	Steps    int    // how many steps the story has
 	Text     string // what the step is about to do, as logged
@@ -56,7 +57,7 @@ func (d *Demo) newRun(ctx context.Context, sc Scenario, mode RunMode) *scenarioR
 	case StepByStep:
 		r.ttl, r.gap, r.stepped = d.opts.PresenterTTL, 0, true
 		d.mu.Lock()
-		d.step = &stepGate{state: StepState{Scenario: sc.Name, Title: sc.Title, Steps: sc.Steps},
+		d.step = &stepGate{state: StepState{Scenario: sc.Name, Title: sc.Title, Story: sc.Description, Steps: sc.Steps},
 			next: make(chan struct{}, 1), reached: make(chan struct{})}
 		d.mu.Unlock()
 	}

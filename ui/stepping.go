@@ -69,6 +69,7 @@ func sanitizeStep(s *demo.StepState) *demo.StepState {
 	}
 	c := *s
 	c.Scenario, c.Title, c.Text = sanitize(c.Scenario, nameCap), sanitize(c.Title, textCap), sanitize(c.Text, textCap)
+	c.Story = sanitize(c.Story, textCap)
 	return &c
 }
 
@@ -83,10 +84,14 @@ func (v *demoView) storyView() string {
 	head := st.demo.badge.Render(fmt.Sprintf(" STEP %d of %d ", s.Step, s.Steps)) + st.text.muted.Render(" "+hint+
 		" · ") + st.header.value.Render(s.Title)
 	lines := []string{fitStyled(head, v.w)}
-	for _, l := range v.storyText(v.w) {
-		if len(lines) >= v.storyH {
-			break
+	text := v.storyText(v.w)
+	if room := max(v.storyH-1, 0); len(text) > room { // cut short, and said so
+		text = text[:room]
+		if room > 0 {
+			text[room-1] = ansi.Truncate(text[room-1], v.w-1, "") + "…"
 		}
+	}
+	for _, l := range text {
 		lines = append(lines, fitStyled(st.text.normal.Render(l), v.w))
 	}
 	for len(lines) < v.storyH {
@@ -95,19 +100,30 @@ func (v *demoView) storyView() string {
 	return strings.Join(lines, "\n")
 }
 
-// storyText is what the announced step is about to do, wrapped to w cells.
+// storyText is what the announced step is about to do, wrapped to w cells; the first step, which only
+// begins, tells the whole story instead: what happens and why it matters.
 func (v *demoView) storyText(w int) []string {
 	text := strings.TrimPrefix(v.step.Text, fmt.Sprintf("%s %d: ", v.step.Scenario, v.step.Step))
-	return strings.Split(ansi.Wrap("  "+text, w, " "), "\n")
+	if v.step.Step == 1 && v.step.Story != "" {
+		text = v.step.Story
+	}
+	lines := strings.Split(ansi.Wrap(text, max(w-2, 1), " "), "\n")
+	for i := range lines {
+		lines[i] = "  " + lines[i]
+	}
+	return lines
 }
 
-// storyLines is how many lines the story box asks for at width w: its head and up to two of the step's
-// text; 0 when no stepped run is on.
+// maxStoryText is how many lines of text the story box shows under its head.
+const maxStoryText = 3
+
+// storyLines is how many lines the story box asks for at width w: its head and up to maxStoryText of the
+// step's text; 0 when no stepped run is on.
 func (v *demoView) storyLines(w int) int {
 	if v.step == nil {
 		return 0
 	}
-	return 1 + min(len(v.storyText(w)), 2)
+	return 1 + min(len(v.storyText(w)), maxStoryText)
 }
 
 // modeText says how a scenario started in mode runs, for the status line.

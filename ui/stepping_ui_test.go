@@ -41,10 +41,40 @@ func cellsOf(row string) string {
 	return strings.Join(out, " ")
 }
 
+// stepCase is a story run step by step at 100x30, and the cells of ledger:settle that the table shows once
+// the step announced before step k is done.
+type stepCase struct {
+	name  string
+	downs int // the story's place in the scenario menu
+	steps int
+	cells map[int]string
+	over  string // what the screen shows at the end
+}
+
 // Step by step at 100x30: each step waits for space with its number and its story on screen, and after each
 // the table shows what the step did, although the monitor polls only every 30s: the dashboard asks it for a
 // poll once the step is done.
 func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
+	for _, c := range []stepCase{
+		{name: "crash-restart", downs: 2, steps: 8, over: "VIOLATION", cells: map[int]string{
+			4: "● ● ● · ·", // A acquired on masters 1-3
+			6: "● ● · · ·", // master 3 restarted empty
+			7: "○ ○ ● ● ●", // B acquired on masters 3-5, A's token left on 1-2
+		}},
+		{name: "replication-race", downs: 0, steps: 7, over: "VIOLATION", cells: map[int]string{
+			6: "· · ? ● ·", // B acquired on master 4, the promoted replica; master 3 is down
+		}},
+		{name: "replication-race-redlock", downs: 1, steps: 6, over: "no violation", cells: map[int]string{
+			4: "● ● ● ● ●", // A acquired on all five
+			5: "● ● · ● ●", // master 3 back empty: A keeps four
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) { stepThrough(t, c) })
+	}
+}
+
+// stepThrough runs c step by step on a demo program at 100x30 and checks the screen before every step.
+func stepThrough(t *testing.T, c stepCase) {
 	a, err := app.Open(app.Config{Demo: demo.Options{Clients: 1, Resources: 1, Paused: true,
 		PresenterTTL: 20 * time.Second}})
 	if err != nil {
@@ -61,33 +91,26 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 	d := drive(t, m)
 	d.exec(m.Init())
 	d.waitView("masters 5/5 up")
-	d.press("m", "j", "j", " ") // crash-restart, after the two replication races, step by step
-	const steps = 8
-	// After the step announced as k-1 was done, the table shows what it did: the cells of ledger:settle.
-	want := map[int]string{
-		4: "● ● ● · ·", // A acquired on masters 1-3
-		6: "● ● · · ·", // master 3 restarted empty
-		7: "○ ○ ● ● ●", // B acquired on masters 3-5, A's token left on 1-2
+	d.press("m")
+	for range c.downs {
+		d.press("j")
 	}
-	for k := 1; k < steps; k++ {
+	d.press(" ")
+	for k := 1; k < c.steps; k++ {
 		d.waitFor(fmt.Sprintf("step %d waiting for space", k), func(v string) bool {
-			return strings.Contains(v, stepHead(k, steps)) && strings.Contains(v, "space performs it")
+			return strings.Contains(v, stepHead(k, c.steps)) && strings.Contains(v, "space performs it")
 		})
-		view := m.View()
-		checkScreen(t, view, 100, 30)
-		if cells, ok := want[k]; ok {
+		checkScreen(t, m.View(), 100, 30)
+		if cells, ok := c.cells[k]; ok {
 			d.waitFor(fmt.Sprintf("the lock's cells %s before step %d", cells, k), func(v string) bool {
 				return cellsOf(scenarioRow(v)) == cells
 			})
 		}
-		if k == 5 && !strings.Contains(view, "crashed") {
-			t.Errorf("before step 5 the masters panel does not show master 3 crashed:\n%s", view)
-		}
 		d.press(" ")
 	}
-	d.waitView("scenario crash-restart over")
-	if v := m.View(); strings.Contains(v, "STEP ") || !strings.Contains(v, "VIOLATION") {
-		t.Errorf("after the last step the story box stays or no violation shows:\n%s", v)
+	d.waitView("scenario " + c.name + " over")
+	if v := m.View(); strings.Contains(v, "STEP ") || !strings.Contains(v, c.over) {
+		t.Errorf("after the last step the story box stays, or %q does not show:\n%s", c.over, v)
 	}
 }
 
@@ -127,20 +150,37 @@ func TestEveryStoryFitsStepByStep(t *testing.T) {
 }
 
 func TestStepGolden(t *testing.T) {
-	for _, size := range []struct{ w, h int }{{100, 30}, {80, 24}} {
-		t.Run(fmt.Sprintf("step_%dx%d", size.w, size.h), func(t *testing.T) {
+	crash := demo.Scenarios()[2]
+	for _, c := range []struct {
+		name string
+		w, h int
+		step demo.StepState
+	}{
+		{"step_100x30", 100, 30, demo.StepState{Step: 5,
+			Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}},
+		{"step_80x24", 80, 24, demo.StepState{Step: 5,
+			Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}},
+		{"first_step_tells_the_story_100x30", 100, 30, demo.StepState{Step: 1,
+			Text: "crash-restart 1: begins: " + crash.Title}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			dm := startDemo(t, demo.Options{Paused: true}) // its own state is replaced by the constructed one
-			m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, size.w, size.h)
+			m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, c.w, c.h)
 			m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
 			st := demoState()
-			st.Step = &demo.StepState{Scenario: "crash-restart", Title: "Crash, restart at once without persistence",
-				Step: 5, Steps: 8, Waiting: true,
-				Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}
+			step := c.step
+			step.Scenario, step.Title, step.Story, step.Steps, step.Waiting = crash.Name, crash.Title,
+				crash.Description, crash.Steps, true
+			st.Step = &step
 			m.Update(st)
 			view := m.View()
-			checkScreen(t, view, size.w, size.h)
-			if !strings.Contains(view, stepHead(5, 8)) || !strings.Contains(view, "master 3 restarts at once") {
-				t.Errorf("the step and its story are not on screen:\n%s", view)
+			checkScreen(t, view, c.w, c.h)
+			want := "master 3 restarts at once"
+			if step.Step == 1 {
+				want = crash.Description[:40]
+			}
+			if !strings.Contains(view, stepHead(step.Step, crash.Steps)) || !strings.Contains(view, want) {
+				t.Errorf("the step and its story (%q) are not on screen:\n%s", want, view)
 			}
 			golden.RequireEqual(t, []byte(view))
 		})
