@@ -63,6 +63,30 @@ func runScenarioFromMenu(s *tmuxSession, i int) {
 	s.keys("Enter")
 }
 
+// fileAgreesWithMetrics waits until the metrics at port count every demo event of the file at stream, kind by
+// kind, and the violations alike (the paused workload goes quiet), and returns the file's counts.
+func fileAgreesWithMetrics(t *testing.T, stream string, port int) map[string]int {
+	t.Helper()
+	h := &headless{t: t, metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port)}
+	var file map[string]int
+	eventually(t, "the metrics counting every demo event of the file, kind by kind", func() (bool, string) {
+		m, err := h.scrape()
+		if err != nil {
+			return false, err.Error()
+		}
+		file = demoKindCounts(readEvents(t, stream))
+		for kind, n := range file {
+			if m[fmt.Sprintf(`redlock_demo_events_total{kind=%q}`, kind)] != float64(n) {
+				return false, fmt.Sprintf("file %v, metrics %v", file, m.series("redlock_demo_events_total"))
+			}
+		}
+		viol := m["redlock_violations_total"]
+		return len(m.series("redlock_demo_events_total")) == len(file) && viol == float64(file["violation"]),
+			fmt.Sprintf("file %v, metrics %v, violations_total %v", file, m.series("redlock_demo_events_total"), viol)
+	})
+	return file
+}
+
 func TestDemoEventsReachTheScreenTheFileAndTheMetricsAlike(t *testing.T) {
 	s := startTmux(t)
 	s.tmux("resize-window", "-t", pane, "-x", "200", "-y", "50")
@@ -86,24 +110,7 @@ func TestDemoEventsReachTheScreenTheFileAndTheMetricsAlike(t *testing.T) {
 		})
 	}
 
-	// The file and the metrics: every kind of demo event, counted alike once the paused workload is quiet.
-	h := &headless{t: t, metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port)}
-	var file map[string]int
-	eventually(t, "the metrics counting every demo event of the file, kind by kind", func() (bool, string) {
-		m, err := h.scrape()
-		if err != nil {
-			return false, err.Error()
-		}
-		file = demoKindCounts(readEvents(t, stream))
-		for kind, n := range file {
-			if m[fmt.Sprintf(`redlock_demo_events_total{kind=%q}`, kind)] != float64(n) {
-				return false, fmt.Sprintf("file %v, metrics %v", file, m.series("redlock_demo_events_total"))
-			}
-		}
-		viol := m["redlock_violations_total"]
-		return len(m.series("redlock_demo_events_total")) == len(file) && viol == float64(file["violation"]),
-			fmt.Sprintf("file %v, metrics %v, violations_total %v", file, m.series("redlock_demo_events_total"), viol)
-	})
+	file := fileAgreesWithMetrics(t, stream, port)
 	if file["violation"] == 0 || file["scenario"] == 0 || file["fault"] == 0 {
 		t.Fatalf("the scenarios logged no violation, step or fault: %v", file)
 	}

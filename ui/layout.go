@@ -60,21 +60,16 @@ func arrange(in layoutInput) layout {
 	}
 	mastersH := min(in.masters, 6) + 3
 	rest := h - 1 - l.demoBarH - l.storyH - l.violationH - l.bannerH - l.footerH - mastersH
-	for rest < 6 && mastersH > 4 {
-		mastersH--
-		rest++
-	}
-	for rest < 6 && l.bannerH > 1 {
-		l.bannerH--
-		rest++
-	}
-	for rest < 6 && l.violationH > 1 {
-		l.violationH--
-		rest++
-	}
-	for rest < 6 && l.storyH > 2 {
-		l.storyH--
-		rest++
+	// Short of room for the locks, the masters, the banners, the violation and a stepped story's box give
+	// up lines, in that order, down to what each cannot do without.
+	for _, part := range []struct {
+		h     *int
+		least int
+	}{{&mastersH, 4}, {&l.bannerH, 1}, {&l.violationH, 1}, {&l.storyH, 2}} {
+		for rest < 6 && *part.h > part.least {
+			*part.h--
+			rest++
+		}
 	}
 	l.bannerMore = in.warnings - l.bannerH
 	minBottom := 13 // room for the locks row before our locks and the log get a row
