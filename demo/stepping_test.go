@@ -158,3 +158,30 @@ func TestAPollAfterEachStepShowsWhatItDid(t *testing.T) {
 		t.Errorf("only %d steps were checked", len(seen))
 	}
 }
+
+// In slow motion a story pauses SlowMotionPace between steps and its locks last the presenter's TTL, and it
+// still ends as the story says.
+func TestSlowMotionPausesBetweenStepsWithThePresentersTTL(t *testing.T) {
+	d := startDemo(t, Options{Paused: true, PresenterTTL: 10 * time.Second})
+	go collect(d, time.Hour, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := d.RunScenarioAs(ctx, "clock-jump", SlowMotion)
+	if err != nil {
+		t.Fatalf("RunScenarioAs: %v\n%s", err, strings.Join(texts(res.Steps), "\n"))
+	}
+	if !res.Violated {
+		t.Errorf("clock-jump in slow motion ended without its violation:\n%s", strings.Join(texts(res.Steps), "\n"))
+	}
+	// Three pauses: after A's acquisition, after the jump, after B's.
+	if res.Duration < 3*SlowMotionPace {
+		t.Errorf("the story took %v, less than three slow-motion pauses (%v)", res.Duration, 3*SlowMotionPace)
+	}
+	var jumped bool
+	for _, e := range res.Steps {
+		jumped = jumped || strings.Contains(e.Text, "clock jumps 10.5s forward")
+	}
+	if !jumped {
+		t.Errorf("the clock did not jump past the presenter's TTL:\n%s", strings.Join(texts(res.Steps), "\n"))
+	}
+}

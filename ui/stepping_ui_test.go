@@ -247,3 +247,16 @@ func TestDemoBarAt100ColumnsGolden(t *testing.T) {
 	}
 	golden.RequireEqual(t, []byte(view))
 }
+
+// In the scenario menu < runs the story in slow motion; another story does not start while it runs.
+func TestScenarioMenuRunsInSlowMotion(t *testing.T) {
+	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true})
+	d := demoDashboard(t, dm, ui.Options{})
+	d.press("m", "j", "j", "<") // crash-restart
+	d.waitView("scenario crash-restart runs in slow motion")
+	d.press("m", " ")
+	d.waitView("scenario crash-restart is still running")
+	if _, stepping := dm.Stepping(); stepping {
+		t.Error("space in the menu started a stepped run while the slow one runs")
+	}
+}
