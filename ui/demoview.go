@@ -50,7 +50,7 @@ func (v *demoView) barView() string {
 		parts = append(parts, part{st.header.label.Render(t), 2})
 	}
 	if v.running != "" {
-		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+" "+
+		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+modeTag(v.mode)+" "+
 			spinner[v.sh.frame%len(spinner)]+" "+dur(v.sh.now().Sub(v.runSince))), 2})
 	}
 	parts = append(parts,

@@ -137,6 +137,17 @@ func modeText(mode demo.RunMode, stepKey string) string {
 	return "running: its steps show in the event log"
 }
 
+// modeTag marks a scenario running in a presenter's mode on the demo line: " (slow)", " (steps)", or "".
+func modeTag(mode demo.RunMode) string {
+	switch mode {
+	case demo.StepByStep:
+		return " (steps)"
+	case demo.SlowMotion:
+		return " (slow)"
+	}
+	return ""
+}
+
 // menuMode is the run mode the scenario menu's key msg asks for.
 func menuMode(k *KeyMap, msg tea.KeyMsg) demo.RunMode {
 	switch {

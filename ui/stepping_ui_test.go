@@ -254,6 +254,7 @@ func TestScenarioMenuRunsInSlowMotion(t *testing.T) {
 	d := demoDashboard(t, dm, ui.Options{})
 	d.press("m", "j", "j", "<") // crash-restart
 	d.waitView("scenario crash-restart runs in slow motion")
+	d.waitView("scenario crash-restart (slow)") // on the demo line
 	d.press("m", " ")
 	d.waitView("scenario crash-restart is still running")
 	if _, stepping := dm.Stepping(); stepping {
