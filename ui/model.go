@@ -468,11 +468,15 @@ func (m *Model) cycleFocus(dir int) {
 // visible reports whether a panel is on screen in the current layout.
 func (m *Model) visible(p panelID) bool { return m.lay.visible(p) }
 
-// showStory focuses the event log, scrolled to the story of violation id; a small window gives the log the
-// body until esc.
+// storyPaneMin is the least height of the event log's pane that shows a violation's story beside the panels;
+// a smaller pane (3 lines of text at 100x30) gives the log the body instead.
+const storyPaneMin = 8
+
+// showStory focuses the event log, scrolled to the story of violation id; a small window, or a log pane too
+// small to read the story in, gives the log the body until esc.
 func (m *Model) showStory(id int) {
-	if !m.visible(focusLog) {
-		m.setLogFull(true) // no room for the log beside the panels: it takes the screen until esc
+	if !m.visible(focusLog) || m.lay.panels[focusLog].h < storyPaneMin {
+		m.setLogFull(true) // no room for the story beside the panels: it takes the screen until esc
 	}
 	i := m.sh.log.lastIndex(storyHead(id))
 	if i < 0 {
