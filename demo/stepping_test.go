@@ -185,3 +185,36 @@ func TestSlowMotionPausesBetweenStepsWithThePresentersTTL(t *testing.T) {
 		t.Errorf("the clock did not jump past the presenter's TTL:\n%s", strings.Join(texts(res.Steps), "\n"))
 	}
 }
+
+// Closing the demo while a stepped story waits for its next step ends the story: Close returns, and so does
+// the run, with an error.
+func TestCloseEndsAStoryWaitingForItsStep(t *testing.T) {
+	d, err := Start(Options{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go collect(d, time.Hour, nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.RunScenarioAs(context.Background(), "crash-restart", StepByStep)
+		done <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for st, _ := d.Stepping(); !st.Waiting; st, _ = d.Stepping() {
+		if time.Now().After(deadline) {
+			t.Fatal("the stepped run never waited for its first step")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a story cut short by Close reported success")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the stepped run did not end after Close")
+	}
+}
