@@ -61,6 +61,11 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 			6: "● ● · · ·", // master 3 restarted empty
 			7: "○ ○ ● ● ●", // B acquired on masters 3-5, A's token left on 1-2
 		}},
+		{name: "clock-jump", downs: 5, steps: 7, over: "VIOLATION", cells: map[int]string{
+			4: "● ● ● · ·", // A acquired on masters 1-3
+			5: "● ● · · ·", // master 3's clock jumped past the TTL: A's key there expired
+			6: "○ ○ ● ● ●", // B acquired on masters 3-5
+		}},
 		{name: "replication-race", downs: 0, steps: 7, over: "VIOLATION", cells: map[int]string{
 			6: "· · ? ● ·", // B acquired on master 4, the promoted replica; master 3 is down
 		}},
