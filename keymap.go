@@ -31,6 +31,7 @@ func newKeyMap() ui.KeyMap {
 		CopyToken: key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy token")),
 		LogLevel:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "event log: all, warnings, errors")),
 		LogLock:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "event log: only this lock / all")),
+		LogFull:   key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "event log: enlarge / back")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause polling")),
 		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "poll faster")),
 		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "poll slower")),
@@ -60,6 +61,8 @@ func newKeyMap() ui.KeyMap {
 			Scenarios:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "scenarios")),
 			Story:          key.NewBinding(key.WithKeys("V"), key.WithHelp("V", "violation story in the log")),
 			Dismiss:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "dismiss violation")),
+			Step:           key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "scenario: next step")),
+			Reset:          key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "every master back to normal")),
 		},
 	}
 }

@@ -41,6 +41,9 @@ type Options struct {
 	// follow them (default 300ms, at most MaxTTL/5 so that a holder's
 	// validity outlasts the steps of its story).
 	ScenarioPace time.Duration
+	// PresenterTTL is the TTL of the scenarios' locks when they run in slow motion or step by step
+	// (default DefaultPresenterTTL, at least MaxTTL): the time a presenter has from A's lock to B's.
+	PresenterTTL time.Duration
 }
 
 // The bounds of the workload rate.
@@ -70,6 +73,11 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("demo: negative rate %v", o.Rate)
 	case o.ScenarioPace < 0 || o.ScenarioPace > MaxTTL/5:
 		return o, fmt.Errorf("demo: scenario pace %v: want 0 to %v", o.ScenarioPace, MaxTTL/5)
+	case o.PresenterTTL != 0 && o.PresenterTTL < MaxTTL:
+		return o, fmt.Errorf("demo: presenter TTL %v: want at least %v", o.PresenterTTL, MaxTTL)
+	}
+	if o.PresenterTTL == 0 {
+		o.PresenterTTL = DefaultPresenterTTL
 	}
 	if o.Clients == 0 {
 		o.Clients = DefaultClients
@@ -132,7 +140,8 @@ type Demo struct {
 	det        *detector
 	violations []Violation
 	nextID     int
-	storyFrom  uint64 // seq of the first step of the latest scenario run
+	storyFrom  uint64    // seq of the first step of the latest scenario run
+	step       *stepGate // the stepped scenario run's gate, nil when none runs
 
 	scenario  sync.Mutex // one scenario at a time
 	closeOnce sync.Once

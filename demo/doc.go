@@ -13,7 +13,9 @@
 // at once or after the delayed-restart rule's wait; pause it; slow it; cut it
 // off from the clients; jump its clock or make it run fast; freeze a client as
 // a long GC pause would) and runs scripted scenarios that replay the seeds'
-// failure stories step by step, each with a safe variant.
+// failure stories step by step, each with a safe variant: at the demo's pace,
+// in slow motion, or one step at a time as a presenter tells it (RunMode), and
+// ResetFaults brings every master back to normal between two stories.
 //
 // Everything that happens is reported as an Event on the Events channel.
 // The package has no user interface of its own.

@@ -150,7 +150,7 @@ func (d *Demo) RestartMaster(i int, delayed bool) error {
 		current := d.faults[i].restartGen == gen
 		d.mu.Unlock()
 		if current {
-			_ = d.start(i, restartedText(i))
+			_ = d.start(i, restartedText(i, RestartDelay))
 		}
 	}()
 	return nil

@@ -19,6 +19,7 @@ type Scenario struct {
 	Title       string // a short title for the menu
 	Description string // the story: what happens and what it shows
 	Safe        bool   // the safeguard is applied: the run should end without a violation
+	Steps       int    // how many steps its story logs, the last ("over") included
 }
 
 // ScenarioResult is how a scenario run ended.
@@ -38,17 +39,13 @@ type ScenarioResult struct {
 // use it.
 const ScenarioResource = "ledger:settle"
 
-// scenarioTTL is the TTL of the scenarios' locks.
+// scenarioTTL is the TTL of the scenarios' locks when they run at the demo's pace.
 const scenarioTTL = MaxTTL
 
 // driftFactor is the clock drift allowance of the scenarios' clients, as a
 // fraction of the TTL (redlock's default, said explicitly since the clock
 // scenarios depend on it).
 const driftFactor = 0.01
-
-// driftAllowance is the validity the scenarios' clients keep back for clock
-// drift, by redlock's own rule.
-var driftAllowance = redlock.DriftAllowance(scenarioTTL, driftFactor)
 
 // victim is the master the crash and clock scenarios break: master 3, the
 // one A's and B's majorities share.
@@ -70,7 +67,26 @@ type scripted struct {
 // scenarios is the menu.
 var scenarios = []scripted{
 	{Scenario{
+		Name:  "replication-race",
+		Steps: 7,
+		Title: "Replication race: one primary and its replica",
+		Description: "The reason Redlock exists. A locks on one Redis primary (master 3) whose replica (master 4) " +
+			"gets writes asynchronously. The primary crashes before sending A's key; the replica is promoted and " +
+			"grants B the same lock while A still holds it: a violation. Embedded masters cannot replicate: the " +
+			"demo copies the primary's keys to master 4 two seconds after each write, and the crash comes first.",
+	}, func(r *scenarioRun) error { return r.replicationRace() }},
+	{Scenario{
+		Name:  "replication-race-redlock",
+		Steps: 6,
+		Title: "Replication race against Redlock on five masters (safe)",
+		Description: "The same fault against Redlock: A holds the lock on all five masters; master 3 crashes " +
+			"before replicating A's key and its replica takes its place without it (the demo brings master 3 " +
+			"back empty). A's key lives on in masters 1, 2, 4, 5, so B cannot reach a majority: no violation.",
+		Safe: true,
+	}, func(r *scenarioRun) error { return r.replicationRaceRedlock() }},
+	{Scenario{
 		Name:  "crash-restart",
+		Steps: 8,
 		Title: "Crash, restart at once without persistence",
 		Description: "A holds the lock on masters 1, 2, 3 (4 and 5 are cut off from it). Master 3 crashes and " +
 			"restarts at once with its data lost, so A's key on it is gone. B, which reaches masters 3, 4, 5, " +
@@ -78,6 +94,7 @@ var scenarios = []scripted{
 	}, func(r *scenarioRun) error { return r.crash(false) }},
 	{Scenario{
 		Name:  "crash-delayed-restart",
+		Steps: 9,
 		Title: "Crash, delayed restart (safe)",
 		Description: "As crash-restart, but master 3 stays down longer than the longest TTL before it " +
 			"restarts empty (the page's delayed-restart rule). By then A's lock has expired everywhere, so when " +
@@ -86,6 +103,7 @@ var scenarios = []scripted{
 	}, func(r *scenarioRun) error { return r.crash(true) }},
 	{Scenario{
 		Name:  "crash-restart-fenced",
+		Steps: 12,
 		Title: "Crash, restart without persistence, fencing tokens (safe, but stuck)",
 		Description: "As crash-restart, with fenced locks and a store that refuses tokens below the highest it " +
 			"accepted. A takes the lock twice on masters 1, 2, 3, so its token is ahead of masters 4 and 5. " +
@@ -96,6 +114,7 @@ var scenarios = []scripted{
 	}, func(r *scenarioRun) error { return r.crashFenced() }},
 	{Scenario{
 		Name:  "clock-jump",
+		Steps: 7,
 		Title: "Clock jump on a master",
 		Description: "A holds the lock on masters 1, 2, 3. Master 3's clock jumps forward past the TTL (an NTP " +
 			"step or an operator), so A's key on it expires early. B, which reaches masters 3, 4, 5, acquires " +
@@ -103,6 +122,7 @@ var scenarios = []scripted{
 	}, func(r *scenarioRun) error { return r.clockJump(false) }},
 	{Scenario{
 		Name:  "clock-jump-small",
+		Steps: 7,
 		Title: "Clock jump within the drift allowance (safe)",
 		Description: "As clock-jump, but master 3's clock jumps less than the drift allowance clients keep " +
 			"back from their validity. B keeps trying and gets the lock only once A's validity is over: " +
@@ -111,6 +131,7 @@ var scenarios = []scripted{
 	}, func(r *scenarioRun) error { return r.clockJump(true) }},
 	{Scenario{
 		Name:  "gc-pause",
+		Steps: 7,
 		Title: "Client GC pause",
 		Description: "A acquires the lock on all five masters and then freezes in a stop-the-world GC pause longer " +
 			"than the TTL. The lock expires, B acquires it and writes. A resumes, unaware that time passed, and " +
@@ -118,6 +139,7 @@ var scenarios = []scripted{
 	}, func(r *scenarioRun) error { return r.gcPause(false) }},
 	{Scenario{
 		Name:  "gc-pause-checked",
+		Steps: 6,
 		Title: "Client GC pause, validity checked (safe)",
 		Description: "As gc-pause, but A checks its lock's validity before writing, finds it ran out and does " +
 			"not write: no violation. The check only narrows the window, since a pause can strike between the " +
@@ -126,6 +148,7 @@ var scenarios = []scripted{
 	}, func(r *scenarioRun) error { return r.gcPause(true) }},
 	{Scenario{
 		Name:  "gc-pause-fenced",
+		Steps: 8,
 		Title: "Client GC pause, fencing tokens (safe)",
 		Description: "As gc-pause, with fenced locks and a store that refuses tokens below the highest it " +
 			"accepted (Kleppmann's fix). A holds token 33 (on a first run) and freezes; B acquires with 34 " +
@@ -168,6 +191,12 @@ var errScenarioRunning = errors.New("demo: a scenario is already running")
 // the masters stay (the scenario's two clients have their own network paths).
 // A clock jump it makes stays.
 func (d *Demo) RunScenario(ctx context.Context, name string) (ScenarioResult, error) {
+	return d.RunScenarioAs(ctx, name, AtPace)
+}
+
+// RunScenarioAs is RunScenario at the pace of mode: at the demo's pace, in slow motion, or step by step (see
+// RunMode).
+func (d *Demo) RunScenarioAs(ctx context.Context, name string, mode RunMode) (ScenarioResult, error) {
 	i := slices.IndexFunc(scenarios, func(s scripted) bool { return s.Name == name })
 	if i < 0 {
 		return ScenarioResult{}, fmt.Errorf("demo: no scenario %q", name)
@@ -188,12 +217,13 @@ func (d *Demo) RunScenario(ctx context.Context, name string) (ScenarioResult, er
 	d.mu.Lock()
 	firstID := d.nextID + 1
 	d.mu.Unlock()
-	r := &scenarioRun{d: d, ctx: ctx, sc: sc.Scenario, start: time.Now()}
+	r := d.newRun(ctx, sc.Scenario, mode)
 	err := r.prepare()
 	if err == nil {
 		err = sc.script(r)
 	}
 	r.cleanup()
+	defer r.endSteps()
 
 	res := ScenarioResult{Scenario: sc.Scenario, Duration: time.Since(r.start)}
 	if r.store != nil {
@@ -207,14 +237,14 @@ func (d *Demo) RunScenario(ctx context.Context, name string) (ScenarioResult, er
 	res.Violated = len(res.Violations) > 0
 	res.Expected = res.Violated != sc.Safe
 	if err != nil {
-		r.say("stopped: %v", err)
+		r.tell("stopped: %v", err)
 		res.Steps = r.steps
 		return res, fmt.Errorf("demo: scenario %s: %w", sc.Name, err)
 	}
 	if res.Violated {
-		r.say("over: mutual exclusion was violated (%s)", res.Violations[0].Kind)
+		r.tell("over: mutual exclusion was violated (%s)", res.Violations[0].Kind)
 	} else {
-		r.say("over: no violation")
+		r.tell("over: no violation")
 	}
 	res.Steps = r.steps
 	return res, nil
@@ -240,14 +270,22 @@ type scenarioRun struct {
 	start   time.Time
 	steps   []Event
 	actors  []*actor
-	stopped bool // the run crashed the victim
+	stopped bool          // the run crashed the victim
+	ttl     time.Duration // the TTL of the actors' locks
+	gap     time.Duration // the pause between steps
+	stepped bool          // each step waits for the presenter (Demo.Step) once announced
 	// store is the fenced store the actors write to, in the fenced stories; nil otherwise, when writes are
 	// only recorded. Its actors' locks carry fencing tokens.
 	store *testbed.FencedStore
 }
 
-// say logs a step.
+// say logs a step and, in a stepped run, waits for the presenter to let it be performed.
 func (r *scenarioRun) say(format string, args ...any) {
+	r.gate(r.tell(format, args...))
+}
+
+// tell logs a step.
+func (r *scenarioRun) tell(format string, args ...any) Event {
 	e := r.d.emit(Event{Kind: EventScenario, Resource: ScenarioResource, Master: -1,
 		Text: fmt.Sprintf("%s %d: %s", r.sc.Name, len(r.steps)+1, fmt.Sprintf(format, args...))})
 	if len(r.steps) == 0 {
@@ -256,11 +294,12 @@ func (r *scenarioRun) say(format string, args ...any) {
 		r.d.mu.Unlock()
 	}
 	r.steps = append(r.steps, e)
+	return e
 }
 
 // pace waits between steps so that people can follow.
 func (r *scenarioRun) pace() error {
-	return r.wait(r.d.opts.ScenarioPace)
+	return r.wait(r.gap)
 }
 
 // wait waits d or until the run is cancelled.
@@ -360,7 +399,7 @@ func (r *scenarioRun) opening(reachOfA, reachOfB []int) (a, b *actor, err error)
 
 // tryAcquire has a try once for the lock, logging the outcome.
 func (r *scenarioRun) tryAcquire(a *actor) error {
-	l, err := a.locker.TryAcquire(r.ctx, ScenarioResource, scenarioTTL)
+	l, err := a.locker.TryAcquire(r.ctx, ScenarioResource, r.ttl)
 	if err != nil {
 		r.d.emit(Event{Kind: EventAcquireFailed, Client: a.name, Resource: ScenarioResource, Master: -1,
 			Text: fmt.Sprintf("%s failed to acquire %s: %s", a.name, ScenarioResource, failureText(err))})
@@ -375,7 +414,7 @@ func (r *scenarioRun) tryAcquire(a *actor) error {
 func (r *scenarioRun) acquireWithin(a *actor, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for attempt := 1; ; attempt++ {
-		l, err := a.locker.TryAcquire(r.ctx, ScenarioResource, scenarioTTL)
+		l, err := a.locker.TryAcquire(r.ctx, ScenarioResource, r.ttl)
 		if err == nil {
 			how := ""
 			if attempt > 1 {
@@ -503,16 +542,16 @@ func (r *scenarioRun) crash(delayed bool) error {
 		return r.bothWrite(a, b)
 	}
 	down := time.Now()
-	r.say("master 3 stays down for %v, longer than the longest TTL (%v)", RestartDelay, MaxTTL)
+	r.say("master 3 stays down for %v, longer than the longest TTL (%v)", r.restartDelay(), r.ttl)
 	r.say("B tries to acquire while master 3 is down, and cannot reach a majority")
 	_ = r.tryAcquire(b) // fails: only masters 4 and 5 answer
 	if err := r.waitValidityOver(a); err != nil {
 		return err
 	}
-	if err := r.wait(time.Until(down.Add(RestartDelay))); err != nil {
+	if err := r.wait(time.Until(down.Add(r.restartDelay()))); err != nil {
 		return err
 	}
-	if err := r.d.start(victim, restartedText(victim)); err != nil {
+	if err := r.d.start(victim, restartedText(victim, r.restartDelay())); err != nil {
 		return err
 	}
 	r.stopped = false
@@ -550,19 +589,20 @@ func (r *scenarioRun) clockJump(small bool) error {
 		return err
 	}
 	if !small {
-		jump := scenarioTTL + 500*time.Millisecond
+		jump := r.ttl + 500*time.Millisecond
 		if err := r.jumpVictimClock(jump, "master 3's clock jumps %v forward: A's key on it expires at once", jump); err != nil {
 			return err
 		}
 		return r.bothWrite(a, b)
 	}
-	jump := driftAllowance / 4
+	allowance := redlock.DriftAllowance(r.ttl, driftFactor)
+	jump := allowance / 4
 	if err := r.jumpVictimClock(jump, "master 3's clock jumps %v forward, less than the %v drift allowance", jump,
-		driftAllowance); err != nil {
+		allowance); err != nil {
 		return err
 	}
 	r.say("B tries to acquire the lock on masters 3, 4, 5 until it succeeds")
-	if err := r.acquireWithin(b, scenarioTTL+time.Second); err != nil {
+	if err := r.acquireWithin(b, r.ttl+time.Second); err != nil {
 		return err
 	}
 	r.write(b, validityLeft(b))
@@ -620,7 +660,7 @@ func (r *scenarioRun) crashFenced() error {
 	r.write(a, validityLeft(a))
 	// Three steps' time, so that a dashboard polling every 500ms reads the counters at A's token before they
 	// are lost, and can say which master's counter went back.
-	if err := r.wait(3 * r.d.opts.ScenarioPace); err != nil {
+	if err := r.wait(3 * r.gap); err != nil {
 		return err
 	}
 	r.say("master 3 crashes; it runs without persistence: its keys and its fence counters are lost")
@@ -717,7 +757,7 @@ func (r *scenarioRun) gcPause(checked bool) error {
 		return err
 	}
 	r.say("A's lock expires on every master; B tries until it gets the lock")
-	if err := r.acquireWithin(b, scenarioTTL+time.Second); err != nil {
+	if err := r.acquireWithin(b, r.ttl+time.Second); err != nil {
 		return err
 	}
 	r.write(b, validityLeft(b))
@@ -743,8 +783,8 @@ func (r *scenarioRun) gcPause(checked bool) error {
 	return nil
 }
 
-// restartedText is the log line of a delayed restart of master i.
-func restartedText(i int) string {
+// restartedText is the log line of a delayed restart of master i, down for delay.
+func restartedText(i int, delay time.Duration) string {
 	return fmt.Sprintf("master %d restarted empty after %v down: every lock it held has expired everywhere",
-		i+1, RestartDelay)
+		i+1, delay)
 }

@@ -16,9 +16,10 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 	d := startDemo(t, Options{ScenarioPace: 50 * time.Millisecond})
 	go collect(d, time.Hour, nil) // keep the channel drained, as the dashboard would
 	wantKind := map[string]ViolationKind{
-		"crash-restart": ViolationOverlap,
-		"clock-jump":    ViolationOverlap,
-		"gc-pause":      ViolationStaleWrite,
+		"replication-race": ViolationOverlap,
+		"crash-restart":    ViolationOverlap,
+		"clock-jump":       ViolationOverlap,
+		"gc-pause":         ViolationStaleWrite,
 	}
 	for _, sc := range Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -29,6 +30,10 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 				t.Fatalf("RunScenario: %v\nsteps:\n%s", err, strings.Join(texts(res.Steps), "\n"))
 			}
 			t.Logf("%s took %v in %d steps", sc.Name, res.Duration.Round(time.Millisecond), len(res.Steps))
+			if len(res.Steps) != sc.Steps {
+				t.Errorf("%d steps logged, the menu says %d:\n%s", len(res.Steps), sc.Steps,
+					strings.Join(texts(res.Steps), "\n"))
+			}
 			if !res.Expected || res.Violated == sc.Safe {
 				t.Fatalf("violated=%v, want %v\nsteps:\n%s\nviolations: %v", res.Violated, !sc.Safe,
 					strings.Join(texts(res.Steps), "\n"), res.Violations)

@@ -8,6 +8,7 @@
 package metrics
 
 import (
+	"maps"
 	"net/http"
 	"runtime"
 	"slices"
@@ -47,16 +48,18 @@ type Exporter struct {
 	events     map[monitor.EventKind]float64 // monitor events seen, by kind
 	restarts   map[string]float64            // master-restarted events, by master
 	violations float64                       // demo violations seen
+	demoEvents map[string]float64            // demo events seen, by kind
 }
 
 // New returns an Exporter with no snapshot yet: until the first Observe only the counters, build info and
 // scrape duration are exported.
 func New(opts Options) *Exporter {
 	return &Exporter{
-		resources: slices.Clone(opts.Resources),
-		version:   opts.Version,
-		events:    map[monitor.EventKind]float64{},
-		restarts:  map[string]float64{},
+		resources:  slices.Clone(opts.Resources),
+		version:    opts.Version,
+		events:     map[monitor.EventKind]float64{},
+		restarts:   map[string]float64{},
+		demoEvents: map[string]float64{},
 	}
 }
 
@@ -119,11 +122,12 @@ var (
 		"shared lock, the holders of a semaphore's permits; 1 for a held lock of one token.", "resource")
 	descHolderVal = desc("lock_holder_validity_seconds", "Each holder that holds the lock (its token, and its mode: "+
 		"exclusive, write, read or permit): how long it stays held, less the drift allowance.", "resource", "holder", "mode")
-	descEvents = desc("events_total", "Events the monitor reported, by kind.", "kind")
-	descLost   = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
-	descViol   = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
-	descScrape = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
-	descBuild  = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
+	descEvents     = desc("events_total", "Events the monitor reported, by kind.", "kind")
+	descLost       = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
+	descViol       = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
+	descDemoEvents = desc("demo_events_total", "Events the demo reported, by kind (demo mode only).", "kind")
+	descScrape     = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
+	descBuild      = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
 )
 
 // desc describes a metric of the redlock namespace.
@@ -136,7 +140,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descMasterUp, descDown, descMissed, descRTT, descOffset, descOffUnc,
 		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
-		descHolders, descHolderVal, descEvents, descLost, descViol, descScrape, descBuild} {
+		descHolders, descHolderVal, descEvents, descLost, descViol, descDemoEvents, descScrape, descBuild} {
 		ch <- d
 	}
 }
@@ -155,6 +159,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		restarts[k] = v
 	}
 	violations := e.violations
+	demoEvents := maps.Clone(e.demoEvents)
 	e.mu.Unlock()
 
 	if snap != nil {
@@ -167,6 +172,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descLost, prometheus.CounterValue,
 		events[monitor.EventQuorumLost]+events[monitor.EventLockLost])
 	ch <- prometheus.MustNewConstMetric(descViol, prometheus.CounterValue, violations)
+	for kind, n := range demoEvents {
+		ch <- prometheus.MustNewConstMetric(descDemoEvents, prometheus.CounterValue, n, kind)
+	}
 	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, e.version, runtime.Version())
 	ch <- prometheus.MustNewConstMetric(descScrape, prometheus.GaugeValue, time.Since(start).Seconds())
 }

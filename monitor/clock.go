@@ -25,10 +25,17 @@ func (ms *MasterStatus) measureClock(r Reading, factor float64) {
 		return
 	}
 	mid := r.Sent.Add(ms.RTT / 2)
+	h := &ms.hist
+	prev := clockSample{ms.ClockOffset, ms.ClockUncertainty, h.clockAt}
 	ms.ClockKnown = true
 	ms.ClockOffset = r.ServerTime.Sub(mid)
 	ms.ClockUncertainty = ms.RTT / 2
-	h := &ms.hist
+	h.clockAt = mid
+	if ms.stepped(prev, mid, factor) { // a jump, or a clock set back: the rate is measured afresh from here
+		h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
+		ms.DriftPPM, ms.DriftUncertPPM, ms.DriftKnown = 0, 0, false
+		return
+	}
 	elapsed := mid.Sub(h.driftRefAt)
 	if h.driftRefAt.IsZero() || elapsed < driftMinWindow && ms.ClockUncertainty < h.driftRefUnc/2 {
 		h.driftRef, h.driftRefUnc, h.driftRefAt = ms.ClockOffset, ms.ClockUncertainty, mid
@@ -47,7 +54,7 @@ func (ms *MasterStatus) measureClock(r Reading, factor float64) {
 
 // forgetDrift drops the drift measured so far and closes its window: the master is a new process.
 func (ms *MasterStatus) forgetDrift() {
-	ms.hist.driftRefAt = time.Time{}
+	ms.hist.driftRefAt, ms.hist.clockAt = time.Time{}, time.Time{}
 	ms.DriftKnown, ms.DriftPPM, ms.DriftUncertPPM = false, 0, 0
 }
 

@@ -14,6 +14,7 @@ type masterHistory struct {
 	driftRef    time.Duration // clock offset at the start of the drift window
 	driftRefUnc time.Duration // its uncertainty
 	driftRefAt  time.Time     // local time of that sample; zero when no window is open
+	clockAt     time.Time     // local time of the last clock sample; zero before the first
 	clockWarned bool          // a clock warning was raised in the previous snapshot
 	replID      string        // INFO master_replid of the last answer: a replica promoted from it continues it
 }

@@ -34,6 +34,7 @@ type Monitor struct {
 	observers []func(prev *Snapshot, s Snapshot) // called after every poll
 	interval  time.Duration
 	paused    bool
+	soon      bool          // PollNow asked for a poll ahead of the interval
 	wake      chan struct{} // re-arms Run's timer after SetInterval or SetPaused
 }
 
@@ -326,6 +327,9 @@ func (m *Monitor) Run(ctx context.Context) <-chan Snapshot {
 			// tick racing with SetPaused or SetInterval cannot poll early.
 			m.mu.Lock()
 			paused, due := m.paused, last.Add(m.interval)
+			if m.soon && !paused {
+				due, m.soon = time.Time{}, false
+			}
 			m.mu.Unlock()
 			if paused {
 				timer.Stop()

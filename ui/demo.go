@@ -57,7 +57,9 @@ type DemoMsg struct {
 	Paused     bool
 	Rate       float64
 	Refused    int // stale writes the demo's fenced stores refused, as its detector counted them
-	At         time.Time
+	// Step is the step a scenario run step by step announced, nil when no such run is on.
+	Step *demo.StepState
+	At   time.Time
 }
 
 // demoNewsMsg is a DemoMsg read from the demo's event channel; reading the next batch re-arms the command.
@@ -119,6 +121,12 @@ type demoView struct {
 	refused    int // stale writes a fenced store refused (the detector's count): violations that fencing stopped
 	banner     *violationBanner
 	running    string             // the scenario running, "" for none
+	mode       demo.RunMode       // how it runs
+	step       *demo.StepState    // the step a stepped run announced (texts sanitized), nil none
+	stepping   bool               // the presenter's step is being performed
+	storyH     int                // the lines the layout gives the stepped run's story
+	pollNow    func()             // asks the monitor for a poll at once; nil without one
+	routine    routineCounter     // the workload's routine failures of the last minute, left out of the log
 	lastSeq    uint64             // the newest demo event taken in
 	pending    *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
 	runSince   time.Time          // when it started
@@ -156,6 +164,7 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		v.quitting = true
 	case tickMsg:
 		v.expireBanner()
+		v.routine.prune(v.sh.now())
 	case DemoMsg:
 		v.applyDemo(msg)
 	case demoNewsMsg:
@@ -174,7 +183,9 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case scenarioResultMsg:
 		v.onScenario(msg)
 	case runScenarioMsg:
-		return v, v.runScenario(msg.name)
+		return v, v.runScenario(msg.name, msg.mode)
+	case stepDoneMsg:
+		v.onStepDone(msg)
 	}
 	return v, nil
 }
@@ -184,12 +195,17 @@ func (v *demoView) violated() bool { return v.banner != nil }
 
 // readDemo reads the demo's state.
 func readDemo(d *demo.Demo) DemoMsg {
-	return DemoMsg{Masters: d.Masters(), Paused: d.Paused(), Rate: d.Rate(), Refused: d.RefusedWrites(), At: time.Now()}
+	msg := DemoMsg{Masters: d.Masters(), Paused: d.Paused(), Rate: d.Rate(), Refused: d.RefusedWrites(), At: time.Now()}
+	if s, ok := d.Stepping(); ok {
+		msg.Step = &s
+	}
+	return msg
 }
 
 // setState takes in the state part of msg, and tells the masters panel their faults.
 func (v *demoView) setState(msg DemoMsg) {
 	v.masters, v.paused, v.rate, v.refused, v.at = msg.Masters, msg.Paused, msg.Rate, msg.Refused, msg.At
+	v.step = sanitizeStep(msg.Step)
 	v.addrs = make([]string, len(msg.Masters))
 	for i, s := range msg.Masters {
 		v.addrs[i] = sanitize(s.Addr, nameCap)
@@ -281,10 +297,10 @@ func (v *demoView) nextAction() tea.Cmd {
 	}
 }
 
-// scenarioCmd runs a scenario; it blocks for the length of the story, and ends early when ctx does.
-func scenarioCmd(ctx context.Context, d *demo.Demo, name string) tea.Cmd {
+// scenarioCmd runs a scenario in mode; it blocks for the length of the story, and ends early when ctx does.
+func scenarioCmd(ctx context.Context, d *demo.Demo, name string, mode demo.RunMode) tea.Cmd {
 	return func() tea.Msg {
-		res, err := d.RunScenario(ctx, name)
+		res, err := d.RunScenarioAs(ctx, name, mode)
 		return scenarioResultMsg{name: name, res: res, err: err, state: readDemo(d)}
 	}
 }
@@ -294,9 +310,12 @@ func (v *demoView) applyDemo(msg DemoMsg) {
 	v.setState(msg)
 	entries := make([]logEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
-		entries = append(entries, demoEntry(e))
 		v.lastSeq = max(v.lastSeq, e.Seq)
+		if !v.routine.take(e) {
+			entries = append(entries, demoEntry(e))
+		}
 	}
+	v.routine.prune(v.sh.now())
 	v.sh.log.add(entries...)
 	for _, vi := range msg.Violations {
 		v.takeViolation(vi)
@@ -497,6 +516,13 @@ func (v *demoView) otherActions() []action {
 			v.sh.tell(openModalMsg{newScenarioMenu(v.sh, v.scenarios())})
 			return nil
 		}},
+		v.stepAction(),
+		{binding: &k.Reset, do: func(tea.KeyMsg) tea.Cmd {
+			return v.demoAction(func(d *demo.Demo) (string, error) {
+				return "every master back to normal: up, thawed, reachable, no latency, clocks at real time",
+					d.ResetFaults()
+			})
+		}},
 		{binding: &k.Story, can: func() string {
 			if v.banner == nil {
 				return "no violation in the banner"
@@ -561,12 +587,14 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 	return v.nextAction()
 }
 
-// runScenario starts the scenario the menu chose (the menu runs none while one runs).
-func (v *demoView) runScenario(name string) tea.Cmd {
-	v.running, v.runSince = name, v.sh.now()
+// runScenario starts the scenario the menu chose in mode (the menu runs none while one runs), with the event
+// log showing its newest entries, where the steps come.
+func (v *demoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
+	v.running, v.mode, v.runSince = name, mode, v.sh.now()
 	v.sh.tell(v.scenarios())
-	v.sh.setStatus(levelInfo, "scenario "+name+" running: its steps show in the event log")
-	return scenarioCmd(v.ctx, v.d, name)
+	v.sh.tell(logNewestMsg{})
+	v.sh.setStatus(levelInfo, "scenario "+name+" "+modeText(mode, v.sh.keys.Demo.Step.Help().Key))
+	return scenarioCmd(v.ctx, v.d, name, mode)
 }
 
 // scenarios is what the scenario menu shows of the runs: the one running, and how the last of each ended.
@@ -577,7 +605,7 @@ func (v *demoView) scenarios() scenariosMsg {
 // onScenario shows how a scenario run ended: the violation in the banner, or its absence, which lets a
 // banner from before go after a few seconds.
 func (v *demoView) onScenario(msg scenarioResultMsg) {
-	v.running = ""
+	v.running, v.stepping = "", false
 	v.sh.tell(v.scenarios())
 	v.setState(msg.state)
 	if msg.err != nil {
@@ -647,7 +675,10 @@ type scenarioMenu struct {
 func newScenarioMenu(sh *shared, s scenariosMsg) *scenarioMenu {
 	run := sh.keys.Confirm
 	run.SetHelp(run.Help().Key, "run")
-	keys := []key.Binding{run, sh.keys.Up, sh.keys.Down, sh.keys.Cancel}
+	step, slow := sh.keys.Demo.Step, sh.keys.Demo.Slower
+	step.SetHelp(step.Help().Key, "step by step")
+	slow.SetHelp(slow.Help().Key, "slow motion")
+	keys := []key.Binding{run, step, slow, sh.keys.Up, sh.keys.Down, sh.keys.Cancel}
 	return &scenarioMenu{modalBase: modalBase{sh: sh, where: layerDialog, keys: keys}, list: demo.Scenarios(),
 		running: s.running, outcomes: s.outcomes}
 }
@@ -665,10 +696,10 @@ func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, k.Cancel, k.Demo.Scenarios):
 			return nil, nil
-		case key.Matches(msg, k.Confirm) && s.running != "":
+		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower) && s.running != "":
 			s.sh.setStatus(levelWarn, "scenario "+s.running+" is still running")
-		case key.Matches(msg, k.Confirm):
-			s.sh.tell(runScenarioMsg{name: s.selected().Name})
+		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower):
+			s.sh.tell(runScenarioMsg{name: s.selected().Name, mode: menuMode(k, msg)})
 			return nil, nil
 		default:
 			s.cursor = moveCursor(k, msg, s.cursor, len(s.list), len(s.list))

@@ -245,7 +245,7 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 
 	d.press("m")
 	d.waitView("Scenarios · on ledger:settle")
-	d.press("enter") // the first: crash-restart
+	d.press("j", "j", "enter") // crash-restart, after the two replication races
 	d.waitView("scenario crash-restart over")
 	view := d.m.View()
 	if !strings.Contains(view, "VIOLATION (overlap), as the story says") {
@@ -277,7 +277,7 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 	}
 
 	// The safe variant ends without a violation; the banner goes a few seconds later.
-	d.press("m", "j", "enter")
+	d.press("m", "j", "j", "j", "enter")
 	d.waitView("scenario crash-delayed-restart over")
 	view = d.m.View()
 	if !strings.Contains(view, "no violation, as the story says") || len(dm.Violations()) != len(vs) {
@@ -292,7 +292,7 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 func TestSafeScenarioShowsNoBanner(t *testing.T) {
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
-	d.press("m", "j", "j", "j", "j", "j", "j", "enter") // gc-pause-checked
+	d.press("m", "j", "j", "j", "j", "j", "j", "j", "j", "enter") // gc-pause-checked
 	d.waitView("scenario gc-pause-checked over")
 	if v := d.m.View(); strings.Contains(v, "VIOLATION") || !strings.Contains(v, "no violation, as the story says") {
 		t.Errorf("the safe GC-pause scenario showed a violation:\n%s", v)

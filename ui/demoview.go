@@ -10,27 +10,34 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 )
 
-// View draws the demo's lines: the demo line and, while it is up, the violation banner.
+// View draws the demo's lines: the demo line, a stepped scenario's story while one runs, and the violation
+// banner while it is up.
 func (v *demoView) View() string {
-	if v.h <= 1 || v.banner == nil {
-		return v.barView()
+	out := v.barView()
+	if v.storyH > 0 && v.step != nil {
+		out += "\n" + v.storyView()
 	}
-	return v.barView() + "\n" + v.violationView()
+	if v.h > 1 && v.banner != nil {
+		out += "\n" + v.violationView()
+	}
+	return out
 }
 
 // barView is the demo's line under the header: the masters' addresses (for redis-cli), the workload, the
-// scenario running and the violations so far. Parts that do not fit are left out, least important first.
+// scenario running and the violations so far. Parts that do not fit are left out, least important first: what
+// a presenter points at (the workload, the violations, the refused writes) stays at 100 columns, and the
+// addresses, which the masters panel shows too, go before the scenario running.
 func (v *demoView) barView() string {
 	st, k := v.sh.st, &v.sh.keys.Demo
 	parts := []part{{st.demo.badge.Render(" DEMO "), 0},
-		{st.header.label.Render("masters ") + st.header.value.Render(addrList(v.addrs)), 0}}
+		{st.header.label.Render("masters ") + st.header.value.Render(addrList(v.addrs)), 3}}
 	workload := st.header.label.Render("workload ")
 	if v.paused {
 		workload += st.header.paused.Render("PAUSED") + st.header.label.Render(fmt.Sprintf(" (%g×)", v.rate))
 	} else {
 		workload += st.header.live.Render(fmt.Sprintf("live %g×", v.rate))
 	}
-	parts = append(parts, part{workload, 2})
+	parts = append(parts, part{workload, 1})
 	if v.violations > 0 {
 		parts = append(parts, part{st.banner.err.Render(plural(v.violations, "violation")), 1})
 	} else {
@@ -39,9 +46,12 @@ func (v *demoView) barView() string {
 	if v.refused > 0 { // the fenced stories' point: kept as long as the violations are
 		parts = append(parts, part{st.text.ok.Render(plural(v.refused, "stale write") + " refused by the store"), 1})
 	}
+	if t := v.routine.text(); t != "" {
+		parts = append(parts, part{st.header.label.Render(t), 2})
+	}
 	if v.running != "" {
-		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+" "+
-			spinner[v.sh.frame%len(spinner)]+" "+dur(v.sh.now().Sub(v.runSince))), 1})
+		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+modeTag(v.mode)+" "+
+			spinner[v.sh.frame%len(spinner)]+" "+dur(v.sh.now().Sub(v.runSince))), 2})
 	}
 	parts = append(parts,
 		part{st.header.label.Render(plural(v.clients, "client") + ", " + plural(v.resources, "resource")), 4},
@@ -165,8 +175,9 @@ func (s *scenarioMenu) View() string {
 	if s.running != "" {
 		body = append(body, st.level[levelWarn].Render("scenario "+s.running+" is running: wait for its end"))
 	} else {
-		body = append(body, st.form.hint.Render(fmt.Sprintf("%s runs it · %s/%s choose · %s closes · steps show in "+
-			"the event log", k.Confirm.Help().Key, k.Up.Help().Key, k.Down.Help().Key, k.Cancel.Help().Key)))
+		body = append(body, st.form.hint.Render(fmt.Sprintf("%s runs it · %s step by step · %s slow motion · %s/%s "+
+			"choose · %s closes", k.Confirm.Help().Key, k.Demo.Step.Help().Key, k.Demo.Slower.Help().Key,
+			k.Up.Help().Key, k.Down.Help().Key, k.Cancel.Help().Key)))
 	}
 	for i := range body {
 		body[i] = ansi.Truncate(body[i], inner, "…")

@@ -158,6 +158,8 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		l.focused, l.full, l.row = msg.focus == focusLog, msg.logFull, msg.row
 	case scrollToMsg:
 		l.scrollTo(msg.entry)
+	case logNewestMsg:
+		l.scrollBy(len(l.shown))
 	case fieldMsg:
 		l.search.take(msg, l.setQuery)
 	case panelKeyMsg:

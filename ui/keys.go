@@ -19,8 +19,9 @@ type KeyMap struct {
 	// its holder's token (OSC 52: the terminal, or tmux with set-clipboard on, must allow it).
 	Reverse, Copy, CopyToken key.Binding
 	// LogLevel narrows the event log to warnings and errors, then errors only, then shows all again.
-	// LogLock narrows it to the selected lock's entries, or shows every lock's again.
-	LogLevel, LogLock key.Binding
+	// LogLock narrows it to the selected lock's entries, or shows every lock's again. LogFull lets the event
+	// log fill the body at any size, or gives the body back to the panels.
+	LogLevel, LogLock, LogFull key.Binding
 	// Confirm submits a form or a confirmation, Cancel closes it (and a drill-down view).
 	Confirm, Cancel key.Binding
 	// Open shows the lock or master under the cursor in full (a drill-down view).
@@ -47,6 +48,9 @@ type DemoKeyMap struct {
 	// Scenarios opens the menu of scripted scenarios. Story scrolls the event log to the story of the violation
 	// in the banner; Dismiss hides the banner.
 	Scenarios, Story, Dismiss key.Binding
+	// Step performs the step a scenario run step by step announced; in the scenario menu it starts such a run.
+	// Reset brings every master back to normal: up, thawed, reachable, no latency, its clock at real time.
+	Step, Reset key.Binding
 }
 
 // ShortHelp is the one-line help: the key that opens the full help first, so that a narrow footer keeps it, then
@@ -66,7 +70,7 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
-		{k.Filter, k.Sort, k.Reverse, k.Copy, k.CopyToken, k.LogLevel, k.LogLock, k.Pause, k.Faster, k.Slower},
+		{k.Filter, k.Sort, k.Reverse, k.Copy, k.CopyToken, k.LogLevel, k.LogLock, k.LogFull, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Help, k.Quit},
 	}
 }
@@ -75,6 +79,6 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 func (k DemoKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pick, k.Crash, k.Restart, k.DelayedRestart, k.Freeze, k.Latency, k.Partition, k.ClockJump, k.ClockFast},
-		{k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Story, k.Dismiss},
+		{k.Reset, k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Step, k.Story, k.Dismiss},
 	}
 }

@@ -15,6 +15,7 @@ type layoutInput struct {
 	warnings  int  // the monitor's current warnings
 	demo      bool // demo mode: a line under the header
 	violation bool // the demo's violation banner is up
+	story     int  // the lines a stepped demo scenario's story box asks for (0: none is up)
 	logFull   bool // the event log fills the body
 }
 
@@ -23,6 +24,7 @@ type layoutInput struct {
 type layout struct {
 	tooSmall             bool
 	demoBarH, violationH int // demo mode's line under the header; the violation banner
+	storyH               int // a stepped scenario's story box, under the demo line
 	bannerH, footerH     int
 	bannerMore           int  // warnings not shown in the banner
 	logFull              bool // the event log fills the body in place of the panels
@@ -50,24 +52,24 @@ func arrange(in layoutInput) layout {
 		if in.violation {
 			l.violationH = 3
 		}
+		l.storyH = in.story
 	}
 	l.footerH = 1
 	if h >= 24 {
 		l.footerH = 2
 	}
 	mastersH := min(in.masters, 6) + 3
-	rest := h - 1 - l.demoBarH - l.violationH - l.bannerH - l.footerH - mastersH
-	for rest < 6 && mastersH > 4 {
-		mastersH--
-		rest++
-	}
-	for rest < 6 && l.bannerH > 1 {
-		l.bannerH--
-		rest++
-	}
-	for rest < 6 && l.violationH > 1 {
-		l.violationH--
-		rest++
+	rest := h - 1 - l.demoBarH - l.storyH - l.violationH - l.bannerH - l.footerH - mastersH
+	// Short of room for the locks, the masters, the banners, the violation and a stepped story's box give
+	// up lines, in that order, down to what each cannot do without.
+	for _, part := range []struct {
+		h     *int
+		least int
+	}{{&mastersH, 4}, {&l.bannerH, 1}, {&l.violationH, 1}, {&l.storyH, 2}} {
+		for rest < 6 && *part.h > part.least {
+			*part.h--
+			rest++
+		}
 	}
 	l.bannerMore = in.warnings - l.bannerH
 	minBottom := 13 // room for the locks row before our locks and the log get a row
@@ -87,7 +89,7 @@ func arrange(in layoutInput) layout {
 	if in.demo { // the demo's events are the story: the log gets more room
 		oursW = w / 3
 	}
-	top := 1 + l.demoBarH + l.violationH + l.bannerH
+	top := 1 + l.demoBarH + l.storyH + l.violationH + l.bannerH
 	l.body = rect{0, top, w, mastersH + midH + bottomH}
 	l.panels[focusMasters] = rect{0, top, w, mastersH}
 	l.panels[focusLocks] = rect{0, top + mastersH, w - detailW, midH}

@@ -107,8 +107,14 @@ type deleteMsg struct {
 // refusedMsg tells the dialog of request req that it was not issued (the status line says why).
 type refusedMsg struct{ req uint64 }
 
-// runScenarioMsg asks the demo to run the scenario name: the menu's choice.
-type runScenarioMsg struct{ name string }
+// runScenarioMsg asks the demo to run the scenario name in mode: the menu's choice.
+type runScenarioMsg struct {
+	name string
+	mode demo.RunMode
+}
+
+// logNewestMsg asks the event log to show its newest entries: a scenario starts.
+type logNewestMsg struct{}
 
 // scenariosMsg tells the scenario menu the scenario running ("" none) and how the last run of each ended.
 type scenariosMsg struct {

@@ -177,6 +177,9 @@ func New(o Options) *Model {
 	m.ops = newLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
 	if o.Demo != nil {
 		m.demo = newDemoView(sh, ctx, o.Demo)
+		if o.Monitor != nil {
+			m.demo.pollNow = o.Monitor.PollNow
+		}
 	}
 	m.keys = m.globalKeys()
 	m.help = help.New()
@@ -200,6 +203,7 @@ func (m *Model) globalKeys() keyTable {
 		{binding: &k.Open, do: do(m.openDrill)},
 		{binding: &k.NextPanel, do: do(func() { m.cycleFocus(1) })},
 		{binding: &k.PrevPanel, do: do(func() { m.cycleFocus(-1) })},
+		{binding: &k.LogFull, do: do(func() { m.setLogFull(!m.logFull) })},
 		{binding: &k.Pause, do: do(m.togglePause)},
 		{binding: &k.Faster, do: do(func() { m.stepInterval(-1) })},
 		{binding: &k.Slower, do: do(func() { m.stepInterval(1) })},
@@ -213,7 +217,10 @@ func (m *Model) globalKeys() keyTable {
 // has the focus, in the order a key not taken goes on through them.
 func (m *Model) components() []component {
 	out := []component{m.panel(m.focus), m.ops}
-	if m.demo != nil {
+	switch {
+	case m.demo != nil && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
+		out = []component{m.demo, m.panel(m.focus), m.ops}
+	case m.demo != nil:
 		out = append(out, m.demo)
 	}
 	for p := range panelCount {
@@ -464,11 +471,15 @@ func (m *Model) cycleFocus(dir int) {
 // visible reports whether a panel is on screen in the current layout.
 func (m *Model) visible(p panelID) bool { return m.lay.visible(p) }
 
-// showStory focuses the event log, scrolled to the story of violation id; a small window gives the log the
-// body until esc.
+// storyPaneMin is the least height of the event log's pane that shows a violation's story beside the panels;
+// a smaller pane (3 lines of text at 100x30) gives the log the body instead.
+const storyPaneMin = 8
+
+// showStory focuses the event log, scrolled to the story of violation id; a small window, or a log pane too
+// small to read the story in, gives the log the body until esc.
 func (m *Model) showStory(id int) {
-	if !m.visible(focusLog) {
-		m.setLogFull(true) // no room for the log beside the panels: it takes the screen until esc
+	if !m.visible(focusLog) || m.lay.panels[focusLog].h < storyPaneMin {
+		m.setLogFull(true) // no room for the story beside the panels: it takes the screen until esc
 	}
 	i := m.sh.log.lastIndex(storyHead(id))
 	if i < 0 {
@@ -564,6 +575,9 @@ func (m *Model) relayout() {
 	if d := m.sh.data; d != nil {
 		in.masters, in.warnings = max(len(d.masters), 1), len(d.warnings)
 	}
+	if m.demo != nil {
+		in.story = m.demo.storyLines(m.width)
+	}
 	l := arrange(in)
 	m.lay = l
 	for p := range panelCount {
@@ -572,6 +586,7 @@ func (m *Model) relayout() {
 	m.detail.SetSize(l.detail.w, l.detail.h)
 	if m.demo != nil {
 		m.demo.SetSize(m.width, l.demoBarH+l.violationH)
+		m.demo.storyH = l.storyH
 	}
 	m.help.Width = m.width
 	if m.modal != nil {

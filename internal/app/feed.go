@@ -107,10 +107,12 @@ func (f *Feed) poll(prev *monitor.Snapshot, s monitor.Snapshot) {
 // in the words its event log shows. Feed is the dashboard's events.Sink.
 func (f *Feed) Emit(r events.Record) { f.emit(r) }
 
-// followDemo passes the demo's events on to the stream and counts its violations, until the demo closes.
+// followDemo passes the demo's events on to the stream and counts them, and its violations, in the metrics,
+// until the demo closes.
 func (f *Feed) followDemo(d *demo.Demo) {
 	addrs := d.Addrs()
 	for e := range d.Events() {
+		f.exporter.AddDemoEvent(string(e.Kind))
 		if e.Kind == demo.EventViolation {
 			f.exporter.AddViolations(1)
 		}

@@ -1,0 +1,268 @@
+package ui_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/internal/app"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
+)
+
+// stepHead is the story box's first words at step k of n.
+func stepHead(k, n int) string { return fmt.Sprintf("STEP %d of %d", k, n) }
+
+// scenarioRow returns the locks table's row of the scenario's lock, "" when it is not listed.
+func scenarioRow(view string) string {
+	for _, l := range strings.Split(view, "\n") {
+		if strings.Contains(l, demo.ScenarioResource) && !strings.Contains(l, "│") &&
+			(strings.Contains(l, "●") || strings.Contains(l, "○")) {
+			return l
+		}
+	}
+	return ""
+}
+
+// cellsOf returns the five master cells of a locks table row (● holder, ○ another token, · no key, ? not read).
+func cellsOf(row string) string {
+	var out []string
+	for _, f := range strings.Fields(row) {
+		if f == "●" || f == "○" || f == "·" || f == "?" {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// stepCase is a story run step by step at 100x30, and the cells of ledger:settle that the table shows once
+// the step announced before step k is done.
+type stepCase struct {
+	name  string
+	downs int // the story's place in the scenario menu
+	steps int
+	cells map[int]string
+	over  string // what the screen shows at the end
+}
+
+// Step by step at 100x30: each step waits for space with its number and its story on screen, and after each
+// the table shows what the step did, although the monitor polls only every 30s: the dashboard asks it for a
+// poll once the step is done.
+func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
+	for _, c := range []stepCase{
+		{name: "crash-restart", downs: 2, steps: 8, over: "VIOLATION", cells: map[int]string{
+			4: "● ● ● · ·", // A acquired on masters 1-3
+			6: "● ● · · ·", // master 3 restarted empty
+			7: "○ ○ ● ● ●", // B acquired on masters 3-5, A's token left on 1-2
+		}},
+		{name: "clock-jump", downs: 5, steps: 7, over: "VIOLATION", cells: map[int]string{
+			4: "● ● ● · ·", // A acquired on masters 1-3
+			5: "● ● · · ·", // master 3's clock jumped past the TTL: A's key there expired
+			6: "○ ○ ● ● ●", // B acquired on masters 3-5
+		}},
+		{name: "replication-race", downs: 0, steps: 7, over: "VIOLATION", cells: map[int]string{
+			6: "· · ? ● ·", // B acquired on master 4, the promoted replica; master 3 is down
+		}},
+		{name: "replication-race-redlock", downs: 1, steps: 6, over: "no violation", cells: map[int]string{
+			4: "● ● ● ● ●", // A acquired on all five
+			5: "● ● · ● ●", // master 3 back empty: A keeps four
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) { stepThrough(t, c) })
+	}
+}
+
+// stepThrough runs c step by step on a demo program at 100x30 and checks the screen before every step.
+func stepThrough(t *testing.T, c stepCase) {
+	a, err := app.Open(app.Config{Demo: demo.Options{Clients: 1, Resources: 1, Paused: true,
+		PresenterTTL: 20 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	mon, err := a.Watch(monitor.Config{Interval: monitor.MaxInterval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ui.New(ui.Options{Monitor: mon, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now, Demo: a.Demo,
+		Poll: monitor.MaxInterval})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d := drive(t, m)
+	d.exec(m.Init())
+	d.waitView("masters 5/5 up")
+	d.press("m")
+	for range c.downs {
+		d.press("j")
+	}
+	d.press(" ")
+	for k := 1; k < c.steps; k++ {
+		d.waitFor(fmt.Sprintf("step %d waiting for space", k), func(v string) bool {
+			return strings.Contains(v, stepHead(k, c.steps)) && strings.Contains(v, "space performs it")
+		})
+		checkScreen(t, m.View(), 100, 30)
+		if cells, ok := c.cells[k]; ok {
+			d.waitFor(fmt.Sprintf("the lock's cells %s before step %d", cells, k), func(v string) bool {
+				return cellsOf(scenarioRow(v)) == cells
+			})
+		}
+		d.press(" ")
+	}
+	d.waitView("scenario " + c.name + " over")
+	if v := m.View(); strings.Contains(v, "STEP ") || !strings.Contains(v, c.over) {
+		t.Errorf("after the last step the story box stays, or %q does not show:\n%s", c.over, v)
+	}
+}
+
+// Every story runs step by step with its step and its story on screen at 100x30 and at 80x24, and ends as
+// it does at the demo's pace.
+func TestEveryStoryFitsStepByStep(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{100, 30}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, PresenterTTL: demo.MaxTTL})
+			d := demoDashboard(t, dm, ui.Options{})
+			d.update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+			for i, sc := range demo.Scenarios() {
+				before := len(dm.Violations())
+				d.press("m", "g")
+				for range i {
+					d.press("down")
+				}
+				d.press(" ")
+				for k := 1; k < sc.Steps; k++ {
+					d.waitFor(fmt.Sprintf("%s: step %d waiting", sc.Name, k), func(v string) bool {
+						return strings.Contains(v, stepHead(k, sc.Steps)) && strings.Contains(v, "space performs it")
+					})
+					view := d.m.View()
+					checkScreen(t, view, size.w, size.h)
+					if !strings.Contains(view, sc.Title[:min(len(sc.Title), 20)]) {
+						t.Errorf("%s step %d: the story's title is not on screen:\n%s", sc.Name, k, view)
+					}
+					d.press(" ")
+				}
+				d.waitView(fmt.Sprintf("scenario %s over in", sc.Name))
+				if violated := len(dm.Violations()) > before; violated == sc.Safe {
+					t.Errorf("%s stepped: violated=%v, want %v", sc.Name, violated, !sc.Safe)
+				}
+			}
+		})
+	}
+}
+
+func TestStepGolden(t *testing.T) {
+	crash := demo.Scenarios()[2]
+	for _, c := range []struct {
+		name string
+		w, h int
+		step demo.StepState
+	}{
+		{"step_100x30", 100, 30, demo.StepState{Step: 5,
+			Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}},
+		{"step_80x24", 80, 24, demo.StepState{Step: 5,
+			Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}},
+		{"first_step_tells_the_story_100x30", 100, 30, demo.StepState{Step: 1,
+			Text: "crash-restart 1: begins: " + crash.Title}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dm := startDemo(t, demo.Options{Paused: true}) // its own state is replaced by the constructed one
+			m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, c.w, c.h)
+			m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
+			st := demoState()
+			step := c.step
+			step.Scenario, step.Title, step.Story, step.Steps, step.Waiting = crash.Name, crash.Title,
+				crash.Description, crash.Steps, true
+			st.Step = &step
+			m.Update(st)
+			view := m.View()
+			checkScreen(t, view, c.w, c.h)
+			want := "master 3 restarts at once"
+			if step.Step == 1 {
+				want = crash.Description[:40]
+			}
+			if !strings.Contains(view, stepHead(step.Step, crash.Steps)) || !strings.Contains(view, want) {
+				t.Errorf("the step and its story (%q) are not on screen:\n%s", want, view)
+			}
+			golden.RequireEqual(t, []byte(view))
+		})
+	}
+}
+
+// The reset key brings every master back to normal: the crashed one up, the clock that jumped at real time.
+func TestResetKeyBringsEveryMasterBackToNormal(t *testing.T) {
+	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true})
+	d := demoDashboard(t, dm, ui.Options{})
+	d.press("2", "c", "3", "J", "4", "f")
+	d.until("master 2 down, master 3's clock ahead, master 4 frozen", func() bool {
+		ms := dm.Masters()
+		return ms[1].Down && ms[2].ClockOffset > time.Second && ms[3].Paused
+	})
+	d.press("N")
+	d.until("every master normal", func() bool {
+		for _, m := range dm.Masters() {
+			if m.Down || m.Paused || m.ClockOffset > 100*time.Millisecond {
+				return false
+			}
+		}
+		return true
+	})
+	d.waitView("every master back to normal")
+}
+
+// After the event log was scrolled back (V, then to the top), the next scenario's steps show at once: the log
+// jumps to its newest entries when a scenario starts.
+func TestTheLogJumpsToTheNewestWhenAScenarioStarts(t *testing.T) {
+	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 20 * time.Millisecond})
+	d := demoDashboard(t, dm, ui.Options{})
+	d.update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.press("m", "j", "j", "enter") // crash-restart: a violation
+	d.waitView("scenario crash-restart over")
+	d.press("V", "g") // the story, then the log's oldest entries
+	if v := d.m.View(); !strings.Contains(v, "newer ↓") {
+		t.Fatalf("the log is not scrolled back:\n%s", v)
+	}
+	d.press("m", "down", "down", "down", "enter") // crash-delayed-restart
+	d.waitView("crash-delayed-restart 2: A reaches")
+	if v := d.m.View(); strings.Contains(v, "newer ↓") {
+		t.Errorf("the log stayed scrolled back when the scenario started:\n%s", v)
+	}
+	d.waitView("scenario crash-delayed-restart over")
+}
+
+// At 100 columns the demo bar keeps what a presenter points at: the workload, the violations and the stale
+// writes refused; the masters' addresses, which the masters panel shows, go first.
+func TestDemoBarAt100ColumnsGolden(t *testing.T) {
+	dm := startDemo(t, demo.Options{Paused: true})
+	m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, 100, 30)
+	m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
+	st := demoState()
+	st.Refused = 1
+	m.Update(st)
+	view := m.View()
+	checkScreen(t, view, 100, 30)
+	bar := strings.Split(view, "\n")[1]
+	for _, want := range []string{"workload live 1×", "1 violation", "1 stale write refused by the store"} {
+		if !strings.Contains(bar, want) {
+			t.Errorf("the demo bar lacks %q at 100 columns: %q", want, bar)
+		}
+	}
+	golden.RequireEqual(t, []byte(view))
+}
+
+// In the scenario menu < runs the story in slow motion; another story does not start while it runs.
+func TestScenarioMenuRunsInSlowMotion(t *testing.T) {
+	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true})
+	d := demoDashboard(t, dm, ui.Options{})
+	d.press("m", "j", "j", "<") // crash-restart
+	d.waitView("scenario crash-restart runs in slow motion")
+	d.waitView("scenario crash-restart (slow)") // on the demo line
+	d.press("m", " ")
+	d.waitView("scenario crash-restart is still running")
+	if _, stepping := dm.Stepping(); stepping {
+		t.Error("space in the menu started a stepped run while the slow one runs")
+	}
+}
