@@ -68,6 +68,10 @@ type Config struct {
 	// Advise, when set, says what the user can do about a master's error (a password to give, TLS to use); its
 	// answer is added to the error's text. The monitor knows no flags; the program that has them does.
 	Advise func(addr string, err error) string
+	// History is how long each lock's holders are kept (LockView.History), default 15m, and MaxIntervals how
+	// many of them at most per lock, default 256: the memory bound of a lock that changes hands very often.
+	History      time.Duration
+	MaxIntervals int
 }
 
 // Config defaults, applied by WithDefaults to zero fields.
@@ -119,6 +123,13 @@ func (c Config) WithDefaults() Config {
 	if c.MaxEvents <= 0 {
 		c.MaxEvents = DefaultMaxEvents
 	}
+	if c.History <= 0 {
+		c.History = DefaultHistory
+	}
+	if c.MaxIntervals <= 0 {
+		c.MaxIntervals = DefaultMaxIntervals
+	}
+	c.MaxIntervals = max(c.MaxIntervals, chunkLen)
 	if c.FenceSuffix == "" {
 		c.FenceSuffix = DefaultFenceSuffix
 	}
@@ -164,6 +175,9 @@ type Snapshot struct {
 	tracked     []string      // keys refreshed by the next poll that are not in Locks (no TTL, on one master)
 	fenceSuffix string        // Config.FenceSuffix: the next poll reads every lock's fence counter
 	fences      fenceCounters // fence counters read, with the highest each master has shown
+	holdLogs    []*HoldLog    // every resource's holders over the window, by resource, shown or gone (holdtrack.go)
+	watchedFrom time.Time     // the first snapshot's time: figures cover no time before it
+	window      time.Duration // Config.History
 }
 
 // MasterStatus is the health of one master as of the snapshot.
@@ -276,6 +290,7 @@ type LockView struct {
 	Changes    int           // holder changes seen
 	LastChange time.Time     // when the last holder change was seen
 	Fence      uint64        // the highest fence counter of the resource on the masters (fenced locks); 0 none
+	History    *HoldLog      // its holders over the window (Config.History); shared between snapshots, never changed
 
 	// Holders are the holders of a lock that several may hold at once (a sorted set: Symfony Lock's shared and
 	// exclusive locks, redis-semaphore's permits), held ones first; nil for a lock of one token. The lock is

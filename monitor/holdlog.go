@@ -1,0 +1,162 @@
+package monitor
+
+import (
+	"slices"
+	"time"
+)
+
+// EndKind says how a holder's interval ended.
+type EndKind uint8
+
+// How an interval ends.
+const (
+	EndOpen       EndKind = iota // still held as of the snapshot
+	EndReleased                  // the key went from every master before its TTL ran out
+	EndExpired                   // the key went from every master at its TTL
+	EndTakenOver                 // another token took the quorum
+	EndDeleted                   // this process force-deleted it
+	EndQuorumLost                // the token lives on, on fewer than a quorum of masters
+)
+
+// endNames are the EndKinds as written for people and programs.
+var endNames = [...]string{"open", "released", "expired", "taken-over", "deleted", "quorum-lost"}
+
+// String returns "open", "released", "expired", "taken-over", "deleted" or "quorum-lost".
+func (k EndKind) String() string {
+	if int(k) < len(endNames) {
+		return endNames[k]
+	}
+	return "unknown"
+}
+
+// Interval is one holder's tenure of a lock as the polls saw it. A poll sees a moment: the tenure began
+// within StartSlack before Start, and ended within EndSlack before End.
+type Interval struct {
+	Token      string
+	Start      time.Time     // the first poll that saw this token hold the lock
+	StartSlack time.Duration // how much earlier it may have begun: back to the last poll that decided otherwise
+	StartKnown bool          // false: it already held when the monitor first saw the lock, so Start is not its start
+	End        time.Time     // the first poll that decided it no longer holds; zero while open
+	EndSlack   time.Duration // how much earlier it may have ended: back to the last poll that saw it hold
+	Ended      EndKind
+	Masters    uint64 // bit j: the token was seen holding on Snapshot.Masters[j] (the first 64 masters)
+}
+
+// HeldFor is how long the interval was seen held: from Start to End, or to now while open.
+func (iv Interval) HeldFor(now time.Time) time.Duration {
+	if iv.Ended == EndOpen {
+		return now.Sub(iv.Start)
+	}
+	return iv.End.Sub(iv.Start)
+}
+
+// Config defaults of the hold logs.
+const (
+	DefaultHistory      = 15 * time.Minute
+	DefaultMaxIntervals = 256
+)
+
+// chunkLen is how many closed intervals one chunk of a HoldLog holds. A full chunk is never changed again, so
+// snapshots share them; a handover copies at most one chunk's worth of intervals.
+const chunkLen = 16
+
+// HoldLog is the history of one lock's holders over the window (Config.History): its closed intervals, oldest
+// first, at most Config.MaxIntervals of them, and the open one. It is immutable once in a snapshot: each
+// change makes a new HoldLog that shares the full chunks of the old.
+type HoldLog struct {
+	Resource string
+	chunks   [][]Interval // full chunks of chunkLen closed intervals, oldest first
+	tail     []Interval   // closed intervals after the chunks, fewer than chunkLen
+	open     Interval     // the current holder; Token "" when the lock is not held
+}
+
+// Open returns the current holder's interval, and false when the lock was not held as of the last decision.
+func (h *HoldLog) Open() (Interval, bool) {
+	if h == nil || h.open.Token == "" {
+		return Interval{}, false
+	}
+	return h.open, true
+}
+
+// Intervals returns the closed intervals that ended after since, and the open one last, oldest first, in a new
+// slice.
+func (h *HoldLog) Intervals(since time.Time) []Interval {
+	if h == nil {
+		return nil
+	}
+	var out []Interval
+	for _, c := range h.chunks {
+		if c[len(c)-1].End.After(since) {
+			out = appendAfter(out, c, since)
+		}
+	}
+	out = appendAfter(out, h.tail, since)
+	if h.open.Token != "" {
+		out = append(out, h.open)
+	}
+	return out
+}
+
+// appendAfter appends to out the intervals of ivs that ended after since.
+func appendAfter(out, ivs []Interval, since time.Time) []Interval {
+	for _, iv := range ivs {
+		if iv.End.After(since) {
+			out = append(out, iv)
+		}
+	}
+	return out
+}
+
+// closedCount is how many closed intervals h keeps.
+func (h *HoldLog) closedCount() int { return len(h.chunks)*chunkLen + len(h.tail) }
+
+// lastEnd is when the last closed interval ended; zero when there is none.
+func (h *HoldLog) lastEnd() time.Time {
+	switch {
+	case len(h.tail) > 0:
+		return h.tail[len(h.tail)-1].End
+	case len(h.chunks) > 0:
+		c := h.chunks[len(h.chunks)-1]
+		return c[chunkLen-1].End
+	}
+	return time.Time{}
+}
+
+// withClosed returns a copy of h whose open interval is closed at end, as kind, and dropped from the open
+// place; chunks that fall out of the window (ended before since) or beyond max intervals are dropped.
+func (h *HoldLog) withClosed(end time.Time, slack time.Duration, kind EndKind, since time.Time, limit int) *HoldLog {
+	iv := h.open
+	iv.End, iv.EndSlack, iv.Ended = end, slack, kind
+	n := &HoldLog{Resource: h.Resource, chunks: h.chunks}
+	tail := make([]Interval, len(h.tail)+1, chunkLen)
+	copy(tail, h.tail)
+	tail[len(h.tail)] = iv
+	if len(tail) == chunkLen {
+		n.chunks = append(slices.Clip(h.chunks), tail)
+	} else {
+		n.tail = tail
+	}
+	drop := 0
+	for drop < len(n.chunks) && (n.chunks[drop][chunkLen-1].End.Before(since) || n.closedCount()-drop*chunkLen > limit) {
+		drop++
+	}
+	if drop > 0 {
+		n.chunks = slices.Clone(n.chunks[drop:])
+	}
+	return n
+}
+
+// withOpen returns a copy of h (a new log of resource when h is nil) whose open interval is iv.
+func (h *HoldLog) withOpen(resource string, iv Interval) *HoldLog {
+	n := &HoldLog{Resource: resource}
+	if h != nil {
+		*n = *h
+	}
+	n.open = iv
+	return n
+}
+
+// idleSince reports whether h has nothing left to tell after since: no holder, and no interval ended after it.
+func (h *HoldLog) idleSince(since time.Time) bool {
+	return h.open.Token == "" && !h.lastEnd().After(since)
+}
