@@ -3,6 +3,7 @@ package monitor
 import (
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -33,13 +34,24 @@ type Contention struct {
 // Window is how long the snapshot keeps each lock's holders (Config.History).
 func (s *Snapshot) Window() time.Duration { return s.window }
 
-// Contention returns l's contention figures over the period ending at s's time, cut to the time s has watched.
-func (s *Snapshot) Contention(l *LockView, period time.Duration) Contention {
+// HoldLog returns the hold log of resource, shown or gone from the masters within the window; nil when the
+// window has none.
+func (s *Snapshot) HoldLog(resource string) *HoldLog {
+	i, ok := slices.BinarySearchFunc(s.holdLogs, resource, func(h *HoldLog, r string) int { return strings.Compare(h.Resource, r) })
+	if !ok {
+		return nil
+	}
+	return s.holdLogs[i]
+}
+
+// Contention returns the contention figures of h (a LockView's History, or HoldLog's answer; nil: none) over
+// the period ending at s's time, cut to the time s has watched.
+func (s *Snapshot) Contention(h *HoldLog, period time.Duration) Contention {
 	from := s.Time.Add(-period)
 	if from.Before(s.watchedFrom) {
 		from = s.watchedFrom
 	}
-	return contentionOf(l.History.Intervals(from), from, s.Time)
+	return contentionOf(h.Intervals(from), from, s.Time)
 }
 
 // contentionOf computes the figures of ivs (oldest first, the last perhaps open) over [from, now].

@@ -47,9 +47,12 @@ func TestSnapshotContentionCoversOnlyTheTimeWatched(t *testing.T) {
 	snaps := story(t, Config{}, handovers(31)...)
 	s := snaps[30]
 	l := lockOf(t, s, "r")
-	c := s.Contention(&l, 15*time.Minute)
+	c := s.Contention(l.History, 15*time.Minute)
 	if c.Period != 30*time.Second || c.Acquisitions != 30 || c.PerMinute != 60 || c.HoldP50 != time.Second || c.GapMax != 0 || c.Holders != 31 {
 		t.Errorf("30 handovers in 30s watched: %+v; want 30 acquisitions over 30s, 60 a minute, holds of 1s, no gap", c)
+	}
+	if s.HoldLog("r") != l.History || s.HoldLog("q") != nil {
+		t.Errorf("HoldLog(\"r\") = %p, want the lock's History %p; HoldLog of an unknown resource not nil", s.HoldLog("r"), l.History)
 	}
 	if s.Window() != DefaultHistory {
 		t.Errorf("Window = %v, want the default %v", s.Window(), DefaultHistory)

@@ -154,7 +154,7 @@ func TestHoldLogOfAnEarlierSnapshotNeverChanges(t *testing.T) {
 	snaps := story(t, Config{MaxIntervals: 16}, handovers(60)...)
 	for i := 10; i < 60; i += 7 {
 		got := snaps[i].holdLogs[0].Intervals(t0)
-		again := story(t, Config{MaxIntervals: 16}, handovers(i + 1)...)
+		again := story(t, Config{MaxIntervals: 16}, handovers(i+1)...)
 		if want := again[i].holdLogs[0].Intervals(t0); !reflect.DeepEqual(got, want) {
 			t.Fatalf("snapshot %d's intervals changed after later polls:\n got %+v\nwant %+v", i, got, want)
 		}
