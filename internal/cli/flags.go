@@ -96,6 +96,7 @@ func addMonitorFlags(fs *pflag.FlagSet, v *flagValues) {
 	c := &v.cfg
 	fs.StringVar(&c.Pattern, "pattern", monitor.DefaultPattern, "SCAN MATCH pattern of the keys to show as locks")
 	fs.DurationVar(&c.Poll, "poll", defaultPoll, "poll interval")
+	fs.DurationVar(&c.History, "history", monitor.DefaultHistory, "how long each lock's holders are kept for its contention figures and timeline")
 	fs.IntVar(&c.MaxKeys, "max-keys", monitor.DefaultMaxKeys, "distinct lock keys tracked; beyond it a warning counts those left out")
 	fs.Float64Var(&c.ScanBudget, "scan-budget", monitor.DefaultScanBudget*100,
 		"percent of one CPU core of each master that the search for new lock keys may use (the scan continues across polls)")
