@@ -22,6 +22,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	s.Locks, s.tracked, lockEvents, s.Unread = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
 	events = append(events, lockEvents...)
 	s.trackHolders(prev, goneKinds(lockEvents), cfg)
+	countWaiters(s.Locks, readings)
 	fenceWarnings, fenceEvents := s.applyFences(prev, fences, now)
 	events = append(events, fenceEvents...)
 	s.countKeys()

@@ -291,6 +291,10 @@ type LockView struct {
 	LastChange time.Time     // when the last holder change was seen
 	Fence      uint64        // the highest fence counter of the resource on the masters (fenced locks); 0 none
 	History    *HoldLog      // its holders over the window (Config.History); shared between snapshots, never changed
+	// Waiters are a Redisson lock's waiters: the most subscribers a master counts on its channel (waiters.go),
+	// when WaitersKnown; other clients' waiters do not show on the masters.
+	Waiters      int
+	WaitersKnown bool
 
 	// Holders are the holders of a lock that several may hold at once (a sorted set: Symfony Lock's shared and
 	// exclusive locks, redis-semaphore's permits), held ones first; nil for a lock of one token. The lock is
