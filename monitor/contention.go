@@ -15,7 +15,7 @@ const LastMinute = time.Minute
 // it most of the time. Each time in it is known to within Resolution (the polls' brackets).
 type Contention struct {
 	Period       time.Duration // the time covered: the period asked for, or less when the monitor has watched less
-	Acquisitions int           // holders seen beginning their tenure within the period
+	Acquisitions int           // holders seen beginning their tenure within the period (after its start)
 	PerMinute    float64       // Acquisitions per minute of Period: the lock's heat (handovers per minute)
 	Holds        int           // tenures that began and ended within the period: the sample of the hold times
 	HoldP50      time.Duration
@@ -60,7 +60,7 @@ func contentionOf(ivs []Interval, from, now time.Time) Contention {
 	var holds, gaps []time.Duration
 	held := map[string]time.Duration{}
 	for k, iv := range ivs {
-		began := iv.StartKnown && !iv.Start.Before(from)
+		began := iv.StartKnown && iv.Start.After(from)
 		if began {
 			c.Acquisitions++
 			c.Resolution = max(c.Resolution, iv.StartSlack)

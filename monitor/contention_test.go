@@ -58,3 +58,20 @@ func TestSnapshotContentionCoversOnlyTheTimeWatched(t *testing.T) {
 		t.Errorf("Window = %v, want the default %v", s.Window(), DefaultHistory)
 	}
 }
+
+// TestAcquiredSinceCountsWhatTheFiguresCount: the heat the locks panel sorts by is the figures' acquisitions
+// over the last minute, across chunks.
+func TestAcquiredSinceCountsWhatTheFiguresCount(t *testing.T) {
+	snaps := story(t, Config{}, handovers(100)...)
+	s := snaps[99]
+	l := lockOf(t, s, "r")
+	for _, back := range []time.Duration{0, time.Second, 20 * time.Second, time.Minute, 99 * time.Second, time.Hour} {
+		since := s.Time.Add(-back)
+		if got, want := l.History.AcquiredSince(since), contentionOf(l.History.Intervals(since), since, s.Time).Acquisitions; got != want {
+			t.Errorf("AcquiredSince(now-%v) = %d, want %d (the figures' count)", back, got, want)
+		}
+	}
+	if n := l.History.AcquiredSince(s.Time.Add(-time.Minute)); n != 60 {
+		t.Errorf("one handover a second: %d in the last minute, want 60", n)
+	}
+}

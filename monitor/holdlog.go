@@ -160,3 +160,37 @@ func (h *HoldLog) withOpen(resource string, iv Interval) *HoldLog {
 func (h *HoldLog) idleSince(since time.Time) bool {
 	return h.open.Token == "" && !h.lastEnd().After(since)
 }
+
+// AcquiredSince counts the holders seen beginning their tenure after since (a lock's heat), as Contention's
+// Acquisitions does, without copying the intervals: newest first, it stops at the first that began no later.
+func (h *HoldLog) AcquiredSince(since time.Time) int {
+	if h == nil {
+		return 0
+	}
+	n := 0
+	began := func(iv Interval) bool {
+		if !iv.Start.After(since) {
+			return false
+		}
+		if iv.StartKnown {
+			n++
+		}
+		return true
+	}
+	if h.open.Token != "" && !began(h.open) {
+		return n
+	}
+	for k := len(h.tail) - 1; k >= 0; k-- {
+		if !began(h.tail[k]) {
+			return n
+		}
+	}
+	for c := len(h.chunks) - 1; c >= 0; c-- {
+		for k := chunkLen - 1; k >= 0; k-- {
+			if !began(h.chunks[c][k]) {
+				return n
+			}
+		}
+	}
+	return n
+}
