@@ -27,6 +27,7 @@ func newKeyMap() ui.KeyMap {
 		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Sort:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
 		Reverse:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		Heat:      key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "sort by heat (handovers/min)")),
 		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy name")),
 		CopyToken: key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy token")),
 		LogLevel:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "event log: all, warnings, errors")),

@@ -40,6 +40,9 @@ type Interval struct {
 	EndSlack   time.Duration // how much earlier it may have ended: back to the last poll that saw it hold
 	Ended      EndKind
 	Masters    uint64 // bit j: the token was seen holding on Snapshot.Masters[j] (the first 64 masters)
+	// Gone is, for an interval that ended with its quorum lost, when the lock was first seen on no master
+	// after it: the end of the trouble; zero while its key lived on until the next holder, or lives on now.
+	Gone time.Time
 }
 
 // HeldFor is how long the interval was seen held: from Start to End, or to now while open.
@@ -144,6 +147,36 @@ func (h *HoldLog) withClosed(end time.Time, slack time.Duration, kind EndKind, s
 		n.chunks = slices.Clone(n.chunks[drop:])
 	}
 	return n
+}
+
+// lastLost returns h's last closed interval when it ended with its quorum lost and the lock has not been seen
+// gone since.
+func (h *HoldLog) lastLost() (Interval, bool) {
+	var last Interval
+	switch {
+	case h == nil || h.open.Token != "":
+		return last, false
+	case len(h.tail) > 0:
+		last = h.tail[len(h.tail)-1]
+	case len(h.chunks) > 0:
+		last = h.chunks[len(h.chunks)-1][chunkLen-1]
+	}
+	return last, last.Ended == EndQuorumLost && last.Gone.IsZero()
+}
+
+// withGone returns a copy of h whose last closed interval was seen gone at t.
+func (h *HoldLog) withGone(t time.Time) *HoldLog {
+	n := *h
+	if len(h.tail) > 0 {
+		n.tail = slices.Clone(h.tail)
+		n.tail[len(n.tail)-1].Gone = t
+		return &n
+	}
+	n.chunks = slices.Clone(h.chunks)
+	last := slices.Clone(n.chunks[len(n.chunks)-1])
+	last[chunkLen-1].Gone = t
+	n.chunks[len(n.chunks)-1] = last
+	return &n
 }
 
 // withOpen returns a copy of h (a new log of resource when h is nil) whose open interval is iv.

@@ -102,6 +102,9 @@ func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 	}
 	log := st.log
 	open, held := log.Open()
+	if _, lost := log.lastLost(); lost && st.v == nil {
+		return log.withGone(st.now) // the key that outlived its quorum is gone: the trouble ended
+	}
 	switch {
 	case st.v == nil && held:
 		end, ok := gone[log.Resource]

@@ -169,3 +169,20 @@ func TestHoldLogOfAnEarlierSnapshotNeverChanges(t *testing.T) {
 		t.Errorf("forked snapshots share a change: %+v / %+v", ia, ib)
 	}
 }
+
+// TestHoldLogNotesWhenAKeyThatOutlivedItsQuorumIsGone: the trouble after a lost quorum lasts until the lock is
+// seen on no master; the interval keeps when.
+func TestHoldLogNotesWhenAKeyThatOutlivedItsQuorumIsGone(t *testing.T) {
+	held := poll{cells: cells("A", 5)}
+	straddled := poll{cells: []cell{{}, {}, {}, at9("A"), at9("A")}}
+	none := poll{cells: make([]cell, 5)}
+	snaps := story(t, Config{}, held, held, straddled, straddled, straddled, none, none)
+	got := historyOf(t, snaps)
+	checkIntervals(t, got, []brief{{"A", 0, 0, 3, 2, EndQuorumLost}})
+	if !got[0].Gone.Equal(sec(5)) {
+		t.Errorf("Gone = %v, want 5s (the first poll without the key)", got[0].Gone.Sub(t0))
+	}
+	if gone := historyOf(t, snaps[:5]); !gone[0].Gone.IsZero() {
+		t.Errorf("Gone set while the key lives on: %v", gone[0].Gone.Sub(t0))
+	}
+}

@@ -205,6 +205,7 @@ func lockLines(sh *shared, row *lockRow, w int) []string {
 	add(holderLines(sh, row, w)...)
 	add(lockMasterLines(sh, row, w)...)
 	add(eventSection(st, "this lock's", sh.log.entriesFor(lv.Resource, maxLog), w)...)
+	add(contentionLines(sh, row, w)...)
 	return out
 }
 
