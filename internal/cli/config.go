@@ -73,6 +73,8 @@ type Config struct {
 	Fencing       bool          // our locks carry fencing tokens (redlock.WithFencing)
 	Once          bool          // print one snapshot and exit
 	JSON          bool          // with Once: JSON instead of a table
+	Markdown      bool          // with Once: a Markdown incident report instead of a table
+	Watch         time.Duration // with Once: poll this long before printing (contention); 0 print once swept
 	Headless      bool          // no screen: poll until a signal, for --metrics and --events
 	Metrics       string        // address to serve Prometheus metrics on, "" none
 	MetricsLocks  []string      // resources with series of their own in the metrics
@@ -276,6 +278,12 @@ func checkOutputFlags(c *Config, _ *flagValues) error {
 	switch {
 	case c.JSON && !c.Once:
 		return usagef("--json only applies with --once")
+	case c.Markdown && !c.Once, c.Watch != 0 && !c.Once:
+		return usagef("--markdown and --watch only apply with --once")
+	case c.Markdown && c.JSON:
+		return usagef("--markdown and --json exclude each other")
+	case c.Watch < 0 || c.Watch > maxHistory:
+		return usagef("--watch must be from 0 to %v, got %s", maxHistory, c.Watch)
 	case c.Headless && c.Once:
 		return usagef("--headless and --once exclude each other")
 	case c.Headless && c.Metrics == "" && c.Events == "":

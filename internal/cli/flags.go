@@ -108,6 +108,8 @@ func addOutputFlags(fs *pflag.FlagSet, v *flagValues) {
 	c := &v.cfg
 	fs.BoolVar(&c.Once, "once", false, "print one snapshot and exit: 0 if a quorum of masters answered, 3 if not")
 	fs.BoolVar(&c.JSON, "json", false, "with --once: print JSON instead of a table")
+	fs.BoolVar(&c.Markdown, "markdown", false, "with --once: print a Markdown incident report instead of a table")
+	fs.DurationVar(&c.Watch, "watch", 0, "with --once: poll for this long before printing, for each lock's contention")
 	fs.BoolVar(&c.Headless, "headless", false, "no screen: poll until SIGTERM, serving --metrics and writing --events")
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
 	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")

@@ -27,3 +27,16 @@ func TestHistoryFlagReachesTheMonitor(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchAndMarkdownOnlyWithOnce: --watch and --markdown are --once's, and --markdown excludes --json.
+func TestWatchAndMarkdownOnlyWithOnce(t *testing.T) {
+	for _, args := range [][]string{{"--watch", "30s"}, {"--markdown"}, {"--once", "--markdown", "--json"}, {"--once", "--watch", "-1s"}} {
+		if _, err := parseConfig(args, fakeEnv(nil, nil)); err == nil {
+			t.Errorf("%v: accepted", args)
+		}
+	}
+	c, err := parseConfig([]string{"--once", "--watch", "30s", "--markdown"}, fakeEnv(nil, nil))
+	if err != nil || c.Watch != 30*time.Second || !c.Markdown {
+		t.Errorf("--once --watch 30s --markdown: %+v, %v", c, err)
+	}
+}
