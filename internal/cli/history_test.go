@@ -35,7 +35,7 @@ func TestWatchAndMarkdownOnlyWithOnce(t *testing.T) {
 			t.Errorf("%v: accepted", args)
 		}
 	}
-	c, err := parseConfig([]string{"--once", "--watch", "30s", "--markdown"}, fakeEnv(nil, nil))
+	c, err := parseConfig([]string{"--once", "--watch", "30s", "--markdown", "-m", "a:1"}, fakeEnv(nil, nil))
 	if err != nil || c.Watch != 30*time.Second || !c.Markdown {
 		t.Errorf("--once --watch 30s --markdown: %+v, %v", c, err)
 	}
