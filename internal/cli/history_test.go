@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -31,8 +32,9 @@ func TestHistoryFlagReachesTheMonitor(t *testing.T) {
 // TestWatchAndMarkdownOnlyWithOnce: --watch and --markdown are --once's, and --markdown excludes --json.
 func TestWatchAndMarkdownOnlyWithOnce(t *testing.T) {
 	for _, args := range [][]string{{"--watch", "30s"}, {"--markdown"}, {"--once", "--markdown", "--json"}, {"--once", "--watch", "-1s"}} {
-		if _, err := parseConfig(args, fakeEnv(nil, nil)); err == nil {
-			t.Errorf("%v: accepted", args)
+		_, err := parseConfig(append(args, "-m", "a:1"), fakeEnv(nil, nil))
+		if err == nil || !strings.Contains(err.Error(), "--") || !strings.Contains(err.Error(), args[len(args)-1]) && !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: %v; want refused, naming the flag", args, err)
 		}
 	}
 	c, err := parseConfig([]string{"--once", "--watch", "30s", "--markdown", "-m", "a:1"}, fakeEnv(nil, nil))
