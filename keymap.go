@@ -28,6 +28,7 @@ func newKeyMap() ui.KeyMap {
 		Sort:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
 		Reverse:   key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
 		Heat:      key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "sort by heat (handovers/min)")),
+		Report:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save an incident report (.md)")),
 		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy name")),
 		CopyToken: key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy token")),
 		LogLevel:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "event log: all, warnings, errors")),

@@ -2,6 +2,8 @@ package ui_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -133,4 +135,30 @@ func TestHeatSortPutsTheHottestFirstAndMarksIt(t *testing.T) {
 	if got := strings.Join(order(), " "); got != "billing:cool orders:hot reports:warm" {
 		t.Errorf("H again: %s, want by resource", got)
 	}
+}
+
+// TestCtrlSWritesTheReportOfTheLocksShown: the report key writes the Markdown report of the snapshot on screen,
+// with the locks the filter shows, to a new file in the working directory, says where, and never overwrites.
+func TestCtrlSWritesTheReportOfTheLocksShown(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	d := drive(t, newDashboard(ui.Options{}, 200, 40)) // wide enough for the path on the status line
+	d.update(ui.SnapshotMsg{Snapshot: contentionSnapshot()})
+	d.press("/")
+	d.typeText("orders")
+	d.press("enter")
+	d.update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	path := filepath.Join(dir, "redlock-report-20250601-120005.md")
+	d.waitView("report written to " + path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(b)
+	if !strings.Contains(report, "| orders:hot | held |") || strings.Contains(report, "billing:cool") ||
+		!strings.Contains(report, "locks matching /orders") || !strings.Contains(report, "12.0, 3.3") {
+		t.Errorf("the report is not of the locks shown, with their heat:\n%s", report)
+	}
+	d.update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	d.waitView("report not written")
 }

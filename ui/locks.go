@@ -68,6 +68,7 @@ func newLocksPanel(sh *shared) *locksPanel {
 		}},
 		action{binding: &k.Sort, do: func(tea.KeyMsg) tea.Cmd { p.cycleSort(); return p.sorted() }},
 		action{binding: &k.Heat, do: func(tea.KeyMsg) tea.Cmd { p.sortByHeat(); return p.sorted() }},
+		action{binding: &k.Report, do: func(tea.KeyMsg) tea.Cmd { return p.saveReport() }},
 		action{binding: &k.Reverse, do: func(tea.KeyMsg) tea.Cmd {
 			p.reverse = !p.reverse
 			p.rebuild()
@@ -104,6 +105,8 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.rebuild()
 	case fieldMsg:
 		p.filter.take(msg, p.setFilter)
+	case reportSavedMsg:
+		p.reportSaved(msg)
 	case panelKeyMsg:
 		return p, p.run(msg.key)
 	}
