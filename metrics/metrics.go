@@ -47,6 +47,7 @@ type Exporter struct {
 	events     map[monitor.EventKind]float64 // monitor events seen, by kind
 	restarts   map[string]float64            // master-restarted events, by master
 	violations float64                       // demo violations seen
+	tallies    map[string]*tally             // the holders counted of each resource named in advance (contention.go)
 }
 
 // New returns an Exporter with no snapshot yet: until the first Observe only the counters, build info and
@@ -66,6 +67,7 @@ func (e *Exporter) Observe(s monitor.Snapshot, fresh []monitor.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.snap = &s
+	e.tallyContention(&s)
 	for _, ev := range fresh {
 		e.events[ev.Kind]++
 		if ev.Kind == monitor.EventMasterRestarted {
@@ -136,7 +138,8 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descMasterUp, descDown, descMissed, descRTT, descOffset, descOffUnc,
 		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
-		descHolders, descHolderVal, descEvents, descLost, descViol, descScrape, descBuild} {
+		descHolders, descHolderVal, descEvents, descLost, descViol, descScrape, descBuild,
+		descHandovers, descHold, descGap, descWaiters} {
 		ch <- d
 	}
 }
@@ -155,12 +158,17 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		restarts[k] = v
 	}
 	violations := e.violations
+	tallies := make(map[string]tally, len(e.tallies))
+	for r, t := range e.tallies {
+		tallies[r] = tally{handovers: t.handovers, holds: t.holds.copy(), gaps: t.gaps.copy()}
+	}
 	e.mu.Unlock()
 
 	if snap != nil {
 		collectSnapshot(ch, *snap, restarts)
 		collectLocks(ch, *snap, e.resources)
 	}
+	collectContention(ch, snap, e.resources, tallies)
 	for kind, n := range events {
 		ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, n, string(kind))
 	}
