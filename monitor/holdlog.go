@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -68,9 +69,46 @@ const chunkLen = 16
 // change makes a new HoldLog that shares the full chunks of the old.
 type HoldLog struct {
 	Resource string
-	chunks   [][]Interval // full chunks of chunkLen closed intervals, oldest first
-	tail     []Interval   // closed intervals after the chunks, fewer than chunkLen
-	open     Interval     // the current holder; Token "" when the lock is not held
+	chunks   [][]span // full chunks of chunkLen closed intervals, oldest first
+	tail     []span   // closed intervals after the chunks, fewer than chunkLen
+	open     Interval // the current holder; Token "" when the lock is not held
+}
+
+// span is a closed Interval as a HoldLog keeps it, in 64 bytes (and its token's) rather than 128: times in Unix
+// nanoseconds, slacks in milliseconds (rounded up, so that a bracket never narrows).
+type span struct {
+	token                string
+	start, end, gone     int64 // gone: 0 when Interval.Gone is zero
+	masters              uint64
+	startSlack, endSlack int32
+	ended                EndKind
+	startKnown           bool
+}
+
+// pack is iv as a span.
+func pack(iv Interval) span {
+	sp := span{token: iv.Token, start: iv.Start.UnixNano(), end: iv.End.UnixNano(), masters: iv.Masters,
+		startSlack: slackMS(iv.StartSlack), endSlack: slackMS(iv.EndSlack), ended: iv.Ended, startKnown: iv.StartKnown}
+	if !iv.Gone.IsZero() {
+		sp.gone = iv.Gone.UnixNano()
+	}
+	return sp
+}
+
+// slackMS is d in whole milliseconds, rounded up, at most the largest an int32 holds (24 days).
+func slackMS(d time.Duration) int32 {
+	return int32(min((d+time.Millisecond-1)/time.Millisecond, math.MaxInt32))
+}
+
+// unpack is sp as an Interval.
+func (sp span) unpack() Interval {
+	iv := Interval{Token: sp.token, Start: time.Unix(0, sp.start), End: time.Unix(0, sp.end), Masters: sp.masters,
+		StartSlack: time.Duration(sp.startSlack) * time.Millisecond, EndSlack: time.Duration(sp.endSlack) * time.Millisecond,
+		Ended: sp.ended, StartKnown: sp.startKnown}
+	if sp.gone != 0 {
+		iv.Gone = time.Unix(0, sp.gone)
+	}
+	return iv
 }
 
 // Open returns the current holder's interval, and false when the lock was not held as of the last decision.
@@ -88,23 +126,24 @@ func (h *HoldLog) Intervals(since time.Time) []Interval {
 		return nil
 	}
 	var out []Interval
+	after := since.UnixNano()
 	for _, c := range h.chunks {
-		if c[len(c)-1].End.After(since) {
-			out = appendAfter(out, c, since)
+		if c[len(c)-1].end > after {
+			out = appendAfter(out, c, after)
 		}
 	}
-	out = appendAfter(out, h.tail, since)
+	out = appendAfter(out, h.tail, after)
 	if h.open.Token != "" {
 		out = append(out, h.open)
 	}
 	return out
 }
 
-// appendAfter appends to out the intervals of ivs that ended after since.
-func appendAfter(out, ivs []Interval, since time.Time) []Interval {
-	for _, iv := range ivs {
-		if iv.End.After(since) {
-			out = append(out, iv)
+// appendAfter appends to out the spans of sps that ended after after (Unix nanoseconds), as intervals.
+func appendAfter(out []Interval, sps []span, after int64) []Interval {
+	for _, sp := range sps {
+		if sp.end > after {
+			out = append(out, sp.unpack())
 		}
 	}
 	return out
@@ -113,16 +152,15 @@ func appendAfter(out, ivs []Interval, since time.Time) []Interval {
 // closedCount is how many closed intervals h keeps.
 func (h *HoldLog) closedCount() int { return len(h.chunks)*chunkLen + len(h.tail) }
 
-// lastEnd is when the last closed interval ended; zero when there is none.
-func (h *HoldLog) lastEnd() time.Time {
+// last is the last closed interval, false when there is none.
+func (h *HoldLog) last() (span, bool) {
 	switch {
 	case len(h.tail) > 0:
-		return h.tail[len(h.tail)-1].End
+		return h.tail[len(h.tail)-1], true
 	case len(h.chunks) > 0:
-		c := h.chunks[len(h.chunks)-1]
-		return c[chunkLen-1].End
+		return h.chunks[len(h.chunks)-1][chunkLen-1], true
 	}
-	return time.Time{}
+	return span{}, false
 }
 
 // withClosed returns a copy of h whose open interval is closed at end, as kind, and dropped from the open
@@ -131,16 +169,16 @@ func (h *HoldLog) withClosed(end time.Time, slack time.Duration, kind EndKind, s
 	iv := h.open
 	iv.End, iv.EndSlack, iv.Ended = end, slack, kind
 	n := &HoldLog{Resource: h.Resource, chunks: h.chunks}
-	tail := make([]Interval, len(h.tail)+1, chunkLen)
+	tail := make([]span, len(h.tail)+1, chunkLen)
 	copy(tail, h.tail)
-	tail[len(h.tail)] = iv
+	tail[len(h.tail)] = pack(iv)
 	if len(tail) == chunkLen {
 		n.chunks = append(slices.Clip(h.chunks), tail)
 	} else {
 		n.tail = tail
 	}
 	drop := 0
-	for drop < len(n.chunks) && (n.chunks[drop][chunkLen-1].End.Before(since) || n.closedCount()-drop*chunkLen > limit) {
+	for drop < len(n.chunks) && (n.chunks[drop][chunkLen-1].end < since.UnixNano() || n.closedCount()-drop*chunkLen > limit) {
 		drop++
 	}
 	if drop > 0 {
@@ -151,17 +189,12 @@ func (h *HoldLog) withClosed(end time.Time, slack time.Duration, kind EndKind, s
 
 // lastLost returns h's last closed interval when it ended with its quorum lost and the lock has not been seen
 // gone since.
-func (h *HoldLog) lastLost() (Interval, bool) {
-	var last Interval
-	switch {
-	case h == nil || h.open.Token != "":
-		return last, false
-	case len(h.tail) > 0:
-		last = h.tail[len(h.tail)-1]
-	case len(h.chunks) > 0:
-		last = h.chunks[len(h.chunks)-1][chunkLen-1]
+func (h *HoldLog) lastLost() bool {
+	if h == nil || h.open.Token != "" {
+		return false
 	}
-	return last, last.Ended == EndQuorumLost && last.Gone.IsZero()
+	last, ok := h.last()
+	return ok && last.ended == EndQuorumLost && last.gone == 0
 }
 
 // withGone returns a copy of h whose last closed interval was seen gone at t.
@@ -169,12 +202,12 @@ func (h *HoldLog) withGone(t time.Time) *HoldLog {
 	n := *h
 	if len(h.tail) > 0 {
 		n.tail = slices.Clone(h.tail)
-		n.tail[len(n.tail)-1].Gone = t
+		n.tail[len(n.tail)-1].gone = t.UnixNano()
 		return &n
 	}
 	n.chunks = slices.Clone(h.chunks)
 	last := slices.Clone(n.chunks[len(n.chunks)-1])
-	last[chunkLen-1].Gone = t
+	last[chunkLen-1].gone = t.UnixNano()
 	n.chunks[len(n.chunks)-1] = last
 	return &n
 }
@@ -191,7 +224,8 @@ func (h *HoldLog) withOpen(resource string, iv Interval) *HoldLog {
 
 // idleSince reports whether h has nothing left to tell after since: no holder, and no interval ended after it.
 func (h *HoldLog) idleSince(since time.Time) bool {
-	return h.open.Token == "" && !h.lastEnd().After(since)
+	last, ok := h.last()
+	return h.open.Token == "" && (!ok || last.end <= since.UnixNano())
 }
 
 // AcquiredSince counts the holders seen beginning their tenure after since (a lock's heat), as Contention's
@@ -200,17 +234,17 @@ func (h *HoldLog) AcquiredSince(since time.Time) int {
 	if h == nil {
 		return 0
 	}
-	n := 0
-	began := func(iv Interval) bool {
-		if !iv.Start.After(since) {
+	n, after := 0, since.UnixNano()
+	began := func(sp span) bool {
+		if sp.start <= after {
 			return false
 		}
-		if iv.StartKnown {
+		if sp.startKnown {
 			n++
 		}
 		return true
 	}
-	if h.open.Token != "" && !began(h.open) {
+	if h.open.Token != "" && !began(span{start: h.open.Start.UnixNano(), startKnown: h.open.StartKnown}) {
 		return n
 	}
 	for k := len(h.tail) - 1; k >= 0; k-- {

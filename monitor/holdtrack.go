@@ -102,7 +102,7 @@ func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 	}
 	log := st.log
 	open, held := log.Open()
-	if _, lost := log.lastLost(); lost && st.v == nil {
+	if log.lastLost() && st.v == nil {
 		return log.withGone(st.now) // the key that outlived its quorum is gone: the trouble ended
 	}
 	switch {
