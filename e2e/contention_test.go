@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -81,5 +83,58 @@ func TestOnceWatchGivesContentionAndMarkdown(t *testing.T) {
 		if code != cli.ExitOK || !strings.Contains(stdout, want) {
 			t.Errorf("--once --markdown: exit %d, no %q in:\n%s", code, want, stdout)
 		}
+	}
+}
+
+// TestRunVerboseSaysHowLongItWaitedAndInHowManyRounds: a run that waits for a lock held by another says, with
+// --verbose, how many rounds it took (counted here on the master: SET NX calls) and how long it waited.
+func TestRunVerboseSaysHowLongItWaitedAndInHowManyRounds(t *testing.T) {
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	addrs := strings.Join(redlocktest.Addrs(masters), ",")
+	ctx := context.Background()
+	const resource = "jobs:verbose"
+	for _, c := range clients {
+		if err := c.Set(ctx, resource, "held-by-another-0123456789", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	started := time.Now()
+	p := startRun(t, bin, t.TempDir(), "run", "--verbose", "--wait", "2m", "-m", addrs, resource, "--", "true")
+	sets := func() int64 {
+		info := clients[0].Info(ctx, "commandstats").Val()
+		_, rest, ok := strings.Cut(info, "cmdstat_set:calls=")
+		if !ok {
+			return 0
+		}
+		n, _ := strconv.ParseInt(rest[:strings.IndexAny(rest, ",\r\n")], 10, 64)
+		return n
+	}
+	eventually(t, "three failed rounds", func() (bool, string) { n := sets(); return n >= 3, fmt.Sprint(n, " SETs") })
+	for _, c := range clients {
+		if err := c.Del(ctx, resource).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := p.wait(time.Minute); code != 0 {
+		t.Fatalf("run exited %d: %s", code, p.stderr.String())
+	}
+	wall := time.Since(started)
+	m := regexp.MustCompile(`acquired "jobs:verbose" after waiting (\S+), in (\d+) rounds`).FindStringSubmatch(p.stderr.String())
+	if m == nil {
+		t.Fatalf("no acquisition line in:\n%s", p.stderr.String())
+	}
+	waited, err := time.ParseDuration(m[1])
+	rounds, _ := strconv.Atoi(m[2])
+	if err != nil || waited <= 0 || waited > wall || int64(rounds) < 4 || int64(rounds) > sets() {
+		t.Errorf("waited %q, %d rounds; want a wait within the %v the run took, and at least 4 rounds (3 failed), at most the %d SETs master 0 saw",
+			m[1], rounds, wall, sets())
+	}
+	if !strings.Contains(p.stderr.String(), `held "jobs:verbose" for `) || !strings.Contains(p.stderr.String(), "the command exited 0") {
+		t.Errorf("no summary of the hold:\n%s", p.stderr.String())
 	}
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/internal/app"
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -51,6 +53,7 @@ type runConfig struct {
 	Command  []string      // the command and its arguments
 	Wait     time.Duration // keep trying to acquire for this long; 0: --retries rounds only
 	Grace    time.Duration // after SIGTERM on loss, how long the command has before SIGKILL
+	Verbose  bool          // say on stderr how long the acquisition waited and how the hold went (runwait.go)
 }
 
 // parseRunConfig parses run's arguments (after "run"): the connection and lock flags, parsed and checked as
@@ -131,6 +134,7 @@ func newRunFlagSet(v *flagValues, rc *runConfig) *pflag.FlagSet {
 			"keep trying to acquire for this long (rounds every --retry-delay); 0: give up after --retries")
 		fs.DurationVar(&rc.Grace, "grace", defaultGrace,
 			"when the lock is lost the command gets SIGTERM, then SIGKILL after this long")
+		fs.BoolVar(&rc.Verbose, "verbose", false, "say on stderr how long the lock was waited for (rounds) and held")
 		fs.BoolVarP(&v.cfg.Help, "help", "h", false, "print this help and exit")
 	}, nil}
 	fs := newFlagSet(append(runGroups, own), v)
@@ -223,8 +227,13 @@ func runUnderLock(args []string, sys system) int {
 	if lock == nil {
 		return status
 	}
+	held := time.Now()
 	status = superviseCommand(lock, valid, cfg, sigs, sys)
 	releaseAfterRun(lock, cfg, status == ExitLockLost, sys)
+	if cfg.Verbose {
+		fmt.Fprintf(sys.stderr, "redlock-tui run: held %q for %s, extended %s; the command exited %d\n",
+			cfg.Resource, monitor.ShortDuration(time.Since(held)), textfmt.Plural(lock.Extensions(), "time"), status)
+	}
 	return status
 }
 
@@ -248,7 +257,9 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 		case <-stopped:
 		}
 	}()
-	lock, err := locker.Acquire(ctx, cfg.Resource, cfg.TTL)
+	w := startWait()
+	lock, err := locker.AcquireWithProgress(ctx, cfg.Resource, cfg.TTL, w.round)
+	w.done()
 	close(stopped)
 	<-watched
 	switch {
@@ -263,7 +274,13 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 			err = fmt.Errorf("%w: %s", err, a)
 		}
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %q not acquired: %v\n", cfg.Resource, err)
+		if cfg.Verbose {
+			fmt.Fprintf(sys.stderr, "redlock-tui run: %s\n", w.text(false))
+		}
 		return nil, ExitNotAcquired
+	}
+	if cfg.Verbose {
+		fmt.Fprintf(sys.stderr, "redlock-tui run: acquired %q %s\n", cfg.Resource, w.text(true))
 	}
 	return lock, ExitOK
 }
