@@ -56,6 +56,9 @@ type acquireResultMsg struct {
 	// releaseErr says why, and validity is what was left of it after the release.
 	releaseErr error
 	validity   time.Duration
+	// waited is how long the request ran, and rounds how many acquire rounds it took (failed ones and the last).
+	waited time.Duration
+	rounds int
 }
 
 // acquireProgressMsg reports a failed round of an acquire request that goes on retrying; next delivers the
@@ -172,7 +175,9 @@ func acquireCmd(ctx context.Context, req uint64, resource string, ttl time.Durat
 	progress chan acquireProgressMsg) func(*redlock.Client) tea.Msg {
 	return func(c *redlock.Client) tea.Msg {
 		defer close(progress)
+		start, rounds := time.Now(), 1
 		l, err := c.AcquireWithProgress(ctx, resource, ttl, func(attempt int, r redlock.Round) {
+			rounds = attempt + 1
 			msg := acquireProgressMsg{req: req, attempt: attempt, round: viewRound(r), next: progress}
 			select {
 			case progress <- msg:
@@ -194,7 +199,8 @@ func acquireCmd(ctx context.Context, req uint64, resource string, ttl time.Durat
 			}
 			return acquireResultMsg{req: req, resource: resource, cancelled: true}
 		}
-		return acquireResultMsg{req: req, resource: resource, lock: l, err: err, cancelled: ctx.Err() != nil}
+		return acquireResultMsg{req: req, resource: resource, lock: l, err: err, cancelled: ctx.Err() != nil,
+			waited: time.Since(start), rounds: rounds}
 	}
 }
 

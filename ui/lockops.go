@@ -243,8 +243,8 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 		ops.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
 		return
 	}
-	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s, valid %s: %s · %s", name, dur(o.last.validity), o.last.summary(),
-		o.last.detail())
+	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s after waiting %s (%s), valid %s: %s · %s",
+		name, dur(msg.waited), plural(msg.rounds, "round"), dur(o.last.validity), o.last.summary(), o.last.detail())
 	ops.sh.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
 }
 
