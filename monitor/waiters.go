@@ -2,8 +2,11 @@ package monitor
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // redissonChannelPrefix names the channel a Redisson lock publishes its release on; the clients waiting for the
@@ -19,8 +22,11 @@ func redissonChannel(key string) string {
 	return redissonChannelPrefix + ":{" + key + "}"
 }
 
-// readWaiters counts, with one PUBSUB NUMSUB, the subscribers of the channel of every hash lock (Redisson's) in
-// r, when another round trip fits in the poll. Counts it could not read stay unknown (not in r.Waiters).
+// waiterChunk is how many channels one PUBSUB NUMSUB asks about; a poll sends them all in one pipeline.
+const waiterChunk = 500
+
+// readWaiters counts, in one round trip, the subscribers of the channel of every hash lock (Redisson's) in r,
+// when another round trip fits in the poll. Counts it could not read stay unknown (not in r.Waiters).
 func (p *poller) readWaiters(ctx context.Context, r *Reading, slowest time.Duration) {
 	var channels []string
 	keyOf := map[string]string{}
@@ -34,15 +40,25 @@ func (p *poller) readWaiters(ctx context.Context, r *Reading, slowest time.Durat
 	if len(channels) == 0 || !timeLeft(ctx, slowest) {
 		return
 	}
-	counts, err := p.client.PubSubNumSub(ctx, channels...).Result()
-	if err != nil {
-		r.refusals.refused("PUBSUB", err)
-		return
+	pipe := p.client.Pipeline()
+	var cmds []*redis.MapStringIntCmd
+	for chunk := range slices.Chunk(channels, waiterChunk) {
+		cmds = append(cmds, pipe.PubSubNumSub(ctx, chunk...))
 	}
-	r.Waiters = make(map[string]int, len(counts))
-	for ch, n := range counts {
-		if key, ok := keyOf[ch]; ok {
-			r.Waiters[key] = int(n)
+	_, _ = pipe.Exec(ctx) // each command's error is looked at below
+	for _, cmd := range cmds {
+		counts, err := cmd.Result()
+		if err != nil {
+			r.refusals.refused("PUBSUB", err)
+			continue
+		}
+		if r.Waiters == nil {
+			r.Waiters = make(map[string]int, len(channels))
+		}
+		for ch, n := range counts {
+			if key, ok := keyOf[ch]; ok {
+				r.Waiters[key] = int(n)
+			}
 		}
 	}
 }

@@ -60,3 +60,43 @@ func TestRedissonWaitersAreTheSubscribersOfItsChannel(t *testing.T) {
 		t.Errorf("a string lock has waiters known (%d): its clients do not show theirs", l.Waiters)
 	}
 }
+
+// TestWaitersOfManyRedissonLocksAreAllCounted: more hash locks than one PUBSUB NUMSUB asks about are counted in
+// several commands of one pipeline, every one of them.
+func TestWaitersOfManyRedissonLocksAreAllCounted(t *testing.T) {
+	c, _ := serverCluster(t, 3, Config{})
+	ctx := context.Background()
+	n := waiterChunk + 100
+	pipe := c.admin[0].Pipeline()
+	channels := make([]string, n)
+	for k := range n {
+		key := fmt.Sprintf("bulk:%04d", k)
+		pipe.HSet(ctx, key, uuid4()+":1", 1)
+		pipe.PExpire(ctx, key, formatTTL)
+		channels[k] = redissonChannel(key)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sub := c.admin[0].Subscribe(ctx, channels...)
+	t.Cleanup(func() { _ = sub.Close() })
+	for range n {
+		if _, err := sub.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var counted int
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		s := c.mon.Poll(ctx)
+		counted = 0
+		for _, l := range s.Locks {
+			if l.WaitersKnown && l.Waiters == 1 {
+				counted++
+			}
+		}
+		if counted == n {
+			return
+		}
+	}
+	t.Errorf("%d of %d locks counted with their one waiter", counted, n)
+}
