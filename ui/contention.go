@@ -33,8 +33,11 @@ func contentionLines(sh *shared, row *lockRow, w int) []string {
 	tl := newTimeline(ivs, snap.Time.Add(-snap.Window()), snap.Time, snap.Time.Add(-all.Period), max(w, 8),
 		lv.State == monitor.StateSplit || lv.QuorumLost)
 	if all.Busiest != "" {
-		add("holders", fmt.Sprintf("%d · busiest %c %s held it %.0f%% of the time", all.Holders, tl.letter[all.Busiest],
-			strings.TrimRight(fit(sanitize(all.Busiest, nameCap), shortToken), " "), 100*all.BusiestShare))
+		busiest := strings.TrimRight(fit(sanitize(all.Busiest, nameCap), shortToken), " ")
+		if len(tl.order) <= len(holderLetters) { // its letter names it alone on the strip
+			busiest = string(tl.letter[all.Busiest]) + " " + busiest
+		}
+		add("holders", fmt.Sprintf("%d · busiest %s held it %.0f%% of the time", all.Holders, busiest, 100*all.BusiestShare))
 	}
 	if lv.WaitersKnown {
 		add("waiters", fmt.Sprintf("%d (the subscribers of its Redisson channel)", lv.Waiters))
