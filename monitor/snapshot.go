@@ -39,7 +39,9 @@
 // with their primary, and a Sentinel given as a master). format.go, family.go and output.go write for people and
 // programs. A Redis Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where
 // their slots are), clusterstate.go derives its primaries' statuses, warnings and events, clusteroutput.go
-// writes them.
+// writes them. Each lock's holders over the window are a hold log: holdlog.go (its intervals, kept in chunks
+// snapshots share), holdtrack.go (its move from poll to poll), contention.go (its figures), contention_output.go
+// and report.go (JSON and the Markdown report); waiters.go counts Redisson's waiters.
 package monitor
 
 import (
