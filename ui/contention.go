@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
@@ -10,7 +9,7 @@ import (
 // contentionLines is a lock's view's section of its contention: how often it changes hands over the last minute
 // and over the window, how long it is held and left free, by how many holders, its waiters where they show, and
 // the timeline of its holders over the window.
-func contentionLines(sh *shared, row *lockRow, w int) []string {
+func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 	st, snap, lv := sh.st, &sh.data.snap, row.lv
 	minute, all := snap.Contention(lv.History, monitor.LastMinute), snap.Contention(lv.History, snap.Window())
 	span := dur(all.Period)
@@ -33,7 +32,7 @@ func contentionLines(sh *shared, row *lockRow, w int) []string {
 	tl := newTimeline(ivs, snap.Time.Add(-snap.Window()), snap.Time, snap.Time.Add(-all.Period), max(w, 8),
 		lv.State == monitor.StateSplit || lv.QuorumLost)
 	if all.Busiest != "" {
-		busiest := strings.TrimRight(fit(sanitize(all.Busiest, nameCap), shortToken), " ")
+		busiest := shortTokenText(all.Busiest)
 		if len(tl.order) <= len(holderLetters) { // its letter names it alone on the strip
 			busiest = string(tl.letter[all.Busiest]) + " " + busiest
 		}
@@ -45,6 +44,8 @@ func contentionLines(sh *shared, row *lockRow, w int) []string {
 	if len(ivs) == 0 {
 		return append(out, st.text.muted.Render("no holder seen in the window"))
 	}
-	return append(out, tl.strip(st), st.text.muted.Render(tl.axis()), st.text.muted.Render(tl.legend(w)),
-		st.text.muted.Render(fmt.Sprintf("%c free  %c several holders  %c lost quorum / split", tlFree, tlBusy, tlTrouble)))
+	out = append(out, tl.strip(st), st.text.muted.Render(tl.axis()), st.text.muted.Render(tl.legend(w)),
+		st.text.muted.Render(fmt.Sprintf("%c free  %c several holders  %c lost quorum / split  %s %s pick a holder",
+			tlFree, tlBusy, tlTrouble, sh.keys.PrevHolder.Help().Key, sh.keys.NextHolder.Help().Key)))
+	return append(out, pickedLine(st, tl, ivs, picked, w)...)
 }

@@ -162,3 +162,22 @@ func TestCtrlSWritesTheReportOfTheLocksShown(t *testing.T) {
 	d.update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	d.waitView("report not written")
 }
+
+// TestATimelineHolderIsPickedAndItsTokenCopied: [ picks the newest holder on the lock's timeline, again an older
+// one, ] a newer one; Y copies the one picked.
+func TestATimelineHolderIsPickedAndItsTokenCopied(t *testing.T) {
+	d := drive(t, newDashboard(ui.Options{}, 120, 40))
+	d.update(ui.SnapshotMsg{Snapshot: contentionSnapshot()})
+	d.press("H", "g", "enter", "G")
+	newest, before := storyToken(200+contentionPolls-1), storyToken(200+contentionPolls-2)
+	d.press("[")
+	d.waitView("picked     X " + newest[:7] + "… from 12:00:05 holds it now")
+	d.press("[")
+	d.waitView("picked     W " + before[:7] + "… from 12:00:00 to 12:00:05 (5.0s): taken-over")
+	d.press("Y")
+	d.waitView("copied the token of holder " + before[:7])
+	d.press("]", "]")
+	if strings.Contains(d.m.View(), "picked ") {
+		t.Errorf("] past the newest still picks a holder:\n%s", d.m.View())
+	}
+}

@@ -156,7 +156,7 @@ func (t *timeline) legend(w int) string {
 	var parts []string
 	used := 0
 	for k := len(t.order) - 1; k >= 0; k-- {
-		p := string(t.letter[t.order[k]]) + " " + strings.TrimRight(fit(sanitize(t.order[k], nameCap), shortToken), " ")
+		p := string(t.letter[t.order[k]]) + " " + shortTokenText(t.order[k])
 		if used+len(p)+2 > w {
 			break
 		}
