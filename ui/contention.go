@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -44,7 +45,11 @@ func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 	if len(ivs) == 0 {
 		return append(out, st.text.muted.Render("no holder seen in the window"))
 	}
-	out = append(out, tl.strip(st), st.text.muted.Render(tl.axis()), st.text.muted.Render(tl.legend(w)),
+	legend := tl.legend(w)
+	if lv.Family != "" { // the holders' client, as the shapes suggest
+		legend = lv.Family + "? " + tl.legend(w-ansi.StringWidth(lv.Family)-2)
+	}
+	out = append(out, tl.strip(st), st.text.muted.Render(tl.axis()), st.text.muted.Render(legend),
 		st.text.muted.Render(fmt.Sprintf("%c free  %c several holders  %c lost quorum / split  %s %s pick a holder",
 			tlFree, tlBusy, tlTrouble, sh.keys.PrevHolder.Help().Key, sh.keys.NextHolder.Help().Key)))
 	return append(out, pickedLine(st, tl, ivs, picked, w)...)

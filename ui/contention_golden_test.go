@@ -22,8 +22,8 @@ const contentionEvery = 5 * time.Second
 // contentionPolls is how many polls the story has: fifteen minutes of them, the whole default window.
 const contentionPolls = int(monitor.DefaultHistory/contentionEvery) + 1
 
-// storyToken is the n-th holder's token: its first eight characters, which the screens show, differ.
-func storyToken(n int) string { return fmt.Sprintf("%04x%04xc0ffee2b8e4d11ab", n*7919%65536, n) }
+// storyToken is the n-th holder's token, in redsync's shape: its first seven characters, which the screens show, differ.
+func storyToken(n int) string { return fmt.Sprintf("%04x%04xc0ffee2b8e4d1A==", n*7919%65536, n) }
 
 // hotHolder is who holds orders:hot at poll p (0 the first), on how many of the three masters: holders of 30s
 // with a free poll between them for five minutes; then one whose quorum is lost (one master keeps its key for
