@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -443,7 +442,7 @@ func TestRunWaitsForTheHolderThenRuns(t *testing.T) {
 			code, stderr, cli.ExitNotAcquired)
 	}
 
-	waiter := startRun(t, bin, second, "run", "-m", addrs, "--wait", "2m", "--verbose", resource, "--",
+	waiter := startRun(t, bin, second, "run", "-m", addrs, "--wait", "2m", resource, "--",
 		"sh", "-c", `echo started > "$D/started"`)
 	// Several acquire rounds of the waiter (every 50-250ms) fail while the holder keeps its lock past its TTL.
 	time.Sleep(4 * time.Second)
@@ -460,14 +459,6 @@ func TestRunWaitsForTheHolderThenRuns(t *testing.T) {
 	}
 	if got := readFileEventually(t, filepath.Join(second, "started")); got != "started" {
 		t.Errorf("the waiting run's command wrote %q, want it to have run", got)
-	}
-	// --verbose: how the lock was won, after several rounds, and how long it was held.
-	said := waiter.stderr.String()
-	won := regexp.MustCompile(`acquired "cron:once" after (\d+) rounds \(([^)]+)\), valid `).FindStringSubmatch(said)
-	if won == nil || won[1] == "1" || !regexp.MustCompile(`held "cron:once" for \S+, extended \d+ times?; exit status 0`).MatchString(said) {
-		t.Errorf("--verbose said %q; want the rounds and the wait of the acquisition, then how long it was held", said)
-	} else if waited, err := time.ParseDuration(won[2]); err != nil || waited <= 0 {
-		t.Errorf("--verbose says it waited %q, want a duration", won[2])
 	}
 }
 

@@ -49,6 +49,7 @@ type Exporter struct {
 	restarts   map[string]float64            // master-restarted events, by master
 	violations float64                       // demo violations seen
 	demoEvents map[string]float64            // demo events seen, by kind
+	tallies    map[string]*tally             // the holders counted of each resource named in advance (contention.go)
 }
 
 // New returns an Exporter with no snapshot yet: until the first Observe only the counters, build info and
@@ -69,6 +70,7 @@ func (e *Exporter) Observe(s monitor.Snapshot, fresh []monitor.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.snap = &s
+	e.tallyContention(&s)
 	for _, ev := range fresh {
 		e.events[ev.Kind]++
 		if ev.Kind == monitor.EventMasterRestarted {
@@ -140,7 +142,8 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descMasterUp, descDown, descMissed, descRTT, descOffset, descOffUnc,
 		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
-		descHolders, descHolderVal, descEvents, descLost, descViol, descDemoEvents, descScrape, descBuild} {
+		descHolders, descHolderVal, descEvents, descLost, descViol, descDemoEvents, descScrape, descBuild,
+		descHandovers, descHold, descGap, descWaiters} {
 		ch <- d
 	}
 }
@@ -160,12 +163,17 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 	violations := e.violations
 	demoEvents := maps.Clone(e.demoEvents)
+	tallies := make(map[string]tally, len(e.tallies))
+	for r, t := range e.tallies {
+		tallies[r] = tally{handovers: t.handovers, holds: t.holds.copy(), gaps: t.gaps.copy()}
+	}
 	e.mu.Unlock()
 
 	if snap != nil {
 		collectSnapshot(ch, *snap, restarts)
 		collectLocks(ch, *snap, e.resources)
 	}
+	collectContention(ch, snap, e.resources, tallies)
 	for kind, n := range events {
 		ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, n, string(kind))
 	}

@@ -77,6 +77,8 @@ var neededCommands = []neededCommand{
 	{name: "HGETALL", args: onKey("HGETALL"), severity: SeverityWarning, off: scriptsOff},
 	{name: "ZRANGE", args: onKey("ZRANGE", 0, 0), severity: SeverityWarning,
 		off: "sorted-set locks (Symfony Lock, redis-semaphore) cannot be read: new ones are not listed, known ones are unknown"},
+	{name: "PUBSUB", args: plain("PUBSUB", "NUMSUB", redissonChannelPrefix), severity: SeverityInfo,
+		off: "Redisson locks' waiters (the subscribers of their channels) are not counted"},
 	{name: "PING", args: plain("PING"), severity: SeverityWarning, write: true,
 		writeOff: "locks cannot be acquired, extended or released from here (each connection starts with PING)"},
 	// NX and XX together are a syntax error, found after the ACL check: the probe never writes.

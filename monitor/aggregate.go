@@ -8,10 +8,12 @@ import "time"
 // the masters', the locks', the fence counters', the clocks'.
 func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now time.Time, cfg Config) Snapshot {
 	cfg = cfg.WithDefaults()
-	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1, fenceSuffix: cfg.FenceSuffix}
+	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1, fenceSuffix: cfg.FenceSuffix, window: cfg.History}
 	if prev != nil {
 		s.Seq = prev.Seq + 1
-		s.maxTTL = prev.maxTTL
+		s.maxTTL, s.watchedFrom = prev.maxTTL, prev.watchedFrom
+	} else {
+		s.watchedFrom = now
 	}
 	events := s.aggregateMasters(prev, readings, now, cfg)
 
@@ -19,6 +21,8 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	var lockEvents []Event
 	s.Locks, s.tracked, lockEvents, s.Unread = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
 	events = append(events, lockEvents...)
+	s.trackHolders(prev, goneKinds(lockEvents), cfg)
+	countWaiters(s.Locks, readings)
 	fenceWarnings, fenceEvents := s.applyFences(prev, fences, now)
 	events = append(events, fenceEvents...)
 	s.countKeys()

@@ -98,6 +98,8 @@ type jsonLock struct {
 	Holders    []jsonHolder `json:"holders"`                    // each holder: one token, or a sorted set's members
 	Summary    string       `json:"holders_summary,omitempty"`  // a sorted-set lock's holders in words: "3 readers"
 	Limit      int          `json:"limit,omitempty"`            // a semaphore's permits, when known (--permits)
+
+	Contention *jsonContention `json:"contention,omitempty"` // once watched for ContentionAfter (contention_output.go)
 }
 
 type jsonMasterLock struct {
@@ -197,6 +199,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		}
 		jl.Families, jl.Logical, jl.Convention = append([]string{}, l.Families...), l.Logical, l.Convention
 		jl.Holders, jl.Summary, jl.Limit = jsonHolders(&l, s.Time), l.HoldersText(), l.Limit
+		jl.Contention = jsonContentionOf(&s, &l)
 		out.Locks[i] = jl
 	}
 	for i, wn := range s.Warnings {

@@ -42,6 +42,9 @@ type Reading struct {
 	DeniedOnKeys []string
 	AccessCheck  string
 
+	// Waiters are Redisson locks' waiters: the subscribers of each hash lock's channel, by key; nil not read.
+	Waiters map[string]int
+
 	mode     string     // INFO server redis_mode: "sentinel" for a Sentinel given as a master
 	next     *discovery // where discovery stands after this reading; the monitor keeps it if it accepts the reading
 	refusals refusals   // what this read met of the master's ACL
@@ -301,6 +304,7 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	if err := p.discover(ctx, cfg, known, &r, &d, slowest); err != nil {
 		return p.failed(err)
 	}
+	p.readWaiters(ctx, &r, slowest)
 	p.checkAccess(ctx, cfg, slowest)
 	r.Sweep, r.next, p.lastErr = d.sweep, &d, ""
 	p.learn(r.refusals)

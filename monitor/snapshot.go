@@ -39,7 +39,9 @@
 // with their primary, and a Sentinel given as a master). format.go, family.go and output.go write for people and
 // programs. A Redis Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where
 // their slots are), clusterstate.go derives its primaries' statuses, warnings and events, clusteroutput.go
-// writes them.
+// writes them. Each lock's holders over the window are a hold log: holdlog.go (its intervals, kept in chunks
+// snapshots share), holdtrack.go (its move from poll to poll), contention.go (its figures), contention_output.go
+// and report.go (JSON and the Markdown report); waiters.go counts Redisson's waiters.
 package monitor
 
 import (
@@ -71,6 +73,10 @@ type Config struct {
 	// Owner says which locks this process holds and which tokens it is force-deleting, read at the start of
 	// every poll; nil: none (a watcher that writes nothing).
 	Owner Owner
+	// History is how long each lock's holders are kept (LockView.History), default 15m, and MaxIntervals how
+	// many of them at most per lock, default 256: the memory bound of a lock that changes hands very often.
+	History      time.Duration
+	MaxIntervals int
 }
 
 // Config defaults, applied by WithDefaults to zero fields.
@@ -122,6 +128,13 @@ func (c Config) WithDefaults() Config {
 	if c.MaxEvents <= 0 {
 		c.MaxEvents = DefaultMaxEvents
 	}
+	if c.History <= 0 {
+		c.History = DefaultHistory
+	}
+	if c.MaxIntervals <= 0 {
+		c.MaxIntervals = DefaultMaxIntervals
+	}
+	c.MaxIntervals = max(c.MaxIntervals, chunkLen)
 	if c.FenceSuffix == "" {
 		c.FenceSuffix = DefaultFenceSuffix
 	}
@@ -167,6 +180,9 @@ type Snapshot struct {
 	tracked     []string      // keys refreshed by the next poll that are not in Locks (no TTL, on one master)
 	fenceSuffix string        // Config.FenceSuffix: the next poll reads every lock's fence counter
 	fences      fenceCounters // fence counters read, with the highest each master has shown
+	holdLogs    []*HoldLog    // every resource's holders over the window, by resource, shown or gone (holdtrack.go)
+	watchedFrom time.Time     // the first snapshot's time: figures cover no time before it
+	window      time.Duration // Config.History
 }
 
 // MasterStatus is the health of one master as of the snapshot.
@@ -279,6 +295,11 @@ type LockView struct {
 	Changes    int           // holder changes seen
 	LastChange time.Time     // when the last holder change was seen
 	Fence      uint64        // the highest fence counter of the resource on the masters (fenced locks); 0 none
+	History    *HoldLog      // its holders over the window (Config.History); shared between snapshots, never changed
+	// Waiters are a Redisson lock's waiters: the most subscribers a master counts on its channel (waiters.go),
+	// when WaitersKnown; other clients' waiters do not show on the masters.
+	Waiters      int
+	WaitersKnown bool
 
 	// Holders are the holders of a lock that several may hold at once (a sorted set: Symfony Lock's shared and
 	// exclusive locks, redis-semaphore's permits), held ones first; nil for a lock of one token. The lock is

@@ -21,6 +21,7 @@ type drillView struct {
 	addr     string // raw address of a master's view
 	isLock   bool
 	title    string
+	picked   int // a holder picked on the lock's timeline: the picked-th newest interval; 0 none
 }
 
 // newLockDrill returns the view of the lock of row.
@@ -68,6 +69,10 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Help):
 			v.sh.tell(openHelpMsg{})
 			return nil, nil
+		case key.Matches(msg, k.PrevHolder, k.NextHolder) && v.isLock:
+			v.pick(key.Matches(msg, k.PrevHolder))
+		case key.Matches(msg, k.CopyToken) && v.picked > 0:
+			return v, v.copyPicked()
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
 			row, token := findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken)
 			if why := uncopyable(row, token); why != "" {
@@ -94,7 +99,7 @@ func (v *drillView) View() string {
 // refresh rebuilds the lines from the current snapshot and the journal.
 func (v *drillView) refresh() {
 	if v.isLock {
-		v.box.SetLines(lockLines(v.sh, findRow(v.sh.data, v.resource), v.box.width()))
+		v.box.SetLines(lockLines(v.sh, findRow(v.sh.data, v.resource), v.box.width(), v.picked))
 		return
 	}
 	var m *masterRow
@@ -132,7 +137,7 @@ func wrapLines(text string, w int) []string {
 }
 
 // lockLines is the content of a lock's view.
-func lockLines(sh *shared, row *lockRow, w int) []string {
+func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 	st, d := sh.st, sh.data
 	if row == nil || d == nil {
 		return []string{st.text.muted.Render("This lock is on no master any more (released or expired)."),
@@ -205,6 +210,7 @@ func lockLines(sh *shared, row *lockRow, w int) []string {
 	add(holderLines(sh, row, w)...)
 	add(lockMasterLines(sh, row, w)...)
 	add(eventSection(st, "this lock's", sh.log.entriesFor(lv.Resource, maxLog), w)...)
+	add(contentionLines(sh, row, w, picked)...)
 	return out
 }
 

@@ -18,6 +18,12 @@ type KeyMap struct {
 	// Reverse reverses the locks' sort order. Copy puts the selected lock's name on the clipboard, CopyToken
 	// its holder's token (OSC 52: the terminal, or tmux with set-clipboard on, must allow it).
 	Reverse, Copy, CopyToken key.Binding
+	// Heat sorts the locks by heat (handovers in the last minute), hottest first, or back by resource. Report
+	// writes a Markdown incident report of the screen (the locks the filter shows) to the working directory.
+	Heat, Report key.Binding
+	// PrevHolder and NextHolder pick an older or newer holder on a lock's timeline (its view), whose token
+	// CopyToken then copies.
+	PrevHolder, NextHolder key.Binding
 	// LogLevel narrows the event log to warnings and errors, then errors only, then shows all again.
 	// LogLock narrows it to the selected lock's entries, or shows every lock's again. LogFull lets the event
 	// log fill the body at any size, or gives the body back to the panels.
@@ -70,7 +76,7 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
-		{k.Filter, k.Sort, k.Reverse, k.Copy, k.CopyToken, k.LogLevel, k.LogLock, k.LogFull, k.Pause, k.Faster, k.Slower},
+		{k.Filter, k.Sort, k.Heat, k.Reverse, k.Report, k.PrevHolder, k.NextHolder, k.Copy, k.CopyToken, k.LogLevel, k.LogLock, k.LogFull, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Help, k.Quit},
 	}
 }

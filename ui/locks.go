@@ -26,7 +26,7 @@ const (
 )
 
 // sortNames name the sort orders, in the title and the status line.
-var sortNames = [sortModes]string{"resource", "validity", "state", "changes"}
+var sortNames = [sortModes + 1]string{"resource", "validity", "state", "changes", "heat"}
 
 // stateRank orders states for sortState, trouble first.
 var stateRank = map[monitor.LockState]int{
@@ -67,6 +67,8 @@ func newLocksPanel(sh *shared) *locksPanel {
 			return nil
 		}},
 		action{binding: &k.Sort, do: func(tea.KeyMsg) tea.Cmd { p.cycleSort(); return p.sorted() }},
+		action{binding: &k.Heat, do: func(tea.KeyMsg) tea.Cmd { p.sortByHeat(); return p.sorted() }},
+		action{binding: &k.Report, do: func(tea.KeyMsg) tea.Cmd { return p.saveReport() }},
 		action{binding: &k.Reverse, do: func(tea.KeyMsg) tea.Cmd {
 			p.reverse = !p.reverse
 			p.rebuild()
@@ -103,6 +105,8 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.rebuild()
 	case fieldMsg:
 		p.filter.take(msg, p.setFilter)
+	case reportSavedMsg:
+		p.reportSaved(msg)
 	case panelKeyMsg:
 		return p, p.run(msg.key)
 	}
@@ -236,6 +240,8 @@ func (p *locksPanel) rebuild() {
 				k = int64(stateRank[lv.State])
 			case sortChanges:
 				k = -int64(lv.Changes)
+			case sortHeat:
+				k = -int64(heat(lv, d.snap.Time))
 			}
 			k = min(max(k, math.MinInt32), math.MaxInt32)
 			keys[n] = uint64(uint32(int32(k))^1<<31)<<32 | uint64(i)
@@ -420,11 +426,14 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	pick := func(p paint) paint { return p.on(sel) }
 	space := pick(st.text.normal).Render(" ")
 	var b strings.Builder
+	gutter := "  "
 	if selected {
-		b.WriteString(pick(st.table.cursor).Render("▸ "))
-	} else {
-		b.WriteString("  ")
+		gutter = "▸ "
 	}
+	if heat(lv, d.snap.Time) >= hotPerMinute {
+		gutter = gutter[:len(gutter)-1] + hotMark
+	}
+	b.WriteString(pick(st.table.cursor).Render(gutter))
 	b.WriteString(st.name(fit(r.label, c.name), pick(st.text.normal)))
 	b.WriteString(space)
 	if c.holder > 0 {

@@ -140,6 +140,7 @@ func monitorConfig(cfg Config) monitor.Config {
 		MaxKeys:     cfg.MaxKeys,
 		ScanBudget:  cfg.ScanBudget / 100,
 		Interval:    cfg.Poll,
+		History:     cfg.History,
 		DriftFactor: monitorDriftFactor(cfg.DriftFactor),
 		Writes:      !cfg.ReadOnly && !cfg.Once && !cfg.Headless,
 		Permits:     cfg.Permits,

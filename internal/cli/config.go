@@ -30,6 +30,8 @@ import (
 const (
 	defaultTTL           = 10 * time.Second
 	defaultPoll          = monitor.DefaultInterval
+	minHistory           = time.Minute    // the shortest --history: the last minute's figures need it
+	maxHistory           = 24 * time.Hour // the longest --history
 	defaultNodeTimeout   = 50 * time.Millisecond
 	defaultRetries       = 3
 	defaultRetryDelay    = "50ms-250ms"
@@ -59,6 +61,7 @@ type Config struct {
 	Pattern       string        // SCAN MATCH pattern of lock keys
 	TTL           time.Duration // default TTL for locks acquired from the dashboard
 	Poll          time.Duration // poll interval of the monitor
+	History       time.Duration // how long each lock's holders are kept (contention)
 	NodeTimeout   time.Duration // per-master deadline of one lock command
 	Retries       int           // extra acquire rounds after the first fails
 	RetryDelayMin time.Duration // lower bound of the random delay between rounds
@@ -70,6 +73,8 @@ type Config struct {
 	Fencing       bool          // our locks carry fencing tokens (redlock.WithFencing)
 	Once          bool          // print one snapshot and exit
 	JSON          bool          // with Once: JSON instead of a table
+	Markdown      bool          // with Once: a Markdown incident report instead of a table
+	Watch         time.Duration // with Once: poll this long before printing (contention); 0 print once swept
 	Headless      bool          // no screen: poll until a signal, for --metrics and --events
 	Metrics       string        // address to serve Prometheus metrics on, "" none
 	MetricsLocks  []string      // resources with series of their own in the metrics
@@ -256,6 +261,8 @@ func checkMonitorFlags(c *Config, _ *flagValues) error {
 	case c.Poll < monitor.MinInterval || c.Poll > monitor.MaxInterval:
 		return usagef("--poll must be from %v to %v (the range + and - step through), got %s", monitor.MinInterval,
 			monitor.MaxInterval, c.Poll)
+	case c.History < minHistory || c.History > maxHistory:
+		return usagef("--history must be from %v to %v, got %s", minHistory, maxHistory, c.History)
 	case c.MaxKeys <= 0:
 		return usagef("--max-keys must be positive, got %d", c.MaxKeys)
 	case math.IsNaN(c.ScanBudget) || c.ScanBudget <= 0 || c.ScanBudget > 100:
@@ -271,6 +278,12 @@ func checkOutputFlags(c *Config, _ *flagValues) error {
 	switch {
 	case c.JSON && !c.Once:
 		return usagef("--json only applies with --once")
+	case c.Markdown && !c.Once, c.Watch != 0 && !c.Once:
+		return usagef("--markdown and --watch only apply with --once")
+	case c.Markdown && c.JSON:
+		return usagef("--markdown and --json exclude each other")
+	case c.Watch < 0 || c.Watch > maxHistory:
+		return usagef("--watch must be from 0 to %v, got %s", maxHistory, c.Watch)
 	case c.Headless && c.Once:
 		return usagef("--headless and --once exclude each other")
 	case c.Headless && c.Metrics == "" && c.Events == "":

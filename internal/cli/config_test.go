@@ -65,6 +65,8 @@ func TestBadCommandLinesExitTwoWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"--poll=0"}, "--poll"},
 		{[]string{"--poll=-5ms"}, "--poll"},
 		{[]string{"--poll=5"}, "--poll"},
+		{[]string{"--history=10s"}, "--history"},
+		{[]string{"--history=48h"}, "--history"},
 		{[]string{"--node-timeout=0"}, "--node-timeout"},
 		{[]string{"--node-timeout=20s"}, "--node-timeout"},
 		{[]string{"--retries=-1"}, "--retries"},

@@ -96,6 +96,7 @@ func addMonitorFlags(fs *pflag.FlagSet, v *flagValues) {
 	c := &v.cfg
 	fs.StringVar(&c.Pattern, "pattern", monitor.DefaultPattern, "SCAN MATCH pattern of the keys to show as locks")
 	fs.DurationVar(&c.Poll, "poll", defaultPoll, "poll interval")
+	fs.DurationVar(&c.History, "history", monitor.DefaultHistory, "how long each lock's holders are kept for its contention figures and timeline")
 	fs.IntVar(&c.MaxKeys, "max-keys", monitor.DefaultMaxKeys, "distinct lock keys tracked; beyond it a warning counts those left out")
 	fs.Float64Var(&c.ScanBudget, "scan-budget", monitor.DefaultScanBudget*100,
 		"percent of one CPU core of each master that the search for new lock keys may use (the scan continues across polls)")
@@ -107,6 +108,8 @@ func addOutputFlags(fs *pflag.FlagSet, v *flagValues) {
 	c := &v.cfg
 	fs.BoolVar(&c.Once, "once", false, "print one snapshot and exit: 0 if a quorum of masters answered, 3 if not")
 	fs.BoolVar(&c.JSON, "json", false, "with --once: print JSON instead of a table")
+	fs.BoolVar(&c.Markdown, "markdown", false, "with --once: print a Markdown incident report instead of a table")
+	fs.DurationVar(&c.Watch, "watch", 0, "with --once: poll for this long before printing, for each lock's contention")
 	fs.BoolVar(&c.Headless, "headless", false, "no screen: poll until SIGTERM, serving --metrics and writing --events")
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
 	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")

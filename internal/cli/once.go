@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -10,15 +11,19 @@ import (
 )
 
 // runOnce polls until every master that answers has finished one full sweep of its keyspace (however long
-// that takes under the scan budget; progress goes to stderr when it is a terminal) and every master either
-// answered or was declared down, prints the snapshot and reports whether a quorum of distinct servers answered.
+// that takes under the scan budget; progress goes to stderr when it is a terminal), every master either
+// answered or was declared down, and --watch has passed; prints the snapshot (a table, JSON or a Markdown
+// report) and reports whether a quorum of distinct servers answered.
 func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 	ctx, stop := interruptible()
 	defer stop()
+	until := time.Now().Add(cfg.Watch)
 	snap := mon.Poll(ctx)
-	for (!snap.Swept || undecided(snap)) && ctx.Err() == nil {
-		if sys.stderrIsTerminal {
+	for (!snap.Swept || undecided(snap) || time.Now().Before(until)) && ctx.Err() == nil {
+		if sys.stderrIsTerminal && !snap.Swept {
 			fmt.Fprintf(sys.stderr, "\r\x1b[Kscanning for locks: %s", sweepProgress(snap))
+		} else if sys.stderrIsTerminal {
+			fmt.Fprintf(sys.stderr, "\r\x1b[Kwatching: %s left", monitor.ShortDuration(time.Until(until).Round(time.Second)))
 		}
 		select {
 		case <-ctx.Done():
@@ -33,8 +38,13 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 		fmt.Fprintln(sys.stderr, "redlock-tui: interrupted before every master was scanned; the snapshot may miss locks")
 	}
 	write := monitor.WriteTable
-	if cfg.JSON {
+	switch {
+	case cfg.JSON:
 		write = monitor.WriteJSON
+	case cfg.Markdown:
+		write = func(w io.Writer, s monitor.Snapshot) error {
+			return monitor.WriteReport(w, s, monitor.ReportOptions{Filter: patternFilter(cfg.Pattern)})
+		}
 	}
 	if err := write(sys.stdout, snap); err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui: writing the snapshot: %v\n", err)
@@ -44,6 +54,14 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 		return ExitNoQuorum
 	}
 	return ExitOK
+}
+
+// patternFilter names --pattern as the report's filter; "" for the default, every key.
+func patternFilter(pattern string) string {
+	if pattern == monitor.DefaultPattern {
+		return ""
+	}
+	return "--pattern " + pattern
 }
 
 // undecided reports whether some master missed a poll without being declared down yet: --once asks again

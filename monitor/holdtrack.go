@@ -1,0 +1,176 @@
+package monitor
+
+import "time"
+
+// goneEnds maps the events of a lock gone from every master to how its holder's interval ended.
+var goneEnds = map[EventKind]EndKind{EventLockReleased: EndReleased, EventLockExpired: EndExpired, EventLockDeleted: EndDeleted}
+
+// goneKinds returns, by resource, how each lock gone in this poll went, from its events.
+func goneKinds(events []Event) map[string]EndKind {
+	var gone map[string]EndKind
+	for _, e := range events {
+		if k, ok := goneEnds[e.Kind]; ok && e.Resource != "" {
+			if gone == nil {
+				gone = map[string]EndKind{}
+			}
+			gone[e.Resource] = k
+		}
+	}
+	return gone
+}
+
+// holderStep is one resource's step of the hold logs: its log in prev (nil: none), its view in the previous
+// snapshot and in this one (nil: not shown), and the times the step needs.
+type holderStep struct {
+	log     *HoldLog
+	p, v    *LockView
+	prevAt  time.Time // the previous snapshot's time
+	now     time.Time
+	since   time.Time // the start of the window
+	limit   int       // Config.MaxIntervals
+	newLock bool      // the lock is seen for the first time by the first polls: a holder's start is not known
+}
+
+// trackHolders moves every resource's hold log from prev to s: a holder change decided by this poll closes the
+// open interval and opens the next; a lock gone from every master closes it as its event says (gone); a poll
+// that did not decide (unknown, unconfirmed) changes nothing. Logs with nothing left in the window are
+// dropped. It sets each shown lock's History.
+func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Config) {
+	var logs []*HoldLog
+	var prevLocks []LockView
+	prevAt := s.Time
+	firstSweep := prev == nil || !prev.Swept
+	if prev != nil {
+		logs, prevLocks, prevAt = prev.holdLogs, prev.Locks, prev.Time
+	}
+	out := make([]*HoldLog, 0, max(len(logs), len(s.Locks)))
+	li, pi, vi := 0, 0, 0
+	for li < len(logs) || vi < len(s.Locks) {
+		res := nextResource(logs, li, s.Locks, vi)
+		st := holderStep{prevAt: prevAt, now: s.Time, since: s.Time.Add(-cfg.History), limit: cfg.MaxIntervals}
+		if li < len(logs) && logs[li].Resource == res {
+			st.log = logs[li]
+			li++
+		}
+		for pi < len(prevLocks) && prevLocks[pi].Resource < res {
+			pi++
+		}
+		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
+			st.p = &prevLocks[pi]
+		}
+		if vi < len(s.Locks) && s.Locks[vi].Resource == res {
+			st.v = &s.Locks[vi]
+			vi++
+		}
+		st.newLock = st.p == nil && st.log == nil && firstSweep
+		log := st.move(gone)
+		if st.v != nil {
+			st.v.History = log
+		}
+		if log != nil && !log.idleSince(st.since) {
+			out = append(out, log)
+		}
+	}
+	s.holdLogs = out
+}
+
+// nextResource is the smaller of the resources at logs[li] and locks[vi], where either may be past its end.
+func nextResource(logs []*HoldLog, li int, locks []LockView, vi int) string {
+	switch {
+	case li >= len(logs):
+		return locks[vi].Resource
+	case vi >= len(locks):
+		return logs[li].Resource
+	}
+	return min(logs[li].Resource, locks[vi].Resource)
+}
+
+// decided reports whether v's poll decided who holds it: the lock is shown, and neither unknown nor awaiting
+// confirmation.
+func decided(v *LockView) bool {
+	return v != nil && v.State != StateUnknown && v.State != StateUnconfirmed
+}
+
+// move returns the resource's log after this poll, recording in v when the lock was last decided.
+func (st holderStep) move(gone map[string]EndKind) *HoldLog {
+	lastDecided := st.prevAt // a lock not shown before was decided free (absent) by the previous poll
+	if st.p != nil {
+		lastDecided = st.p.hist.decidedAt
+	}
+	if st.v != nil {
+		st.v.hist.decidedAt = lastDecided
+	}
+	log := st.log
+	open, held := log.Open()
+	if log.lastLost() && st.v == nil {
+		return log.withGone(st.now) // the key that outlived its quorum is gone: the trouble ended
+	}
+	switch {
+	case st.v == nil && held:
+		end, ok := gone[log.Resource]
+		if !ok {
+			end = EndReleased // no longer shown (a key without a TTL on one master): not held
+		}
+		return log.withClosed(st.now, st.now.Sub(lastDecided), end, st.since, st.limit)
+	case !decided(st.v):
+		return log
+	}
+	v := st.v
+	v.hist.decidedAt = st.now
+	slack := st.now.Sub(lastDecided)
+	if held && open.Token != v.Holder {
+		log = log.withClosed(st.now, slack, endOf(v, open.Token), st.since, st.limit)
+	}
+	if v.Holder == "" {
+		return log
+	}
+	mask := mastersHolding(v)
+	if held && open.Token == v.Holder {
+		if open.Masters|mask != open.Masters {
+			open.Masters |= mask
+			log = log.withOpen(v.Resource, open)
+		}
+		return log
+	}
+	iv := Interval{Token: v.Holder, Start: st.now, StartSlack: slack, StartKnown: !st.newLock, Masters: mask}
+	if st.newLock {
+		iv.StartSlack = 0
+	}
+	return log.withOpen(v.Resource, iv)
+}
+
+// endOf says how token's tenure of v ended, in a poll that decided v is not held by it: taken over when
+// another holds it, its quorum lost when its key lives on some master, released otherwise.
+func endOf(v *LockView, token string) EndKind {
+	switch {
+	case v.Holder != "":
+		return EndTakenOver
+	case v.QuorumLost:
+		return EndQuorumLost
+	}
+	for _, c := range v.Masters {
+		if c.Holds(token) {
+			return EndQuorumLost
+		}
+	}
+	return EndReleased
+}
+
+// mastersHolding returns the masters (the first 64) on which v's holder was seen in this poll, as bits; for a
+// lock several may hold, those on which one of its held holders was.
+func mastersHolding(v *LockView) uint64 {
+	var mask uint64
+	for j, c := range v.Masters {
+		if j < 64 && c.Holds(v.Holder) {
+			mask |= 1 << j
+		}
+	}
+	for _, h := range v.Holders {
+		for j, c := range h.Masters {
+			if j < 64 && h.State == StateHeld && c.State == CellSeen {
+				mask |= 1 << j
+			}
+		}
+	}
+	return mask
+}

@@ -1,0 +1,150 @@
+package monitor
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+)
+
+// ReportOptions choose what an incident report tells.
+type ReportOptions struct {
+	Match    func(*LockView) bool // the locks to tell; nil: all
+	Filter   string               // how Match was given, for the report's header ("" none)
+	MaxLocks int                  // locks listed at most, default 100; the rest are counted
+	Events   int                  // last events listed, default 20
+}
+
+// Report defaults.
+const (
+	DefaultReportLocks  = 100
+	DefaultReportEvents = 20
+)
+
+// WriteReport writes s as a Markdown incident report, for pasting into an incident channel: the masters and
+// their health, the locks that match with holders, quorum, validity and contention, the warnings and the last
+// events. Every name, token and text from the masters is escaped (control bytes, and Markdown's own marks).
+func WriteReport(w io.Writer, s Snapshot, o ReportOptions) error {
+	o.MaxLocks = cmpOr(o.MaxLocks, DefaultReportLocks)
+	o.Events = cmpOr(o.Events, DefaultReportEvents)
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Redlock incident report, %s\n\n", s.Time.UTC().Format("2006-01-02 15:04:05 MST"))
+	p("%d of %s up, quorum %d; watched for %s", s.UpCount, textfmt.Plural(s.Servers, "server"), s.Quorum,
+		ShortDuration(s.Time.Sub(s.watchedFrom)))
+	if o.Filter != "" {
+		p("; locks matching %s", md(o.Filter))
+	}
+	p(".\n\n## Masters\n\n| Master | Status | RTT | Clock offset | Role | Notes |\n|---|---|---|---|---|---|\n")
+	for _, m := range s.Masters {
+		offset := "unknown"
+		if m.ClockKnown {
+			offset = fmt.Sprintf("%+.1fms ±%.1fms", ms(m.ClockOffset), ms(m.ClockUncertainty))
+		}
+		rtt := "-"
+		if m.Up {
+			rtt = ShortDuration(m.RTT)
+		}
+		p("| %s | %s | %s | %s | %s | %s |\n", md(m.Addr), md(masterState(m)), rtt, offset,
+			md(orUnknown(m.Role)), md(strings.Join(m.Warnings, "; ")))
+	}
+	reportLocks(p, &s, o)
+	p("\n## Warnings\n\n")
+	if len(s.Warnings) == 0 {
+		p("None.\n")
+	}
+	for _, wn := range s.Warnings {
+		p("- %s\n", md(wn.String()))
+	}
+	p("\n## Last events\n\n")
+	events := s.Events[max(len(s.Events)-o.Events, 0):]
+	if len(events) == 0 {
+		p("None.\n")
+	}
+	for _, e := range events {
+		about := e.Resource + e.Master
+		p("- %s %s %s: %s\n", e.Time.UTC().Format("15:04:05.000"), e.Kind, md(about), md(e.Text))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// reportLocks writes the report's table of the locks that match.
+func reportLocks(p func(string, ...any), s *Snapshot, o ReportOptions) {
+	p("\n## Locks\n\n| Resource | State | Holder | Quorum | Validity | Handovers/min (1m, window) | Hold p50/p95/max | Free gap p50 | Holders, busiest share | Waiters |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	shown, matched := 0, 0
+	for i := range s.Locks {
+		l := &s.Locks[i]
+		if o.Match != nil && !o.Match(l) {
+			continue
+		}
+		matched++
+		if shown >= o.MaxLocks {
+			continue
+		}
+		shown++
+		minute, all := s.Contention(l.History, LastMinute), s.Contention(l.History, s.window)
+		holder := short(l.Holder)
+		if l.Holders != nil {
+			holder = l.HoldersText()
+		}
+		state := string(l.State)
+		if l.QuorumLost {
+			state += ", quorum lost"
+		}
+		waiters := "-"
+		if l.WaitersKnown {
+			waiters = fmt.Sprint(l.Waiters)
+		}
+		p("| %s | %s | %s | %d of %d, quorum %d | %s | %.1f, %.1f | %s/%s/%s | %s | %d, %.0f%% | %s |\n",
+			md(l.ResourceText()), state, md(orDash(holder)), l.Count, s.Servers, s.Quorum, ShortDuration(l.Validity),
+			minute.PerMinute, all.PerMinute, sample(all.Holds, all.HoldP50), sample(all.Holds, all.HoldP95),
+			ShortDuration(all.HoldMax), sample(all.Gaps, all.GapP50), all.Holders, 100*all.BusiestShare, waiters)
+	}
+	if matched == 0 {
+		p("| none | | | | | | | | | |\n")
+	}
+	if matched > shown {
+		p("\n%s more not listed.\n", textfmt.Plural(matched-shown, "lock"))
+	}
+}
+
+// sample is a percentile d of n values, "-" when there are none.
+func sample(n int, d time.Duration) string {
+	if n == 0 {
+		return "-"
+	}
+	return ShortDuration(d)
+}
+
+// masterState is a master's status in a word or two.
+func masterState(m MasterStatus) string {
+	switch {
+	case m.Down:
+		return "down: " + m.Err
+	case !m.Up:
+		return "not answering: " + m.Err
+	case m.DuplicateOf != "":
+		return "up, same server as " + m.DuplicateOf
+	}
+	return "up"
+}
+
+// mdSpecial are the characters that Markdown (GitHub's, Slack's) would read as markup, escaped in a report.
+var mdSpecial = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", "&lt;", ">", "&gt;", "#", `\#`, "~", `\~`)
+
+// md is untrusted text made safe for a Markdown report: control bytes and escape sequences escaped, markup
+// characters too.
+func md(s string) string { return mdSpecial.Replace(untrusted.Escape(s)) }
+
+// cmpOr is v, or def when v is not positive.
+func cmpOr(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

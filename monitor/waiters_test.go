@@ -1,0 +1,102 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestRedissonChannelNamesAsRedissonDoes: the key in braces, unless it has a hash tag of its own.
+func TestRedissonChannelNamesAsRedissonDoes(t *testing.T) {
+	for key, want := range map[string]string{
+		"orders":        "redisson_lock__channel:{orders}",
+		"{user:1}:lock": "redisson_lock__channel:{user:1}:lock",
+	} {
+		if got := redissonChannel(key); got != want {
+			t.Errorf("redissonChannel(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+// TestRedissonWaitersAreTheSubscribersOfItsChannel: clients waiting for a Redisson lock subscribe to its channel
+// on the master they wait on; the lock shows the most any master counts, and a string lock shows none known.
+func TestRedissonWaitersAreTheSubscribersOfItsChannel(t *testing.T) {
+	c, _ := serverCluster(t, 3, Config{})
+	ctx := context.Background()
+	for i := range 3 {
+		if err := c.admin[i].HSet(ctx, "billing", fmt.Sprintf("%s:42", uuid4()), 1).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.admin[i].PExpire(ctx, "billing", formatTTL).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.set(t, "plain", "token-0123456789abcdef", formatTTL, 0, 1, 2)
+	// Three waiters on master 0, one on master 1, and one on another lock's channel.
+	subscribe := func(master int, channel string) {
+		sub := c.admin[master].Subscribe(ctx, channel)
+		t.Cleanup(func() { _ = sub.Close() })
+		if _, err := sub.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		subscribe(0, "redisson_lock__channel:{billing}")
+	}
+	subscribe(1, "redisson_lock__channel:{billing}")
+	subscribe(1, "redisson_lock__channel:{other}")
+	var s Snapshot
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		s = c.mon.Poll(ctx)
+		if l := lockOf(t, s, "billing"); l.WaitersKnown && l.Waiters == 3 {
+			break
+		}
+	}
+	if l := lockOf(t, s, "billing"); !l.WaitersKnown || l.Waiters != 3 || l.Family != "Redisson" {
+		t.Errorf("billing: waiters %d (known %v), family %q; want 3 (master 0's subscribers), Redisson", l.Waiters, l.WaitersKnown, l.Family)
+	}
+	if l := lockOf(t, s, "plain"); l.WaitersKnown {
+		t.Errorf("a string lock has waiters known (%d): its clients do not show theirs", l.Waiters)
+	}
+}
+
+// TestWaitersOfManyRedissonLocksAreAllCounted: more hash locks than one PUBSUB NUMSUB asks about are counted in
+// several commands of one pipeline, every one of them.
+func TestWaitersOfManyRedissonLocksAreAllCounted(t *testing.T) {
+	c, _ := serverCluster(t, 3, Config{})
+	ctx := context.Background()
+	n := waiterChunk + 100
+	pipe := c.admin[0].Pipeline()
+	channels := make([]string, n)
+	for k := range n {
+		key := fmt.Sprintf("bulk:%04d", k)
+		pipe.HSet(ctx, key, uuid4()+":1", 1)
+		pipe.PExpire(ctx, key, formatTTL)
+		channels[k] = redissonChannel(key)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sub := c.admin[0].Subscribe(ctx, channels...)
+	t.Cleanup(func() { _ = sub.Close() })
+	for range n {
+		if _, err := sub.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var counted int
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		s := c.mon.Poll(ctx)
+		counted = 0
+		for _, l := range s.Locks {
+			if l.WaitersKnown && l.Waiters == 1 {
+				counted++
+			}
+		}
+		if counted == n {
+			return
+		}
+	}
+	t.Errorf("%d of %d locks counted with their one waiter", counted, n)
+}

@@ -1,0 +1,56 @@
+package ui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// contentionLines is a lock's view's section of its contention: how often it changes hands over the last minute
+// and over the window, how long it is held and left free, by how many holders, its waiters where they show, and
+// the timeline of its holders over the window.
+func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
+	st, snap, lv := sh.st, &sh.data.snap, row.lv
+	minute, all := snap.Contention(lv.History, monitor.LastMinute), snap.Contention(lv.History, snap.Window())
+	span := dur(all.Period)
+	head := "  over " + span
+	if all.Resolution > 0 {
+		head += ", each time to within " + dur(all.Resolution) + " (the polls)"
+	}
+	out := []string{"", st.table.head.Render("Contention") + st.text.muted.Render(head)}
+	add := func(label, text string) { out = append(out, labelled(st, label, text, w, st.text.normal)...) }
+	add("heat", fmt.Sprintf("%.1f handovers/min in the last minute · %.1f/min over %s", minute.PerMinute, all.PerMinute, span))
+	if all.Holds > 0 {
+		add("holds", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", dur(all.HoldP50), dur(all.HoldP95), dur(all.HoldMax),
+			plural(all.Holds, "hold")))
+	}
+	if all.Gaps > 0 {
+		add("free gaps", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", dur(all.GapP50), dur(all.GapP95), dur(all.GapMax),
+			plural(all.Gaps, "gap")))
+	}
+	ivs := lv.History.Intervals(snap.Time.Add(-snap.Window()))
+	tl := newTimeline(ivs, snap.Time.Add(-snap.Window()), snap.Time, snap.Time.Add(-all.Period), max(w, 8),
+		lv.State == monitor.StateSplit || lv.QuorumLost)
+	if all.Busiest != "" {
+		busiest := shortTokenText(all.Busiest)
+		if len(tl.order) <= len(holderLetters) { // its letter names it alone on the strip
+			busiest = string(tl.letter[all.Busiest]) + " " + busiest
+		}
+		add("holders", fmt.Sprintf("%d · busiest %s held it %.0f%% of the time", all.Holders, busiest, 100*all.BusiestShare))
+	}
+	if lv.WaitersKnown {
+		add("waiters", fmt.Sprintf("%d (the subscribers of its Redisson channel)", lv.Waiters))
+	}
+	if len(ivs) == 0 {
+		return append(out, st.text.muted.Render("no holder seen in the window"))
+	}
+	legend := tl.legend(w)
+	if lv.Family != "" { // the holders' client, as the shapes suggest
+		legend = lv.Family + "? " + tl.legend(w-ansi.StringWidth(lv.Family)-2)
+	}
+	out = append(out, tl.strip(st), st.text.muted.Render(tl.axis()), st.text.muted.Render(legend),
+		st.text.muted.Render(fmt.Sprintf("%c free  %c several holders  %c lost quorum / split  %s %s pick a holder",
+			tlFree, tlBusy, tlTrouble, sh.keys.PrevHolder.Help().Key, sh.keys.NextHolder.Help().Key)))
+	return append(out, pickedLine(st, tl, ivs, picked, w)...)
+}

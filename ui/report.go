@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// reportSavedMsg tells where the incident report was written, or why it was not.
+type reportSavedMsg struct {
+	path string
+	err  error
+}
+
+// reportName is the file name of a report written at the snapshot's time: redlock-report-20250601-120005.md.
+func reportName(s *monitor.Snapshot) string {
+	return "redlock-report-" + s.Time.Format("20060102-150405") + ".md"
+}
+
+// saveReport returns the command that writes the Markdown incident report of the snapshot on screen, with the
+// locks the filter shows, to a new file in the working directory (never over an existing one).
+func (p *locksPanel) saveReport() tea.Cmd {
+	d := p.sh.data
+	if d == nil {
+		p.sh.setStatus(levelWarn, "no snapshot yet: nothing to report")
+		return nil
+	}
+	shown := make(map[string]bool, len(p.order))
+	for _, i := range p.order {
+		shown[d.locks[i].lv.Resource] = true
+	}
+	o := monitor.ReportOptions{Match: func(l *monitor.LockView) bool { return shown[l.Resource] }}
+	if p.query != "" {
+		o.Filter = "/" + p.filter.text
+	}
+	snap, name := d.snap, reportName(&d.snap)
+	return func() tea.Msg {
+		path, err := filepath.Abs(name)
+		if err != nil {
+			return reportSavedMsg{err: err}
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return reportSavedMsg{path: path, err: err}
+		}
+		err = errors.Join(monitor.WriteReport(f, snap, o), f.Close())
+		return reportSavedMsg{path: path, err: err}
+	}
+}
+
+// reportSaved says on the status line where the report went, or why it did not.
+func (p *locksPanel) reportSaved(msg reportSavedMsg) {
+	if msg.err != nil {
+		p.sh.setStatus(levelError, fmt.Sprintf("report not written: %v", msg.err))
+		return
+	}
+	p.sh.setStatus(levelInfo, "report written to "+sanitize(msg.path, textCap))
+}
