@@ -47,7 +47,7 @@ func wholeLog(s *tmuxSession) []string {
 	byIndex := map[int]string{}
 	last := -1
 	for range 200 {
-		screen := s.screen()
+		screen := steadyScreen(s)
 		top, texts := logPage(screen)
 		more := strings.Contains(screen, "newer ↓")
 		if more && len(texts) > 0 {
@@ -68,6 +68,23 @@ func wholeLog(s *tmuxSession) []string {
 		out = append(out, byIndex[i])
 	}
 	return out
+}
+
+// steadyScreen returns the screen once two captures a moment apart agree: a capture taken while the terminal
+// redraws may show the new title over the old entries.
+func steadyScreen(s *tmuxSession) string {
+	s.t.Helper()
+	prev := s.screen()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		screen := s.screen()
+		if screen == prev {
+			return screen
+		}
+		prev = screen
+	}
+	s.t.Fatalf("the screen did not settle within 10s:\n%s", prev)
+	return prev
 }
 
 // routineRecord reports whether a demo record is one of the workload's routine failures, which the screen
