@@ -133,6 +133,9 @@ func checkEveryDemoEventOnScreen(t *testing.T, s *tmuxSession, stream string) {
 			t.Errorf("the file has %d to %d of %q, the screen's log %d", before[text], n, text, onScreen[text])
 		}
 	}
+	if t.Failed() {
+		t.Logf("the screen's log, as read:\n%s", strings.Join(entries, "\n"))
+	}
 	t.Logf("%d entries in the screen's log; %d demo records found there, %d routine ones counted on the demo line",
 		len(entries), logged, routineAfter)
 	if routineAfter == 0 || time.Since(oldest) > 50*time.Second { // the demo line counts only the last minute's
