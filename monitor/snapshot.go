@@ -68,6 +68,11 @@ type Config struct {
 	// Advise, when set, says what the user can do about a master's error (a password to give, TLS to use); its
 	// answer is added to the error's text. The monitor knows no flags; the program that has them does.
 	Advise func(addr string, err error) string
+	// NoTracking makes every master polled: all known keys read on every poll. By default a master that allows
+	// it (Redis 6 or later, CLIENT TRACKING and SUBSCRIBE permitted) has only the keys it says changed read
+	// again, and all of them every FullReadEvery (default DefaultFullReadEvery) as a safety net (tracking.go).
+	NoTracking    bool
+	FullReadEvery time.Duration
 }
 
 // Config defaults, applied by WithDefaults to zero fields.
@@ -121,6 +126,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.FenceSuffix == "" {
 		c.FenceSuffix = DefaultFenceSuffix
+	}
+	if c.FullReadEvery <= 0 {
+		c.FullReadEvery = DefaultFullReadEvery
 	}
 	return c
 }
@@ -199,6 +207,8 @@ type MasterStatus struct {
 	Denied           []string      // commands its ACL refuses us ("GETRANGE", ...), see access.go; nil: none known
 	DeniedOnKeys     []string      // write commands its ACL refuses on keys outside the user's key patterns
 	AccessCheck      string        // how Denied was found: "ACL DRYRUN", "probes", or "" not checked yet
+	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (tracking.go)
+	RefreshWhy       string        // why it is polled, or why its keys were all read in the last poll; "" none
 
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
 

@@ -1,0 +1,203 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// How a master's known keys are refreshed (MasterStatus.Refresh).
+const (
+	RefreshTracking = "tracking" // re-read what the master said changed (CLIENT TRACKING), and a slow full re-read
+	RefreshPolling  = "polling"  // every known key re-read on every poll
+)
+
+// DefaultFullReadEvery is how often a tracked master's keys are all read again, as a safety net.
+const DefaultFullReadEvery = 3 * time.Minute
+
+// trackingByDefault makes New track keys where masters allow it; the tests of this package turn it off with
+// -polling (tracking_main_test.go), to run every test in both modes.
+var trackingByDefault = true
+
+// invalidateChannel is where a master publishes the invalidations of keys a tracking connection read.
+const invalidateChannel = "__redis__:invalidate"
+
+// idleAfter is how long the invalidation connection stays open without a poll that uses it: a monitor no
+// longer polled (and not closed) lets go of it, and the next poll opens it again, with a full re-read.
+const idleAfter = time.Minute
+
+// tracker refreshes one master's keys by what the master says changed. Two dedicated connections do it: the
+// read connection, with CLIENT TRACKING ON REDIRECT to the invalidation connection, which is subscribed to
+// __redis__:invalidate. A key read on the read connection is served from the cache until the master says it
+// changed, its TTL counted from its read runs out, or the slow full re-read comes; a reconnect of either
+// connection, a lost message or a missed barrier makes the next read a full one. The fields under mu are the
+// receiver goroutine's; the others belong to the poller's read (one at a time).
+type tracker struct {
+	base     *redis.Options // the master's client's options, copied for the dedicated connections
+	fullRead time.Duration
+
+	mu       sync.Mutex
+	dirty    map[string]struct{} // keys invalidated since the last swap
+	lost     bool                // invalidations may have been missed since the last swap
+	lastUsed time.Time           // when a poll last used the tracker
+	running  bool                // the receiver goroutine runs
+	pongs    chan string         // the receiver hands the barrier its PONGs
+
+	invID   atomic.Int64  // CLIENT ID of the invalidation connection, as it last connected
+	barrier atomic.Uint64 // numbers the barriers' PINGs
+
+	inv      *redis.Client
+	sub      *redis.PubSub
+	reader   *redis.Client         // the read connection's client
+	read     *redis.Conn           // the read connection: one that never reconnects by itself; nil when none
+	armedInv int64                 // invID when tracking was turned on for read; 0 not on
+	cache    map[string]KeyReading // keys read on the read connection while tracking was on
+	lastFull time.Time
+	off      string // why the master is polled instead, for good; "" while tracking may be used
+	storm    stormWatch
+}
+
+// newTracker returns a tracker of the master client reaches, with a full re-read every fullRead.
+func newTracker(client *redis.Client, fullRead time.Duration) *tracker {
+	o := *client.Options()
+	return &tracker{base: &o, fullRead: fullRead, dirty: map[string]struct{}{}, pongs: make(chan string, 4)}
+}
+
+// dedicatedClient returns a client for the tracking connections, recording the CLIENT ID of each connection
+// it makes in id (nil: not recorded): a new ID is a reconnect. It speaks RESP2: invalidations come as Pub/Sub
+// messages.
+func (t *tracker) dedicatedClient(id *atomic.Int64) *redis.Client {
+	o := *t.base
+	o.Protocol, o.PoolSize, o.MinIdleConns = 2, 1, 0
+	o.DisableIdentity = true
+	if id == nil {
+		return redis.NewClient(&o)
+	}
+	onConnect := o.OnConnect
+	o.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
+		if onConnect != nil {
+			if err := onConnect(ctx, cn); err != nil {
+				return err
+			}
+		}
+		n, err := cn.ClientID(ctx).Result()
+		if err != nil {
+			return err
+		}
+		id.Store(n)
+		return nil
+	}
+	return redis.NewClient(&o)
+}
+
+// start opens the invalidation connection, subscribes it and starts its receiver. A refused subscription turns
+// tracking off for good (errNoTracking); other errors are the master's.
+func (t *tracker) start(ctx context.Context) error {
+	t.closeClients()
+	t.inv = t.dedicatedClient(&t.invID)
+	t.reader = t.dedicatedClient(nil)
+	t.sub = t.inv.Subscribe(ctx, invalidateChannel)
+	msg, err := t.sub.ReceiveTimeout(ctx, timeUntil(ctx))
+	if err == nil {
+		if s, ok := msg.(*redis.Subscription); !ok || s.Kind != "subscribe" {
+			err = fmt.Errorf("unexpected reply %T to SUBSCRIBE", msg)
+		}
+	}
+	if err != nil {
+		t.closeClients()
+		if refusedForGood(err) {
+			return t.turnOff("tracking refused: " + strings.TrimSpace(err.Error()))
+		}
+		return err
+	}
+	t.mu.Lock()
+	t.running, t.lost, t.lastUsed = true, true, time.Now()
+	t.mu.Unlock()
+	go t.receive(t.sub, t.inv)
+	return nil
+}
+
+// timeUntil is the time left before ctx's deadline, or a second when it has none.
+func timeUntil(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return max(time.Until(d), time.Millisecond)
+	}
+	return time.Second
+}
+
+// errNoTracking reports that the master does not allow tracking: it is polled.
+var errNoTracking = errors.New("monitor: tracking not allowed")
+
+// turnOff makes the master polled for good, for why; it returns errNoTracking.
+func (t *tracker) turnOff(why string) error {
+	t.off = why
+	t.closeClients()
+	return errNoTracking
+}
+
+// arm turns tracking on for the read connection, redirected to the invalidation connection, and forgets the
+// cache: every key is read again. A master that refuses it (before Redis 6, no permission) is polled.
+func (t *tracker) arm(ctx context.Context) error {
+	t.dropRead()
+	t.read = t.reader.Conn()
+	inv := t.invID.Load()
+	err := t.read.Do(ctx, "client", "tracking", "on", "redirect", inv).Err()
+	if refusedForGood(err) {
+		return t.turnOff("CLIENT TRACKING refused: " + strings.TrimSpace(err.Error()))
+	}
+	if err != nil {
+		t.dropRead()
+		return err
+	}
+	t.armedInv = inv
+	clear(t.cache)
+	return nil
+}
+
+// dropRead closes the read connection, if open: a read that failed may have left it broken, and the next
+// poll opens another and reads every key.
+func (t *tracker) dropRead() {
+	if t.read != nil {
+		_ = t.read.Close()
+	}
+	t.read, t.armedInv = nil, 0
+}
+
+// armed reports whether tracking is on, on the connections that are open now.
+func (t *tracker) armed() bool {
+	return t.read != nil && t.armedInv != 0 && t.armedInv == t.invID.Load()
+}
+
+// closeClients closes the dedicated connections, if open; the receiver, if it runs, ends.
+func (t *tracker) closeClients() {
+	t.dropRead()
+	if t.sub != nil {
+		_ = t.sub.Close()
+	}
+	for _, c := range []*redis.Client{t.inv, t.reader} {
+		if c != nil {
+			_ = c.Close()
+		}
+	}
+	t.inv, t.sub, t.reader = nil, nil, nil
+}
+
+// close ends tracking for a monitor that is closed.
+func (t *tracker) close() {
+	t.mu.Lock()
+	t.running = false
+	t.mu.Unlock()
+	t.closeClients()
+}
+
+// refusedForGood reports whether err is the master refusing what tracking needs (CLIENT ID, SUBSCRIBE, CLIENT
+// TRACKING: unknown before Redis 6, or not permitted), as opposed to a connection that failed.
+func refusedForGood(err error) bool {
+	return err != nil && (isServerError(err) || isSetupError(err) || strings.Contains(err.Error(), "NOPERM"))
+}
