@@ -10,6 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// maxReceiveFailures is how many errors in a row stop the receiver.
+const maxReceiveFailures = 3
+
 // maxDirty bounds the keys remembered as invalidated between two polls; beyond it the next read is a full one.
 const maxDirty = 1 << 20
 
@@ -21,18 +24,24 @@ func (t *tracker) receive(sub *redis.PubSub, inv *redis.Client) {
 		_ = sub.Close()
 		_ = inv.Close()
 	}()
-	for t.stillUsing() {
+	for failures := 0; t.stillUsing(); {
 		msg, err := sub.ReceiveTimeout(context.Background(), time.Second)
 		var ne net.Error
 		switch {
 		case errors.Is(err, redis.ErrClosed):
 			return
 		case errors.As(err, &ne) && ne.Timeout():
+			failures = 0
 		case err != nil:
 			// A FLUSHALL's invalidation has no keys, which go-redis reports as an error: all keys changed.
 			t.lose()
-			time.Sleep(100 * time.Millisecond) // a master down: its reconnects are not a busy loop
+			if failures++; failures >= maxReceiveFailures {
+				t.stop() // the master is down: the next poll connects again
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
 		default:
+			failures = 0
 			t.take(msg)
 		}
 	}
@@ -117,6 +126,13 @@ func (t *tracker) swap() (dirty map[string]struct{}, lost, running bool) {
 	dirty, lost, running = t.dirty, t.lost, t.running
 	t.dirty, t.lost, t.lastUsed = map[string]struct{}{}, false, time.Now()
 	return dirty, lost, running
+}
+
+// stop records that the receiver stopped.
+func (t *tracker) stop() {
+	t.mu.Lock()
+	t.running, t.lost = false, true
+	t.mu.Unlock()
 }
 
 // use marks the tracker used now, and reports whether its receiver runs.
