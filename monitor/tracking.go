@@ -197,7 +197,16 @@ func (t *tracker) close() {
 }
 
 // refusedForGood reports whether err is the master refusing what tracking needs (CLIENT ID, SUBSCRIBE, CLIENT
-// TRACKING: unknown before Redis 6, or not permitted), as opposed to a connection that failed.
+// TRACKING: unknown before Redis 6, or not permitted), as opposed to a connection that failed or a refusal
+// that passes (too many clients, loading, busy).
 func refusedForGood(err error) bool {
-	return err != nil && (isServerError(err) || isSetupError(err) || strings.Contains(err.Error(), "NOPERM"))
+	if err == nil {
+		return false
+	}
+	for _, passing := range []string{"max number of clients", "redirect to does not exist", "LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN"} {
+		if strings.Contains(err.Error(), passing) {
+			return false
+		}
+	}
+	return isServerError(err) || isSetupError(err) || strings.Contains(err.Error(), "NOPERM")
 }
