@@ -617,7 +617,7 @@ func (p *poller) queueRead(ctx context.Context, pipe redis.Pipeliner, keys []str
 		return q
 	}
 	if p.mode == readScripted {
-		q.eval = pipe.Eval(ctx, refreshScript, keys, maxLen)
+		q.eval = p.queueRefreshScript(ctx, pipe, keys, maxLen)
 		return q
 	}
 	q.values = make([]*redis.StringCmd, len(keys))

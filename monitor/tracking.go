@@ -147,13 +147,19 @@ func (t *tracker) arm(ctx context.Context) error {
 	t.dropRead()
 	t.read = t.reader.Conn()
 	inv := t.invID.Load()
-	err := t.read.Do(ctx, "client", "tracking", "on", "redirect", inv).Err()
-	if refusedForGood(err) {
-		return t.turnOff("CLIENT TRACKING refused: " + strings.TrimSpace(err.Error()))
-	}
-	if err != nil {
-		t.dropRead()
-		return err
+	pipe := t.read.Pipeline()
+	on := pipe.Do(ctx, "client", "tracking", "on", "redirect", inv)
+	exists := pipe.Exists(ctx, "redlock-tui:tracking-check") // tracks the keys read: it must be allowed
+	_, _ = pipe.Exec(ctx)
+	for _, cmd := range []redis.Cmder{on, exists} {
+		err := cmd.Err()
+		if refusedForGood(err) {
+			return t.turnOff(strings.ToUpper(cmd.Name()) + " refused: " + strings.TrimSpace(err.Error()))
+		}
+		if err != nil {
+			t.dropRead()
+			return err
+		}
 	}
 	t.armedInv = inv
 	clear(t.cache)
