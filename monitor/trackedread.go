@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,6 +46,7 @@ func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string,
 	r.Refresh, r.RefreshWhy = RefreshTracking, pl.why
 	p.via = t.read
 	defer func() { p.via = nil }()
+	r.Keys = slices.Grow(r.Keys, len(known)) // room for the keys read and those from the cache, allocated once
 	from := len(r.Keys)
 	if err := p.refresh(ctx, cfg, pl.read, r, d, slowest); err != nil {
 		t.dropRead()
@@ -54,14 +56,16 @@ func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string,
 	if t.stormed(r.Keys[from:], pl.before) {
 		r.Refresh, r.RefreshWhy = RefreshPolling, t.off // this poll's reads stand; the next ones poll
 	}
-	r.Keys = append(r.Keys, pl.cached...)
+	for _, c := range pl.cached {
+		r.Keys = append(r.Keys, *c)
+	}
 	return nil
 }
 
 // readPlan is what one poll reads of a tracked master: the keys to read, and the readings that still hold.
 type readPlan struct {
 	read   []string
-	cached []KeyReading
+	cached []*KeyReading
 	before map[string]KeyReading // the last readings of the keys invalidated since, to tell a storm
 	why    string                // why every key is read, "" when only the changed ones are
 }
@@ -80,7 +84,7 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 	pl := readPlan{before: make(map[string]KeyReading, len(dirty))}
 	for k := range dirty {
 		if c, ok := t.cache[k]; ok {
-			pl.before[k] = c
+			pl.before[k] = *c
 			delete(t.cache, k)
 		}
 	}
@@ -102,6 +106,7 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 		return pl, nil
 	}
 	now := time.Now()
+	pl.cached = make([]*KeyReading, 0, len(known))
 	for _, k := range known {
 		c, ok := t.cache[k]
 		if !ok || !c.Absent && c.PTTL != NoTTL && !c.ReadAt.Add(c.PTTL).After(now) {
@@ -116,10 +121,10 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 // remember keeps the readings made on the tracking connection, to serve until the master says they changed.
 func (t *tracker) remember(keys []KeyReading) {
 	if t.cache == nil {
-		t.cache = make(map[string]KeyReading, len(keys))
+		t.cache = make(map[string]*KeyReading, len(keys))
 	}
 	for _, k := range keys {
-		t.cache[k.Key] = k
+		t.cache[k.Key] = &k
 	}
 }
 

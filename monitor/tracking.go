@@ -47,6 +47,7 @@ type tracker struct {
 	lost     bool                // invalidations may have been missed since the last swap
 	lastUsed time.Time           // when a poll last used the tracker
 	running  bool                // the receiver goroutine runs
+	closed   bool                // the monitor was closed: no connection is opened again
 	pongs    chan string         // the receiver hands the barrier its PONGs
 
 	invID   atomic.Int64  // CLIENT ID of the invalidation connection, as it last connected
@@ -54,10 +55,10 @@ type tracker struct {
 
 	inv      *redis.Client
 	sub      *redis.PubSub
-	reader   *redis.Client         // the read connection's client
-	read     *redis.Conn           // the read connection: one that never reconnects by itself; nil when none
-	armedInv int64                 // invID when tracking was turned on for read; 0 not on
-	cache    map[string]KeyReading // keys read on the read connection while tracking was on
+	reader   *redis.Client          // the read connection's client
+	read     *redis.Conn            // the read connection: one that never reconnects by itself; nil when none
+	armedInv int64                  // invID when tracking was turned on for read; 0 not on
+	cache    map[string]*KeyReading // keys read on the read connection while tracking was on
 	lastFull time.Time
 	off      string // why the master is polled instead, for good; "" while tracking may be used
 	storm    stormWatch
@@ -100,9 +101,18 @@ func (t *tracker) dedicatedClient(id *atomic.Int64) *redis.Client {
 // tracking off for good (errNoTracking); other errors are the master's.
 func (t *tracker) start(ctx context.Context) error {
 	t.closeClients()
-	t.inv = t.dedicatedClient(&t.invID)
-	t.reader = t.dedicatedClient(nil)
-	t.sub = t.inv.Subscribe(ctx, invalidateChannel)
+	inv, reader := t.dedicatedClient(&t.invID), t.dedicatedClient(nil)
+	sub := inv.Subscribe(ctx, invalidateChannel)
+	t.mu.Lock()
+	closed := t.closed
+	if !closed {
+		t.inv, t.reader, t.sub = inv, reader, sub
+	}
+	t.mu.Unlock()
+	if closed {
+		_, _, _ = sub.Close(), inv.Close(), reader.Close()
+		return t.turnOff("the monitor is closed")
+	}
 	msg, err := t.sub.ReceiveTimeout(ctx, timeUntil(ctx))
 	if err == nil {
 		if s, ok := msg.(*redis.Subscription); !ok || s.Kind != "subscribe" {
@@ -145,7 +155,9 @@ func (t *tracker) turnOff(why string) error {
 // cache: every key is read again. A master that refuses it (before Redis 6, no permission) is polled.
 func (t *tracker) arm(ctx context.Context) error {
 	t.dropRead()
+	t.mu.Lock()
 	t.read = t.reader.Conn()
+	t.mu.Unlock()
 	inv := t.invID.Load()
 	pipe := t.read.Pipeline()
 	on := pipe.Do(ctx, "client", "tracking", "on", "redirect", inv)
@@ -169,10 +181,13 @@ func (t *tracker) arm(ctx context.Context) error {
 // dropRead closes the read connection, if open: a read that failed may have left it broken, and the next
 // poll opens another and reads every key.
 func (t *tracker) dropRead() {
-	if t.read != nil {
-		_ = t.read.Close()
-	}
+	t.mu.Lock()
+	read := t.read
 	t.read, t.armedInv = nil, 0
+	t.mu.Unlock()
+	if read != nil {
+		_ = read.Close()
+	}
 }
 
 // armed reports whether tracking is on, on the connections that are open now.
@@ -180,24 +195,29 @@ func (t *tracker) armed() bool {
 	return t.read != nil && t.armedInv != 0 && t.armedInv == t.invID.Load()
 }
 
-// closeClients closes the dedicated connections, if open; the receiver, if it runs, ends.
+// closeClients closes the dedicated connections, if open; the receiver, if it runs, ends. The fields are
+// written under mu, so that close, from another goroutine, finds them whole.
 func (t *tracker) closeClients() {
 	t.dropRead()
-	if t.sub != nil {
-		_ = t.sub.Close()
+	t.mu.Lock()
+	sub, clients := t.sub, []*redis.Client{t.inv, t.reader}
+	t.inv, t.sub, t.reader = nil, nil, nil
+	t.mu.Unlock()
+	if sub != nil {
+		_ = sub.Close()
 	}
-	for _, c := range []*redis.Client{t.inv, t.reader} {
+	for _, c := range clients {
 		if c != nil {
 			_ = c.Close()
 		}
 	}
-	t.inv, t.sub, t.reader = nil, nil, nil
 }
 
-// close ends tracking for a monitor that is closed.
+// close ends tracking for a monitor that is closed, while a read may still be under way: it closes the
+// connections, and no poll opens them again.
 func (t *tracker) close() {
 	t.mu.Lock()
-	t.running = false
+	t.closed, t.running = true, false
 	t.mu.Unlock()
 	t.closeClients()
 }
