@@ -110,7 +110,7 @@ func (t *tracker) start(ctx context.Context) error {
 	}
 	t.mu.Unlock()
 	if closed {
-		_, _, _ = sub.Close(), inv.Close(), reader.Close()
+		closeAll(sub, nil, inv, reader)
 		return t.turnOff("the monitor is closed")
 	}
 	msg, err := t.sub.ReceiveTimeout(ctx, timeUntil(ctx))
@@ -185,9 +185,7 @@ func (t *tracker) dropRead() {
 	read := t.read
 	t.read, t.armedInv = nil, 0
 	t.mu.Unlock()
-	if read != nil {
-		_ = read.Close()
-	}
+	closeAll(nil, read)
 }
 
 // armed reports whether tracking is on, on the connections that are open now.
@@ -196,15 +194,23 @@ func (t *tracker) armed() bool {
 }
 
 // closeClients closes the dedicated connections, if open; the receiver, if it runs, ends. The fields are
-// written under mu, so that close, from another goroutine, finds them whole.
+// written under mu (by the poller's read only), so that close, from another goroutine, reads them whole.
 func (t *tracker) closeClients() {
 	t.dropRead()
 	t.mu.Lock()
-	sub, clients := t.sub, []*redis.Client{t.inv, t.reader}
+	sub, inv, reader := t.sub, t.inv, t.reader
 	t.inv, t.sub, t.reader = nil, nil, nil
 	t.mu.Unlock()
+	closeAll(sub, nil, inv, reader)
+}
+
+// closeAll closes what is not nil of a subscription, a connection and clients.
+func closeAll(sub *redis.PubSub, read *redis.Conn, clients ...*redis.Client) {
 	if sub != nil {
 		_ = sub.Close()
+	}
+	if read != nil {
+		_ = read.Close()
 	}
 	for _, c := range clients {
 		if c != nil {
@@ -214,12 +220,13 @@ func (t *tracker) closeClients() {
 }
 
 // close ends tracking for a monitor that is closed, while a read may still be under way: it closes the
-// connections, and no poll opens them again.
+// connections, leaving the fields to that read (which fails on them), and no poll opens them again.
 func (t *tracker) close() {
 	t.mu.Lock()
 	t.closed, t.running = true, false
+	sub, read, inv, reader := t.sub, t.read, t.inv, t.reader
 	t.mu.Unlock()
-	t.closeClients()
+	closeAll(sub, read, inv, reader)
 }
 
 // refusedForGood reports whether err is the master refusing what tracking needs (CLIENT ID, SUBSCRIBE, CLIENT
