@@ -15,11 +15,17 @@ import (
 // master past its first full read: the next polls read only what changed.
 func trackedCluster(t *testing.T, key string) (*cluster, *redlocktest.Server) {
 	t.Helper()
+	return trackedClusterWith(t, key, Config{})
+}
+
+// trackedClusterWith is trackedCluster with the monitor's configuration cfg.
+func trackedClusterWith(t *testing.T, key string, cfg Config) (*cluster, *redlocktest.Server) {
+	t.Helper()
 	if *polling {
 		t.Skip("a test of tracking, run without -polling")
 	}
 	servers := realServers(t, 1)
-	c := watch(t, []redlocktest.Master{servers[0]}, Config{})
+	c := watch(t, []redlocktest.Master{servers[0]}, cfg)
 	t.Cleanup(func() { _ = c.mon.Close() })
 	c.set(t, key, "token-one-0123456789", time.Minute, 0)
 	pollUntil(t, c.mon, 20*time.Second, "a tracked master with the lock", func(s Snapshot) bool {
@@ -144,4 +150,19 @@ func commandCalls(t *testing.T, c *cluster, command string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestTrackingFullReadIsDue sets the safety net's period short: once it has passed, a quiet tracked master has
+// every key read again, and says so.
+func TestTrackingFullReadIsDue(t *testing.T) {
+	c, _ := trackedClusterWith(t, "lock:due", Config{FullReadEvery: 2 * time.Second})
+	s := pollUntil(t, c.mon, 20*time.Second, "the full re-read due", func(s Snapshot) bool {
+		return strings.HasPrefix(s.Masters[0].RefreshWhy, "full re-read: due every")
+	})
+	if s.Masters[0].Refresh != RefreshTracking || cellOf(s, "lock:due") == nil {
+		t.Fatalf("the full re-read: %s %q, lock %+v", s.Masters[0].Refresh, s.Masters[0].RefreshWhy, cellOf(s, "lock:due"))
+	}
+	if s = c.mon.Poll(context.Background()); !quietlyTracked(s) {
+		t.Fatalf("the poll after the full re-read: %s %q", s.Masters[0].Refresh, s.Masters[0].RefreshWhy)
+	}
 }
