@@ -75,12 +75,17 @@ func NewCluster(seeds []*redis.Client, name string, cfg Config) (*Monitor, error
 	return newMonitor([]source{p}, cfg.WithDefaults()), nil
 }
 
-// Close closes the clients the monitor opened itself (a cluster's nodes); the clients given to New and
-// NewCluster stay the caller's.
+// Close closes the clients the monitor opened itself (a cluster's nodes, the tracking connections); the
+// clients given to New and NewCluster stay the caller's.
 func (m *Monitor) Close() error {
 	for _, p := range m.pollers {
-		if c, ok := p.(*clusterPoller); ok {
+		switch c := p.(type) {
+		case *clusterPoller:
 			c.close()
+		case *poller:
+			if c.track != nil {
+				c.track.close()
+			}
 		}
 	}
 	return nil

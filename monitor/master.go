@@ -85,6 +85,10 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 		hist:       masterHistory{infoUptime: UnknownUptime},
 
 		Denied: r.Denied, DeniedOnKeys: r.DeniedOnKeys, AccessCheck: r.AccessCheck,
+		Refresh: r.Refresh, RefreshWhy: r.RefreshWhy,
+	}
+	if ms.Refresh == "" {
+		ms.Refresh = RefreshPolling
 	}
 	if ms.Role == "" {
 		ms.Role = "unknown"

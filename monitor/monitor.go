@@ -74,6 +74,9 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 			return nil, fmt.Errorf("monitor: client %d (%s) is nil", i, addrs[i])
 		}
 		sources[i] = &poller{client: c, addr: addrs[i], advise: cfg.Advise}
+		if trackingByDefault && !cfg.NoTracking {
+			sources[i].(*poller).track = newTracker(c, cfg.FullReadEvery)
+		}
 	}
 	return newMonitor(sources, cfg), nil
 }

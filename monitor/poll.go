@@ -50,6 +50,11 @@ type Reading struct {
 	refusals refusals   // what this read met of the master's ACL
 
 	Cluster *ClusterReading // a Redis Cluster read as one master: what each primary answered; nil for a master
+
+	// Refresh is how the known keys were refreshed: RefreshTracking or RefreshPolling ("" for a cluster, polled),
+	// and RefreshWhy why a tracked master's keys were all read, or why the master is polled.
+	Refresh    string
+	RefreshWhy string
 }
 
 // KeyReading is one key as read from one master.
@@ -188,6 +193,9 @@ type poller struct {
 	access  accessState                         // what the master's ACL lets us run (access.go)
 	advise  func(addr string, err error) string // Config.Advise
 	lastErr string                              // the error of the last read, "" when it succeeded
+
+	track *tracker    // refreshes the keys by what changed, where the master allows it; nil: polled (tracking.go)
+	via   *redis.Conn // during a tracked read: the tracking connection, which keys are read through
 }
 
 // discovery is where the sweep of one master's keyspace stands. A read works on a copy, which becomes the
@@ -298,7 +306,7 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 		return p.failed(err)
 	}
 	slowest := r.Received.Sub(r.Sent)
-	if err := p.refresh(ctx, cfg, known, &r, &d, &slowest); err != nil {
+	if err := p.refreshKeys(ctx, cfg, known, &r, &d, &slowest); err != nil {
 		return p.failed(err)
 	}
 	if err := p.discover(ctx, cfg, known, &r, &d, slowest); err != nil {
@@ -319,6 +327,11 @@ func (p *poller) readKeys(ctx context.Context, cfg Config, keys []string) Readin
 	if len(keys) == 0 {
 		return r
 	}
+	t := p.tracking()
+	if t != nil {
+		p.via = t.read // tracked from their first read, as the keys refreshed are
+		defer func() { p.via = nil }()
+	}
 	err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen)
 	if errors.Is(err, errRetryPipelined) {
 		p.mode = readPipelined
@@ -326,7 +339,13 @@ func (p *poller) readKeys(ctx context.Context, cfg Config, keys []string) Readin
 		err = p.readAgain(ctx, &r, keys, cfg.MaxValueLen)
 	}
 	if err != nil {
+		if t != nil {
+			t.dropRead()
+		}
 		return p.failed(err)
+	}
+	if t != nil {
+		t.remember(r.Keys)
 	}
 	p.learn(r.refusals)
 	return r
@@ -346,7 +365,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		if !first && !timeLeft(ctx, *slowest) {
 			return nil
 		}
-		pipe := p.client.Pipeline()
+		pipe := p.keyReader().Pipeline()
 		var server, repl *redis.StringCmd
 		var size *redis.IntCmd
 		if first {
@@ -581,7 +600,7 @@ func looksLikeToken(v string) bool {
 
 // readAgain reads keys in a round trip of their own.
 func (p *poller) readAgain(ctx context.Context, r *Reading, keys []string, maxLen int) error {
-	pipe := p.client.Pipeline()
+	pipe := p.keyReader().Pipeline()
 	batch := p.queueRead(ctx, pipe, keys, maxLen)
 	sent := time.Now()
 	_, _ = pipe.Exec(ctx)
@@ -602,7 +621,7 @@ func (p *poller) queueRead(ctx context.Context, pipe redis.Pipeliner, keys []str
 		return q
 	}
 	if p.mode == readScripted {
-		q.eval = pipe.Eval(ctx, refreshScript, keys, maxLen)
+		q.eval = p.queueRefreshScript(ctx, pipe, keys, maxLen)
 		return q
 	}
 	q.values = make([]*redis.StringCmd, len(keys))

@@ -27,7 +27,8 @@
 // # Reading the code
 //
 // I/O: monitor.go (the Monitor, its polls and fan-out), poll.go (one master's reading), refresh.go (the keys the
-// next poll re-reads). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
+// next poll re-reads), and where a master allows it tracking.go, invalidations.go, trackedread.go and storm.go
+// (re-reading only the keys the master says changed: CLIENT TRACKING). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
 // status from its reading), health.go (its health: one state, moved by health.next), clock.go (clock offset
 // and drift, and how they are judged), cells.go (what each read says of each key), lockstate.go (quorum,
 // split, validity: a lock's state in one poll, and LeadToken), sets.go and holders.go (sorted-set locks: how
@@ -77,6 +78,11 @@ type Config struct {
 	// many of them at most per lock, default 256: the memory bound of a lock that changes hands very often.
 	History      time.Duration
 	MaxIntervals int
+	// NoTracking makes every master polled: all known keys read on every poll. By default a master that allows
+	// it (Redis 6 or later, CLIENT TRACKING and SUBSCRIBE permitted) has only the keys it says changed read
+	// again, and all of them every FullReadEvery (default DefaultFullReadEvery) as a safety net (tracking.go).
+	NoTracking    bool
+	FullReadEvery time.Duration
 }
 
 // Config defaults, applied by WithDefaults to zero fields.
@@ -137,6 +143,9 @@ func (c Config) WithDefaults() Config {
 	c.MaxIntervals = max(c.MaxIntervals, chunkLen)
 	if c.FenceSuffix == "" {
 		c.FenceSuffix = DefaultFenceSuffix
+	}
+	if c.FullReadEvery <= 0 {
+		c.FullReadEvery = DefaultFullReadEvery
 	}
 	return c
 }
@@ -218,6 +227,8 @@ type MasterStatus struct {
 	Denied           []string      // commands its ACL refuses us ("GETRANGE", ...), see access.go; nil: none known
 	DeniedOnKeys     []string      // write commands its ACL refuses on keys outside the user's key patterns
 	AccessCheck      string        // how Denied was found: "ACL DRYRUN", "probes", or "" not checked yet
+	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (tracking.go)
+	RefreshWhy       string        // why it is polled, or why its keys were all read in the last poll; "" none
 
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
 

@@ -139,6 +139,7 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 				ShortDuration(now.Sub(m.LastRestart)), ShortDuration(longest))))
 		}
 		ws = warnFailover(ws, m, longest, now)
+		ws = warnRefresh(ws, m)
 	}
 	return ws
 }

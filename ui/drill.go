@@ -334,6 +334,9 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 	}
 	keys := thousands(s.Keys) + " lock keys seen this poll"
 	fact("keys", keys)
+	if refresh := refreshText(*s); refresh != "" {
+		fact("refresh", refresh)
+	}
 	sw := s.Sweep
 	scan := "not started"
 	switch {

@@ -145,6 +145,9 @@ func monitorConfig(cfg Config) monitor.Config {
 		Writes:      !cfg.ReadOnly && !cfg.Once && !cfg.Headless,
 		Permits:     cfg.Permits,
 		Advise:      connectionAdvice(cfg.Masters),
+
+		NoTracking:    cfg.NoTracking || cfg.Once, // one snapshot: the tracking connections would not pay
+		FullReadEvery: cfg.FullReadEvery,
 	}
 }
 

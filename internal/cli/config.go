@@ -69,6 +69,8 @@ type Config struct {
 	DriftFactor   float64       // clock drift allowance as a fraction of the TTL
 	MaxKeys       int           // lock keys tracked in all
 	ScanBudget    float64       // percent of one master core that discovery may use
+	NoTracking    bool          // poll every key on every poll, never track (monitor.Config.NoTracking)
+	FullReadEvery time.Duration // with tracking: how often every key is read again
 	ReadOnly      bool          // no write command at all
 	Fencing       bool          // our locks carry fencing tokens (redlock.WithFencing)
 	Once          bool          // print one snapshot and exit
@@ -269,6 +271,8 @@ func checkMonitorFlags(c *Config, _ *flagValues) error {
 		return usagef("--scan-budget must be a percent in (0,100], got %v", c.ScanBudget)
 	case c.Pattern == "":
 		return usagef("--pattern must not be empty (use '*' for every key)")
+	case c.FullReadEvery < c.Poll || c.FullReadEvery > 24*time.Hour:
+		return usagef("--full-read-every must be from --poll (%s) to 24h, got %s", c.Poll, c.FullReadEvery)
 	}
 	return nil
 }

@@ -82,6 +82,8 @@ func TestBadCommandLinesExitTwoWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"--drift-factor=NaN"}, "--drift-factor"},
 		{[]string{"--drift-factor=Inf"}, "--drift-factor"},
 		{[]string{"--max-keys=0"}, "--max-keys"},
+		{[]string{"--full-read-every=100ms"}, "--full-read-every"},
+		{[]string{"--full-read-every=48h"}, "--full-read-every"},
 		{[]string{"--pattern="}, "--pattern"},
 		{[]string{"--json"}, "--json"},
 		{[]string{"--demo-clients=-1"}, "--demo-clients"},

@@ -101,6 +101,9 @@ func addMonitorFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.Float64Var(&c.ScanBudget, "scan-budget", monitor.DefaultScanBudget*100,
 		"percent of one CPU core of each master that the search for new lock keys may use (the scan continues across polls)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "never write: acquiring, extending, releasing and deleting are disabled")
+	fs.BoolVar(&c.NoTracking, "no-tracking", false, "re-read every lock key on every poll, even where a master could say what changed")
+	fs.DurationVar(&c.FullReadEvery, "full-read-every", monitor.DefaultFullReadEvery,
+		"on masters that say what changed (CLIENT TRACKING): read every lock key again this often, as a safety net")
 }
 
 // addOutputFlags declares the modes without a screen and their outputs.

@@ -1,0 +1,81 @@
+package monitor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// An invalidation storm: a master whose tracking table is over its tracking-table-max-keys evicts keys from
+// it and invalidates them although they did not change; re-reading them tracks them again and evicts others,
+// so every poll re-reads thousands of unchanged keys, at more cost than polling. stormPolls polls in a row
+// with at least stormMinKeys re-read keys unchanged, and most of them, turn the master to polling.
+const (
+	stormMinKeys = 100
+	stormPolls   = 3
+)
+
+// WarnTrackingStorm is the kind of the warning about a master turned from tracking to polling by an
+// invalidation storm.
+const WarnTrackingStorm = "tracking-storm"
+
+// stormWhy begins the reason of a master polled after an invalidation storm.
+const stormWhy = "invalidation storm"
+
+// stormWatch counts the polls in a row that looked like a storm.
+type stormWatch struct {
+	polls     int
+	unchanged int
+}
+
+// stormed reports, after a poll read keys (read) of which those invalidated had the readings before, whether
+// the invalidations have looked like a storm for stormPolls polls; it then turns tracking off.
+func (t *tracker) stormed(read []KeyReading, before map[string]KeyReading) bool {
+	reread, unchanged := 0, 0
+	for _, k := range read {
+		if b, ok := before[k.Key]; ok {
+			reread++
+			if sameReading(b, k) {
+				unchanged++
+			}
+		}
+	}
+	w := &t.storm
+	if unchanged < stormMinKeys || 2*unchanged < reread {
+		*w = stormWatch{}
+		return false
+	}
+	w.polls++
+	w.unchanged += unchanged
+	if w.polls < stormPolls {
+		return false
+	}
+	_ = t.turnOff(fmt.Sprintf("%s: %d invalidations of unchanged keys in %d polls (is the master's tracking-table-max-keys below the keys watched?); polled instead",
+		stormWhy, w.unchanged, w.polls))
+	return true
+}
+
+// sameReading reports whether two reads of a key saw the same thing: the same value and the same expiry, to
+// within the reads' uncertainty.
+func sameReading(a, b KeyReading) bool {
+	if a.Absent || b.Absent {
+		return a.Absent == b.Absent
+	}
+	if a.Value != b.Value || !slices.Equal(a.Fields, b.Fields) || !slices.Equal(a.Set, b.Set) || (a.PTTL == NoTTL) != (b.PTTL == NoTTL) {
+		return false
+	}
+	if a.PTTL == NoTTL {
+		return true
+	}
+	diff := a.ReadAt.Add(a.PTTL).Sub(b.ReadAt.Add(b.PTTL))
+	return diff.Abs() <= a.ReadWithin+b.ReadWithin+2*time.Millisecond // PTTL is in milliseconds
+}
+
+// warnRefresh appends to ws the warning about a master that an invalidation storm turned to polling.
+func warnRefresh(ws []Warning, m MasterStatus) []Warning {
+	if m.Refresh == RefreshPolling && strings.HasPrefix(m.RefreshWhy, stormWhy) {
+		ws = append(ws, warn(SeverityWarning, WarnTrackingStorm, m.Addr, m.RefreshWhy))
+	}
+	return ws
+}
