@@ -317,7 +317,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 				resource:   resource,
 				token:      token,
 				fence:      fence,
-				acquired:   Acquisition{Rounds: 1, Waited: c.cfg.clock.Now().Sub(r.Start)},
+				acquired:   Acquisition{Rounds: 1, Waited: r.Elapsed},
 				ttl:        ttl,
 				validUntil: r.ValidUntil(),
 				last:       r,
@@ -374,16 +374,22 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 // not block.
 func (c *Client) AcquireWithProgress(ctx context.Context, resource string, ttl time.Duration,
 	progress func(attempt int, r Round)) (*Lock, error) {
-	start := c.cfg.clock.Now()
+	var first time.Time // the first round's start: the wait is counted from it, with no clock read of its own
 	for attempt := 1; ; attempt++ {
 		l, err := c.TryAcquire(ctx, resource, ttl)
 		if err == nil {
-			l.acquired = Acquisition{Rounds: attempt, Waited: c.cfg.clock.Now().Sub(start)}
+			if first.IsZero() {
+				first = l.last.Start
+			}
+			l.acquired = Acquisition{Rounds: attempt, Waited: l.last.Start.Add(l.last.Elapsed).Sub(first)}
 			return l, nil
 		}
 		var re *RoundError
 		if !errors.As(err, &re) {
 			return nil, err
+		}
+		if first.IsZero() {
+			first = re.Round.Start
 		}
 		re.Attempts = attempt
 		if progress != nil {

@@ -36,7 +36,8 @@ func (l *Lock) Resource() string { return l.resource }
 func (l *Lock) Token() string { return l.token }
 
 // Acquisition is how a lock was won: the rounds it took and how long the caller waited for it, from the start of
-// the first round to the grant (on the client's clock). A lock won at once took 1 round; its wait is that round.
+// the first round to the decision of the last (on the client's clock). A lock won at once took 1 round; its wait
+// is that round's.
 type Acquisition struct {
 	Rounds int
 	Waited time.Duration
