@@ -565,17 +565,7 @@ func (r *scenarioRun) crash(delayed bool) error {
 
 // bothWrite has B acquire the lock A still holds, and both write.
 func (r *scenarioRun) bothWrite(a, b *actor) error {
-	r.say("B acquires the lock on masters 3, 4, 5")
-	if err := r.tryAcquire(b); err != nil {
-		return err
-	}
-	r.write(b, validityLeft(b))
-	if err := r.pace(); err != nil {
-		return err
-	}
-	r.say("A, still within its validity, writes too")
-	r.write(a, validityLeft(a))
-	return nil
+	return r.bothWriteOn(a, b, "B acquires the lock on masters 3, 4, 5")
 }
 
 // clockJump is the clock-jump story: past the TTL, or within the drift

@@ -134,17 +134,8 @@ func collectContention(ch chan<- prometheus.Metric, s *monitor.Snapshot, resourc
 		if s == nil {
 			continue
 		}
-		i, found := slices.BinarySearchFunc(s.Locks, r, func(l monitor.LockView, r string) int {
-			switch {
-			case l.Resource < r:
-				return -1
-			case l.Resource > r:
-				return 1
-			}
-			return 0
-		})
-		if found && s.Locks[i].WaitersKnown {
-			ch <- prometheus.MustNewConstMetric(descWaiters, prometheus.GaugeValue, float64(s.Locks[i].Waiters), r)
+		if l := s.Lock(r); l != nil && l.WaitersKnown {
+			ch <- prometheus.MustNewConstMetric(descWaiters, prometheus.GaugeValue, float64(l.Waiters), r)
 		}
 	}
 }

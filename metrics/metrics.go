@@ -234,18 +234,9 @@ func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts m
 // collectLocks writes the per-lock series of the listed resources, zeros for those s does not show.
 func collectLocks(ch chan<- prometheus.Metric, s monitor.Snapshot, resources []string) {
 	for _, r := range resources {
-		i, found := slices.BinarySearchFunc(s.Locks, r, func(l monitor.LockView, r string) int {
-			switch {
-			case l.Resource < r:
-				return -1
-			case l.Resource > r:
-				return 1
-			}
-			return 0
-		})
 		var l monitor.LockView // no key on any master: not held, on no master
-		if found {
-			l = s.Locks[i]
+		if found := s.Lock(r); found != nil {
+			l = *found
 		}
 		ch <- prometheus.MustNewConstMetric(descLockMs, prometheus.GaugeValue, float64(l.Count), r)
 		ch <- prometheus.MustNewConstMetric(descLockHeld, prometheus.GaugeValue, boolValue(l.State == monitor.StateHeld), r)

@@ -23,11 +23,20 @@ type Owner interface {
 	OwnLocks() map[string]OwnLock
 }
 
+// Lock returns resource's view in s (Locks is sorted by resource), nil when s shows no key of it.
+func (s *Snapshot) Lock(resource string) *LockView {
+	i, found := slices.BinarySearchFunc(s.Locks, resource, func(l LockView, r string) int { return strings.Compare(l.Resource, r) })
+	if !found {
+		return nil
+	}
+	return &s.Locks[i]
+}
+
 // Shows reports whether s shows any of tokens on some master of resource: a force-deletion is over when it
 // no longer does.
 func (s *Snapshot) Shows(resource string, tokens []string) bool {
-	i, found := slices.BinarySearchFunc(s.Locks, resource, func(l LockView, r string) int { return strings.Compare(l.Resource, r) })
-	return found && slices.ContainsFunc(s.Locks[i].Masters, func(c MasterLock) bool {
+	l := s.Lock(resource)
+	return l != nil && slices.ContainsFunc(l.Masters, func(c MasterLock) bool {
 		return c.State != CellAbsent && slices.Contains(tokens, c.Token)
 	})
 }
