@@ -9,9 +9,11 @@ import "time"
 // starts again at the new offset. Before a drift is known there is nothing to tell a step from a fast clock
 // by, and the window takes the change in.
 
-// clockStepSlack is the least unexplained move of the offset taken for a step: a few of an embedded master's
-// 3ms clock ticks and scheduling noise are not.
-const clockStepSlack = 20 * time.Millisecond
+// clockStepSlack is the least unexplained move of the offset taken for a step: 128ms, the offset from which ntpd
+// steps a clock rather than slewing it. Less is noise on a loaded machine: with 20ms, offsets read on a busy
+// 2-core machine "stepped" every few polls, and each restart left the drift measured over a window of seconds
+// (thousands of ppm, and a false "runs faster" note on the demo's masters).
+const clockStepSlack = 128 * time.Millisecond
 
 // clockSample is one clock measurement of a master: its offset, the offset's uncertainty, and when it was
 // taken (local time; zero when none was).

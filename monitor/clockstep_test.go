@@ -65,3 +65,22 @@ func TestAClockTurnedFastIsDriftSoonAfter(t *testing.T) {
 		t.Errorf("a clock turned 50%% fast reads known=%v at %.0f ppm, want about 500000", b.DriftKnown, b.DriftPPM)
 	}
 }
+
+// Offsets that jitter by tens of milliseconds (a loaded machine's scheduling) around a steady clock are noise, not
+// steps: the drift window stays open and the drift reads about zero, instead of restarting at every jitter and
+// reading thousands of ppm over a window of seconds.
+func TestJitterIsNotAStep(t *testing.T) {
+	jitter := []time.Duration{40, -30, 0, 25, -40, 10, -20} // ms, in turn
+	for polls := 50; polls < 57; polls++ {                  // whichever poll the figure is read at
+		s := clockPolls(t, polls, func(i, j int) time.Duration {
+			if j == 1 {
+				return jitter[i%len(jitter)] * time.Millisecond
+			}
+			return 0
+		})
+		if b := s.Masters[1]; !b.DriftKnown || b.DriftPPM > 5000 || b.DriftPPM < -5000 {
+			t.Errorf("after %d polls of a steady clock read with up to 40ms of jitter: drift known=%v at %.0f ppm, want known and about 0",
+				polls, b.DriftKnown, b.DriftPPM)
+		}
+	}
+}
