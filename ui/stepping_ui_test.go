@@ -106,6 +106,7 @@ func stepThrough(t *testing.T, c stepCase) {
 			return strings.Contains(v, stepHead(k, c.steps)) && strings.Contains(v, "space performs it")
 		})
 		checkScreen(t, m.View(), 100, 30)
+		checkWhyShown(t, m.View(), a.Demo)
 		if cells, ok := c.cells[k]; ok {
 			d.waitFor(fmt.Sprintf("the lock's cells %s before step %d", cells, k), func(v string) bool {
 				return cellsOf(scenarioRow(v)) == cells
@@ -116,6 +117,19 @@ func stepThrough(t *testing.T, c stepCase) {
 	d.waitView("scenario " + c.name + " over")
 	if v := m.View(); strings.Contains(v, "STEP ") || !strings.Contains(v, c.over) {
 		t.Errorf("after the last step the story box stays, or %q does not show:\n%s", c.over, v)
+	}
+}
+
+// checkWhyShown checks that view, taken while a stepped run waits, shows why the step about to run matters
+// (after the first step, which tells the story).
+func checkWhyShown(t *testing.T, view string, dm *demo.Demo) {
+	t.Helper()
+	st, ok := dm.Stepping()
+	if !ok || st.Step == 1 {
+		return
+	}
+	if want := "why: " + st.Why[:min(len(st.Why), 30)]; st.Why == "" || !strings.Contains(view, want) {
+		t.Errorf("step %d of %s: why it matters (%q) is not on screen:\n%s", st.Step, st.Scenario, st.Why, view)
 	}
 }
 
@@ -143,6 +157,7 @@ func TestEveryStoryFitsStepByStep(t *testing.T) {
 					if !strings.Contains(view, sc.Title[:min(len(sc.Title), 20)]) {
 						t.Errorf("%s step %d: the story's title is not on screen:\n%s", sc.Name, k, view)
 					}
+					checkWhyShown(t, view, dm)
 					d.press(" ")
 				}
 				d.waitView(fmt.Sprintf("scenario %s over in", sc.Name))
@@ -154,6 +169,10 @@ func TestEveryStoryFitsStepByStep(t *testing.T) {
 	}
 }
 
+// restartWhy is why crash-restart's fifth step matters, as the golden shows it.
+const restartWhy = "Back at once with no data, master 3 forgets it voted for A (the page's persistence section)."
+
+// The story box shows the step about to be performed, why it matters, and on the first step the whole story.
 func TestStepGolden(t *testing.T) {
 	crash := demo.Scenarios()[2]
 	for _, c := range []struct {
@@ -176,16 +195,22 @@ func TestStepGolden(t *testing.T) {
 			step := c.step
 			step.Scenario, step.Title, step.Story, step.Steps, step.Waiting = crash.Name, crash.Title,
 				crash.Description, crash.Steps, true
+			step.Why = restartWhy
+			if step.Step == 1 {
+				step.Why = crash.Description
+			}
 			st.Step = &step
 			m.Update(st)
 			view := m.View()
 			checkScreen(t, view, c.w, c.h)
-			want := "master 3 restarts at once"
+			want := []string{"master 3 restarts at once", "why: " + restartWhy[:40]}
 			if step.Step == 1 {
-				want = crash.Description[:40]
+				want = []string{crash.Description[:40]}
 			}
-			if !strings.Contains(view, stepHead(step.Step, crash.Steps)) || !strings.Contains(view, want) {
-				t.Errorf("the step and its story (%q) are not on screen:\n%s", want, view)
+			for _, w := range append(want, stepHead(step.Step, crash.Steps)) {
+				if !strings.Contains(view, w) {
+					t.Errorf("the step and why it matters (%q) are not on screen:\n%s", w, view)
+				}
 			}
 			golden.RequireEqual(t, []byte(view))
 		})
