@@ -199,16 +199,23 @@ func (d *driver) waitForWithin(within time.Duration, what string, cond func(view
 	}
 }
 
-// checkWhyShown checks that view, taken while a stepped run waits, shows why the step about to run matters
-// (after the first step, which tells the story).
+// checkWhyShown checks that view, taken while a stepped run waits, shows in full why the step about to run
+// matters (after the first step, which tells the story).
 func checkWhyShown(t *testing.T, view string, dm *demo.Demo) {
 	t.Helper()
 	st, ok := dm.Stepping()
 	if !ok || st.Step == 1 {
 		return
 	}
-	if want := "why: " + st.Why[:min(len(st.Why), 30)]; st.Why == "" || !strings.Contains(view, want) {
-		t.Errorf("step %d of %s: why it matters (%q) is not on screen:\n%s", st.Step, st.Scenario, st.Why, view)
+	lines := strings.Split(view, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "why: ") })
+	var from []string // the why's line and the next ones, as one text
+	for _, l := range lines[max(i, 0):min(max(i, 0)+4, len(lines))] {
+		from = append(from, strings.TrimSpace(l))
+	}
+	if st.Why == "" || i < 0 || !strings.Contains(strings.Join(from, " "), "why: "+st.Why) {
+		t.Errorf("step %d of %s: why it matters (%q) is not on screen in full:\n%s", st.Step, st.Scenario, st.Why,
+			view)
 	}
 }
 
