@@ -15,7 +15,7 @@ const (
 	whyFencing       = "A fencing token grows with every acquisition; the storage, not the client, refuses a " +
 		"writer whose token is behind."
 	whyEveryoneReaches = "Every client reaches every master: nothing in this story fails but A itself."
-	whyAOnFive         = "A wins all five masters: no fault of the masters can take this lock away from it."
+	whyAOnFive         = "A wins all five masters: in this story the masters are not what fails."
 	whyFreeze          = "A process can stop at any moment (a GC, a page fault, a descheduled VM) and not " +
 		"notice afterwards."
 	whyExpires = "Keys expire on the masters' clocks whatever A is doing: the lock is free, and B rightly " +
