@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,6 +136,8 @@ func stepThrough(t *testing.T, c stepCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var polledAt atomic.Int64 // when the monitor's latest poll finished, in Unix nanoseconds
+	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { polledAt.Store(s.Time.UnixNano()) })
 	m := ui.New(ui.Options{Monitor: mon, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now, Demo: a.Demo,
 		Poll: monitor.MaxInterval})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -147,11 +150,16 @@ func stepThrough(t *testing.T, c stepCase) {
 	}
 	d.press(" ")
 	holder := ""
+	var pressed time.Time // when space was last pressed
 	for k := 1; k < c.steps; k++ {
-		// A step that waits for a lock to run out takes the TTL.
-		d.waitForWithin(3*ttl, fmt.Sprintf("step %d waiting for space", k), func(v string) bool {
-			return strings.Contains(v, stepHead(k, c.steps)) && strings.Contains(v, "space performs it")
-		})
+		// A step that waits for a lock to run out takes the TTL. Before the next, the poll the dashboard asked
+		// for once the step was done must be on screen: a poll still reading during the next step would show
+		// some of both.
+		d.waitForWithin(3*ttl, fmt.Sprintf("step %d waiting for space, and a poll after step %d", k, k-1),
+			func(v string) bool {
+				return strings.Contains(v, stepHead(k, c.steps)) && strings.Contains(v, "space performs it") &&
+					(k == 1 || polledAt.Load() > pressed.UnixNano())
+			})
 		checkScreen(t, m.View(), 100, 30)
 		checkWhyShown(t, m.View(), a.Demo)
 		if cells, ok := c.cells[k]; ok {
@@ -168,6 +176,7 @@ func stepThrough(t *testing.T, c stepCase) {
 		if h := holderOf(scenarioRow(m.View())); h != "" {
 			holder = h
 		}
+		pressed = time.Now()
 		d.press(" ")
 	}
 	d.waitView("scenario " + c.name + " over")
@@ -189,10 +198,13 @@ func holderOf(row string) string {
 func (d *driver) waitForWithin(within time.Duration, what string, cond func(view string) bool) {
 	d.t.Helper()
 	deadline := time.After(within)
+	tick := time.NewTicker(10 * time.Millisecond) // cond may turn on something other than a message
+	defer tick.Stop()
 	for !cond(d.m.View()) {
 		select {
 		case msg := <-d.msgs:
 			d.update(msg)
+		case <-tick.C:
 		case <-deadline:
 			d.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, d.m.View())
 		}
