@@ -34,6 +34,7 @@ type StepState struct {
 	Step     int    // the number of the step announced, from 1
 	Steps    int    // how many steps the story has
 	Text     string // what the step is about to do, as logged
+	Why      string // why the step matters; for the first step, the story
 	Waiting  bool   // the step waits for Step; false while it is being performed
 }
 
@@ -75,6 +76,7 @@ func (r *scenarioRun) gate(e Event) {
 	r.d.mu.Lock()
 	g := r.d.step
 	g.state.Step, g.state.Text, g.state.Waiting = len(r.steps), e.Text, true
+	g.state.Why = stepWhy(r.sc, len(r.steps))
 	reached := g.reached
 	g.reached = make(chan struct{})
 	r.d.mu.Unlock()

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,11 @@ func TestEveryScenarioRunsStepByStepAsItsStorySays(t *testing.T) {
 			res := stepUntilOver(t, d, sc.Name, func(st StepState) {
 				if st.Steps != sc.Steps {
 					t.Errorf("step %d: the story has %d steps, the state says %d", st.Step, sc.Steps, st.Steps)
+				}
+				// Each step is announced with what it is about to do and why that matters.
+				what := strings.TrimPrefix(st.Text, fmt.Sprintf("%s %d: ", sc.Name, st.Step))
+				if what == st.Text || what == "" || st.Why == "" || st.Why != stepWhy(sc, st.Step) {
+					t.Errorf("step %d is announced as %q, why %q", st.Step, st.Text, st.Why)
 				}
 				// Waiting at step k, the run has logged k steps: nothing of the next was done.
 				if logged := countSteps(d, sc.Name); logged != st.Step {

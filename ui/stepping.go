@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -69,12 +70,13 @@ func sanitizeStep(s *demo.StepState) *demo.StepState {
 	}
 	c := *s
 	c.Scenario, c.Title, c.Text = sanitize(c.Scenario, nameCap), sanitize(c.Title, textCap), sanitize(c.Text, textCap)
-	c.Story = sanitize(c.Story, textCap)
+	c.Story, c.Why = sanitize(c.Story, textCap), sanitize(c.Why, textCap)
 	return &c
 }
 
-// storyView is the stepped run's story box: the step's number of the story's steps, the scenario, and what the
-// step is about to do, in as many lines as the layout gives (storyH).
+// storyView is the stepped run's story box: the step's number of the story's steps, the scenario, what the
+// step is about to do and why it matters, in as many lines as the layout gives (storyH). Short of room, what
+// the step does is cut before why it matters, since the event log keeps the former.
 func (v *demoView) storyView() string {
 	st, s := v.sh.st, v.step
 	hint := v.sh.keys.Demo.Step.Help().Key + " performs it"
@@ -84,14 +86,11 @@ func (v *demoView) storyView() string {
 	head := st.demo.badge.Render(fmt.Sprintf(" STEP %d of %d ", s.Step, s.Steps)) + st.text.muted.Render(" "+hint+
 		" · ") + st.header.value.Render(s.Title)
 	lines := []string{fitStyled(head, v.w)}
-	text := v.storyText(v.w)
-	if room := max(v.storyH-1, 0); len(text) > room { // cut short, and said so
-		text = text[:room]
-		if room > 0 {
-			text[room-1] = ansi.Truncate(text[room-1], v.w-1, "") + "…"
-		}
-	}
-	for _, l := range text {
+	what, why := v.storyText(v.w)
+	room := max(v.storyH-1, 0)
+	why = cutLines(why, min(len(why), max(room-1, 0), room-min(len(what), 1)), v.w)
+	what = cutLines(what, room-len(why), v.w)
+	for _, l := range append(what, why...) {
 		lines = append(lines, fitStyled(st.text.normal.Render(l), v.w))
 	}
 	for len(lines) < v.storyH {
@@ -100,13 +99,34 @@ func (v *demoView) storyView() string {
 	return strings.Join(lines, "\n")
 }
 
-// storyText is what the announced step is about to do, wrapped to w cells; the first step, which only
-// begins, tells the whole story instead: what happens and why it matters.
-func (v *demoView) storyText(w int) []string {
-	text := strings.TrimPrefix(v.step.Text, fmt.Sprintf("%s %d: ", v.step.Scenario, v.step.Step))
-	if v.step.Step == 1 && v.step.Story != "" {
-		text = v.step.Story
+// cutLines returns the first n of lines, the last of them ending in "…" when some are cut off.
+func cutLines(lines []string, n, w int) []string {
+	if n <= 0 {
+		return nil
 	}
+	if len(lines) <= n {
+		return lines
+	}
+	out := slices.Clone(lines[:n])
+	out[n-1] = ansi.Truncate(out[n-1], w-1, "") + "…"
+	return out
+}
+
+// storyText is what the announced step is about to do, and why it matters, each wrapped to w cells; the
+// first step, which only begins, tells the whole story instead, which says both.
+func (v *demoView) storyText(w int) (what, why []string) {
+	if v.step.Step == 1 && v.step.Story != "" {
+		return indentWrap(v.step.Story, w), nil
+	}
+	what = indentWrap(strings.TrimPrefix(v.step.Text, fmt.Sprintf("%s %d: ", v.step.Scenario, v.step.Step)), w)
+	if v.step.Why != "" {
+		why = indentWrap("why: "+v.step.Why, w)
+	}
+	return what, why
+}
+
+// indentWrap wraps text to w cells, each line indented by two.
+func indentWrap(text string, w int) []string {
 	lines := strings.Split(ansi.Wrap(text, max(w-2, 1), " "), "\n")
 	for i := range lines {
 		lines[i] = "  " + lines[i]
@@ -115,15 +135,16 @@ func (v *demoView) storyText(w int) []string {
 }
 
 // maxStoryText is how many lines of text the story box shows under its head.
-const maxStoryText = 3
+const maxStoryText = 4
 
 // storyLines is how many lines the story box asks for at width w: its head and up to maxStoryText of the
-// step's text; 0 when no stepped run is on.
+// step's text and why; 0 when no stepped run is on.
 func (v *demoView) storyLines(w int) int {
 	if v.step == nil {
 		return 0
 	}
-	return 1 + min(len(v.storyText(w)), maxStoryText)
+	what, why := v.storyText(w)
+	return 1 + min(len(what)+len(why), maxStoryText)
 }
 
 // modeText says how a scenario started in mode runs, for the status line.

@@ -1,8 +1,11 @@
 package ui_test
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,37 +45,80 @@ func cellsOf(row string) string {
 }
 
 // stepCase is a story run step by step at 100x30, and the cells of ledger:settle that the table shows once
-// the step announced before step k is done.
+// the step announced before step k is done: "" when no master has a key for it, a|b when either is true (a
+// key expiring within milliseconds of the step).
 type stepCase struct {
 	name  string
 	downs int // the story's place in the scenario menu
 	steps int
+	ttl   time.Duration // the presenter's TTL: short in the stories that wait for a lock to run out
 	cells map[int]string
+	newer []int  // the steps before which the table shows a holder other than before the previous step
 	over  string // what the screen shows at the end
 }
 
-// Step by step at 100x30: each step waits for space with its number and its story on screen, and after each
-// the table shows what the step did, although the monitor polls only every 30s: the dashboard asks it for a
-// poll once the step is done.
+// Step by step at 100x30, every story: each step waits for space with its number, its story and why it
+// matters on screen, and after each the table shows what the step did, although the monitor polls only every
+// 30s: the dashboard asks it for a poll once the step is done.
 func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
+	const short = 8 * time.Second
 	for _, c := range []stepCase{
+		{name: "replication-race", downs: 0, steps: 7, over: "VIOLATION", cells: map[int]string{
+			4: "",          // A acquired on master 3, which crashed before anyone read it: nothing to show
+			5: "",          // master 4 promoted: it never got A's key
+			6: "· · ? ● ·", // B acquired on master 4, the promoted replica; master 3 is down
+		}},
+		{name: "replication-race-redlock", downs: 1, steps: 6, over: "no violation", cells: map[int]string{
+			3: "",          // nobody holds it yet
+			4: "● ● ● ● ●", // A acquired on all five
+			5: "● ● · ● ●", // master 3 back empty: A keeps four
+		}},
 		{name: "crash-restart", downs: 2, steps: 8, over: "VIOLATION", cells: map[int]string{
 			4: "● ● ● · ·", // A acquired on masters 1-3
+			5: "● ● ? · ·", // master 3 crashed: not read
 			6: "● ● · · ·", // master 3 restarted empty
 			7: "○ ○ ● ● ●", // B acquired on masters 3-5, A's token left on 1-2
 		}},
+		{name: "crash-delayed-restart", downs: 3, steps: 9, ttl: short, over: "no violation", cells: map[int]string{
+			4: "● ● ● · ·", // A acquired on masters 1-3
+			5: "● ● ? · ·", // master 3 crashed
+			// B failed (its keys on 4 and 5 released) and A's validity is over; A's keys on 1 and 2 outlive it by
+			// the drift allowance (80ms at this TTL), so the poll may still find them.
+			7: "● ● ? · ·|",
+			8: "", // master 3 restarted empty, after the TTL: every key of A's has expired
+		}},
+		{name: "crash-restart-fenced", downs: 4, steps: 12, over: "no violation", cells: map[int]string{
+			5:  "● ● ● · ·", // A acquired on masters 1-3
+			6:  "● ● ● · ·", // A released and took it again, on the same masters
+			7:  "● ● ? · ·", // master 3 crashed
+			8:  "● ● · · ·", // master 3 restarted empty
+			9:  "○ ○ ● ● ●", // B acquired on masters 3-5
+			11: "○ ○ ● ● ●", // A's write changed no key
+		}, newer: []int{6, 9}},
 		{name: "clock-jump", downs: 5, steps: 7, over: "VIOLATION", cells: map[int]string{
 			4: "● ● ● · ·", // A acquired on masters 1-3
 			5: "● ● · · ·", // master 3's clock jumped past the TTL: A's key there expired
 			6: "○ ○ ● ● ●", // B acquired on masters 3-5
 		}},
-		{name: "replication-race", downs: 0, steps: 7, over: "VIOLATION", cells: map[int]string{
-			6: "· · ? ● ·", // B acquired on master 4, the promoted replica; master 3 is down
+		{name: "clock-jump-small", downs: 6, steps: 7, ttl: short, over: "no violation", cells: map[int]string{
+			4: "● ● ● · ·",           // A acquired on masters 1-3
+			5: "● ● ● · ·",           // master 3's clock jumped less than the allowance: A's key stays
+			6: "· · ● ● ●|○ ○ ● ● ●", // B acquired on masters 3-5 once A's key on 3 expired; 1-2 expire ms later
 		}},
-		{name: "replication-race-redlock", downs: 1, steps: 6, over: "no violation", cells: map[int]string{
+		{name: "gc-pause", downs: 7, steps: 7, ttl: short, over: "VIOLATION", cells: map[int]string{
 			4: "● ● ● ● ●", // A acquired on all five
-			5: "● ● · ● ●", // master 3 back empty: A keeps four
+			5: "● ● ● ● ●", // A froze: its keys stay
+			6: "● ● ● ● ●", // A's expired, B acquired on all five
+		}, newer: []int{6}},
+		{name: "gc-pause-checked", downs: 8, steps: 6, ttl: short, over: "no violation", cells: map[int]string{
+			4: "● ● ● ● ●", // A acquired on all five
+			5: "● ● ● ● ●", // A froze: its keys stay
 		}},
+		{name: "gc-pause-fenced", downs: 9, steps: 8, ttl: short, over: "no violation", cells: map[int]string{
+			5: "● ● ● ● ●", // A acquired on all five
+			6: "● ● ● ● ●", // A froze
+			7: "● ● ● ● ●", // A's expired, B acquired on all five
+		}, newer: []int{7}},
 	} {
 		t.Run(c.name, func(t *testing.T) { stepThrough(t, c) })
 	}
@@ -80,8 +126,8 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 
 // stepThrough runs c step by step on a demo program at 100x30 and checks the screen before every step.
 func stepThrough(t *testing.T, c stepCase) {
-	a, err := app.Open(app.Config{Demo: demo.Options{Clients: 1, Resources: 1, Paused: true,
-		PresenterTTL: 20 * time.Second}})
+	ttl := cmp.Or(c.ttl, 20*time.Second)
+	a, err := app.Open(app.Config{Demo: demo.Options{Clients: 1, Resources: 1, Paused: true, PresenterTTL: ttl}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +136,8 @@ func stepThrough(t *testing.T, c stepCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var polledAt atomic.Int64 // when the monitor's latest poll finished, in Unix nanoseconds
+	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { polledAt.Store(s.Time.UnixNano()) })
 	m := ui.New(ui.Options{Monitor: mon, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now, Demo: a.Demo,
 		Poll: monitor.MaxInterval})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -101,21 +149,85 @@ func stepThrough(t *testing.T, c stepCase) {
 		d.press("j")
 	}
 	d.press(" ")
+	holder := ""
+	var pressed time.Time // when space was last pressed
 	for k := 1; k < c.steps; k++ {
-		d.waitFor(fmt.Sprintf("step %d waiting for space", k), func(v string) bool {
-			return strings.Contains(v, stepHead(k, c.steps)) && strings.Contains(v, "space performs it")
-		})
+		// A step that waits for a lock to run out takes the TTL. Before the next, the poll the dashboard asked
+		// for once the step was done must be on screen: a poll still reading during the next step would show
+		// some of both.
+		d.waitForWithin(3*ttl, fmt.Sprintf("step %d waiting for space, and a poll after step %d", k, k-1),
+			func(v string) bool {
+				return strings.Contains(v, stepHead(k, c.steps)) && strings.Contains(v, "space performs it") &&
+					(k == 1 || polledAt.Load() > pressed.UnixNano())
+			})
 		checkScreen(t, m.View(), 100, 30)
+		checkWhyShown(t, m.View(), a.Demo)
 		if cells, ok := c.cells[k]; ok {
 			d.waitFor(fmt.Sprintf("the lock's cells %s before step %d", cells, k), func(v string) bool {
-				return cellsOf(scenarioRow(v)) == cells
+				return slices.Contains(strings.Split(cells, "|"), cellsOf(scenarioRow(v)))
 			})
 		}
+		if slices.Contains(c.newer, k) {
+			d.waitFor(fmt.Sprintf("a holder other than %q before step %d", holder, k), func(v string) bool {
+				h := holderOf(scenarioRow(v))
+				return h != "" && h != holder
+			})
+		}
+		if h := holderOf(scenarioRow(m.View())); h != "" {
+			holder = h
+		}
+		pressed = time.Now()
 		d.press(" ")
 	}
 	d.waitView("scenario " + c.name + " over")
 	if v := m.View(); strings.Contains(v, "STEP ") || !strings.Contains(v, c.over) {
 		t.Errorf("after the last step the story box stays, or %q does not show:\n%s", c.over, v)
+	}
+}
+
+// holderOf returns the HOLDER column of a locks table row, "" for none.
+func holderOf(row string) string {
+	f := strings.Fields(row)
+	if i := slices.Index(f, demo.ScenarioResource); i >= 0 && i+1 < len(f) && f[i+1] != "-" {
+		return f[i+1]
+	}
+	return ""
+}
+
+// waitForWithin is waitFor with a deadline of its own, for a step that takes long by design.
+func (d *driver) waitForWithin(within time.Duration, what string, cond func(view string) bool) {
+	d.t.Helper()
+	deadline := time.After(within)
+	tick := time.NewTicker(10 * time.Millisecond) // cond may turn on something other than a message
+	defer tick.Stop()
+	for !cond(d.m.View()) {
+		select {
+		case msg := <-d.msgs:
+			d.update(msg)
+		case <-tick.C:
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s; the screen:\n%s", what, d.m.View())
+		}
+	}
+}
+
+// checkWhyShown checks that view, taken while a stepped run waits, shows in full why the step about to run
+// matters (after the first step, which tells the story).
+func checkWhyShown(t *testing.T, view string, dm *demo.Demo) {
+	t.Helper()
+	st, ok := dm.Stepping()
+	if !ok || st.Step == 1 {
+		return
+	}
+	lines := strings.Split(view, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "why: ") })
+	var from []string // the why's line and the next ones, as one text
+	for _, l := range lines[max(i, 0):min(max(i, 0)+4, len(lines))] {
+		from = append(from, strings.TrimSpace(l))
+	}
+	if st.Why == "" || i < 0 || !strings.Contains(strings.Join(from, " "), "why: "+st.Why) {
+		t.Errorf("step %d of %s: why it matters (%q) is not on screen in full:\n%s", st.Step, st.Scenario, st.Why,
+			view)
 	}
 }
 
@@ -143,6 +255,7 @@ func TestEveryStoryFitsStepByStep(t *testing.T) {
 					if !strings.Contains(view, sc.Title[:min(len(sc.Title), 20)]) {
 						t.Errorf("%s step %d: the story's title is not on screen:\n%s", sc.Name, k, view)
 					}
+					checkWhyShown(t, view, dm)
 					d.press(" ")
 				}
 				d.waitView(fmt.Sprintf("scenario %s over in", sc.Name))
@@ -154,6 +267,10 @@ func TestEveryStoryFitsStepByStep(t *testing.T) {
 	}
 }
 
+// restartWhy is why crash-restart's fifth step matters, as the golden shows it.
+const restartWhy = "Back at once with no data, master 3 forgets it voted for A (the page's persistence section)."
+
+// The story box shows the step about to be performed, why it matters, and on the first step the whole story.
 func TestStepGolden(t *testing.T) {
 	crash := demo.Scenarios()[2]
 	for _, c := range []struct {
@@ -176,16 +293,22 @@ func TestStepGolden(t *testing.T) {
 			step := c.step
 			step.Scenario, step.Title, step.Story, step.Steps, step.Waiting = crash.Name, crash.Title,
 				crash.Description, crash.Steps, true
+			step.Why = restartWhy
+			if step.Step == 1 {
+				step.Why = crash.Description
+			}
 			st.Step = &step
 			m.Update(st)
 			view := m.View()
 			checkScreen(t, view, c.w, c.h)
-			want := "master 3 restarts at once"
+			want := []string{"master 3 restarts at once", "why: " + restartWhy[:40]}
 			if step.Step == 1 {
-				want = crash.Description[:40]
+				want = []string{crash.Description[:40]}
 			}
-			if !strings.Contains(view, stepHead(step.Step, crash.Steps)) || !strings.Contains(view, want) {
-				t.Errorf("the step and its story (%q) are not on screen:\n%s", want, view)
+			for _, w := range append(want, stepHead(step.Step, crash.Steps)) {
+				if !strings.Contains(view, w) {
+					t.Errorf("the step and why it matters (%q) are not on screen:\n%s", w, view)
+				}
 			}
 			golden.RequireEqual(t, []byte(view))
 		})
