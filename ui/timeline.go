@@ -11,7 +11,7 @@ import (
 const (
 	tlFree    = '·' // nobody held it
 	tlBusy    = '≡' // several holders began within the cell: too many to letter
-	tlTrouble = '!' // its last holder lost the quorum and nobody took it since, or it is split or without quorum now
+	tlTrouble = '!' // split or without quorum: its last holder's key outlived its quorum, or two tokens and none on a quorum
 	tlBlind   = ' ' // before the dashboard watched
 )
 
@@ -20,18 +20,17 @@ const holderLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 // timeline is a lock's holders over a period laid on a strip of cells, with the letter of each holder.
 type timeline struct {
-	cells   []rune
-	letter  map[string]rune // by raw token
-	order   []string        // raw tokens, by first appearance
-	from    time.Time
-	to      time.Time
-	trouble bool // the lock is split or without quorum now
+	cells  []rune
+	letter map[string]rune // by raw token
+	order  []string        // raw tokens, by first appearance
+	from   time.Time
+	to     time.Time
 }
 
-// newTimeline lays ivs (oldest first, the last perhaps open) over [from, to] on w cells; the time before
-// watched is blind.
-func newTimeline(ivs []monitor.Interval, from, to, watched time.Time, w int, trouble bool) *timeline {
-	t := &timeline{cells: make([]rune, w), letter: map[string]rune{}, from: from, to: to, trouble: trouble}
+// newTimeline lays ivs (oldest first, the last perhaps open) and the spans in which the lock was split or
+// without quorum (trs, oldest first) over [from, to] on w cells; the time before watched is blind.
+func newTimeline(ivs []monitor.Interval, trs []monitor.Trouble, from, to, watched time.Time, w int) *timeline {
+	t := &timeline{cells: make([]rune, w), letter: map[string]rune{}, from: from, to: to}
 	for _, iv := range ivs {
 		if _, ok := t.letter[iv.Token]; !ok {
 			t.letter[iv.Token] = rune(holderLetters[len(t.order)%len(holderLetters)])
@@ -49,23 +48,25 @@ func newTimeline(ivs []monitor.Interval, from, to, watched time.Time, w int, tro
 		if k > 0 {
 			before = &ivs[k-1]
 		}
-		t.cells[i] = t.cellAt(before, ivs[k:], c0, c1, watched)
-	}
-	if trouble && w > 0 {
-		t.cells[w-1] = tlTrouble
+		for len(trs) > 0 && !trs[0].End.IsZero() && !trs[0].End.After(c0) {
+			trs = trs[1:] // ended before this cell
+		}
+		split := len(trs) > 0 && trs[0].Start.Before(c1)
+		t.cells[i] = t.cellAt(before, ivs[k:], c0, c1, watched, split)
 	}
 	return t
 }
 
 // cellAt is the glyph of the cell [c0, c1): several holders beginning within it, the holder that held it half
-// or more, several that held it half or more between them, trouble while a key outlived its quorum, free, or blind before the dashboard watched. ivs start at
-// the first interval that ends within or after the cell; before is the one before them (nil: none).
-func (t *timeline) cellAt(before *monitor.Interval, ivs []monitor.Interval, c0, c1, watched time.Time) rune {
+// or more, several that held it half or more between them, trouble (split, a span of trs within it, or a key
+// that outlived its quorum), free, or blind before the dashboard watched. ivs start at the first interval that
+// ends within or after the cell; before is the one before them (nil: none).
+func (t *timeline) cellAt(before *monitor.Interval, ivs []monitor.Interval, c0, c1, watched time.Time, split bool) rune {
 	if !c1.After(watched) {
 		return tlBlind
 	}
 	began, best, total, bestToken := 0, time.Duration(0), time.Duration(0), ""
-	troubled := before != nil && troubleIn(*before, c0)
+	troubled := split || before != nil && troubleIn(*before, c0)
 	for _, iv := range ivs {
 		if !iv.Start.Before(c1) {
 			break
