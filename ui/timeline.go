@@ -28,7 +28,8 @@ type timeline struct {
 }
 
 // newTimeline lays ivs (oldest first, the last perhaps open) and the spans in which the lock was split or
-// without quorum (trs, oldest first) over [from, to] on w cells; the time before watched is blind.
+// without quorum (trs, oldest first) over [from, to] on w cells (monitor.LayStrip); the time before watched is
+// blind.
 func newTimeline(ivs []monitor.Interval, trs []monitor.Trouble, from, to, watched time.Time, w int) *timeline {
 	t := &timeline{cells: make([]rune, w), letter: map[string]rune{}, from: from, to: to}
 	for _, iv := range ivs {
@@ -37,78 +38,14 @@ func newTimeline(ivs []monitor.Interval, trs []monitor.Trouble, from, to, watche
 			t.order = append(t.order, iv.Token)
 		}
 	}
-	cell := to.Sub(from) / time.Duration(max(w, 1))
-	k := 0
-	for i := range t.cells {
-		c0, c1 := from.Add(time.Duration(i)*cell), from.Add(time.Duration(i+1)*cell)
-		for k < len(ivs) && ivs[k].Ended != monitor.EndOpen && !ivs[k].End.After(c0) {
-			k++ // ended before this cell: never needed again
+	glyphs := [...]rune{monitor.StripBlind: tlBlind, monitor.StripFree: tlFree, monitor.StripBusy: tlBusy, monitor.StripTrouble: tlTrouble}
+	for i, c := range monitor.LayStrip(ivs, trs, from, to, watched, w) {
+		t.cells[i] = glyphs[c.Kind]
+		if c.Kind == monitor.StripHeld {
+			t.cells[i] = t.letter[c.Token]
 		}
-		var before *monitor.Interval
-		if k > 0 {
-			before = &ivs[k-1]
-		}
-		for len(trs) > 0 && !trs[0].End.IsZero() && !trs[0].End.After(c0) {
-			trs = trs[1:] // ended before this cell
-		}
-		split := len(trs) > 0 && trs[0].Start.Before(c1)
-		t.cells[i] = t.cellAt(before, ivs[k:], c0, c1, watched, split)
 	}
 	return t
-}
-
-// cellAt is the glyph of the cell [c0, c1): several holders beginning within it, the holder that held it half
-// or more, several that held it half or more between them, trouble (split, a span of trs within it, or a key
-// that outlived its quorum), free, or blind before the dashboard watched. ivs start at the first interval that
-// ends within or after the cell; before is the one before them (nil: none).
-func (t *timeline) cellAt(before *monitor.Interval, ivs []monitor.Interval, c0, c1, watched time.Time, split bool) rune {
-	if !c1.After(watched) {
-		return tlBlind
-	}
-	began, best, total, bestToken := 0, time.Duration(0), time.Duration(0), ""
-	troubled := split || before != nil && troubleIn(*before, c0)
-	for _, iv := range ivs {
-		if !iv.Start.Before(c1) {
-			break
-		}
-		end := c1
-		if iv.Ended != monitor.EndOpen && iv.End.Before(c1) {
-			end = iv.End
-		}
-		if !iv.Start.Before(c0) {
-			began++
-		}
-		held := end.Sub(maxTime(iv.Start, c0))
-		total += held
-		if held > best {
-			best, bestToken = held, iv.Token
-		}
-		troubled = troubled || troubleIn(iv, c0)
-	}
-	switch {
-	case began >= 3:
-		return tlBusy
-	case best*2 >= c1.Sub(c0):
-		return t.letter[bestToken]
-	case total*2 >= c1.Sub(c0):
-		return tlBusy
-	case troubled:
-		return tlTrouble
-	}
-	return tlFree
-}
-
-// troubleIn reports whether iv ended with its quorum lost while its key lived on past c0 (until Gone, or on).
-func troubleIn(iv monitor.Interval, c0 time.Time) bool {
-	return iv.Ended == monitor.EndQuorumLost && (iv.Gone.IsZero() || iv.Gone.After(c0))
-}
-
-// maxTime returns the later of a and b.
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // strip renders the cells, each holder's letter in its colour.
