@@ -250,6 +250,7 @@ func checkResource(t *testing.T, s monitor.Snapshot, res string, tenures []tenur
 			t.Errorf("%s: %q held %v-%v through %d polls, not in the history", res, c.token, c.from.Format("15:04:05.000"), c.to.Format("15:04:05.000"), within)
 		}
 	}
+	checkStrip(t, s, res, ivs, tenures, polls, tol)
 	checkFigures(t, s.Contention(h, s.Window()), res, len(ivs), bound, longest, [2][]time.Duration{monHolds, cliHolds}, [2][]time.Duration{monGaps, cliGaps})
 	t.Logf("%s: %d tenures logged, %d intervals recorded; one poll interval, as it was: %v", res, len(tenures), len(ivs), tol)
 }

@@ -69,9 +69,10 @@ const chunkLen = 16
 // change makes a new HoldLog that shares the full chunks of the old.
 type HoldLog struct {
 	Resource string
-	chunks   [][]span // full chunks of chunkLen closed intervals, oldest first
-	tail     []span   // closed intervals after the chunks, fewer than chunkLen
-	open     Interval // the current holder; Token "" when the lock is not held
+	chunks   [][]span  // full chunks of chunkLen closed intervals, oldest first
+	tail     []span    // closed intervals after the chunks, fewer than chunkLen
+	open     Interval  // the current holder; Token "" when the lock is not held
+	troubles []Trouble // spans split or without quorum, oldest first, bounded like the intervals (holdtrouble.go)
 }
 
 // span is a closed Interval as a HoldLog keeps it, in 64 bytes (and its token's) rather than 128: times in Unix
@@ -168,7 +169,7 @@ func (h *HoldLog) last() (span, bool) {
 func (h *HoldLog) withClosed(end time.Time, slack time.Duration, kind EndKind, since time.Time, limit int) *HoldLog {
 	iv := h.open
 	iv.End, iv.EndSlack, iv.Ended = end, slack, kind
-	n := &HoldLog{Resource: h.Resource, chunks: h.chunks}
+	n := &HoldLog{Resource: h.Resource, chunks: h.chunks, troubles: h.troubles}
 	tail := make([]span, len(h.tail)+1, chunkLen)
 	copy(tail, h.tail)
 	tail[len(h.tail)] = pack(iv)
@@ -225,7 +226,7 @@ func (h *HoldLog) withOpen(resource string, iv Interval) *HoldLog {
 // idleSince reports whether h has nothing left to tell after since: no holder, and no interval ended after it.
 func (h *HoldLog) idleSince(since time.Time) bool {
 	last, ok := h.last()
-	return h.open.Token == "" && (!ok || last.end <= since.UnixNano())
+	return h.open.Token == "" && (!ok || last.end <= since.UnixNano()) && !h.troubleSince(since)
 }
 
 // AcquiredSince counts the holders seen beginning their tenure after since (a lock's heat), as Contention's

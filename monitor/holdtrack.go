@@ -63,7 +63,7 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 			vi++
 		}
 		st.newLock = st.p == nil && st.log == nil && firstSweep
-		log := st.move(gone)
+		log := st.trackTrouble(st.move(gone))
 		if st.v != nil {
 			st.v.History = log
 		}

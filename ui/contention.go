@@ -29,9 +29,9 @@ func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 		add("free gaps", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", dur(all.GapP50), dur(all.GapP95), dur(all.GapMax),
 			plural(all.Gaps, "gap")))
 	}
-	ivs := lv.History.Intervals(snap.Time.Add(-snap.Window()))
-	tl := newTimeline(ivs, snap.Time.Add(-snap.Window()), snap.Time, snap.Time.Add(-all.Period), max(w, 8),
-		lv.State == monitor.StateSplit || lv.QuorumLost)
+	from := snap.Time.Add(-snap.Window())
+	ivs, trs := lv.History.Intervals(from), lv.History.Troubles(from)
+	tl := newTimeline(ivs, trs, from, snap.Time, snap.Time.Add(-all.Period), max(w, 8))
 	if all.Busiest != "" {
 		busiest := shortTokenText(all.Busiest)
 		if len(tl.order) <= len(holderLetters) { // its letter names it alone on the strip
@@ -42,7 +42,7 @@ func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 	if lv.WaitersKnown {
 		add("waiters", fmt.Sprintf("%d (the subscribers of its Redisson channel)", lv.Waiters))
 	}
-	if len(ivs) == 0 {
+	if len(ivs) == 0 && len(trs) == 0 {
 		return append(out, st.text.muted.Render("no holder seen in the window"))
 	}
 	legend := tl.legend(w)

@@ -85,6 +85,7 @@ func TestContentionGolden(t *testing.T) {
 		{"heat_sort_80x24", 80, 24, keys("H")},
 		{"hot_drilldown_timeline_80x24", 80, 24, keys("H", "g", "enter", "G")},
 		{"hot_drilldown_timeline_160x50", 160, 50, keys("H", "g", "enter", "G")},
+		{"locks_sparkline_120x30", 120, 30, keys("T")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

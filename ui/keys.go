@@ -20,7 +20,8 @@ type KeyMap struct {
 	Reverse, Copy, CopyToken key.Binding
 	// Heat sorts the locks by heat (handovers in the last minute), hottest first, or back by resource. Report
 	// writes a Markdown incident report of the screen (the locks the filter shows) to the working directory.
-	Heat, Report key.Binding
+	// Sparkline shows or hides the locks panel's column of handovers over the window, where it fits.
+	Heat, Report, Sparkline key.Binding
 	// PrevHolder and NextHolder pick an older or newer holder on a lock's timeline (its view), whose token
 	// CopyToken then copies.
 	PrevHolder, NextHolder key.Binding
@@ -66,7 +67,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		k.NextPanel, k.Demo.Scenarios, k.Quit}
 }
 
-// FullHelp is the full help, in columns: navigation, lock actions, view, app, and in demo mode the demo's.
+// FullHelp is the full help, in columns: navigation, lock actions, view, event log and polling, app, and in demo
+// mode the demo's.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return append(k.dashboardHelp(), k.Demo.FullHelp()...)
 }
@@ -76,7 +78,8 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
-		{k.Filter, k.Sort, k.Heat, k.Reverse, k.Report, k.PrevHolder, k.NextHolder, k.Copy, k.CopyToken, k.LogLevel, k.LogLock, k.LogFull, k.Pause, k.Faster, k.Slower},
+		{k.Filter, k.Sort, k.Heat, k.Sparkline, k.Reverse, k.Report, k.PrevHolder, k.NextHolder, k.Copy, k.CopyToken},
+		{k.LogLevel, k.LogLock, k.LogFull, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Help, k.Quit},
 	}
 }

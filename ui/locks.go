@@ -48,6 +48,7 @@ type locksPanel struct {
 	reverse        bool // the sort order reversed
 	filter         typedText
 	query          string // the applied filter, lower case
+	spark          bool   // the sparkline column of handovers is on (spark.go)
 	sized
 }
 
@@ -68,6 +69,7 @@ func newLocksPanel(sh *shared) *locksPanel {
 		}},
 		action{binding: &k.Sort, do: func(tea.KeyMsg) tea.Cmd { p.cycleSort(); return p.sorted() }},
 		action{binding: &k.Heat, do: func(tea.KeyMsg) tea.Cmd { p.sortByHeat(); return p.sorted() }},
+		action{binding: &k.Sparkline, do: func(tea.KeyMsg) tea.Cmd { return p.toggleSparkline() }},
 		action{binding: &k.Report, do: func(tea.KeyMsg) tea.Cmd { return p.saveReport() }},
 		action{binding: &k.Reverse, do: func(tea.KeyMsg) tea.Cmd {
 			p.reverse = !p.reverse
@@ -270,22 +272,26 @@ func (p *locksPanel) rebuild() {
 }
 
 // lockCols are the widths of the locks table's columns; 0 hides a column.
-type lockCols struct{ name, holder, cells, quorum, bar, validity, spread, changes, state int }
+type lockCols struct{ name, holder, cells, quorum, bar, validity, spread, changes, spark, state int }
 
-// lockColumns fits the columns for n masters into w cells, dropping the least needed first. Room left over
-// goes to the names up to nameNeed cells, then to the holder up to holderNeed, and only then to padding.
-func lockColumns(w, n, nameNeed, holderNeed, summaryNeed int) lockCols {
+// lockColumns fits the columns for n masters into w cells, dropping the least needed first (the sparkline, when
+// on, after the validity bar: it was asked for). Room left over goes to the names up to nameNeed cells, then to
+// the holder up to holderNeed, and only then to padding.
+func lockColumns(w, n, nameNeed, holderNeed, summaryNeed int, spark bool) lockCols {
 	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 8, validity: 6, spread: 6, changes: 3, state: 9}
+	if spark {
+		c.spark = sparkCells
+	}
 	fixed := func() int {
 		sum := 2 // cursor
-		for _, x := range []int{c.holder, c.cells, c.quorum, c.bar, c.validity, c.spread, c.changes, c.state} {
+		for _, x := range []int{c.holder, c.cells, c.quorum, c.bar, c.validity, c.spread, c.changes, c.spark, c.state} {
 			if x > 0 {
 				sum += x + 1
 			}
 		}
 		return sum
 	}
-	for _, drop := range []*int{&c.changes, &c.spread, &c.bar, &c.holder} {
+	for _, drop := range []*int{&c.changes, &c.spread, &c.bar, &c.spark, &c.holder} {
 		if w-fixed() >= 20 {
 			break
 		}
@@ -322,7 +328,7 @@ func (p *locksPanel) View() string {
 			summaryNeed = max(summaryNeed, ansi.StringWidth(r.holder))
 		}
 	}
-	c := lockColumns(w, len(d.masters), nameNeed, holderNeed, summaryNeed)
+	c := lockColumns(w, len(d.masters), nameNeed, holderNeed, summaryNeed, p.spark)
 	body := make([]string, 0, p.rows()+1)
 	body = append(body, st.table.head.Render(fit(p.header(c, d), w)))
 	if len(p.order) == 0 {
@@ -353,6 +359,9 @@ func legend(c lockCols) string {
 	}
 	if c.changes > 0 {
 		s += "  CHG holder changes"
+	}
+	if c.spark > 0 {
+		s += "  HANDOVER handovers over the window"
 	}
 	return s
 }
@@ -405,6 +414,9 @@ func (p *locksPanel) header(c lockCols, d *dashboard) string {
 	}
 	if c.changes > 0 {
 		b.WriteString(fitLeft("CHG", c.changes) + " ")
+	}
+	if c.spark > 0 {
+		b.WriteString(fit("HANDOVER", c.spark) + " ")
 	}
 	b.WriteString(fit("STATE", c.state))
 	return b.String()
@@ -470,20 +482,29 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	}
 	b.WriteString(pick(st.text.normal).Render(fitLeft(vText, c.validity)))
 	b.WriteString(space)
+	b.WriteString(figureColumns(lv, c, d, pick(st.text.muted), space))
+	stateText, stateStyle := stateLabel(st, lv)
+	b.WriteString(pick(stateStyle).Render(fit(stateText, c.state)))
+	return b.String()
+}
+
+// figureColumns renders the optional columns of a lock row's figures that c shows, each followed by space: the
+// spread of its expiries, its holder changes, and the sparkline of its handovers.
+func figureColumns(lv *monitor.LockView, c lockCols, d *dashboard, muted paint, space string) string {
+	var b strings.Builder
 	if c.spread > 0 {
 		spread := "-"
 		if lv.Count > 1 {
 			spread = dur(lv.TTLSpread)
 		}
-		b.WriteString(pick(st.text.muted).Render(fitLeft(spread, c.spread)))
-		b.WriteString(space)
+		b.WriteString(muted.Render(fitLeft(spread, c.spread)) + space)
 	}
 	if c.changes > 0 {
-		b.WriteString(pick(st.text.muted).Render(fitLeft(fmt.Sprint(lv.Changes), c.changes)))
-		b.WriteString(space)
+		b.WriteString(muted.Render(fitLeft(fmt.Sprint(lv.Changes), c.changes)) + space)
 	}
-	stateText, stateStyle := stateLabel(st, lv)
-	b.WriteString(pick(stateStyle).Render(fit(stateText, c.state)))
+	if c.spark > 0 {
+		b.WriteString(muted.Render(sparkline(d.snap.Handovers(lv.History, c.spark))) + space)
+	}
 	return b.String()
 }
 

@@ -11,7 +11,7 @@ import (
 const (
 	tlFree    = '·' // nobody held it
 	tlBusy    = '≡' // several holders began within the cell: too many to letter
-	tlTrouble = '!' // its last holder lost the quorum and nobody took it since, or it is split or without quorum now
+	tlTrouble = '!' // split or without quorum: its last holder's key outlived its quorum, or two tokens and none on a quorum
 	tlBlind   = ' ' // before the dashboard watched
 )
 
@@ -20,94 +20,32 @@ const holderLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 // timeline is a lock's holders over a period laid on a strip of cells, with the letter of each holder.
 type timeline struct {
-	cells   []rune
-	letter  map[string]rune // by raw token
-	order   []string        // raw tokens, by first appearance
-	from    time.Time
-	to      time.Time
-	trouble bool // the lock is split or without quorum now
+	cells  []rune
+	letter map[string]rune // by raw token
+	order  []string        // raw tokens, by first appearance
+	from   time.Time
+	to     time.Time
 }
 
-// newTimeline lays ivs (oldest first, the last perhaps open) over [from, to] on w cells; the time before
-// watched is blind.
-func newTimeline(ivs []monitor.Interval, from, to, watched time.Time, w int, trouble bool) *timeline {
-	t := &timeline{cells: make([]rune, w), letter: map[string]rune{}, from: from, to: to, trouble: trouble}
+// newTimeline lays ivs (oldest first, the last perhaps open) and the spans in which the lock was split or
+// without quorum (trs, oldest first) over [from, to] on w cells (monitor.LayStrip); the time before watched is
+// blind.
+func newTimeline(ivs []monitor.Interval, trs []monitor.Trouble, from, to, watched time.Time, w int) *timeline {
+	t := &timeline{cells: make([]rune, w), letter: map[string]rune{}, from: from, to: to}
 	for _, iv := range ivs {
 		if _, ok := t.letter[iv.Token]; !ok {
 			t.letter[iv.Token] = rune(holderLetters[len(t.order)%len(holderLetters)])
 			t.order = append(t.order, iv.Token)
 		}
 	}
-	cell := to.Sub(from) / time.Duration(max(w, 1))
-	k := 0
-	for i := range t.cells {
-		c0, c1 := from.Add(time.Duration(i)*cell), from.Add(time.Duration(i+1)*cell)
-		for k < len(ivs) && ivs[k].Ended != monitor.EndOpen && !ivs[k].End.After(c0) {
-			k++ // ended before this cell: never needed again
+	glyphs := [...]rune{monitor.StripBlind: tlBlind, monitor.StripFree: tlFree, monitor.StripBusy: tlBusy, monitor.StripTrouble: tlTrouble}
+	for i, c := range monitor.LayStrip(ivs, trs, from, to, watched, w) {
+		t.cells[i] = glyphs[c.Kind]
+		if c.Kind == monitor.StripHeld {
+			t.cells[i] = t.letter[c.Token]
 		}
-		var before *monitor.Interval
-		if k > 0 {
-			before = &ivs[k-1]
-		}
-		t.cells[i] = t.cellAt(before, ivs[k:], c0, c1, watched)
-	}
-	if trouble && w > 0 {
-		t.cells[w-1] = tlTrouble
 	}
 	return t
-}
-
-// cellAt is the glyph of the cell [c0, c1): several holders beginning within it, the holder that held it half
-// or more, several that held it half or more between them, trouble while a key outlived its quorum, free, or blind before the dashboard watched. ivs start at
-// the first interval that ends within or after the cell; before is the one before them (nil: none).
-func (t *timeline) cellAt(before *monitor.Interval, ivs []monitor.Interval, c0, c1, watched time.Time) rune {
-	if !c1.After(watched) {
-		return tlBlind
-	}
-	began, best, total, bestToken := 0, time.Duration(0), time.Duration(0), ""
-	troubled := before != nil && troubleIn(*before, c0)
-	for _, iv := range ivs {
-		if !iv.Start.Before(c1) {
-			break
-		}
-		end := c1
-		if iv.Ended != monitor.EndOpen && iv.End.Before(c1) {
-			end = iv.End
-		}
-		if !iv.Start.Before(c0) {
-			began++
-		}
-		held := end.Sub(maxTime(iv.Start, c0))
-		total += held
-		if held > best {
-			best, bestToken = held, iv.Token
-		}
-		troubled = troubled || troubleIn(iv, c0)
-	}
-	switch {
-	case began >= 3:
-		return tlBusy
-	case best*2 >= c1.Sub(c0):
-		return t.letter[bestToken]
-	case total*2 >= c1.Sub(c0):
-		return tlBusy
-	case troubled:
-		return tlTrouble
-	}
-	return tlFree
-}
-
-// troubleIn reports whether iv ended with its quorum lost while its key lived on past c0 (until Gone, or on).
-func troubleIn(iv monitor.Interval, c0 time.Time) bool {
-	return iv.Ended == monitor.EndQuorumLost && (iv.Gone.IsZero() || iv.Gone.After(c0))
-}
-
-// maxTime returns the later of a and b.
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // strip renders the cells, each holder's letter in its colour.
