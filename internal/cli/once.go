@@ -17,9 +17,9 @@ import (
 func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 	ctx, stop := interruptible()
 	defer stop()
-	until := time.Now().Add(cfg.Watch)
 	snap := mon.Poll(ctx)
-	for (!snap.Swept || undecided(snap) || time.Now().Before(until)) && ctx.Err() == nil {
+	until := snap.Time.Add(cfg.Watch) // --watch is counted in snapshots: the last one is taken that long after the first
+	for (!snap.Swept || undecided(snap) || snap.Time.Before(until)) && ctx.Err() == nil {
 		if sys.stderrIsTerminal && !snap.Swept {
 			fmt.Fprintf(sys.stderr, "\r\x1b[Kscanning for locks: %s", sweepProgress(snap))
 		} else if sys.stderrIsTerminal {
