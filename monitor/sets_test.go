@@ -667,6 +667,13 @@ func TestAKeyFormatExcludesThePeersLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ours.Release(ctx)
+	// The client returns at a quorum: master 0's SET may land a moment later (seen with one core busy).
+	for deadline := time.Now().Add(5 * time.Second); c.admin[0].Get(ctx, format("pool")).Val() != ours.Token(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("master 0 does not hold our %s", format("pool"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if _, err := c.admin[0].Eval(ctx, semaphoreAcquireLua, []string{format("pool")}, 3, uuid4(),
 		semaphoreTimeout.Milliseconds(), time.Now().UnixMilli()).Result(); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
 		t.Errorf("redis-semaphore's acquire on the key we hold: %v, want WRONGTYPE", err)
