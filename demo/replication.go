@@ -106,7 +106,7 @@ func (r *scenarioRun) replicationRace() error {
 	link := &replicaLink{from: r.d.masters[victim], to: r.d.masters[replicaOf], lag: replicationLag}
 	r.say("A acquires the lock on the primary; at once, before the primary sends the key to its replica, " +
 		"master 3 crashes")
-	if err := r.acquireWithin(a, time.Second); err != nil {
+	if err := r.acquireWithin(a, r.ttl+time.Second); err != nil {
 		return err
 	}
 	link.wrote(ScenarioResource)

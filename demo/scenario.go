@@ -383,14 +383,14 @@ func masterList(idx []int) string {
 }
 
 // opening starts every story: A and B reaching the masters given, then A
-// takes the lock (retrying for up to a second, so a slow first round does not
-// end the story) and writes.
+// takes the lock (retrying for up to a TTL and a second, so that a slow first
+// round, or a lock left by the story before, does not end the story) and writes.
 func (r *scenarioRun) opening(reachOfA, reachOfB []int) (a, b *actor, err error) {
 	if a, b, err = r.newActors(reachOfA, reachOfB); err != nil {
 		return nil, nil, err
 	}
 	r.say("A acquires the lock and starts writing")
-	if err := r.acquireWithin(a, time.Second); err != nil {
+	if err := r.acquireWithin(a, r.ttl+time.Second); err != nil {
 		return nil, nil, err
 	}
 	r.write(a, validityLeft(a))
