@@ -19,7 +19,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 
 	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
 	var lockEvents []Event
-	s.Locks, s.tracked, lockEvents, s.Unread = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
+	s.Locks, s.hidden, lockEvents, s.Unread = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
 	events = append(events, lockEvents...)
 	s.trackHolders(prev, goneKinds(lockEvents), cfg)
 	countWaiters(s.Locks, readings)

@@ -99,17 +99,38 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 }
 
 // carry fills the cells of row that were not read (read[j] false) with the values last seen there, from p
-// (nil: nothing seen before).
-func carry(row []MasterLock, read []bool, p *LockView) {
-	if p == nil {
-		return
-	}
+// (nil: nothing seen before): unknown, except on a master whose reading is a delta of the one p was made from
+// (delta[j]), where a key not read has not changed: its cell is as p had it (absent without p), or absent once
+// its TTL, counted from its read, has run out. Those cells count as read.
+func carry(row []MasterLock, read []bool, p *LockView, delta []bool, now time.Time) {
 	for j := range row {
-		if !read[j] && j < len(p.Masters) && p.Masters[j].State != CellAbsent {
+		switch {
+		case read[j]:
+		case delta[j]:
+			read[j] = true
+			row[j] = MasterLock{State: CellAbsent}
+			if p != nil && j < len(p.Masters) {
+				row[j] = p.Masters[j]
+			}
+			if c := row[j]; c.State == CellSeen && c.PTTL != NoTTL && !c.ReadAt.Add(c.PTTL).After(now) {
+				row[j] = MasterLock{State: CellAbsent}
+			}
+		case p != nil && j < len(p.Masters) && p.Masters[j].State != CellAbsent:
 			row[j] = p.Masters[j]
 			row[j].State = CellUnknown
 		}
 	}
+}
+
+// deltas reports, per master, whether its reading is a delta of the reading prev was made from: only the keys
+// that changed were read, the others are as prev has them.
+func deltas(prev *Snapshot, readings []Reading) []bool {
+	out := make([]bool, len(readings))
+	for j, r := range readings {
+		out[j] = r.Err == nil && r.delta && r.deltaOf != 0 && prev != nil && j < len(prev.Masters) &&
+			prev.Masters[j].Addr == r.Addr && prev.Masters[j].readSeq == r.deltaOf
+	}
+	return out
 }
 
 // kept reports whether a resource is still tracked: some master has its key, or may have it (not read, with

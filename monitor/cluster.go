@@ -99,6 +99,9 @@ func (p *poller) accept(r Reading) {
 	if r.next != nil {
 		p.disc = *r.next
 	}
+	if p.track != nil && r.Err == nil && r.seq != 0 {
+		p.track.accepted = r.seq
+	}
 }
 
 // eval runs a script on the poller's node, after ASKING on a cluster's node.

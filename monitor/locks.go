@@ -7,10 +7,10 @@ import (
 )
 
 // aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
-// resource, carrying history and the values of cells not read this time from prev. It returns the views, the
-// keys kept for refresh that are not shown, the lock events, and how many of prev's locks some master that
+// resource, carrying history and the values of cells not read this time from prev. It returns the views, those
+// of the keys kept for refresh that are not shown, the lock events, and how many of prev's locks some master that
 // answered could not read (its poll ran out of time before it reached them, or the read was not current).
-func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []string, []Event, int) {
+func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []LockView, []Event, int) {
 	n := len(readings)
 	quorum := n/2 + 1
 	resources, index := resourcesOf(prev, readings, own)
@@ -19,16 +19,17 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 	for j, m := range masters {
 		dup[j] = m.health.sameAs != ""
 	}
-	var prevLocks []LockView
+	var prevLocks, prevHidden []LockView
 	if prev != nil {
-		prevLocks = prev.Locks
+		prevLocks, prevHidden = prev.Locks, prev.hidden
 	}
+	delta := deltas(prev, readings)
 	var (
 		events  []Event
 		views   = make([]LockView, 0, len(resources))
-		tracked []string
+		hidden  []LockView
 		arena   []tokenSeen // backs every view's hist.tokens
-		pi      = 0
+		pi, hi  = 0, 0
 		unread  int
 	)
 	firstSweep := prev == nil || !prev.Swept
@@ -41,10 +42,17 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
 			p = &prevLocks[pi]
 		}
+		for hi < len(prevHidden) && prevHidden[hi].Resource < res {
+			hi++
+		}
+		cellsBefore := p
+		if p == nil && hi < len(prevHidden) && prevHidden[hi].Resource == res {
+			cellsBefore = &prevHidden[hi]
+		}
+		carry(row, read[i*n:(i+1)*n], cellsBefore, delta, now)
 		if p != nil && !readByAll(read[i*n:(i+1)*n], readings, dup) {
 			unread++
 		}
-		carry(row, read[i*n:(i+1)*n], p)
 		ownLock := own[res]
 		isOwn := ownLock.Token != ""
 		if !kept(row) && !isOwn {
@@ -62,7 +70,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		}
 		nameResource(&v)
 		if !isOwn && !shown(&v, cfg) {
-			tracked = append(tracked, res)
+			hidden = append(hidden, LockView{Resource: res, Masters: row})
 			continue
 		}
 		events = history(&v, p, prev != nil && !(p == nil && firstSweep), now, events)
@@ -72,7 +80,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		views = append(views, v)
 	}
 	groupMultiKeyLocks(views)
-	return views, tracked, events, unread
+	return views, hidden, events, unread
 }
 
 // readByAll reports whether every master that answered (and is not another's duplicate) read the key whose
@@ -106,8 +114,8 @@ func resourcesOf(prev *Snapshot, readings []Reading, own map[string]OwnLock) ([]
 		for _, l := range prev.Locks {
 			add(l.Resource)
 		}
-		for _, res := range prev.tracked {
-			add(res)
+		for _, h := range prev.hidden {
+			add(h.Resource)
 		}
 	}
 	for res := range own {

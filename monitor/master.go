@@ -53,6 +53,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		ms.measureClock(r, cfg.DriftFactor)
 	}
 	ms.setHealth(is)
+	ms.readSeq = r.seq
 	return ms, events
 }
 

@@ -55,6 +55,11 @@ type Reading struct {
 	// and RefreshWhy why a tracked master's keys were all read, or why the master is polled.
 	Refresh    string
 	RefreshWhy string
+
+	// A tracked master's reading numbered seq may be a delta (delta): only the keys that changed, the other
+	// known keys as in the reading numbered deltaOf, the last the monitor took (see Aggregate).
+	seq, deltaOf uint64
+	delta        bool
 }
 
 // KeyReading is one key as read from one master.
@@ -309,8 +314,12 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	if err := p.refreshKeys(ctx, cfg, known, &r, &d, &slowest); err != nil {
 		return p.failed(err)
 	}
+	refreshed := len(r.Keys)
 	if err := p.discover(ctx, cfg, known, &r, &d, slowest); err != nil {
 		return p.failed(err)
+	}
+	if r.delta {
+		r.Keys = p.track.dropCached(r.Keys, refreshed)
 	}
 	p.readWaiters(ctx, &r, slowest)
 	p.checkAccess(ctx, cfg, slowest)
@@ -345,7 +354,7 @@ func (p *poller) readKeys(ctx context.Context, cfg Config, keys []string) Readin
 		return p.failed(err)
 	}
 	if t != nil {
-		t.remember(r.Keys)
+		t.remember(r.Keys, cfg.Interval)
 	}
 	p.learn(r.refusals)
 	return r

@@ -10,14 +10,16 @@ import "sort"
 func (s *Snapshot) keysToRefresh(own map[string]OwnLock) []string {
 	var keys []string
 	if s != nil {
-		keys = make([]string, 0, len(s.Locks)+len(s.tracked)+2*len(own))
+		keys = make([]string, 0, len(s.Locks)+len(s.hidden)+2*len(own))
 		for _, l := range s.Locks {
 			keys = append(keys, l.Resource)
 			if l.Fence > 0 {
 				keys = append(keys, l.Resource+s.fenceSuffix)
 			}
 		}
-		keys = append(keys, s.tracked...)
+		for _, h := range s.hidden {
+			keys = append(keys, h.Resource)
+		}
 	}
 	for res := range own {
 		keys = append(keys, res)

@@ -186,7 +186,7 @@ type Snapshot struct {
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
 	maxTTL      time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
-	tracked     []string      // keys refreshed by the next poll that are not in Locks (no TTL, on one master)
+	hidden      []LockView    // the keys refreshed by the next poll that are not in Locks (no TTL, on one master), with their cells
 	fenceSuffix string        // Config.FenceSuffix: the next poll reads every lock's fence counter
 	fences      fenceCounters // fence counters read, with the highest each master has shown
 	holdLogs    []*HoldLog    // every resource's holders over the window, by resource, shown or gone (holdtrack.go)
@@ -232,8 +232,9 @@ type MasterStatus struct {
 
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
 
-	health health // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
-	hist   masterHistory
+	health  health // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
+	readSeq uint64 // the number of the tracked read taken in this poll (Reading.seq); 0 none
+	hist    masterHistory
 }
 
 // Sweep is the progress of discovery on one master: SCAN continues from poll to poll under the work budget,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,7 +30,8 @@ func (p *poller) refreshKeys(ctx context.Context, cfg Config, known []string, r 
 }
 
 // refreshTracked is refreshKeys by tracking. It returns errNoTracking, having read nothing, when the master
-// does not allow tracking.
+// does not allow tracking. A poll that reads only what changed, given the known list of the last and after a
+// read the monitor took, returns a delta reading: the keys it read, the others as the monitor last took them.
 func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest *time.Duration) error {
 	t := p.track
 	pl, err := t.plan(ctx, known)
@@ -46,28 +46,68 @@ func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string,
 	r.Refresh, r.RefreshWhy = RefreshTracking, pl.why
 	p.via = t.read
 	defer func() { p.via = nil }()
-	r.Keys = slices.Grow(r.Keys, len(known)) // room for the keys read and those from the cache, allocated once
 	from := len(r.Keys)
 	if err := p.refresh(ctx, cfg, pl.read, r, d, slowest); err != nil {
 		t.dropRead()
 		return err
 	}
-	t.remember(r.Keys[from:])
-	if t.stormed(r.Keys[from:], pl.before) {
+	read := r.Keys[from:]
+	t.remember(read, cfg.Interval)
+	t.seq++
+	r.seq = t.seq
+	if t.stormed(read, pl.before) {
 		r.Refresh, r.RefreshWhy = RefreshPolling, t.off // this poll's reads stand; the next ones poll
 	}
-	for _, c := range pl.cached {
-		r.Keys = append(r.Keys, *c)
+	switch {
+	case pl.delta && len(read) == len(pl.read):
+		r.delta, r.deltaOf = true, t.accepted
+	case pl.delta: // keys it had no time to read are unknown, the others as cached
+		t.missing = append(t.missing, notRead(pl.read, read)...)
+		r.Keys = t.appendCached(r.Keys, known, read)
+	default:
+		for _, c := range pl.cached {
+			r.Keys = append(r.Keys, *c)
+		}
 	}
 	return nil
+}
+
+// notRead returns the keys of want that read does not have.
+func notRead(want []string, read []KeyReading) []string {
+	got := make(map[string]bool, len(read))
+	for _, k := range read {
+		got[k.Key] = true
+	}
+	var out []string
+	for _, k := range want {
+		if !got[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// appendCached appends to keys the cached readings of the known keys not read in this poll.
+func (t *tracker) appendCached(keys []KeyReading, known []string, read []KeyReading) []KeyReading {
+	got := make(map[string]bool, len(read))
+	for _, k := range read {
+		got[k.Key] = true
+	}
+	for _, k := range known {
+		if c, ok := t.cache[k]; ok && !got[k] {
+			keys = append(keys, *c)
+		}
+	}
+	return keys
 }
 
 // readPlan is what one poll reads of a tracked master: the keys to read, and the readings that still hold.
 type readPlan struct {
 	read   []string
-	cached []*KeyReading
+	cached []*KeyReading         // with delta false: the readings of the known keys not read
 	before map[string]KeyReading // the last readings of the keys invalidated since, to tell a storm
 	why    string                // why every key is read, "" when only the changed ones are
+	delta  bool                  // only what changed is read: the known keys are those of the last plan, whose read the monitor took
 }
 
 // plan decides what this poll reads: every key after a (re)start, a reconnect, a lost message, a missed
@@ -101,31 +141,19 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 	}
 	if pl.why != "" {
 		t.lastFull = time.Now()
-		clear(t.cache)
+		t.forget()
+		t.knownOf = known
 		pl.read = known
 		return pl, nil
 	}
 	now := time.Now()
-	pl.cached = make([]*KeyReading, 0, len(known))
-	for _, k := range known {
-		c, ok := t.cache[k]
-		if !ok || !c.Absent && c.PTTL != NoTTL && !c.ReadAt.Add(c.PTTL).After(now) {
-			pl.read = append(pl.read, k)
-		} else {
-			pl.cached = append(pl.cached, c)
-		}
+	if sameList(known, t.knownOf) && t.seq == t.accepted {
+		pl.delta = true
+		t.planChanges(&pl, now)
+		return pl, nil
 	}
+	t.planAll(&pl, known, now)
 	return pl, nil
-}
-
-// remember keeps the readings made on the tracking connection, to serve until the master says they changed.
-func (t *tracker) remember(keys []KeyReading) {
-	if t.cache == nil {
-		t.cache = make(map[string]*KeyReading, len(keys))
-	}
-	for _, k := range keys {
-		t.cache[k.Key] = &k
-	}
 }
 
 // tracking returns the tracker of a master whose reads are tracked now; nil for one that is polled.

@@ -61,6 +61,12 @@ type tracker struct {
 	cache    map[string]*KeyReading // keys read on the read connection while tracking was on
 	lastFull time.Time
 	off      string // why the master is polled instead, for good; "" while tracking may be used
+
+	knownOf  []string   // the known list of the last plan
+	missing  []string   // keys to read next time: not read, or not current, when last planned
+	expiries expiryHeap // the cached keys by when their TTL runs out
+	seq      uint64     // numbers the tracked reads
+	accepted uint64     // the number of the last read the monitor took
 	storm    stormWatch
 }
 
@@ -174,7 +180,7 @@ func (t *tracker) arm(ctx context.Context) error {
 		}
 	}
 	t.armedInv = inv
-	clear(t.cache)
+	t.forget()
 	return nil
 }
 
