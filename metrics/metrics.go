@@ -240,7 +240,7 @@ func collectLocks(ch chan<- prometheus.Metric, s monitor.Snapshot, resources []s
 		}
 		ch <- prometheus.MustNewConstMetric(descLockMs, prometheus.GaugeValue, float64(l.Count), r)
 		ch <- prometheus.MustNewConstMetric(descLockHeld, prometheus.GaugeValue, boolValue(l.State == monitor.StateHeld), r)
-		ch <- prometheus.MustNewConstMetric(descLockVal, prometheus.GaugeValue, max(l.Validity, 0).Seconds(), r)
+		ch <- prometheus.MustNewConstMetric(descLockVal, prometheus.GaugeValue, l.ValidityAt(s.Time).Seconds(), r)
 		ch <- prometheus.MustNewConstMetric(descLockFence, prometheus.GaugeValue, float64(l.Fence), r)
 		held := 0
 		for _, h := range l.HolderList(s.Time) {

@@ -48,6 +48,8 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 			t.Errorf("before any snapshot the exporter writes %s; want no master or lock figures", name)
 		}
 	}
+	billing := monitor.LockView{Resource: "billing", State: monitor.StateHeld, Count: 2, Fence: 33}
+	billing.SetValidity(now, 1500*time.Millisecond)
 	s := monitor.Snapshot{Seq: 7, Time: now, Quorum: 2, UpCount: 2, Servers: 3,
 		Masters: []monitor.MasterStatus{
 			{Addr: "a:1", Up: true, RTT: 2 * time.Millisecond, ClockKnown: true, ClockOffset: -3 * time.Millisecond,
@@ -56,7 +58,7 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 			{Addr: "c:1", Down: true, Missed: 3, Uptime: monitor.UnknownUptime, Sweep: monitor.Sweep{Total: -1}},
 		},
 		Locks: []monitor.LockView{
-			{Resource: "billing", State: monitor.StateHeld, Count: 2, Validity: 1500 * time.Millisecond, Fence: 33},
+			billing,
 			{Resource: "other", State: monitor.StateHeld, Count: 3},
 			{Resource: "stuck", State: monitor.StateStuck},
 			{Resource: "zz", State: monitor.StateSplit},

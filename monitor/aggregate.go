@@ -16,18 +16,18 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 		s.watchedFrom = now
 	}
 	events := s.aggregateMasters(prev, readings, now, cfg)
-
-	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
-	var lockEvents []Event
-	s.Locks, s.hidden, lockEvents, s.Unread = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
-	events = append(events, lockEvents...)
-	s.trackHolders(prev, goneKinds(lockEvents), cfg)
-	countWaiters(s.Locks, readings)
-	fenceWarnings, fenceEvents := s.applyFences(prev, fences, now)
-	events = append(events, fenceEvents...)
-	s.countKeys()
-	s.countClusterKeys()
-	s.noteLongestTTL(readings, own)
+	for j, consistent := range deltas(prev, readings) {
+		if readings[j].delta && !consistent {
+			s.Masters[j].readSeq = 0 // not applied: its keys not read are unknown, and its next reading whole
+		}
+	}
+	s.own = own
+	var fenceWarnings []Warning
+	if !s.carryQuiet(prev, readings, own, cfg) {
+		var lockEvents, fenceEvents []Event
+		lockEvents, fenceWarnings, fenceEvents = s.aggregateAllLocks(prev, readings, own, now, cfg)
+		events = append(append(events, lockEvents...), fenceEvents...)
+	}
 	s.countUnsafe(now)
 
 	clocks := judgeClocks(s.Masters, s.maxTTL, cfg.DriftFactor)
@@ -40,6 +40,23 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	events = append(events, clockEvents(s.Masters, clocks, now)...)
 	s.Events = appendEvents(prev, events, cfg.MaxEvents)
 	return s
+}
+
+// aggregateAllLocks builds the locks of s from every reading (see Aggregate), with their hold logs, waiters,
+// fence counters, the keys of each master and the longest TTL; it returns the lock events, and the fence
+// counters' warnings and events.
+func (s *Snapshot) aggregateAllLocks(prev *Snapshot, readings []Reading, own map[string]OwnLock, now time.Time, cfg Config) (lockEvents []Event, fenceWarnings []Warning, fenceEvents []Event) {
+	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
+	s.Locks, s.hidden, lockEvents, s.Unread = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
+	s.trackHolders(prev, goneKinds(lockEvents), cfg)
+	countWaiters(s.Locks, readings)
+	fenceWarnings, fenceEvents = s.applyFences(prev, fences, now)
+	s.countKeys()
+	s.countClusterKeys()
+	s.noteLongestTTL(readings, own)
+	s.lockWarnings = warnLocks(nil, s)
+	s.noteQuietUntil()
+	return lockEvents, fenceWarnings, fenceEvents
 }
 
 // aggregateMasters sets the masters of s from their readings and prev (a master is carried only where prev

@@ -159,7 +159,8 @@ func TestAggregateValidityIsQuorumThLongestLessDrift(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": tt.cells}), nil, t0, Config{})
-			if got := lockOf(t, s, "r").Validity; got != tt.want {
+			l := lockOf(t, s, "r")
+			if got := l.ValidityAt(s.Time); got != tt.want {
 				t.Errorf("validity = %v, want %v", got, tt.want)
 			}
 		})
@@ -729,10 +730,10 @@ func TestAggregateQuorumWithoutValidityIsNotHeld(t *testing.T) {
 			s := Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"r": tt.cells}), nil, t0, Config{})
 			l := lockOf(t, s, "r")
 			if l.State != tt.want {
-				t.Fatalf("state %s, want %s (validity %s)", l.State, tt.want, l.Validity)
+				t.Fatalf("state %s, want %s (validity %s)", l.State, tt.want, l.ValidityAt(s.Time))
 			}
-			if l.State != StateHeld && (l.Holder != "" || l.Validity != 0) {
-				t.Fatalf("a lock that is not held reports holder %q validity %s", l.Holder, l.Validity)
+			if l.State != StateHeld && (l.Holder != "" || l.ValidityAt(s.Time) != 0) {
+				t.Fatalf("a lock that is not held reports holder %q validity %s", l.Holder, l.ValidityAt(s.Time))
 			}
 		})
 	}

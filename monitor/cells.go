@@ -99,9 +99,10 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 }
 
 // carry fills the cells of row that were not read (read[j] false) with the values last seen there, from p
-// (nil: nothing seen before): unknown, except on a master whose reading is a delta of the one p was made from
-// (delta[j]), where a key not read has not changed: its cell is as p had it (absent without p), or absent once
-// its TTL, counted from its read, has run out. Those cells count as read.
+// (nil: nothing seen before): unknown, except on a master whose reading is a delta of the last one applied
+// (delta[j]), where a key not read has not changed: its cell is as that read saw it (p's cell, seen again if p
+// had it unknown; absent without p), or absent once its TTL, counted from its read, has run out. Those cells
+// count as read.
 func carry(row []MasterLock, read []bool, p *LockView, delta []bool, now time.Time) {
 	for j := range row {
 		switch {
@@ -109,8 +110,9 @@ func carry(row []MasterLock, read []bool, p *LockView, delta []bool, now time.Ti
 		case delta[j]:
 			read[j] = true
 			row[j] = MasterLock{State: CellAbsent}
-			if p != nil && j < len(p.Masters) {
+			if c := prevCell(p, j); c.State == CellSeen || c.State == CellUnknown && !c.ReadAt.IsZero() {
 				row[j] = p.Masters[j]
+				row[j].State = CellSeen
 			}
 			if c := row[j]; c.State == CellSeen && c.PTTL != NoTTL && !c.ReadAt.Add(c.PTTL).After(now) {
 				row[j] = MasterLock{State: CellAbsent}
@@ -120,6 +122,14 @@ func carry(row []MasterLock, read []bool, p *LockView, delta []bool, now time.Ti
 			row[j].State = CellUnknown
 		}
 	}
+}
+
+// prevCell is p's cell on master j; unknown when there is none.
+func prevCell(p *LockView, j int) MasterLock {
+	if p == nil || j >= len(p.Masters) {
+		return MasterLock{}
+	}
+	return p.Masters[j]
 }
 
 // deltas reports, per master, whether its reading is a delta of the reading prev was made from: only the keys

@@ -100,7 +100,7 @@ func (p *poller) accept(r Reading) {
 		p.disc = *r.next
 	}
 	if p.track != nil && r.Err == nil && r.seq != 0 {
-		p.track.accepted = r.seq
+		p.track.accepted.Store(r.seq)
 	}
 }
 

@@ -64,8 +64,8 @@ func TestClusterIsOneLockServiceOfQuorumOne(t *testing.T) {
 	}
 	for _, k := range clusterKeys {
 		l := lockOf(t, s, k.key)
-		if l.State != StateHeld || l.Holder != k.tok || l.Count != 1 || l.Validity <= 0 {
-			t.Errorf("%s: state %s, holder %q, count %d, validity %s; want held by %s on 1", k.key, l.State, l.Holder, l.Count, l.Validity, k.tok)
+		if l.State != StateHeld || l.Holder != k.tok || l.Count != 1 || l.ValidityAt(s.Time) <= 0 {
+			t.Errorf("%s: state %s, holder %q, count %d, validity %s; want held by %s on 1", k.key, l.State, l.Holder, l.Count, l.ValidityAt(s.Time), k.tok)
 		}
 		if l.Masters[0].Node != k.node {
 			t.Errorf("%s: owner %q, want %q", k.key, l.Masters[0].Node, k.node)

@@ -35,6 +35,8 @@ type Holder struct {
 	Validity  time.Duration // held: time until it drops below a quorum, less the drift allowance; 0 otherwise
 	Masters   []HolderCell  // its member on each master, aligned with Snapshot.Masters
 	FirstSeen time.Time     // when this monitor first saw it
+
+	validEnd time.Time // held: when it drops below a quorum (LockView.ValidityAt)
 }
 
 // HolderCell is one holder's member on one master.
@@ -110,6 +112,7 @@ func classifySet(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, m
 		return strings.Compare(a.Token, b.Token)
 	})
 	arena = recordHolders(v, arena)
+	v.driftFactor = cfg.DriftFactor
 	decideSetState(v, stuck, quorum, now)
 	v.Mine = isOwn
 	if isOwn { // our token is a string: a set on its key is another's
@@ -240,6 +243,7 @@ func judgeHolder(h *Holder, dup []bool, quorum, unknown int, now time.Time, cfg 
 	case h.Count >= quorum:
 		remaining := exp[quorum-1]
 		h.Validity = max(0, remaining-redlock.DriftAllowance(remaining, cfg.DriftFactor))
+		h.validEnd = now.Add(remaining)
 		h.State = StateHeld
 		if h.Validity == 0 {
 			h.State = StatePartial
@@ -296,7 +300,9 @@ func decideSetState(v *LockView, stuck bool, quorum int, now time.Time) {
 			if lead < 0 || h.Count > v.Holders[lead].Count {
 				lead = k
 			}
-			v.Validity = max(v.Validity, h.Validity) // held until the last holder lapses
+			if h.validEnd.After(v.validEnd) { // held until the last holder lapses
+				v.validEnd = h.validEnd
+			}
 		}
 		v.Count = max(v.Count, h.Count)
 	}

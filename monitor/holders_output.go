@@ -23,7 +23,7 @@ func (v *LockView) HolderList(now time.Time) []Holder {
 	add := func(token string) {
 		h := Holder{Token: token, Mode: ModeExclusive, Permits: 1, State: StatePartial, Masters: make([]HolderCell, len(v.Masters))}
 		if token == v.Holder && v.State == StateHeld {
-			h.State, h.Validity = StateHeld, v.Validity
+			h.State, h.Validity = StateHeld, v.ValidityAt(now)
 		}
 		for j, c := range v.Masters {
 			switch {

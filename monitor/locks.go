@@ -25,12 +25,12 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 	}
 	delta := deltas(prev, readings)
 	var (
-		events  []Event
-		views   = make([]LockView, 0, len(resources))
-		hidden  []LockView
-		arena   []tokenSeen // backs every view's hist.tokens
-		pi, hi  = 0, 0
-		unread  int
+		events []Event
+		views  = make([]LockView, 0, len(resources))
+		hidden []LockView
+		arena  []tokenSeen // backs every view's hist.tokens
+		pi, hi = 0, 0
+		unread int
 	)
 	firstSweep := prev == nil || !prev.Swept
 	for i, res := range resources {

@@ -3,8 +3,6 @@ package monitor
 import (
 	"strings"
 	"time"
-
-	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
 // tokenCount is how many distinct masters hold a token for one resource.
@@ -52,9 +50,9 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	// about to expire is not a lock.
 	if !stuck && v.Count >= quorum {
 		remaining := exp[quorum-1] - validityGrace(v.Resource, token) // as the holder counts it
-		v.Validity = max(0, remaining-redlock.DriftAllowance(remaining, cfg.DriftFactor))
+		v.validEnd, v.driftFactor = now.Add(remaining), cfg.DriftFactor
 	}
-	decideState(v, token, stuck, len(counts), quorum)
+	decideState(v, token, stuck, len(counts), quorum, now)
 	if isOwn {
 		judgeOwn(v, own, countOf(counts, own.Token), quorum)
 	}
@@ -164,14 +162,14 @@ func expiries(cells []MasterLock, dup []bool, holds func(MasterLock) bool, now t
 // decideState sets v's state, and its holder when a quorum holds token (the lead), from what classify measured:
 // stuck when token has no TTL on some master; held with validity left; unknown when the masters not read could
 // make it held; partial with one token; split with several (tokens).
-func decideState(v *LockView, token string, stuck bool, tokens, quorum int) {
+func decideState(v *LockView, token string, stuck bool, tokens, quorum int, now time.Time) {
 	switch {
 	case stuck:
 		v.State = StateStuck
 		if v.Count >= quorum {
 			v.Holder = token
 		}
-	case v.Validity > 0:
+	case v.ValidityAt(now) > 0:
 		v.State, v.Holder = StateHeld, token
 		v.Foreign = tokens > 1
 	case v.Count < quorum && v.Count+v.Unknown >= quorum:

@@ -54,6 +54,9 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 	}
 	ms.setHealth(is)
 	ms.readSeq = r.seq
+	if r.Err != nil && p != nil {
+		ms.readSeq = p.readSeq // its cells carry, unknown, what that read saw: a delta of it still applies
+	}
 	return ms, events
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,9 +27,11 @@ type Monitor struct {
 	cfg     Config
 	pollers []source
 
-	pollMu  sync.Mutex // one poll at a time, so snapshots follow each other
-	flying  []bool     // a master's read has not returned yet (guarded by pollMu)
-	results chan result
+	pollMu   sync.Mutex      // one poll at a time, so snapshots follow each other
+	flying   []bool          // a master's read has not returned yet (guarded by pollMu)
+	known    []string        // the keys the last poll refreshed: the same slice while they do not change (guarded by pollMu)
+	knownSet map[string]bool // known, as a set; nil until a poll needs it (guarded by pollMu)
+	results  chan result
 
 	mu        sync.Mutex
 	prev      *Snapshot
@@ -109,8 +113,13 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 	cfg := m.cfg
 	cfg.Interval = m.interval // what "current" means for reads of one key depends on the interval in use
 	m.mu.Unlock()
-	readings := m.readAll(ctx, prev.keysToRefresh(own))
+	readings := m.readAll(ctx, m.knownKeys(prev, own))
 	s := Aggregate(prev, readings, own, time.Now(), cfg)
+	for j, r := range readings {
+		if p, ok := m.pollers[j].(*poller); ok && p.track != nil && r.delta && s.Masters[j].readSeq == 0 {
+			p.track.accepted.Store(0) // a delta of a reading this snapshot does not follow: read it whole next time
+		}
+	}
 	m.mu.Lock()
 	m.prev = &s
 	m.mu.Unlock()
@@ -137,23 +146,27 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p source) Reading {
 		return p.read(ctx, m.cfg, known)
 	})
-	isKnown := make(map[string]bool, len(known))
-	for _, k := range known {
-		isKnown[k] = true
+	if m.knownSet == nil {
+		m.knownSet = make(map[string]bool, len(known))
+		for _, k := range known {
+			m.knownSet[k] = true
+		}
 	}
+	isNew := map[string]bool{}
+	isKnown := func(k string) bool { return m.knownSet[k] || isNew[k] }
 	var found []string
 	for _, r := range readings {
 		for _, k := range r.Keys {
-			if !isKnown[k.Key] {
-				isKnown[k.Key] = true
+			if !isKnown(k.Key) {
+				isNew[k.Key] = true
 				found = append(found, k.Key)
 			}
 		}
 	}
 	found = m.capFound(readings, found, len(known))
 	for _, k := range found {
-		if fence := k + m.cfg.FenceSuffix; !strings.HasSuffix(k, m.cfg.FenceSuffix) && !isKnown[fence] {
-			isKnown[fence] = true
+		if fence := k + m.cfg.FenceSuffix; !strings.HasSuffix(k, m.cfg.FenceSuffix) && !isKnown(fence) {
+			isNew[fence] = true
 			found = append(found, fence) // a new lock's fence is known from its first snapshot
 		}
 	}
@@ -186,6 +199,20 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 		}
 	}
 	return readings
+}
+
+// knownKeys returns the keys the poll after prev refreshes (Snapshot.keysToRefresh), as the same slice as the
+// last poll's when they are the same keys: a tracked master whose known keys did not change reads only what
+// changed (tracker.plan). After a quiet poll with our locks unchanged they are the same without a look.
+func (m *Monitor) knownKeys(prev *Snapshot, own map[string]OwnLock) []string {
+	if prev != nil && prev.quiet && m.known != nil && maps.EqualFunc(prev.own, own, sameOwnLock) {
+		return m.known
+	}
+	known := prev.keysToRefresh(own)
+	if !slices.Equal(known, m.known) {
+		m.known, m.knownSet = known, nil
+	}
+	return m.known
 }
 
 // capFound keeps the keys that discovery found new on some master within Config.MaxKeys distinct keys in all,

@@ -182,7 +182,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 	for i, l := range s.Locks {
 		jl := jsonLock{
 			Resource: l.Resource, State: l.State, Holder: l.Holder, Count: l.Count, Unknown: l.Unknown,
-			ValidityMS: l.Validity.Milliseconds(), TTLSpreadMS: l.TTLSpread.Milliseconds(),
+			ValidityMS: l.ValidityAt(s.Time).Milliseconds(), TTLSpreadMS: l.TTLSpread.Milliseconds(),
 			Foreign: l.Foreign, Mine: l.Mine, QuorumLost: l.QuorumLost, Family: l.Family, Heuristic: l.Heuristic, Keys: l.Keys, FirstSeen: timePtr(l.FirstSeen),
 			AcquiredAt: timePtr(l.AcquiredAt), Changes: l.Changes,
 			LastChange: timePtr(l.LastChange), Fence: l.Fence, Masters: make([]jsonMasterLock, len(l.Masters)),
@@ -335,7 +335,7 @@ func tableLocks(p func(string, ...any), locks []LockView, servers int, now time.
 			holder = l.HoldersText()
 		}
 		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State, orDash(holder), l.Count,
-			servers, l.Validity.Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
+			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
 		if l.Holders != nil {
 			tableHolders(p, &l, servers, now)
 		}

@@ -100,7 +100,7 @@ func reportLocks(p func(string, ...any), s *Snapshot, o ReportOptions) {
 			waiters = fmt.Sprint(l.Waiters)
 		}
 		p("| %s | %s | %s | %d of %d, quorum %d | %s | %.1f, %.1f | %s/%s/%s | %s | %d, %.0f%% | %s |\n",
-			md(l.ResourceText()), state, md(orDash(holder)), l.Count, s.Servers, s.Quorum, ShortDuration(l.Validity),
+			md(l.ResourceText()), state, md(orDash(holder)), l.Count, s.Servers, s.Quorum, ShortDuration(l.ValidityAt(s.Time)),
 			minute.PerMinute, all.PerMinute, sample(all.Holds, all.HoldP50), sample(all.Holds, all.HoldP95),
 			ShortDuration(all.HoldMax), sample(all.Gaps, all.GapP50), all.Holders, 100*all.BusiestShare, waiters)
 	}

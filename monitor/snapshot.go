@@ -185,13 +185,21 @@ type Snapshot struct {
 	Unsafe    int            // masters that answer but cannot be counted on: replicas, primaries in a failover's replication race
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
-	maxTTL      time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
-	hidden      []LockView    // the keys refreshed by the next poll that are not in Locks (no TTL, on one master), with their cells
-	fenceSuffix string        // Config.FenceSuffix: the next poll reads every lock's fence counter
-	fences      fenceCounters // fence counters read, with the highest each master has shown
-	holdLogs    []*HoldLog    // every resource's holders over the window, by resource, shown or gone (holdtrack.go)
-	watchedFrom time.Time     // the first snapshot's time: figures cover no time before it
-	window      time.Duration // Config.History
+	maxTTL time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
+	hidden []LockView    // the keys refreshed by the next poll that are not in Locks (no TTL, on one master), with their cells
+
+	// What a quiet poll (quiet.go) needs: the locks registered as ours when it was made, the warnings about
+	// its locks, the first time a lock could change with nothing read, and whether it shares its locks with
+	// the snapshot before (which makes each of its decided locks decided by this poll).
+	own          map[string]OwnLock
+	lockWarnings []Warning
+	quietUntil   time.Time
+	quiet        bool
+	fenceSuffix  string        // Config.FenceSuffix: the next poll reads every lock's fence counter
+	fences       fenceCounters // fence counters read, with the highest each master has shown
+	holdLogs     []*HoldLog    // every resource's holders over the window, by resource, shown or gone (holdtrack.go)
+	watchedFrom  time.Time     // the first snapshot's time: figures cover no time before it
+	window       time.Duration // Config.History
 }
 
 // MasterStatus is the health of one master as of the snapshot.
@@ -233,7 +241,7 @@ type MasterStatus struct {
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
 
 	health  health // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
-	readSeq uint64 // the number of the tracked read taken in this poll (Reading.seq); 0 none
+	readSeq uint64 // the number of the last tracked read applied, in this poll or before (Reading.seq); 0 none
 	hist    masterHistory
 }
 
@@ -294,7 +302,6 @@ type LockView struct {
 	Count      int           // distinct masters with the holder's token, or with the most common token
 	Unknown    int           // distinct masters whose cell is unknown
 	Masters    []MasterLock  // aligned with Snapshot.Masters
-	Validity   time.Duration // held: time until the holder drops below quorum, corrected for read time, less drift allowance; 0 otherwise
 	TTLSpread  time.Duration // spread of the holder's (or most common token's) expiries across masters
 	Foreign    bool          // held, but another token is present on some master
 	Mine       bool          // token registered as ours
@@ -325,6 +332,27 @@ type LockView struct {
 	Logical, Convention string
 
 	hist lockHistory
+
+	// validEnd is when the holder's keys drop below a quorum (see ValidityAt); zero when no token has a quorum.
+	validEnd    time.Time
+	driftFactor float64
+}
+
+// SetValidity makes v's validity at time at validity, with no drift allowance beyond the fixed one: for views
+// made outside Aggregate, such as a test's.
+func (v *LockView) SetValidity(at time.Time, validity time.Duration) {
+	v.validEnd, v.driftFactor = at.Add(validity+redlock.DriftAllowance(0, 0)), 0
+}
+
+// ValidityAt is how long after t the holder keeps a quorum, corrected for read time, less the drift allowance;
+// 0 when no token has a quorum, or it has run out. A snapshot may share a lock's view with the ones before it
+// (nothing about the lock changed): its validity is of a time, not of a view.
+func (v *LockView) ValidityAt(t time.Time) time.Duration {
+	if v.validEnd.IsZero() {
+		return 0
+	}
+	remaining := v.validEnd.Sub(t)
+	return max(0, remaining-redlock.DriftAllowance(remaining, v.driftFactor))
 }
 
 // EventKind names what happened in an Event.

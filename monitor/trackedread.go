@@ -60,7 +60,7 @@ func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string,
 	}
 	switch {
 	case pl.delta && len(read) == len(pl.read):
-		r.delta, r.deltaOf = true, t.accepted
+		r.delta, r.deltaOf = true, t.accepted.Load()
 	case pl.delta: // keys it had no time to read are unknown, the others as cached
 		t.missing = append(t.missing, notRead(pl.read, read)...)
 		r.Keys = t.appendCached(r.Keys, known, read)
@@ -147,7 +147,7 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 		return pl, nil
 	}
 	now := time.Now()
-	if sameList(known, t.knownOf) && t.seq == t.accepted {
+	if sameList(known, t.knownOf) && t.seq == t.accepted.Load() {
 		pl.delta = true
 		t.planChanges(&pl, now)
 		return pl, nil

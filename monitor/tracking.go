@@ -62,11 +62,11 @@ type tracker struct {
 	lastFull time.Time
 	off      string // why the master is polled instead, for good; "" while tracking may be used
 
-	knownOf  []string   // the known list of the last plan
-	missing  []string   // keys to read next time: not read, or not current, when last planned
-	expiries expiryHeap // the cached keys by when their TTL runs out
-	seq      uint64     // numbers the tracked reads
-	accepted uint64     // the number of the last read the monitor took
+	knownOf  []string      // the known list of the last plan
+	missing  []string      // keys to read next time: not read, or not current, when last planned
+	expiries expiryHeap    // the cached keys by when their TTL runs out
+	seq      uint64        // numbers the tracked reads
+	accepted atomic.Uint64 // the number of the last read the monitor took and applied; 0 none
 	storm    stormWatch
 }
 

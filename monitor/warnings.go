@@ -16,7 +16,7 @@ const maxLockWarnings = 10
 // hands each master the texts about it (textsAbout).
 func warnings(s *Snapshot, clocks clockJudgement, now time.Time, cfg Config) []Warning {
 	ws := warnSet(nil, s, cfg)
-	ws = warnLocks(ws, s)
+	ws = append(ws, s.lockWarnings...)
 	ws = warnMasters(ws, s.Masters, s.maxTTL, now)
 	ws = warnClusters(ws, s, now, cfg)
 	return warnClocks(ws, s.Masters, clocks, cfg)

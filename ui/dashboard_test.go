@@ -120,7 +120,8 @@ func lockOf(resource string, quorum int, validity time.Duration, cells ...monito
 	lv := monitor.LockView{Resource: resource, Masters: cells, Count: best, FirstSeen: testNow.Add(-90 * time.Second)}
 	switch {
 	case best >= quorum:
-		lv.State, lv.Holder, lv.Validity, lv.Foreign = monitor.StateHeld, lead, validity, len(counts) > 1
+		lv.State, lv.Holder, lv.Foreign = monitor.StateHeld, lead, len(counts) > 1
+		lv.SetValidity(testNow, validity)
 		lv.TTLSpread = 3 * time.Millisecond
 	case len(counts) == 1:
 		lv.State = monitor.StatePartial
@@ -1159,8 +1160,8 @@ func bigSnapshot(n int) monitor.Snapshot {
 		}
 		c[i%5] = none
 		locks[i] = monitor.LockView{Resource: fmt.Sprintf("tenant:%04d:job:%06d", i%1000, i), State: monitor.StateHeld,
-			Holder: token, Count: 4, Masters: c, Validity: time.Duration(900+i%9000) * time.Millisecond,
-			TTLSpread: time.Millisecond, Changes: i % 5, FirstSeen: testNow.Add(-time.Minute)}
+			Holder: token, Count: 4, Masters: c, TTLSpread: time.Millisecond, Changes: i % 5, FirstSeen: testNow.Add(-time.Minute)}
+		locks[i].SetValidity(testNow, time.Duration(900+i%9000)*time.Millisecond)
 	}
 	return snapshotOf(ms, nil, locks...)
 }

@@ -13,8 +13,8 @@ var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // heldLock is resource held by token on all n masters with pttl left.
 func heldLock(resource, token string, n int, pttl time.Duration) monitor.LockView {
-	lv := monitor.LockView{Resource: resource, State: monitor.StateHeld, Holder: token, Count: n,
-		Validity: pttl - 10*time.Millisecond}
+	lv := monitor.LockView{Resource: resource, State: monitor.StateHeld, Holder: token, Count: n}
+	lv.SetValidity(t0, pttl-10*time.Millisecond)
 	for range n {
 		lv.Masters = append(lv.Masters, monitor.MasterLock{State: monitor.CellSeen, Token: token, PTTL: pttl, ReadAt: t0})
 	}

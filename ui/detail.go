@@ -80,7 +80,7 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 	add(label("state") + stateStyle.Render(stateText) + holder + st.text.muted.Render(
 		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.masters), d.snap.Quorum)))
 	if lv.State == monitor.StateHeld {
-		v := validityAt(lv, d.snap.Time, now)
+		v := validityAt(lv, now)
 		add(label("validity") + st.validityBar(v, row.ref, 10, false) + " " + st.text.normal.Render(dur(v)) +
 			st.text.muted.Render(" · spread "+dur(lv.TTLSpread)))
 	}

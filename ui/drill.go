@@ -159,7 +159,7 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 	add(labelled(st, "state", stateStyle.Render(stateText)+st.text.normal.Render(fmt.Sprintf("%s · on %d of %s, "+
 		"quorum %d", by, lv.Count, plural(len(d.masters), "master"), d.snap.Quorum)), w, st.text.normal)...)
 	if lv.State == monitor.StateHeld {
-		v := validityAt(lv, d.snap.Time, now)
+		v := validityAt(lv, now)
 		add(labelled(st, "validity", st.validityBar(v, row.ref, 20, false)+" "+st.text.normal.Render(dur(v))+
 			st.text.muted.Render(" · expiries spread over "+dur(lv.TTLSpread)), w, st.text.normal)...)
 	}

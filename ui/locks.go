@@ -237,7 +237,7 @@ func (p *locksPanel) rebuild() {
 			var k int64
 			switch p.sort {
 			case sortValidity:
-				k = lv.Validity.Milliseconds()
+				k = lv.ValidityAt(d.snap.Time).Milliseconds()
 			case sortState:
 				k = int64(stateRank[lv.State])
 			case sortChanges:
@@ -422,12 +422,12 @@ func (p *locksPanel) header(c lockCols, d *dashboard) string {
 	return b.String()
 }
 
-// validityAt is a lock's validity now: the snapshot's, less the time since the snapshot.
-func validityAt(lv *monitor.LockView, snapTime, now time.Time) time.Duration {
+// validityAt is a held lock's validity now; 0 for a lock not held.
+func validityAt(lv *monitor.LockView, now time.Time) time.Duration {
 	if lv.State != monitor.StateHeld {
 		return 0
 	}
-	return max(lv.Validity-now.Sub(snapTime), 0)
+	return lv.ValidityAt(now)
 }
 
 // row renders one lock row.
@@ -471,7 +471,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	}
 	b.WriteString(pick(qs).Render(fitLeft(q, c.quorum)))
 	b.WriteString(space)
-	v := validityAt(lv, d.snap.Time, now)
+	v := validityAt(lv, now)
 	if c.bar > 0 {
 		b.WriteString(st.validityBar(v, r.ref, c.bar, sel))
 		b.WriteString(space)
