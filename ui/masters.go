@@ -128,26 +128,27 @@ func navActions(k *KeyMap, move func(msg tea.KeyMsg) tea.Cmd) []action {
 }
 
 // masterCols are the widths of the masters table's columns; 0 hides a column.
-type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, scan, notes int }
+type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, refresh, scan, notes int }
 
 // masterColumns fits the columns into w cells, dropping the least needed first. In demo mode the role column
-// (always "master") leaves its room to the notes, which start with the master's faults and get more room.
+// (always "master") and the refresh mode (the master's view has it) leave their room to the notes, which start
+// with the master's faults and get more room.
 func masterColumns(w int, demoMode bool) masterCols {
-	c := masterCols{addr: 22, status: 6, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7, scan: 5}
+	c := masterCols{addr: 22, status: 6, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7, refresh: 7, scan: 5}
 	minNotes := 8
 	if demoMode {
-		c.role, minNotes = 0, 18
+		c.role, c.refresh, minNotes = 0, 0, 18
 	}
 	fixed := func() int {
 		n := 2 + 4 // cursor, label
-		for _, x := range []int{c.addr, c.status, c.rtt, c.clock, c.drift, c.uptime, c.role, c.keys, c.scan} {
+		for _, x := range []int{c.addr, c.status, c.rtt, c.clock, c.drift, c.uptime, c.role, c.keys, c.refresh, c.scan} {
 			if x > 0 {
 				n += x + 1
 			}
 		}
 		return n
 	}
-	for _, drop := range []*int{&c.drift, &c.scan, &c.role, &c.uptime, &c.clock} {
+	for _, drop := range []*int{&c.drift, &c.scan, &c.role, &c.uptime, &c.clock, &c.refresh} {
 		if fixed() <= w-minNotes {
 			break
 		}
@@ -179,7 +180,7 @@ func (p *mastersPanel) View() string {
 		right bool
 	}{{c.addr, "ADDRESS", false}, {c.status, "STATE", false}, {c.rtt, "RTT", true}, {c.clock, "CLOCK OFFSET", true},
 		{c.drift, "DRIFT", true}, {c.uptime, "UPTIME", true}, {c.role, "ROLE", false}, {c.keys, "KEYS", true},
-		{c.scan, "SCAN", true}, {c.notes, notes, false}}
+		{c.refresh, "REFRESH", false}, {c.scan, "SCAN", true}, {c.notes, notes, false}}
 	for _, col := range cols {
 		switch {
 		case col.w == 0:
@@ -268,6 +269,9 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(st.name(fit(role, c.role), val) + " ")
 	}
 	b.WriteString(val.Render(fitLeft(thousands(s.Keys), c.keys)) + " ")
+	if c.refresh > 0 {
+		b.WriteString(p.refreshCell(s, c.refresh, val) + " ")
+	}
 	if c.scan > 0 {
 		b.WriteString(val.Render(fitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
 	}
