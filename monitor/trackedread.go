@@ -18,7 +18,7 @@ func (p *poller) refreshKeys(ctx context.Context, cfg Config, known []string, r 
 		r.Refresh, r.RefreshWhy = RefreshPolling, whyTrackingOff
 	case r.Primary != "":
 		r.Refresh, r.RefreshWhy = RefreshPolling, whySentinel
-	case p.track.off != "":
+	case p.track.pollingFor(time.Now()) != "":
 		r.Refresh, r.RefreshWhy = RefreshPolling, p.track.off
 	default:
 		err := p.refreshTracked(ctx, cfg, known, r, d, slowest)
