@@ -36,6 +36,9 @@ func TestTrackingStormRetriesAfterBackoff(t *testing.T) {
 		if !strings.HasPrefix(why, stormWhy) || !strings.Contains(why, "tracking tried again after "+wait+", at ") {
 			t.Fatalf("polled because %q, want a storm and tracking tried again after %s", why, wait)
 		}
+		if !s.Masters[0].TrackingFellBack() {
+			t.Fatalf("a master polled after a storm does not say it fell back from tracking")
+		}
 		if !slices.ContainsFunc(s.Warnings, func(w Warning) bool { return w.Kind == WarnTrackingStorm && w.Text == why }) {
 			t.Fatalf("no %s warning saying %q in %v", WarnTrackingStorm, why, s.Warnings)
 		}
