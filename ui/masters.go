@@ -221,16 +221,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	b.WriteString(cursor)
 	b.WriteString(st.text.muted.Render(fit(m.label, 3)) + " ")
 	b.WriteString(st.name(fit(m.addr, c.addr), st.text.normal) + " ")
-	status, statusStyle := "up", st.text.ok
-	switch {
-	case s.Down:
-		status, statusStyle = "down", st.text.bad
-	case !s.Up: // missed a poll: its last values stay, greyed, until it answers or is declared down
-		status, statusStyle = "silent", st.level[levelWarn]
-	case s.DuplicateOf != "":
-		status, statusStyle = "dup", st.text.bad
-	}
-	b.WriteString(statusStyle.Render(fit(status, c.status)) + " ")
+	b.WriteString(p.stateCell(s, c.status) + " ")
 	val := st.text.normal // a master that did not answer keeps its last values, greyed
 	if !s.Up {
 		val = st.cell.unknown
@@ -279,6 +270,22 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(p.notes(m, c.notes, faults, bad))
 	}
 	return b.String()
+}
+
+// stateCell is a master's state, w cells wide: up, down, silent (it missed a poll: its last values stay,
+// greyed, until it answers or is declared down) or dup.
+func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
+	st := p.sh.st
+	status, style := "up", st.text.ok
+	switch {
+	case s.Down:
+		status, style = "down", st.text.bad
+	case !s.Up:
+		status, style = "silent", st.level[levelWarn]
+	case s.DuplicateOf != "":
+		status, style = "dup", st.text.bad
+	}
+	return style.Render(fit(status, w))
 }
 
 // notes is a master's last cell, room cells wide at most: its faults (demo mode), in the error style when
