@@ -93,6 +93,9 @@ func TestOnceJSONReportsAHandSetLockAndExitsByQuorum(t *testing.T) {
 		if m.Addr != addrs[i] || !m.Up {
 			t.Errorf("masters[%d] = %+v, want %s up, in the order given", i, m, addrs[i])
 		}
+		if m.Refresh != "polling" || m.RefreshWhy != "tracking turned off" { // one snapshot: --once never tracks
+			t.Errorf("masters[%d] refresh %q (%q), want polling as documented for --once", i, m.Refresh, m.RefreshWhy)
+		}
 	}
 	if len(s.Locks) != 1 {
 		t.Fatalf("%d locks, want the one set by hand:\n%s", len(s.Locks), stdout)

@@ -143,7 +143,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
 		descHolders, descHolderVal, descEvents, descLost, descViol, descDemoEvents, descScrape, descBuild,
-		descHandovers, descHold, descGap, descWaiters} {
+		descHandovers, descHold, descGap, descWaiters, descRefresh} {
 		ch <- d
 	}
 }
@@ -171,6 +171,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 
 	if snap != nil {
 		collectSnapshot(ch, *snap, restarts)
+		collectRefresh(ch, *snap)
 		collectLocks(ch, *snap, e.resources)
 	}
 	collectContention(ch, snap, e.resources, tallies)

@@ -79,4 +79,3 @@ func TestQuietPollsLetALockExpire(t *testing.T) {
 		t.Error("no quiet poll while the short lock ran out: the test did not test quiet polls")
 	}
 }
-

@@ -16,6 +16,13 @@ const (
 	stormPolls   = 3
 )
 
+// A master an invalidation storm turned to polling tries tracking again after stormRetryFirst, a wait doubled
+// on each new storm up to stormRetryMax (tracker.backoff).
+const (
+	stormRetryFirst = 10 * time.Minute
+	stormRetryMax   = time.Hour
+)
+
 // WarnTrackingStorm is the kind of the warning about a master turned from tracking to polling by an
 // invalidation storm.
 const WarnTrackingStorm = "tracking-storm"
@@ -30,7 +37,8 @@ type stormWatch struct {
 }
 
 // stormed reports, after a poll read keys (read) of which those invalidated had the readings before, whether
-// the invalidations have looked like a storm for stormPolls polls; it then turns tracking off.
+// the invalidations have looked like a storm for stormPolls polls; it then turns tracking off until the
+// backoff has passed, and doubles the next one.
 func (t *tracker) stormed(read []KeyReading, before map[string]KeyReading) bool {
 	reread, unchanged := 0, 0
 	for _, k := range read {
@@ -51,9 +59,20 @@ func (t *tracker) stormed(read []KeyReading, before map[string]KeyReading) bool 
 	if w.polls < stormPolls {
 		return false
 	}
-	_ = t.turnOff(fmt.Sprintf("%s: %d invalidations of unchanged keys in %d polls (is the master's tracking-table-max-keys below the keys watched?); polled instead",
-		stormWhy, w.unchanged, w.polls))
+	wait := t.backoff
+	t.retryAt, t.backoff = time.Now().Add(wait), min(2*wait, stormRetryMax)
+	_ = t.turnOff(fmt.Sprintf("%s: %d invalidations of unchanged keys in %d polls (is the master's tracking-table-max-keys below the keys watched?); polled instead, tracking tried again after %s, at %s",
+		stormWhy, w.unchanged, w.polls, ShortDuration(wait), t.retryAt.Format("15:04:05")))
 	return true
+}
+
+// pollingFor returns why the master is polled at now, "" when tracking may be used: once the wait after an
+// invalidation storm has passed, tracking is tried again (started anew, with every key read). A refusal stays.
+func (t *tracker) pollingFor(now time.Time) string {
+	if t.off != "" && !t.retryAt.IsZero() && !now.Before(t.retryAt) {
+		t.off, t.retryAt, t.storm = "", time.Time{}, stormWatch{}
+	}
+	return t.off
 }
 
 // sameReading reports whether two reads of a key saw the same thing: the same value and the same expiry, to

@@ -14,10 +14,10 @@ import (
 func (p *poller) refreshKeys(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest *time.Duration) error {
 	switch {
 	case p.track == nil:
-		r.Refresh, r.RefreshWhy = RefreshPolling, "tracking turned off"
+		r.Refresh, r.RefreshWhy = RefreshPolling, whyTrackingOff
 	case r.Primary != "":
-		r.Refresh, r.RefreshWhy = RefreshPolling, "named through Sentinels: not tracked"
-	case p.track.off != "":
+		r.Refresh, r.RefreshWhy = RefreshPolling, whySentinel
+	case p.track.pollingFor(time.Now()) != "":
 		r.Refresh, r.RefreshWhy = RefreshPolling, p.track.off
 	default:
 		err := p.refreshTracked(ctx, cfg, known, r, d, slowest)

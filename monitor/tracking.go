@@ -60,7 +60,7 @@ type tracker struct {
 	armedInv int64                  // invID when tracking was turned on for read; 0 not on
 	cache    map[string]*KeyReading // keys read on the read connection while tracking was on
 	lastFull time.Time
-	off      string // why the master is polled instead, for good; "" while tracking may be used
+	off      string // why the master is polled instead; "" while tracking may be used
 
 	knownOf  []string      // the known list of the last plan
 	missing  []string      // keys to read next time: not read, or not current, when last planned
@@ -68,12 +68,14 @@ type tracker struct {
 	seq      uint64        // numbers the tracked reads
 	accepted atomic.Uint64 // the number of the last read the monitor took and applied; 0 none
 	storm    stormWatch
+	retryAt  time.Time     // when tracking is tried again after an invalidation storm; zero: off for good, or on
+	backoff  time.Duration // how long the next storm turns the master to polling (stormRetryFirst, doubling)
 }
 
 // newTracker returns a tracker of the master client reaches, with a full re-read every fullRead.
 func newTracker(client *redis.Client, fullRead time.Duration) *tracker {
 	o := *client.Options()
-	return &tracker{base: &o, fullRead: fullRead, dirty: map[string]struct{}{}, pongs: make(chan string, 4)}
+	return &tracker{base: &o, fullRead: fullRead, dirty: map[string]struct{}{}, pongs: make(chan string, 4), backoff: stormRetryFirst}
 }
 
 // dedicatedClient returns a client for the tracking connections, recording the CLIENT ID of each connection
@@ -150,7 +152,8 @@ func timeUntil(ctx context.Context) time.Duration {
 // errNoTracking reports that the master does not allow tracking: it is polled.
 var errNoTracking = errors.New("monitor: tracking not allowed")
 
-// turnOff makes the master polled for good, for why; it returns errNoTracking.
+// turnOff makes the master polled for why, for good unless an invalidation storm set retryAt; it returns
+// errNoTracking.
 func (t *tracker) turnOff(why string) error {
 	t.off = why
 	t.closeClients()

@@ -87,7 +87,7 @@ func TestTrackingRefusedByACLPolls(t *testing.T) {
 	a.setUser(t, "watcher", documentedACL(t, "watcher"))
 	s := a.watch(t, "watcher", Config{})
 	m := s.Masters[0]
-	if m.Refresh != RefreshPolling || !strings.Contains(m.RefreshWhy, "refused") {
+	if m.Refresh != RefreshPolling || !strings.Contains(m.RefreshWhy, "refused") || !m.TrackingFellBack() {
 		t.Fatalf("a user without the permissions: %s, %q", m.Refresh, m.RefreshWhy)
 	}
 	if len(s.Locks) != 2 || unknownCells(s) != 0 || len(deniedWarnings(s)) != 0 {

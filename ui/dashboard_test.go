@@ -82,7 +82,7 @@ func mastersUp(n int, down ...int) []monitor.MasterStatus {
 			ClockKnown: true, ClockOffset: time.Duration(i*700-300) * time.Microsecond,
 			ClockUncertainty: 150 * time.Microsecond, DriftKnown: true, DriftPPM: float64(i*3 - 2),
 			Role: "master", Version: "7.2.4", RunID: fmt.Sprintf("run%d", i), Uptime: time.Duration(i+2) * time.Hour,
-			Replicas: 0, Keys: 5,
+			Replicas: 0, Keys: 5, Refresh: monitor.RefreshTracking,
 		}
 	}
 	for _, i := range down {
@@ -247,6 +247,7 @@ func TestGolden(t *testing.T) {
 			keys("D")}},
 		{"profile_production_80x24", prodProfileOptions, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}}},
 		{"profile_production_120x40", prodProfileOptions, 120, 40, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}}},
+		{"refresh_modes_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: refreshModesSnapshot()}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

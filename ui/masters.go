@@ -128,26 +128,27 @@ func navActions(k *KeyMap, move func(msg tea.KeyMsg) tea.Cmd) []action {
 }
 
 // masterCols are the widths of the masters table's columns; 0 hides a column.
-type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, scan, notes int }
+type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, refresh, scan, notes int }
 
 // masterColumns fits the columns into w cells, dropping the least needed first. In demo mode the role column
-// (always "master") leaves its room to the notes, which start with the master's faults and get more room.
+// (always "master") and the refresh mode (the master's view has it) leave their room to the notes, which start
+// with the master's faults and get more room.
 func masterColumns(w int, demoMode bool) masterCols {
-	c := masterCols{addr: 22, status: 6, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7, scan: 5}
+	c := masterCols{addr: 22, status: 6, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7, refresh: 7, scan: 5}
 	minNotes := 8
 	if demoMode {
-		c.role, minNotes = 0, 18
+		c.role, c.refresh, minNotes = 0, 0, 18
 	}
 	fixed := func() int {
 		n := 2 + 4 // cursor, label
-		for _, x := range []int{c.addr, c.status, c.rtt, c.clock, c.drift, c.uptime, c.role, c.keys, c.scan} {
+		for _, x := range []int{c.addr, c.status, c.rtt, c.clock, c.drift, c.uptime, c.role, c.keys, c.refresh, c.scan} {
 			if x > 0 {
 				n += x + 1
 			}
 		}
 		return n
 	}
-	for _, drop := range []*int{&c.drift, &c.scan, &c.role, &c.uptime, &c.clock} {
+	for _, drop := range []*int{&c.drift, &c.scan, &c.role, &c.uptime, &c.clock, &c.refresh} {
 		if fixed() <= w-minNotes {
 			break
 		}
@@ -179,7 +180,7 @@ func (p *mastersPanel) View() string {
 		right bool
 	}{{c.addr, "ADDRESS", false}, {c.status, "STATE", false}, {c.rtt, "RTT", true}, {c.clock, "CLOCK OFFSET", true},
 		{c.drift, "DRIFT", true}, {c.uptime, "UPTIME", true}, {c.role, "ROLE", false}, {c.keys, "KEYS", true},
-		{c.scan, "SCAN", true}, {c.notes, notes, false}}
+		{c.refresh, "REFRESH", false}, {c.scan, "SCAN", true}, {c.notes, notes, false}}
 	for _, col := range cols {
 		switch {
 		case col.w == 0:
@@ -220,16 +221,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	b.WriteString(cursor)
 	b.WriteString(st.text.muted.Render(fit(m.label, 3)) + " ")
 	b.WriteString(st.name(fit(m.addr, c.addr), st.text.normal) + " ")
-	status, statusStyle := "up", st.text.ok
-	switch {
-	case s.Down:
-		status, statusStyle = "down", st.text.bad
-	case !s.Up: // missed a poll: its last values stay, greyed, until it answers or is declared down
-		status, statusStyle = "silent", st.level[levelWarn]
-	case s.DuplicateOf != "":
-		status, statusStyle = "dup", st.text.bad
-	}
-	b.WriteString(statusStyle.Render(fit(status, c.status)) + " ")
+	b.WriteString(p.stateCell(s, c.status) + " ")
 	val := st.text.normal // a master that did not answer keeps its last values, greyed
 	if !s.Up {
 		val = st.cell.unknown
@@ -268,6 +260,9 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(st.name(fit(role, c.role), val) + " ")
 	}
 	b.WriteString(val.Render(fitLeft(thousands(s.Keys), c.keys)) + " ")
+	if c.refresh > 0 {
+		b.WriteString(p.refreshCell(s, c.refresh, val) + " ")
+	}
 	if c.scan > 0 {
 		b.WriteString(val.Render(fitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
 	}
@@ -275,6 +270,22 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(p.notes(m, c.notes, faults, bad))
 	}
 	return b.String()
+}
+
+// stateCell is a master's state, w cells wide: up, down, silent (it missed a poll: its last values stay,
+// greyed, until it answers or is declared down) or dup.
+func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
+	st := p.sh.st
+	status, style := "up", st.text.ok
+	switch {
+	case s.Down:
+		status, style = "down", st.text.bad
+	case !s.Up:
+		status, style = "silent", st.level[levelWarn]
+	case s.DuplicateOf != "":
+		status, style = "dup", st.text.bad
+	}
+	return style.Render(fit(status, w))
 }
 
 // notes is a master's last cell, room cells wide at most: its faults (demo mode), in the error style when

@@ -35,3 +35,13 @@ func TestDrillDownOfAMasterSaysHowItsKeysAreRefreshed(t *testing.T) {
 		}
 	}
 }
+
+// refreshModesSnapshot has a tracked master, one polled by design (--no-tracking) and one polled because it
+// refused tracking.
+func refreshModesSnapshot() monitor.Snapshot {
+	s := normalSnapshot()
+	s.Masters[0].RefreshWhy = "full re-read: due every 3m"
+	s.Masters[1].Refresh, s.Masters[1].RefreshWhy = monitor.RefreshPolling, "tracking turned off"
+	s.Masters[2].Refresh, s.Masters[2].RefreshWhy = monitor.RefreshPolling, "CLIENT TRACKING refused: NOPERM"
+	return s
+}

@@ -14,7 +14,10 @@ type JSON struct {
 		Up      bool   `json:"up"`
 		Error   string `json:"error"`
 		Primary string `json:"primary"`
-		Cluster *struct {
+		// Refresh is "tracking" or "polling", RefreshWhy why polled or why every key was read.
+		Refresh    string `json:"refresh"`
+		RefreshWhy string `json:"refresh_why"`
+		Cluster    *struct {
 			Primaries []struct {
 				Addr  string `json:"addr"`
 				Slots string `json:"slots"`
