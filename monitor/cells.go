@@ -102,12 +102,12 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 // (nil: nothing seen before): unknown, except on a master whose reading is a delta of the last one applied
 // (delta[j]), where a key not read has not changed: its cell is as that read saw it (p's cell, seen again if p
 // had it unknown; absent without p), or absent once its TTL, counted from its read, has run out. Those cells
-// count as read.
-func carry(row []MasterLock, read []bool, p *LockView, delta []bool, now time.Time) {
+// count as read. A key the delta had no time to read (unread, a bit per master) is unknown there.
+func carry(row []MasterLock, read []bool, p *LockView, delta []bool, unread uint64, now time.Time) {
 	for j := range row {
 		switch {
 		case read[j]:
-		case delta[j]:
+		case delta[j] && (j >= 64 || unread&(1<<j) == 0):
 			read[j] = true
 			row[j] = MasterLock{State: CellAbsent}
 			if c := prevCell(p, j); c.State == CellSeen || c.State == CellUnknown && !c.ReadAt.IsZero() {
@@ -130,6 +130,22 @@ func prevCell(p *LockView, j int) MasterLock {
 		return MasterLock{}
 	}
 	return p.Masters[j]
+}
+
+// unreadByKey returns, by key, the masters (a bit each, the first 64) whose delta reading had no time to read it.
+func unreadByKey(readings []Reading) map[string]uint64 {
+	var out map[string]uint64
+	for j, r := range readings {
+		for _, k := range r.unread {
+			if out == nil {
+				out = map[string]uint64{}
+			}
+			if j < 64 {
+				out[k] |= 1 << j
+			}
+		}
+	}
+	return out
 }
 
 // deltas reports, per master, whether its reading is a delta of the reading prev was made from: only the keys

@@ -23,7 +23,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 	if prev != nil {
 		prevLocks, prevHidden = prev.Locks, prev.hidden
 	}
-	delta := deltas(prev, readings)
+	delta, notRead := deltas(prev, readings), unreadByKey(readings)
 	var (
 		events []Event
 		views  = make([]LockView, 0, len(resources))
@@ -49,7 +49,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 		if p == nil && hi < len(prevHidden) && prevHidden[hi].Resource == res {
 			cellsBefore = &prevHidden[hi]
 		}
-		carry(row, read[i*n:(i+1)*n], cellsBefore, delta, now)
+		carry(row, read[i*n:(i+1)*n], cellsBefore, delta, notRead[res], now)
 		if p != nil && !readByAll(read[i*n:(i+1)*n], readings, dup) {
 			unread++
 		}

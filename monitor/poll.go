@@ -58,8 +58,10 @@ type Reading struct {
 
 	// A tracked master's reading numbered seq may be a delta (delta): only the keys that changed, the other
 	// known keys as in the reading numbered deltaOf, the last the monitor took (see Aggregate).
+	// unread are the keys such a delta had no time to read: their cells are unknown.
 	seq, deltaOf uint64
 	delta        bool
+	unread       []string
 }
 
 // KeyReading is one key as read from one master.

@@ -2,7 +2,6 @@ package monitor
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -39,12 +38,12 @@ type stormWatch struct {
 // stormed reports, after a poll read keys (read) of which those invalidated had the readings before, whether
 // the invalidations have looked like a storm for stormPolls polls; it then turns tracking off until the
 // backoff has passed, and doubles the next one.
-func (t *tracker) stormed(read []KeyReading, before map[string]KeyReading) bool {
+func (t *tracker) stormed(read []KeyReading, before map[string]cachedKey) bool {
 	reread, unchanged := 0, 0
-	for _, k := range read {
-		if b, ok := before[k.Key]; ok {
+	for i := range read {
+		if b, ok := before[read[i].Key]; ok {
 			reread++
-			if sameReading(b, k) {
+			if sameReading(b, cachedOf(&read[i])) {
 				unchanged++
 			}
 		}
@@ -77,18 +76,12 @@ func (t *tracker) pollingFor(now time.Time) string {
 
 // sameReading reports whether two reads of a key saw the same thing: the same value and the same expiry, to
 // within the reads' uncertainty.
-func sameReading(a, b KeyReading) bool {
-	if a.Absent || b.Absent {
-		return a.Absent == b.Absent
-	}
-	if a.Value != b.Value || !slices.Equal(a.Fields, b.Fields) || !slices.Equal(a.Set, b.Set) || (a.PTTL == NoTTL) != (b.PTTL == NoTTL) {
+func sameReading(a, b cachedKey) bool {
+	if a.sum != b.sum {
 		return false
 	}
-	if a.PTTL == NoTTL {
-		return true
-	}
-	diff := a.ReadAt.Add(a.PTTL).Sub(b.ReadAt.Add(b.PTTL))
-	return diff.Abs() <= a.ReadWithin+b.ReadWithin+2*time.Millisecond // PTTL is in milliseconds
+	diff := time.Duration(a.end - b.end)
+	return diff.Abs() <= a.within+b.within+2*time.Millisecond // PTTL is in milliseconds
 }
 
 // warnRefresh appends to ws the warning about a master that an invalidation storm turned to polling.

@@ -30,8 +30,7 @@ func (p *poller) refreshKeys(ctx context.Context, cfg Config, known []string, r 
 }
 
 // refreshTracked is refreshKeys by tracking. It returns errNoTracking, having read nothing, when the master
-// does not allow tracking. A poll that reads only what changed, given the known list of the last and after a
-// read the monitor took, returns a delta reading: the keys it read, the others as the monitor last took them.
+// does not allow tracking. Its reading is a delta (trackplan.go), but after a full read.
 func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest *time.Duration) error {
 	t := p.track
 	pl, err := t.plan(ctx, known)
@@ -54,19 +53,15 @@ func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string,
 	read := r.Keys[from:]
 	t.remember(read, cfg.Interval)
 	t.seq++
-	r.seq = t.seq
+	r.seq, t.lastRead = t.seq, pl.read
 	if t.stormed(read, pl.before) {
 		r.Refresh, r.RefreshWhy = RefreshPolling, t.off // this poll's reads stand; the next ones poll
 	}
-	switch {
-	case pl.delta && len(read) == len(pl.read):
-		r.delta, r.deltaOf = true, t.accepted.Load()
-	case pl.delta: // keys it had no time to read are unknown, the others as cached
-		t.missing = append(t.missing, notRead(pl.read, read)...)
-		r.Keys = t.appendCached(r.Keys, known, read)
-	default:
-		for _, c := range pl.cached {
-			r.Keys = append(r.Keys, *c)
+	if pl.why == "" {
+		r.delta, r.deltaOf = true, pl.deltaOf
+		if len(read) < len(pl.read) { // no time left for the others: unknown, and read next time
+			r.unread = notRead(pl.read, read)
+			t.missing = append(t.missing, r.unread...)
 		}
 	}
 	return nil
@@ -87,32 +82,17 @@ func notRead(want []string, read []KeyReading) []string {
 	return out
 }
 
-// appendCached appends to keys the cached readings of the known keys not read in this poll.
-func (t *tracker) appendCached(keys []KeyReading, known []string, read []KeyReading) []KeyReading {
-	got := make(map[string]bool, len(read))
-	for _, k := range read {
-		got[k.Key] = true
-	}
-	for _, k := range known {
-		if c, ok := t.cache[k]; ok && !got[k] {
-			keys = append(keys, *c)
-		}
-	}
-	return keys
-}
-
-// readPlan is what one poll reads of a tracked master: the keys to read, and the readings that still hold.
+// readPlan is what one poll reads of a tracked master.
 type readPlan struct {
-	read   []string
-	cached []*KeyReading         // with delta false: the readings of the known keys not read
-	before map[string]KeyReading // the last readings of the keys invalidated since, to tell a storm
-	why    string                // why every key is read, "" when only the changed ones are
-	delta  bool                  // only what changed is read: the known keys are those of the last plan, whose read the monitor took
+	read    []string
+	before  map[string]cachedKey // what the tracker kept of the keys invalidated since, to tell a storm
+	why     string               // why every key is read, "" when only the changed ones are
+	deltaOf uint64               // the reading this poll's is a delta of, when only the changed keys are read
 }
 
 // plan decides what this poll reads: every key after a (re)start, a reconnect, a lost message, a missed
-// barrier, or when the full re-read is due; otherwise the keys invalidated, not read yet, or whose TTL,
-// counted from their read, has run out.
+// barrier, a reading the monitor could not apply, or when the full re-read is due; otherwise what changed
+// (planChanges).
 func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 	if !t.use() || t.sub == nil {
 		if err := t.start(ctx); err != nil {
@@ -121,10 +101,10 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 	}
 	barrier := t.waitBarrier(ctx)
 	dirty, lost, _ := t.swap()
-	pl := readPlan{before: make(map[string]KeyReading, len(dirty))}
+	pl := readPlan{before: make(map[string]cachedKey, len(dirty)), deltaOf: t.accepted.Load()}
 	for k := range dirty {
 		if c, ok := t.cache[k]; ok {
-			pl.before[k] = *c
+			pl.before[k] = c
 			delete(t.cache, k)
 		}
 	}
@@ -136,6 +116,8 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 		pl.why = "full re-read: tracking (re)started"
 	case barrier != nil:
 		pl.why = fmt.Sprintf("full re-read: %v", barrier)
+	case pl.deltaOf == 0:
+		pl.why = "full re-read: the last reading could not be applied"
 	case time.Since(t.lastFull) >= t.fullRead:
 		pl.why = "full re-read: due every " + ShortDuration(t.fullRead)
 	}
@@ -146,13 +128,7 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 		pl.read = known
 		return pl, nil
 	}
-	now := time.Now()
-	if sameList(known, t.knownOf) && t.seq == t.accepted.Load() {
-		pl.delta = true
-		t.planChanges(&pl, now)
-		return pl, nil
-	}
-	t.planAll(&pl, known, now)
+	t.planChanges(&pl, known, time.Now())
 	return pl, nil
 }
 

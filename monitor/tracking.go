@@ -58,12 +58,13 @@ type tracker struct {
 	reader   *redis.Client          // the read connection's client
 	read     *redis.Conn            // the read connection: one that never reconnects by itself; nil when none
 	armedInv int64                  // invID when tracking was turned on for read; 0 not on
-	cache    map[string]*KeyReading // keys read on the read connection while tracking was on
+	cache    map[string]cachedKey   // what the tracker keeps of the keys read on the read connection while tracking was on
 	lastFull time.Time
 	off      string // why the master is polled instead; "" while tracking may be used
 
 	knownOf  []string      // the known list of the last plan
 	missing  []string      // keys to read next time: not read, or not current, when last planned
+	lastRead []string      // the keys the last read read: read again if the monitor did not take it
 	expiries expiryHeap    // the cached keys by when their TTL runs out
 	seq      uint64        // numbers the tracked reads
 	accepted atomic.Uint64 // the number of the last read the monitor took and applied; 0 none

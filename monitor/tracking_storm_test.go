@@ -63,10 +63,10 @@ func TestTrackingStormRetriesAfterBackoff(t *testing.T) {
 // as the one before, up to an hour; the master is polled until the wait has passed, and tracked after.
 func TestTrackingStormBackoffDoublesUpToAnHour(t *testing.T) {
 	tr := &tracker{backoff: stormRetryFirst}
-	read, before := make([]KeyReading, stormMinKeys), map[string]KeyReading{}
+	read, before := make([]KeyReading, stormMinKeys), map[string]cachedKey{}
 	for i := range read {
 		read[i] = KeyReading{Key: "lock:" + strconv.Itoa(i), Value: "token", PTTL: NoTTL}
-		before[read[i].Key] = read[i]
+		before[read[i].Key] = cachedOf(&read[i])
 	}
 	for _, want := range []time.Duration{10 * time.Minute, 20 * time.Minute, 40 * time.Minute, time.Hour, time.Hour} {
 		for i := range stormPolls {

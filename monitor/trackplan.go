@@ -2,17 +2,71 @@ package monitor
 
 import (
 	"container/heap"
+	"hash/maphash"
+	"math"
 	"time"
 )
 
-// A tracked master's poll reads only what changed. The tracker keeps, besides its cache, what makes a poll's
-// plan cost what changed rather than what is known: the known list it last planned for (a poll given the same
-// list has no new keys to read), the keys it could not read or remember last time (missing), and the cached
-// keys by when their TTL, counted from their read, runs out (expiries).
+// A tracked master's poll reads only what changed, and returns it as a delta of the last reading the monitor
+// took: every key it does not read is as that reading (or those before it) saw it. The tracker keeps of each
+// key it read only what it needs to plan (cachedKey): not its value, which the snapshot has. Besides, it keeps
+// what makes a plan cost what changed rather than what is known: the known list it last planned for (a poll
+// given the same list has no new keys to read), the keys it could not read or keep last time (missing), the
+// keys its last read read (read again when the monitor did not take that reading), and the cached keys by when
+// their TTL, counted from their read, runs out (expiries).
+
+// cachedKey is what the tracker keeps of a key read on the tracking connection.
+type cachedKey struct {
+	sum    uint64        // a hash of what the read saw (readingSum)
+	end    int64         // when its TTL, counted from the read, runs out (Unix nanoseconds); 0 absent, or no TTL
+	within time.Duration // how far the read's time may be off (KeyReading.ReadWithin)
+}
+
+// sumSeed seeds readingSum: a hash within one run of the program.
+var sumSeed = maphash.MakeSeed()
+
+// readingSum hashes what a read of a key saw, but its TTL: whether it is there, its value, a hash lock's fields,
+// a set lock's members and scores, and whether it has a TTL.
+func readingSum(k *KeyReading) uint64 {
+	var h maphash.Hash
+	h.SetSeed(sumSeed)
+	if k.Absent {
+		return h.Sum64()
+	}
+	h.WriteByte(1)
+	if k.PTTL == NoTTL {
+		h.WriteByte(2)
+	}
+	h.WriteString(k.Value)
+	for _, f := range k.Fields {
+		h.WriteByte(0)
+		h.WriteString(f)
+	}
+	for _, m := range k.Set {
+		h.WriteByte(0)
+		h.WriteString(m.Member)
+		var b [8]byte
+		bits := math.Float64bits(m.Score)
+		for i := range b {
+			b[i] = byte(bits >> (8 * i))
+		}
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}
+
+// cachedOf is what the tracker keeps of reading k.
+func cachedOf(k *KeyReading) cachedKey {
+	c := cachedKey{sum: readingSum(k), within: k.ReadWithin}
+	if !k.Absent && k.PTTL != NoTTL {
+		c.end = k.ReadAt.Add(k.PTTL).UnixNano()
+	}
+	return c
+}
 
 // expiry is when a cached key's TTL, counted from its read, runs out.
 type expiry struct {
-	at  time.Time
+	at  int64 // Unix nanoseconds
 	key string
 }
 
@@ -20,7 +74,7 @@ type expiry struct {
 type expiryHeap []expiry
 
 func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].at < h[j].at }
 func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiry)) }
 func (h *expiryHeap) Pop() any {
@@ -30,71 +84,77 @@ func (h *expiryHeap) Pop() any {
 	return e
 }
 
-// endOfTTL is when a reading's TTL, counted from its read, runs out; zero for a key absent or without a TTL.
-func endOfTTL(k *KeyReading) time.Time {
-	if k.Absent || k.PTTL == NoTTL {
-		return time.Time{}
-	}
-	return k.ReadAt.Add(k.PTTL)
-}
-
 // sameList reports whether a and b are the same slice: the monitor hands a poller the same known list as long
 // as its keys do not change.
 func sameList(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// planChanges adds to pl, for a poll given the known list of the last plan, the keys to read: those
-// invalidated (already out of the cache), those not read or remembered last time, and those whose TTL
-// has run out by now.
-func (t *tracker) planChanges(pl *readPlan, now time.Time) {
+// planChanges adds to pl the keys to read of a poll that reads what changed: those invalidated (already out of
+// the cache), those not read or kept last time, those the last read read when the monitor did not take it,
+// those whose TTL has run out by now, and, when the known list is not the last plan's, the known keys not
+// cached.
+func (t *tracker) planChanges(pl *readPlan, known []string, now time.Time) {
 	pl.read = append(pl.read, t.missing...)
 	t.missing = t.missing[:0]
-	for k := range pl.before { // keys invalidated but never cached were not known: discovery finds those that are locks
+	for k := range pl.before {
 		pl.read = append(pl.read, k)
 	}
-	for t.expiries.Len() > 0 && !t.expiries[0].at.After(now) {
+	if t.seq != t.accepted.Load() {
+		pl.read = append(pl.read, t.lastRead...)
+	}
+	for t.expiries.Len() > 0 && t.expiries[0].at <= now.UnixNano() {
 		e := heap.Pop(&t.expiries).(expiry)
-		if c, ok := t.cache[e.key]; ok && endOfTTL(c).Equal(e.at) {
+		if c, ok := t.cache[e.key]; ok && c.end == e.at {
 			delete(t.cache, e.key)
 			pl.read = append(pl.read, e.key)
 		}
 	}
-}
-
-// planAll adds to pl every known key: those not cached to read, the others as cached readings; it makes
-// the list the one later plans compare with.
-func (t *tracker) planAll(pl *readPlan, known []string, now time.Time) {
-	pl.cached = make([]*KeyReading, 0, len(known))
-	for _, k := range known {
-		c, ok := t.cache[k]
-		if ok && (c.Absent || c.PTTL == NoTTL || c.ReadAt.Add(c.PTTL).After(now)) {
-			pl.cached = append(pl.cached, c)
-			continue
+	if !sameList(known, t.knownOf) {
+		for _, k := range known {
+			if _, ok := t.cache[k]; !ok {
+				pl.read = append(pl.read, k)
+			}
 		}
-		delete(t.cache, k)
-		pl.read = append(pl.read, k)
+		t.knownOf = known
 	}
-	t.missing = t.missing[:0]
-	t.knownOf = known
+	pl.read = dedupe(pl.read)
 }
 
-// remember keeps the readings made on the tracking connection, to serve until the master says they changed. A
-// read that waited more than half an interval (a master answering out of a pause) is not current: its key is
-// read again next time.
+// dedupe returns keys without repeats, in the order of their first appearance.
+func dedupe(keys []string) []string {
+	if len(keys) < 2 {
+		return keys
+	}
+	seen := make(map[string]bool, len(keys))
+	out := keys[:0]
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// remember keeps what the tracker needs of the readings made on the tracking connection, until the master
+// says they changed. A read that waited more than half an interval (a master answering out of a pause) is not
+// current: its key is read again next time.
 func (t *tracker) remember(keys []KeyReading, interval time.Duration) {
 	if t.cache == nil {
-		t.cache = make(map[string]*KeyReading, len(keys))
+		t.cache = make(map[string]cachedKey, len(keys))
 	}
-	for _, k := range keys {
+	for i := range keys {
+		k := &keys[i]
 		if k.ReadWithin > interval/2 {
 			delete(t.cache, k.Key)
 			t.missing = append(t.missing, k.Key)
 			continue
 		}
-		t.cache[k.Key] = &k
-		if at := endOfTTL(&k); !at.IsZero() {
-			heap.Push(&t.expiries, expiry{at, k.Key})
+		c := cachedOf(k)
+		t.cache[k.Key] = c
+		if c.end != 0 {
+			heap.Push(&t.expiries, expiry{c.end, k.Key})
 		}
 	}
 }
@@ -104,6 +164,7 @@ func (t *tracker) forget() {
 	clear(t.cache)
 	t.expiries = t.expiries[:0]
 	t.missing = t.missing[:0]
+	t.lastRead = t.lastRead[:0]
 	t.knownOf = nil
 }
 
