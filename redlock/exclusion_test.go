@@ -19,7 +19,7 @@ type section struct {
 func runContention(t *testing.T, cl *cluster, workers, rounds int, during func(), opts ...Option) []section {
 	t.Helper()
 	origin := time.Now()
-	ctx := ctxTimeout(t, 2*time.Minute)
+	ctx := ctxTimeout(t, 10*time.Minute) // a bound against a hang: under -race on a loaded machine 1,600 rounds took over 2 minutes
 	var (
 		mu       sync.Mutex
 		sections []section

@@ -125,9 +125,14 @@ func (d *dashboard) ingestMasters(prev *dashboard) {
 }
 
 // ingestLocks makes the locks' rows of d's snapshot, carrying each bar's scale from prev while the lock keeps
-// its holder, and counts them by state.
+// its holder, and counts them by state. A snapshot that shares its locks with prev's (a quiet poll: nothing
+// changed) shares prev's rows: its work does not grow with the locks.
 func (d *dashboard) ingestLocks(prev *dashboard) {
 	s := &d.snap
+	if prev != nil && sameLocks(s.Locks, prev.snap.Locks) {
+		d.locks, d.counts = prev.locks, prev.counts
+		return
+	}
 	n := len(s.Masters)
 	d.locks = make([]lockRow, len(s.Locks))
 	tokens := make([]string, len(s.Locks)*n)
@@ -150,6 +155,16 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 		}
 		d.counts.add(row.lv)
 	}
+}
+
+// sameRows reports whether two dashboards' rows are the same slice.
+func sameRows(a, b []lockRow) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sameLocks reports whether two snapshots' locks are the same slice.
+func sameLocks(a, b []monitor.LockView) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // fill makes row the row of lv: its name, lead token and each master's token (sanitized, into tokens), and

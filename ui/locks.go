@@ -40,8 +40,9 @@ var stateRank = map[monitor.LockState]int{
 // locks. Its sort, filter and copy keys act whatever has the focus.
 type locksPanel struct {
 	keyTable
-	order          []int // indices into sh.data.locks, filtered and sorted
-	cursor, offset int   // cursor and first shown row, as positions in order
+	order          []int     // indices into sh.data.locks, filtered and sorted
+	orderOf        []lockRow // the rows order was built for: a snapshot that shares them needs no rebuild
+	cursor, offset int       // cursor and first shown row, as positions in order
 	selected       string
 	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
 	sort           sortMode
@@ -104,7 +105,9 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case stateMsg:
 		p.focused = msg.focus == focusLocks
 	case dataMsg:
-		p.rebuild()
+		if d := p.sh.data; d == nil || !sameRows(d.locks, p.orderOf) || p.sort == sortHeat { // heat counts a moving minute
+			p.rebuild()
+		}
 	case fieldMsg:
 		p.filter.take(msg, p.setFilter)
 	case reportSavedMsg:
@@ -217,11 +220,12 @@ func (p *locksPanel) cycleSort() {
 // cursor back on the selected resource if it is listed. A resource that vanished (expired, filtered out) stays
 // selected, so the cursor returns to it when it is listed again; moving the cursor selects another.
 func (p *locksPanel) rebuild() {
-	p.order = p.order[:0]
+	p.order, p.orderOf = p.order[:0], nil
 	d := p.sh.data
 	if d == nil {
 		return
 	}
+	p.orderOf = d.locks
 	for i := range d.locks {
 		if p.match(&d.locks[i]) {
 			p.order = append(p.order, i)
