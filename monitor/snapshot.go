@@ -229,6 +229,8 @@ type MasterStatus struct {
 	AccessCheck      string        // how Denied was found: "ACL DRYRUN", "probes", or "" not checked yet
 	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (tracking.go)
 	RefreshWhy       string        // why it is polled, or why its keys were all read in the last poll; "" none
+	Notified         bool          // new keys also come through its keyspace notifications, not only the scan (keyspace.go)
+	NotifiedWhy      string        // which notifications, or why none; "" not known
 
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
 

@@ -1,0 +1,244 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// slowScan is a scan budget so small that each poll scans about one key: over ordinaryKeys keys the SCAN
+// takes tens of thousands of polls to come across a new key, so only a notification can bring it sooner.
+const (
+	slowScan     = 1e-9
+	ordinaryKeys = 50_000
+)
+
+// notifiedMaster starts a real redis-server whose notify-keyspace-events is flags, holding ordinaryKeys cache
+// keys without a TTL, and a monitor on it with the slow scan and cfg, polled once: it has read the flags.
+func notifiedMaster(t *testing.T, flags string, cfg Config) *cluster {
+	t.Helper()
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("needs redis-server (keyspace notifications)")
+	}
+	srv := redlocktest.StartServers(t, 1, redlocktest.ServerOptions{Args: []string{"--notify-keyspace-events", flags}})[0]
+	admin := srv.NewClient()
+	t.Cleanup(func() { admin.Close() })
+	const fill = `for i = ARGV[1], ARGV[2] do redis.call('SET', 'cache:' .. i, 'a cached value ' .. i) end return 1`
+	for from := 1; from <= ordinaryKeys; from += 10_000 {
+		if err := admin.Eval(context.Background(), fill, nil, from, from+9_999).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.ScanBudget, cfg.ScanCount = slowScan, 1
+	c := watch(t, []redlocktest.Master{srv}, cfg)
+	t.Cleanup(func() { _ = c.mon.Close() })
+	if s := c.mon.Poll(context.Background()); !s.Masters[0].Up {
+		t.Fatalf("the master did not answer: %s", s.Masters[0].Err)
+	}
+	return c
+}
+
+// shownWithin polls up to polls times and reports whether a poll shows resource as a lock.
+func shownWithin(c *cluster, resource string, polls int) (bool, Snapshot) {
+	var s Snapshot
+	for range polls {
+		s = c.mon.Poll(context.Background())
+		if cellOf(s, resource) != nil {
+			return true, s
+		}
+	}
+	return false, s
+}
+
+// TestNotifiedLocksAppearWithinTwoPolls writes a lock of each kind (strings as the Redlock clients set them,
+// Redisson's hash, Symfony's sorted set) on a master that publishes key events, behind 50,000 cache keys that
+// the slow scan would take tens of thousands of polls over: each shows within two polls. A master without
+// notifications (the control) shows none of them in those polls: only the scan could find them.
+func TestNotifiedLocksAppearWithinTwoPolls(t *testing.T) {
+	ctx := context.Background()
+	formats := append(lockFormats[:len(lockFormats):len(lockFormats)], lockFormat{name: "Symfony Lock", key: verbatim,
+		token: func() string { return "symfony-token-0123456789" },
+		write: func(ctx context.Context, c *redis.Client, key, token string) error {
+			return c.Eval(ctx, symfonySave, []string{key}, float64(time.Now().UnixMicro())/1e6, token, 30000).Err()
+		}})
+	for _, tt := range []struct {
+		flags string
+		shown bool
+	}{{"KEA", true}, {"E$g", true}, {"", false}} {
+		t.Run(fmt.Sprintf("notify-keyspace-events=%q", tt.flags), func(t *testing.T) {
+			c := notifiedMaster(t, tt.flags, Config{})
+			s := c.mon.Poll(ctx)
+			if m := s.Masters[0]; m.Notified != tt.shown || m.NotifiedWhy == "" {
+				t.Fatalf("Notified %v (%q), want %v", m.Notified, m.NotifiedWhy, tt.shown)
+			}
+			for i, f := range formats {
+				resource := fmt.Sprintf("new:%d", i)
+				if err := f.write(ctx, c.admin[0], f.key(resource), f.token()); err != nil {
+					t.Fatalf("%s: %v", f.name, err)
+				}
+				if shown, s := shownWithin(c, f.key(resource), 2); shown != tt.shown {
+					t.Errorf("%s: shown within two polls %v, want %v (scanned %d of %d)", f.name, shown, tt.shown,
+						s.Masters[0].Sweep.Scanned, s.Masters[0].Sweep.Total)
+				}
+			}
+		})
+	}
+}
+
+// TestNotifiedKeysFollowTheCandidateRules names, through notifications, keys that are not locks: cache keys
+// without a TTL, a hash that is not Redisson's, and under a pattern of the user's keys outside it. None is
+// listed, while a lock written with them is.
+func TestNotifiedKeysFollowTheCandidateRules(t *testing.T) {
+	ctx := context.Background()
+	t.Run("default pattern", func(t *testing.T) {
+		c := notifiedMaster(t, "KEA", Config{})
+		a := c.admin[0]
+		must(t, a.Set(ctx, "cache:new", "a value that is no token", 0).Err())
+		must(t, a.Set(ctx, "cache:short", "0123456789abcdef", time.Minute).Err()) // lock-shaped: shown
+		must(t, a.HSet(ctx, "profile:1", "name", "ada").Err())
+		must(t, a.Expire(ctx, "profile:1", time.Minute).Err())
+		c.set(t, "lock:new", "token-new-0123456789", time.Minute, 0)
+		shown, s := shownWithin(c, "lock:new", 2)
+		if !shown {
+			t.Fatal("the lock named with them is not shown within two polls")
+		}
+		s = c.mon.Poll(ctx)
+		for _, k := range []string{"cache:new", "profile:1"} {
+			if cellOf(s, k) != nil {
+				t.Errorf("%s is listed as a lock", k)
+			}
+		}
+	})
+	t.Run("pattern of the user's", func(t *testing.T) {
+		c := notifiedMaster(t, "KEA", Config{Pattern: "lock:*"})
+		c.set(t, "other:new", "token-other-0123456789", time.Minute, 0)
+		c.set(t, "lock:plain", "not a token at all", 0, 0) // under a pattern of the user's, strings without a TTL show
+		if shown, _ := shownWithin(c, "lock:plain", 2); !shown {
+			t.Fatal("lock:plain, inside the pattern, is not shown within two polls")
+		}
+		if s := c.mon.Poll(ctx); cellOf(s, "other:new") != nil {
+			t.Error("other:new, outside the pattern, is listed")
+		}
+	})
+}
+
+// must fails the test on err.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKilledNotificationConnectionResubscribes kills the monitor's Pub/Sub connections: the next polls still
+// answer, and one of them subscribes again, after which a new lock shows within two polls again.
+func TestKilledNotificationConnectionResubscribes(t *testing.T) {
+	ctx := context.Background()
+	c := notifiedMaster(t, "KEA", Config{})
+	a := c.admin[0]
+	subscribers := func() int64 {
+		n, err := a.PubSubNumSub(ctx, "__keyevent@0__:set").Result()
+		must(t, err)
+		return n["__keyevent@0__:set"]
+	}
+	if subscribers() != 1 {
+		t.Fatalf("%d subscribers of set events after the first poll, want 1", subscribers())
+	}
+	must(t, a.ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
+	deadline := time.Now().Add(20 * time.Second)
+	for subscribers() != 1 {
+		s := c.mon.Poll(ctx)
+		if m := s.Masters[0]; !m.Up {
+			t.Fatalf("the master is not up after the kill: %s", m.Err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no subscription again within 20s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.set(t, "lock:after", "token-after-0123456789", time.Minute, 0)
+	if shown, s := shownWithin(c, "lock:after", 2); !shown || !s.Masters[0].Notified {
+		t.Fatalf("after resubscribing: a new lock shown within two polls %v, notified %v", shown, s.Masters[0].Notified)
+	}
+}
+
+// TestNotifiedQueueIsBounded floods the notifications with twice as many cache writes as the queue holds: the
+// queue stays within its bound, and the drops are counted and said (the scan is what finds the keys dropped).
+func TestNotifiedQueueIsBounded(t *testing.T) {
+	ctx := context.Background()
+	c := notifiedMaster(t, "KEA", Config{})
+	const flood = `for i = ARGV[1], ARGV[2] do redis.call('SET', 'flood:' .. i, 'x') end return 1`
+	for from := 1; from <= 2*maxNotified; from += 10_000 {
+		must(t, c.admin[0].Eval(ctx, flood, nil, from, from+9_999).Err())
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := c.mon.Poll(ctx)
+		if strings.Contains(s.Masters[0].NotifiedWhy, "dropped") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no drops said within 30s: %q", s.Masters[0].NotifiedWhy)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p := c.mon.pollers[0].(*poller)
+	p.keyspace.mu.Lock()
+	queued, dropped := len(p.keyspace.queue), p.keyspace.dropped
+	p.keyspace.mu.Unlock()
+	if queued > maxNotified || dropped == 0 {
+		t.Errorf("%d keys queued, %d dropped; want at most %d queued and some dropped", queued, dropped, maxNotified)
+	}
+}
+
+// TestNotificationsNeedCONFIGGet watches with the README's watcher, whom the ACL refuses CONFIG: whether
+// notifications are on is unknown, so none is subscribed to and the master says why. With the README's
+// addition for notifications, they are used.
+func TestNotificationsNeedCONFIGGet(t *testing.T) {
+	ctx := context.Background()
+	a := newACLServer(t)
+	must(t, a.admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err())
+	watcher := documentedACL(t, "watcher")
+	for _, tt := range []struct {
+		name     string
+		rules    []string
+		notified bool
+		why      string
+	}{
+		{"watcher", watcher, false, "CONFIG GET refused"},
+		{"watcher with notifications", append(watcher, documentedAddition(t, "ACL SETUSER watcher +config|get")...), true, "keyspace notifications"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a.setUser(t, "watcher", tt.rules)
+			mon, err := New([]*redis.Client{a.client(t, "watcher")}, []string{a.srv.Addr()}, Config{Timeout: testTimeout})
+			must(t, err)
+			defer mon.Close()
+			s := mon.Poll(ctx)
+			m := s.Masters[0]
+			if !m.Up || m.Notified != tt.notified || !strings.Contains(m.NotifiedWhy, tt.why) {
+				t.Errorf("up %v, notified %v (%q); want up, notified %v, saying %q", m.Up, m.Notified, m.NotifiedWhy, tt.notified, tt.why)
+			}
+		})
+	}
+}
+
+// documentedAddition returns the rules of the README's line that begins with prefix ("ACL SETUSER user ...").
+func documentedAddition(t *testing.T, prefix string) []string {
+	t.Helper()
+	data, err := os.ReadFile("../README.md")
+	must(t, err)
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return strings.Fields(line)[3:]
+		}
+	}
+	t.Fatalf("the README has no line %s...", prefix)
+	return nil
+}
