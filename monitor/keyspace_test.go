@@ -30,12 +30,7 @@ func notifiedMaster(t *testing.T, flags string, cfg Config) *cluster {
 	srv := redlocktest.StartServers(t, 1, redlocktest.ServerOptions{Args: []string{"--notify-keyspace-events", flags}})[0]
 	admin := srv.NewClient()
 	t.Cleanup(func() { admin.Close() })
-	const fill = `for i = ARGV[1], ARGV[2] do redis.call('SET', 'cache:' .. i, 'a cached value ' .. i) end return 1`
-	for from := 1; from <= ordinaryKeys; from += 10_000 {
-		if err := admin.Eval(context.Background(), fill, nil, from, from+9_999).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fillCacheKeys(t, admin, "cache:", ordinaryKeys)
 	cfg.ScanBudget, cfg.ScanCount = slowScan, 1
 	c := watch(t, []redlocktest.Master{srv}, cfg)
 	t.Cleanup(func() { _ = c.mon.Close() })
@@ -43,6 +38,16 @@ func notifiedMaster(t *testing.T, flags string, cfg Config) *cluster {
 		t.Fatalf("the master did not answer: %s", s.Masters[0].Err)
 	}
 	return c
+}
+
+// fillCacheKeys writes n keys prefix1 to prefixN without a TTL, each holding a value that is no token, in scripts of a
+// thousand keys: each a millisecond or so of the server, well within a client's read timeout on a loaded machine.
+func fillCacheKeys(t *testing.T, c *redis.Client, prefix string, n int) {
+	t.Helper()
+	const script = `for i = ARGV[2], ARGV[3] do redis.call('SET', ARGV[1] .. i, 'a cached value ' .. i) end return 1`
+	for from := 1; from <= n; from += 1000 {
+		must(t, c.Eval(context.Background(), script, nil, prefix, from, min(from+999, n)).Err())
+	}
 }
 
 // shownWithin polls up to polls times and reports whether a poll shows resource as a lock.
@@ -174,10 +179,7 @@ func TestKilledNotificationConnectionResubscribes(t *testing.T) {
 func TestNotifiedQueueIsBounded(t *testing.T) {
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{})
-	const flood = `for i = ARGV[1], ARGV[2] do redis.call('SET', 'flood:' .. i, 'x') end return 1`
-	for from := 1; from <= 2*maxNotified; from += 10_000 {
-		must(t, c.admin[0].Eval(ctx, flood, nil, from, from+9_999).Err())
-	}
+	fillCacheKeys(t, c.admin[0], "flood:", 2*maxNotified)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		s := c.mon.Poll(ctx)

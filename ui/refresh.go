@@ -21,3 +21,15 @@ func refreshText(s monitor.MasterStatus) string {
 	}
 	return ""
 }
+
+// newKeysText says how a master's new lock keys are found: through its keyspace notifications as well as the
+// scan, or by the scan only, and why; "" when the snapshot does not say.
+func newKeysText(s monitor.MasterStatus) string {
+	if s.NotifiedWhy == "" {
+		return ""
+	}
+	if s.Notified {
+		return "within a poll: " + sanitize(s.NotifiedWhy, textCap)
+	}
+	return "by the scan: " + sanitize(s.NotifiedWhy, textCap)
+}

@@ -35,3 +35,31 @@ func TestDrillDownOfAMasterSaysHowItsKeysAreRefreshed(t *testing.T) {
 		}
 	}
 }
+
+// TestDrillDownOfAMasterSaysHowNewKeysAreFound opens a master whose new keys come through its keyspace
+// notifications and one whose come by the scan only: each says so, the second why, escaped.
+func TestDrillDownOfAMasterSaysHowNewKeysAreFound(t *testing.T) {
+	s := masterDownSnapshot()
+	s.Masters[0].Notified, s.Masters[0].NotifiedWhy = true, "keyspace notifications (set, expire) and the scan"
+	s.Masters[1].NotifiedWhy = "CONFIG GET refused (NOPERM \x1b[31mred): new keys by the scan only"
+	for i, want := range []string{"new keys within a poll: keyspace notifications (set, expire)", "new keys by the scan:"} {
+		m := newDashboard(ui.Options{}, 120, 40)
+		m.Update(ui.SnapshotMsg{Snapshot: s})
+		m.Update(keyMsg("shift+tab"))
+		for range i {
+			m.Update(keyMsg("j"))
+		}
+		m.Update(keyMsg("enter"))
+		view := m.View()
+		flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ").Replace(view)), " ")
+		if !strings.Contains(flat, want) {
+			t.Errorf("master %d's view does not say %q:\n%s", i, want, view)
+		}
+		if i == 1 && !strings.Contains(flat, "CONFIG GET refused") {
+			t.Errorf("the master found by the scan only does not say why:\n%s", view)
+		}
+		if strings.Contains(view, "\x1b[31mred") {
+			t.Errorf("the reason's escape sequence reached the screen:\n%s", view)
+		}
+	}
+}
