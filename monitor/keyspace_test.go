@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,32 +201,42 @@ func TestNotifiedQueueIsBounded(t *testing.T) {
 	}
 }
 
-// TestNotificationsNeedCONFIGGet watches with the README's watcher, whom the ACL refuses CONFIG: whether
-// notifications are on is unknown, so none is subscribed to and the master says why. With the README's
-// addition for notifications, they are used.
+// TestNotificationsNeedCONFIGGet watches, behind 50,000 cache keys and with the slow scan, with the README's
+// watcher, whom the ACL refuses CONFIG: whether notifications are on is unknown, so none is subscribed to, the
+// master says why, and a new lock waits for the scan. With the README's addition for notifications a new lock
+// shows within two polls, also when the ACL refuses scripts too (the named keys are then read with plain
+// commands).
 func TestNotificationsNeedCONFIGGet(t *testing.T) {
 	ctx := context.Background()
 	a := newACLServer(t)
 	must(t, a.admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err())
+	fillCacheKeys(t, a.admin, "cache:", ordinaryKeys)
 	watcher := documentedACL(t, "watcher")
-	for _, tt := range []struct {
+	notified := append(slices.Clip(watcher), documentedAddition(t, "ACL SETUSER watcher +config|get")...)
+	for i, tt := range []struct {
 		name     string
 		rules    []string
 		notified bool
 		why      string
 	}{
 		{"watcher", watcher, false, "CONFIG GET refused"},
-		{"watcher with notifications", append(watcher, documentedAddition(t, "ACL SETUSER watcher +config|get")...), true, "keyspace notifications"},
+		{"watcher with notifications", notified, true, "keyspace notifications"},
+		{"without scripts", without(notified, "eval"), true, "keyspace notifications"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			a.setUser(t, "watcher", tt.rules)
-			mon, err := New([]*redis.Client{a.client(t, "watcher")}, []string{a.srv.Addr()}, Config{Timeout: testTimeout})
+			mon, err := New([]*redis.Client{a.client(t, "watcher")}, []string{a.srv.Addr()},
+				Config{Timeout: testTimeout, ScanBudget: slowScan, ScanCount: 1})
 			must(t, err)
 			defer mon.Close()
-			s := mon.Poll(ctx)
-			m := s.Masters[0]
+			m := mon.Poll(ctx).Masters[0]
 			if !m.Up || m.Notified != tt.notified || !strings.Contains(m.NotifiedWhy, tt.why) {
-				t.Errorf("up %v, notified %v (%q); want up, notified %v, saying %q", m.Up, m.Notified, m.NotifiedWhy, tt.notified, tt.why)
+				t.Fatalf("up %v, notified %v (%q); want up, notified %v, saying %q", m.Up, m.Notified, m.NotifiedWhy, tt.notified, tt.why)
+			}
+			resource := fmt.Sprintf("new:%d", i)
+			must(t, a.admin.Set(ctx, resource, "token-new-0123456789", time.Minute).Err())
+			if shown, _ := shownWithin(&cluster{mon: mon}, resource, 2); shown != tt.notified {
+				t.Errorf("a new lock shown within two polls %v, want %v", shown, tt.notified)
 			}
 		})
 	}

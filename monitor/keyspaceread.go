@@ -28,8 +28,11 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 	}
 	var used time.Duration
 	for first := true; first || used < budget/2; first = false {
+		if !timeLeft(ctx, slowest) {
+			return used, nil
+		}
 		keys := n.take(notifiedChunk)
-		if len(keys) == 0 || !timeLeft(ctx, slowest) {
+		if len(keys) == 0 {
 			return used, nil
 		}
 		fresh := keys[:0]
@@ -43,8 +46,10 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 		}
 		sent := time.Now()
 		res, err := p.readCandidates(ctx, cfg, fresh)
-		if isServerError(err) {
-			return used, nil // the keys are read again next poll; the scan finds what the master refuses
+		if isServerError(err) && p.mode == readScripted && !isClusterState(err) {
+			r.refusals.refused("EVAL", err) // as discover does: plain commands from now on
+			p.mode = readPipelined
+			res, err = p.readCandidates(ctx, cfg, fresh)
 		}
 		if err != nil {
 			return used, err
