@@ -60,7 +60,7 @@ var lockKinds = []struct{ kind, classes string }{
 func lockEventChannels(flags string, db int) ([]string, string) {
 	classes := strings.ReplaceAll(flags, "A", allClass)
 	if !strings.Contains(classes, "E") {
-		return nil, fmt.Sprintf("notify-keyspace-events %q has no key-event notifications (E): new keys by the scan only", flags)
+		return nil, fmt.Sprintf("by the scan only: notify-keyspace-events is %q, without key-event notifications (E)", flags)
 	}
 	var channels, events []string
 	for _, e := range lockEvents {
@@ -70,9 +70,9 @@ func lockEventChannels(flags string, db int) ([]string, string) {
 		}
 	}
 	if len(channels) == 0 {
-		return nil, fmt.Sprintf("notify-keyspace-events %q names no write that creates a lock key: new keys by the scan only", flags)
+		return nil, fmt.Sprintf("by the scan only: notify-keyspace-events %q names no write that creates a lock key", flags)
 	}
-	why := "keyspace notifications (" + strings.Join(events, ", ") + ") and the scan"
+	why := "within a poll, through keyspace notifications (" + strings.Join(events, ", ") + "), and by the scan"
 	var missed []string
 	for _, k := range lockKinds {
 		if !strings.ContainsAny(classes, k.classes) {
@@ -80,7 +80,7 @@ func lockEventChannels(flags string, db int) ([]string, string) {
 		}
 	}
 	if len(missed) > 0 {
-		why += "; new " + strings.Join(missed, " and ") + " by the scan only"
+		why += "; " + strings.Join(missed, " and ") + " by the scan only"
 	}
 	return channels, why
 }

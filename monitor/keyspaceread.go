@@ -24,7 +24,7 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 	n.keepUp(ctx, p.client)
 	r.Notified, r.NotifiedWhy = n.channels != nil, n.why
 	if dropped := n.droppedSoFar(); dropped > 0 {
-		r.NotifiedWhy += "; " + textfmt.Thousands(dropped) + " named keys dropped, the queue full: the scan finds them"
+		r.NotifiedWhy += "; " + textfmt.Thousands(dropped) + " named keys dropped, the queue full: left to the scan"
 	}
 	var used time.Duration
 	for first := true; first || used < budget/2; first = false {
@@ -79,7 +79,7 @@ func (n *notifier) keepUp(ctx context.Context, client *redis.Client) {
 	n.checkedAt = time.Now()
 	if err != nil {
 		n.unsubscribe()
-		n.why = "CONFIG GET refused (" + strings.TrimSpace(err.Error()) + "): whether keyspace notifications are on is unknown; new keys by the scan only"
+		n.why = "by the scan only: CONFIG GET refused (" + strings.TrimSpace(err.Error()) + "), so whether keyspace notifications are on is unknown"
 		return
 	}
 	channels, why := lockEventChannels(flags["notify-keyspace-events"], n.base.DB)
@@ -93,7 +93,7 @@ func (n *notifier) keepUp(ctx context.Context, client *redis.Client) {
 		return
 	}
 	if err := n.subscribe(ctx, channels); err != nil {
-		n.why = "SUBSCRIBE to keyspace notifications failed (" + strings.TrimSpace(err.Error()) + "): new keys by the scan only"
+		n.why = "by the scan only: SUBSCRIBE to keyspace notifications failed (" + strings.TrimSpace(err.Error()) + ")"
 		if !isServerError(err) {
 			n.checkedAt = time.Time{} // not refused: try again next poll
 		}

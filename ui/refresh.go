@@ -22,14 +22,8 @@ func refreshText(s monitor.MasterStatus) string {
 	return ""
 }
 
-// newKeysText says how a master's new lock keys are found: through its keyspace notifications as well as the
-// scan, or by the scan only, and why; "" when the snapshot does not say.
+// newKeysText says how a master's new lock keys are found: within a poll through its keyspace notifications as
+// well as by the scan, or by the scan only, and why; "" when the snapshot does not say.
 func newKeysText(s monitor.MasterStatus) string {
-	if s.NotifiedWhy == "" {
-		return ""
-	}
-	if s.Notified {
-		return "within a poll: " + sanitize(s.NotifiedWhy, textCap)
-	}
-	return "by the scan: " + sanitize(s.NotifiedWhy, textCap)
+	return sanitize(s.NotifiedWhy, textCap)
 }
