@@ -93,6 +93,7 @@ type notifier struct {
 	channels  []string  // subscribed to; nil when notifications are not used
 	why       string    // MasterStatus.NotifiedWhy
 	checkedAt time.Time // when notify-keyspace-events was last read
+	refused   bool      // the master refused CONFIG GET or SUBSCRIBE: not asked again
 
 	mu       sync.Mutex
 	queue    []string            // keys named and not read by an accepted reading, oldest first

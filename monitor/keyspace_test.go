@@ -223,7 +223,7 @@ func TestNotifiedQueueIsBounded(t *testing.T) {
 // watcher, whom the ACL refuses CONFIG: whether notifications are on is unknown, so none is subscribed to, the
 // master says why, and a new lock waits for the scan. With the README's addition for notifications a new lock
 // shows within two polls, also when the ACL refuses scripts too (the named keys are then read with plain
-// commands).
+// commands); without SUBSCRIBE it waits for the scan, and the master says why.
 func TestNotificationsNeedCONFIGGet(t *testing.T) {
 	ctx := context.Background()
 	a := newACLServer(t)
@@ -240,6 +240,7 @@ func TestNotificationsNeedCONFIGGet(t *testing.T) {
 		{"watcher", watcher, false, "CONFIG GET refused"},
 		{"watcher with notifications", notified, true, "keyspace notifications"},
 		{"without scripts", without(notified, "eval"), true, "keyspace notifications"},
+		{"without SUBSCRIBE", without(notified, "subscribe"), false, "SUBSCRIBE to keyspace notifications failed"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			a.setUser(t, "watcher", tt.rules)

@@ -66,22 +66,24 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 
 // keepUp reads the master's notify-keyspace-events when due (first, every keyspaceRecheck, and when the
 // notification connection was lost), and subscribes to the channels that name new lock keys, if any. A
-// master that refuses CONFIG GET is taken as unknown: its new keys come by the scan only.
+// master that refuses CONFIG GET (its ACL, a renamed command) is taken as unknown, and one that refuses the
+// subscription as without notifications; neither is asked again: its new keys come by the scan only.
 func (n *notifier) keepUp(ctx context.Context, client *redis.Client) {
 	running := n.isRunning()
-	if time.Since(n.checkedAt) < keyspaceRecheck && (running || n.channels == nil) {
+	if n.refused || time.Since(n.checkedAt) < keyspaceRecheck && (running || n.channels == nil) {
 		return
 	}
 	flags, err := client.ConfigGet(ctx, "notify-keyspace-events").Result()
-	if err != nil && !isServerError(err) {
-		return // the connection failed: the poll fails, and the next one asks again
-	}
-	n.checkedAt = time.Now()
-	if err != nil {
+	if refusedForGood(err) {
 		n.unsubscribe()
+		n.refused = true
 		n.why = "by the scan only: CONFIG GET refused (" + strings.TrimSpace(err.Error()) + "), so whether keyspace notifications are on is unknown"
 		return
 	}
+	if err != nil {
+		return // the connection failed, or the master is loading: the next poll asks again
+	}
+	n.checkedAt = time.Now()
 	channels, why := lockEventChannels(flags["notify-keyspace-events"], n.base.DB)
 	if running && slices.Equal(channels, n.channels) {
 		n.why = why
@@ -94,7 +96,8 @@ func (n *notifier) keepUp(ctx context.Context, client *redis.Client) {
 	}
 	if err := n.subscribe(ctx, channels); err != nil {
 		n.why = "by the scan only: SUBSCRIBE to keyspace notifications failed (" + strings.TrimSpace(err.Error()) + ")"
-		if !isServerError(err) {
+		n.refused = refusedForGood(err)
+		if !n.refused {
 			n.checkedAt = time.Time{} // not refused: try again next poll
 		}
 		return
