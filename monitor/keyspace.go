@@ -226,6 +226,7 @@ func (n *notifier) accepted() {
 	for _, k := range n.queue[:n.taken] {
 		delete(n.queued, k)
 	}
+	clear(n.queue[:n.taken]) // the array keeps its front until append moves it: let go of the keys
 	n.queue, n.taken = n.queue[n.taken:], 0
 }
 
