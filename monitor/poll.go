@@ -119,8 +119,9 @@ return out`
 // discoverScript continues a SCAN from ARGV[1] (MATCH ARGV[2], COUNT ARGV[3]) until it has run ARGV[5]
 // microseconds, scanned ARGV[6] keys, or reached the end of the keyspace. It returns the next cursor, the keys
 // scanned, the microseconds it ran, then key, value (cut to ARGV[4] bytes) and PTTL of every lock candidate
-// (candidateLua; keys without a TTL taken whatever their value when ARGV[7] is "1"). Candidates are picked on the server so a large keyspace of ordinary data costs no transfer. On a
-// redis-server with 1,000,000 ordinary keys it costs about 1.6µs of server CPU per key scanned.
+// (candidateLua; keys without a TTL taken whatever their value when ARGV[7] is "1"). Candidates are picked on
+// the server so a large keyspace of ordinary data costs no transfer. On a redis-server with 1,000,000 ordinary
+// keys it costs about 1.6µs of server CPU per key scanned.
 const discoverScript = hashLockLua + setLockLua + candidateLua + `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local slice, maxScan, anyNoTTL = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
 local t = redis.call('TIME')
