@@ -274,3 +274,40 @@ func documentedAddition(t *testing.T, prefix string) []string {
 	t.Fatalf("the README has no line %s...", prefix)
 	return nil
 }
+
+// TestNotificationsFollowTheMastersSetting changes notify-keyspace-events while watching: at the next re-check
+// (made due here rather than waited a minute for) the monitor drops its subscription when they are turned
+// off, and subscribes to what is turned on, saying which kinds of lock it covers.
+func TestNotificationsFollowTheMastersSetting(t *testing.T) {
+	ctx := context.Background()
+	c := notifiedMaster(t, "KEA", Config{})
+	n := c.mon.pollers[0].(*poller).keyspace
+	for _, tt := range []struct {
+		flags    string
+		notified bool
+		why      string
+	}{
+		{"", false, `notify-keyspace-events is ""`},
+		{"E$", true, "hash locks and sorted-set locks by the scan only"},
+		{"Ez", true, "string locks and hash locks by the scan only"},
+		{"KEA", true, "(set, expire, hset, hincrby, zadd), and by the scan"},
+	} {
+		must(t, c.admin[0].ConfigSet(ctx, "notify-keyspace-events", tt.flags).Err())
+		n.checkedAt = time.Time{} // the re-check is due
+		m := c.mon.Poll(ctx).Masters[0]
+		if m.Notified != tt.notified || !strings.Contains(m.NotifiedWhy, tt.why) {
+			t.Errorf("notify-keyspace-events %q: notified %v (%q), want %v saying %q", tt.flags, m.Notified, m.NotifiedWhy, tt.notified, tt.why)
+		}
+		// A subscription made is confirmed before the poll ends; one dropped ends when the server sees it closed.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			subscribed, err := c.admin[0].PubSubChannels(ctx, "__keyevent@0__:*").Result()
+			must(t, err)
+			if tt.notified != (len(subscribed) == 0) {
+				break
+			}
+			if tt.notified || time.Now().After(deadline) {
+				t.Fatalf("notify-keyspace-events %q: subscribed to %q", tt.flags, subscribed)
+			}
+		}
+	}
+}
