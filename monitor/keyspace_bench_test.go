@@ -96,3 +96,83 @@ func BenchmarkReadNamedKeys(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNotificationFlood writes distinct cache keys (no TTL) at 1,000 and 10,000 a second for 10s to one
+// real master watched by the dashboard's monitor (default settings): first with notify-keyspace-events "", then
+// with KEA and the monitor subscribed. The difference is what the notifications cost the master (a message per
+// write and event) and this process (receiving, queueing and reading the named keys); the polls and the scan
+// cost the same in both. It reports both as % of a core, the master's cost per write, and the polls that came
+// late (over 1.5 intervals apart). A first 2s of writes, not counted, warms up the connections and the server.
+func BenchmarkNotificationFlood(b *testing.B) {
+	requireRealServers(b)
+	for _, rate := range []int{1_000, 10_000} {
+		b.Run(fmt.Sprintf("%d/s", rate), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				floodOnce(b, rate, 10*time.Second)
+			}
+		})
+	}
+}
+
+// floodOnce is one run of BenchmarkNotificationFlood at rate writes a second for d, each phase.
+func floodOnce(b *testing.B, rate int, d time.Duration) {
+	servers := redlocktest.StartServers(b, 1, redlocktest.ServerOptions{})
+	clients, addrs := benchClients(b, servers)
+	pids := serverPIDs(b, servers)
+	ctx := context.Background()
+	write := func(name string, d time.Duration) (server, self float64) {
+		cpu0, self0, start := cpuOf(b, pids), processCPU(), time.Now()
+		pipe := clients[0].Pipeline()
+		for tick := 0; time.Since(start) < d; tick++ {
+			for j := range rate / 100 {
+				pipe.Set(ctx, fmt.Sprintf("cache:%s:%d:%d", name, tick, j), "a cached value", 0)
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+			time.Sleep(time.Until(start.Add(time.Duration(tick+1) * 10 * time.Millisecond)))
+		}
+		wall := time.Since(start)
+		each, _ := shares(cpu0, cpuOf(b, pids), wall)
+		return each[0], float64(processCPU()-self0) / float64(wall)
+	}
+	write("warm-up", 2*time.Second)
+	watched := func(name string) (server, self float64, late int, s Snapshot) {
+		mon, err := New(clients, addrs, Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer mon.Close()
+		runCtx, cancel := context.WithCancel(ctx)
+		snaps := mon.Run(runCtx)
+		s = <-snaps
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for next := range snaps {
+				if next.Time.Sub(s.Time) > 3*DefaultInterval/2 {
+					late++
+				}
+				s = next
+			}
+		}()
+		server, self = write(name, d)
+		cancel()
+		<-done
+		return server, self, late, s
+	}
+	serverPolled, selfPolled, latePolled, _ := watched("off")
+	if err := clients[0].ConfigSet(ctx, "notify-keyspace-events", "KEA").Err(); err != nil {
+		b.Fatal(err)
+	}
+	serverNotified, selfNotified, lateNotified, s := watched("on")
+	if !s.Masters[0].Notified {
+		b.Fatalf("not notified: %s", s.Masters[0].NotifiedWhy)
+	}
+	b.ReportMetric(100*(serverNotified-serverPolled), "%core-master")
+	b.ReportMetric(100*(selfNotified-selfPolled), "%core-monitor")
+	b.ReportMetric((serverNotified-serverPolled)*float64(time.Second/time.Microsecond)/float64(rate), "µs-master/write")
+	b.Logf("%d writes/s: master %.1f%% of a core without notifications, %.1f%% with; this process %.1f%%, %.1f%%; late polls %d, %d; %s; load average %s",
+		rate, 100*serverPolled, 100*serverNotified, 100*selfPolled, 100*selfNotified, latePolled, lateNotified,
+		s.Masters[0].NotifiedWhy, loadAverage())
+}
