@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,8 +22,9 @@ import (
 
 // Keyspace notification tuning.
 const (
-	// maxNotified bounds the keys named by notifications and not read yet: a flood of cache writes costs at
-	// most this many keys of memory; beyond it, keys are dropped and counted (the SCAN finds them).
+	// maxNotified bounds each queue of the keys named by notifications and not read yet: a flood of cache
+	// writes costs at most this many keys of memory in each; beyond it, keys are dropped and counted (the SCAN
+	// finds them).
 	maxNotified = 100_000
 	// notifiedChunk is how many named keys one call reads; a poll makes one call, and more while the scan
 	// budget allows.
@@ -32,18 +34,32 @@ const (
 	keyspaceRecheck = time.Minute
 )
 
-// lockEvent is a key event of a write that creates a lock key or gives it its TTL, and the class of
-// notify-keyspace-events that turns it on.
+// lockEvent is a key event of a write that creates a lock key or gives it its TTL, the class of
+// notify-keyspace-events that turns it on, and whether the keys it names are read first: those of an event
+// that every lock has and a cache without a TTL has not, so that a flood of such cache writes delays no lock.
 type lockEvent struct {
-	name  string
-	class byte
+	name   string
+	class  byte
+	urgent bool
 }
 
 // lockEvents are the key events the monitor listens to: "set" for string locks (SET NX PX, SETNX, SETEX);
 // "expire" for every key given a TTL (PEXPIRE, and SET with PX): hash and sorted-set locks, which are candidates
 // only with one; "hset" and "hincrby" for Redisson's hash locks; "zadd" for sorted-set locks (Symfony Lock,
 // redis-semaphore); "new" for any new key (Redis 7, class n, not in A).
-var lockEvents = []lockEvent{{"set", '$'}, {"expire", 'g'}, {"hset", 'h'}, {"hincrby", 'h'}, {"zadd", 'z'}, {"new", 'n'}}
+var lockEvents = []lockEvent{{"set", '$', false}, {"expire", 'g', true}, {"hset", 'h', false}, {"hincrby", 'h', true},
+	{"zadd", 'z', true}, {"new", 'n', false}}
+
+// urgentChannel reports whether the keys named on channel are read first (lockEvent.urgent).
+func urgentChannel(channel string) bool {
+	_, event, _ := strings.Cut(channel, "__:")
+	for _, e := range lockEvents {
+		if e.name == event {
+			return e.urgent
+		}
+	}
+	return false
+}
 
 // allClass is what class A of notify-keyspace-events stands for.
 const allClass = "g$lshzxetd"
@@ -96,21 +112,24 @@ type notifier struct {
 	refused   bool      // the master refused CONFIG GET or SUBSCRIBE: not asked again
 
 	mu       sync.Mutex
-	queue    []string            // keys named and not read by an accepted reading, oldest first
-	queued   map[string]struct{} // the keys in queue
-	taken    int                 // keys at the front of queue that the current read took
-	dropped  int64               // keys named while the queue was full
-	running  bool                // the receiver runs on sub
-	closed   bool                // the monitor was closed: no connection is opened again
-	lastUsed time.Time           // when a poll last took keys
+	urgent   keyQueue  // keys named by an urgent event (lockEvent.urgent): read first
+	plain    keyQueue  // keys named by other events only: most often a cache's writes, read when no urgent key waits
+	dropped  int64     // keys named while their queue was full
+	running  bool      // the receiver runs on sub
+	closed   bool      // the monitor was closed: no connection is opened again
+	lastUsed time.Time // when a poll last took keys
 	client   *redis.Client
 	sub      *redis.PubSub
+
+	pongs       chan string   // the receiver hands the barrier its PONGs
+	barrier     atomic.Uint64 // numbers the barriers' PINGs
+	pingRefused atomic.Bool   // the master's ACL refuses PING: no barrier
 }
 
 // newNotifier returns the notifier of the master client reaches.
 func newNotifier(client *redis.Client) *notifier {
 	o := *client.Options()
-	return &notifier{base: &o, queued: map[string]struct{}{}}
+	return &notifier{base: &o, urgent: newKeyQueue(maxNotified), plain: newKeyQueue(maxNotified), pongs: make(chan string, 4)}
 }
 
 // subscribe opens the notification connection, subscribes it to channels and starts its receiver.
@@ -141,7 +160,8 @@ func (n *notifier) subscribe(ctx context.Context, channels []string) error {
 }
 
 // receive takes the keys named on sub until the notifier stops using it, or its connection fails: the next
-// poll then subscribes again.
+// poll then subscribes again. An error reply (the master's ACL refuses the barrier's PING) ends the barriers,
+// not the connection.
 func (n *notifier) receive(sub *redis.PubSub, client *redis.Client) {
 	defer closeAll(sub, nil, client)
 	for n.stillUsing(sub) {
@@ -149,13 +169,60 @@ func (n *notifier) receive(sub *redis.PubSub, client *redis.Client) {
 		var ne net.Error
 		switch {
 		case errors.As(err, &ne) && ne.Timeout():
+		case isServerError(err):
+			n.pingRefused.Store(true)
+			n.pong("")
 		case err != nil:
 			n.stop(sub)
 			return
 		default:
-			if m, ok := msg.(*redis.Message); ok {
-				n.add(m.Payload)
+			switch m := msg.(type) {
+			case *redis.Message:
+				n.add(m.Payload, urgentChannel(m.Channel))
+			case *redis.Pong:
+				n.pong(m.Payload)
 			}
+		}
+	}
+}
+
+// pong hands the barrier a PONG's payload, "" for a refused PING; none waits when its buffer is full.
+func (n *notifier) pong(payload string) {
+	select {
+	case n.pongs <- payload:
+	default:
+	}
+}
+
+// waitBarrier sends a PING on the notification connection and waits for its PONG, for at most a quarter of
+// the time ctx leaves: the master sends a key's notification as it makes the write, so once the PONG is in,
+// every key written before the PING is queued. Without it in time the poll goes on: the keys come next poll.
+func (n *notifier) waitBarrier(ctx context.Context) error {
+	n.mu.Lock()
+	sub, running := n.sub, n.running
+	n.mu.Unlock()
+	if !running || n.pingRefused.Load() {
+		return errors.New("no barrier: not subscribed, or PING refused")
+	}
+	token := "redlock-tui-keyspace-" + strconv.FormatUint(n.barrier.Add(1), 10)
+	if err := sub.Ping(ctx, token); err != nil {
+		return err
+	}
+	timer := time.NewTimer(timeUntil(ctx) / 4)
+	defer timer.Stop()
+	for {
+		select {
+		case p := <-n.pongs:
+			if p == token {
+				return nil
+			}
+			if p == "" {
+				return errors.New("PING refused")
+			}
+		case <-timer.C:
+			return errors.New("no answer to the notification connection's PING")
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }
@@ -187,50 +254,51 @@ func (n *notifier) isRunning() bool {
 	return n.running
 }
 
-// add queues a key named by a notification, unless it is queued already or the queue is full.
-func (n *notifier) add(key string) {
+// add queues a key named by a notification, in the urgent queue when its event is (lockEvent.urgent); not
+// when it is queued already, or its queue is full (counted).
+func (n *notifier) add(key string, urgent bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if _, ok := n.queued[key]; ok {
-		return
+	var queued bool
+	switch {
+	case urgent:
+		if queued = n.urgent.push(key); queued {
+			n.plain.remove(key)
+		}
+	case n.urgent.has(key):
+		queued = true
+	default:
+		queued = n.plain.push(key)
 	}
-	if len(n.queue) >= maxNotified {
+	if !queued {
 		n.dropped++
-		return
 	}
-	n.queued[key] = struct{}{}
-	n.queue = append(n.queue, key)
 }
 
 // begin starts a read: keys a read took without its reading being accepted are taken again.
 func (n *notifier) begin() {
 	n.mu.Lock()
-	n.taken, n.lastUsed = 0, time.Now()
+	n.urgent.taken, n.plain.taken, n.lastUsed = 0, 0, time.Now()
 	n.mu.Unlock()
 }
 
-// take returns up to limit queued keys the current read has not taken yet.
+// take returns up to limit queued keys the current read has not taken yet, the urgent ones first.
 func (n *notifier) take(limit int) []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	end := min(n.taken+limit, len(n.queue))
-	keys := append([]string(nil), n.queue[n.taken:end]...)
-	n.taken = end
-	return keys
+	keys := n.urgent.take(limit)
+	return append(keys, n.plain.take(limit-len(keys))...)
 }
 
-// accepted drops from the queue the keys the read whose reading the monitor accepted took.
+// accepted drops from the queues the keys taken by the read whose reading the monitor accepted.
 func (n *notifier) accepted() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, k := range n.queue[:n.taken] {
-		delete(n.queued, k)
-	}
-	clear(n.queue[:n.taken]) // the array keeps its front until append moves it: let go of the keys
-	n.queue, n.taken = n.queue[n.taken:], 0
+	n.urgent.accept()
+	n.plain.accept()
 }
 
-// droppedSoFar is how many named keys the full queue dropped.
+// droppedSoFar is how many named keys the full queues dropped.
 func (n *notifier) droppedSoFar() int64 {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -11,10 +11,10 @@ import (
 )
 
 // discoverNotified reads, at the start of discovery, the keys the master's keyspace notifications named since
-// the last accepted reading: those that match Config.Pattern and are not known yet, by the rules the SCAN
-// applies, kept as the keys it finds. One chunk is read whatever the budget, so a new lock shows within a poll,
-// and not charged to it; more while they use less than half the budget, so the SCAN is never starved. It
-// returns the server time charged to the budget.
+// the last accepted reading (up to a barrier: every key written before the poll reached this step): those that
+// match Config.Pattern and are not known yet, by the rules the SCAN applies, kept as the keys it finds. One
+// chunk is read whatever the budget, so a new lock shows within a poll, and not charged to it; more while they
+// use less than half the budget, so the SCAN is never starved. It returns the server time charged to the budget.
 func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, r *Reading, d *discovery, budget, slowest time.Duration) (time.Duration, error) {
 	n := p.keyspace
 	if n == nil || r.Primary != "" {
@@ -22,6 +22,9 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 	}
 	n.begin()
 	n.keepUp(ctx, p.client)
+	if n.channels != nil {
+		_ = n.waitBarrier(ctx) // not in time: what is not queued yet is read next poll
+	}
 	r.Notified, r.NotifiedWhy = n.channels != nil, n.why
 	if dropped := n.droppedSoFar(); dropped > 0 {
 		r.NotifiedWhy += "; " + textfmt.Thousands(dropped) + " named keys dropped, the queue full: left to the scan"
