@@ -31,9 +31,7 @@ func notifiedMaster(t *testing.T, flags string, cfg Config) *cluster {
 		t.Skip("needs redis-server (keyspace notifications)")
 	}
 	srv := redlocktest.StartServers(t, 1, redlocktest.ServerOptions{Args: []string{"--notify-keyspace-events", flags}})[0]
-	admin := srv.NewClient()
-	t.Cleanup(func() { admin.Close() })
-	fillCacheKeys(t, admin, "cache:", ordinaryKeys)
+	fillCacheKeys(t, srv.Addr(), "cache:", ordinaryKeys)
 	cfg.ScanBudget = slowScan
 	if cfg.ScanCount == 0 {
 		cfg.ScanCount = 1
@@ -46,10 +44,13 @@ func notifiedMaster(t *testing.T, flags string, cfg Config) *cluster {
 	return c
 }
 
-// fillCacheKeys writes n keys prefix1 to prefixN without a TTL, each holding a value that is no token, in scripts of a
-// thousand keys: each a millisecond or so of the server, well within a client's read timeout on a loaded machine.
-func fillCacheKeys(t *testing.T, c *redis.Client, prefix string, n int) {
+// fillCacheKeys writes n keys prefix1 to prefixN without a TTL, each holding a value that is no token, on the
+// master at addr, in scripts of a thousand keys, through a client of its own that waits as long as a loaded
+// machine may make it (the helpers' clients time out within a second).
+func fillCacheKeys(t *testing.T, addr, prefix string, n int) {
 	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: time.Minute, WriteTimeout: time.Minute})
+	defer c.Close()
 	const script = `for i = ARGV[2], ARGV[3] do redis.call('SET', ARGV[1] .. i, 'a cached value ' .. i) end return 1`
 	for from := 1; from <= n; from += 1000 {
 		must(t, c.Eval(context.Background(), script, nil, prefix, from, min(from+999, n)).Err())
@@ -200,7 +201,7 @@ func TestKilledNotificationConnectionResubscribes(t *testing.T) {
 func TestNotifiedQueueIsBounded(t *testing.T) {
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{})
-	fillCacheKeys(t, c.admin[0], "flood:", 2*maxNotified)
+	fillCacheKeys(t, c.masters[0].Addr(), "flood:", 2*maxNotified)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		s := c.mon.Poll(ctx)
@@ -237,7 +238,7 @@ func TestNotificationsNeedCONFIGGet(t *testing.T) {
 	ctx := context.Background()
 	a := newACLServer(t)
 	must(t, a.admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err())
-	fillCacheKeys(t, a.admin, "cache:", ordinaryKeys)
+	fillCacheKeys(t, a.srv.Addr(), "cache:", ordinaryKeys)
 	watcher := documentedACL(t, "watcher")
 	notified := append(slices.Clip(watcher), documentedAddition(t, "ACL SETUSER watcher +config|get")...)
 	for i, tt := range []struct {
