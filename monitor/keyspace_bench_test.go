@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -121,20 +123,7 @@ func floodOnce(b *testing.B, rate int, d time.Duration) {
 	pids := serverPIDs(b, servers)
 	ctx := context.Background()
 	write := func(name string, d time.Duration) (server, self float64) {
-		cpu0, self0, start := cpuOf(b, pids), processCPU(), time.Now()
-		pipe := clients[0].Pipeline()
-		for tick := 0; time.Since(start) < d; tick++ {
-			for j := range rate / 100 {
-				pipe.Set(ctx, fmt.Sprintf("cache:%s:%d:%d", name, tick, j), "a cached value", 0)
-			}
-			if _, err := pipe.Exec(ctx); err != nil {
-				b.Fatal(err)
-			}
-			time.Sleep(time.Until(start.Add(time.Duration(tick+1) * 10 * time.Millisecond)))
-		}
-		wall := time.Since(start)
-		each, _ := shares(cpu0, cpuOf(b, pids), wall)
-		return each[0], float64(processCPU()-self0) / float64(wall)
+		return writeCacheKeys(b, clients[0], pids[0], name, rate, d)
 	}
 	write("warm-up", 2*time.Second)
 	watched := func(name string) (server, self float64, late int, s Snapshot) {
@@ -175,4 +164,24 @@ func floodOnce(b *testing.B, rate int, d time.Duration) {
 	b.Logf("%d writes/s: master %.1f%% of a core without notifications, %.1f%% with; this process %.1f%%, %.1f%%; late polls %d, %d; %s; load average %s",
 		rate, 100*serverPolled, 100*serverNotified, 100*selfPolled, 100*selfNotified, latePolled, lateNotified,
 		s.Masters[0].NotifiedWhy, loadAverage())
+}
+
+// writeCacheKeys writes distinct keys named after name, without a TTL, at rate a second for d, in pipelines
+// every 10ms, and returns the share of a core the master (process pid) and this process used meanwhile.
+func writeCacheKeys(b *testing.B, c *redis.Client, pid int, name string, rate int, d time.Duration) (server, self float64) {
+	ctx := context.Background()
+	cpu0, self0, start := cpuOf(b, []int{pid}), processCPU(), time.Now()
+	pipe := c.Pipeline()
+	for tick := 0; time.Since(start) < d; tick++ {
+		for j := range rate / 100 {
+			pipe.Set(ctx, fmt.Sprintf("cache:%s:%d:%d", name, tick, j), "a cached value", 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(time.Until(start.Add(time.Duration(tick+1) * 10 * time.Millisecond)))
+	}
+	wall := time.Since(start)
+	each, _ := shares(cpu0, cpuOf(b, []int{pid}), wall)
+	return each[0], float64(processCPU()-self0) / float64(wall)
 }
