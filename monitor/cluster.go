@@ -86,6 +86,9 @@ func (m *Monitor) Close() error {
 			if c.track != nil {
 				c.track.close()
 			}
+			if c.keyspace != nil {
+				c.keyspace.close()
+			}
 		}
 	}
 	return nil
@@ -98,6 +101,9 @@ func (p *poller) name() string { return p.addr }
 func (p *poller) accept(r Reading) {
 	if r.next != nil {
 		p.disc = *r.next
+		if p.keyspace != nil {
+			p.keyspace.accepted()
+		}
 	}
 	if p.track != nil && r.Err == nil && r.seq != 0 {
 		p.track.accepted.Store(r.seq)

@@ -90,6 +90,7 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 
 		Denied: r.Denied, DeniedOnKeys: r.DeniedOnKeys, AccessCheck: r.AccessCheck,
 		Refresh: r.Refresh, RefreshWhy: r.RefreshWhy,
+		Notified: r.Notified, NotifiedWhy: r.NotifiedWhy,
 	}
 	if ms.Refresh == "" {
 		ms.Refresh = RefreshPolling

@@ -77,7 +77,7 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 		if c == nil {
 			return nil, fmt.Errorf("monitor: client %d (%s) is nil", i, addrs[i])
 		}
-		sources[i] = &poller{client: c, addr: addrs[i], advise: cfg.Advise}
+		sources[i] = &poller{client: c, addr: addrs[i], advise: cfg.Advise, keyspace: newNotifier(c)}
 		if trackingByDefault && !cfg.NoTracking {
 			sources[i].(*poller).track = newTracker(c, cfg.FullReadEvery)
 		}

@@ -64,11 +64,13 @@ type jsonMaster struct {
 	Sweep         jsonSweep  `json:"sweep"`
 	Warnings      []string   `json:"warnings"`
 
-	Denied       []string `json:"denied"`                // commands the master's ACL refuses us ([] none known)
-	DeniedOnKeys []string `json:"denied_on_keys"`        // write commands it refuses on keys outside the user's key patterns
-	AccessCheck  string   `json:"access_check"`          // "ACL DRYRUN", "probes", or "" not checked yet
-	Refresh      string   `json:"refresh"`               // "tracking" (what changed is re-read) or "polling" (every key)
-	RefreshWhy   string   `json:"refresh_why,omitempty"` // why polled, or why every key was read in the last poll
+	Denied       []string `json:"denied"`                 // commands the master's ACL refuses us ([] none known)
+	DeniedOnKeys []string `json:"denied_on_keys"`         // write commands it refuses on keys outside the user's key patterns
+	AccessCheck  string   `json:"access_check"`           // "ACL DRYRUN", "probes", or "" not checked yet
+	Refresh      string   `json:"refresh"`                // "tracking" (what changed is re-read) or "polling" (every key)
+	RefreshWhy   string   `json:"refresh_why,omitempty"`  // why polled, or why every key was read in the last poll
+	Notified     bool     `json:"notified"`               // new keys also come through its keyspace notifications
+	NotifiedWhy  string   `json:"notified_why,omitempty"` // which notifications, or why none
 
 	Cluster *jsonCluster `json:"cluster,omitempty"` // a Redis Cluster watched as one master
 }
@@ -229,7 +231,7 @@ func toJSONMaster(m MasterStatus) jsonMaster {
 		Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted),
 			NotLockShaped: m.Sweep.NotLockShaped, Refused: m.Sweep.Refused},
 		Denied: append([]string{}, m.Denied...), DeniedOnKeys: append([]string{}, m.DeniedOnKeys...), AccessCheck: m.AccessCheck,
-		Refresh: m.Refresh, RefreshWhy: m.RefreshWhy,
+		Refresh: m.Refresh, RefreshWhy: m.RefreshWhy, Notified: m.Notified, NotifiedWhy: m.NotifiedWhy,
 	}
 	if m.DriftKnown {
 		jm.DriftPPM, jm.DriftUncert = &m.DriftPPM, &m.DriftUncertPPM

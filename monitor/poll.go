@@ -62,6 +62,11 @@ type Reading struct {
 	seq, deltaOf uint64
 	delta        bool
 	unread       []string
+
+	// Notified reports whether new keys also come through the master's keyspace notifications, and
+	// NotifiedWhy which, or why not (keyspace.go); "" for a cluster.
+	Notified    bool
+	NotifiedWhy string
 }
 
 // KeyReading is one key as read from one master.
@@ -120,12 +125,11 @@ return out`
 
 // discoverScript continues a SCAN from ARGV[1] (MATCH ARGV[2], COUNT ARGV[3]) until it has run ARGV[5]
 // microseconds, scanned ARGV[6] keys, or reached the end of the keyspace. It returns the next cursor, the keys
-// scanned, the microseconds it ran, then key, value (cut to ARGV[4] bytes) and PTTL of every lock candidate: a
-// string with a TTL, or without one when its value looks like a token (16-64 token characters) or ARGV[7] is
-// "1"; or a hash lock or a small sorted set with a TTL, whose value is then its fields and values, or its
-// members and scores (setLockLua). Candidates are picked on the server so a large keyspace of ordinary data costs no transfer. On a
-// redis-server with 1,000,000 ordinary keys it costs about 1.6µs of server CPU per key scanned.
-const discoverScript = hashLockLua + setLockLua + `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+// scanned, the microseconds it ran, then key, value (cut to ARGV[4] bytes) and PTTL of every lock candidate
+// (candidateLua; keys without a TTL taken whatever their value when ARGV[7] is "1"). Candidates are picked on
+// the server so a large keyspace of ordinary data costs no transfer. On a redis-server with 1,000,000 ordinary
+// keys it costs about 1.6µs of server CPU per key scanned.
+const discoverScript = hashLockLua + setLockLua + candidateLua + `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local slice, maxScan, anyNoTTL = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
 local t = redis.call('TIME')
 local t0 = t[1] * 1000000 + t[2]
@@ -136,23 +140,10 @@ repeat
   cursor = r[1]
   scanned = scanned + #r[2]
   for _, k in ipairs(r[2]) do
-    local ms = redis.call('PTTL', k)
-    if ms > 0 or (ms == -1 and anyNoTTL) then
-      local v = redis.pcall('GETRANGE', k, 0, n - 1)
-      if type(v) == 'table' and not string.find(v.err, 'WRONGTYPE', 1, true) then return redis.error_reply(v.err) end
-      if type(v) ~= 'string' then v = ms > 0 and otherLock(k, n) or nil end
-      if v then
-        out[#out+1] = k; out[#out+1] = v; out[#out+1] = ms
-      end
-    elseif ms == -1 then
-      local len = redis.pcall('STRLEN', k)
-      if type(len) == 'table' and not string.find(len.err, 'WRONGTYPE', 1, true) then return redis.error_reply(len.err) end
-      if type(len) == 'number' and len >= 16 and len <= 64 then
-        local v = redis.call('GET', k)
-        if string.find(v, '^[%w%+/=_%-]+$') then
-          out[#out+1] = k; out[#out+1] = v; out[#out+1] = ms
-        end
-      end
+    local v, ms, err = candidate(k, n, anyNoTTL)
+    if err then return redis.error_reply(err) end
+    if v then
+      out[#out+1] = k; out[#out+1] = v; out[#out+1] = ms
     end
   end
   t = redis.call('TIME')
@@ -201,8 +192,9 @@ type poller struct {
 	advise  func(addr string, err error) string // Config.Advise
 	lastErr string                              // the error of the last read, "" when it succeeded
 
-	track *tracker    // refreshes the keys by what changed, where the master allows it; nil: polled (tracking.go)
-	via   *redis.Conn // during a tracked read: the tracking connection, which keys are read through
+	track    *tracker    // refreshes the keys by what changed, where the master allows it; nil: polled (tracking.go)
+	keyspace *notifier   // the keys the master's keyspace notifications name, for discovery; nil: none (keyspace.go)
+	via      *redis.Conn // during a tracked read: the tracking connection, which keys are read through
 }
 
 // discovery is where the sweep of one master's keyspace stands. A read works on a copy, which becomes the
@@ -440,13 +432,12 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 	}
 	d.last = now
 	budget := time.Duration(float64(since) * cfg.ScanBudget)
-	anyNoTTL := "0"
-	if cfg.Pattern != DefaultPattern {
-		anyNoTTL = "1"
-	}
-	var used time.Duration
 	d.completed = false
 	defer func() { r.Untracked = d.untrackedNow() }()
+	used, err := p.discoverNotified(ctx, cfg, t, r, d, budget, slowest) // keyspaceread.go
+	if err != nil {
+		return err
+	}
 	for used < budget && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
 		if d.sweep.Started.IsZero() {
 			d.sweep.Started = time.Now()
@@ -454,9 +445,8 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		slice := min(budget-used, discoverSlice)
 		sent := time.Now()
 		var res discovered
-		var err error
 		if p.mode == readScripted {
-			res, err = p.discoverScripted(ctx, cfg, d.cursor, slice, anyNoTTL)
+			res, err = p.discoverScripted(ctx, cfg, d.cursor, slice)
 			if isServerError(err) && !isClusterState(err) { // a cluster that cannot serve now refuses no script
 				r.refusals.refused("EVAL", err)
 				p.mode = readPipelined
@@ -544,10 +534,10 @@ type discovered struct {
 }
 
 // discoverScripted runs one discovery step as discoverScript.
-func (p *poller) discoverScripted(ctx context.Context, cfg Config, cursor string, slice time.Duration, anyNoTTL string) (discovered, error) {
+func (p *poller) discoverScripted(ctx context.Context, cfg Config, cursor string, slice time.Duration) (discovered, error) {
 	maxScan := max(int64(slice/minKeyCost), 1)
 	res, err := p.eval(ctx, discoverScript, nil, cursor, cfg.Pattern, cfg.ScanCount, cfg.MaxValueLen,
-		slice.Microseconds(), maxScan, anyNoTTL).Slice()
+		slice.Microseconds(), maxScan, anyNoTTL(cfg)).Slice()
 	if err != nil {
 		return discovered{}, err
 	}
@@ -584,14 +574,7 @@ func (p *poller) discoverPipelined(ctx context.Context, cfg Config, cursor strin
 	if err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen); err != nil {
 		return discovered{}, err
 	}
-	d.refusals = r.refusals
-	for _, k := range r.Keys {
-		if k.Absent || k.PTTL == NoTTL && cfg.Pattern == DefaultPattern && !looksLikeToken(k.Value) {
-			continue
-		}
-		k.ReadAt = time.Time{}
-		d.keys = append(d.keys, k)
-	}
+	d.refusals, d.keys = r.refusals, pipelinedCandidates(cfg, r.Keys)
 	return d, nil
 }
 

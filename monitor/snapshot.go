@@ -28,7 +28,9 @@
 //
 // I/O: monitor.go (the Monitor, its polls and fan-out), poll.go (one master's reading), refresh.go (the keys the
 // next poll re-reads), and where a master allows it tracking.go, invalidations.go, trackedread.go and storm.go
-// (re-reading only the keys the master says changed: CLIENT TRACKING). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
+// (re-reading only the keys the master says changed: CLIENT TRACKING); candidates.go (the rules a key found must
+// pass) and, where a master publishes them, keyspace.go and keyspaceread.go (new keys named by its keyspace
+// notifications), glob.go (their match to the pattern). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
 // status from its reading), health.go (its health: one state, moved by health.next), clock.go (clock offset
 // and drift, and how they are judged), cells.go (what each read says of each key), lockstate.go (quorum,
 // split, validity: a lock's state in one poll, and LeadToken), sets.go and holders.go (sorted-set locks: how
@@ -237,6 +239,8 @@ type MasterStatus struct {
 	AccessCheck      string        // how Denied was found: "ACL DRYRUN", "probes", or "" not checked yet
 	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (tracking.go)
 	RefreshWhy       string        // why it is polled, or why its keys were all read in the last poll; "" none
+	Notified         bool          // new keys also come through its keyspace notifications, not only the scan (keyspace.go)
+	NotifiedWhy      string        // which notifications, or why none; "" not known
 
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
 

@@ -55,10 +55,10 @@ type tracker struct {
 
 	inv      *redis.Client
 	sub      *redis.PubSub
-	reader   *redis.Client          // the read connection's client
-	read     *redis.Conn            // the read connection: one that never reconnects by itself; nil when none
-	armedInv int64                  // invID when tracking was turned on for read; 0 not on
-	cache    map[string]cachedKey   // what the tracker keeps of the keys read on the read connection while tracking was on
+	reader   *redis.Client        // the read connection's client
+	read     *redis.Conn          // the read connection: one that never reconnects by itself; nil when none
+	armedInv int64                // invID when tracking was turned on for read; 0 not on
+	cache    map[string]cachedKey // what the tracker keeps of the keys read on the read connection while tracking was on
 	lastFull time.Time
 	off      string // why the master is polled instead; "" while tracking may be used
 

@@ -348,6 +348,9 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 			thousands(int(sw.Scanned)), thousands(int(sw.Total)))
 	}
 	fact("scan", scan)
+	if newKeys := newKeysText(*s); newKeys != "" {
+		fact("new keys", newKeys)
+	}
 	for _, wn := range s.Warnings {
 		add(labelled(st, "warning", sanitize(wn, textCap), w, st.level[levelWarn])...)
 	}

@@ -41,3 +41,9 @@ func (p *mastersPanel) refreshCell(s *monitor.MasterStatus, w int, val paint) st
 	}
 	return style.Render(fit(text, w))
 }
+
+// newKeysText says how a master's new lock keys are found: within a poll through its keyspace notifications as
+// well as by the scan, or by the scan only, and why; "" when the snapshot does not say.
+func newKeysText(s monitor.MasterStatus) string {
+	return sanitize(s.NotifiedWhy, textCap)
+}

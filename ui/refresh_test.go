@@ -45,3 +45,32 @@ func refreshModesSnapshot() monitor.Snapshot {
 	s.Masters[2].Refresh, s.Masters[2].RefreshWhy = monitor.RefreshPolling, "CLIENT TRACKING refused: NOPERM"
 	return s
 }
+
+// TestDrillDownOfAMasterSaysHowNewKeysAreFound opens a master whose new keys come through its keyspace
+// notifications and one whose come by the scan only: each says so, the second why, escaped.
+func TestDrillDownOfAMasterSaysHowNewKeysAreFound(t *testing.T) {
+	s := masterDownSnapshot()
+	s.Masters[0].Notified = true
+	s.Masters[0].NotifiedWhy = "within a poll, through keyspace notifications (set, expire), and by the scan"
+	s.Masters[1].NotifiedWhy = "by the scan only: CONFIG GET refused (NOPERM \x1b[31mred), so whether keyspace notifications are on is unknown"
+	for i, want := range []string{"new keys within a poll, through keyspace notifications (set, expire)", "by the scan only: CONFIG GET refused"} {
+		m := newDashboard(ui.Options{}, 120, 40)
+		m.Update(ui.SnapshotMsg{Snapshot: s})
+		m.Update(keyMsg("shift+tab"))
+		for range i {
+			m.Update(keyMsg("j"))
+		}
+		m.Update(keyMsg("enter"))
+		view := m.View()
+		flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ").Replace(view)), " ")
+		if !strings.Contains(flat, want) {
+			t.Errorf("master %d's view does not say %q:\n%s", i, want, view)
+		}
+		if !strings.Contains(flat, "new keys") {
+			t.Errorf("master %d's view has no line of new keys:\n%s", i, view)
+		}
+		if strings.Contains(view, "\x1b[31mred") {
+			t.Errorf("the reason's escape sequence reached the screen:\n%s", view)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package monitor
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// TestPatternMatchesAsRedisDoes matches keys against glob patterns both here and in a real redis-server (KEYS,
+// which matches as SCAN MATCH does): the keys named by notifications pass the pattern exactly when a SCAN
+// would have returned them.
+func TestPatternMatchesAsRedisDoes(t *testing.T) {
+	srv := realServers(t, 1)[0]
+	c := srv.NewClient()
+	defer c.Close()
+	ctx := context.Background()
+	keys := []string{"lock:1", "lock:a/b", "lock:", "lock", "Lock:1", "l*ck", "l?ck", "l[ck", `l\ck`, "lack", "lbck",
+		"lzck", "lock:x:y", "a]b", "a-b", "ab", "^x", "x", "", "lock:aaaaaaaaaaaaaaaaaab", "[", "]", "-", "é:1"}
+	for _, k := range keys {
+		if k != "" {
+			must(t, c.Set(ctx, k, "v", 0).Err())
+		}
+	}
+	patterns := []string{"*", "lock:*", "lock*", "l?ck", "l[a-c]ck", "l[c-a]ck", "l[^a]ck", "l[!a]ck", `l\*ck`, `l\?ck`,
+		`l\[ck`, `l\\ck`, "l[\\]]ck", "a[]]b", "a[-]b", "a[a-]b", "[^", "[", "*[", "l*:*:*", "**", "*a*a*b", "lock:*b",
+		"l[", "l[ck", "[]-]", "x\\", "\\", "?", "*?", "é*", "[a-z]*"}
+	for _, p := range patterns {
+		want, err := c.Keys(ctx, p).Result()
+		must(t, err)
+		var got []string
+		for _, k := range keys {
+			if k != "" && matchesPattern(p, k) {
+				got = append(got, k)
+			}
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("pattern %q matches %q here, %q in redis-server", p, got, want)
+		}
+	}
+}
