@@ -132,12 +132,16 @@ func (r *scenarioRun) replicationRace() error {
 	return r.bothWriteOn(a, b, fmt.Sprintf("B acquires the lock on the new primary, master %d", replicaOf+1))
 }
 
+// bWithinMargin is the validity A keeps, at least, when B's retries give up: enough for A's write to come
+// after B's within A's validity.
+const bWithinMargin = 300 * time.Millisecond
+
 // bothWriteOn has B acquire the lock A still holds, as step says, and both write.
 func (r *scenarioRun) bothWriteOn(a, b *actor, step string) error {
 	r.say("%s", step)
-	// B retries while A has most of its validity left: a master just restarted may fail B's first round (a
-	// connection the crash broke), and the story is B holding the lock while A still does.
-	if err := r.acquireWithin(b, max(a.lock.Validity()/2, 0)); err != nil {
+	// B retries while A has validity left to write with (bWithinMargin): a master just restarted may fail B's
+	// first rounds (connections the crash broke), and the story is B holding the lock while A still does.
+	if err := r.acquireWithin(b, max(a.lock.Validity()-bWithinMargin, 0)); err != nil {
 		return err
 	}
 	r.write(b, validityLeft(b))
