@@ -592,13 +592,25 @@ func looksLikeToken(v string) bool {
 	return true
 }
 
-// readAgain reads keys in a round trip of their own.
+// readAgain reads keys in a round trip of their own, in batches of refreshChunk: a script's arguments are
+// unpacked on the server's Lua stack, which 10,000 keys overflow (a refusal that would turn the master to
+// pipelined reads for good).
 func (p *poller) readAgain(ctx context.Context, r *Reading, keys []string, maxLen int) error {
 	pipe := p.keyReader().Pipeline()
-	batch := p.queueRead(ctx, pipe, keys, maxLen)
+	var batches []*queuedRead
+	for rest := keys; len(rest) > 0; rest = rest[min(refreshChunk, len(rest)):] {
+		batches = append(batches, p.queueRead(ctx, pipe, rest[:min(refreshChunk, len(rest))], maxLen))
+	}
 	sent := time.Now()
 	_, _ = pipe.Exec(ctx)
-	return batch.collect(r, keys, sent, time.Since(sent), maxLen)
+	rtt := time.Since(sent)
+	for i, b := range batches {
+		chunk := keys[i*refreshChunk : min((i+1)*refreshChunk, len(keys))]
+		if err := b.collect(r, chunk, sent, rtt, maxLen); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // queuedRead is a batch read queued in a pipeline, in one of the two read modes.
