@@ -308,12 +308,8 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 	if err := p.refreshKeys(ctx, cfg, known, &r, &d, &slowest); err != nil {
 		return p.failed(err)
 	}
-	refreshed := len(r.Keys)
 	if err := p.discover(ctx, cfg, known, &r, &d, slowest); err != nil {
 		return p.failed(err)
-	}
-	if r.delta {
-		r.Keys = p.track.dropCached(r.Keys, refreshed)
 	}
 	p.readWaiters(ctx, &r, slowest)
 	p.checkAccess(ctx, cfg, slowest)
@@ -425,6 +421,9 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 // finds to r.Keys, up to tracked+found = Config.MaxKeys.
 func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest time.Duration) error {
 	t := &tracking{known: known, tracked: len(known), found: map[string]bool{}}
+	if r.delta {
+		t.cached = p.track.cache // a delta has only what changed, and the master tells when a cached key does
+	}
 	now := time.Now()
 	since := cfg.Interval
 	if !d.last.IsZero() {
@@ -483,9 +482,10 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 
 // tracking is what one poll's discovery on one master has tracked so far.
 type tracking struct {
-	known   []string        // the keys known before the poll, sorted
-	tracked int             // distinct keys tracked: the known ones and the new ones kept
-	found   map[string]bool // the keys this poll's discovery kept
+	known   []string             // the keys known before the poll, sorted
+	tracked int                  // distinct keys tracked: the known ones and the new ones kept
+	found   map[string]bool      // the keys this poll's discovery kept
+	cached  map[string]cachedKey // with a delta reading: the keys the tracker holds, left out
 }
 
 // keep adds to r.Keys the keys of one discovery step that are lock-shaped (with the default pattern; a sorted
@@ -495,7 +495,7 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 	var notLockShaped int64
 	for _, k := range keys {
 		switch {
-		case isClientInternal(k.Key), t.found[k.Key]:
+		case isClientInternal(k.Key), t.found[k.Key], t.isCached(k.Key):
 			continue
 		case k.refused:
 			r.refusals.note("ZRANGE")
@@ -515,6 +515,12 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 		r.Keys = append(r.Keys, k)
 	}
 	return notLockShaped
+}
+
+// isCached reports whether the tracker holds key, for a delta reading.
+func (t *tracking) isCached(key string) bool {
+	_, ok := t.cached[key]
+	return ok
 }
 
 // isKnown reports whether key is in known, which is sorted.

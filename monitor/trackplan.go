@@ -167,15 +167,3 @@ func (t *tracker) forget() {
 	t.lastRead = t.lastRead[:0]
 	t.knownOf = nil
 }
-
-// dropCached leaves out of keys[from:] (what discovery read) the keys the cache holds: a delta reading has
-// only what changed, and the master tells when a cached key does.
-func (t *tracker) dropCached(keys []KeyReading, from int) []KeyReading {
-	out := keys[:from]
-	for _, k := range keys[from:] {
-		if _, ok := t.cache[k.Key]; !ok {
-			out = append(out, k)
-		}
-	}
-	return out
-}
