@@ -23,7 +23,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	}
 	s.own = own
 	var fenceWarnings []Warning
-	if !s.carryQuiet(prev, readings, own, cfg) {
+	if !s.carryQuiet(prev, readings, own) {
 		var lockEvents, fenceEvents []Event
 		lockEvents, fenceWarnings, fenceEvents = s.aggregateAllLocks(prev, readings, own, now, cfg)
 		events = append(append(events, lockEvents...), fenceEvents...)

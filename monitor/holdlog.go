@@ -223,6 +223,22 @@ func (h *HoldLog) withOpen(resource string, iv Interval) *HoldLog {
 	return n
 }
 
+// idleAt is the first time h is idle (idleSince) over a window of window, with nothing new in it: never
+// (farFuture) while it has a holder or a trouble lasts.
+func (h *HoldLog) idleAt(window time.Duration) time.Time {
+	if h.open.Token != "" || h.troubleOpen() {
+		return farFuture
+	}
+	var latest int64
+	if last, ok := h.last(); ok {
+		latest = last.end
+	}
+	if len(h.troubles) > 0 {
+		latest = max(latest, h.troubles[len(h.troubles)-1].End.UnixNano())
+	}
+	return time.Unix(0, latest).Add(window)
+}
+
 // idleSince reports whether h has nothing left to tell after since: no holder, and no interval ended after it.
 func (h *HoldLog) idleSince(since time.Time) bool {
 	last, ok := h.last()

@@ -73,6 +73,10 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 		}
 	}
 	s.holdLogs = out
+	s.logsIdleAt = farFuture
+	for _, log := range out {
+		s.logsIdleAt = earlier(s.logsIdleAt, log.idleAt(cfg.History))
+	}
 }
 
 // nextResource is the smaller of the resources at logs[li] and locks[vi], where either may be past its end.

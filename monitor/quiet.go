@@ -19,18 +19,12 @@ import (
 var farFuture = time.Unix(1<<40, 0)
 
 // carryQuiet makes s share prev's locks when this poll is quiet (see above), and reports whether it did.
-func (s *Snapshot) carryQuiet(prev *Snapshot, readings []Reading, own map[string]OwnLock, cfg Config) bool {
-	if !quietAfter(prev, s, readings, own) {
+func (s *Snapshot) carryQuiet(prev *Snapshot, readings []Reading, own map[string]OwnLock) bool {
+	if !quietAfter(prev, s, readings, own) || !s.Time.Before(prev.logsIdleAt) { // a log leaving the window is dropped by a full poll
 		return false
 	}
-	since := s.Time.Add(-cfg.History)
-	for _, l := range prev.holdLogs {
-		if l.idleSince(since) {
-			return false // a log leaves the window: the slow path drops it
-		}
-	}
 	s.Locks, s.hidden, s.holdLogs, s.fences = prev.Locks, prev.hidden, prev.holdLogs, prev.fences
-	s.lockWarnings, s.quietUntil, s.maxTTL, s.quiet = prev.lockWarnings, prev.quietUntil, prev.maxTTL, true
+	s.lockWarnings, s.quietUntil, s.logsIdleAt, s.maxTTL, s.quiet = prev.lockWarnings, prev.quietUntil, prev.logsIdleAt, prev.maxTTL, true
 	for j := range s.Masters {
 		s.Masters[j].Keys = prev.Masters[j].Keys
 	}

@@ -196,6 +196,7 @@ type Snapshot struct {
 	own          map[string]OwnLock
 	lockWarnings []Warning
 	quietUntil   time.Time
+	logsIdleAt   time.Time // the first time a hold log leaves the window (HoldLog.idleAt)
 	quiet        bool
 	fenceSuffix  string        // Config.FenceSuffix: the next poll reads every lock's fence counter
 	fences       fenceCounters // fence counters read, with the highest each master has shown
