@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,12 @@ type fenceCounters map[string]*fenceState
 type fenceState struct {
 	now, high []uint64
 	read      []bool
+}
+
+// zero reports whether no master has shown f a counter: every reading and the highest are 0.
+func (f *fenceState) zero() bool {
+	return !slices.ContainsFunc(f.now, func(v uint64) bool { return v != 0 }) &&
+		!slices.ContainsFunc(f.high, func(v uint64) bool { return v != 0 })
 }
 
 // splitFences takes the fence counter keys out of readings, so that they are never shown as locks: a key
@@ -96,16 +103,10 @@ func (s *Snapshot) applyFences(prev *Snapshot, fences fenceCounters, now time.Ti
 	if prev != nil {
 		prevHigh = prev.fences
 	}
-	locks := make(map[string]int, len(s.Locks))
-	for i, l := range s.Locks {
-		locks[l.Resource] = i
-	}
 	s.fences = make(map[string]*fenceState, len(fences))
 	for res, p := range prevHigh {
-		if _, read := fences[res]; !read {
-			if _, shown := locks[res]; shown {
-				s.fences[res] = p
-			}
+		if _, read := fences[res]; !read && s.Lock(res) != nil {
+			s.fences[res] = p
 		}
 	}
 	var (
@@ -135,12 +136,14 @@ func (s *Snapshot) applyFences(prev *Snapshot, fences fenceCounters, now time.Ti
 					Text: text})
 			}
 		}
-		s.fences[res] = f
+		if !f.zero() { // never a counter there: as if none was read (100,000 unfenced locks read theirs absent)
+			s.fences[res] = f
+		}
 	}
 	for res, f := range s.fences {
-		if i, ok := locks[res]; ok {
+		if l := s.Lock(res); l != nil {
 			for _, v := range f.now {
-				s.Locks[i].Fence = max(s.Locks[i].Fence, v)
+				l.Fence = max(l.Fence, v)
 			}
 		}
 	}

@@ -50,6 +50,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 			cellsBefore = &prevHidden[hi]
 		}
 		carry(row, read[i*n:(i+1)*n], cellsBefore, delta, notRead[res], now)
+		shareTokens(row)
 		if p != nil && !readByAll(read[i*n:(i+1)*n], readings, dup) {
 			unread++
 		}

@@ -2,7 +2,7 @@ package monitor
 
 import (
 	"slices"
-	"strings"
+	"sort"
 	"time"
 )
 
@@ -25,8 +25,8 @@ type Owner interface {
 
 // Lock returns resource's view in s (Locks is sorted by resource), nil when s shows no key of it.
 func (s *Snapshot) Lock(resource string) *LockView {
-	i, found := slices.BinarySearchFunc(s.Locks, resource, func(l LockView, r string) int { return strings.Compare(l.Resource, r) })
-	if !found {
+	i := sort.Search(len(s.Locks), func(i int) bool { return s.Locks[i].Resource >= resource }) // no copy of a view per step
+	if i == len(s.Locks) || s.Locks[i].Resource != resource {
 		return nil
 	}
 	return &s.Locks[i]

@@ -43,7 +43,7 @@ func (t *tracker) stormed(read []KeyReading, before map[string]cachedKey) bool {
 	for i := range read {
 		if b, ok := before[read[i].Key]; ok {
 			reread++
-			if sameReading(b, cachedOf(&read[i])) {
+			if sameReading(b, cachedOf(&read[i]), read[i].ReadWithin) {
 				unchanged++
 			}
 		}
@@ -75,13 +75,13 @@ func (t *tracker) pollingFor(now time.Time) string {
 }
 
 // sameReading reports whether two reads of a key saw the same thing: the same value and the same expiry, to
-// within the reads' uncertainty.
-func sameReading(a, b cachedKey) bool {
+// within the reads' uncertainty, each taken as within (the later read's: the tracker keeps no other).
+func sameReading(a, b cachedKey, within time.Duration) bool {
 	if a.sum != b.sum {
 		return false
 	}
 	diff := time.Duration(a.end - b.end)
-	return diff.Abs() <= a.within+b.within+2*time.Millisecond // PTTL is in milliseconds
+	return diff.Abs() <= 2*within+2*time.Millisecond // PTTL is in milliseconds
 }
 
 // warnRefresh appends to ws the warning about a master that an invalidation storm turned to polling.

@@ -17,9 +17,8 @@ import (
 
 // cachedKey is what the tracker keeps of a key read on the tracking connection.
 type cachedKey struct {
-	sum    uint64        // a hash of what the read saw (readingSum)
-	end    int64         // when its TTL, counted from the read, runs out (Unix nanoseconds); 0 absent, or no TTL
-	within time.Duration // how far the read's time may be off (KeyReading.ReadWithin)
+	sum uint64 // a hash of what the read saw (readingSum)
+	end int64  // when its TTL, counted from the read, runs out (Unix nanoseconds); 0 absent, or no TTL
 }
 
 // sumSeed seeds readingSum: a hash within one run of the program.
@@ -57,7 +56,7 @@ func readingSum(k *KeyReading) uint64 {
 
 // cachedOf is what the tracker keeps of reading k.
 func cachedOf(k *KeyReading) cachedKey {
-	c := cachedKey{sum: readingSum(k), within: k.ReadWithin}
+	c := cachedKey{sum: readingSum(k)}
 	if !k.Absent && k.PTTL != NoTTL {
 		c.end = k.ReadAt.Add(k.PTTL).UnixNano()
 	}
