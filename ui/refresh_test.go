@@ -15,15 +15,7 @@ func TestDrillDownOfAMasterSaysHowItsKeysAreRefreshed(t *testing.T) {
 	s.Masters[0].Refresh = monitor.RefreshTracking
 	s.Masters[1].Refresh, s.Masters[1].RefreshWhy = monitor.RefreshPolling, "CLIENT TRACKING refused: NOPERM \x1b[31mred"
 	for i, want := range []string{"tracking: only the keys the master says changed", "polling: every lock key read on every poll"} {
-		m := newDashboard(ui.Options{}, 120, 40)
-		m.Update(ui.SnapshotMsg{Snapshot: s})
-		m.Update(keyMsg("shift+tab"))
-		for range i {
-			m.Update(keyMsg("j"))
-		}
-		m.Update(keyMsg("enter"))
-		view := m.View()
-		flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ").Replace(view)), " ")
+		view, flat := masterView(s, i)
 		if !strings.Contains(flat, want) {
 			t.Errorf("master %d's view does not say %q:\n%s", i, want, view)
 		}
@@ -54,15 +46,7 @@ func TestDrillDownOfAMasterSaysHowNewKeysAreFound(t *testing.T) {
 	s.Masters[0].NotifiedWhy = "within a poll, through keyspace notifications (set, expire), and by the scan"
 	s.Masters[1].NotifiedWhy = "by the scan only: CONFIG GET refused (NOPERM \x1b[31mred), so whether keyspace notifications are on is unknown"
 	for i, want := range []string{"new keys within a poll, through keyspace notifications (set, expire)", "by the scan only: CONFIG GET refused"} {
-		m := newDashboard(ui.Options{}, 120, 40)
-		m.Update(ui.SnapshotMsg{Snapshot: s})
-		m.Update(keyMsg("shift+tab"))
-		for range i {
-			m.Update(keyMsg("j"))
-		}
-		m.Update(keyMsg("enter"))
-		view := m.View()
-		flat := strings.Join(strings.Fields(strings.NewReplacer("┃", " ").Replace(view)), " ")
+		view, flat := masterView(s, i)
 		if !strings.Contains(flat, want) {
 			t.Errorf("master %d's view does not say %q:\n%s", i, want, view)
 		}
@@ -73,4 +57,18 @@ func TestDrillDownOfAMasterSaysHowNewKeysAreFound(t *testing.T) {
 			t.Errorf("the reason's escape sequence reached the screen:\n%s", view)
 		}
 	}
+}
+
+// masterView opens the view of master i of s, from the masters panel, and returns the screen and its words
+// joined by single spaces (the view's borders left out).
+func masterView(s monitor.Snapshot, i int) (view, flat string) {
+	m := newDashboard(ui.Options{}, 120, 40)
+	m.Update(ui.SnapshotMsg{Snapshot: s})
+	m.Update(keyMsg("shift+tab"))
+	for range i {
+		m.Update(keyMsg("j"))
+	}
+	m.Update(keyMsg("enter"))
+	view = m.View()
+	return view, strings.Join(strings.Fields(strings.NewReplacer("┃", " ").Replace(view)), " ")
 }
