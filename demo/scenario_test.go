@@ -145,20 +145,16 @@ func storeLines(ws []redlocktest.StoreWrite) string {
 
 func TestGCPauseFencedStoreRefusesTheStaleWrite(t *testing.T) {
 	res, refused, events := fencedRun(t, "gc-pause-fenced")
-	// On new masters the counters start at fenceFloor: A draws 33, B 34, as in Kleppmann's figure.
-	want := []struct {
-		value    string
-		token    uint64
-		accepted bool
-	}{{"A's data", 33, true}, {"B's data", 34, true}, {"A's data", 33, false}}
-	if len(res.Store) != len(want) {
+	// On new masters the counters start at fenceFloor: A draws 33 and B, on its first round, 34, as in
+	// Kleppmann's figure. A round that fails (a loaded machine) still draws on the masters it reached, so B's
+	// may be higher: what the story shows is B's above A's, and A's stale write refused.
+	if len(res.Store) != 3 {
 		t.Fatalf("store log:\n%s", storeLines(res.Store))
 	}
-	for i, w := range want {
-		if g := res.Store[i]; g.Value != w.value || g.Token != w.token || g.Accepted != w.accepted {
-			t.Fatalf("write %d: got %s token %d accepted=%v, want %s token %d accepted=%v\nstore log:\n%s",
-				i, g.Value, g.Token, g.Accepted, w.value, w.token, w.accepted, storeLines(res.Store))
-		}
+	a, b, stale := res.Store[0], res.Store[1], res.Store[2]
+	if a.Value != "A's data" || a.Token < 33 || !a.Accepted || b.Value != "B's data" || b.Token <= a.Token || !b.Accepted ||
+		stale.Value != "A's data" || stale.Token != a.Token || stale.Accepted {
+		t.Fatalf("want A's write with a token from 33 accepted, B's with a higher one accepted, A's again refused; store log:\n%s", storeLines(res.Store))
 	}
 	if refused != 1 {
 		t.Errorf("the detector counted %d refused stale writes, want 1", refused)

@@ -84,7 +84,8 @@ func TestErrorTextsNameTheNextStep(t *testing.T) {
 		{"redis:// to a TLS port", []string{"-m", "redis://127.0.0.1:" + tlsPort}, realEnv, adviceNeedsTLS},
 	} {
 		t.Run("run/"+tc.name, func(t *testing.T) {
-			args := append(append([]string{"run"}, tc.args...), "--retries", "0", "job", "--", "true")
+			// A node timeout that a loaded machine does not reach: the test is of the master's refusal, not of a timeout.
+			args := append(append([]string{"run"}, tc.args...), "--retries", "0", "--node-timeout", "2s", "job", "--", "true")
 			code, _, stderr := runCapture(args, tc.env)
 			if code != ExitNotAcquired || !strings.Contains(stderr, tc.next) {
 				t.Errorf("run: exit %d, stderr %q; want %d and %q", code, stderr, ExitNotAcquired, tc.next)
