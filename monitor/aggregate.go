@@ -16,16 +16,17 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 		s.watchedFrom = now
 	}
 	events := s.aggregateMasters(prev, readings, now, cfg)
-	for j, consistent := range deltas(prev, readings) {
+	delta := deltas(prev, readings)
+	for j, consistent := range delta {
 		if readings[j].delta && !consistent {
 			s.Masters[j].readSeq = 0 // not applied: its keys not read are unknown, and its next reading whole
 		}
 	}
 	s.own = own
 	var fenceWarnings []Warning
-	if !s.carryQuiet(prev, readings, own) {
+	if !s.carryQuiet(prev, readings, delta, own) {
 		var lockEvents, fenceEvents []Event
-		lockEvents, fenceWarnings, fenceEvents = s.aggregateAllLocks(prev, readings, own, now, cfg)
+		lockEvents, fenceWarnings, fenceEvents = s.aggregateAllLocks(prev, readings, delta, own, now, cfg)
 		events = append(append(events, lockEvents...), fenceEvents...)
 	}
 	s.countUnsafe(now)
@@ -42,12 +43,13 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	return s
 }
 
-// aggregateAllLocks builds the locks of s from every reading (see Aggregate), with their hold logs, waiters,
+// aggregateAllLocks builds the locks of s from every reading (see Aggregate; delta says which are deltas of
+// prev's, see deltas), with their hold logs, waiters,
 // fence counters, the keys of each master and the longest TTL; it returns the lock events, and the fence
 // counters' warnings and events.
-func (s *Snapshot) aggregateAllLocks(prev *Snapshot, readings []Reading, own map[string]OwnLock, now time.Time, cfg Config) (lockEvents []Event, fenceWarnings []Warning, fenceEvents []Event) {
+func (s *Snapshot) aggregateAllLocks(prev *Snapshot, readings []Reading, delta []bool, own map[string]OwnLock, now time.Time, cfg Config) (lockEvents []Event, fenceWarnings []Warning, fenceEvents []Event) {
 	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
-	s.Locks, s.hidden, lockEvents, s.Unread = aggregateLocks(prev, readings, s.Masters, own, now, cfg)
+	s.Locks, s.hidden, lockEvents, s.Unread = aggregateLocks(prev, readings, delta, s.Masters, own, now, cfg)
 	s.trackHolders(prev, goneKinds(lockEvents), cfg)
 	countWaiters(s.Locks, readings)
 	fenceWarnings, fenceEvents = s.applyFences(prev, fences, now)

@@ -7,10 +7,11 @@ import (
 )
 
 // aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
-// resource, carrying history and the values of cells not read this time from prev. It returns the views, those
+// resource, carrying history and the values of cells not read this time from prev (as read, on a master whose
+// reading is a delta of prev's: delta, see deltas). It returns the views, those
 // of the keys kept for refresh that are not shown, the lock events, and how many of prev's locks some master that
 // answered could not read (its poll ran out of time before it reached them, or the read was not current).
-func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []LockView, []Event, int) {
+func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []LockView, []Event, int) {
 	n := len(readings)
 	quorum := n/2 + 1
 	resources, index := resourcesOf(prev, readings, own)
@@ -23,7 +24,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, masters []MasterStatus, 
 	if prev != nil {
 		prevLocks, prevHidden = prev.Locks, prev.hidden
 	}
-	delta, notRead := deltas(prev, readings), unreadByKey(readings)
+	notRead := unreadByKey(readings)
 	var (
 		events []Event
 		views  = make([]LockView, 0, len(resources))

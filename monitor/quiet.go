@@ -19,8 +19,8 @@ import (
 var farFuture = time.Unix(1<<40, 0)
 
 // carryQuiet makes s share prev's locks when this poll is quiet (see above), and reports whether it did.
-func (s *Snapshot) carryQuiet(prev *Snapshot, readings []Reading, own map[string]OwnLock) bool {
-	if !quietAfter(prev, s, readings, own) || !s.Time.Before(prev.logsIdleAt) { // a log leaving the window is dropped by a full poll
+func (s *Snapshot) carryQuiet(prev *Snapshot, readings []Reading, delta []bool, own map[string]OwnLock) bool {
+	if !quietAfter(prev, s, readings, delta, own) || !s.Time.Before(prev.logsIdleAt) { // a log leaving the window is dropped by a full poll
 		return false
 	}
 	s.Locks, s.hidden, s.holdLogs, s.fences = prev.Locks, prev.hidden, prev.holdLogs, prev.fences
@@ -31,13 +31,13 @@ func (s *Snapshot) carryQuiet(prev *Snapshot, readings []Reading, own map[string
 	return true
 }
 
-// quietAfter reports whether the poll that made s (its masters) from readings is quiet after prev.
-func quietAfter(prev, s *Snapshot, readings []Reading, own map[string]OwnLock) bool {
+// quietAfter reports whether the poll that made s (its masters) from readings (delta: which are deltas of prev's) is
+// quiet after prev.
+func quietAfter(prev, s *Snapshot, readings []Reading, delta []bool, own map[string]OwnLock) bool {
 	if prev == nil || !s.Time.Before(prev.quietUntil) || prev.Unread > 0 || len(prev.Masters) != len(readings) ||
 		!maps.EqualFunc(prev.own, own, sameOwnLock) {
 		return false
 	}
-	delta := deltas(prev, readings)
 	for j, r := range readings {
 		if !delta[j] || len(r.Keys) > 0 || len(r.unread) > 0 || len(r.Waiters) > 0 || !s.Masters[j].Up ||
 			s.Masters[j].health.sameAs != prev.Masters[j].health.sameAs {

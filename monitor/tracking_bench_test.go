@@ -98,7 +98,7 @@ func (w watchRun) measure(b *testing.B, writer *writer) {
 		}
 		t := time.Now()
 		s := mon.Poll(context.Background())
-		if !sameLocks(s.Locks, counted) { // a quiet poll shares its locks: they were counted, and this process's cost is the monitor's
+		if !sameSlice(s.Locks, counted) { // a quiet poll shares its locks: they were counted, and this process's cost is the monitor's
 			counted, unknown = s.Locks, unknownCells(s)
 		}
 		if time.Since(t) <= interval && s.UpCount == len(w.pids) && unknown == 0 && (writer != nil || len(s.Locks) == w.locks) {
@@ -250,9 +250,4 @@ func (w *writer) change(clients []*redis.Client, locks, count int) {
 func (w *writer) stop() {
 	close(w.done)
 	w.wg.Wait()
-}
-
-// sameLocks reports whether a and b are the same slice of locks.
-func sameLocks(a, b []LockView) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

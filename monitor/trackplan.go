@@ -83,9 +83,9 @@ func (h *expiryHeap) Pop() any {
 	return e
 }
 
-// sameList reports whether a and b are the same slice: the monitor hands a poller the same known list as long
-// as its keys do not change.
-func sameList(a, b []string) bool {
+// sameSlice reports whether a and b are the same slice: the monitor hands a poller the same known list as long
+// as its keys do not change, and a quiet snapshot shares its locks with the one before.
+func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
@@ -109,7 +109,7 @@ func (t *tracker) planChanges(pl *readPlan, known []string, now time.Time) {
 			pl.read = append(pl.read, e.key)
 		}
 	}
-	if !sameList(known, t.knownOf) {
+	if !sameSlice(known, t.knownOf) {
 		for _, k := range known {
 			if _, ok := t.cache[k]; !ok {
 				pl.read = append(pl.read, k)

@@ -129,7 +129,7 @@ func (d *dashboard) ingestMasters(prev *dashboard) {
 // changed) shares prev's rows: its work does not grow with the locks.
 func (d *dashboard) ingestLocks(prev *dashboard) {
 	s := &d.snap
-	if prev != nil && sameLocks(s.Locks, prev.snap.Locks) {
+	if prev != nil && sameSlice(s.Locks, prev.snap.Locks) {
 		d.locks, d.counts = prev.locks, prev.counts
 		return
 	}
@@ -157,13 +157,9 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 	}
 }
 
-// sameRows reports whether two dashboards' rows are the same slice.
-func sameRows(a, b []lockRow) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// sameLocks reports whether two snapshots' locks are the same slice.
-func sameLocks(a, b []monitor.LockView) bool {
+// sameSlice reports whether a and b are the same slice: a quiet snapshot's locks are its predecessor's, and so
+// are the rows made of them.
+func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 

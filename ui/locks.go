@@ -105,7 +105,7 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case stateMsg:
 		p.focused = msg.focus == focusLocks
 	case dataMsg:
-		if d := p.sh.data; d == nil || !sameRows(d.locks, p.orderOf) || p.sort == sortHeat { // heat counts a moving minute
+		if d := p.sh.data; d == nil || !sameSlice(d.locks, p.orderOf) || p.sort == sortHeat { // heat counts a moving minute
 			p.rebuild()
 		}
 	case fieldMsg:
