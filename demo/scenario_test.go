@@ -162,7 +162,8 @@ func TestGCPauseFencedStoreRefusesTheStaleWrite(t *testing.T) {
 	var shown bool
 	for _, e := range events {
 		if e.Kind == EventWriteRefused {
-			shown = e.Client == "" || strings.Contains(e.Text, "token 33") && strings.Contains(e.Text, "token 34")
+			shown = e.Client == "" || strings.Contains(e.Text, fmt.Sprintf("token %d", a.Token)) &&
+				strings.Contains(e.Text, fmt.Sprintf("token %d", b.Token))
 		}
 	}
 	if !shown {
