@@ -422,7 +422,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest time.Duration) error {
 	t := &tracking{known: known, tracked: len(known), found: map[string]bool{}}
 	if r.delta {
-		t.cached = p.track.cache // a delta has only what changed, and the master tells when a cached key does
+		t.cached = p.track // a delta has only what changed, and the master tells when a cached key does
 	}
 	now := time.Now()
 	since := cfg.Interval
@@ -437,11 +437,12 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 	if err != nil {
 		return err
 	}
-	for used < budget && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
+	limit := budget
+	for used < limit && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
 		if d.sweep.Started.IsZero() {
 			d.sweep.Started = time.Now()
 		}
-		slice := min(budget-used, discoverSlice)
+		slice := min(limit-used, discoverSlice)
 		sent := time.Now()
 		var res discovered
 		if p.mode == readScripted {
@@ -482,10 +483,10 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 
 // tracking is what one poll's discovery on one master has tracked so far.
 type tracking struct {
-	known   []string             // the keys known before the poll, sorted
-	tracked int                  // distinct keys tracked: the known ones and the new ones kept
-	found   map[string]bool      // the keys this poll's discovery kept
-	cached  map[string]cachedKey // with a delta reading: the keys the tracker holds, left out
+	known   []string        // the keys known before the poll, sorted
+	tracked int             // distinct keys tracked: the known ones and the new ones kept
+	found   map[string]bool // the keys this poll's discovery kept
+	cached  *tracker        // with a delta reading: the tracker, whose cached keys are left out
 }
 
 // keep adds to r.Keys the keys of one discovery step that are lock-shaped (with the default pattern; a sorted
@@ -519,8 +520,7 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 
 // isCached reports whether the tracker holds key, for a delta reading.
 func (t *tracking) isCached(key string) bool {
-	_, ok := t.cached[key]
-	return ok
+	return t.cached != nil && t.cached.holds(key)
 }
 
 // isKnown reports whether key is in known, which is sorted.

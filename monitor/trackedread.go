@@ -103,9 +103,9 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 	dirty, lost, _ := t.swap()
 	pl := readPlan{before: make(map[string]cachedKey, len(dirty)), deltaOf: t.accepted.Load()}
 	for k := range dirty {
-		if c, ok := t.cache[k]; ok {
-			pl.before[k] = c
-			delete(t.cache, k)
+		if i := t.indexOf(k); i >= 0 && t.slots[i].sum != 0 {
+			pl.before[k] = t.slots[i]
+			t.slots[i] = cachedKey{}
 		}
 	}
 	switch {
@@ -124,7 +124,7 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 	if pl.why != "" {
 		t.lastFull = time.Now()
 		t.forget()
-		t.knownOf = known
+		t.follow(known)
 		pl.read = known
 		return pl, nil
 	}

@@ -55,14 +55,15 @@ type tracker struct {
 
 	inv      *redis.Client
 	sub      *redis.PubSub
-	reader   *redis.Client        // the read connection's client
-	read     *redis.Conn          // the read connection: one that never reconnects by itself; nil when none
-	armedInv int64                // invID when tracking was turned on for read; 0 not on
-	cache    map[string]cachedKey // what the tracker keeps of the keys read on the read connection while tracking was on
+	reader   *redis.Client // the read connection's client
+	read     *redis.Conn   // the read connection: one that never reconnects by itself; nil when none
+	armedInv int64         // invID when tracking was turned on for read; 0 not on
 	lastFull time.Time
 	off      string // why the master is polled instead; "" while tracking may be used
 
 	knownOf  []string      // the known list of the last plan
+	slots    []cachedKey   // the cache, aligned with knownOf: what the tracker keeps of the keys read while tracking was on
+	spare    []cachedKey   // the cache's array before the last follow, reused by the next
 	missing  []string      // keys to read next time: not read, or not current, when last planned
 	lastRead []string      // the keys the last read read: read again if the monitor did not take it
 	expiries expiryHeap    // the cached keys by when their TTL runs out

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"hash/maphash"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -15,9 +16,10 @@ import (
 // keys its last read read (read again when the monitor did not take that reading), and the cached keys by when
 // their TTL, counted from their read, runs out (expiries).
 
-// cachedKey is what the tracker keeps of a key read on the tracking connection.
+// cachedKey is what the tracker keeps of a key read on the tracking connection; the zero cachedKey is a key
+// not cached.
 type cachedKey struct {
-	sum uint64 // a hash of what the read saw (readingSum)
+	sum uint64 // a hash of what the read saw (readingSum), never 0
 	end int64  // when its TTL, counted from the read, runs out (Unix nanoseconds); 0 absent, or no TTL
 }
 
@@ -56,7 +58,7 @@ func readingSum(k *KeyReading) uint64 {
 
 // cachedOf is what the tracker keeps of reading k.
 func cachedOf(k *KeyReading) cachedKey {
-	c := cachedKey{sum: readingSum(k)}
+	c := cachedKey{sum: max(readingSum(k), 1)}
 	if !k.Absent && k.PTTL != NoTTL {
 		c.end = k.ReadAt.Add(k.PTTL).UnixNano()
 	}
@@ -104,20 +106,55 @@ func (t *tracker) planChanges(pl *readPlan, known []string, now time.Time) {
 	}
 	for t.expiries.Len() > 0 && t.expiries[0].at <= now.UnixNano() {
 		e := heap.Pop(&t.expiries).(expiry)
-		if c, ok := t.cache[e.key]; ok && c.end == e.at {
-			delete(t.cache, e.key)
+		if i := t.indexOf(e.key); i >= 0 && t.slots[i].end == e.at && t.slots[i].sum != 0 {
+			t.slots[i] = cachedKey{}
 			pl.read = append(pl.read, e.key)
 		}
 	}
 	if !sameSlice(known, t.knownOf) {
-		for _, k := range known {
-			if _, ok := t.cache[k]; !ok {
+		t.follow(known)
+		for i, k := range known {
+			if t.slots[i].sum == 0 {
 				pl.read = append(pl.read, k)
 			}
 		}
-		t.knownOf = known
 	}
 	pl.read = dedupe(pl.read)
+}
+
+// indexOf returns where key is in the known list of the last plan, which the cache is aligned with; -1 when it
+// is not there.
+func (t *tracker) indexOf(key string) int {
+	i, ok := slices.BinarySearch(t.knownOf, key)
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// holds reports whether the cache holds key: the master tells when it changes.
+func (t *tracker) holds(key string) bool {
+	i := t.indexOf(key)
+	return i >= 0 && t.slots[i].sum != 0
+}
+
+// follow aligns the cache with a new known list (sorted): a key in both keeps what was cached of it, a new one
+// has nothing cached. The cache is an array beside the known list, rather than a map of its own: 16 bytes a
+// key instead of about 60, and the keys' strings are the list's.
+func (t *tracker) follow(known []string) {
+	slots := slices.Grow(t.spare[:0], len(known))[:len(known)]
+	old := 0
+	for i, k := range known {
+		for old < len(t.knownOf) && t.knownOf[old] < k {
+			old++
+		}
+		if old < len(t.knownOf) && t.knownOf[old] == k {
+			slots[i] = t.slots[old]
+		} else {
+			slots[i] = cachedKey{}
+		}
+	}
+	t.knownOf, t.slots, t.spare = known, slots, t.slots
 }
 
 // dedupe returns keys without repeats, in the order of their first appearance.
@@ -138,31 +175,33 @@ func dedupe(keys []string) []string {
 
 // remember keeps what the tracker needs of the readings made on the tracking connection, until the master
 // says they changed. A read that waited more than half an interval (a master answering out of a pause) is not
-// current: its key is read again next time.
+// current: its key is read again next time. A key no longer known is not kept.
 func (t *tracker) remember(keys []KeyReading, interval time.Duration) {
-	if t.cache == nil {
-		t.cache = make(map[string]cachedKey, len(keys))
-	}
 	for i := range keys {
 		k := &keys[i]
+		at := t.indexOf(k.Key)
 		if k.ReadWithin > interval/2 {
-			delete(t.cache, k.Key)
+			if at >= 0 {
+				t.slots[at] = cachedKey{}
+			}
 			t.missing = append(t.missing, k.Key)
 			continue
 		}
+		if at < 0 {
+			continue
+		}
 		c := cachedOf(k)
-		t.cache[k.Key] = c
+		t.slots[at] = c
 		if c.end != 0 {
-			heap.Push(&t.expiries, expiry{c.end, k.Key})
+			heap.Push(&t.expiries, expiry{c.end, t.knownOf[at]})
 		}
 	}
 }
 
 // forget empties the cache: every key is read again.
 func (t *tracker) forget() {
-	clear(t.cache)
 	t.expiries = t.expiries[:0]
 	t.missing = t.missing[:0]
 	t.lastRead = t.lastRead[:0]
-	t.knownOf = nil
+	t.knownOf, t.slots = nil, t.slots[:0]
 }
