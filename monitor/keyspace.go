@@ -32,6 +32,10 @@ const (
 	// keyspaceRecheck is how often notify-keyspace-events is read again, so that notifications turned on or
 	// off show within a minute.
 	keyspaceRecheck = time.Minute
+	// notifiedScanShare is the share of Config.ScanBudget the scan keeps on a master whose notifications name
+	// every kind of lock, once it has swept the keyspace with nothing missed: a safety net, not the way new
+	// locks are found.
+	notifiedScanShare = 0.1
 )
 
 // lockEvent is a key event of a write that creates a lock key or gives it its TTL, the class of
@@ -101,12 +105,27 @@ func lockEventChannels(flags string, db int) ([]string, string) {
 	return channels, why
 }
 
+// namesEveryLock reports whether notify-keyspace-events flags name every kind of lock key as it is created.
+func namesEveryLock(flags string) bool {
+	classes := strings.ReplaceAll(flags, "A", allClass)
+	if !strings.Contains(classes, "E") {
+		return false
+	}
+	for _, k := range lockKinds {
+		if !strings.ContainsAny(classes, k.classes) {
+			return false
+		}
+	}
+	return true
+}
+
 // notifier takes the keys a master's keyspace notifications name, for discovery to read. The fields under mu
 // are shared with the receiver goroutine; the others belong to the poller's read (one at a time).
 type notifier struct {
 	base *redis.Options // the master's client's options, copied for the notification connection
 
 	channels  []string  // subscribed to; nil when notifications are not used
+	everyLock bool      // the channels name every kind of lock (namesEveryLock)
 	why       string    // MasterStatus.NotifiedWhy
 	checkedAt time.Time // when notify-keyspace-events was last read
 	refused   bool      // the master refused CONFIG GET or SUBSCRIBE: not asked again
@@ -115,6 +134,7 @@ type notifier struct {
 	urgent   keyQueue  // keys named by an urgent event (lockEvent.urgent): read first
 	plain    keyQueue  // keys named by other events only: most often a cache's writes, read when no urgent key waits
 	dropped  int64     // keys named while their queue was full
+	gapAt    time.Time // when keys named may last have been missed: a (re)subscription, or a key dropped
 	running  bool      // the receiver runs on sub
 	closed   bool      // the monitor was closed: no connection is opened again
 	lastUsed time.Time // when a poll last took keys
@@ -154,7 +174,7 @@ func (n *notifier) subscribe(ctx context.Context, channels []string) error {
 		closeAll(sub, nil, client)
 		return errors.New("the monitor is closed")
 	}
-	n.client, n.sub, n.running, n.lastUsed = client, sub, true, time.Now()
+	n.client, n.sub, n.running, n.lastUsed, n.gapAt = client, sub, true, time.Now(), time.Now()
 	go n.receive(sub, client)
 	return nil
 }
@@ -272,7 +292,19 @@ func (n *notifier) add(key string, urgent bool) {
 	}
 	if !queued {
 		n.dropped++
+		n.gapAt = time.Now()
 	}
+}
+
+// missedNothingSince reports whether the notifications named every kind of lock, with nothing missed, since
+// from: a scan that started then and swept the whole keyspace leaves nothing for a full-paced scan to find.
+func (n *notifier) missedNothingSince(from time.Time) bool {
+	if n == nil || n.channels == nil || !n.everyLock || from.IsZero() {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.running && from.After(n.gapAt)
 }
 
 // begin starts a read: keys a read took without its reading being accepted are taken again.

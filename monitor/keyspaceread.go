@@ -88,6 +88,7 @@ func (n *notifier) keepUp(ctx context.Context, client *redis.Client) {
 	}
 	n.checkedAt = time.Now()
 	channels, why := lockEventChannels(flags["notify-keyspace-events"], n.base.DB)
+	n.everyLock = namesEveryLock(flags["notify-keyspace-events"])
 	if running && slices.Equal(channels, n.channels) {
 		n.why = why
 		return

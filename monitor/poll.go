@@ -204,6 +204,7 @@ type discovery struct {
 	cursor    string    // SCAN cursor where discovery continues; "0" at the start of a sweep
 	sweep     Sweep     // progress
 	last      time.Time // when discovery last ran, for the budget
+	sweptFrom time.Time // when the last full sweep started; zero before the first
 	untracked int       // lock keys the current sweep found beyond Config.MaxKeys
 	lastOver  int       // how many the last full sweep found beyond it
 	completed bool      // the last discovery step finished a sweep
@@ -438,6 +439,10 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		return err
 	}
 	limit := budget
+	if p.keyspace.missedNothingSince(d.sweptFrom) {
+		limit = min(budget, used+time.Duration(float64(budget)*notifiedScanShare))
+		r.NotifiedWhy += "; the scan, a safety net, at " + strconv.Itoa(int(100*notifiedScanShare)) + "% of its budget"
+	}
 	for used < limit && timeLeft(ctx, slowest) && time.Since(now) < cfg.Interval/2 {
 		if d.sweep.Started.IsZero() {
 			d.sweep.Started = time.Now()
@@ -470,7 +475,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 		d.sweep.Scanned += res.scanned
 		d.count(notLockShaped, res.refusals.keys)
 		if d.cursor == "0" {
-			d.lastOver, d.untracked, d.completed = d.untracked, 0, true
+			d.lastOver, d.untracked, d.completed, d.sweptFrom = d.untracked, 0, true, d.sweep.Started
 			d.sweepDone()
 			d.sweep.Completed++
 			d.sweep.LastCompleted = time.Now()
