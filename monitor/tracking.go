@@ -63,10 +63,9 @@ type tracker struct {
 
 	knownOf  []string      // the known list of the last plan
 	slots    []cachedKey   // the cache, aligned with knownOf: what the tracker keeps of the keys read while tracking was on
-	spare    []cachedKey   // the cache's array before the last follow, reused by the next
 	missing  []string      // keys to read next time: not read, or not current, when last planned
 	lastRead []string      // the keys the last read read: read again if the monitor did not take it
-	expiries expiryHeap    // the cached keys by when their TTL runs out
+	nextEnd  int64         // at most the earliest end of a cached key's TTL, counted from its read (Unix nanoseconds); 0: none has one
 	seq      uint64        // numbers the tracked reads
 	accepted atomic.Uint64 // the number of the last read the monitor took and applied; 0 none
 	storm    stormWatch

@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"container/heap"
 	"hash/maphash"
 	"math"
 	"slices"
@@ -13,8 +12,8 @@ import (
 // key it read only what it needs to plan (cachedKey): not its value, which the snapshot has. Besides, it keeps
 // what makes a plan cost what changed rather than what is known: the known list it last planned for (a poll
 // given the same list has no new keys to read), the keys it could not read or keep last time (missing), the
-// keys its last read read (read again when the monitor did not take that reading), and the cached keys by when
-// their TTL, counted from their read, runs out (expiries).
+// keys its last read read (read again when the monitor did not take that reading), and the earliest time a
+// cached key's TTL, counted from its read, runs out (nextEnd).
 
 // cachedKey is what the tracker keeps of a key read on the tracking connection; the zero cachedKey is a key
 // not cached.
@@ -65,26 +64,6 @@ func cachedOf(k *KeyReading) cachedKey {
 	return c
 }
 
-// expiry is when a cached key's TTL, counted from its read, runs out.
-type expiry struct {
-	at  int64 // Unix nanoseconds
-	key string
-}
-
-// expiryHeap orders expiries, the earliest first (container/heap).
-type expiryHeap []expiry
-
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiry)) }
-func (h *expiryHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
-}
-
 // sameSlice reports whether a and b are the same slice: the monitor hands a poller the same known list as long
 // as its keys do not change, and a quiet snapshot shares its locks with the one before.
 func sameSlice[T any](a, b []T) bool {
@@ -104,13 +83,7 @@ func (t *tracker) planChanges(pl *readPlan, known []string, now time.Time) {
 	if t.seq != t.accepted.Load() {
 		pl.read = append(pl.read, t.lastRead...)
 	}
-	for t.expiries.Len() > 0 && t.expiries[0].at <= now.UnixNano() {
-		e := heap.Pop(&t.expiries).(expiry)
-		if i := t.indexOf(e.key); i >= 0 && t.slots[i].end == e.at && t.slots[i].sum != 0 {
-			t.slots[i] = cachedKey{}
-			pl.read = append(pl.read, e.key)
-		}
-	}
+	pl.read = t.expired(pl.read, now.UnixNano())
 	if !sameSlice(known, t.knownOf) {
 		t.follow(known)
 		for i, k := range known {
@@ -120,6 +93,36 @@ func (t *tracker) planChanges(pl *readPlan, known []string, now time.Time) {
 		}
 	}
 	pl.read = dedupe(pl.read)
+}
+
+// expired appends to read the cached keys whose TTL, counted from their read, has run out by now (Unix
+// nanoseconds), and takes them out of the cache. It looks through the cache only once the earliest such end
+// is reached, and notes the next one: a pass over an array of 100,000 keys takes a fraction of a millisecond,
+// and a heap of them would take as much memory as the cache.
+func (t *tracker) expired(read []string, now int64) []string {
+	if t.nextEnd == 0 || t.nextEnd > now {
+		return read
+	}
+	t.nextEnd = 0
+	for i := range t.slots {
+		switch c := &t.slots[i]; {
+		case c.sum == 0 || c.end == 0:
+		case c.end <= now:
+			*c = cachedKey{}
+			read = append(read, t.knownOf[i])
+		default:
+			t.nextEnd = earliest(t.nextEnd, c.end)
+		}
+	}
+	return read
+}
+
+// earliest returns the earlier of two ends, 0 standing for none.
+func earliest(a, b int64) int64 {
+	if a == 0 {
+		return b
+	}
+	return min(a, b)
 }
 
 // indexOf returns where key is in the known list of the last plan, which the cache is aligned with; -1 when it
@@ -132,8 +135,13 @@ func (t *tracker) indexOf(key string) int {
 	return i
 }
 
-// holds reports whether the cache holds key: the master tells when it changes.
-func (t *tracker) holds(key string) bool {
+// holds reports whether the cache holds key: the master tells when it changes. known, where the key is looked
+// up when the cache is aligned with it, is the poll's known list.
+func (t *tracker) holds(key string, known *knownList) bool {
+	if sameSlice(known.list(), t.knownOf) {
+		i, ok := known.at(key)
+		return ok && t.slots[i].sum != 0
+	}
 	i := t.indexOf(key)
 	return i >= 0 && t.slots[i].sum != 0
 }
@@ -142,7 +150,7 @@ func (t *tracker) holds(key string) bool {
 // has nothing cached. The cache is an array beside the known list, rather than a map of its own: 16 bytes a
 // key instead of about 60, and the keys' strings are the list's.
 func (t *tracker) follow(known []string) {
-	slots := slices.Grow(t.spare[:0], len(known))[:len(known)]
+	slots := make([]cachedKey, len(known))
 	old := 0
 	for i, k := range known {
 		for old < len(t.knownOf) && t.knownOf[old] < k {
@@ -150,11 +158,9 @@ func (t *tracker) follow(known []string) {
 		}
 		if old < len(t.knownOf) && t.knownOf[old] == k {
 			slots[i] = t.slots[old]
-		} else {
-			slots[i] = cachedKey{}
 		}
 	}
-	t.knownOf, t.slots, t.spare = known, slots, t.slots
+	t.knownOf, t.slots = known, slots
 }
 
 // dedupe returns keys without repeats, in the order of their first appearance.
@@ -193,15 +199,15 @@ func (t *tracker) remember(keys []KeyReading, interval time.Duration) {
 		c := cachedOf(k)
 		t.slots[at] = c
 		if c.end != 0 {
-			heap.Push(&t.expiries, expiry{c.end, t.knownOf[at]})
+			t.nextEnd = earliest(t.nextEnd, c.end)
 		}
 	}
 }
 
 // forget empties the cache: every key is read again.
 func (t *tracker) forget() {
-	t.expiries = t.expiries[:0]
+	t.nextEnd = 0
 	t.missing = t.missing[:0]
 	t.lastRead = t.lastRead[:0]
-	t.knownOf, t.slots = nil, t.slots[:0]
+	t.knownOf, t.slots = nil, nil
 }
