@@ -226,7 +226,7 @@ func (p *clusterPoller) loadShards(ctx context.Context) ([]slots.Shard, error) {
 // and scan (as a master's, under the scan budget) and the known keys, each on the node that owns its slot.
 // A primary that does not answer, or whose keys cannot be read, leaves its keys out of the reading: unknown,
 // not absent. The cluster fails the poll only when no primary answered.
-func (p *clusterPoller) read(ctx context.Context, cfg Config, known []string) Reading {
+func (p *clusterPoller) read(ctx context.Context, cfg Config, known *knownList) Reading {
 	shards, err := p.loadShards(ctx)
 	if err != nil {
 		r := (&poller{addr: p.addr}).failed(err)
@@ -242,7 +242,7 @@ func (p *clusterPoller) read(ctx context.Context, cfg Config, known []string) Re
 	}
 	var keys []KeyReading
 	var failed map[string]error
-	wg.Go(func() { keys, failed = p.readRouted(ctx, cfg, known) })
+	wg.Go(func() { keys, failed = p.readRouted(ctx, cfg, known.list()) })
 	wg.Wait()
 	return p.merge(cfg, prims, keys, failed, known)
 }
@@ -252,7 +252,7 @@ func (p *clusterPoller) read(ctx context.Context, cfg Config, known []string) Re
 // distinct ones in all (the rest counted untracked, as Monitor.capFound does across masters); the slowest
 // primary's round trip; the primaries' scans together. The cluster's own clock, uptime and role are those
 // of no single server: they are left unknown here, and each primary's are in Cluster.
-func (p *clusterPoller) merge(cfg Config, prims []PrimaryReading, refreshed []KeyReading, failed map[string]error, known []string) Reading {
+func (p *clusterPoller) merge(cfg Config, prims []PrimaryReading, refreshed []KeyReading, failed map[string]error, known *knownList) Reading {
 	r := Reading{Addr: p.addr, Role: "master", Uptime: UnknownUptime, Replicas: -1, Cluster: &ClusterReading{Primaries: prims}}
 	var errs []error
 	refused := true
@@ -320,20 +320,20 @@ func isPrimary(prims []PrimaryReading, addr string) bool {
 
 // capDiscovered keeps the keys the primaries' scans found that are not known within Config.MaxKeys distinct
 // keys in all, as Monitor.capFound does across masters.
-func (p *clusterPoller) capDiscovered(cfg Config, prims []PrimaryReading, known []string) {
+func (p *clusterPoller) capDiscovered(cfg Config, prims []PrimaryReading, known *knownList) {
 	var found []string
 	seen := map[string]bool{}
 	rs := make([]*Reading, len(prims))
 	for i := range prims {
 		rs[i] = &prims[i].Reading
 		for _, k := range prims[i].Keys {
-			if !seen[k.Key] && !isKnown(known, k.Key) {
+			if !seen[k.Key] && !known.has(k.Key) {
 				seen[k.Key] = true
 				found = append(found, k.Key)
 			}
 		}
 	}
-	capKeys(rs, found, max(cfg.MaxKeys-len(known), 0))
+	capKeys(rs, found, max(cfg.MaxKeys-len(known.list()), 0))
 }
 
 // addSweep adds one primary's scan to the cluster's: keys scanned, in the keyspaces, passed over as not

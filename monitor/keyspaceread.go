@@ -40,7 +40,7 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 		}
 		fresh := keys[:0]
 		for _, k := range keys {
-			if matchesPattern(cfg.Pattern, k) && !isKnown(t.known, k) {
+			if matchesPattern(cfg.Pattern, k) && !t.known.has(k) {
 				fresh = append(fresh, k)
 			}
 		}

@@ -27,11 +27,10 @@ type Monitor struct {
 	cfg     Config
 	pollers []source
 
-	pollMu   sync.Mutex      // one poll at a time, so snapshots follow each other
-	flying   []bool          // a master's read has not returned yet (guarded by pollMu)
-	known    []string        // the keys the last poll refreshed: the same slice while they do not change (guarded by pollMu)
-	knownSet map[string]bool // known, as a set; nil until a poll needs it (guarded by pollMu)
-	results  chan result
+	pollMu  sync.Mutex // one poll at a time, so snapshots follow each other
+	flying  []bool     // a master's read has not returned yet (guarded by pollMu)
+	known   *knownList // the keys the last poll refreshed: the same list while they do not change (guarded by pollMu)
+	results chan result
 
 	mu        sync.Mutex
 	prev      *Snapshot
@@ -54,7 +53,7 @@ type result struct {
 // read as one lock service (clusterPoller). It is used by one read at a time (Monitor.flying).
 type source interface {
 	name() string                                                    // the master's display name
-	read(ctx context.Context, cfg Config, known []string) Reading    // a poll's first read: refresh and discovery
+	read(ctx context.Context, cfg Config, known *knownList) Reading  // a poll's first read: refresh and discovery
 	readKeys(ctx context.Context, cfg Config, keys []string) Reading // the keys other masters found
 	accept(r Reading)                                                // the monitor took r: discovery moves on
 }
@@ -142,18 +141,12 @@ func (m *Monitor) Observe(f func(prev *Snapshot, s Snapshot)) {
 // it reads the keys that discovery found on some masters on every other master that answered, and their fence
 // counters on all of them, so that each snapshot has read every key it shows, and its fence, on every master
 // that answered.
-func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
+func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
 	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p source) Reading {
 		return p.read(ctx, m.cfg, known)
 	})
-	if m.knownSet == nil {
-		m.knownSet = make(map[string]bool, len(known))
-		for _, k := range known {
-			m.knownSet[k] = true
-		}
-	}
 	isNew := map[string]bool{}
-	isKnown := func(k string) bool { return m.knownSet[k] || isNew[k] }
+	isKnown := func(k string) bool { return known.has(k) || isNew[k] }
 	var found []string
 	for _, r := range readings {
 		for _, k := range r.Keys {
@@ -163,7 +156,7 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 			}
 		}
 	}
-	found = m.capFound(readings, found, len(known))
+	found = m.capFound(readings, found, len(known.list()))
 	for _, k := range found {
 		if fence := k + m.cfg.FenceSuffix; !strings.HasSuffix(k, m.cfg.FenceSuffix) && !isKnown(fence) {
 			isNew[fence] = true
@@ -204,13 +197,13 @@ func (m *Monitor) readAll(ctx context.Context, known []string) []Reading {
 // knownKeys returns the keys the poll after prev refreshes (Snapshot.keysToRefresh), as the same slice as the
 // last poll's when they are the same keys: a tracked master whose known keys did not change reads only what
 // changed (tracker.plan). After a quiet poll with our locks unchanged they are the same without a look.
-func (m *Monitor) knownKeys(prev *Snapshot, own map[string]OwnLock) []string {
+func (m *Monitor) knownKeys(prev *Snapshot, own map[string]OwnLock) *knownList {
 	if prev != nil && prev.quiet && m.known != nil && maps.EqualFunc(prev.own, own, sameOwnLock) {
 		return m.known
 	}
 	known := prev.keysToRefresh(own)
-	if !slices.Equal(known, m.known) {
-		m.known, m.knownSet = known, nil
+	if m.known == nil || !slices.Equal(known, m.known.keys) {
+		m.known = newKnownList(known)
 	}
 	return m.known
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -273,7 +272,7 @@ func (p *poller) failed(err error) Reading {
 
 // read polls the master once: its primary from its Sentinels (if it has any), TIME, then INFO and the refresh
 // of the known keys, then discovery under its budget. known is the sorted list of keys to refresh.
-func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
+func (p *poller) read(ctx context.Context, cfg Config, known *knownList) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
 	d := p.disc
 	if d.cursor == "" {
@@ -306,7 +305,7 @@ func (p *poller) read(ctx context.Context, cfg Config, known []string) Reading {
 		return p.failed(err)
 	}
 	slowest := r.Received.Sub(r.Sent)
-	if err := p.refreshKeys(ctx, cfg, known, &r, &d, &slowest); err != nil {
+	if err := p.refreshKeys(ctx, cfg, known.list(), &r, &d, &slowest); err != nil {
 		return p.failed(err)
 	}
 	if err := p.discover(ctx, cfg, known, &r, &d, slowest); err != nil {
@@ -420,8 +419,8 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 // discover continues the sweep of the keyspace for new lock keys, within the share of the master's CPU that
 // Config.ScanBudget allows for the time since it last ran, and within the poll's deadline. It adds the keys it
 // finds to r.Keys, up to tracked+found = Config.MaxKeys.
-func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest time.Duration) error {
-	t := &tracking{known: known, tracked: len(known), found: map[string]bool{}}
+func (p *poller) discover(ctx context.Context, cfg Config, known *knownList, r *Reading, d *discovery, slowest time.Duration) error {
+	t := &tracking{known: known, tracked: len(known.list()), found: map[string]bool{}}
 	if r.delta {
 		t.cached = p.track // a delta has only what changed, and the master tells when a cached key does
 	}
@@ -488,7 +487,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, known []string, r *Re
 
 // tracking is what one poll's discovery on one master has tracked so far.
 type tracking struct {
-	known   []string        // the keys known before the poll, sorted
+	known   *knownList      // the keys known before the poll
 	tracked int             // distinct keys tracked: the known ones and the new ones kept
 	found   map[string]bool // the keys this poll's discovery kept
 	cached  *tracker        // with a delta reading: the tracker, whose cached keys are left out
@@ -510,10 +509,10 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 			cfg.Pattern == DefaultPattern && !lockShaped(k):
 			notLockShaped++
 			continue
-		case !isKnown(t.known, k.Key) && t.tracked >= cfg.MaxKeys:
+		case !t.known.has(k.Key) && t.tracked >= cfg.MaxKeys:
 			d.leftOut(1) // the sweep goes on, so it ends, but what it finds is not tracked
 			continue
-		case !isKnown(t.known, k.Key):
+		case !t.known.has(k.Key):
 			t.tracked++ // the cap counts distinct keys: a key known already, or found twice, is not new
 		}
 		t.found[k.Key] = true
@@ -525,13 +524,7 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 
 // isCached reports whether the tracker holds key, for a delta reading.
 func (t *tracking) isCached(key string) bool {
-	return t.cached != nil && t.cached.holds(key)
-}
-
-// isKnown reports whether key is in known, which is sorted.
-func isKnown(known []string, key string) bool {
-	_, ok := slices.BinarySearch(known, key)
-	return ok
+	return t.cached != nil && t.cached.holds(key, t.known)
 }
 
 // discovered is the result of one discovery step.
@@ -555,7 +548,7 @@ func (p *poller) discoverScripted(ctx context.Context, cfg Config, cursor string
 	if len(res) < 3 || (len(res)-3)%3 != 0 {
 		return discovered{}, fmt.Errorf("monitor: discovery script returned %d values", len(res))
 	}
-	d := discovered{minCost: minKeyCost}
+	d := discovered{minCost: minKeyCost, keys: make([]KeyReading, 0, (len(res)-3)/3)}
 	d.cursor, _ = res[0].(string)
 	d.scanned, _ = res[1].(int64)
 	us, _ := res[2].(int64)

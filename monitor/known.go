@@ -1,0 +1,42 @@
+package monitor
+
+// knownList is the keys a poll refreshes, sorted, with the place of each in that order: every master's
+// discovery looks up each key it comes across in it, and a tracked master's cache is aligned with it
+// (tracker.follow). One is shared by all the masters of a poll, and by the polls that follow while the keys do
+// not change; nil stands for no keys.
+type knownList struct {
+	keys  []string
+	index map[string]int32
+}
+
+// newKnownList returns the list of keys, which are sorted and distinct.
+func newKnownList(keys []string) *knownList {
+	index := make(map[string]int32, len(keys))
+	for i, k := range keys {
+		index[k] = int32(i)
+	}
+	return &knownList{keys: keys, index: index}
+}
+
+// list returns the keys, in order.
+func (l *knownList) list() []string {
+	if l == nil {
+		return nil
+	}
+	return l.keys
+}
+
+// has reports whether key is one of the keys.
+func (l *knownList) has(key string) bool {
+	_, ok := l.at(key)
+	return ok
+}
+
+// at returns where key is in the list, and whether it is there.
+func (l *knownList) at(key string) (int, bool) {
+	if l == nil {
+		return 0, false
+	}
+	i, ok := l.index[key]
+	return int(i), ok
+}
