@@ -32,9 +32,10 @@ func BenchmarkWatchLocks(b *testing.B) {
 	pids := serverPIDs(b, servers)
 	for _, locks := range []int{1000, 10000, 20000, 100000} {
 		loadLocks(b, servers, clients, locks)
-		for _, mode := range []string{RefreshPolling, RefreshTracking} {
+		for _, mode := range []string{RefreshPolling, RefreshTracking, notifiedMode} {
 			b.Run(fmt.Sprintf("locks-%d/%s", locks, mode), func(b *testing.B) {
-				w := watchRun{clients: clients, addrs: addrs, pids: pids, locks: locks, tracking: mode == RefreshTracking}
+				w := watchRun{clients: clients, addrs: addrs, pids: pids, locks: locks, tracking: mode != RefreshPolling,
+					notified: mode == notifiedMode}
 				w.measure(b, nil)
 			})
 		}
@@ -53,6 +54,9 @@ func BenchmarkWatchLocks(b *testing.B) {
 	}
 }
 
+// notifiedMode names the runs of BenchmarkWatchLocks on masters that publish keyspace notifications (KEA).
+const notifiedMode = RefreshTracking + "+notified"
+
 // watchRun is one measured run of BenchmarkWatchLocks.
 type watchRun struct {
 	clients  []*redis.Client
@@ -60,12 +64,17 @@ type watchRun struct {
 	pids     []int
 	locks    int  // the locks on the masters
 	tracking bool // the monitor tracks keys; otherwise it polls them all
+	notified bool // the masters publish keyspace notifications (KEA), for the run
 	alone    bool // no monitor: the writer alone, for its own cost
 }
 
 // measure starts a monitor (unless alone), polls it until swept and settled, then polls b.N times at its
 // interval, with writer (nil: none) running, and reports the costs.
 func (w watchRun) measure(b *testing.B, writer *writer) {
+	if w.notified {
+		notifyAll(b, w.clients, "KEA")
+		defer notifyAll(b, w.clients, "")
+	}
 	var mon *Monitor
 	if !w.alone {
 		var err error
@@ -171,10 +180,22 @@ func (w watchRun) mode() string {
 	switch {
 	case w.alone:
 		return "writer alone"
+	case w.notified:
+		return notifiedMode
 	case w.tracking:
 		return RefreshTracking
 	}
 	return RefreshPolling
+}
+
+// notifyAll sets the masters' notify-keyspace-events to flags.
+func notifyAll(b *testing.B, clients []*redis.Client, flags string) {
+	b.Helper()
+	for _, c := range clients {
+		if err := c.ConfigSet(context.Background(), "notify-keyspace-events", flags).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // loadLocks empties the servers and sets locks lock keys on each, the same on all of them.
