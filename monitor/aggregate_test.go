@@ -855,3 +855,40 @@ func TestLocksAMasterCouldNotReadAreCountedAndWarned(t *testing.T) {
 		t.Errorf("every master read again: unread %d, warnings %v; want none", third.Unread, third.Warnings)
 	}
 }
+
+// TestADeltaShowsAKeyNotReadAsLastReadAndUnknownOnceItsTTLRanOut: a tracked master's reading that does not
+// read a key says it did not change: its cell is as the last read saw it, while its TTL, counted from that
+// read, runs; once it has run out the cell is unknown (the master's clock may be slower than ours, and the key
+// still there), never absent.
+func TestADeltaShowsAKeyNotReadAsLastReadAndUnknownOnceItsTTLRanOut(t *testing.T) {
+	held := make([]cell, 5)
+	for i := range held {
+		held[i] = cell{tok: "A", pttl: time.Second}
+	}
+	first := fixture(t0, addrs5, map[string][]cell{"lock:a": held})
+	for i := range first {
+		first[i].seq = 1
+	}
+	s1 := Aggregate(nil, first, nil, t0, Config{})
+	// The next readings read nothing: deltas of the first.
+	next := func(at time.Time) Snapshot {
+		rs := fixture(at, addrs5, nil)
+		for i := range rs {
+			rs[i].seq, rs[i].delta, rs[i].deltaOf = 2, true, 1
+		}
+		return Aggregate(&s1, rs, nil, at, Config{})
+	}
+	l := lockOf(t, next(t0.Add(500*time.Millisecond)), "lock:a")
+	if l.State != StateHeld || l.Unknown != 0 || l.Masters[0].State != CellSeen || l.Masters[0].Token != "A" {
+		t.Errorf("within the TTL: %s, %d unknown, first cell %+v; want held on five, as last read", l.State, l.Unknown, l.Masters[0])
+	}
+	l = lockOf(t, next(t0.Add(1500*time.Millisecond)), "lock:a")
+	for j, c := range l.Masters {
+		if c.State != CellUnknown || c.Token != "A" {
+			t.Errorf("master %d after the TTL ran out, not read: %+v, want unknown with the token last seen", j, c)
+		}
+	}
+	if l.Holder != "" && l.ValidityAt(t0.Add(1500*time.Millisecond)) > 0 {
+		t.Errorf("after the TTL ran out: held by %q with validity left", l.Holder)
+	}
+}

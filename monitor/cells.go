@@ -101,8 +101,10 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 // carry fills the cells of row that were not read (read[j] false) with the values last seen there, from p
 // (nil: nothing seen before): unknown, except on a master whose reading is a delta of the last one applied
 // (delta[j]), where a key not read has not changed: its cell is as that read saw it (p's cell, seen again if p
-// had it unknown; absent without p), or absent once its TTL, counted from its read, has run out. Those cells
-// count as read. A key the delta had no time to read (unread, a bit per master) is unknown there.
+// had it unknown; absent without p). Those cells count as read. A key the delta had no time to read (unread, a
+// bit per master) is unknown there, and so is one whose TTL, counted from its read on this process's clock, has
+// run out: the tracker reads such keys in the poll before their TTL runs out, so it was not read in time, and
+// the master's clock may be slower than ours.
 func carry(row []MasterLock, read []bool, p *LockView, delta []bool, unread uint64, now time.Time) {
 	for j := range row {
 		switch {
@@ -115,7 +117,8 @@ func carry(row []MasterLock, read []bool, p *LockView, delta []bool, unread uint
 				row[j].State = CellSeen
 			}
 			if c := row[j]; c.State == CellSeen && c.PTTL != NoTTL && !c.ReadAt.Add(c.PTTL).After(now) {
-				row[j] = MasterLock{State: CellAbsent}
+				read[j] = false
+				row[j].State = CellUnknown
 			}
 		case p != nil && j < len(p.Masters) && p.Masters[j].State != CellAbsent:
 			row[j] = p.Masters[j]

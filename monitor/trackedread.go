@@ -33,7 +33,7 @@ func (p *poller) refreshKeys(ctx context.Context, cfg Config, known []string, r 
 // does not allow tracking. Its reading is a delta (trackplan.go), but after a full read.
 func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest *time.Duration) error {
 	t := p.track
-	pl, err := t.plan(ctx, known)
+	pl, err := t.plan(ctx, known, cfg.Interval)
 	if err != nil && !errors.Is(err, errNoTracking) {
 		t.closeClients() // opened again by the next poll
 		r.Refresh, r.RefreshWhy = RefreshPolling, "tracking connection failed, polled this time: "+err.Error()
@@ -92,8 +92,8 @@ type readPlan struct {
 
 // plan decides what this poll reads: every key after a (re)start, a reconnect, a lost message, a missed
 // barrier, a reading the monitor could not apply, or when the full re-read is due; otherwise what changed
-// (planChanges).
-func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
+// (planChanges, with the keys whose TTL runs out within ahead, before the next poll).
+func (t *tracker) plan(ctx context.Context, known []string, ahead time.Duration) (readPlan, error) {
 	if !t.use() || t.sub == nil {
 		if err := t.start(ctx); err != nil {
 			return readPlan{}, err
@@ -128,7 +128,7 @@ func (t *tracker) plan(ctx context.Context, known []string) (readPlan, error) {
 		pl.read = known
 		return pl, nil
 	}
-	t.planChanges(&pl, known, time.Now())
+	t.planChanges(&pl, known, time.Now().Add(ahead))
 	return pl, nil
 }
 

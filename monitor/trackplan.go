@@ -72,9 +72,11 @@ func sameSlice[T any](a, b []T) bool {
 
 // planChanges adds to pl the keys to read of a poll that reads what changed: those invalidated (already out of
 // the cache), those not read or kept last time, those the last read read when the monitor did not take it,
-// those whose TTL has run out by now, and, when the known list is not the last plan's, the known keys not
-// cached.
-func (t *tracker) planChanges(pl *readPlan, known []string, now time.Time) {
+// those whose TTL, counted from their read on this process's clock, runs out by horizon (the next poll), and,
+// when the known list is not the last plan's, the known keys not cached. A key is read as its TTL runs out
+// rather than taken as gone: the master's clock may run slower than this one, and its expiry's invalidation
+// comes when the server's active expiry finds the key.
+func (t *tracker) planChanges(pl *readPlan, known []string, horizon time.Time) {
 	pl.read = append(pl.read, t.missing...)
 	t.missing = t.missing[:0]
 	for k := range pl.before {
@@ -83,7 +85,7 @@ func (t *tracker) planChanges(pl *readPlan, known []string, now time.Time) {
 	if t.seq != t.accepted.Load() {
 		pl.read = append(pl.read, t.lastRead...)
 	}
-	pl.read = t.expired(pl.read, now.UnixNano())
+	pl.read = t.expired(pl.read, horizon.UnixNano())
 	if !sameSlice(known, t.knownOf) {
 		t.follow(known)
 		for i, k := range known {
@@ -95,19 +97,19 @@ func (t *tracker) planChanges(pl *readPlan, known []string, now time.Time) {
 	pl.read = dedupe(pl.read)
 }
 
-// expired appends to read the cached keys whose TTL, counted from their read, has run out by now (Unix
+// expired appends to read the cached keys whose TTL, counted from their read, runs out by horizon (Unix
 // nanoseconds), and takes them out of the cache. It looks through the cache only once the earliest such end
 // is reached, and notes the next one: a pass over an array of 100,000 keys takes a fraction of a millisecond,
 // and a heap of them would take as much memory as the cache.
-func (t *tracker) expired(read []string, now int64) []string {
-	if t.nextEnd == 0 || t.nextEnd > now {
+func (t *tracker) expired(read []string, horizon int64) []string {
+	if t.nextEnd == 0 || t.nextEnd > horizon {
 		return read
 	}
 	t.nextEnd = 0
 	for i := range t.slots {
 		switch c := &t.slots[i]; {
 		case c.sum == 0 || c.end == 0:
-		case c.end <= now:
+		case c.end <= horizon:
 			*c = cachedKey{}
 			read = append(read, t.knownOf[i])
 		default:
