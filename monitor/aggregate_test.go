@@ -892,3 +892,48 @@ func TestADeltaShowsAKeyNotReadAsLastReadAndUnknownOnceItsTTLRanOut(t *testing.T
 		t.Errorf("after the TTL ran out: held by %q with validity left", l.Holder)
 	}
 }
+
+// TestAPollWithChangesTakesTheOtherLocksAsTheyWere: a poll whose readings are all deltas, with one lock changed,
+// shows the others as a poll reading every key would (same state, holder, cells, validity, sightings), in
+// arrays of its own: an unchanged lock keeps no part of an earlier poll's arrays alive.
+func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
+	first := fixture(t0, addrs5, map[string][]cell{"lock:a": cells("A", 5), "lock:b": cells("B", 5), "lock:c": cells("C", 3)})
+	for i := range first {
+		first[i].seq = 1
+	}
+	s1 := Aggregate(nil, first, nil, t0, Config{})
+	at := t0.Add(time.Second)
+	// lock:b is taken by D, read now; the others were last read at t0.
+	delta := fixture(at, addrs5, map[string][]cell{"lock:b": cells("D", 5)})
+	full := fixture(at, addrs5, map[string][]cell{"lock:b": cells("D", 5)})
+	for res, cs := range map[string][]cell{"lock:a": cells("A", 5), "lock:c": cells("C", 3)} {
+		for j, c := range cs {
+			if c.tok == "" {
+				full[j].Keys = append(full[j].Keys, KeyReading{Key: res, Absent: true})
+				continue
+			}
+			full[j].Keys = append(full[j].Keys, KeyReading{Key: res, Value: c.tok, PTTL: c.pttl, ReadAt: t0})
+		}
+	}
+	for i := range delta {
+		delta[i].seq, delta[i].delta, delta[i].deltaOf = 2, true, 1
+		full[i].seq = 2
+	}
+	byDelta, byFull := Aggregate(&s1, delta, nil, at, Config{}), Aggregate(&s1, full, nil, at, Config{})
+	for _, res := range []string{"lock:a", "lock:b", "lock:c"} {
+		d, f := lockOf(t, byDelta, res), lockOf(t, byFull, res)
+		if d.State != f.State || d.Holder != f.Holder || d.Count != f.Count || d.Unknown != f.Unknown ||
+			!reflect.DeepEqual(d.Masters, f.Masters) || d.ValidityAt(at) != f.ValidityAt(at) ||
+			!d.FirstSeen.Equal(f.FirstSeen) || d.Changes != f.Changes {
+			t.Errorf("%s by deltas: %s %q on %d, validity %v, first seen %v, %d changes, cells %+v;\nread in full: %s %q on %d, validity %v, first seen %v, %d changes, cells %+v",
+				res, d.State, d.Holder, d.Count, d.ValidityAt(at), d.FirstSeen, d.Changes, d.Masters,
+				f.State, f.Holder, f.Count, f.ValidityAt(at), f.FirstSeen, f.Changes, f.Masters)
+		}
+		if before := lockOf(t, s1, res); &before.Masters[0] == &d.Masters[0] {
+			t.Errorf("%s: the poll's cells are the previous snapshot's array", res)
+		}
+	}
+	if l := lockOf(t, byDelta, "lock:b"); l.Holder != "D" {
+		t.Errorf("the changed lock: held by %q, want D", l.Holder)
+	}
+}

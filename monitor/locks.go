@@ -34,6 +34,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 		unread int
 	)
 	firstSweep := prev == nil || !prev.Swept
+	reuse := canReuse(prev, masters, delta)
 	for i, res := range resources {
 		row := cells[i*n : (i+1)*n : (i+1)*n]
 		var p *LockView
@@ -45,6 +46,12 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 		}
 		for hi < len(prevHidden) && prevHidden[hi].Resource < res {
 			hi++
+		}
+		if reuse && p != nil && unchanged(p, read[i*n:(i+1)*n], notRead[res], own, now) {
+			var v LockView
+			v, arena = sameAgain(p, row, arena)
+			views = append(views, v)
+			continue
 		}
 		cellsBefore := p
 		if p == nil && hi < len(prevHidden) && prevHidden[hi].Resource == res {
@@ -83,6 +90,48 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 	}
 	groupMultiKeyLocks(views)
 	return views, hidden, events, unread
+}
+
+// canReuse reports whether this poll may take some of prev's locks as they are (unchanged): every master's
+// reading is a delta of prev's (delta), and the masters that are each other's duplicates are the same.
+func canReuse(prev *Snapshot, masters []MasterStatus, delta []bool) bool {
+	if prev == nil || len(prev.Masters) != len(masters) {
+		return false
+	}
+	for j, m := range masters {
+		if !delta[j] || m.health.sameAs != prev.Masters[j].health.sameAs {
+			return false
+		}
+	}
+	return true
+}
+
+// unchanged reports whether p, a lock of the snapshot before, stands as it was, in a poll whose readings are
+// all deltas of that snapshot's (canReuse): no master read its key (read, unread), it is not ours, and nothing
+// that time alone changes has come (quietEnd: a TTL counted from its read, the holder's validity; a lock whose
+// state waits on a poll never stands). A quiet poll takes every lock so; a poll with changes takes so those
+// the changes did not touch, and builds only the others.
+func unchanged(p *LockView, read []bool, unread uint64, own map[string]OwnLock, now time.Time) bool {
+	if p.Mine || own[p.Resource].Token != "" || unread != 0 || !now.Before(quietEnd(p)) {
+		return false
+	}
+	return !slices.Contains(read, true)
+}
+
+// sameAgain returns a copy of p, an unchanged lock of the snapshot before, with its cells copied into row and its
+// tokens into arena, which it returns: a view must not keep a part of an earlier poll's arrays, or the whole
+// array would live as long as the lock stays unchanged. Its Keys are grouped again with the others.
+func sameAgain(p *LockView, row []MasterLock, arena []tokenSeen) (LockView, []tokenSeen) {
+	v := *p
+	copy(row, p.Masters)
+	v.Masters, v.Keys = row, nil
+	if len(arena)+len(p.hist.tokens) > cap(arena) {
+		arena = make([]tokenSeen, 0, max(1024, 2*len(p.hist.tokens)))
+	}
+	start := len(arena)
+	arena = append(arena, p.hist.tokens...)
+	v.hist.tokens = arena[start:len(arena):len(arena)]
+	return v, arena
 }
 
 // readByAll reports whether every master that answered (and is not another's duplicate) read the key whose
