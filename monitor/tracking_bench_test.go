@@ -17,10 +17,11 @@ import (
 )
 
 // BenchmarkWatchLocks measures, side by side in one run, what watching 1,000 to 100,000 locks costs with
-// every key polled and with tracking: 5 real masters, each lock a resource on all five (a 24-character token,
-// a one-hour TTL), the default 500ms poll, after the first full sweep; nothing changes, then (changes-1000/s)
-// 1,000 locks a second get a new token on all five masters, with a run of the writer alone as the baseline
-// its own cost is taken from. Per mode: each server's share of a core, this process's share, its RSS and
+// every key polled, with tracking, and with tracking on masters that publish keyspace notifications: 5 real
+// masters, each lock a resource on all five (a 24-character token, a one-hour TTL), the default 500ms poll,
+// after the first full sweep; nothing changes, then (changes-1000/s, over 10,000 and 100,000 locks) 1,000
+// locks a second get a new token on all five masters, with a run of the writer alone as the baseline its own
+// cost is taken from. Per mode: each server's share of a core, this process's share, its RSS and
 // heap after a GC, and the polls on time (all masters answered within the interval, every lock read).
 //
 //	REDLOCK_TEST_REDIS=required go test -run '^$' -bench WatchLocks -benchtime 20x -timeout 60m ./monitor
@@ -40,17 +41,19 @@ func BenchmarkWatchLocks(b *testing.B) {
 			})
 		}
 	}
-	const changing = 10000 // the locks a changing run has; 1,000 of them change a second
-	loadLocks(b, servers, clients, changing)
-	b.Run("changes-1000/s/writer-alone", func(b *testing.B) {
-		w := watchRun{clients: clients, addrs: addrs, pids: pids, locks: changing, alone: true}
-		w.measure(b, startWriter(b, servers, changing))
-	})
-	for _, mode := range []string{RefreshPolling, RefreshTracking} {
-		b.Run("changes-1000/s/"+mode, func(b *testing.B) {
-			w := watchRun{clients: clients, addrs: addrs, pids: pids, locks: changing, tracking: mode == RefreshTracking}
+	for _, changing := range []int{10000, 100000} { // the locks a changing run has; 1,000 of them change a second
+		loadLocks(b, servers, clients, changing)
+		b.Run(fmt.Sprintf("changes-1000/s/locks-%d/writer-alone", changing), func(b *testing.B) {
+			w := watchRun{clients: clients, addrs: addrs, pids: pids, locks: changing, alone: true}
 			w.measure(b, startWriter(b, servers, changing))
 		})
+		for _, mode := range []string{RefreshPolling, RefreshTracking, notifiedMode} {
+			b.Run(fmt.Sprintf("changes-1000/s/locks-%d/%s", changing, mode), func(b *testing.B) {
+				w := watchRun{clients: clients, addrs: addrs, pids: pids, locks: changing, tracking: mode != RefreshPolling,
+					notified: mode == notifiedMode}
+				w.measure(b, startWriter(b, servers, changing))
+			})
+		}
 	}
 }
 
