@@ -929,7 +929,7 @@ func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 				res, d.State, d.Holder, d.Count, d.ValidityAt(at), d.FirstSeen, d.Changes, d.Masters,
 				f.State, f.Holder, f.Count, f.ValidityAt(at), f.FirstSeen, f.Changes, f.Masters)
 		}
-		if before := lockOf(t, s1, res); &before.Masters[0] == &d.Masters[0] {
+		if &lockOf(t, s1, res).Masters[0] == &d.Masters[0] {
 			t.Errorf("%s: the poll's cells are the previous snapshot's array", res)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 const staleRatio = 4
 
 // readCells returns the cells that this poll's readings show, resource by resource (the cell of resource i
-// on master j at i*n+j, for n masters; the index of each resource given), and which of them a read decided:
-// those are not to be filled with the values last seen there (carry).
+// on master j at i*n+j, for n masters; index: where each key read is among the resources), and which of them a
+// read decided: those are not to be filled with the values last seen there (carry).
 //
 // A cell is as old as its read. A read that waited (a master answering late, out of a pause) is known only to
 // within half its round trip: one uncertain by more than half an interval, and by more than staleRatio times
@@ -31,10 +31,10 @@ func readCells(readings []Reading, index map[string]int, resources int, now time
 			continue
 		}
 		for _, k := range r.Keys {
-			i := index[k.Key]*n + j
-			stale := k.ReadWithin > interval/2 && k.ReadWithin > staleRatio*usual[index[k.Key]]
-			if readCell(&cells[i], k, stale, now) {
-				read[i] = true
+			at := index[k.Key]
+			stale := k.ReadWithin > interval/2 && k.ReadWithin > staleRatio*usual[at]
+			if readCell(&cells[at*n+j], k, stale, now) {
+				read[at*n+j] = true
 			}
 		}
 	}
@@ -42,7 +42,8 @@ func readCells(readings []Reading, index map[string]int, resources int, now time
 }
 
 // usualUncertainty returns, per resource, the median of how far off the time of each master's read of its key
-// may be (KeyReading.ReadWithin), over the masters that read it.
+// may be (KeyReading.ReadWithin), over the masters that read it; 0 for a resource no master read. index is
+// where each key read is among the resources.
 func usualUncertainty(readings []Reading, index map[string]int, resources int) []time.Duration {
 	n := len(readings)
 	within := make([]time.Duration, resources*n)
@@ -59,7 +60,7 @@ func usualUncertainty(readings []Reading, index map[string]int, resources int) [
 		}
 	}
 	usual := make([]time.Duration, resources)
-	for i := range usual {
+	for _, i := range index { // only the keys read: a delta reads few
 		usual[i] = medianDuration(within[i*n : (i+1)*n])
 	}
 	return usual

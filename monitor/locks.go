@@ -2,7 +2,7 @@ package monitor
 
 import (
 	"slices"
-	"sort"
+	"strings"
 	"time"
 )
 
@@ -36,7 +36,6 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 	firstSweep := prev == nil || !prev.Swept
 	reuse := canReuse(prev, masters, delta)
 	for i, res := range resources {
-		row := cells[i*n : (i+1)*n : (i+1)*n]
 		var p *LockView
 		for pi < len(prevLocks) && prevLocks[pi].Resource < res {
 			pi++
@@ -47,6 +46,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 		for hi < len(prevHidden) && prevHidden[hi].Resource < res {
 			hi++
 		}
+		row := cells[i*n : (i+1)*n : (i+1)*n]
 		if reuse && p != nil && unchanged(p, read[i*n:(i+1)*n], notRead[res], own, now) {
 			var v LockView
 			v, arena = sameAgain(p, row, arena)
@@ -120,7 +120,9 @@ func unchanged(p *LockView, read []bool, unread uint64, own map[string]OwnLock, 
 
 // sameAgain returns a copy of p, an unchanged lock of the snapshot before, with its cells copied into row and its
 // tokens into arena, which it returns: a view must not keep a part of an earlier poll's arrays, or the whole
-// array would live as long as the lock stays unchanged. Its Keys are grouped again with the others.
+// array would live as long as the lock stays unchanged; and a poll's cells in one array are read faster than
+// cells spread over the heap (measured: a fifth of this process's time at 100,000 locks). Its Keys are grouped
+// again with the others.
 func sameAgain(p *LockView, row []MasterLock, arena []tokenSeen) (LockView, []tokenSeen) {
 	v := *p
 	copy(row, p.Masters)
@@ -146,37 +148,78 @@ func readByAll(read []bool, readings []Reading, dup []bool) bool {
 }
 
 // resourcesOf returns, sorted, every resource read on some master, shown or kept for refresh by prev, or
-// registered as ours, with the index of each.
+// registered as ours, and where each key read is among them. prev's lists are sorted already: the others are
+// merged in, so that a poll that read a few keys does not sort every lock again.
 func resourcesOf(prev *Snapshot, readings []Reading, own map[string]OwnLock) ([]string, map[string]int) {
 	index := map[string]int{}
-	var resources []string
-	add := func(res string) {
-		if _, ok := index[res]; !ok {
-			index[res] = 0
-			resources = append(resources, res)
-		}
-	}
 	for _, r := range readings {
 		for _, k := range r.Keys {
-			add(k.Key)
+			index[k.Key] = 0
 		}
 	}
+	var prevLocks, prevHidden []LockView
 	if prev != nil {
-		for _, l := range prev.Locks {
-			add(l.Resource)
-		}
-		for _, h := range prev.hidden {
-			add(h.Resource)
+		prevLocks, prevHidden = prev.Locks, prev.hidden
+	}
+	var extra []string // the keys read or ours that neither of prev's lists has
+	for res := range index {
+		if !hasResource(prevLocks, res) && !hasResource(prevHidden, res) {
+			extra = append(extra, res)
 		}
 	}
 	for res := range own {
-		add(res)
+		if _, read := index[res]; !read && !hasResource(prevLocks, res) && !hasResource(prevHidden, res) {
+			extra = append(extra, res)
+		}
 	}
-	sort.Strings(resources)
-	for i, res := range resources {
-		index[res] = i
+	slices.Sort(extra)
+	resources := make([]string, 0, len(prevLocks)+len(prevHidden)+len(extra))
+	li, hi, ei := 0, 0, 0
+	for li < len(prevLocks) || hi < len(prevHidden) || ei < len(extra) {
+		res := smallest(prevLocks, li, prevHidden, hi, extra, ei)
+		for li < len(prevLocks) && prevLocks[li].Resource == res {
+			li++
+		}
+		for hi < len(prevHidden) && prevHidden[hi].Resource == res {
+			hi++
+		}
+		for ei < len(extra) && extra[ei] == res {
+			ei++
+		}
+		if _, read := index[res]; read {
+			index[res] = len(resources)
+		}
+		resources = append(resources, res)
 	}
 	return resources, index
+}
+
+// hasResource reports whether views, sorted by resource, has res.
+func hasResource(views []LockView, res string) bool {
+	_, ok := slices.BinarySearchFunc(views, res, func(v LockView, res string) int { return strings.Compare(v.Resource, res) })
+	return ok
+}
+
+// smallest is the smallest of the resources at locks[li], hidden[hi] and extra[ei], where any may be past its
+// end (not all).
+func smallest(locks []LockView, li int, hidden []LockView, hi int, extra []string, ei int) string {
+	var out string
+	first := true
+	take := func(res string) {
+		if first || res < out {
+			out, first = res, false
+		}
+	}
+	if li < len(locks) {
+		take(locks[li].Resource)
+	}
+	if hi < len(hidden) {
+		take(hidden[hi].Resource)
+	}
+	if ei < len(extra) {
+		take(extra[ei])
+	}
+	return out
 }
 
 // shown reports whether a tracked resource is listed as a lock: it has a TTL somewhere, or it is a key
@@ -196,19 +239,28 @@ const multiKeyMinToken = 16
 // groupMultiKeyLocks sets Keys on locks whose leading token is also another key's: clients such as node-redlock
 // and bsm/redislock take one lock over several keys by writing one random token on all of them.
 func groupMultiKeyLocks(views []LockView) {
-	byToken := map[string][]int{}
+	first := make(map[string]int, len(views)) // where each token was first seen
+	var groups map[string][]int               // the tokens on more than one key: almost never any
 	for i := range views {
 		v := &views[i]
 		t := LeadToken(v)
 		if len(t) < multiKeyMinToken || v.Holders != nil || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
 			continue // a hash holder names a client thread, which may hold several locks; a set's holders are many
 		}
-		byToken[t] = append(byToken[t], i)
-	}
-	for _, idx := range byToken {
-		if len(idx) < 2 {
+		at, seen := first[t]
+		if !seen {
+			first[t] = i
 			continue
 		}
+		if groups == nil {
+			groups = map[string][]int{}
+		}
+		if groups[t] == nil {
+			groups[t] = []int{at}
+		}
+		groups[t] = append(groups[t], i)
+	}
+	for _, idx := range groups {
 		keys := make([]string, len(idx))
 		for k, i := range idx {
 			keys[k] = views[i].Resource
