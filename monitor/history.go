@@ -13,6 +13,15 @@ type tokenSeen struct {
 	since time.Time
 }
 
+// roomFor returns arena, the array a poll's views take their tokens from, with room for n more: a new one when
+// it is full. The views keep the arrays they took from; no array is written where a view took from it.
+func roomFor(arena []tokenSeen, n int) []tokenSeen {
+	if len(arena)+n > cap(arena) {
+		return make([]tokenSeen, 0, max(1024, 2*n))
+	}
+	return arena
+}
+
 // lockHistory is what Aggregate carries from one snapshot to the next for a resource.
 type lockHistory struct {
 	tokens     []tokenSeen // tokens present in that snapshot with their first sighting

@@ -272,9 +272,7 @@ func holderRank(s LockState) int {
 
 // recordHolders sets v.hist.tokens to its holders' tokens, taken from arena, which it returns for the next view.
 func recordHolders(v *LockView, arena []tokenSeen) []tokenSeen {
-	if len(arena)+len(v.Holders) > cap(arena) {
-		arena = make([]tokenSeen, 0, max(1024, 2*len(v.Holders)))
-	}
+	arena = roomFor(arena, len(v.Holders))
 	start := len(arena)
 	for _, h := range v.Holders {
 		arena = append(arena, tokenSeen{token: h.Token})

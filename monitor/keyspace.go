@@ -93,30 +93,28 @@ func lockEventChannels(flags string, db int) ([]string, string) {
 		return nil, fmt.Sprintf("by the scan only: notify-keyspace-events %q names no write that creates a lock key", flags)
 	}
 	why := "within a poll, through keyspace notifications (" + strings.Join(events, ", ") + "), and by the scan"
+	if missed := kindsMissed(classes); len(missed) > 0 {
+		why += "; " + strings.Join(missed, " and ") + " by the scan only"
+	}
+	return channels, why
+}
+
+// kindsMissed returns the kinds of lock keys whose creation no class of classes (notify-keyspace-events, A
+// spelt out) names.
+func kindsMissed(classes string) []string {
 	var missed []string
 	for _, k := range lockKinds {
 		if !strings.ContainsAny(classes, k.classes) {
 			missed = append(missed, k.kind)
 		}
 	}
-	if len(missed) > 0 {
-		why += "; " + strings.Join(missed, " and ") + " by the scan only"
-	}
-	return channels, why
+	return missed
 }
 
 // namesEveryLock reports whether notify-keyspace-events flags name every kind of lock key as it is created.
 func namesEveryLock(flags string) bool {
 	classes := strings.ReplaceAll(flags, "A", allClass)
-	if !strings.Contains(classes, "E") {
-		return false
-	}
-	for _, k := range lockKinds {
-		if !strings.ContainsAny(classes, k.classes) {
-			return false
-		}
-	}
-	return true
+	return strings.Contains(classes, "E") && len(kindsMissed(classes)) == 0
 }
 
 // notifier takes the keys a master's keyspace notifications name, for discovery to read. The fields under mu

@@ -127,9 +127,7 @@ func sameAgain(p *LockView, row []MasterLock, arena []tokenSeen) (LockView, []to
 	v := *p
 	copy(row, p.Masters)
 	v.Masters, v.Keys = row, nil
-	if len(arena)+len(p.hist.tokens) > cap(arena) {
-		arena = make([]tokenSeen, 0, max(1024, 2*len(p.hist.tokens)))
-	}
+	arena = roomFor(arena, len(p.hist.tokens))
 	start := len(arena)
 	arena = append(arena, p.hist.tokens...)
 	v.hist.tokens = arena[start:len(arena):len(arena)]

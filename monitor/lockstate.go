@@ -101,9 +101,7 @@ func tallyTokens(v *LockView, dup []bool, counts []tokenCount) ([]tokenCount, []
 // recordTokens sets v.hist.tokens to the tokens read (counts) and those last seen on masters not read
 // (carried), taking them from arena, which it returns for the next view.
 func recordTokens(v *LockView, counts []tokenCount, carried []string, arena []tokenSeen) []tokenSeen {
-	if len(arena)+len(counts)+len(carried) > cap(arena) {
-		arena = make([]tokenSeen, 0, max(1024, 2*(len(counts)+len(carried))))
-	}
+	arena = roomFor(arena, len(counts)+len(carried))
 	start := len(arena)
 	for _, tc := range counts {
 		arena = append(arena, tokenSeen{token: tc.token})
