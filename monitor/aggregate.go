@@ -49,15 +49,27 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 // counters' warnings and events.
 func (s *Snapshot) aggregateAllLocks(prev *Snapshot, readings []Reading, delta []bool, own map[string]OwnLock, now time.Time, cfg Config) (lockEvents []Event, fenceWarnings []Warning, fenceEvents []Event) {
 	readings, fences := splitFences(prev, readings, cfg.FenceSuffix)
-	s.Locks, s.hidden, lockEvents, s.Unread = aggregateLocks(prev, readings, delta, s.Masters, own, now, cfg)
-	s.trackHolders(prev, goneKinds(lockEvents), cfg)
+	b, changes := aggregateLocks(prev, readings, delta, s.Masters, own, now, cfg)
+	s.Locks, s.hidden, lockEvents, s.Unread, s.leads = b.views, b.hidden, b.events, b.unread, b.leads
+	if changes != nil && s.Time.Before(prev.logsIdleAt) {
+		s.trackChangedHolders(prev, changes, goneKinds(lockEvents), cfg)
+	} else {
+		s.trackHolders(prev, goneKinds(lockEvents), cfg)
+	}
 	countWaiters(s.Locks, readings)
 	fenceWarnings, fenceEvents = s.applyFences(prev, fences, now)
-	s.countKeys()
+	if changes != nil {
+		s.shared = prev.shared + len(changes.resources)
+		s.countChangedKeys(prev, changes)
+		s.sameKeys = len(fences) == 0 && keysUnchanged(prev, s, changes)
+	} else {
+		s.countKeys()
+	}
 	s.countClusterKeys()
 	s.noteLongestTTL(readings, own)
+	s.troubled = s.troubledLocks(prev, changes)
 	s.lockWarnings = warnLocks(nil, s)
-	s.noteQuietUntil()
+	s.noteQuietUntil(b.quietEnds, changes)
 	return lockEvents, fenceWarnings, fenceEvents
 }
 

@@ -894,8 +894,10 @@ func TestADeltaShowsAKeyNotReadAsLastReadAndUnknownOnceItsTTLRanOut(t *testing.T
 }
 
 // TestAPollWithChangesTakesTheOtherLocksAsTheyWere: a poll whose readings are all deltas, with one lock changed,
-// shows the others as a poll reading every key would (same state, holder, cells, validity, sightings), in
-// arrays of its own: an unchanged lock keeps no part of an earlier poll's arrays alive.
+// shows the others as a poll reading every key would (same state, holder, cells, validity, sightings), taking
+// their rows as they were (their cells in the earlier poll's array: it costs what changed); and the arrays so
+// kept alive are bounded: once the polls with changes have built as many locks as there are, a poll builds
+// every lock in new arrays.
 func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 	first := fixture(t0, addrs5, map[string][]cell{"lock:a": cells("A", 5), "lock:b": cells("B", 5), "lock:c": cells("C", 3)})
 	for i := range first {
@@ -929,11 +931,30 @@ func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 				res, d.State, d.Holder, d.Count, d.ValidityAt(at), d.FirstSeen, d.Changes, d.Masters,
 				f.State, f.Holder, f.Count, f.ValidityAt(at), f.FirstSeen, f.Changes, f.Masters)
 		}
-		if &lockOf(t, s1, res).Masters[0] == &d.Masters[0] {
-			t.Errorf("%s: the poll's cells are the previous snapshot's array", res)
+		if shared := &lockOf(t, s1, res).Masters[0] == &d.Masters[0]; shared != (res != "lock:b") {
+			t.Errorf("%s: cells in the previous snapshot's array: %v, want %v", res, shared, res != "lock:b")
 		}
 	}
 	if l := lockOf(t, byDelta, "lock:b"); l.Holder != "D" {
 		t.Errorf("the changed lock: held by %q, want D", l.Holder)
+	}
+	// lock:b changes at every poll; lock:a never.
+	prev, polls := byDelta, 1
+	for ; &lockOf(t, prev, "lock:a").Masters[0] == &lockOf(t, s1, "lock:a").Masters[0]; polls++ {
+		if polls > 3 {
+			t.Fatalf("after %d polls with changes over 3 locks, lock:a's cells are still the first poll's array", polls)
+		}
+		at = at.Add(time.Second)
+		rs := fixture(at, addrs5, map[string][]cell{"lock:b": cells(fmt.Sprint("E", polls), 5)})
+		for i := range rs {
+			rs[i].seq, rs[i].delta, rs[i].deltaOf = prev.Masters[i].readSeq+1, true, prev.Masters[i].readSeq
+		}
+		prev = Aggregate(&prev, rs, nil, at, Config{})
+		if a := lockOf(t, prev, "lock:a"); a.State != StateHeld || a.Holder != "A" {
+			t.Fatalf("poll %d: lock:a %s by %q, want held by A", polls+1, a.State, a.Holder)
+		}
+	}
+	if polls < 3 {
+		t.Errorf("lock:a's cells were built again after %d polls with one change over 3 locks, want 3", polls)
 	}
 }

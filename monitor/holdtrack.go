@@ -22,14 +22,14 @@ func goneKinds(events []Event) map[string]EndKind {
 // holderStep is one resource's step of the hold logs: its log in prev (nil: none), its view in the previous
 // snapshot and in this one (nil: not shown), and the times the step needs.
 type holderStep struct {
-	log       *HoldLog
-	p, v      *LockView
-	prevAt    time.Time // the previous snapshot's time
-	now       time.Time
-	since     time.Time // the start of the window
-	limit     int       // Config.MaxIntervals
-	newLock   bool      // the lock is seen for the first time by the first polls: a holder's start is not known
-	prevQuiet bool      // the previous snapshot was quiet: it shares its locks with an earlier one
+	log     *HoldLog
+	p, v    *LockView
+	prevAt  time.Time // the previous snapshot's time
+	now     time.Time
+	since   time.Time // the start of the window
+	limit   int       // Config.MaxIntervals
+	newLock bool      // the lock is seen for the first time by the first polls: a holder's start is not known
+	prevSeq uint64    // the previous snapshot's sequence number: a lock p it did not build, it took as it was
 }
 
 // trackHolders moves every resource's hold log from prev to s: a holder change decided by this poll closes the
@@ -48,7 +48,10 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 	li, pi, vi := 0, 0, 0
 	for li < len(logs) || vi < len(s.Locks) {
 		res := nextResource(logs, li, s.Locks, vi)
-		st := holderStep{prevAt: prevAt, now: s.Time, since: s.Time.Add(-cfg.History), limit: cfg.MaxIntervals, prevQuiet: prev != nil && prev.quiet}
+		st := holderStep{prevAt: prevAt, now: s.Time, since: s.Time.Add(-cfg.History), limit: cfg.MaxIntervals}
+		if prev != nil {
+			st.prevSeq = prev.Seq
+		}
 		if li < len(logs) && logs[li].Resource == res {
 			st.log = logs[li]
 			li++
@@ -98,8 +101,8 @@ func decided(v *LockView) bool {
 
 // move returns the resource's log after this poll, recording in v when the lock was last decided.
 func (st holderStep) move(gone map[string]EndKind) *HoldLog {
-	lastDecided := st.prevAt                             // a lock not shown before was decided free (absent) by the previous poll
-	if st.p != nil && !(st.prevQuiet && decided(st.p)) { // a quiet poll decided every lock it shares
+	lastDecided := st.prevAt                                                // a lock not shown before was decided free (absent) by the previous poll
+	if st.p != nil && !(st.p.hist.builtIn != st.prevSeq && decided(st.p)) { // a poll decided every decided lock it took as it was
 		lastDecided = st.p.hist.decidedAt
 	}
 	if st.v != nil {

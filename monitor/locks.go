@@ -8,33 +8,28 @@ import (
 
 // aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
 // resource, carrying history and the values of cells not read this time from prev (as read, on a master whose
-// reading is a delta of prev's: delta, see deltas). It returns the views, those
-// of the keys kept for refresh that are not shown, the lock events, and how many of prev's locks some master that
-// answered could not read (its poll ran out of time before it reached them, or the read was not current).
-func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) ([]LockView, []LockView, []Event, int) {
+// reading is a delta of prev's: delta, see deltas). It returns a builder holding the views, those
+// of the keys kept for refresh that are not shown, the lock events, and how many of prev's locks some master
+// that answered could not read (its poll ran out of time before it reached them, or the read was not
+// current); and what it looked at again when it took the other locks of prev as they were (see
+// aggregateChanges; nil when it built them all).
+func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) (*lockBuilder, *lockChanges) {
+	b := newLockBuilder(prev, readings, delta, masters, own, now, cfg)
+	if canReuse(prev, masters, delta) {
+		if changes := b.aggregateChanges(); changes != nil {
+			return b, changes
+		}
+	}
 	n := len(readings)
-	quorum := n/2 + 1
 	resources, index := resourcesOf(prev, readings, own)
 	cells, read := readCells(readings, index, len(resources), now, cfg.Interval)
-	dup := make([]bool, n)
-	for j, m := range masters {
-		dup[j] = m.health.sameAs != ""
-	}
 	var prevLocks, prevHidden []LockView
 	if prev != nil {
 		prevLocks, prevHidden = prev.Locks, prev.hidden
 	}
-	notRead := unreadByKey(readings)
-	var (
-		events []Event
-		views  = make([]LockView, 0, len(resources))
-		hidden []LockView
-		arena  []tokenSeen // backs every view's hist.tokens
-		pi, hi = 0, 0
-		unread int
-	)
-	firstSweep := prev == nil || !prev.Swept
 	reuse := canReuse(prev, masters, delta)
+	b.views = make([]LockView, 0, len(resources))
+	pi, hi := 0, 0
 	for i, res := range resources {
 		var p *LockView
 		for pi < len(prevLocks) && prevLocks[pi].Resource < res {
@@ -46,50 +41,95 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 		for hi < len(prevHidden) && prevHidden[hi].Resource < res {
 			hi++
 		}
-		row := cells[i*n : (i+1)*n : (i+1)*n]
-		if reuse && p != nil && unchanged(p, read[i*n:(i+1)*n], notRead[res], own, now) {
+		row, rowRead := cells[i*n:(i+1)*n:(i+1)*n], read[i*n:(i+1)*n]
+		if reuse && p != nil && unchanged(p, rowRead, b.notRead[res], own, now) {
 			var v LockView
-			v, arena = sameAgain(p, row, arena)
-			views = append(views, v)
+			v, b.arena = sameAgain(p, row, b.arena)
+			b.views = append(b.views, v)
 			continue
 		}
-		cellsBefore := p
+		before := p
 		if p == nil && hi < len(prevHidden) && prevHidden[hi].Resource == res {
-			cellsBefore = &prevHidden[hi]
+			before = &prevHidden[hi]
 		}
-		carry(row, read[i*n:(i+1)*n], cellsBefore, delta, notRead[res], now)
-		shareTokens(row)
-		if p != nil && !readByAll(read[i*n:(i+1)*n], readings, dup) {
-			unread++
-		}
-		ownLock := own[res]
-		isOwn := ownLock.Token != ""
-		if !kept(row) && !isOwn {
-			if p != nil {
-				events = append(events, goneEvent(p, ownLock.Deleted, prev.Time, now))
-			}
-			continue
-		}
-		v := LockView{Resource: res, Masters: row}
-		setLock := isSetLock(row)
-		if setLock {
-			arena = classifySet(&v, dup, quorum, ownLock, isOwn, masters, now, cfg, arena)
-		} else {
-			arena = classify(&v, dup, quorum, ownLock, isOwn, now, cfg, arena)
-		}
-		nameResource(&v)
-		if !isOwn && !shown(&v, cfg) {
-			hidden = append(hidden, LockView{Resource: res, Masters: row})
-			continue
-		}
-		events = history(&v, p, prev != nil && !(p == nil && firstSweep), now, events)
-		if setLock {
-			holdersSeen(&v)
-		}
-		views = append(views, v)
+		b.build(res, row, rowRead, p, before)
 	}
-	groupMultiKeyLocks(views)
-	return views, hidden, events, unread
+	groupMultiKeyLocks(b.views)
+	b.leads = leadHashes(b.views)
+	return b, nil
+}
+
+// lockBuilder builds the views of one poll (aggregateLocks).
+type lockBuilder struct {
+	prev       *Snapshot
+	readings   []Reading
+	delta      []bool
+	dup        []bool // the masters that are another's duplicate
+	masters    []MasterStatus
+	own        map[string]OwnLock
+	notRead    map[string]uint64 // the keys some master could not read (unreadByKey)
+	now        time.Time
+	cfg        Config
+	firstSweep bool // the poll is part of the first sweep: a lock seen for the first time was not acquired now
+
+	views, hidden []LockView
+	leads         []uint64 // aligned with views: their lead tokens' hashes (leadHash)
+	quietEnds     []int64  // aligned with views: those of the rows taken as they were (the others noteQuietUntil sets)
+	events        []Event
+	arena         []tokenSeen // backs the built views' hist.tokens
+	unread        int
+	seq           uint64 // the sequence number of the snapshot being built
+}
+
+// newLockBuilder returns a builder of the views of the poll that follows prev.
+func newLockBuilder(prev *Snapshot, readings []Reading, delta []bool, masters []MasterStatus, own map[string]OwnLock, now time.Time, cfg Config) *lockBuilder {
+	b := &lockBuilder{prev: prev, readings: readings, delta: delta, dup: make([]bool, len(readings)), masters: masters,
+		own: own, notRead: unreadByKey(readings), now: now, cfg: cfg, firstSweep: prev == nil || !prev.Swept, seq: 1}
+	if prev != nil {
+		b.seq = prev.Seq + 1
+	}
+	for j, m := range masters {
+		b.dup[j] = m.health.sameAs != ""
+	}
+	return b
+}
+
+// build classifies res from its cells (row; read: those this poll decided), its view in prev (p, nil if none)
+// and the cells it had before (before: p, or prev's hidden view of it), and appends its view to the views or
+// the hidden ones, or its event when it is gone.
+func (b *lockBuilder) build(res string, row []MasterLock, read []bool, p, before *LockView) {
+	quorum := len(b.readings)/2 + 1
+	carry(row, read, before, b.delta, b.notRead[res], b.now)
+	shareTokens(row)
+	if p != nil && !readByAll(read, b.readings, b.dup) {
+		b.unread++
+	}
+	ownLock := b.own[res]
+	isOwn := ownLock.Token != ""
+	if !kept(row) && !isOwn {
+		if p != nil {
+			b.events = append(b.events, goneEvent(p, ownLock.Deleted, b.prev.Time, b.now))
+		}
+		return
+	}
+	v := LockView{Resource: res, Masters: row}
+	v.hist.builtIn = b.seq
+	setLock := isSetLock(row)
+	if setLock {
+		b.arena = classifySet(&v, b.dup, quorum, ownLock, isOwn, b.masters, b.now, b.cfg, b.arena)
+	} else {
+		b.arena = classify(&v, b.dup, quorum, ownLock, isOwn, b.now, b.cfg, b.arena)
+	}
+	nameResource(&v)
+	if !isOwn && !shown(&v, b.cfg) {
+		b.hidden = append(b.hidden, LockView{Resource: res, Masters: row})
+		return
+	}
+	b.events = history(&v, p, b.prev != nil && !(p == nil && b.firstSweep), b.now, b.events)
+	if setLock {
+		holdersSeen(&v)
+	}
+	b.views = append(b.views, v)
 }
 
 // canReuse reports whether this poll may take some of prev's locks as they are (unchanged): every master's
@@ -234,16 +274,26 @@ func shown(v *LockView, cfg Config) bool {
 // lock over both.
 const multiKeyMinToken = 16
 
+// groupToken is v's token as multi-key grouping takes it, and whether it takes it: a token too short to be
+// random, a hash holder (it names a client thread, which may hold several locks) and a set's holders (they
+// are many) are left out.
+func groupToken(v *LockView) (string, bool) {
+	t := LeadToken(v)
+	if len(t) < multiKeyMinToken || v.Holders != nil || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
+		return "", false
+	}
+	return t, true
+}
+
 // groupMultiKeyLocks sets Keys on locks whose leading token is also another key's: clients such as node-redlock
 // and bsm/redislock take one lock over several keys by writing one random token on all of them.
 func groupMultiKeyLocks(views []LockView) {
 	first := make(map[string]int, len(views)) // where each token was first seen
 	var groups map[string][]int               // the tokens on more than one key: almost never any
 	for i := range views {
-		v := &views[i]
-		t := LeadToken(v)
-		if len(t) < multiKeyMinToken || v.Holders != nil || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
-			continue // a hash holder names a client thread, which may hold several locks; a set's holders are many
+		t, ok := groupToken(&views[i])
+		if !ok {
+			continue
 		}
 		at, seen := first[t]
 		if !seen {

@@ -198,7 +198,7 @@ func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
 // last poll's when they are the same keys: a tracked master whose known keys did not change reads only what
 // changed (tracker.plan). After a quiet poll with our locks unchanged they are the same without a look.
 func (m *Monitor) knownKeys(prev *Snapshot, own map[string]OwnLock) *knownList {
-	if prev != nil && prev.quiet && m.known != nil && maps.EqualFunc(prev.own, own, sameOwnLock) {
+	if prev != nil && (prev.quiet || prev.sameKeys) && m.known != nil && maps.EqualFunc(prev.own, own, sameOwnLock) {
 		return m.known
 	}
 	known := prev.keysToRefresh(own)

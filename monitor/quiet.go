@@ -25,6 +25,7 @@ func (s *Snapshot) carryQuiet(prev *Snapshot, readings []Reading, delta []bool, 
 	}
 	s.Locks, s.hidden, s.holdLogs, s.fences = prev.Locks, prev.hidden, prev.holdLogs, prev.fences
 	s.lockWarnings, s.quietUntil, s.logsIdleAt, s.maxTTL, s.quiet = prev.lockWarnings, prev.quietUntil, prev.logsIdleAt, prev.maxTTL, true
+	s.leads, s.quietEnds, s.shared, s.troubled = prev.leads, prev.quietEnds, prev.shared, prev.troubled
 	for j := range s.Masters {
 		s.Masters[j].Keys = prev.Masters[j].Keys
 	}
@@ -52,12 +53,24 @@ func sameOwnLock(a, b OwnLock) bool {
 	return a.Token == b.Token && a.AcquiredAt.Equal(b.AcquiredAt) && a.TTL == b.TTL && slices.Equal(a.Deleted, b.Deleted)
 }
 
-// noteQuietUntil sets s.quietUntil: the first time the state of one of its locks could change with nothing
-// read; the zero time when one waits on the next poll.
-func (s *Snapshot) noteQuietUntil() {
+// noteQuietUntil sets s.quietEnds, each lock's quietEnd, and s.quietUntil: the first time the state of one
+// of its locks could change with nothing read; the zero time when one waits on the next poll. ends has those
+// of the locks a poll with changes took as they were (changes: what it built); nil when it built them all.
+func (s *Snapshot) noteQuietUntil(ends []int64, changes *lockChanges) {
+	if changes == nil {
+		ends = make([]int64, len(s.Locks))
+		for i := range s.Locks {
+			ends[i] = nanosOf(quietEnd(&s.Locks[i]))
+		}
+	} else {
+		for _, i := range changes.built {
+			ends[i] = nanosOf(quietEnd(&s.Locks[i]))
+		}
+	}
+	s.quietEnds = ends
 	s.quietUntil = farFuture
-	for i := range s.Locks {
-		s.quietUntil = earlier(s.quietUntil, quietEnd(&s.Locks[i]))
+	if len(ends) > 0 {
+		s.quietUntil = timeOf(slices.Min(ends))
 	}
 	for i := range s.hidden {
 		s.quietUntil = earlier(s.quietUntil, cellsQuietEnd(s.hidden[i].Masters))

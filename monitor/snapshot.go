@@ -201,8 +201,17 @@ type Snapshot struct {
 	fenceSuffix  string        // Config.FenceSuffix: the next poll reads every lock's fence counter
 	fences       fenceCounters // fence counters read, with the highest each master has shown
 	holdLogs     []*HoldLog    // every resource's holders over the window, by resource, shown or gone (holdtrack.go)
-	watchedFrom  time.Time     // the first snapshot's time: figures cover no time before it
-	window       time.Duration // Config.History
+	// What a poll with changes (changes.go) needs, aligned with Locks: each lock's lead token's hash
+	// (leadHash) and the first time it could change with nothing read (quietEnd, as nanosOf gives it); how
+	// many locks the polls with changes since the last that built every lock built (their arrays are kept
+	// alive by the locks taken as they were); and whether this snapshot refreshes the keys of the one before.
+	leads       []uint64
+	quietEnds   []int64
+	shared      int
+	sameKeys    bool
+	troubled    []string      // the resources of the locks in trouble (lockTroubleOf), sorted
+	watchedFrom time.Time     // the first snapshot's time: figures cover no time before it
+	window      time.Duration // Config.History
 }
 
 // MasterStatus is the health of one master as of the snapshot.

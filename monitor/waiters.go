@@ -66,10 +66,9 @@ func (p *poller) readWaiters(ctx context.Context, r *Reading, slowest time.Durat
 // countWaiters sets the waiters of every lock some master counted them for: the most subscribers any master
 // that answered counts on its channel (a waiter subscribes where it waits, and may wait on several).
 func countWaiters(views []LockView, readings []Reading) {
-	for i := range views {
-		v := &views[i]
-		for _, r := range readings {
-			if n, ok := r.Waiters[v.Resource]; ok {
+	for _, r := range readings {
+		for res, n := range r.Waiters {
+			if v, _ := seekView(views, 0, res); v != nil {
 				v.Waiters = max(v.Waiters, n)
 				v.WaitersKnown = true
 			}

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,14 +71,12 @@ var (
 	lockTroubles      = []lockTrouble{troubleLost, troubleQuorumLost, troubleStuck, troubleForeign}
 )
 
-// warnLocks appends to ws a warning for each lock in trouble, capped per kind of trouble.
+// warnLocks appends to ws a warning for each lock in trouble (s.troubled), capped per kind of trouble.
 func warnLocks(ws []Warning, s *Snapshot) []Warning {
 	counts := map[string]int{}
-	for _, l := range s.Locks {
-		trouble, text, ok := lockTroubleOf(l, s.Masters)
-		if !ok {
-			continue
-		}
+	for _, res := range s.troubled {
+		l := s.Lock(res)
+		trouble, text, _ := lockTroubleOf(*l, s.Masters)
 		if counts[trouble.kind]++; counts[trouble.kind] <= maxLockWarnings {
 			ws = append(ws, Warning{Severity: trouble.sev, Kind: trouble.kind, Resource: l.Resource, Text: text})
 		}
@@ -88,6 +87,37 @@ func warnLocks(ws []Warning, s *Snapshot) []Warning {
 		}
 	}
 	return ws
+}
+
+// troubledLocks returns, sorted, the resources of s's locks in trouble (lockTroubleOf): those of prev, less
+// the ones a poll with changes looked at again, and those of these in trouble now; when changes is nil, every
+// lock's.
+func (s *Snapshot) troubledLocks(prev *Snapshot, changes *lockChanges) []string {
+	var out []string
+	inTrouble := func(l *LockView) bool {
+		_, _, ok := lockTroubleOf(*l, s.Masters)
+		return ok
+	}
+	if changes == nil {
+		for i := range s.Locks {
+			if inTrouble(&s.Locks[i]) {
+				out = append(out, s.Locks[i].Resource)
+			}
+		}
+		return out
+	}
+	for _, res := range prev.troubled {
+		if _, looked := slices.BinarySearch(changes.resources, res); !looked {
+			out = append(out, res)
+		}
+	}
+	for _, res := range changes.resources {
+		if l := s.Lock(res); l != nil && inTrouble(l) {
+			out = append(out, res)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // lockTroubleOf is the trouble lock l is in, with the warning's text; false when it is in none.
