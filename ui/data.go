@@ -126,7 +126,8 @@ func (d *dashboard) ingestMasters(prev *dashboard) {
 
 // ingestLocks makes the locks' rows of d's snapshot, carrying each bar's scale from prev while the lock keeps
 // its holder, and counts them by state. A snapshot that shares its locks with prev's (a quiet poll: nothing
-// changed) shares prev's rows: its work does not grow with the locks.
+// changed) shares prev's rows, and a lock a poll with changes took as it was (its cells are prev's) keeps its
+// row: only the rows of what changed are made again.
 func (d *dashboard) ingestLocks(prev *dashboard) {
 	s := &d.snap
 	if prev != nil && sameSlice(s.Locks, prev.snap.Locks) {
@@ -135,25 +136,38 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 	}
 	n := len(s.Masters)
 	d.locks = make([]lockRow, len(s.Locks))
-	tokens := make([]string, len(s.Locks)*n)
 	var prevLocks []lockRow
 	if prev != nil {
 		prevLocks = prev.locks
 	}
+	var tokens []string // backs the new rows' tokens
 	pi := 0
 	for i := range s.Locks {
-		row := &d.locks[i]
-		row.fill(&s.Locks[i], tokens[i*n:(i+1)*n:(i+1)*n])
+		row, lv := &d.locks[i], &s.Locks[i]
+		d.counts.add(lv)
+		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < lv.Resource {
+			pi++
+		}
+		var before *lockRow
+		if pi < len(prevLocks) && prevLocks[pi].lv.Resource == lv.Resource {
+			before = &prevLocks[pi]
+		}
+		if before != nil && sameSlice(before.lv.Masters, lv.Masters) {
+			*row = *before
+			row.lv = lv
+			continue
+		}
+		if len(tokens) < n {
+			tokens = make([]string, n*256)
+		}
+		row.fill(lv, tokens[:n:n])
+		tokens = tokens[n:]
 		if row.lv.Holders != nil {
 			row.takeHolders(s.Time)
 		}
-		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < row.lv.Resource {
-			pi++
+		if before != nil && before.primary == row.primary {
+			row.ref = max(row.ref, before.ref)
 		}
-		if pi < len(prevLocks) && prevLocks[pi].lv.Resource == row.lv.Resource && prevLocks[pi].primary == row.primary {
-			row.ref = max(row.ref, prevLocks[pi].ref)
-		}
-		d.counts.add(row.lv)
 	}
 }
 

@@ -180,3 +180,32 @@ func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
 		t.Errorf("sort did not cycle back to resource: %v", sortNames[p.sort])
 	}
 }
+
+// TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere: after a poll with changes, whose unchanged locks keep
+// their cells (the same array), those locks keep their rows (the same tokens), now about the new views, and
+// the changed lock's row is made again; the counts are of the new snapshot.
+func TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere(t *testing.T) {
+	s1 := threeMasters(t0, heldLock("a", "T1", 3, 10*time.Second), heldLock("b", "T2", 3, 10*time.Second),
+		heldLock("c", "T3", 3, 10*time.Second))
+	first, _ := ingest(s1, nil)
+	locks := append([]monitor.LockView(nil), s1.Locks...)
+	locks[1] = heldLock("b", "T4", 2, 10*time.Second) // b changed; a and c were taken as they were
+	locks[1].State = monitor.StatePartial
+	second, _ := ingest(threeMasters(t0.Add(time.Second), locks...), first)
+	for i, res := range []string{"a", "b", "c"} {
+		row := second.locks[i]
+		if row.lv != &second.snap.Locks[i] {
+			t.Errorf("%s: the row is not about the new snapshot's view", res)
+		}
+		kept := &row.tokens[0] == &first.locks[i].tokens[0]
+		if kept != (res != "b") {
+			t.Errorf("%s: row kept: %v, want %v", res, kept, res != "b")
+		}
+	}
+	if got := second.locks[1].holder; got != "T4" {
+		t.Errorf("the changed lock's row shows %q, want T4", got)
+	}
+	if second.counts.held != 2 || second.counts.partial != 1 {
+		t.Errorf("counts: %d held, %d partial; want 2 and 1", second.counts.held, second.counts.partial)
+	}
+}
