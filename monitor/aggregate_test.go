@@ -896,8 +896,8 @@ func TestADeltaShowsAKeyNotReadAsLastReadAndUnknownOnceItsTTLRanOut(t *testing.T
 // TestAPollWithChangesTakesTheOtherLocksAsTheyWere: a poll whose readings are all deltas, with one lock changed,
 // shows the others as a poll reading every key would (same state, holder, cells, validity, sightings), taking
 // their rows as they were (their cells in the earlier poll's array: it costs what changed); and the arrays so
-// kept alive are bounded: once the polls with changes have built as many locks as there are, a poll builds
-// every lock in new arrays.
+// kept alive are bounded: once the polls with changes have built sharedBound locks, a poll builds every lock
+// in new arrays.
 func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 	first := fixture(t0, addrs5, map[string][]cell{"lock:a": cells("A", 5), "lock:b": cells("B", 5), "lock:c": cells("C", 3)})
 	for i := range first {
@@ -938,13 +938,14 @@ func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 	if l := lockOf(t, byDelta, "lock:b"); l.Holder != "D" {
 		t.Errorf("the changed lock: held by %q, want D", l.Holder)
 	}
-	// lock:b changes at every poll; lock:a never.
+	// lock:b changes at every poll; lock:a never. Each poll builds one lock.
+	bound := sharedBound(3)
 	prev, polls := byDelta, 1
 	for ; &lockOf(t, prev, "lock:a").Masters[0] == &lockOf(t, s1, "lock:a").Masters[0]; polls++ {
-		if polls > 3 {
-			t.Fatalf("after %d polls with changes over 3 locks, lock:a's cells are still the first poll's array", polls)
+		if polls > bound {
+			t.Fatalf("after %d polls with changes of one lock, lock:a's cells are still the first poll's array", polls)
 		}
-		at = at.Add(time.Second)
+		at = at.Add(time.Millisecond) // lock:a's TTL, 10s, lasts
 		rs := fixture(at, addrs5, map[string][]cell{"lock:b": cells(fmt.Sprint("E", polls), 5)})
 		for i := range rs {
 			rs[i].seq, rs[i].delta, rs[i].deltaOf = prev.Masters[i].readSeq+1, true, prev.Masters[i].readSeq
@@ -954,7 +955,7 @@ func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 			t.Fatalf("poll %d: lock:a %s by %q, want held by A", polls+1, a.State, a.Holder)
 		}
 	}
-	if polls < 3 {
-		t.Errorf("lock:a's cells were built again after %d polls with one change over 3 locks, want 3", polls)
+	if polls != bound+1 {
+		t.Errorf("lock:a's cells were built again by poll %d, want %d: the first after %d polls had each built one lock", polls, bound+1, bound)
 	}
 }

@@ -27,14 +27,14 @@ type lockChanges struct {
 // aggregateChanges builds the views of a poll with changes (see above), and returns what it looked at; nil,
 // having built nothing, when prev lacks what it needs (its rows' lead tokens and quiet ends, which a
 // snapshot not made by Aggregate lacks), or when the arrays the rows taken as they were keep alive would
-// grow past prev's locks: then every lock is built again, in new arrays, which frees the old ones.
+// grow past sharedBound: then every lock is built again, in new arrays, which frees the old ones.
 func (b *lockBuilder) aggregateChanges() *lockChanges {
 	prev := b.prev
 	if len(prev.leads) != len(prev.Locks) || len(prev.quietEnds) != len(prev.Locks) {
 		return nil
 	}
 	resources := changedResources(prev, b.readings, b.own, b.now)
-	if prev.shared+len(resources) > len(prev.Locks) {
+	if prev.shared+len(resources) > sharedBound(len(prev.Locks)) {
 		return nil
 	}
 	n := len(b.readings)
@@ -88,6 +88,13 @@ func (b *lockBuilder) takeAsTheyWere(from, to int) {
 	b.views = append(b.views, b.prev.Locks[from:to]...)
 	b.leads = append(b.leads, b.prev.leads[from:to]...)
 	b.quietEnds = append(b.quietEnds, b.prev.quietEnds[from:to]...)
+}
+
+// sharedBound is how many locks the polls with changes since the last that built every lock may have built,
+// for a snapshot of locks locks: a quarter of them, so that the arrays the rows taken as they were keep alive
+// hold at most a quarter more cells than the locks have; and at least 64, where building every lock is cheap.
+func sharedBound(locks int) int {
+	return max(locks/4, 64)
 }
 
 // changedResources returns, sorted, the resources a poll with changes after prev looks at again: the keys

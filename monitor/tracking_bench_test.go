@@ -17,11 +17,11 @@ import (
 )
 
 // BenchmarkWatchLocks measures, side by side in one run, what watching 1,000 to 100,000 locks costs with
-// every key polled, with tracking, and with tracking on masters that publish keyspace notifications: 5 real
-// masters, each lock a resource on all five (a 24-character token, a one-hour TTL), the default 500ms poll,
-// after the first full sweep; nothing changes, then (changes-1000/s, over 10,000 and 100,000 locks) 1,000
-// locks a second get a new token on all five masters, with a run of the writer alone as the baseline its own
-// cost is taken from. Per mode: each server's share of a core, this process's share, its RSS and
+// every key polled, with tracking, with tracking on masters that publish keyspace notifications, and with
+// tracking under a 1% scan budget: 5 real masters, each lock a resource on all five (a 24-character token, a
+// one-hour TTL), the default 500ms poll, after the first full sweep; nothing changes, then (changes-1000/s,
+// over 10,000 and 100,000 locks) 1,000 locks a second get a new token on all five masters, with a run of the
+// writer alone as the baseline its own cost is taken from. Per mode: each server's share of a core, this process's share, its RSS and
 // heap after a GC, and the polls on time (all masters answered within the interval, every lock read).
 //
 //	REDLOCK_TEST_REDIS=required go test -run '^$' -bench WatchLocks -benchtime 20x -timeout 60m ./monitor
@@ -33,10 +33,13 @@ func BenchmarkWatchLocks(b *testing.B) {
 	pids := serverPIDs(b, servers)
 	for _, locks := range []int{1000, 10000, 20000, 100000} {
 		loadLocks(b, servers, clients, locks)
-		for _, mode := range []string{RefreshPolling, RefreshTracking, notifiedMode} {
+		for _, mode := range []string{RefreshPolling, RefreshTracking, notifiedMode, smallBudgetMode} {
 			b.Run(fmt.Sprintf("locks-%d/%s", locks, mode), func(b *testing.B) {
 				w := watchRun{clients: clients, addrs: addrs, pids: pids, locks: locks, tracking: mode != RefreshPolling,
 					notified: mode == notifiedMode}
+				if mode == smallBudgetMode {
+					w.scanBudget = smallScanBudget
+				}
 				w.measure(b, nil)
 			})
 		}
@@ -60,6 +63,13 @@ func BenchmarkWatchLocks(b *testing.B) {
 // notifiedMode names the runs of BenchmarkWatchLocks on masters that publish keyspace notifications (KEA).
 const notifiedMode = RefreshTracking + "+notified"
 
+// smallBudgetMode names the runs of BenchmarkWatchLocks that track keys with a scan budget of smallScanBudget
+// instead of the default: what each master pays for the scan, against how soon it finds a new lock.
+const (
+	smallBudgetMode = RefreshTracking + "+scan-budget-1%"
+	smallScanBudget = 0.01
+)
+
 // watchRun is one measured run of BenchmarkWatchLocks.
 type watchRun struct {
 	clients  []*redis.Client
@@ -69,6 +79,8 @@ type watchRun struct {
 	tracking bool // the monitor tracks keys; otherwise it polls them all
 	notified bool // the masters publish keyspace notifications (KEA), for the run
 	alone    bool // no monitor: the writer alone, for its own cost
+	// scanBudget is the monitor's Config.ScanBudget; 0 the default.
+	scanBudget float64
 }
 
 // measure starts a monitor (unless alone), polls it until swept and settled, then polls b.N times at its
@@ -81,7 +93,7 @@ func (w watchRun) measure(b *testing.B, writer *writer) {
 	var mon *Monitor
 	if !w.alone {
 		var err error
-		mon, err = New(w.clients, w.addrs, Config{NoTracking: !w.tracking})
+		mon, err = New(w.clients, w.addrs, Config{NoTracking: !w.tracking, ScanBudget: w.scanBudget})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -100,7 +112,7 @@ func (w watchRun) measure(b *testing.B, writer *writer) {
 	debug.FreeOSMemory()
 	cpu0, self0, start := cpuOf(b, w.pids), processCPU(), time.Now()
 	onTime := 0
-	var counted []LockView // the locks whose unknown cells were counted last
+	var counted []LockView // the locks whose unknown ones were counted last
 	var unknown int
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -111,7 +123,7 @@ func (w watchRun) measure(b *testing.B, writer *writer) {
 		t := time.Now()
 		s := mon.Poll(context.Background())
 		if !sameSlice(s.Locks, counted) { // a quiet poll shares its locks: they were counted, and this process's cost is the monitor's
-			counted, unknown = s.Locks, unknownCells(s)
+			counted, unknown = s.Locks, unknownLocks(s)
 		}
 		if time.Since(t) <= interval && s.UpCount == len(w.pids) && unknown == 0 && (writer != nil || len(s.Locks) == w.locks) {
 			onTime++
@@ -185,10 +197,24 @@ func (w watchRun) mode() string {
 		return "writer alone"
 	case w.notified:
 		return notifiedMode
+	case w.scanBudget != 0:
+		return smallBudgetMode
 	case w.tracking:
 		return RefreshTracking
 	}
 	return RefreshPolling
+}
+
+// unknownLocks counts the locks of s with an unknown cell. It reads one field of each: the benchmark's own
+// cost is in this process's.
+func unknownLocks(s Snapshot) int {
+	n := 0
+	for i := range s.Locks {
+		if s.Locks[i].Unknown > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // notifyAll sets the masters' notify-keyspace-events to flags.
