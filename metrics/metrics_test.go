@@ -57,8 +57,8 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 			{Addr: "b:1", Up: true, Uptime: monitor.UnknownUptime, Sweep: monitor.Sweep{Total: -1}},
 			{Addr: "c:1", Down: true, Missed: 3, Uptime: monitor.UnknownUptime, Sweep: monitor.Sweep{Total: -1}},
 		},
-		Locks: []monitor.LockView{
-			billing,
+		Locks: []*monitor.LockView{
+			&billing,
 			{Resource: "other", State: monitor.StateHeld, Count: 3},
 			{Resource: "stuck", State: monitor.StateStuck},
 			{Resource: "zz", State: monitor.StateSplit},

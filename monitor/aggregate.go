@@ -56,7 +56,7 @@ func (s *Snapshot) aggregateAllLocks(prev *Snapshot, readings []Reading, delta [
 	} else {
 		s.trackHolders(prev, goneKinds(lockEvents), cfg)
 	}
-	countWaiters(s.Locks, readings)
+	s.countWaiters(readings)
 	fenceWarnings, fenceEvents = s.applyFences(prev, fences, now)
 	if changes != nil {
 		s.shared = prev.shared + len(changes.resources)

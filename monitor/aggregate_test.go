@@ -57,7 +57,7 @@ func lockOf(t *testing.T, s Snapshot, resource string) LockView {
 	t.Helper()
 	for _, l := range s.Locks {
 		if l.Resource == resource {
-			return l
+			return *l
 		}
 	}
 	t.Fatalf("no lock %q in snapshot; locks: %v", resource, s.Locks)

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -44,7 +43,8 @@ func (b *lockBuilder) aggregateChanges() *lockChanges {
 	}
 	cells, read := readCells(b.readings, index, len(resources), b.now, b.cfg.Interval)
 	size := len(prev.Locks) + len(resources)
-	b.views, b.leads, b.quietEnds = make([]LockView, 0, size), make([]uint64, 0, size), make([]int64, 0, size)
+	b.views, b.leads, b.quietEnds = make([]*LockView, 0, size), make([]uint64, 0, size), make([]int64, 0, size)
+	b.slab = make([]LockView, 0, len(resources))
 	changes := &lockChanges{resources: resources}
 	var regroup []uint64 // the lead tokens of the multi-key locks built again, as they were
 	at, hi := 0, 0
@@ -54,7 +54,7 @@ func (b *lockBuilder) aggregateChanges() *lockChanges {
 		at = pos
 		var p *LockView
 		if found {
-			p, at = &prev.Locks[pos], pos+1
+			p, at = prev.Locks[pos], pos+1
 		}
 		for hi < len(prev.hidden) && prev.hidden[hi].Resource < res {
 			hi++
@@ -69,12 +69,12 @@ func (b *lockBuilder) aggregateChanges() *lockChanges {
 		}
 		before := p
 		if p == nil && hi < len(prev.hidden) && prev.hidden[hi].Resource == res {
-			before = &prev.hidden[hi]
+			before = prev.hidden[hi]
 		}
 		count := len(b.views)
 		if b.build(res, row, rowRead, p, before); len(b.views) > count {
 			changes.built = append(changes.built, count)
-			b.leads, b.quietEnds = append(b.leads, leadHash(&b.views[count])), append(b.quietEnds, 0)
+			b.leads, b.quietEnds = append(b.leads, leadHash(b.views[count])), append(b.quietEnds, 0)
 			regroup = append(regroup, b.leads[count])
 		}
 	}
@@ -158,18 +158,18 @@ func leadHash(v *LockView) uint64 {
 }
 
 // leadHashes returns the lead token hash of each of views.
-func leadHashes(views []LockView) []uint64 {
+func leadHashes(views []*LockView) []uint64 {
 	out := make([]uint64, len(views))
-	for i := range views {
-		out[i] = leadHash(&views[i])
+	for i, v := range views {
+		out[i] = leadHash(v)
 	}
 	return out
 }
 
 // regroupMultiKeyLocks sets Keys again on the views whose lead token's hash (leads, aligned with views) is
 // one of hashes: those of the locks a poll with changes built, and of the groups they were in. The other
-// groups did not change.
-func regroupMultiKeyLocks(views []LockView, leads []uint64, hashes []uint64) {
+// groups did not change. A view whose Keys change is replaced by a copy: it may be an earlier snapshot's.
+func regroupMultiKeyLocks(views []*LockView, leads []uint64, hashes []uint64) {
 	wanted := map[uint64]bool{}
 	for _, h := range hashes {
 		if h != 0 {
@@ -182,7 +182,7 @@ func regroupMultiKeyLocks(views []LockView, leads []uint64, hashes []uint64) {
 	byToken := map[string][]int{}
 	for i, h := range leads {
 		if wanted[h] {
-			t, _ := groupToken(&views[i])
+			t, _ := groupToken(views[i])
 			byToken[t] = append(byToken[t], i)
 		}
 	}
@@ -195,7 +195,11 @@ func regroupMultiKeyLocks(views []LockView, leads []uint64, hashes []uint64) {
 			}
 		}
 		for _, i := range idx {
-			views[i].Keys = keys
+			if !slices.Equal(views[i].Keys, keys) {
+				v := *views[i]
+				v.Keys = keys
+				views[i] = &v
+			}
 		}
 	}
 }
@@ -219,10 +223,13 @@ func (s *Snapshot) trackChangedHolders(prev *Snapshot, changes *lockChanges, gon
 		st.v, vi = seekView(s.Locks, vi, res)
 		st.newLock = st.p == nil && st.log == nil && !prev.Swept
 		log := st.trackTrouble(st.move(gone))
-		if st.v != nil {
-			st.v.History = log
+		if log != nil && log.idleSince(st.since) {
+			log = nil // nothing left in the window
 		}
-		if log != nil && !log.idleSince(st.since) {
+		if st.v != nil && st.v.History != log {
+			s.ownView(vi - 1).History = log
+		}
+		if log != nil {
 			out = append(out, log)
 			s.logsIdleAt = earlier(s.logsIdleAt, log.idleAt(cfg.History))
 		}
@@ -231,12 +238,12 @@ func (s *Snapshot) trackChangedHolders(prev *Snapshot, changes *lockChanges, gon
 }
 
 // seekView returns res's view in views (sorted, res not before from), or nil, and where to look from next.
-func seekView(views []LockView, from int, res string) (*LockView, int) {
+func seekView(views []*LockView, from int, res string) (*LockView, int) {
 	pos, found := seek(len(views), from, res, func(k int) string { return views[k].Resource })
 	if !found {
 		return nil, pos
 	}
-	return &views[pos], pos + 1
+	return views[pos], pos + 1
 }
 
 // countChangedKeys is countKeys for a poll with changes: prev's counts, less the keys of the locks it looked
@@ -285,7 +292,7 @@ func refreshedKeys(s *Snapshot, res string) int {
 		}
 		return 1
 	}
-	if _, hidden := slices.BinarySearchFunc(s.hidden, res, func(v LockView, res string) int { return strings.Compare(v.Resource, res) }); hidden {
+	if hasResource(s.hidden, res) {
 		return 1
 	}
 	return 0

@@ -26,7 +26,8 @@ type modelCell struct {
 // (new holders, partial and split writes, deletions, keys without a TTL, one token on several keys, short
 // TTLs running out, new locks), the snapshots built from deltas (polls with changes: most locks taken as they
 // were) equal those built by reading every key at every poll: the locks, their hold logs, each master's key
-// count, the warnings, the time to the next change and the keys the next poll refreshes.
+// count, the warnings, the time to the next change and the keys the next poll refreshes; and no poll changes
+// a view of the snapshot before, which it shares.
 func TestPollsWithChangesMatchPollsThatReadEveryKey(t *testing.T) {
 	m := changeModel{cells: map[string][]modelCell{}, rng: rand.New(rand.NewPCG(7, 24))}
 	now := t0
@@ -34,7 +35,8 @@ func TestPollsWithChangesMatchPollsThatReadEveryKey(t *testing.T) {
 		m.set(fmt.Sprintf("lock:%02d", i), m.token(), 5, time.Hour, now)
 	}
 	first := m.readings(now, nil, 1)
-	byDelta := Aggregate(nil, first, nil, now, Config{})
+	cfg := Config{History: 5 * time.Second} // hold logs leave the window: some polls with changes move them all
+	byDelta := Aggregate(nil, first, nil, now, cfg)
 	byFull := byDelta
 	tookSome, builtAll := false, false
 	for step := range 80 {
@@ -45,12 +47,15 @@ func TestPollsWithChangesMatchPollsThatReadEveryKey(t *testing.T) {
 		for j := range delta {
 			delta[j].delta, delta[j].deltaOf = true, seq-1
 		}
-		before := byDelta
-		byDelta = Aggregate(&byDelta, delta, nil, now, Config{})
+		before, kept := byDelta, copyViews(byDelta)
+		byDelta = Aggregate(&byDelta, delta, nil, now, cfg)
+		if res := changedView(before, kept); res != "" {
+			t.Fatalf("poll %d (changed %v): changed the view of %s of the snapshot before", step+2, changed, res)
+		}
 		if byDelta.sameKeys && !slices.Equal(byDelta.keysToRefresh(nil), before.keysToRefresh(nil)) {
 			t.Fatalf("poll %d (changed %v): said to refresh the keys of the poll before, refreshes others", step+2, changed)
 		}
-		byFull = Aggregate(&byFull, m.readings(now, nil, seq), nil, now, Config{})
+		byFull = Aggregate(&byFull, m.readings(now, nil, seq), nil, now, cfg)
 		if byDelta.shared > 0 {
 			tookSome = true
 		} else if step > 0 {
@@ -63,6 +68,62 @@ func TestPollsWithChangesMatchPollsThatReadEveryKey(t *testing.T) {
 	if !tookSome || !builtAll {
 		t.Errorf("polls with changes taking locks as they were: %v; polls building every lock again: %v; want both", tookSome, builtAll)
 	}
+}
+
+// TestAPollWithChangesCountsWaitersAndFencesOnCopies: a poll with changes that counts the waiters of a lock
+// it took as it was, and reads a higher fence counter for another, shows both, and leaves the views of the
+// snapshot before, which it shares, as they were.
+func TestAPollWithChangesCountsWaitersAndFencesOnCopies(t *testing.T) {
+	first := fixture(t0, addrs5, map[string][]cell{"lock:a": cells("A", 5), "lock:b": cells("B", 5), "lock:c": cells("C", 5)})
+	for i := range first {
+		first[i].seq = 1
+	}
+	s1 := Aggregate(nil, first, nil, t0, Config{})
+	kept := copyViews(s1)
+	at := t0.Add(time.Millisecond)
+	delta := fixture(at, addrs5, map[string][]cell{"lock:b": cells("D", 5)})
+	for i := range delta {
+		delta[i].seq, delta[i].delta, delta[i].deltaOf = 2, true, 1
+		delta[i].Keys = append(delta[i].Keys, KeyReading{Key: "lock:c" + DefaultFenceSuffix, Value: "7", PTTL: NoTTL, ReadAt: at})
+	}
+	delta[1].Waiters = map[string]int{"lock:a": 3}
+	s2 := Aggregate(&s1, delta, nil, at, Config{})
+	if s2.shared == 0 {
+		t.Fatal("the poll built every lock: it took none as it was")
+	}
+	if a := lockOf(t, s2, "lock:a"); a.Waiters != 3 || !a.WaitersKnown {
+		t.Errorf("lock:a: %d waiters (known %v), want 3", a.Waiters, a.WaitersKnown)
+	}
+	if c := lockOf(t, s2, "lock:c"); c.Fence != 7 {
+		t.Errorf("lock:c: fence %d, want 7", c.Fence)
+	}
+	if res := changedView(s1, kept); res != "" {
+		t.Errorf("the poll changed the view of %s of the snapshot before", res)
+	}
+	if a := lockOf(t, s1, "lock:a"); a.WaitersKnown || a.Fence != 0 {
+		t.Errorf("the snapshot before shows lock:a with waiters known %v, fence %d", a.WaitersKnown, a.Fence)
+	}
+}
+
+// copyViews returns a copy of each view of s, with its own cells, keys and tokens.
+func copyViews(s Snapshot) []LockView {
+	out := make([]LockView, len(s.Locks))
+	for i, l := range s.Locks {
+		out[i] = *l
+		out[i].Masters, out[i].Keys = slices.Clone(l.Masters), slices.Clone(l.Keys)
+		out[i].hist.tokens = slices.Clone(l.hist.tokens)
+	}
+	return out
+}
+
+// changedView returns the resource of the first view of s that differs from its copy (copyViews); "" when none.
+func changedView(s Snapshot, copies []LockView) string {
+	for i, l := range s.Locks {
+		if !reflect.DeepEqual(*l, copies[i]) {
+			return l.Resource
+		}
+	}
+	return ""
 }
 
 // token returns a random token, long enough to group keys by.
@@ -157,7 +218,7 @@ func snapshotDiff(a, b Snapshot, now time.Time) string {
 		return fmt.Sprintf("%d locks against %d", len(a.Locks), len(b.Locks))
 	}
 	for i := range a.Locks {
-		if d := lockDiff(&a.Locks[i], &b.Locks[i], now); d != "" {
+		if d := lockDiff(a.Locks[i], b.Locks[i], now); d != "" {
 			return d
 		}
 	}

@@ -120,7 +120,7 @@ func TestClusterReshardingLosesNoLockFromView(t *testing.T) {
 		defer close(done)
 		for s := range snaps {
 			seen++
-			i := slices.IndexFunc(s.Locks, func(l LockView) bool { return l.Resource == key })
+			i := slices.IndexFunc(s.Locks, func(l *LockView) bool { return l.Resource == key })
 			switch {
 			case i < 0:
 				bad = append(bad, fmt.Sprintf("snapshot %d: lock gone from view", s.Seq))
@@ -161,7 +161,7 @@ func TestClusterReshardingLosesNoLockFromView(t *testing.T) {
 		defer close(done)
 		for s := range snaps {
 			seen++
-			i := slices.IndexFunc(s.Locks, func(l LockView) bool { return l.Resource == key })
+			i := slices.IndexFunc(s.Locks, func(l *LockView) bool { return l.Resource == key })
 			if i < 0 || s.Locks[i].State != StateHeld && s.Locks[i].State != StateUnknown {
 				bad = append(bad, fmt.Sprintf("snapshot %d after the keys moved: %+v", s.Seq, s.Locks))
 			}
@@ -204,7 +204,7 @@ func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
 	}
 	mon := watchRedisCluster(t, c, Config{})
 	pollUntil(t, mon, time.Minute, "the 3 locks are held", func(s Snapshot) bool {
-		return s.Swept && len(s.Locks) == 3 && !slices.ContainsFunc(s.Locks, func(l LockView) bool { return l.State != StateHeld })
+		return s.Swept && len(s.Locks) == 3 && !slices.ContainsFunc(s.Locks, func(l *LockView) bool { return l.State != StateHeld })
 	})
 	if err := c.Nodes[2].Stop(); err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	pollUntil(t, mon, time.Minute, "every lock is held again", func(s Snapshot) bool {
-		return len(s.Locks) == 3 && !slices.ContainsFunc(s.Locks, func(l LockView) bool { return l.State != StateHeld })
+		return len(s.Locks) == 3 && !slices.ContainsFunc(s.Locks, func(l *LockView) bool { return l.State != StateHeld })
 	})
 	cp := mon.pollers[0].(*clusterPoller)
 	cp.mu.Lock()

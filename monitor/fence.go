@@ -141,9 +141,13 @@ func (s *Snapshot) applyFences(prev *Snapshot, fences fenceCounters, now time.Ti
 		}
 	}
 	for res, f := range s.fences {
-		if l := s.Lock(res); l != nil {
+		if i, ok := s.lockIndex(res); ok {
+			high := s.Locks[i].Fence
 			for _, v := range f.now {
-				l.Fence = max(l.Fence, v)
+				high = max(high, v)
+			}
+			if high != s.Locks[i].Fence {
+				s.ownView(i).Fence = high
 			}
 		}
 	}

@@ -38,7 +38,7 @@ type holderStep struct {
 // dropped. It sets each shown lock's History.
 func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Config) {
 	var logs []*HoldLog
-	var prevLocks []LockView
+	var prevLocks []*LockView
 	prevAt := s.Time
 	firstSweep := prev == nil || !prev.Swept
 	if prev != nil {
@@ -60,18 +60,21 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 			pi++
 		}
 		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
-			st.p = &prevLocks[pi]
+			st.p = prevLocks[pi]
 		}
 		if vi < len(s.Locks) && s.Locks[vi].Resource == res {
-			st.v = &s.Locks[vi]
+			st.v = s.Locks[vi]
 			vi++
 		}
 		st.newLock = st.p == nil && st.log == nil && firstSweep
 		log := st.trackTrouble(st.move(gone))
-		if st.v != nil {
-			st.v.History = log
+		if log != nil && log.idleSince(st.since) {
+			log = nil // nothing left in the window
 		}
-		if log != nil && !log.idleSince(st.since) {
+		if st.v != nil && st.v.History != log {
+			s.ownView(vi - 1).History = log
+		}
+		if log != nil {
 			out = append(out, log)
 		}
 	}
@@ -83,7 +86,7 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 }
 
 // nextResource is the smaller of the resources at logs[li] and locks[vi], where either may be past its end.
-func nextResource(logs []*HoldLog, li int, locks []LockView, vi int) string {
+func nextResource(logs []*HoldLog, li int, locks []*LockView, vi int) string {
 	switch {
 	case li >= len(logs):
 		return locks[vi].Resource
@@ -99,13 +102,16 @@ func decided(v *LockView) bool {
 	return v != nil && v.State != StateUnknown && v.State != StateUnconfirmed
 }
 
-// move returns the resource's log after this poll, recording in v when the lock was last decided.
+// move returns the resource's log after this poll, recording in v, when this poll built it, when the lock
+// was last decided: a lock taken as it was keeps its view (an earlier snapshot's), whose decidedAt a later
+// poll reads only while it is undecided, and then it is what it was.
 func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 	lastDecided := st.prevAt                                                // a lock not shown before was decided free (absent) by the previous poll
 	if st.p != nil && !(st.p.hist.builtIn != st.prevSeq && decided(st.p)) { // a poll decided every decided lock it took as it was
 		lastDecided = st.p.hist.decidedAt
 	}
-	if st.v != nil {
+	built := st.v != nil && st.v.hist.builtIn == st.prevSeq+1
+	if built {
 		st.v.hist.decidedAt = lastDecided
 	}
 	log := st.log
@@ -124,7 +130,9 @@ func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 		return log
 	}
 	v := st.v
-	v.hist.decidedAt = st.now
+	if built {
+		v.hist.decidedAt = st.now
+	}
 	slack := st.now.Sub(lastDecided)
 	if held && open.Token != v.Holder {
 		log = log.withClosed(st.now, slack, endOf(v, open.Token), st.since, st.limit)

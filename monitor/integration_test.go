@@ -204,7 +204,7 @@ func TestPollPausedMasterDoesNotDelayOthers(t *testing.T) {
 			if s.Masters[2].Up || !s.Masters[0].Up || !s.Masters[1].Up {
 				t.Errorf("key %d, poll %d: up = %v %v %v, want the paused master down only", i, poll, s.Masters[0].Up, s.Masters[1].Up, s.Masters[2].Up)
 			}
-			found := slices.IndexFunc(s.Locks, func(l LockView) bool { return l.Resource == key })
+			found := slices.IndexFunc(s.Locks, func(l *LockView) bool { return l.Resource == key })
 			if found >= 0 {
 				if l := s.Locks[found]; l.State != StateHeld {
 					t.Errorf("key %d: a key set on the live masters is %s, want held", i, l.State)
@@ -353,7 +353,7 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 				t.Errorf("long value kept %d bytes, want 16", len(l.Holder))
 			}
 			for _, name := range []string{"hash", "list", "set", "zset", "no-ttl"} {
-				if slices.ContainsFunc(s.Locks, func(l LockView) bool { return l.Resource == name }) {
+				if slices.ContainsFunc(s.Locks, func(l *LockView) bool { return l.Resource == name }) {
 					t.Errorf("%q is listed as a lock", name)
 				}
 			}

@@ -23,12 +23,12 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 	n := len(readings)
 	resources, index := resourcesOf(prev, readings, own)
 	cells, read := readCells(readings, index, len(resources), now, cfg.Interval)
-	var prevLocks, prevHidden []LockView
+	var prevLocks, prevHidden []*LockView
 	if prev != nil {
 		prevLocks, prevHidden = prev.Locks, prev.hidden
 	}
 	reuse := canReuse(prev, masters, delta)
-	b.views = make([]LockView, 0, len(resources))
+	b.views, b.slab = make([]*LockView, 0, len(resources)), make([]LockView, 0, len(resources))
 	pi, hi := 0, 0
 	for i, res := range resources {
 		var p *LockView
@@ -36,7 +36,7 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 			pi++
 		}
 		if pi < len(prevLocks) && prevLocks[pi].Resource == res {
-			p = &prevLocks[pi]
+			p = prevLocks[pi]
 		}
 		for hi < len(prevHidden) && prevHidden[hi].Resource < res {
 			hi++
@@ -45,12 +45,12 @@ func aggregateLocks(prev *Snapshot, readings []Reading, delta []bool, masters []
 		if reuse && p != nil && unchanged(p, rowRead, b.notRead[res], own, now) {
 			var v LockView
 			v, b.arena = sameAgain(p, row, b.arena)
-			b.views = append(b.views, v)
+			b.views = append(b.views, b.keep(v))
 			continue
 		}
 		before := p
 		if p == nil && hi < len(prevHidden) && prevHidden[hi].Resource == res {
-			before = &prevHidden[hi]
+			before = prevHidden[hi]
 		}
 		b.build(res, row, rowRead, p, before)
 	}
@@ -72,9 +72,10 @@ type lockBuilder struct {
 	cfg        Config
 	firstSweep bool // the poll is part of the first sweep: a lock seen for the first time was not acquired now
 
-	views, hidden []LockView
-	leads         []uint64 // aligned with views: their lead tokens' hashes (leadHash)
-	quietEnds     []int64  // aligned with views: those of the rows taken as they were (the others noteQuietUntil sets)
+	views, hidden []*LockView
+	slab          []LockView // backs the views built: as many as the resources looked at, so that it never moves
+	leads         []uint64   // aligned with views: their lead tokens' hashes (leadHash)
+	quietEnds     []int64    // aligned with views: those of the rows taken as they were (the others noteQuietUntil sets)
 	events        []Event
 	arena         []tokenSeen // backs the built views' hist.tokens
 	unread        int
@@ -122,14 +123,20 @@ func (b *lockBuilder) build(res string, row []MasterLock, read []bool, p, before
 	}
 	nameResource(&v)
 	if !isOwn && !shown(&v, b.cfg) {
-		b.hidden = append(b.hidden, LockView{Resource: res, Masters: row})
+		b.hidden = append(b.hidden, &LockView{Resource: res, Masters: row})
 		return
 	}
 	b.events = history(&v, p, b.prev != nil && !(p == nil && b.firstSweep), b.now, b.events)
 	if setLock {
 		holdersSeen(&v)
 	}
-	b.views = append(b.views, v)
+	b.views = append(b.views, b.keep(v))
+}
+
+// keep stores v in the slab, and returns where.
+func (b *lockBuilder) keep(v LockView) *LockView {
+	b.slab = append(b.slab, v)
+	return &b.slab[len(b.slab)-1]
 }
 
 // canReuse reports whether this poll may take some of prev's locks as they are (unchanged): every master's
@@ -195,7 +202,7 @@ func resourcesOf(prev *Snapshot, readings []Reading, own map[string]OwnLock) ([]
 			index[k.Key] = 0
 		}
 	}
-	var prevLocks, prevHidden []LockView
+	var prevLocks, prevHidden []*LockView
 	if prev != nil {
 		prevLocks, prevHidden = prev.Locks, prev.hidden
 	}
@@ -233,14 +240,14 @@ func resourcesOf(prev *Snapshot, readings []Reading, own map[string]OwnLock) ([]
 }
 
 // hasResource reports whether views, sorted by resource, has res.
-func hasResource(views []LockView, res string) bool {
-	_, ok := slices.BinarySearchFunc(views, res, func(v LockView, res string) int { return strings.Compare(v.Resource, res) })
+func hasResource(views []*LockView, res string) bool {
+	_, ok := slices.BinarySearchFunc(views, res, func(v *LockView, res string) int { return strings.Compare(v.Resource, res) })
 	return ok
 }
 
 // smallest is the smallest of the resources at locks[li], hidden[hi] and extra[ei], where any may be past its
 // end (not all).
-func smallest(locks []LockView, li int, hidden []LockView, hi int, extra []string, ei int) string {
+func smallest(locks []*LockView, li int, hidden []*LockView, hi int, extra []string, ei int) string {
 	var out string
 	first := true
 	take := func(res string) {
@@ -287,11 +294,11 @@ func groupToken(v *LockView) (string, bool) {
 
 // groupMultiKeyLocks sets Keys on locks whose leading token is also another key's: clients such as node-redlock
 // and bsm/redislock take one lock over several keys by writing one random token on all of them.
-func groupMultiKeyLocks(views []LockView) {
+func groupMultiKeyLocks(views []*LockView) {
 	first := make(map[string]int, len(views)) // where each token was first seen
 	var groups map[string][]int               // the tokens on more than one key: almost never any
 	for i := range views {
-		t, ok := groupToken(&views[i])
+		t, ok := groupToken(views[i])
 		if !ok {
 			continue
 		}

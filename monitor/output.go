@@ -202,8 +202,8 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 			jl.Masters[j] = jc
 		}
 		jl.Families, jl.Logical, jl.Convention = append([]string{}, l.Families...), l.Logical, l.Convention
-		jl.Holders, jl.Summary, jl.Limit = jsonHolders(&l, s.Time), l.HoldersText(), l.Limit
-		jl.Contention = jsonContentionOf(&s, &l)
+		jl.Holders, jl.Summary, jl.Limit = jsonHolders(l, s.Time), l.HoldersText(), l.Limit
+		jl.Contention = jsonContentionOf(&s, l)
 		out.Locks[i] = jl
 	}
 	for i, wn := range s.Warnings {
@@ -315,7 +315,7 @@ func tableMasters(p func(string, ...any), masters []MasterStatus) {
 
 // tableLocks writes the locks' table with p; servers is the number of distinct servers, a lock's count is out
 // of it.
-func tableLocks(p func(string, ...any), locks []LockView, servers int, now time.Time) {
+func tableLocks(p func(string, ...any), locks []*LockView, servers int, now time.Time) {
 	p("\nRESOURCE\tSTATE\tHOLDER\tCOUNT\tVALIDITY\tSPREAD\tFLAGS\tPER MASTER (token:pttl)\n")
 	for _, l := range locks {
 		var flags []string
@@ -339,7 +339,7 @@ func tableLocks(p func(string, ...any), locks []LockView, servers int, now time.
 		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State, orDash(holder), l.Count,
 			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
 		if l.Holders != nil {
-			tableHolders(p, &l, servers, now)
+			tableHolders(p, l, servers, now)
 		}
 	}
 }

@@ -25,11 +25,26 @@ type Owner interface {
 
 // Lock returns resource's view in s (Locks is sorted by resource), nil when s shows no key of it.
 func (s *Snapshot) Lock(resource string) *LockView {
-	i := sort.Search(len(s.Locks), func(i int) bool { return s.Locks[i].Resource >= resource }) // no copy of a view per step
-	if i == len(s.Locks) || s.Locks[i].Resource != resource {
-		return nil
+	if i, ok := s.lockIndex(resource); ok {
+		return s.Locks[i]
 	}
-	return &s.Locks[i]
+	return nil
+}
+
+// lockIndex returns where resource's view is in s.Locks, and whether it is there.
+func (s *Snapshot) lockIndex(resource string) (int, bool) {
+	i := sort.Search(len(s.Locks), func(i int) bool { return s.Locks[i].Resource >= resource })
+	return i, i < len(s.Locks) && s.Locks[i].Resource == resource
+}
+
+// ownView returns s.Locks[i] for a pass after the views are built to change: the view itself when this poll
+// built it, otherwise a copy put in its place, for the view may be an earlier snapshot's (taken as it was).
+func (s *Snapshot) ownView(i int) *LockView {
+	if s.Locks[i].hist.builtIn != s.Seq {
+		v := *s.Locks[i]
+		s.Locks[i] = &v
+	}
+	return s.Locks[i]
 }
 
 // Shows reports whether s shows any of tokens on some master of resource: a force-deletion is over when it

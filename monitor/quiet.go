@@ -60,11 +60,11 @@ func (s *Snapshot) noteQuietUntil(ends []int64, changes *lockChanges) {
 	if changes == nil {
 		ends = make([]int64, len(s.Locks))
 		for i := range s.Locks {
-			ends[i] = nanosOf(quietEnd(&s.Locks[i]))
+			ends[i] = nanosOf(quietEnd(s.Locks[i]))
 		}
 	} else {
 		for _, i := range changes.built {
-			ends[i] = nanosOf(quietEnd(&s.Locks[i]))
+			ends[i] = nanosOf(quietEnd(s.Locks[i]))
 		}
 	}
 	s.quietEnds = ends

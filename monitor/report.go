@@ -76,8 +76,7 @@ func WriteReport(w io.Writer, s Snapshot, o ReportOptions) error {
 func reportLocks(p func(string, ...any), s *Snapshot, o ReportOptions) {
 	p("\n## Locks\n\n| Resource | State | Holder | Quorum | Validity | Handovers/min (1m, window) | Hold p50/p95/max | Free gap p50 | Holders, busiest share | Waiters |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	shown, matched := 0, 0
-	for i := range s.Locks {
-		l := &s.Locks[i]
+	for _, l := range s.Locks {
 		if o.Match != nil && !o.Match(l) {
 			continue
 		}

@@ -313,7 +313,7 @@ func TestSetLockRowFollowsReadersAndWritersWithinAPoll(t *testing.T) {
 		var l LockView
 		for _, x := range s.Locks {
 			if x.Resource == key {
-				l = x
+				l = *x
 			}
 		}
 		if why := check(l, newEvents(prev, s)); why != "" {

@@ -178,7 +178,7 @@ type Snapshot struct {
 	UpCount   int            // distinct servers that answered (two addresses of one server count once)
 	Servers   int            // distinct servers among the masters, as far as run_id tells
 	Masters   []MasterStatus // in the order given
-	Locks     []LockView     // sorted by Resource
+	Locks     []*LockView    // sorted by Resource; later snapshots share the views of locks that did not change
 	Warnings  []Warning      // current conditions (recomputed each snapshot)
 	Events    []Event        // most recent last, at most Config.MaxEvents, carried across snapshots
 	Truncated bool           // more lock keys than Config.MaxKeys: some are not tracked (Untracked of them)
@@ -188,7 +188,7 @@ type Snapshot struct {
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
 	maxTTL time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
-	hidden []LockView    // the keys refreshed by the next poll that are not in Locks (no TTL, on one master), with their cells
+	hidden []*LockView   // the keys refreshed by the next poll that are not in Locks (no TTL, on one master), with their cells
 
 	// What a quiet poll (quiet.go) needs: the locks registered as ours when it was made, the warnings about
 	// its locks, the first time a lock could change with nothing read, and whether it shares its locks with

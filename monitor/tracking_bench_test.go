@@ -112,7 +112,7 @@ func (w watchRun) measure(b *testing.B, writer *writer) {
 	debug.FreeOSMemory()
 	cpu0, self0, start := cpuOf(b, w.pids), processCPU(), time.Now()
 	onTime := 0
-	var counted []LockView // the locks whose unknown ones were counted last
+	var counted []*LockView // the locks whose unknown ones were counted last
 	var unknown int
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -41,7 +41,7 @@ func quietlyTracked(s Snapshot) bool {
 
 // cellOf returns the first master's cell of resource in s, nil when s does not show the resource.
 func cellOf(s Snapshot, resource string) *MasterLock {
-	i := slices.IndexFunc(s.Locks, func(l LockView) bool { return l.Resource == resource })
+	i := slices.IndexFunc(s.Locks, func(l *LockView) bool { return l.Resource == resource })
 	if i < 0 {
 		return nil
 	}

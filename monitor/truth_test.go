@@ -166,7 +166,7 @@ func TestPollStuckLockWithoutTTLIsShownAndOrdinaryDataIsNot(t *testing.T) {
 		t.Errorf("no stuck-lock warning: %v", s.Warnings)
 	}
 	for _, name := range []string{"session:cache", "config:colour", "user:42:name"} {
-		if slices.ContainsFunc(s.Locks, func(l LockView) bool { return l.Resource == name }) {
+		if slices.ContainsFunc(s.Locks, func(l *LockView) bool { return l.Resource == name }) {
 			t.Errorf("%q listed as a lock", name)
 		}
 	}

@@ -65,12 +65,12 @@ func (p *poller) readWaiters(ctx context.Context, r *Reading, slowest time.Durat
 
 // countWaiters sets the waiters of every lock some master counted them for: the most subscribers any master
 // that answered counts on its channel (a waiter subscribes where it waits, and may wait on several).
-func countWaiters(views []LockView, readings []Reading) {
+func (s *Snapshot) countWaiters(readings []Reading) {
 	for _, r := range readings {
 		for res, n := range r.Waiters {
-			if v, _ := seekView(views, 0, res); v != nil {
-				v.Waiters = max(v.Waiters, n)
-				v.WaitersKnown = true
+			if i, ok := s.lockIndex(res); ok && (s.Locks[i].Waiters < n || !s.Locks[i].WaitersKnown) {
+				v := s.ownView(i)
+				v.Waiters, v.WaitersKnown = max(v.Waiters, n), true
 			}
 		}
 	}

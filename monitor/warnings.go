@@ -76,7 +76,7 @@ func warnLocks(ws []Warning, s *Snapshot) []Warning {
 	counts := map[string]int{}
 	for _, res := range s.troubled {
 		l := s.Lock(res)
-		trouble, text, _ := lockTroubleOf(*l, s.Masters)
+		trouble, text, _ := lockTroubleOf(l, s.Masters)
 		if counts[trouble.kind]++; counts[trouble.kind] <= maxLockWarnings {
 			ws = append(ws, Warning{Severity: trouble.sev, Kind: trouble.kind, Resource: l.Resource, Text: text})
 		}
@@ -95,13 +95,13 @@ func warnLocks(ws []Warning, s *Snapshot) []Warning {
 func (s *Snapshot) troubledLocks(prev *Snapshot, changes *lockChanges) []string {
 	var out []string
 	inTrouble := func(l *LockView) bool {
-		_, _, ok := lockTroubleOf(*l, s.Masters)
+		_, _, ok := lockTroubleOf(l, s.Masters)
 		return ok
 	}
 	if changes == nil {
-		for i := range s.Locks {
-			if inTrouble(&s.Locks[i]) {
-				out = append(out, s.Locks[i].Resource)
+		for _, l := range s.Locks {
+			if inTrouble(l) {
+				out = append(out, l.Resource)
 			}
 		}
 		return out
@@ -121,7 +121,7 @@ func (s *Snapshot) troubledLocks(prev *Snapshot, changes *lockChanges) []string 
 }
 
 // lockTroubleOf is the trouble lock l is in, with the warning's text; false when it is in none.
-func lockTroubleOf(l LockView, masters []MasterStatus) (lockTrouble, string, bool) {
+func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bool) {
 	switch {
 	case l.State == StateLost:
 		return troubleLost, fmt.Sprintf("our lock on %q has no quorum", l.Resource), true

@@ -139,8 +139,17 @@ func snapshotOf(ms []monitor.MasterStatus, warnings []monitor.Warning, locks ...
 			up++
 		}
 	}
-	return monitor.Snapshot{Seq: 42, Time: testNow, Quorum: len(ms)/2 + 1, UpCount: up, Servers: len(ms), Masters: ms, Locks: locks,
+	return monitor.Snapshot{Seq: 42, Time: testNow, Quorum: len(ms)/2 + 1, UpCount: up, Servers: len(ms), Masters: ms, Locks: viewsOf(locks),
 		Warnings: warnings, Swept: true}
+}
+
+// viewsOf returns a view of each of locks, for a snapshot.
+func viewsOf(locks []monitor.LockView) []*monitor.LockView {
+	out := make([]*monitor.LockView, len(locks))
+	for i := range locks {
+		out[i] = &locks[i]
+	}
+	return out
 }
 
 // normalSnapshot is three healthy masters and a few locks in every state but lost.
@@ -165,7 +174,7 @@ func splitSnapshot() monitor.Snapshot {
 	split.Changes = 5
 	stray := lockOf("orders:7", 2, 2100*time.Millisecond, on(tokB, 3*time.Second), on(tokC, 9*time.Second),
 		on(tokB, 3*time.Second))
-	s.Locks = []monitor.LockView{s.Locks[0], s.Locks[1], s.Locks[2], split, stray}
+	s.Locks = []*monitor.LockView{s.Locks[0], s.Locks[1], s.Locks[2], &split, &stray}
 	s.Warnings = []monitor.Warning{{Severity: monitor.SeverityWarning, Kind: monitor.WarnForeignTokens,
 		Text: `lock "orders:7" is held but another token is on 10.0.0.2:6379`}}
 	s.Events = []monitor.Event{{Time: testNow.Add(-time.Second), Kind: monitor.EventLockSplit,
@@ -886,7 +895,7 @@ func TestHostileKeyNameRendersEscaped(t *testing.T) {
 	s := normalSnapshot()
 	evil := lockOf(hostile, 2, 5*time.Second, on("tok\x1b[31m", 6*time.Second), on("tok\x1b[31m", 6*time.Second),
 		none)
-	s.Locks = append([]monitor.LockView{evil}, s.Locks...)
+	s.Locks = append([]*monitor.LockView{&evil}, s.Locks...)
 	s.Masters[2].Err, s.Masters[2].Up = "ERR \x1b[H\x1b[2Jgotcha\r\n", false
 	s.Warnings = []monitor.Warning{{Kind: "x", Text: "bad \x1b[5m text"}}
 	s.Events = []monitor.Event{{Time: testNow, Kind: monitor.EventLockAppeared, Resource: hostile, Text: "appeared"}}

@@ -143,7 +143,7 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 	var tokens []string // backs the new rows' tokens
 	pi := 0
 	for i := range s.Locks {
-		row, lv := &d.locks[i], &s.Locks[i]
+		row, lv := &d.locks[i], s.Locks[i]
 		d.counts.add(lv)
 		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < lv.Resource {
 			pi++

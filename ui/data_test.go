@@ -27,7 +27,16 @@ func threeMasters(at time.Time, locks ...monitor.LockView) monitor.Snapshot {
 	for i := range ms {
 		ms[i] = monitor.MasterStatus{Addr: fmt.Sprintf("127.0.0.1:%d", 7000+i), Up: true}
 	}
-	return monitor.Snapshot{Time: at, Quorum: 2, UpCount: 3, Servers: 3, Masters: ms, Locks: locks}
+	return monitor.Snapshot{Time: at, Quorum: 2, UpCount: 3, Servers: 3, Masters: ms, Locks: viewsOf(locks)}
+}
+
+// viewsOf returns a view of each of locks, for a snapshot.
+func viewsOf(locks []monitor.LockView) []*monitor.LockView {
+	out := make([]*monitor.LockView, len(locks))
+	for i := range locks {
+		out[i] = &locks[i]
+	}
+	return out
 }
 
 func TestIngestSanitizesEverythingUntrusted(t *testing.T) {
@@ -188,13 +197,16 @@ func TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere(t *testing.T) {
 	s1 := threeMasters(t0, heldLock("a", "T1", 3, 10*time.Second), heldLock("b", "T2", 3, 10*time.Second),
 		heldLock("c", "T3", 3, 10*time.Second))
 	first, _ := ingest(s1, nil)
-	locks := append([]monitor.LockView(nil), s1.Locks...)
+	locks := make([]monitor.LockView, len(s1.Locks))
+	for i, l := range s1.Locks {
+		locks[i] = *l
+	}
 	locks[1] = heldLock("b", "T4", 2, 10*time.Second) // b changed; a and c were taken as they were
 	locks[1].State = monitor.StatePartial
 	second, _ := ingest(threeMasters(t0.Add(time.Second), locks...), first)
 	for i, res := range []string{"a", "b", "c"} {
 		row := second.locks[i]
-		if row.lv != &second.snap.Locks[i] {
+		if row.lv != second.snap.Locks[i] {
 			t.Errorf("%s: the row is not about the new snapshot's view", res)
 		}
 		kept := &row.tokens[0] == &first.locks[i].tokens[0]

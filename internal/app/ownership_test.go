@@ -95,7 +95,7 @@ func pollUntil(t *testing.T, mon *monitor.Monitor, ok func(monitor.Snapshot) boo
 func lockIn(s monitor.Snapshot, resource string) monitor.LockView {
 	for _, l := range s.Locks {
 		if l.Resource == resource {
-			return l
+			return *l
 		}
 	}
 	return monitor.LockView{}

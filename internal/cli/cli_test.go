@@ -105,7 +105,7 @@ func TestOnceTableCapsItsColumns(t *testing.T) {
 	long := strings.Repeat("k", 1<<20)
 	s := monitor.Snapshot{Quorum: 1, UpCount: 1, Servers: 1,
 		Masters: []monitor.MasterStatus{{Addr: "10.0.0.1:6379", Up: true, Role: "master", Uptime: time.Hour}},
-		Locks: []monitor.LockView{
+		Locks: []*monitor.LockView{
 			{Resource: long, State: monitor.StateHeld, Holder: "t", Count: 1,
 				Masters: []monitor.MasterLock{{State: monitor.CellSeen, Token: "t", PTTL: time.Second}}},
 			{Resource: "short", State: monitor.StateHeld, Holder: "t", Count: 1,
