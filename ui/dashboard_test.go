@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -1199,6 +1200,42 @@ func BenchmarkSnapshot100k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		m.Update(ui.SnapshotMsg{Snapshot: s})
+	}
+}
+
+// BenchmarkSnapshotWithChanges100k measures taking in a snapshot of 100,000 locks sorted by resource after
+// the one before it: sharing every view (a quiet poll), with 500 changed (a poll with 1,000 changes a second at
+// the default 500ms: the others' views are the snapshot before's), and with every view new.
+func BenchmarkSnapshotWithChanges100k(b *testing.B) {
+	base := bigSnapshot(100000)
+	slices.SortFunc(base.Locks, func(a, b *monitor.LockView) int { return strings.Compare(a.Resource, b.Resource) }) // as a monitor's are
+	changed := base
+	changed.Locks = slices.Clone(base.Locks)
+	for i := 0; i < len(changed.Locks); i += len(changed.Locks) / 500 {
+		v := *changed.Locks[i]
+		v.Masters = slices.Clone(v.Masters)
+		v.Masters[0].Token, v.Holder = "a-new-holder", "a-new-holder"
+		changed.Locks[i] = &v
+	}
+	allNew := bigSnapshot(100000)
+	slices.SortFunc(allNew.Locks, func(a, b *monitor.LockView) int { return strings.Compare(a.Resource, b.Resource) })
+	for _, bc := range []struct {
+		name string
+		next monitor.Snapshot
+	}{{"quiet", base}, {"changes-500", changed}, {"all-new", allNew}} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := newDashboard(ui.Options{Locker: idleLocker(b)}, 200, 60)
+			m.Update(ui.SnapshotMsg{Snapshot: base})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for n := 0; b.Loop(); n++ {
+				s := base
+				if n%2 == 0 {
+					s = bc.next
+				}
+				m.Update(ui.SnapshotMsg{Snapshot: s})
+			}
+		})
 	}
 }
 

@@ -68,7 +68,7 @@ type dashboard struct {
 	snap     monitor.Snapshot // raw, for commands
 	health   health
 	masters  []masterRow
-	locks    []lockRow // in snapshot order: sorted by raw resource
+	locks    []*lockRow // in snapshot order: sorted by raw resource; later dashboards share the rows of views they share
 	warnings []warningRow
 	counts   stateCounts
 }
@@ -126,8 +126,8 @@ func (d *dashboard) ingestMasters(prev *dashboard) {
 
 // ingestLocks makes the locks' rows of d's snapshot, carrying each bar's scale from prev while the lock keeps
 // its holder, and counts them by state. A snapshot that shares its locks with prev's (a quiet poll: nothing
-// changed) shares prev's rows, and a lock a poll with changes took as it was (its cells are prev's) keeps its
-// row: only the rows of what changed are made again.
+// changed) shares prev's rows, and a lock a poll with changes took as it was (its view, or its cells, are
+// prev's) keeps its row: only the rows of what changed are made again.
 func (d *dashboard) ingestLocks(prev *dashboard) {
 	s := &d.snap
 	if prev != nil && sameSlice(s.Locks, prev.snap.Locks) {
@@ -135,23 +135,34 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 		return
 	}
 	n := len(s.Masters)
-	d.locks = make([]lockRow, len(s.Locks))
-	var prevLocks []lockRow
+	d.locks = make([]*lockRow, len(s.Locks))
+	var prevLocks []*lockRow
 	if prev != nil {
 		prevLocks = prev.locks
 	}
-	var tokens []string // backs the new rows' tokens
+	var (
+		made   rowMaker
+		tokens []string // backs the new rows' tokens
+	)
 	pi := 0
-	for i := range s.Locks {
-		row, lv := &d.locks[i], s.Locks[i]
+	for i, lv := range s.Locks {
 		d.counts.add(lv)
-		for pi < len(prevLocks) && prevLocks[pi].lv.Resource < lv.Resource {
-			pi++
+		if pi < len(prevLocks) && prevLocks[pi].lv != lv { // not the view the row was made of
+			for pi < len(prevLocks) && prevLocks[pi].lv.Resource < lv.Resource {
+				pi++
+			}
 		}
 		var before *lockRow
 		if pi < len(prevLocks) && prevLocks[pi].lv.Resource == lv.Resource {
-			before = &prevLocks[pi]
+			before = prevLocks[pi]
+			pi++
 		}
+		if before != nil && before.lv == lv {
+			d.locks[i] = before
+			continue
+		}
+		row := made.next()
+		d.locks[i] = row
 		if before != nil && sameSlice(before.lv.Masters, lv.Masters) {
 			*row = *before
 			row.lv = lv
@@ -169,6 +180,23 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 			row.ref = max(row.ref, before.ref)
 		}
 	}
+}
+
+// rowMaker hands out the rows a snapshot makes again, from arrays that grow with their number (up to
+// maxRowChunk rows): a row later snapshots keep keeps its array alive, which is never much larger than the
+// rows made with it.
+type rowMaker struct{ chunk []lockRow }
+
+// maxRowChunk is the most rows a rowMaker array holds.
+const maxRowChunk = 4096
+
+// next returns a new zero row.
+func (r *rowMaker) next() *lockRow {
+	if len(r.chunk) == cap(r.chunk) {
+		r.chunk = make([]lockRow, 0, min(max(64, 2*cap(r.chunk)), maxRowChunk))
+	}
+	r.chunk = r.chunk[:len(r.chunk)+1]
+	return &r.chunk[len(r.chunk)-1]
 }
 
 // sameSlice reports whether a and b are the same slice: a quiet snapshot's locks are its predecessor's, and so

@@ -190,28 +190,33 @@ func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
 	}
 }
 
-// TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere: after a poll with changes, whose unchanged locks keep
-// their cells (the same array), those locks keep their rows (the same tokens), now about the new views, and
-// the changed lock's row is made again; the counts are of the new snapshot.
+// TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere: after a poll with changes, a lock whose view it took as it
+// was keeps its row (the same row), one whose view is new but whose cells are the same array keeps its row's
+// tokens in a row about the new view, and the changed lock's row is made again; the counts are of the new
+// snapshot.
 func TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere(t *testing.T) {
 	s1 := threeMasters(t0, heldLock("a", "T1", 3, 10*time.Second), heldLock("b", "T2", 3, 10*time.Second),
 		heldLock("c", "T3", 3, 10*time.Second))
 	first, _ := ingest(s1, nil)
-	locks := make([]monitor.LockView, len(s1.Locks))
-	for i, l := range s1.Locks {
-		locks[i] = *l
-	}
-	locks[1] = heldLock("b", "T4", 2, 10*time.Second) // b changed; a and c were taken as they were
-	locks[1].State = monitor.StatePartial
-	second, _ := ingest(threeMasters(t0.Add(time.Second), locks...), first)
+	s2 := s1
+	s2.Time = t0.Add(time.Second)
+	c := *s1.Locks[2] // c's view copied (its waiters counted): its cells are the same
+	c.Waiters, c.WaitersKnown = 2, true
+	b := heldLock("b", "T4", 2, 10*time.Second) // b changed
+	b.State = monitor.StatePartial
+	s2.Locks = []*monitor.LockView{s1.Locks[0], &b, &c}
+	second, _ := ingest(s2, first)
 	for i, res := range []string{"a", "b", "c"} {
 		row := second.locks[i]
 		if row.lv != second.snap.Locks[i] {
 			t.Errorf("%s: the row is not about the new snapshot's view", res)
 		}
+		if same := row == first.locks[i]; same != (res == "a") {
+			t.Errorf("%s: the same row: %v, want %v", res, same, res == "a")
+		}
 		kept := &row.tokens[0] == &first.locks[i].tokens[0]
 		if kept != (res != "b") {
-			t.Errorf("%s: row kept: %v, want %v", res, kept, res != "b")
+			t.Errorf("%s: row's tokens kept: %v, want %v", res, kept, res != "b")
 		}
 	}
 	if got := second.locks[1].holder; got != "T4" {

@@ -40,9 +40,9 @@ var stateRank = map[monitor.LockState]int{
 // locks. Its sort, filter and copy keys act whatever has the focus.
 type locksPanel struct {
 	keyTable
-	order          []int     // indices into sh.data.locks, filtered and sorted
-	orderOf        []lockRow // the rows order was built for: a snapshot that shares them needs no rebuild
-	cursor, offset int       // cursor and first shown row, as positions in order
+	order          []int      // indices into sh.data.locks, filtered and sorted
+	orderOf        []*lockRow // the rows order was built for: a snapshot that shares them needs no rebuild
+	cursor, offset int        // cursor and first shown row, as positions in order
 	selected       string
 	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
 	sort           sortMode
@@ -173,7 +173,7 @@ func (p *locksPanel) selectedRow() *lockRow {
 	if p.sh.data == nil || p.cursor < 0 || p.cursor >= len(p.order) {
 		return nil
 	}
-	return &p.sh.data.locks[p.order[p.cursor]]
+	return p.sh.data.locks[p.order[p.cursor]]
 }
 
 // sortName names the order: "validity", "validity, reversed".
@@ -227,7 +227,7 @@ func (p *locksPanel) rebuild() {
 	}
 	p.orderOf = d.locks
 	for i := range d.locks {
-		if p.match(&d.locks[i]) {
+		if p.match(d.locks[i]) {
 			p.order = append(p.order, i)
 		}
 	}
@@ -325,7 +325,7 @@ func (p *locksPanel) View() string {
 	w := p.w - 2
 	nameNeed, holderNeed, summaryNeed := 0, 0, 0 // the widest name, holder and holders' summary on screen
 	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
-		r := &d.locks[p.order[pos]]
+		r := d.locks[p.order[pos]]
 		nameNeed = max(nameNeed, ansi.StringWidth(r.label))
 		holderNeed = max(holderNeed, ansi.StringWidth(r.holder))
 		if r.holders != nil {
@@ -344,7 +344,7 @@ func (p *locksPanel) View() string {
 	}
 	now := p.sh.now()
 	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
-		body = append(body, p.row(&d.locks[p.order[pos]], c, d, now, pos == p.cursor, focused))
+		body = append(body, p.row(d.locks[p.order[pos]], c, d, now, pos == p.cursor, focused))
 	}
 	if len(body) < p.rows()+1 { // a spare row: the legend, on the panel's last line
 		for len(body) < p.rows() {

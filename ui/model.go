@@ -387,11 +387,11 @@ func findRow(d *dashboard, resource string) *lockRow {
 		}
 	}
 	if lo < len(locks) && locks[lo].lv.Resource == resource {
-		return &locks[lo]
+		return locks[lo]
 	}
 	for i := range locks { // a snapshot not sorted by resource
 		if locks[i].lv.Resource == resource {
-			return &locks[i]
+			return locks[i]
 		}
 	}
 	return nil
