@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -27,8 +28,8 @@ import (
 )
 
 // The ground-truth tests: real Redlock clients (redsync v4 in this process, and node-redlock v4 in node when it
-// is installed) contend for locks on five real redis-server masters, about ten releases a second, while two
-// monitors (one at 100 ms, one at the default poll) watch. Every master's commands are recorded with MONITOR,
+// is installed) contend for locks on five real redis-server masters, about ten releases a second, while four
+// monitors (at 100 ms and at the default poll, each tracking keys and reading every key) watch. Every master's commands are recorded with MONITOR,
 // and each client logs when it held which token. What the monitors report is checked against that: no lock
 // event that did not happen, every holder that held for two full polls named.
 
@@ -86,34 +87,48 @@ type window struct {
 	from, to time.Time
 }
 
-// watched is a monitor run at its own interval, with what it reported.
+// watched is a monitor run at its own interval, tracking keys or not, with what it reported.
 type watched struct {
-	interval time.Duration
-	mu       sync.Mutex
-	times    []time.Time // each snapshot's time
-	up       [][]bool    // each snapshot's masters that answered
-	victims  []string    // each snapshot's view of the victim, for a failure's message
-	final    monitor.Snapshot
-	done     chan struct{}
+	interval   time.Duration
+	noTracking bool // every key read at every poll (--no-tracking)
+	mu         sync.Mutex
+	tracked    int         // the snapshots in which every master's keys were refreshed by tracking
+	times      []time.Time // each snapshot's time
+	up         [][]bool    // each snapshot's masters that answered
+	victims    []string    // each snapshot's view of the victim, for a failure's message
+	final      monitor.Snapshot
+	done       chan struct{}
 }
 
-// watch runs a monitor on servers at interval until ctx is done.
-func watch(ctx context.Context, t *testing.T, servers []*redlocktest.Server, interval time.Duration) *watched {
+// String names w's monitor in messages: "at 100ms", "at 500ms, --no-tracking".
+func (w *watched) String() string {
+	if w.noTracking {
+		return fmt.Sprintf("at %v, --no-tracking", w.interval)
+	}
+	return fmt.Sprintf("at %v", w.interval)
+}
+
+// watch runs a monitor on servers at interval until ctx is done; with noTracking, one that reads every key at
+// every poll.
+func watch(ctx context.Context, t *testing.T, servers []*redlocktest.Server, interval time.Duration, noTracking bool) *watched {
 	t.Helper()
 	masters := make([]redlocktest.Master, len(servers))
 	addrs := make([]string, len(servers))
 	for i, s := range servers {
 		masters[i], addrs[i] = s, s.Addr()
 	}
-	mon, err := monitor.New(redlocktest.Clients(t, masters), addrs, monitor.Config{Interval: interval, MaxEvents: 1 << 20})
+	mon, err := monitor.New(redlocktest.Clients(t, masters), addrs, monitor.Config{Interval: interval, MaxEvents: 1 << 20,
+		NoTracking: noTracking})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &watched{interval: interval, done: make(chan struct{})}
+	w := &watched{interval: interval, noTracking: noTracking, done: make(chan struct{})}
 	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) {
 		up := make([]bool, len(s.Masters))
+		allTracked := true
 		for i, m := range s.Masters {
 			up[i] = m.Up
+			allTracked = allTracked && m.Refresh == monitor.RefreshTracking
 		}
 		v := "none"
 		for _, l := range s.Locks {
@@ -126,6 +141,9 @@ func watch(ctx context.Context, t *testing.T, servers []*redlocktest.Server, int
 		}
 		w.mu.Lock()
 		w.times, w.up, w.victims, w.final = append(w.times, s.Time), append(w.up, up), append(w.victims, v), s
+		if allTracked {
+			w.tracked++
+		}
 		w.mu.Unlock()
 	})
 	go func() {
@@ -330,7 +348,7 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// groundTruth is one run: the workload, the faults if any, and what the two monitors reported.
+// groundTruth is one run: the workload, the faults if any, and what the four monitors reported.
 type groundTruth struct {
 	length    time.Duration
 	servers   []*redlocktest.Server
@@ -361,7 +379,9 @@ func runGroundTruth(t *testing.T, faults bool) *groundTruth {
 	}
 	monCtx, stopMonitors := context.WithCancel(context.Background())
 	defer stopMonitors()
-	g.monitors = []*watched{watch(monCtx, t, g.servers, 100*time.Millisecond), watch(monCtx, t, g.servers, monitor.DefaultInterval)}
+	// Each interval in both modes: the masters allow tracking, so two monitors track keys, and two read every key.
+	g.monitors = []*watched{watch(monCtx, t, g.servers, 100*time.Millisecond, false), watch(monCtx, t, g.servers, monitor.DefaultInterval, false),
+		watch(monCtx, t, g.servers, 100*time.Millisecond, true), watch(monCtx, t, g.servers, monitor.DefaultInterval, true)}
 	time.Sleep(time.Second) // the monitors' first sweep: locks it finds are described, not announced
 
 	var mu sync.Mutex
@@ -478,14 +498,14 @@ func (g *groundTruth) checkNoFalseAlarm(t *testing.T, w *watched) {
 		}
 		false_++
 		if false_ <= 5 {
-			t.Errorf("monitor at %v: false %s on %s at %s: %s; its events: %s", w.interval, e.Kind, e.Resource,
+			t.Errorf("monitor %v: false %s on %s at %s: %s; its events: %s", w, e.Kind, e.Resource,
 				e.Time.Format("15:04:05.000"), e.Text, g.story(w, e.Resource, e.Time))
 		}
 	}
 	if false_ > 0 {
-		t.Errorf("monitor at %v: %d false alarms for %d releases", w.interval, false_, len(g.holds))
+		t.Errorf("monitor %v: %d false alarms for %d releases", w, false_, len(g.holds))
 	}
-	t.Logf("monitor at %v: %d polls, %d releases, %d false alarms", w.interval, len(w.times), len(g.holds), false_)
+	t.Logf("monitor %v: %d polls, %d releases, %d false alarms", w, len(w.times), len(g.holds), false_)
 }
 
 // story tells what happened on resource around at: the monitor's events, the holdings and the faults.
@@ -545,15 +565,15 @@ func (g *groundTruth) checkHoldersNamed(t *testing.T, w *watched) {
 		if !isNamed(h) {
 			missed++
 			if missed <= 5 {
-				t.Errorf("monitor at %v: %s held by %q for %v (%d snapshots) is named by no event", w.interval, h.resource,
+				t.Errorf("monitor %v: %s held by %q for %v (%d snapshots) is named by no event", w, h.resource,
 					h.token, h.to.Sub(h.from).Round(time.Millisecond), inside)
 			}
 		}
 	}
 	if missed > 0 {
-		t.Errorf("monitor at %v: %d of %d holders that held through two polls are not named", w.interval, missed, long)
+		t.Errorf("monitor %v: %d of %d holders that held through two polls are not named", w, missed, long)
 	}
-	t.Logf("monitor at %v: %d holders held through two polls, %d named", w.interval, long, long-missed)
+	t.Logf("monitor %v: %d holders held through two polls, %d named", w, long, long-missed)
 }
 
 // TestGroundTruthContention: redsync clients contending, no faults. Every quorum-lost, lost or split event
@@ -564,10 +584,22 @@ func TestGroundTruthContention(t *testing.T) {
 		t.Fatalf("%d holdings in %v: the workload did not run (want about ten a second)", len(g.holds), g.length)
 	}
 	for _, w := range g.monitors {
+		checkMode(t, w)
 		g.checkNoFalseAlarm(t, w)
 		g.checkHoldersNamed(t, w)
 	}
 	g.logCommands(t)
+}
+
+// checkMode fails unless w's monitor refreshed keys as it was meant to: tracking in some snapshots (unless
+// the tests run with -polling), with --no-tracking in none.
+func checkMode(t *testing.T, w *watched) {
+	t.Helper()
+	polling := flag.Lookup("polling")
+	wantTracked := !w.noTracking && (polling == nil || polling.Value.String() != "true")
+	if wantTracked != (w.tracked > 0) {
+		t.Errorf("monitor %v: every master tracked in %d of %d snapshots", w, w.tracked, len(w.times))
+	}
 }
 
 // TestGroundTruthFaults: the same with a master stopped for 1.5s every 15s, and a master holding a lock on
@@ -579,6 +611,7 @@ func TestGroundTruthFaults(t *testing.T) {
 		t.Fatalf("the faults did not run: killed %v, paused %d times", g.killed, len(g.paused))
 	}
 	for _, w := range g.monitors {
+		checkMode(t, w)
 		g.checkNoFalseAlarm(t, w)
 		g.checkHoldersNamed(t, w)
 		g.checkVictimReported(t, w)
@@ -605,17 +638,17 @@ func (g *groundTruth) checkVictimReported(t *testing.T, w *watched) {
 		}
 	}
 	if back < 0 {
-		t.Errorf("monitor at %v: never saw master 0 back", w.interval)
+		t.Errorf("monitor %v: never saw master 0 back", w)
 		return
 	}
 	for _, e := range w.final.Events {
 		if e.Resource == victim && e.Kind == monitor.EventQuorumLost {
 			if back+1 >= len(w.times) || e.Time.After(w.times[back+1]) {
-				t.Errorf("monitor at %v: the victim's lost quorum reported at %s, after the second poll that saw master 0 back",
-					w.interval, e.Time.Format("15:04:05.000"))
+				t.Errorf("monitor %v: the victim's lost quorum reported at %s, after the second poll that saw master 0 back",
+					w, e.Time.Format("15:04:05.000"))
 			}
-			t.Logf("monitor at %v: real loss reported %v after the first poll that saw master 0 back (restart to report: %v)",
-				w.interval, e.Time.Sub(w.times[back]).Round(time.Millisecond), e.Time.Sub(g.killed.to).Round(time.Millisecond))
+			t.Logf("monitor %v: real loss reported %v after the first poll that saw master 0 back (restart to report: %v)",
+				w, e.Time.Sub(w.times[back]).Round(time.Millisecond), e.Time.Sub(g.killed.to).Round(time.Millisecond))
 			return
 		}
 	}
@@ -623,8 +656,8 @@ func (g *groundTruth) checkVictimReported(t *testing.T, w *watched) {
 	for i := max(0, back-3); i < min(len(w.times), back+6); i++ {
 		fmt.Fprintf(&b, "\n  %s up %v: %s", w.times[i].Format("15:04:05.000"), w.up[i], w.victims[i])
 	}
-	t.Errorf("monitor at %v: the victim, on exactly a quorum whose master 0 was restarted empty, has no quorum-lost event; around its return:%s",
-		w.interval, b.String())
+	t.Errorf("monitor %v: the victim, on exactly a quorum whose master 0 was restarted empty, has no quorum-lost event; around its return:%s",
+		w, b.String())
 }
 
 // checkMasterEvents fails unless master 0 is seen restarted exactly once and no other master is restarted or
@@ -641,18 +674,18 @@ func (g *groundTruth) checkMasterEvents(t *testing.T, w *watched) {
 		return n
 	}
 	if n := count(g.servers[0].Addr(), monitor.EventMasterRestarted); n != 1 {
-		t.Errorf("monitor at %v: master 0 restarted once, %d restart events", w.interval, n)
+		t.Errorf("monitor %v: master 0 restarted once, %d restart events", w, n)
 	}
 	for i := 1; i < len(g.servers); i++ {
 		if n := count(g.servers[i].Addr(), monitor.EventMasterRestarted); n != 0 {
-			t.Errorf("monitor at %v: master %d never restarted, %d restart events", w.interval, i, n)
+			t.Errorf("monitor %v: master %d never restarted, %d restart events", w, i, n)
 		}
 		if n := count(g.servers[i].Addr(), monitor.EventMasterDown); n != 0 && i != 4 {
-			t.Errorf("monitor at %v: master %d never went down, %d down events", w.interval, i, n)
+			t.Errorf("monitor %v: master %d never went down, %d down events", w, i, n)
 		}
 	}
 	if n := count(g.servers[4].Addr(), monitor.EventMasterUp); n < len(g.paused) {
-		t.Errorf("monitor at %v: master 4 stopped %d times, seen back %d times", w.interval, len(g.paused), n)
+		t.Errorf("monitor %v: master 4 stopped %d times, seen back %d times", w, len(g.paused), n)
 	}
 }
 
@@ -673,16 +706,16 @@ func (g *groundTruth) checkRefreshWhileStopped(t *testing.T, w *watched) {
 		}
 	}
 	if polls == 0 {
-		t.Errorf("monitor at %v: no poll at all while master 4 was stopped (%v in all)", w.interval, stopped)
+		t.Errorf("monitor %v: no poll at all while master 4 was stopped (%v in all)", w, stopped)
 		return
 	}
 	during := stopped / time.Duration(polls)
 	overall := w.times[len(w.times)-1].Sub(w.times[0]) / time.Duration(len(w.times)-1)
-	t.Logf("monitor at %v: a poll every %v with master 4 stopped, every %v over the run", w.interval,
+	t.Logf("monitor %v: a poll every %v with master 4 stopped, every %v over the run", w,
 		during.Round(time.Millisecond), overall.Round(time.Millisecond))
 	if during > 3*overall {
-		t.Errorf("monitor at %v: a poll every %v while master 4 is stopped, every %v over the run: the stopped master holds the others",
-			w.interval, during.Round(time.Millisecond), overall.Round(time.Millisecond))
+		t.Errorf("monitor %v: a poll every %v while master 4 is stopped, every %v over the run: the stopped master holds the others",
+			w, during.Round(time.Millisecond), overall.Round(time.Millisecond))
 	}
 }
 
