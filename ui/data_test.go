@@ -226,3 +226,33 @@ func TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere(t *testing.T) {
 		t.Errorf("counts: %d held, %d partial; want 2 and 1", second.counts.held, second.counts.partial)
 	}
 }
+
+// TestAHeldLockWhoseValidityRanOutSaysSo: a lock a poll read held, whose validity runs out before the next
+// poll, is not shown held: its row says its validity ran out.
+func TestAHeldLockWhoseValidityRanOutSaysSo(t *testing.T) {
+	d, _ := ingest(threeMasters(t0, heldLock("long", "T1", 3, 10*time.Second), heldLock("short", "T2", 3, 200*time.Millisecond)), nil)
+	now := t0
+	sh := &shared{st: newStyles(defaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }, data: d}
+	p := newLocksPanel(sh)
+	p.SetSize(100, 10)
+	p.rebuild()
+	rowOf := func(res string) string {
+		for _, line := range strings.Split(p.View(), "\n") {
+			if strings.Contains(line, res+" ") {
+				return line
+			}
+		}
+		t.Fatalf("no row of %s:\n%s", res, p.View())
+		return ""
+	}
+	if row := rowOf("short"); !strings.Contains(row, "held") {
+		t.Errorf("read held, validity left: %q, want held", row)
+	}
+	now = t0.Add(time.Second)
+	if row := rowOf("short"); strings.Contains(row, "held") || !strings.Contains(row, "run out") {
+		t.Errorf("validity run out: %q, want run out, not held", row)
+	}
+	if row := rowOf("long"); !strings.Contains(row, "held") {
+		t.Errorf("the other lock: %q, want held", row)
+	}
+}

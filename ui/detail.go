@@ -72,7 +72,7 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 		}
 	}
 	wrapped("resource", row.label)
-	stateText, stateStyle := stateLabel(st, lv)
+	stateText, stateStyle := stateLabel(st, lv, now)
 	holder := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
 		holder = " by " + st.text.you.Render("you")

@@ -148,7 +148,7 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
 	add(labelled(st, "resource", row.label, w, st.text.normal)...)
-	stateText, stateStyle := stateLabel(st, lv)
+	stateText, stateStyle := stateLabel(st, lv, now)
 	by := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
 		by = " by you"

@@ -487,7 +487,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	b.WriteString(pick(st.text.normal).Render(fitLeft(vText, c.validity)))
 	b.WriteString(space)
 	b.WriteString(figureColumns(lv, c, d, pick(st.text.muted), space))
-	stateText, stateStyle := stateLabel(st, lv)
+	stateText, stateStyle := stateLabel(st, lv, now)
 	b.WriteString(pick(stateStyle).Render(fit(stateText, c.state)))
 	return b.String()
 }
@@ -529,13 +529,17 @@ func cellGlyph(st *styles, m monitor.MasterLock, primary bool, state monitor.Loc
 	}
 }
 
-// stateLabel names a lock's state; a held lock with another token on some master is marked with "*".
-func stateLabel(st *styles, lv *monitor.LockView) (string, paint) {
+// stateLabel names a lock's state at now; a held lock with another token on some master is marked with "*", and
+// one whose validity has run out by now (no poll has read it since) is "run out".
+func stateLabel(st *styles, lv *monitor.LockView, now time.Time) (string, paint) {
 	if lv.QuorumLost {
 		return "NO QUORUM", st.state.lost
 	}
 	switch lv.State {
 	case monitor.StateHeld:
+		if lv.ValidityAt(now) <= 0 { // held when read; its validity has run out since, and no poll has looked again
+			return "run out", st.state.unknown
+		}
 		if lv.Heuristic { // held only by grouping Redisson holders on thread id: a guess
 			return "held?", st.state.partial
 		}
