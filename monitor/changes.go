@@ -222,14 +222,7 @@ func (s *Snapshot) trackChangedHolders(prev *Snapshot, changes *lockChanges, gon
 		st.p, pi = seekView(prev.Locks, pi, res)
 		st.v, vi = seekView(s.Locks, vi, res)
 		st.newLock = st.p == nil && st.log == nil && !prev.Swept
-		log := st.trackTrouble(st.move(gone))
-		if log != nil && log.idleSince(st.since) {
-			log = nil // nothing left in the window
-		}
-		if st.v != nil && st.v.History != log {
-			s.ownView(vi - 1).History = log
-		}
-		if log != nil {
+		if log := s.stepHolder(st, vi-1, gone); log != nil {
 			out = append(out, log)
 			s.logsIdleAt = earlier(s.logsIdleAt, log.idleAt(cfg.History))
 		}

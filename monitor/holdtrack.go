@@ -67,14 +67,7 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 			vi++
 		}
 		st.newLock = st.p == nil && st.log == nil && firstSweep
-		log := st.trackTrouble(st.move(gone))
-		if log != nil && log.idleSince(st.since) {
-			log = nil // nothing left in the window
-		}
-		if st.v != nil && st.v.History != log {
-			s.ownView(vi - 1).History = log
-		}
-		if log != nil {
+		if log := s.stepHolder(st, vi-1, gone); log != nil {
 			out = append(out, log)
 		}
 	}
@@ -83,6 +76,19 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 	for _, log := range out {
 		s.logsIdleAt = earlier(s.logsIdleAt, log.idleAt(cfg.History))
 	}
+}
+
+// stepHolder moves st's log by this poll (its holders, then its trouble spans) and makes it the History of
+// st.v, at i in s.Locks; it returns the log, nil when nothing of it is left in the window.
+func (s *Snapshot) stepHolder(st holderStep, i int, gone map[string]EndKind) *HoldLog {
+	log := st.trackTrouble(st.move(gone))
+	if log != nil && log.idleSince(st.since) {
+		log = nil // nothing left in the window
+	}
+	if st.v != nil && st.v.History != log {
+		s.ownView(i).History = log
+	}
+	return log
 }
 
 // nextResource is the smaller of the resources at logs[li] and locks[vi], where either may be past its end.
