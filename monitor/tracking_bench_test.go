@@ -21,8 +21,10 @@ import (
 // tracking under a 1% scan budget: 5 real masters, each lock a resource on all five (a 24-character token, a
 // one-hour TTL), the default 500ms poll, after the first full sweep; nothing changes, then (changes-1000/s,
 // over 10,000 and 100,000 locks) 1,000 locks a second get a new token on all five masters, with a run of the
-// writer alone as the baseline its own cost is taken from. Per mode: each server's share of a core, this process's share, its RSS and
-// heap after a GC, and the polls on time (all masters answered within the interval, every lock read).
+// writer alone as the baseline its own cost is taken from. Per mode: each server's share of a core, this
+// process's share, its RSS and heap after a GC, the polls on time (all masters answered within the interval,
+// no lock unknown), and how long a full sweep of the keyspace takes at the scan's pace (how soon a new lock
+// is found without notifications).
 //
 //	REDLOCK_TEST_REDIS=required go test -run '^$' -bench WatchLocks -benchtime 20x -timeout 60m ./monitor
 func BenchmarkWatchLocks(b *testing.B) {
@@ -114,6 +116,7 @@ func (w watchRun) measure(b *testing.B, writer *writer) {
 	onTime := 0
 	var counted []*LockView // the locks whose unknown ones were counted last
 	var unknown int
+	var first, last sweeps // kept apart from the snapshots, which would keep their arrays alive
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		time.Sleep(time.Until(start.Add(time.Duration(i) * interval)))
@@ -128,12 +131,50 @@ func (w watchRun) measure(b *testing.B, writer *writer) {
 		if time.Since(t) <= interval && s.UpCount == len(w.pids) && unknown == 0 && (writer != nil || len(s.Locks) == w.locks) {
 			onTime++
 		}
+		if i == 0 {
+			first = sweepsOf(s)
+		}
+		last = sweepsOf(s)
 	}
 	b.StopTimer()
 	time.Sleep(time.Until(start.Add(time.Duration(b.N) * interval)))
 	wall := time.Since(start)
 	cpu1, self1 := cpuOf(b, w.pids), processCPU()
-	w.report(b, reportInputs{cpu0, cpu1, self1 - self0, wall, onTime, writer})
+	w.report(b, reportInputs{cpu0, cpu1, self1 - self0, wall, onTime, writer, sweepTime(first, last)})
+}
+
+// sweeps are the masters' sweeps of one snapshot, and its time.
+type sweeps struct {
+	at   time.Time
+	each []Sweep
+}
+
+// sweepsOf returns the sweeps of s.
+func sweepsOf(s Snapshot) sweeps {
+	out := sweeps{at: s.Time, each: make([]Sweep, len(s.Masters))}
+	for j, m := range s.Masters {
+		out.each[j] = m.Sweep
+	}
+	return out
+}
+
+// sweepTime is how long a full sweep of the keyspace takes at the pace the masters' scans kept from first to
+// last (the mean over the masters of keyspace / keys scanned a second); 0 when nothing was scanned.
+func sweepTime(first, last sweeps) time.Duration {
+	span := last.at.Sub(first.at)
+	if len(first.each) == 0 || len(first.each) != len(last.each) || span <= 0 {
+		return 0
+	}
+	var sum time.Duration
+	for j, l := range last.each {
+		f := first.each[j]
+		scanned := int64(l.Completed-f.Completed)*l.Total + l.Scanned - f.Scanned
+		if scanned <= 0 || l.Total <= 0 {
+			return 0
+		}
+		sum += time.Duration(float64(span) * float64(l.Total) / float64(scanned))
+	}
+	return sum / time.Duration(len(last.each))
 }
 
 // reportInputs are what one run measured.
@@ -142,6 +183,7 @@ type reportInputs struct {
 	self, wall time.Duration
 	onTime     int
 	writer     *writer
+	sweep      time.Duration // a full sweep's time at the scan's pace (sweepTime)
 }
 
 // report logs and reports one run's figures.
@@ -159,8 +201,10 @@ func (w watchRun) report(b *testing.B, in reportInputs) {
 		changes = fmt.Sprintf("; %.0f changes/s", per)
 		b.ReportMetric(per, "changes/s")
 	}
-	b.Logf("%d locks, %s: servers %s of a core; this process %.1f%%; RSS %.0f MiB, heap %.0f MiB; %d of %d polls on time%s; load average %s",
-		w.locks, w.mode(), percents(each), 100*self, float64(rss)/(1<<20), float64(ms.HeapInuse)/(1<<20), in.onTime, b.N, changes, loadAverage())
+	b.Logf("%d locks, %s: servers %s of a core; this process %.1f%%; RSS %.0f MiB, heap %.0f MiB; %d of %d polls on time%s; a sweep %v; load average %s",
+		w.locks, w.mode(), percents(each), 100*self, float64(rss)/(1<<20), float64(ms.HeapInuse)/(1<<20), in.onTime, b.N, changes,
+		in.sweep.Round(100*time.Millisecond), loadAverage())
+	b.ReportMetric(in.sweep.Seconds(), "sweep-s")
 	b.ReportMetric(100*mean(each), "%server-cpu-mean")
 	b.ReportMetric(100*largest, "%server-cpu-max")
 	b.ReportMetric(100*self, "%process-cpu")
