@@ -23,6 +23,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/monitortest"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 	"github.com/redlock-tui/redlock-tui/ui"
@@ -140,17 +141,8 @@ func snapshotOf(ms []monitor.MasterStatus, warnings []monitor.Warning, locks ...
 			up++
 		}
 	}
-	return monitor.Snapshot{Seq: 42, Time: testNow, Quorum: len(ms)/2 + 1, UpCount: up, Servers: len(ms), Masters: ms, Locks: viewsOf(locks),
+	return monitor.Snapshot{Seq: 42, Time: testNow, Quorum: len(ms)/2 + 1, UpCount: up, Servers: len(ms), Masters: ms, Locks: monitortest.Views(locks),
 		Warnings: warnings, Swept: true}
-}
-
-// viewsOf returns a view of each of locks, for a snapshot.
-func viewsOf(locks []monitor.LockView) []*monitor.LockView {
-	out := make([]*monitor.LockView, len(locks))
-	for i := range locks {
-		out[i] = &locks[i]
-	}
-	return out
 }
 
 // normalSnapshot is three healthy masters and a few locks in every state but lost.
@@ -1207,8 +1199,9 @@ func BenchmarkSnapshot100k(b *testing.B) {
 // the one before it: sharing every view (a quiet poll), with 500 changed (a poll with 1,000 changes a second at
 // the default 500ms: the others' views are the snapshot before's), and with every view new.
 func BenchmarkSnapshotWithChanges100k(b *testing.B) {
+	byResource := func(a, b *monitor.LockView) int { return strings.Compare(a.Resource, b.Resource) } // as a monitor's are
 	base := bigSnapshot(100000)
-	slices.SortFunc(base.Locks, func(a, b *monitor.LockView) int { return strings.Compare(a.Resource, b.Resource) }) // as a monitor's are
+	slices.SortFunc(base.Locks, byResource)
 	changed := base
 	changed.Locks = slices.Clone(base.Locks)
 	for i := 0; i < len(changed.Locks); i += len(changed.Locks) / 500 {
@@ -1218,7 +1211,7 @@ func BenchmarkSnapshotWithChanges100k(b *testing.B) {
 		changed.Locks[i] = &v
 	}
 	allNew := bigSnapshot(100000)
-	slices.SortFunc(allNew.Locks, func(a, b *monitor.LockView) int { return strings.Compare(a.Resource, b.Resource) })
+	slices.SortFunc(allNew.Locks, byResource)
 	for _, bc := range []struct {
 		name string
 		next monitor.Snapshot

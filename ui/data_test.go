@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/monitortest"
 )
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -27,16 +28,7 @@ func threeMasters(at time.Time, locks ...monitor.LockView) monitor.Snapshot {
 	for i := range ms {
 		ms[i] = monitor.MasterStatus{Addr: fmt.Sprintf("127.0.0.1:%d", 7000+i), Up: true}
 	}
-	return monitor.Snapshot{Time: at, Quorum: 2, UpCount: 3, Servers: 3, Masters: ms, Locks: viewsOf(locks)}
-}
-
-// viewsOf returns a view of each of locks, for a snapshot.
-func viewsOf(locks []monitor.LockView) []*monitor.LockView {
-	out := make([]*monitor.LockView, len(locks))
-	for i := range locks {
-		out[i] = &locks[i]
-	}
-	return out
+	return monitor.Snapshot{Time: at, Quorum: 2, UpCount: 3, Servers: 3, Masters: ms, Locks: monitortest.Views(locks)}
 }
 
 func TestIngestSanitizesEverythingUntrusted(t *testing.T) {

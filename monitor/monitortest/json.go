@@ -1,4 +1,5 @@
-// Package monitortest holds what tests of several packages share about the monitor's output.
+// Package monitortest holds what tests of several packages share about the monitor's output: its JSON,
+// and snapshots made by hand.
 package monitortest
 
 import (
