@@ -216,20 +216,24 @@ func ServerKey(o *redis.Options) string {
 	return "tcp:" + net.JoinHostPort(host, port)
 }
 
-// Close stops the client's background work: its connections, background
-// releases still waiting for a master to confirm, and keepers (which end
-// without reporting a loss). It does not close the go-redis clients it was
-// given, and does not release locks.
+// Close stops the client's background work: keepers (which end without
+// reporting a loss), background releases still waiting for a master to
+// confirm, and then its connections. Each background release first makes
+// one last try, within the node timeout (twice it behind a command still in
+// flight to that master): a failed acquisition's key is deleted before a
+// client that exits right after the failure closes, rather than left for its
+// TTL. It does not close the go-redis clients it was given, and does not
+// release locks.
 func (c *Client) Close() {
 	c.closeOnce.Do(func() {
 		c.bgMu.Lock()
 		c.bgClosed = true
 		c.bgMu.Unlock()
 		close(c.closing)
+		c.bg.Wait()
 		for _, n := range c.nodes {
 			n.close()
 		}
-		c.bg.Wait()
 	})
 }
 
@@ -471,14 +475,16 @@ func (c *Client) abandon(ctx context.Context, resource, token string, ttl time.D
 		return
 	}
 	c.track(func() {
+		var releases sync.WaitGroup // the releases of this round's late answers, run beside each other
 		for range tail.pending {
 			rep := <-tail.out
-			landed, unk := setOutcome(rep)
-			switch {
-			case landed || unk:
-				c.cleanup(rep.index, resource, token, until, zerosFor(unk), tail.finished[rep.index], true)
+			if landed, unk := setOutcome(rep); landed || unk {
+				releases.Go(func() {
+					c.releaseUntilConfirmed(rep.index, resource, token, until, zerosFor(unk), tail.finished[rep.index], true)
+				})
 			}
 		}
+		releases.Wait()
 	})
 }
 
