@@ -8,6 +8,9 @@
 package metrics
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"maps"
 	"net/http"
 	"runtime"
@@ -122,8 +125,9 @@ var (
 	descLockFence = desc("lock_fence", "The highest fencing token counter of the lock on the masters; 0 for unfenced locks.", "resource")
 	descHolders   = desc("lock_holders", "Holders that hold the lock, each on a quorum with validity left: the readers of a "+
 		"shared lock, the holders of a semaphore's permits; 1 for a held lock of one token.", "resource")
-	descHolderVal = desc("lock_holder_validity_seconds", "Each holder that holds the lock (its token, and its mode: "+
-		"exclusive, write, read or permit): how long it stays held, less the drift allowance.", "resource", "holder", "mode")
+	descHolderVal = desc("lock_holder_validity_seconds", "Each holder that holds the lock (its token's fingerprint, "+
+		"sha256: and the first 8 hex digits of the token's SHA-256, never the token; and its mode: exclusive, write, "+
+		"read or permit): how long it stays held, less the drift allowance.", "resource", "holder", "mode")
 	descEvents     = desc("events_total", "Events the monitor reported, by kind.", "kind")
 	descLost       = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
 	descViol       = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
@@ -243,15 +247,29 @@ func collectLocks(ch chan<- prometheus.Metric, s monitor.Snapshot, resources []s
 		ch <- prometheus.MustNewConstMetric(descLockHeld, prometheus.GaugeValue, boolValue(l.State == monitor.StateHeld), r)
 		ch <- prometheus.MustNewConstMetric(descLockVal, prometheus.GaugeValue, l.ValidityAt(s.Time).Seconds(), r)
 		ch <- prometheus.MustNewConstMetric(descLockFence, prometheus.GaugeValue, float64(l.Fence), r)
-		held := 0
+		held, labels := 0, map[string]int{}
 		for _, h := range l.HolderList(s.Time) {
 			if h.State == monitor.StateHeld {
 				held++
-				ch <- prometheus.MustNewConstMetric(descHolderVal, prometheus.GaugeValue, h.Validity.Seconds(), r, h.Token, h.Mode)
+				label := holderLabel(h.Token)
+				if labels[label]++; labels[label] > 1 { // two tokens of one digest: still two series, or the scrape fails
+					label += fmt.Sprintf("#%d", labels[label])
+				}
+				ch <- prometheus.MustNewConstMetric(descHolderVal, prometheus.GaugeValue, h.Validity.Seconds(), r, label, h.Mode)
 			}
 		}
 		ch <- prometheus.MustNewConstMetric(descHolders, prometheus.GaugeValue, float64(held), r)
 	}
+}
+
+// holderLabel names the holder of token in the metrics: "sha256:" and the first 8 hex digits of the token's
+// SHA-256. A token is a capability (whoever knows it can release the lock) and the metrics are served without
+// authentication, so the token itself is never exported; its digest tells the holders of a lock apart, and is
+// the same at every poll, so a holder's series stays one series. An operator finds a holder's label with
+// printf %s "$TOKEN" | sha256sum | cut -c1-8.
+func holderLabel(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return "sha256:" + hex.EncodeToString(sum[:4])
 }
 
 // boolValue is 1 for true, 0 for false.

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -12,8 +14,8 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// scrape returns the redlock_ lines of one scrape of e.
-func scrape(t *testing.T, e *Exporter) map[string]string {
+// scrapeText returns the whole text of one scrape of e, comments and the Go runtime's metrics included.
+func scrapeText(t *testing.T, e *Exporter) string {
 	t.Helper()
 	srv := httptest.NewServer(e.Handler())
 	defer srv.Close()
@@ -26,8 +28,14 @@ func scrape(t *testing.T, e *Exporter) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return string(body)
+}
+
+// scrape returns the redlock_ lines of one scrape of e.
+func scrape(t *testing.T, e *Exporter) map[string]string {
+	t.Helper()
 	out := map[string]string{}
-	for _, line := range strings.Split(string(body), "\n") {
+	for _, line := range strings.Split(scrapeText(t, e), "\n") {
 		if name, value, ok := strings.Cut(line, " "); ok && strings.HasPrefix(name, "redlock_") {
 			out[name] = value
 		}
@@ -146,7 +154,7 @@ func TestEachHolderOfAListedLockHasItsSeries(t *testing.T) {
 		t.Errorf("holders = %q, want the 2 live readers", got[`redlock_lock_holders{resource="report"}`])
 	}
 	for token, want := range map[string]float64{"reader-one-0123456789": 10, "reader-two-0123456789": 20} {
-		name := fmt.Sprintf(`redlock_lock_holder_validity_seconds{holder=%q,mode="read",resource="report"}`, token)
+		name := fmt.Sprintf(`redlock_lock_holder_validity_seconds{holder=%q,mode="read",resource="report"}`, fingerprint(token))
 		v, err := strconv.ParseFloat(got[name], 64)
 		if err != nil || v > want || v < want-1 {
 			t.Errorf("%s = %q, want just under %vs", name, got[name], want)
@@ -156,5 +164,97 @@ func TestEachHolderOfAListedLockHasItsSeries(t *testing.T) {
 		if strings.Contains(name, "reader-gone") {
 			t.Errorf("%s: an expired member is written as a holder", name)
 		}
+	}
+}
+
+// fingerprint is the holder label the metrics must give token, worked out here independently of the code
+// under test: "sha256:" and the first 8 hex digits of the token's SHA-256.
+func fingerprint(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return "sha256:" + hex.EncodeToString(sum[:])[:8]
+}
+
+// TestHolderLabelNamesAFingerprintNeverTheToken: a token is a capability (whoever knows it can release the
+// lock) and the metrics are served without authentication, so no scrape may carry one. The holder label is a
+// short digest of the token instead, the same at every poll so that a holder's series stays one series.
+func TestHolderLabelNamesAFingerprintNeverTheToken(t *testing.T) {
+	const token = "3f9c2b7e-secret-capability-token-0123456789abcdef"
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	reading := func(at time.Time) []monitor.Reading {
+		readings := make([]monitor.Reading, 3)
+		for i := range readings {
+			readings[i] = monitor.Reading{Addr: fmt.Sprintf("m%d:6379", i), Sent: at, Received: at, ServerTime: at,
+				Uptime: time.Hour, Keys: []monitor.KeyReading{{Key: "billing", ReadAt: at, PTTL: 30 * time.Second,
+					Value: token}}}
+		}
+		return readings
+	}
+	e := New(Options{Resources: []string{"billing"}})
+	first := monitor.Aggregate(nil, reading(now), nil, now, monitor.Config{})
+	if l := first.Lock("billing"); l == nil || l.State != monitor.StateHeld {
+		t.Fatalf("the test's lock is not held: %+v", first.Lock("billing"))
+	}
+	want := fmt.Sprintf(`redlock_lock_holder_validity_seconds{holder=%q,mode="exclusive",resource="billing"}`, fingerprint(token))
+	for i, s := range []monitor.Snapshot{first, monitor.Aggregate(&first, reading(now.Add(time.Second)), nil, now.Add(time.Second), monitor.Config{})} {
+		e.Observe(s, nil)
+		text := scrapeText(t, e)
+		if strings.Contains(text, token[:16]) {
+			t.Errorf("poll %d: the scrape carries the holder's token (or its start), a capability served to anyone:\n%s",
+				i+1, holderLines(text))
+		}
+		if _, ok := scrape(t, e)[want]; !ok {
+			t.Errorf("poll %d: no series %s; the holder must be named by its fingerprint, the same at every poll:\n%s",
+				i+1, want, holderLines(text))
+		}
+	}
+}
+
+// holderLines are the lines of a scrape's text that name holders, for failure messages.
+func holderLines(text string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "holder=") {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestHoldersWhoseTokensShareAFingerprintKeepTheirSeries: 8 hex digits can be made to collide (a client may
+// even choose its tokens so). Two holders of one lock with the same fingerprint must not make two series of
+// the same labels, which would fail every scrape: the second gets its own label.
+func TestHoldersWhoseTokensShareAFingerprintKeepTheirSeries(t *testing.T) {
+	seen := map[string]string{}
+	var a, b string
+	for i := 0; a == ""; i++ {
+		token := fmt.Sprintf("reader-%d", i)
+		if other, ok := seen[fingerprint(token)]; ok {
+			a, b = other, token
+		}
+		seen[fingerprint(token)] = token
+	}
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	ms := func(d time.Duration) float64 { return float64(now.Add(d).UnixMilli()) }
+	readings := make([]monitor.Reading, 3)
+	for i := range readings {
+		readings[i] = monitor.Reading{Addr: fmt.Sprintf("m%d:6379", i), Sent: now, Received: now, ServerTime: now,
+			Uptime: time.Hour, Keys: []monitor.KeyReading{{Key: "report", ReadAt: now, PTTL: 20 * time.Second,
+				Set: []monitor.SetMember{{Member: a, Score: ms(10 * time.Second)}, {Member: b, Score: ms(20 * time.Second)}}}}}
+	}
+	e := New(Options{Resources: []string{"report"}})
+	e.Observe(monitor.Aggregate(nil, readings, nil, now, monitor.Config{}), nil)
+	got := scrape(t, e)
+	if got[`redlock_lock_holders{resource="report"}`] != "2" {
+		t.Fatalf("holders = %q, want 2 (%q and %q share the fingerprint %s); the scrape:\n%v", got[`redlock_lock_holders{resource="report"}`],
+			a, b, fingerprint(a), got)
+	}
+	n := 0
+	for name := range got {
+		if strings.HasPrefix(name, "redlock_lock_holder_validity_seconds{") && strings.Contains(name, fingerprint(a)) {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d series for the two holders of fingerprint %s, want one each:\n%s", n, fingerprint(a), holderLines(scrapeText(t, e)))
 	}
 }
