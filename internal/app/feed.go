@@ -133,8 +133,16 @@ func openEvents(name string, stdout io.Writer) (io.Writer, func(), error) {
 	return f, func() { f.Close() }, nil // an error closing an append-only file loses nothing already written
 }
 
+// loopback reports whether a listener's address is on the loopback interface alone: what it serves stays on
+// this host. Every interface (0.0.0.0, ::) and a host's own addresses are not.
+func loopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
 // serveMetrics listens on addr and serves the exporter at /metrics in the background; the address it listens
-// on goes to stderr (useful with port 0). It returns what stops the server.
+// on goes to stderr (useful with port 0), with a warning when it is not the loopback interface alone (the
+// metrics have no authentication). It returns what stops the server.
 func serveMetrics(addr string, exporter *metrics.Exporter, stderr io.Writer) (shutdown func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -152,6 +160,11 @@ func serveMetrics(addr string, exporter *metrics.Exporter, stderr io.Writer) (sh
 		}
 	}()
 	fmt.Fprintf(stderr, "redlock-tui: metrics at http://%s/metrics\n", ln.Addr())
+	if !loopback(ln.Addr()) {
+		fmt.Fprintf(stderr, "redlock-tui: WARNING: --metrics %s: the metrics are served to the network without "+
+			"authentication: anyone who can reach %s reads the masters' and the locks' names; listen on "+
+			"127.0.0.1 or [::1], or behind a proxy that authenticates\n", addr, ln.Addr())
+	}
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), metricsShutdownTimeout)
 		defer cancel()
