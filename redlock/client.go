@@ -516,7 +516,7 @@ func (c *Client) releaseOn(i int, resource, token string, after <-chan struct{})
 	cl := &call{deadline: time.Now().Add(c.cfg.nodeTimeout), index: i, out: out}
 	releaseCall(resource, token)(cl)
 	c.sendAfter(c.nodes[i], cl, after, cl.deadline.Add(c.cfg.nodeTimeout))
-	o, _ := classify(<-out, cl.kind)
+	o, _ := classify(<-out, cl.kind, cl.want)
 	return o
 }
 
@@ -600,6 +600,7 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 	waits := false
 	total := 0
 	var kind replyKind
+	var want string
 	for i, nd := range c.nodes {
 		r.Nodes[i].Addr = nd.address()
 		if only != nil && !only[i] {
@@ -610,7 +611,7 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 		cl := &call{deadline: deadline, index: i, out: out, finished: finished}
 		tail.finished[i] = finished
 		build(cl)
-		kind = cl.kind
+		kind, want = cl.kind, cl.want
 		var prev <-chan struct{}
 		if after != nil {
 			prev = after[i]
@@ -627,14 +628,14 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 		if answered == total {
 			return true
 		}
-		return op != OpRelease && (r.OK >= c.quorum || failed > n-c.quorum)
+		return !op.hearsEveryMaster() && (r.OK >= c.quorum || failed > n-c.quorum)
 	}
 	for !decided() {
 		select {
 		case rep := <-out:
 			tail.replies[rep.index], tail.answered[rep.index] = rep, true
 			res := &r.Nodes[rep.index]
-			res.Outcome, res.Err = classify(rep, kind)
+			res.Outcome, res.Err = classify(rep, kind, want)
 			res.Latency = rep.latency
 			answered++
 			if res.Outcome == OutcomeOK {

@@ -130,6 +130,9 @@ func (cn *clusterNode) address() string { return cn.name }
 
 // key is the key a call is about: the slot it is routed by. Our commands name one key, or several of one slot.
 func (c *call) key() string {
+	if c.routeKey != "" {
+		return c.routeKey
+	}
 	if c.script != nil {
 		if len(c.keys) > 0 {
 			return c.keys[0]
@@ -195,7 +198,7 @@ func (cn *clusterNode) route(c *call) {
 			break
 		}
 		out, finished := make(chan reply, 1), make(chan struct{})
-		nd.send(&call{args: c.args, script: c.script, keys: c.keys, argv: c.argv, kind: c.kind, deadline: c.deadline,
+		nd.send(&call{args: c.args, script: c.script, keys: c.keys, argv: c.argv, kind: c.kind, want: c.want, deadline: c.deadline,
 			index: c.index, out: out, finished: finished, asking: asking})
 		last = <-out
 		<-finished

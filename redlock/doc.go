@@ -21,6 +21,18 @@
 // another type under the resource's name is another client's lock: release
 // and extension answer "held by another token" there.
 //
+// # Keeping a lock
+//
+// Lock.AutoExtend starts a Keeper: it extends the lock each time a third of
+// its TTL is left, and reads the key on every master between extensions
+// (Lock.Check, a few times per TTL, at most a second apart), so that a lock
+// deleted, evicted or taken over on a quorum is reported within about a
+// second, not at the next extension. An extension that fails with errors or
+// timeouts (a master paused, a write pause) proves nothing: the lock stays
+// held for its validity and the keeper tries again until one succeeds or the
+// validity runs out. A loss comes as a *LostError whose Cause says which of
+// taken over, evicted, deleted or expired happened.
+//
 // # Masters behind Sentinels
 //
 // Each of the N masters may be a primary with replicas that Sentinels fail

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
 
 // Keeper extends a lock in the background before its validity runs low, so a
-// long task keeps its lock, and reports at once when the lock is lost.
+// long task keeps its lock, checks it between extensions, and reports at once
+// when the lock is lost.
 type Keeper struct {
 	lock     *Lock
 	lost     chan error
@@ -20,10 +22,16 @@ type Keeper struct {
 }
 
 // AutoExtend starts a keeper for the lock. Each time the lock's validity falls
-// to a third of its TTL, the keeper extends it by its TTL. It stops when told
-// to, as soon as the lock is released or its client closed, or when the lock
-// is lost: a failed extension, or the extension bound reached and the
-// validity run out. Loss is sent once on Lost.
+// to a third of its TTL, the keeper extends it by its TTL; an extension that
+// fails with errors or timeouts is tried again after about a node timeout
+// (jittered) until one succeeds or the validity runs out. Between extensions
+// it checks the lock (Lock.Check, see WithCheckInterval), so that a lock
+// deleted, evicted or taken over on a quorum is reported within about a
+// check interval. It stops when told to, as soon as the lock is released or
+// its client closed, or when the lock is lost: a loss the masters proved, the
+// validity run out before an extension succeeded, or the extension bound
+// reached and the validity run out. The loss, a *LostError that says how, is
+// sent once on Lost.
 func (l *Lock) AutoExtend() *Keeper {
 	k := &Keeper{lock: l, lost: make(chan error, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		released: l.releasedChan()}
@@ -58,29 +66,84 @@ func (k *Keeper) run() {
 		cancel()
 	}()
 	l := k.lock
+	l.noteEvictions(ctx)
+	var failed error // the last extension's error while extensions fail without proof
+	failures := 0
 	for {
 		ttl := l.TTL()
-		if !k.sleep(l.Validity() - ttl/3) {
+		next := l.Validity() - ttl/3
+		if failed != nil {
+			next = min(l.client.extendRetryDelay(), l.Validity())
+		}
+		err, goOn := k.wait(ctx, next, ttl)
+		switch {
+		case !goOn || l.isReleased():
+			return
+		case err != nil:
+			k.lost <- err
 			return
 		}
-		if l.isReleased() {
-			return
-		}
-		err := l.Extend(ctx, ttl)
+		err = l.Extend(ctx, ttl)
 		switch {
 		case err == nil:
+			failed, failures = nil, 0
 			continue
 		case ctx.Err() != nil, l.isReleased(): // stopped, or released by the caller since the check above
 			return
 		case errors.Is(err, ErrExtendLimit):
-			if !k.sleep(l.Validity()) || l.isReleased() {
+			checked, goOn := k.wait(ctx, l.Validity(), ttl)
+			switch {
+			case !goOn || l.isReleased():
 				return
+			case checked != nil:
+				err = checked
+			default:
+				err = &LostError{Resource: l.resource, Cause: LossExpired,
+					Detail: fmt.Sprintf("it lapsed after %d extensions, the bound", l.Extensions())}
 			}
-			err = fmt.Errorf("lock %q lapsed after %d extensions: %w", l.resource, l.Extensions(), ErrLost)
+		case errors.Is(err, ErrNotExtended):
+			failed = err
+			failures++
+			continue
+		case errors.Is(err, ErrLost) && CauseOf(err) == LossExpired && failed != nil:
+			err = &LostError{Resource: l.resource, Cause: LossExpired,
+				Detail: fmt.Sprintf("its validity ran out after %d failed extensions", failures), err: failed}
 		}
 		k.lost <- err
 		return
 	}
+}
+
+// wait waits d, checking the lock every check interval of a lock of ttl meanwhile (none when d is shorter). It
+// returns the loss a check proved, or reports false when the keeper is to end: stopped, the lock released or
+// its client closed.
+func (k *Keeper) wait(ctx context.Context, d, ttl time.Duration) (error, bool) {
+	every := k.lock.client.cfg.checkInterval(ttl)
+	until := time.Now().Add(d)
+	for {
+		left := time.Until(until)
+		if every <= 0 || left <= every {
+			return nil, k.sleep(left)
+		}
+		if !k.sleep(every) {
+			return nil, false
+		}
+		err := k.lock.Check(ctx)
+		switch {
+		case ctx.Err() != nil || k.lock.isReleased():
+			return nil, false
+		case errors.Is(err, ErrLost):
+			return err, true
+		}
+	}
+}
+
+// extendRetryDelay is how long a keeper waits before it tries again an extension that failed without proof:
+// a node timeout and up to as much again at random, so that keepers that failed together do not retry
+// together.
+func (c *Client) extendRetryDelay() time.Duration {
+	d := c.cfg.nodeTimeout
+	return d + rand.N(d+1)
 }
 
 // sleep waits d or until stopped, the lock released or the client closed; it

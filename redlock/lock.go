@@ -27,6 +27,7 @@ type Lock struct {
 	last       Round
 	prev       []<-chan struct{} // the last round's commands, per master: the next waits for them
 	releasedC  chan struct{}     // closed on release; made on demand
+	evicted    []int64           // the masters' evicted_keys when a keeper started, -1 unknown; nil: not taken
 }
 
 // Resource is the locked resource: the Redis key on every master.
@@ -128,12 +129,15 @@ func (l *Lock) releasedChan() <-chan struct{} {
 // Extend renews the lock's TTL to ttl on every master holding our token. It
 // succeeds only when a quorum renewed it and the new validity, measured like
 // an acquisition, is positive; a master where the key expired is not taken
-// again. A failed extension marks the lock lost (ErrLost, ErrNotAcquired).
-// Extending beyond WithMaxExtensions fails with ErrExtendLimit and leaves the
-// lock as it was. With an ended ctx Extend sends nothing; an extension that
-// ctx interrupts before masters refused it leaves the lock held (its
-// validity no longer than the old one or the new TTL allows), and both
-// return the context's error rather than ErrLost.
+// again. An extension the masters refused on so many of them that fewer than
+// a quorum may still hold our token (no key, another token) marks the lock
+// lost and returns a *LostError (ErrLost). One that failed with errors or
+// timeouts proves nothing: the lock stays held for the validity it had (no
+// longer than ttl allows from the round's start) and may be extended again;
+// the error matches ErrNotExtended, and the context's error when ctx ended
+// it. Extending a lock whose validity ran out fails with a *LostError
+// (expired). Extending beyond WithMaxExtensions fails with ErrExtendLimit and
+// leaves the lock as it was. With an ended ctx Extend sends nothing.
 func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (err error) {
 	if err := checkTTL(ttl); err != nil {
 		return err
@@ -143,18 +147,13 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (err error) {
 	c := l.client
 	if err := ctx.Err(); err != nil {
 		return &RoundError{Round: Round{Op: OpExtend, Resource: l.resource, Quorum: c.quorum}, Attempts: 1,
-			Reason: "not started", cause: err}
+			Reason: "not started", kinds: []error{ErrNotExtended}, cause: err}
+	}
+	if err := l.stillHeld(); err != nil {
+		return fmt.Errorf("extend: %w", err)
 	}
 	l.mu.Lock()
-	switch {
-	case l.released || l.lost:
-		l.mu.Unlock()
-		return fmt.Errorf("extend %q: %w", l.resource, ErrLost)
-	case !l.validUntil.After(c.cfg.clock.Now()):
-		l.end(true)
-		l.mu.Unlock()
-		return fmt.Errorf("extend %q: validity ran out before the extension: %w", l.resource, ErrLost)
-	case l.extensions >= c.cfg.maxExtensions:
+	if l.extensions >= c.cfg.maxExtensions {
 		l.mu.Unlock()
 		return fmt.Errorf("extend %q: %d extensions used: %w", l.resource, l.extensions, ErrExtendLimit)
 	}
@@ -168,31 +167,35 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (err error) {
 	defer func() {
 		c.cfg.notify(Action{Op: OpExtend, Resource: l.resource, Token: l.token, Fence: l.fence, Round: r.clone(), Err: err})
 	}()
+	var lost *LostError
+	if r.OK < c.quorum && r.ProvesGone() {
+		reason := fmt.Sprintf("extension refused (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
+		lost = c.lossOf(ctx, l, r, &RoundError{Round: r, Attempts: 1, Reason: reason, kinds: []error{ErrNotAcquired}})
+	}
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.last, l.prev = r, tail.finished
-	if r.OK >= c.quorum && r.Validity > 0 && !l.released {
+	switch {
+	case r.OK >= c.quorum && r.Validity > 0 && !l.released:
 		l.ttl = ttl
 		l.validUntil = r.ValidUntil()
 		l.extensions++
 		return nil
+	case lost != nil:
+		l.end(true)
+		return lost
 	}
-	if ctx.Err() != nil && refused(r) <= len(c.nodes)-c.quorum {
-		// Interrupted while a quorum could still renew it: the lock holds at least until the earlier of its
-		// validity and the new TTL from the round's start, on the masters that got the command and on the others.
-		if until := r.Start.Add(c.validity(ttl, 0)); until.Before(l.validUntil) {
-			l.validUntil = until
-		}
-		return &RoundError{Round: r, Attempts: 1, Reason: "extension interrupted, lock still held", cause: ctx.Err()}
+	// Not proven lost: the lock holds at least until the earlier of its validity and the new TTL from the
+	// round's start, on the masters that got the command and on the others.
+	if until := r.Start.Add(c.validity(ttl, 0)); until.Before(l.validUntil) {
+		l.validUntil = until
 	}
-	l.end(true)
-	reason := fmt.Sprintf("extension failed, lock lost (%d of %d masters, need %d)", r.OK, len(c.nodes), c.quorum)
-	lost := &RoundError{Round: r, Attempts: 1, Reason: reason, kinds: []error{ErrLost, ErrNotAcquired}}
+	reason := fmt.Sprintf("extension failed (%d of %d masters, need %d), lock still held", r.OK, len(c.nodes), c.quorum)
 	if ctx.Err() != nil {
-		lost.cause = ctx.Err()
+		reason = "extension interrupted, lock still held"
 	}
-	return lost
+	return &RoundError{Round: r, Attempts: 1, Reason: reason, kinds: []error{ErrNotExtended}, cause: ctx.Err()}
 }
 
 // Release deletes the lock on every master where it still holds our token,
@@ -232,18 +235,6 @@ func (l *Lock) Release(ctx context.Context) error {
 	err := releaseError(r)
 	c.cfg.notify(Action{Op: OpRelease, Resource: l.resource, Token: l.token, Fence: l.fence, Round: r.clone(), Err: err})
 	return err
-}
-
-// refused counts the masters that answered an extension with a key gone or
-// held by another token: these cannot renew it.
-func refused(r Round) int {
-	n := 0
-	for _, nd := range r.Nodes {
-		if nd.Outcome == OutcomeGone || nd.Outcome == OutcomeHeldByOther {
-			n++
-		}
-	}
-	return n
 }
 
 // releaseError turns a release round into Release's error: nil when some master

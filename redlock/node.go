@@ -22,6 +22,8 @@ type call struct {
 	keys     []string      // script keys
 	argv     []any         // script arguments
 	kind     replyKind     // which reply is the command's success value
+	want     string        // replyGet: the token that makes the key ours
+	routeKey string        // a command without a key (INFO): the key whose Redis Cluster node it is for
 	deadline time.Time
 	index    int // the master's position, echoed in the reply
 	out      chan<- reply

@@ -30,6 +30,7 @@ type config struct {
 	fencing       bool
 	fenceSuffix   string
 	observers     []func(Action) // WithObserver's functions, in the order given
+	checkEvery    time.Duration  // WithCheckInterval: 0 automatic, negative off
 	// skipFenceRound, set only by tests, takes the largest counter of the
 	// acquire round as the token without the fence round: unsafe, to show
 	// that the tests catch it.
@@ -106,6 +107,21 @@ func WithRetryDelay(min, max time.Duration) Option {
 // WithMaxExtensions bounds how many times one lock may be extended (default
 // 10). Unbounded extension would let a client keep a lock forever.
 func WithMaxExtensions(n int) Option { return func(c *config) { c.maxExtensions = n } }
+
+// WithCheckInterval sets how often a Keeper reads its lock's key on every
+// master between extensions (Lock.Check), so that a lock deleted, evicted or
+// taken over on a quorum is reported within about that time. By default it
+// is a tenth of the lock's TTL, at most DefaultMaxCheckInterval: one GET per
+// master per check. Zero or a negative interval turns checks off: a loss is
+// then known only at the next extension, a third of the TTL before it lapses.
+func WithCheckInterval(d time.Duration) Option {
+	return func(c *config) {
+		c.checkEvery = d
+		if d == 0 {
+			c.checkEvery = -1
+		}
+	}
+}
 
 // WithClock sets the clock used for validity arithmetic (default the system's
 // monotonic clock).

@@ -276,11 +276,11 @@ func TestAFencedAcquireGrantsOnlyOnACounter(t *testing.T) {
 		{nil, OutcomeError},
 		{[]any{int64(1)}, OutcomeError},
 	} {
-		if got, _ := classify(reply{val: tc.val}, replyFencedSet); got != tc.want {
+		if got, _ := classify(reply{val: tc.val}, replyFencedSet, ""); got != tc.want {
 			t.Errorf("fenced acquire reply %#v: %s, want %s", tc.val, got, tc.want)
 		}
 	}
-	if got, _ := classify(reply{err: redis.Nil}, replyFencedSet); got != OutcomeHeldByOther {
+	if got, _ := classify(reply{err: redis.Nil}, replyFencedSet, ""); got != OutcomeHeldByOther {
 		t.Errorf("fenced acquire nil reply: %s, want held by another token", got)
 	}
 	// Through a real round: a counter holding a string makes the script fail, which is no grant.
@@ -321,8 +321,20 @@ func TestGrantsAreLiteral(t *testing.T) {
 		{"script OK", reply{val: "OK"}, replyScript, OutcomeError},
 		{"script nil", reply{err: redis.Nil}, replyScript, OutcomeError},
 		{"script 2", reply{val: int64(2)}, replyScript, OutcomeError},
+		{"GET our token", reply{val: "tok"}, replyGet, OutcomeOK},
+		{"GET another token", reply{val: "other"}, replyGet, OutcomeHeldByOther},
+		{"GET our token and more", reply{val: "tok-and-more"}, replyGet, OutcomeHeldByOther},
+		{"GET our token from a replica", reply{val: "tok", replica: true}, replyGet, OutcomeReplica},
+		{"GET nil", reply{err: redis.Nil}, replyGet, OutcomeGone},
+		{"GET nil from a replica", reply{err: redis.Nil, replica: true}, replyGet, OutcomeReplica},
+		{"GET WRONGTYPE", reply{err: replyError("WRONGTYPE Operation against a key holding the wrong kind of value")}, replyGet, OutcomeHeldByOther},
+		{"GET NOPERM", reply{err: replyError("NOPERM this user has no permissions")}, replyGet, OutcomeError},
+		{"GET integer", reply{val: int64(1)}, replyGet, OutcomeError},
+		{"GET nil value, nil error", reply{}, replyGet, OutcomeError},
+		{"GET timeout", reply{err: context.DeadlineExceeded}, replyGet, OutcomeTimeout},
+		{"GET no reply", reply{err: &noReplyError{}, sent: true}, replyGet, OutcomeError},
 	} {
-		got, err := classify(tc.rep, tc.kind)
+		got, err := classify(tc.rep, tc.kind, "tok")
 		if got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}

@@ -23,13 +23,26 @@ const (
 	// replyScript: the compare-and-delete, compare-and-extend and raise scripts
 	// answer 1 (done), 0 (no key) or -1 (another token or another type).
 	replyScript
+	// replyGet: GET of a lock's key is ours only when it returns the call's
+	// token, whole; a nil reply means no key, another string or WRONGTYPE
+	// another holder.
+	replyGet
+	// replyText: any bulk string answers (INFO); its value is read by the caller.
+	replyText
 )
 
 // classify turns a master's reply into an outcome and, for any outcome but
 // OK, gone and held-by-other, what the master said or why it said nothing.
-func classify(r reply, kind replyKind) (Outcome, error) {
+// want is the token a replyGet call compares the value with.
+func classify(r reply, kind replyKind, want string) (Outcome, error) {
 	if r.err != nil {
 		switch {
+		case kind == replyGet && errors.Is(r.err, redis.Nil) && !r.replica:
+			return OutcomeGone, nil
+		case kind == replyGet && redis.HasErrorPrefix(r.err, "WRONGTYPE") && !r.replica:
+			return OutcomeHeldByOther, nil // another client's lock of another shape
+		case kind == replyGet && (errors.Is(r.err, redis.Nil) || isReply(r.err) && r.replica):
+			return OutcomeReplica, errReplicaRole
 		case kind != replyScript && errors.Is(r.err, redis.Nil):
 			return OutcomeHeldByOther, nil
 		case isReadOnly(r.err):
@@ -58,10 +71,24 @@ func classify(r reply, kind replyKind) (Outcome, error) {
 		case int64(-1):
 			o = OutcomeHeldByOther
 		}
+	case replyGet:
+		switch v, ok := r.val.(string); {
+		case ok && v == want:
+			o = OutcomeOK
+		case ok:
+			o = OutcomeHeldByOther
+		}
+	case replyText:
+		if _, ok := r.val.(string); ok {
+			o = OutcomeOK
+		}
 	}
 	switch {
 	case o == OutcomeError:
 		return o, &UnexpectedReplyError{Value: r.val}
+	case kind == replyGet && r.replica:
+		// What a replica holds is its primary's, whatever it is: it tells nothing of this master's lock.
+		return OutcomeReplica, errReplicaRole
 	case o == OutcomeOK && r.replica:
 		// A writable replica (replica-read-only no) took the write: it counts for nothing, and its
 		// primary overwrites it at the next resynchronisation.

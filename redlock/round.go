@@ -17,7 +17,17 @@ const (
 	// OpFence is a fenced acquisition's second round, which raises the
 	// masters' counters to the lock's token (see WithFencing).
 	OpFence Op = "fence"
+	// OpCheck reads the lock's key on every master (Lock.Check): a keeper's
+	// look between extensions.
+	OpCheck Op = "check"
+	// opInfo reads INFO stats from masters, to tell an eviction from a deletion.
+	opInfo Op = "info"
 )
+
+// hearsEveryMaster reports whether a round of op waits for every master's answer (up to the node timeout)
+// instead of ending once a quorum is reached or out of reach: a release must reach every master, and INFO is
+// read where it is asked.
+func (op Op) hearsEveryMaster() bool { return op == OpRelease || op == opInfo }
 
 // Outcome is what one master did in one round.
 type Outcome int
