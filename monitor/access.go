@@ -66,7 +66,8 @@ var neededCommands = []neededCommand{
 		severity: SeverityError, off: "locks cannot be found"},
 	{name: "GETRANGE", args: onKey("GETRANGE", 0, 0), severity: SeverityError, off: "values cannot be read; locks are not listed"},
 	{name: "PTTL", args: onKey("PTTL"), severity: SeverityError, off: "TTLs cannot be read; locks are not listed"},
-	{name: "EVAL", args: plain("EVAL", "return 1", 0), severity: SeverityWarning, off: scriptsOff,
+	// Flagged no-writes, as the read scripts are: a write pause does not hold it (scripts.go).
+	{name: "EVAL", args: plain("EVAL", noWritesShebang+"return 1", 0), severity: SeverityWarning, off: scriptsOff,
 		writeOff: "locks cannot be released or extended from here (their scripts are loaded with EVAL)"},
 	{name: "MGET", args: onKey("MGET"), severity: SeverityWarning, off: scriptsOff},
 	{name: "STRLEN", args: onKey("STRLEN"), severity: SeverityWarning, off: scriptsOff},

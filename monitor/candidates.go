@@ -33,7 +33,10 @@ end
 // candidatesScript returns the microseconds it ran, then key, value and PTTL of every lock candidate among
 // ARGV[3...] (candidateLua, values cut to ARGV[1] bytes, keys without a TTL taken when ARGV[2] is "1"). It
 // reads the keys that keyspace notifications named, by the rules discovery applies to the keys it scans.
-const candidatesScript = hashLockLua + setLockLua + candidateLua + `local n, anyNoTTL = tonumber(ARGV[1]), ARGV[2] == '1'
+var candidatesScript = newReadScript(hashLockLua + setLockLua + candidateLua + candidatesLua)
+
+// candidatesLua is candidatesScript's own part.
+const candidatesLua = `local n, anyNoTTL = tonumber(ARGV[1]), ARGV[2] == '1'
 local t = redis.call('TIME')
 local t0 = t[1] * 1000000 + t[2]
 local out = {0}
@@ -49,9 +52,10 @@ out[1] = t[1] * 1000000 + t[2] - t0
 return out`
 
 // readCandidates reads keys by the rules discovery applies to the keys it scans, in one round trip (two
-// without scripts): those that are lock candidates, with the server time it took.
+// without scripts): those that are lock candidates, with the server time it took. It waits for its script as
+// pauseBound says.
 func (p *poller) readCandidates(ctx context.Context, cfg Config, keys []string) (discovered, error) {
-	if p.mode != readScripted {
+	if !p.scripted() {
 		var r Reading
 		if err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen); err != nil {
 			return discovered{}, err
@@ -64,7 +68,9 @@ func (p *poller) readCandidates(ctx context.Context, cfg Config, keys []string) 
 	for _, k := range keys {
 		args = append(args, k)
 	}
-	res, err := p.eval(ctx, candidatesScript, nil, args...).Slice()
+	bound, cancel := p.pauseBound(ctx, 0)
+	defer cancel()
+	res, err := p.eval(bound, candidatesScript, nil, args...).Slice()
 	if err != nil {
 		return discovered{}, err
 	}

@@ -110,14 +110,14 @@ func (p *poller) accept(r Reading) {
 	}
 }
 
-// eval runs a script on the poller's node, after ASKING on a cluster's node.
-func (p *poller) eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+// eval runs a read script on the poller's node, as it runs them (scripts.go), after ASKING on a cluster's node.
+func (p *poller) eval(ctx context.Context, script readScript, keys []string, args ...any) *redis.Cmd {
 	if !p.asking {
-		return p.client.Eval(ctx, script, keys, args...)
+		return p.client.Do(ctx, p.scriptArgs(script, keys, args)...)
 	}
 	pipe := p.client.Pipeline()
 	pipe.Do(ctx, "asking")
-	cmd := pipe.Eval(ctx, script, keys, args...)
+	cmd := pipe.Do(ctx, p.scriptArgs(script, keys, args)...)
 	_, _ = pipe.Exec(ctx)
 	return cmd
 }
@@ -476,8 +476,7 @@ func (p *clusterPoller) readRoutes(ctx context.Context, cfg Config, n *poller, r
 		}
 		before := len(r.Keys)
 		err = q.collect(&r, rt.keys, sent, rtt, cfg.MaxValueLen)
-		if errors.Is(err, errRetryPipelined) {
-			n.mode = readPipelined
+		if n.retryScript(err, &r) {
 			r.Keys = r.Keys[:before]
 			again = append(again, rt)
 			continue

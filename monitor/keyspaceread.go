@@ -49,9 +49,7 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 		}
 		sent := time.Now()
 		res, err := p.readCandidates(ctx, cfg, fresh)
-		if isServerError(err) && p.mode == readScripted && !isClusterState(err) {
-			r.refusals.refused("EVAL", err) // as discover does: plain commands from now on
-			p.mode = readPipelined
+		for p.scripted() && (p.heldByPause(ctx, err) || p.afterScriptError(err, r)) { // as discover does
 			res, err = p.readCandidates(ctx, cfg, fresh)
 		}
 		if err != nil {

@@ -103,7 +103,10 @@ end
 // refreshScript returns, for each key, its value cut to ARGV[1] bytes (a hash lock's fields and values, or a
 // sorted-set lock's members; nil when it is none of these) and its PTTL, so a batch of keys costs one round
 // trip and values are capped on the server.
-const refreshScript = hashLockLua + setLockLua + `local n = tonumber(ARGV[1])
+var refreshScript = newReadScript(refreshLua)
+
+// refreshLua is refreshScript's body.
+const refreshLua = hashLockLua + setLockLua + `local n = tonumber(ARGV[1])
 local out = {}
 for first = 1, #KEYS, 1000 do
   local last = math.min(first + 999, #KEYS)
@@ -128,7 +131,10 @@ return out`
 // (candidateLua; keys without a TTL taken whatever their value when ARGV[7] is "1"). Candidates are picked on
 // the server so a large keyspace of ordinary data costs no transfer. On a redis-server with 1,000,000 ordinary
 // keys it costs about 1.6µs of server CPU per key scanned.
-const discoverScript = hashLockLua + setLockLua + candidateLua + `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+var discoverScript = newReadScript(hashLockLua + setLockLua + candidateLua + discoverLua)
+
+// discoverLua is discoverScript's own part.
+const discoverLua = `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local slice, maxScan, anyNoTTL = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7] == '1'
 local t = redis.call('TIME')
 local t0 = t[1] * 1000000 + t[2]
@@ -183,7 +189,11 @@ type poller struct {
 	client *redis.Client
 	addr   string
 	mode   readMode
-	asking bool // a Redis Cluster node: scripts run after ASKING, so that keys of a slot it imports can be read
+	// scripts is how the master runs the read scripts (scripts.go), and scriptsHeld whether a write pause held
+	// them during the current read, which then reads the rest with plain commands.
+	scripts     scriptVariant
+	scriptsHeld bool
+	asking      bool // a Redis Cluster node: scripts run after ASKING, so that keys of a slot it imports can be read
 
 	disc discovery // where discovery stands, as of the last reading the monitor accepted
 
@@ -265,7 +275,8 @@ func (p *poller) failed(err error) Reading {
 	if isSetupError(err) && !strings.HasPrefix(err.Error(), "connection setup refused") {
 		err = fmt.Errorf("connection setup refused: %w", err)
 	}
-	p.access = accessState{} // checked again on the next connection
+	p.access = accessState{}    // checked again on the next connection
+	p.scripts = scriptsNoWrites // and how it runs scripts: a master restarted may have another configuration
 	err = p.withAdvice(err, refused)
 	return Reading{Addr: p.addr, Err: err, Refused: refused}
 }
@@ -274,6 +285,7 @@ func (p *poller) failed(err error) Reading {
 // of the known keys, then discovery under its budget. known is the sorted list of keys to refresh.
 func (p *poller) read(ctx context.Context, cfg Config, known *knownList) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
+	p.scriptsHeld = false
 	d := p.disc
 	if d.cursor == "" {
 		d.cursor, d.sweep.Total = "0", -1
@@ -332,8 +344,13 @@ func (p *poller) readKeys(ctx context.Context, cfg Config, keys []string) Readin
 		defer func() { p.via = nil }()
 	}
 	err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen)
-	if errors.Is(err, errRetryPipelined) {
-		p.mode = readPipelined
+	for p.retryScript(err, &r) {
+		r.Keys = nil
+		err = p.readAgain(ctx, &r, keys, cfg.MaxValueLen)
+	}
+	if errors.Is(err, errScriptsHeld) { // the tracking connection waited on a write pause: read on another
+		t.dropRead()
+		t, p.via = nil, nil
 		r.Keys = nil
 		err = p.readAgain(ctx, &r, keys, cfg.MaxValueLen)
 	}
@@ -364,6 +381,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		if !first && !timeLeft(ctx, *slowest) {
 			return nil
 		}
+		rest := known // read again, with plain commands, when a write pause holds the scripts
 		pipe := p.keyReader().Pipeline()
 		var server, repl *redis.StringCmd
 		var size *redis.IntCmd
@@ -384,9 +402,19 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 			batches = append(batches, p.queueRead(ctx, pipe, chunk, cfg.MaxValueLen))
 		}
 		sent := time.Now()
+		bound, cancel := p.pauseBound(ctx, *slowest)
+		_, err := pipe.Exec(bound)
+		cancel()
 		// Per-command errors are examined below; a connection that failed or could not log in fails the poll.
-		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) && !isServerError(err) {
-			return err
+		if err != nil && !errors.Is(err, redis.Nil) && !isServerError(err) {
+			if !p.heldByPause(ctx, err) {
+				return err
+			}
+			if p.via != nil {
+				return errScriptsHeld
+			}
+			known = rest
+			continue
 		}
 		rtt := time.Since(sent)
 		*slowest = max(*slowest, rtt)
@@ -403,9 +431,10 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 			first = false
 		}
 		for i, b := range batches {
+			before := len(r.Keys)
 			err := b.collect(r, chunks[i], sent, rtt, cfg.MaxValueLen)
-			if errors.Is(err, errRetryPipelined) {
-				p.mode = readPipelined
+			for p.retryScript(err, r) {
+				r.Keys = r.Keys[:before]
 				err = p.readAgain(ctx, r, chunks[i], cfg.MaxValueLen)
 			}
 			if err != nil {
@@ -449,11 +478,9 @@ func (p *poller) discover(ctx context.Context, cfg Config, known *knownList, r *
 		slice := min(limit-used, discoverSlice)
 		sent := time.Now()
 		var res discovered
-		if p.mode == readScripted {
-			res, err = p.discoverScripted(ctx, cfg, d.cursor, slice)
-			if isServerError(err) && !isClusterState(err) { // a cluster that cannot serve now refuses no script
-				r.refusals.refused("EVAL", err)
-				p.mode = readPipelined
+		if p.scripted() {
+			res, err = p.discoverScripted(ctx, cfg, d.cursor, slice, slowest)
+			if p.heldByPause(ctx, err) || p.afterScriptError(err, r) { // a cluster that cannot serve now refuses no script
 				continue
 			}
 		} else {
@@ -537,9 +564,11 @@ type discovered struct {
 	refusals refusals // what the step met of the master's ACL
 }
 
-// discoverScripted runs one discovery step as discoverScript.
-func (p *poller) discoverScripted(ctx context.Context, cfg Config, cursor string, slice time.Duration) (discovered, error) {
+// discoverScripted runs one discovery step as discoverScript, waiting for it as pauseBound says.
+func (p *poller) discoverScripted(ctx context.Context, cfg Config, cursor string, slice, slowest time.Duration) (discovered, error) {
 	maxScan := max(int64(slice/minKeyCost), 1)
+	ctx, cancel := p.pauseBound(ctx, slowest)
+	defer cancel()
 	res, err := p.eval(ctx, discoverScript, nil, cursor, cfg.Pattern, cfg.ScanCount, cfg.MaxValueLen,
 		slice.Microseconds(), maxScan, anyNoTTL(cfg)).Slice()
 	if err != nil {
@@ -606,11 +635,22 @@ func (p *poller) readAgain(ctx context.Context, r *Reading, keys []string, maxLe
 		batches = append(batches, p.queueRead(ctx, pipe, rest[:min(refreshChunk, len(rest))], maxLen))
 	}
 	sent := time.Now()
-	_, _ = pipe.Exec(ctx)
+	bound, cancel := p.pauseBound(ctx, 0)
+	_, _ = pipe.Exec(bound)
+	cancel()
 	rtt := time.Since(sent)
+	from := len(r.Keys)
 	for i, b := range batches {
 		chunk := keys[i*refreshChunk : min((i+1)*refreshChunk, len(keys))]
-		if err := b.collect(r, chunk, sent, rtt, maxLen); err != nil {
+		err := b.collect(r, chunk, sent, rtt, maxLen)
+		if p.heldByPause(ctx, err) {
+			r.Keys = r.Keys[:from]
+			if p.via != nil {
+				return errScriptsHeld
+			}
+			return p.readAgain(ctx, r, keys, maxLen) // with plain commands
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -630,7 +670,7 @@ func (p *poller) queueRead(ctx context.Context, pipe redis.Pipeliner, keys []str
 	if len(keys) == 0 {
 		return q
 	}
-	if p.mode == readScripted {
+	if p.scripted() {
 		q.eval = p.queueRefreshScript(ctx, pipe, keys, maxLen)
 		return q
 	}
@@ -643,11 +683,21 @@ func (p *poller) queueRead(ctx context.Context, pipe redis.Pipeliner, keys []str
 	return q
 }
 
-// errRetryPipelined reports that the server refused the read script; the batch must be read again.
-var errRetryPipelined = errors.New("monitor: read script refused")
+// scriptError is a read script's error reply: the batch must be read again, as the master runs scripts after
+// it (retryScript).
+type scriptError struct{ err error }
+
+func (e *scriptError) Error() string { return "monitor: read script refused: " + e.err.Error() }
+
+// retryScript reports whether a batch whose read returned err must be read again: err is a read script's error
+// reply, after which the master runs scripts another way, or not at all (afterScriptError).
+func (p *poller) retryScript(err error, r *Reading) bool {
+	var se *scriptError
+	return errors.As(err, &se) && p.afterScriptError(se.err, r)
+}
 
 // collect appends a reading of every key of the batch to r: present with its value and PTTL, or absent. A
-// server that refuses the script switches the poller to pipelined reads for the batch and every later one.
+// script's error reply is a *scriptError: the caller reads the batch again (retryScript).
 func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time.Duration, maxLen int) error {
 	readAt := sent.Add(rtt / 2)
 	switch {
@@ -655,8 +705,7 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 		res, err := q.eval.Slice()
 		if err != nil {
 			if isServerError(err) {
-				r.refusals.refused("EVAL", err)
-				return errRetryPipelined
+				return &scriptError{err}
 			}
 			return err
 		}
@@ -698,8 +747,8 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 			if d > 0 {
 				ms = d.Milliseconds()
 			}
-			if !isString {
-				ms = -2
+			if !isString && ms != -2 {
+				continue // a key that is not a string (a hash or a sorted-set lock) is not read so: unknown, never absent
 			}
 			kr := keyReading(k, v, ms, maxLen)
 			kr.ReadAt, kr.ReadWithin = readAt, rtt/2

@@ -48,7 +48,14 @@ func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string,
 	from := len(r.Keys)
 	if err := p.refresh(ctx, cfg, pl.read, r, d, slowest); err != nil {
 		t.dropRead()
-		return err
+		if !errors.Is(err, errScriptsHeld) {
+			return err
+		}
+		// A write pause held the scripts on the tracking connection, now closed: every key is read with plain
+		// commands on another, and the next poll tracks them afresh.
+		p.via, r.Keys = nil, r.Keys[:from]
+		r.Refresh, r.RefreshWhy = RefreshPolling, "a write pause held the read scripts: read with plain commands this time"
+		return p.refresh(ctx, cfg, known, r, d, slowest)
 	}
 	read := r.Keys[from:]
 	t.remember(read, cfg.Interval)
@@ -155,13 +162,13 @@ func (p *poller) keyReader() pipeliner {
 // remembers, for each read a script makes on a tracking connection, every key the script declared: a script of
 // 1,000 keys costs the master a million remembered keys (measured: 6,000 keys took 0.5s instead of 30ms). Its
 // keys are tracked by an EXISTS of them all, queued before it.
-const trackedRefreshScript = "local KEYS = {select(2, unpack(ARGV))}\n" + refreshScript
+var trackedRefreshScript = newReadScript("local KEYS = {select(2, unpack(ARGV))}\n" + refreshLua)
 
 // queueRefreshScript queues the refresh script of keys on pipe: on the tracking connection, after an EXISTS
 // of them that tracks them before they are read (a change in between is invalidated, and read next time).
 func (p *poller) queueRefreshScript(ctx context.Context, pipe redis.Pipeliner, keys []string, maxLen int) *redis.Cmd {
 	if p.via == nil {
-		return pipe.Eval(ctx, refreshScript, keys, maxLen)
+		return pipe.Do(ctx, p.scriptArgs(refreshScript, keys, []any{maxLen})...)
 	}
 	args := make([]any, 0, len(keys)+1)
 	args = append(args, maxLen)
@@ -169,5 +176,5 @@ func (p *poller) queueRefreshScript(ctx context.Context, pipe redis.Pipeliner, k
 		args = append(args, k)
 	}
 	pipe.Exists(ctx, keys...)
-	return pipe.Eval(ctx, trackedRefreshScript, nil, args...)
+	return pipe.Do(ctx, p.scriptArgs(trackedRefreshScript, nil, args)...)
 }
