@@ -121,6 +121,17 @@ type accessState struct {
 	denied    []string // found by the check
 	learned   []string // refused while reading since the check
 	onKeys    []string // write commands the check found refused on its key, by the ACL's key patterns
+	missing   []string // script commands the server does not have, found by the check or met by a read, sorted
+}
+
+// noteMissing adds the script commands a read found missing.
+func (a *accessState) noteMissing(cmds []string) {
+	for _, c := range cmds {
+		if !slices.Contains(a.missing, c) {
+			a.missing = append(a.missing, c)
+		}
+	}
+	slices.Sort(a.missing)
 }
 
 // due reports whether the access should be checked (again).
@@ -191,8 +202,9 @@ func isKeyRefusal(msg string) bool {
 	return strings.Contains(msg, "key") || strings.Contains(msg, "channel")
 }
 
-// checkAccess finds which of the needed commands the master refuses, when a check is due: ACL DRYRUN for the
-// client's user and a harmless use of each command go out in one pipeline. It comes last in a read, when the
+// checkAccess finds which of the needed commands the master refuses, and which script commands it does not
+// have (scripts.go), when a check is due: ACL DRYRUN for the client's user, a harmless use of each command and
+// a call of each script command without arguments go out in one pipeline. It comes last in a read, when the
 // read itself is done, and only when a round trip as slow as slowest still fits before ctx's deadline; it
 // waits for its answer at most accessWait or four such round trips, so that it does not make a read late.
 // DRYRUN's answers are used where it ran (Redis 7 and later, for a user allowed to run it); the probes'
@@ -223,14 +235,15 @@ func (p *poller) checkAccess(ctx context.Context, cfg Config, slowest time.Durat
 		dry[i] = pipe.Do(ctx, append([]any{"ACL", "DRYRUN", user}, args...)...)
 		probes[i] = pipe.Do(ctx, args...)
 	}
+	presence := queuePresenceProbes(ctx, pipe)
 	_, _ = pipe.Exec(ctx)
-	for _, cmd := range slices.Concat(dry, probes) {
+	for _, cmd := range slices.Concat(dry, probes, presence) {
 		var re redis.Error
 		if err := cmd.Err(); err != nil && !errors.As(err, &re) {
 			return // no answer (a timeout, a closed connection): not checked
 		}
 	}
-	a := accessState{checkedAt: now, via: "probes"}
+	a := accessState{checkedAt: now, via: "probes", missing: missingOf(presence)}
 	if dry[0].Err() == nil {
 		a.via = "ACL DRYRUN"
 	}
@@ -337,7 +350,8 @@ func accessWarnings(m *MasterStatus, writes bool) []Warning {
 }
 
 // deploymentWarnings returns the warnings of how the masters are deployed: the commands and keys their ACL
-// refuses, and the keys left out of the list as not lock-shaped (information). It only reads s.
+// refuses, the script commands they do not have, and the keys left out of the list as not lock-shaped
+// (information). It only reads s.
 func deploymentWarnings(s *Snapshot, cfg Config) []Warning {
 	var ws []Warning
 	for i := range s.Masters {
@@ -346,6 +360,9 @@ func deploymentWarnings(s *Snapshot, cfg Config) []Warning {
 			continue
 		}
 		own := accessWarnings(m, cfg.Writes)
+		if w, ok := noScriptsWarning(m); ok {
+			own = append(own, w)
+		}
 		if m.Sweep.Refused > 0 {
 			own = append(own, Warning{Severity: SeverityWarning, Kind: WarnKeysRefused, Master: m.Addr,
 				Text: fmt.Sprintf("%s refused by the user's ACL key patterns, not read: a lock among them is not listed; "+

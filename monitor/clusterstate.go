@@ -239,10 +239,16 @@ func (s *Snapshot) clusterOnly() bool {
 }
 
 // unreadWhy says why a lock of s may not have been read by a master that answered: its poll ran out of time,
-// or, on a cluster, the primary that owns its key did not answer.
+// on a cluster, the primary that owns its key did not answer, or a master read with plain commands, which do
+// not read hash and sorted-set locks.
 func unreadWhy(s *Snapshot) string {
 	if s.clusterOnly() {
 		return "out of time, or on a cluster primary that did not answer"
+	}
+	for _, m := range s.Masters {
+		if m.Up && m.PlainReads {
+			return "out of time, or a hash or sorted-set lock on " + m.Addr + ", read with plain commands"
+		}
 	}
 	return "out of time"
 }

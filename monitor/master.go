@@ -88,8 +88,9 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 		ReplicaOf:  r.ReplicaOf,
 		hist:       masterHistory{infoUptime: UnknownUptime},
 
-		Denied: r.Denied, DeniedOnKeys: r.DeniedOnKeys, AccessCheck: r.AccessCheck,
-		Refresh: r.Refresh, RefreshWhy: r.RefreshWhy,
+		Denied: r.Denied, DeniedOnKeys: r.DeniedOnKeys, AccessCheck: r.AccessCheck, MissingCommands: r.MissingCommands,
+		PlainReads: r.PlainReads,
+		Refresh:    r.Refresh, RefreshWhy: r.RefreshWhy,
 		Notified: r.Notified, NotifiedWhy: r.NotifiedWhy,
 	}
 	if ms.Refresh == "" {

@@ -67,6 +67,8 @@ type jsonMaster struct {
 	Denied       []string `json:"denied"`                 // commands the master's ACL refuses us ([] none known)
 	DeniedOnKeys []string `json:"denied_on_keys"`         // write commands it refuses on keys outside the user's key patterns
 	AccessCheck  string   `json:"access_check"`           // "ACL DRYRUN", "probes", or "" not checked yet
+	Missing      []string `json:"missing_commands"`       // script commands it does not have: "EVAL", "EVALSHA" ([] none known)
+	PlainReads   bool     `json:"plain_reads"`            // its last read was with plain commands: hash and sorted-set locks unknown
 	Refresh      string   `json:"refresh"`                // "tracking" (what changed is re-read) or "polling" (every key)
 	RefreshWhy   string   `json:"refresh_why,omitempty"`  // why polled, or why every key was read in the last poll
 	Notified     bool     `json:"notified"`               // new keys also come through its keyspace notifications
@@ -231,6 +233,7 @@ func toJSONMaster(m MasterStatus) jsonMaster {
 		Sweep: jsonSweep{Scanned: m.Sweep.Scanned, Total: m.Sweep.Total, Completed: m.Sweep.Completed, LastCompleted: timePtr(m.Sweep.LastCompleted),
 			NotLockShaped: m.Sweep.NotLockShaped, Refused: m.Sweep.Refused},
 		Denied: append([]string{}, m.Denied...), DeniedOnKeys: append([]string{}, m.DeniedOnKeys...), AccessCheck: m.AccessCheck,
+		Missing: append([]string{}, m.MissingCommands...), PlainReads: m.PlainReads,
 		Refresh: m.Refresh, RefreshWhy: m.RefreshWhy, Notified: m.Notified, NotifiedWhy: m.NotifiedWhy,
 	}
 	if m.DriftKnown {

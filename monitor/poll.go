@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,11 @@ type Reading struct {
 	Denied       []string
 	DeniedOnKeys []string
 	AccessCheck  string
+	// MissingCommands are the script commands the master does not have (renamed away in its configuration),
+	// as known after this read: "EVAL", "EVALSHA"; nil: none known (scripts.go). PlainReads reports that the
+	// read ended reading with plain commands: the master runs no read script, or a write pause held them.
+	MissingCommands []string
+	PlainReads      bool
 
 	// Waiters are Redisson locks' waiters: the subscribers of each hash lock's channel, by key; nil not read.
 	Waiters map[string]int
@@ -327,8 +333,10 @@ func (p *poller) read(ctx context.Context, cfg Config, known *knownList) Reading
 	p.checkAccess(ctx, cfg, slowest)
 	r.Sweep, r.next, p.lastErr = d.sweep, &d, ""
 	p.learn(r.refusals)
+	p.access.noteMissing(r.MissingCommands)
 	r.Denied, r.DeniedOnKeys = p.access.list()
-	r.AccessCheck = p.access.via
+	r.AccessCheck, r.MissingCommands = p.access.via, slices.Clone(p.access.missing)
+	r.PlainReads = !p.scripted()
 	return r
 }
 

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // How the read scripts run. A master that pauses its writes (CLIENT PAUSE WRITE: a failover, a resharding,
@@ -15,6 +18,8 @@ import (
 // of these ways it accepts:
 //
 //   - EVAL of the script flagged "#!lua flags=no-writes" (Redis 7 and later);
+//   - EVAL_RO of the plain script, where EVAL is not a command (renamed away in the master's configuration):
+//     read-only scripts, which a write pause does not hold either (Redis 7 and later);
 //   - EVAL of the plain script, where the server does not know script flags (before Redis 7). A write pause
 //     holds it, so such a read waits for its scripts at most scriptPauseWait, then reads the rest with plain
 //     commands (GETRANGE and PTTL, which a write pause lets through): strings are read, Redisson's hash locks
@@ -27,6 +32,7 @@ type scriptVariant uint8
 
 const (
 	scriptsNoWrites scriptVariant = iota // EVAL of the script flagged no-writes (Redis 7)
+	scriptsReadOnly                      // EVAL_RO of the plain script: EVAL is not a command there (Redis 7)
 	scriptsCompat                        // EVAL of the plain script: the server knows no script flags (Redis 6)
 )
 
@@ -45,7 +51,10 @@ func newReadScript(body string) readScript {
 // scriptArgs returns the command that runs s with keys and args, as the master runs the read scripts now.
 func (p *poller) scriptArgs(s readScript, keys []string, args []any) []any {
 	name, body := "EVAL", s.flagged
-	if p.scripts == scriptsCompat {
+	switch p.scripts {
+	case scriptsReadOnly:
+		name, body = "EVAL_RO", s.plain
+	case scriptsCompat:
 		body = s.plain
 	}
 	out := make([]any, 0, 3+len(keys)+len(args))
@@ -61,20 +70,38 @@ func (p *poller) scriptArgs(s readScript, keys []string, args []any) []any {
 func (p *poller) scripted() bool { return p.mode == readScripted && !p.scriptsHeld }
 
 // afterScriptError moves the poller on from a read script's error reply: to the next way of running scripts
-// when the error says this one is not the master's (script flags unknown), and reports true, for the read to
-// be made again; otherwise to plain commands for good, as for a master that refuses scripts, reporting true as
-// well, unless err is no script's refusal (the cluster cannot serve now).
+// when the error says this one is not the master's (EVAL not a command, script flags unknown), and reports
+// true, for the read to be made again; otherwise to plain commands for good, as for a master that refuses
+// scripts, reporting true as well, unless err is no script's refusal (the cluster cannot serve now).
 func (p *poller) afterScriptError(err error, r *Reading) bool {
 	switch {
 	case !isServerError(err) || isClusterState(err):
 		return false
+	case p.scripts == scriptsNoWrites && isUnknownCommand(err, "eval"):
+		p.scripts = scriptsReadOnly
+		r.noteMissing("EVAL")
+		return true
 	case p.scripts == scriptsNoWrites && flagsUnknown(err):
 		p.scripts = scriptsCompat
 		return true
 	}
+	if p.scripts == scriptsReadOnly && isUnknownCommand(err, "eval_ro") {
+		r.noteMissing("EVAL")
+	}
 	r.refusals.refused("EVAL", err)
 	p.mode = readPipelined
 	return true
+}
+
+// isUnknownCommand reports whether err is the server's answer to a command it does not have (renamed away
+// in its configuration): "ERR unknown command 'eval', with args beginning with: ...".
+func isUnknownCommand(err error, name string) bool {
+	if err == nil {
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.HasPrefix(msg, "err unknown command") &&
+		(strings.Contains(msg, "'"+name+"'") || strings.Contains(msg, "`"+name+"`"))
 }
 
 // flagsUnknown reports whether err is a server's refusal of the no-writes shebang: a Lua syntax error before
@@ -119,3 +146,63 @@ func isTimeout(err error) bool {
 // errScriptsHeld reports that a write pause held a read's scripts on a connection that cannot be used again
 // (the tracking read connection): the read is made again, with plain commands, on another.
 var errScriptsHeld = errors.New("monitor: a write pause held the read scripts")
+
+// Script commands a master may not have: renamed away in its configuration (rename-command EVAL ""), for
+// every client.
+const (
+	cmdEval    = "EVAL"
+	cmdEvalSHA = "EVALSHA"
+)
+
+// scriptCommands are the script commands whose presence the access check probes, by a call without
+// arguments: a command the server has answers that its arguments are wrong, at once, without running it,
+// checking the ACL or waiting for a write pause; one it does not have answers that it is unknown.
+var scriptCommands = []string{cmdEval, cmdEvalSHA}
+
+// noteMissing notes that the master does not have cmd.
+func (r *Reading) noteMissing(cmd string) {
+	if !slices.Contains(r.MissingCommands, cmd) {
+		r.MissingCommands = append(r.MissingCommands, cmd)
+	}
+}
+
+// queuePresenceProbes queues on pipe a call without arguments of each script command, for missingOf.
+func queuePresenceProbes(ctx context.Context, pipe redis.Pipeliner) []*redis.Cmd {
+	probes := make([]*redis.Cmd, len(scriptCommands))
+	for i, name := range scriptCommands {
+		probes[i] = pipe.Do(ctx, name)
+	}
+	return probes
+}
+
+// missingOf returns the script commands the probes found missing.
+func missingOf(probes []*redis.Cmd) []string {
+	var missing []string
+	for i, probe := range probes {
+		if isUnknownCommand(probe.Err(), strings.ToLower(scriptCommands[i])) {
+			missing = append(missing, scriptCommands[i])
+		}
+	}
+	return missing
+}
+
+// WarnNoScripts is the kind of the warning about a master that cannot run Lua scripts: EVAL or EVALSHA is
+// not a command there (MasterStatus.MissingCommands).
+const WarnNoScripts = "no-scripts"
+
+// noScriptsWarning returns the warning about m's missing script commands, and false when it has them all (as
+// far as is known).
+func noScriptsWarning(m *MasterStatus) (Warning, bool) {
+	w := Warning{Severity: SeverityError, Kind: WarnNoScripts, Master: m.Addr}
+	switch {
+	case slices.Contains(m.MissingCommands, cmdEval):
+		w.Text = "cannot run Lua scripts (EVAL is renamed away in its configuration): locks taken there can never be " +
+			"released or extended by Redlock clients"
+	case slices.Contains(m.MissingCommands, cmdEvalSHA):
+		w.Text = "cannot run Lua scripts by their SHA1 (EVALSHA is renamed away in its configuration): locks taken " +
+			"there can never be released or extended by Redlock clients that run their scripts with EVALSHA, as most do"
+	default:
+		return Warning{}, false
+	}
+	return w, true
+}

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,99 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 			}
 			if polls < 2 {
 				t.Fatalf("only %d polls in the %s write pause", polls, pausedWritesFor)
+			}
+		})
+	}
+}
+
+// TestMasterWithoutScriptsIsNamed starts one of three real masters with script commands renamed away in its
+// configuration (rename-command EVAL ""), a string lock and a Redisson hash lock on every master: the master
+// is named at once in an error warning (no Redlock client can release or extend a lock there), and the
+// monitor still reads it: with EVAL_RO where only EVAL is gone, with plain commands where every script command
+// is, the hash lock then unknown there, never absent.
+func TestMasterWithoutScriptsIsNamed(t *testing.T) {
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("needs redis-server (rename-command)")
+	}
+	renamed := func(cmds ...string) []string {
+		var args []string
+		for _, c := range cmds {
+			args = append(args, "--rename-command", c, "")
+		}
+		return args
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		text     string // in the warning
+		hashRead bool   // the hash lock is read there
+	}{
+		{"EVAL renamed", renamed("EVAL"), "cannot run Lua scripts (EVAL", true},
+		{"EVAL and EVALSHA renamed", renamed("EVAL", "EVALSHA"), "cannot run Lua scripts (EVAL", true},
+		{"EVALSHA renamed", renamed("EVALSHA"), "cannot run Lua scripts by their SHA1 (EVALSHA", true},
+		{"every script command renamed", renamed("EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO"), "cannot run Lua scripts (EVAL", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			servers := append(redlocktest.StartServers(t, 1, redlocktest.ServerOptions{Args: tt.args}),
+				redlocktest.StartServers(t, 2, redlocktest.ServerOptions{})...)
+			masters := make([]redlocktest.Master, len(servers))
+			for i, s := range servers {
+				masters[i] = s
+			}
+			c := watch(t, masters, Config{})
+			t.Cleanup(func() { _ = c.mon.Close() })
+			const key, token, hashKey = "orders:noscripts", "token-noscripts-0123456789", "reports:noscripts"
+			c.set(t, key, token, time.Minute, 0, 1, 2)
+			ctx := context.Background()
+			holder := uuid4() + ":1"
+			for _, a := range c.admin {
+				if err := a.HSet(ctx, hashKey, holder, 1).Err(); err != nil {
+					t.Fatal(err)
+				}
+				if err := a.PExpire(ctx, hashKey, time.Minute).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			named := func(s Snapshot) bool {
+				for _, w := range s.Warnings {
+					if w.Kind == WarnNoScripts && w.Master == servers[0].Addr() && w.Severity == SeverityError && strings.Contains(w.Text, tt.text) &&
+						strings.Contains(w.Text, "locks taken there can never be released or extended by Redlock clients") {
+						return true
+					}
+				}
+				return false
+			}
+			s := c.mon.Poll(ctx)
+			if !named(s) && tt.args[1] == "EVAL" {
+				t.Fatalf("the first poll does not name the master without EVAL: warnings %v", s.Warnings)
+			}
+			s = pollUntil(t, c.mon, 20*time.Second, "the master named, both locks read, swept", func(s Snapshot) bool {
+				l, h := s.Lock(key), s.Lock(hashKey)
+				return named(s) && s.Swept && l != nil && l.Count == 3 && h != nil && (h.Count == 3 || !tt.hashRead)
+			})
+			for _, w := range s.Warnings {
+				if w.Kind == WarnNoScripts && w.Master != servers[0].Addr() {
+					t.Errorf("a master with every script command is named: %v", w)
+				}
+			}
+			if got := s.Masters[0].MissingCommands; len(got) == 0 {
+				t.Errorf("MissingCommands of the master without scripts is empty")
+			}
+			if got := s.Masters[0].PlainReads; got == tt.hashRead {
+				t.Errorf("PlainReads of the master without scripts is %v", got)
+			}
+			for range 3 {
+				s = c.mon.Poll(ctx)
+				switch cell := s.Lock(hashKey).Masters[0]; {
+				case cell.State == CellAbsent:
+					t.Fatalf("the hash lock is absent from the master without scripts: %+v", cell)
+				case tt.hashRead && cell.State != CellSeen:
+					t.Fatalf("the hash lock is not read on the master without EVAL: %+v", cell)
+				}
+				if cell := s.Lock(key).Masters[0]; cell.State != CellSeen || cell.Token != token {
+					t.Fatalf("the string lock on the master without scripts: %+v", cell)
+				}
 			}
 		})
 	}

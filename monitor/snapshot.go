@@ -247,6 +247,8 @@ type MasterStatus struct {
 	Denied           []string      // commands its ACL refuses us ("GETRANGE", ...), see access.go; nil: none known
 	DeniedOnKeys     []string      // write commands its ACL refuses on keys outside the user's key patterns
 	AccessCheck      string        // how Denied was found: "ACL DRYRUN", "probes", or "" not checked yet
+	MissingCommands  []string      // script commands it does not have (renamed away): "EVAL", "EVALSHA"; nil: none known
+	PlainReads       bool          // its last read was with plain commands (no scripts there, or a write pause held them): its hash and sorted-set locks are unknown
 	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (tracking.go)
 	RefreshWhy       string        // why it is polled, or why its keys were all read in the last poll; "" none
 	Notified         bool          // new keys also come through its keyspace notifications, not only the scan (keyspace.go)
