@@ -38,12 +38,16 @@ func ProvesReleased(err error) bool {
 	return errors.As(err, &re) && re.Round.Op == OpRelease && re.Round.ProvesGone()
 }
 
-// ProvesLost reports whether a failed Lock.Extend proves the lock lost: the
-// masters answered that the token is not on a quorum, or the client refused
-// without asking them because the validity had run out. An extension that
-// failed with errors or timeouts does not: the keys may still hold the token
-// until the validity it had.
+// ProvesLost reports whether a failed Lock.Extend or Lock.Check, or a
+// Keeper's loss, proves the lock lost: the masters answered that the token is
+// not on a quorum, or the validity ran out (a *LostError says which). An
+// extension that failed with errors or timeouts does not: the keys may still
+// hold the token until the validity it had.
 func ProvesLost(err error) bool {
+	var le *LostError
+	if errors.As(err, &le) {
+		return true
+	}
 	if !errors.Is(err, ErrLost) {
 		return false
 	}

@@ -64,6 +64,9 @@ func TestProofThatALockIsGone(t *testing.T) {
 		{"extension failed with errors", &RoundError{Round: erroredRound, kinds: []error{ErrLost}}, false, false},
 		{"extension after the validity ran out", fmt.Errorf("extend: %w", ErrLost), false, true},
 		{"extension limit", fmt.Errorf("extend: %w", ErrExtendLimit), false, false},
+		{"extension failed without proof", &RoundError{Round: erroredRound, kinds: []error{ErrNotExtended}}, false, false},
+		{"expired after failed extensions", &LostError{Resource: "r", Cause: LossExpired,
+			err: &RoundError{Round: erroredRound, kinds: []error{ErrNotExtended}}}, false, true},
 	} {
 		if got := ProvesReleased(tc.err); got != tc.released {
 			t.Errorf("%s: ProvesReleased %v, want %v", tc.name, got, tc.released)

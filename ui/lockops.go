@@ -254,7 +254,7 @@ func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
 		ops.sh.setStatus(levelWarn, o.name+" is already "+o.busy)
 		return nil
 	}
-	if why := o.unextendable(ops.sh.now(), ops.sh.keys.Release.Help().Key); why != "" {
+	if why := o.unextendable(ops.sh.keys.Release.Help().Key); why != "" {
 		ops.sh.setStatus(levelWarn, "extend: "+why)
 		return nil
 	}
@@ -294,6 +294,16 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 // answers prove it, and otherwise still ours, with the validity it had, since its keys may still hold.
 func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 	reason, rv := failure(err)
+	if redlock.CauseOf(err) == redlock.LossExpired { // its keys expire with it: shown expired, not taken
+		if now := ops.sh.now(); o.validUntil.After(now) {
+			o.validUntil = now
+		}
+		o.extendFailed = reason
+		ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s: %s%s", what, o.name, reason,
+			prefixed(" · ", rv.detail()))
+		ops.sh.setStatus(levelWarn, o.name+" expired: "+reason)
+		return
+	}
 	if redlock.ProvesLost(err) {
 		o.lost = reason
 		ops.sh.act(events.KindLost, o.lock.Resource(), o.lock.Token(), "%s %s failed, LOST: %s%s", what, o.name, reason,
@@ -395,7 +405,7 @@ func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 		o.autoBusy = true
 		return stopKeeper(o.lock, o.keeper)
 	case !o.held || o.lost != "" || o.busy == "releasing":
-		why := o.unextendable(ops.sh.now(), ops.sh.keys.Release.Help().Key)
+		why := o.unextendable(ops.sh.keys.Release.Help().Key)
 		if why == "" {
 			why = o.name + " is not held"
 		}
@@ -666,16 +676,12 @@ func (ops *lockOps) summary(why string) string {
 	return s
 }
 
-// unextendable says why lock o cannot be extended at now ("" when it can): its release was asked for, or the
-// Redlock client gave it up after an extension failed with errors while its keys may still hold. releaseKey
-// names the key that releases it.
-func (o *ownLock) unextendable(now time.Time, releaseKey string) string {
-	switch {
-	case o.unconfirmed != "":
+// unextendable says why lock o cannot be extended ("" when it can): its release was asked for. (After an
+// extension that failed with errors the lock is still held, and may be extended again.) releaseKey names the
+// key that releases it.
+func (o *ownLock) unextendable(releaseKey string) string {
+	if o.unconfirmed != "" {
 		return o.name + " is being released (release unconfirmed): " + releaseKey + " tries the release again"
-	case o.extendFailed != "" && !o.held && o.left(now) > 0:
-		return fmt.Sprintf("%s cannot be extended after its failed extension; it may hold for %s more: %s releases it",
-			o.name, dur(o.left(now)), releaseKey)
 	}
 	return ""
 }

@@ -104,6 +104,10 @@ func failure(err error) (string, roundView) {
 		}
 		rv = viewRound(re.Round)
 	}
+	var lost *redlock.LostError
+	if errors.As(err, &lost) { // how it was lost comes first: taken over, evicted, deleted, expired
+		reason = string(lost.Cause) + prefixed(": ", lost.Detail)
+	}
 	return sanitize(reason, textCap), rv
 }
 
@@ -152,9 +156,16 @@ func (o *ownLock) refresh(now time.Time) []logEntry {
 	var out []logEntry
 	if r := l.LastRound(); !r.Start.Equal(o.last.start) {
 		o.last = viewRound(r)
-		if ext := l.Extensions(); ext > o.extensions && o.keeper != nil && r.Op == redlock.OpExtend {
+		switch ext := l.Extensions(); {
+		case o.keeper == nil || r.Op != redlock.OpExtend:
+		case ext > o.extensions:
+			o.extendFailed = ""
 			out = append(out, logEntry{at: now, resource: l.Resource(), text: fmt.Sprintf(
 				"auto-extended %s, valid %s: %s · %s", o.name, dur(o.last.validity), o.last.summary(), o.last.detail())})
+		case o.held: // the keeper's extension failed without proof: it tries again while the lock is valid
+			o.extendFailed = fmt.Sprintf("failed (%d of %d renewed), trying again", r.OK, len(r.Nodes))
+			out = append(out, logEntry{at: now, resource: l.Resource(), text: fmt.Sprintf(
+				"auto-extend %s %s; not lost, valid %s more · %s", o.name, o.extendFailed, dur(o.left(now)), o.last.detail())})
 		}
 	}
 	o.extensions = l.Extensions()

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -159,26 +158,33 @@ Usage:
 The lock is acquired (see --wait and --retries), extended while the command runs (by --ttl each time a third
 of it is left), and released when the command exits. The command runs in a process group of its own, the job's,
 and gets REDLOCK_RESOURCE, REDLOCK_TOKEN and REDLOCK_VALID_UNTIL (RFC 3339, when the lock lapses unless
-extended). Signals sent to run (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to the job's process group. When
-the lock is lost (the masters answer an extension with "not there" on a quorum), the job's process group gets
-SIGTERM at once and SIGKILL after --grace. When an extension fails with errors or timeouts, which proves
-nothing, the command runs on for the validity the lock had, and is then terminated the same way.
+extended). Signals sent to run (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to the job's process group.
+
+Between extensions run reads the lock's key on every master (a tenth of --ttl apart, at most a second), so a
+lock deleted, evicted or taken over on a quorum is known within about a second. An extension that fails with
+errors or timeouts proves nothing and is tried again until the lock's validity runs out. When the lock is lost
+(taken over, evicted, deleted, or expired after failed extensions; stderr says which), the job's process group
+gets SIGTERM at once and SIGKILL after --grace.
+
+When the command exits, whatever it left in its process group (a shell's background jobs, which ignore the
+SIGINT or SIGQUIT that ended the shell) gets SIGTERM, then SIGKILL after --grace, and the lock is released
+only once the group is empty: no part of the job runs on without the lock.
 
 If run dies, even of SIGKILL, the job's whole process group is SIGKILLed within milliseconds: a watchdog that
 run starts before the command (/bin/sh, leading the group, ignoring the signals above) does it as soon as the
 kernel, tearing run down, closes its pipe from run. On Linux the kernel SIGKILLs the command itself as well.
-Not guaranteed: a process that left the group (setsid, a daemon's double fork) escapes all of this; what the
-command leaves in the background when it exits normally runs on without the lock; if someone kills the
-watchdog, run starts another at once and says so, and should run die before that (or with it), only the
-command itself is killed (on Linux). The lock is only as good as its TTL: a run that was killed leaves the key
-on the masters until it expires, and a run stalled (stopped, a paused VM) for longer than --ttl can lose the
-lock while the command runs on until run resumes (see --fencing).
+Not guaranteed: a process that left the group (setsid, a daemon's double fork) escapes all of this; if someone
+kills the watchdog, run starts another at once and says so, and should run die before that (or with it), only
+the command itself is killed (on Linux). The lock is only as good as its TTL: a run that was killed leaves the
+key on the masters until it expires, and a run stalled (stopped, a paused VM) for longer than --ttl can lose
+the lock while the command runs on until run resumes (see --fencing).
 
 Flags:
 ` + fs.FlagUsages() + `
-Exit status: the command's (128+N when killed by signal N); 2 bad usage; 75 not acquired within --wait;
-76 the lock was lost while the command ran; 126 the command (or the watchdog) could not be started; 127 it was
-not found.
+Exit status: the command's (128+N when killed by signal N); 2 bad usage; 75 not acquired (another holder, or
+no quorum) within --wait or --retries; 76 the lock was lost while the command ran (taken over, evicted, deleted
+or expired: stderr says which) and the job was ended; 126 the command (or the watchdog) could not be started;
+127 it was not found.
 `
 }
 
@@ -212,12 +218,14 @@ func runUnderLock(args []string, sys system) int {
 	if cfg.Wait > 0 {
 		retries = math.MaxInt // --wait bounds the attempts instead
 	}
-	valid := &validity{}
-	locker, err := a.Lock(lockerOptions(cfg.Config,
+	opts := lockerOptions(cfg.Config,
 		redlock.WithRetries(retries),
 		redlock.WithMaxExtensions(math.MaxInt), // the command decides how long the lock is needed
-		redlock.WithObserver(valid.observe),
-	)...)
+	)
+	if cfg.Verbose {
+		opts = append(opts, redlock.WithObserver(func(a redlock.Action) { sayFailedExtension(a, sys.stderr) }))
+	}
+	locker, err := a.Lock(opts...)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
 		return ExitUsage
@@ -232,13 +240,21 @@ func runUnderLock(args []string, sys system) int {
 			lock.Validity().Round(time.Millisecond))
 	}
 	acquired := time.Now()
-	status = superviseCommand(lock, valid, cfg, sigs, sys)
+	status = superviseCommand(lock, cfg, sigs, sys)
 	releaseAfterRun(lock, cfg, status == ExitLockLost, sys)
 	if cfg.Verbose {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: held %q for %s, extended %s; exit status %d\n", cfg.Resource,
 			time.Since(acquired).Round(time.Millisecond), textfmt.Plural(lock.Extensions(), "time"), status)
 	}
 	return status
+}
+
+// sayFailedExtension is run's observer with --verbose: an extension that failed without proving the lock lost
+// is tried again by the keeper, and said on stderr.
+func sayFailedExtension(a redlock.Action, stderr io.Writer) {
+	if a.Op == redlock.OpExtend && errors.Is(a.Err, redlock.ErrNotExtended) {
+		fmt.Fprintf(stderr, "redlock-tui run: %v; trying again while its validity lasts\n", a.Err)
+	}
 }
 
 // acquireForRun acquires the lock, giving up after --wait (or --retries) or when a forwarded signal arrives.
@@ -281,11 +297,13 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 	return lock, ExitOK
 }
 
-// superviseCommand runs the command while the keeper holds the lock: it passes signals on, and when the lock
-// is lost it terminates the command's process group (SIGTERM, then SIGKILL after the grace period). A watchdog
-// started first leads that group and kills it should run die (see startWatchdog). It returns run's exit status
-// once the command has exited.
-func superviseCommand(lock *redlock.Lock, valid *validity, cfg runConfig, sigs <-chan os.Signal, sys system) int {
+// superviseCommand runs the command while a keeper holds the lock: it passes signals on, and when the lock is
+// lost it terminates the command's process group (SIGTERM, then SIGKILL after the grace period). A watchdog
+// started first leads that group and kills it should run die (see startWatchdog). When the command exits,
+// whatever it left in its process group (a shell's background jobs, which ignore the SIGINT that ended the
+// shell) is terminated the same way, and the lock is kept until the group is empty: no part of the job runs
+// on without it. It returns run's exit status once the group is empty.
+func superviseCommand(lock *redlock.Lock, cfg runConfig, sigs <-chan os.Signal, sys system) int {
 	wd, err := startWatchdog(0)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v; the command was not started\n", err)
@@ -307,30 +325,48 @@ func superviseCommand(lock *redlock.Lock, valid *validity, cfg runConfig, sigs <
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	keep := keepLock(lock, valid, sys)
-	defer keep.stop()
+	keeper := lock.AutoExtend()
+	defer keeper.Stop()
+	lost := keeper.Lost()
+	status := -1 // the command's exit status, once it has exited
 	wasLost, killed := false, false
 	var kill <-chan time.Time
-	terminate := func(why string) { // the lock is lost: SIGTERM now, SIGKILL after --grace
-		fmt.Fprintf(sys.stderr, "redlock-tui run: %s; terminating the command\n", why)
-		wasLost = true
+	var poll *time.Ticker // while what the command left in its group is ending
+	var polled <-chan time.Time
+	terminate := func() { // SIGTERM now (and SIGCONT, for a stopped process), SIGKILL after --grace
 		signalGroup(group, syscall.SIGTERM)
-		kill = time.After(cfg.Grace)
+		signalGroup(group, syscall.SIGCONT)
+		if kill == nil && !killed {
+			kill = time.After(cfg.Grace)
+		}
+	}
+	finish := func() int {
+		if poll != nil {
+			poll.Stop()
+		}
+		if wasLost {
+			return ExitLockLost
+		}
+		return status
 	}
 	watchdogExited := wd.exited
 	for {
 		select {
 		case sig := <-sigs:
 			signalGroup(group, sig)
-		case err, ok := <-keep.lost:
-			if keep.proven(err, ok) {
-				terminate(err.Error())
+		case err, ok := <-lost:
+			lost = nil
+			if ok { // the keeper ends without a loss only when it is stopped
+				fmt.Fprintf(sys.stderr, "redlock-tui run: %s; terminating the command\n", lossText(err))
+				wasLost = true
+				terminate()
 			}
-		case <-keep.expired:
-			keep.expired = nil
-			terminate("the lock's validity ran out after the failed extension")
 		case <-kill:
-			fmt.Fprintf(sys.stderr, "redlock-tui run: the command outlived --grace %s after losing the lock; killing it\n", cfg.Grace)
+			what := "the command"
+			if status >= 0 {
+				what = "what the command left in its process group"
+			}
+			fmt.Fprintf(sys.stderr, "redlock-tui run: %s outlived --grace %s; killing it\n", what, cfg.Grace)
 			killed = true // the watchdog dies of this too
 			signalGroup(group, syscall.SIGKILL)
 			kill = nil
@@ -343,80 +379,51 @@ func superviseCommand(lock *redlock.Lock, valid *validity, cfg runConfig, sigs <
 				wd, watchdogExited = next, next.exited
 			}
 		case err := <-exited:
+			exited = nil
+			status = commandStatus(err, cmd.ProcessState)
 			if wasLost {
 				// Lost: whatever the command started must not run on without the lock either.
 				signalGroup(group, syscall.SIGKILL)
 				wd.abandon()
-				return ExitLockLost
+				return finish()
 			}
-			wd.release() // as before the watchdog: what the command left in the background is not killed
-			return commandStatus(err, cmd.ProcessState)
+			left := othersInGroup(group, wd.pid)
+			if left == 0 {
+				wd.release()
+				return finish()
+			}
+			fmt.Fprintf(sys.stderr, "redlock-tui run: the command exited and left %s in its process group; "+
+				"terminating them before the lock is released\n", processes(left))
+			terminate()
+			poll = time.NewTicker(groupPollInterval)
+			polled = poll.C
+		case <-polled:
+			if othersInGroup(group, wd.pid) == 0 {
+				wd.release() // done, or gone already (killed with the group)
+				return finish()
+			}
 		}
 	}
 }
 
-// keeping extends run's lock while the command runs, through a redlock.Keeper. An extension that failed with
-// errors or timeouts does not prove the lock lost: its keys may still hold the token until the validity the
-// lock had, which is as long as Redlock promises it anyway. The client ends the lock on such a failure, so it
-// cannot be extended again; the command runs on until that validity runs out, and is terminated then. A loss
-// the masters proved (redlock.ProvesLost) terminates it at once.
-type keeping struct {
-	lock    *redlock.Lock
-	valid   *validity
-	keeper  *redlock.Keeper
-	lost    <-chan error     // the keeper's; nil once it has spoken
-	expired <-chan time.Time // fires when the validity of a lock whose extension failed runs out; nil otherwise
-	stderr  io.Writer
-}
-
-// keepLock starts keeping lock, whose validity valid follows.
-func keepLock(lock *redlock.Lock, valid *validity, sys system) *keeping {
-	k := &keeping{lock: lock, valid: valid, keeper: lock.AutoExtend(), stderr: sys.stderr}
-	k.lost = k.keeper.Lost()
-	return k
-}
-
-// proven takes what the keeper's Lost channel gave (ok false: closed) and reports whether the lock is proven
-// lost; when it may still hold, it says for how long and arranges for expired to fire then.
-func (k *keeping) proven(err error, ok bool) bool {
-	k.lost = nil
-	if !ok {
-		return false // the keeper ended without a loss: it was stopped
+// processes counts processes: "1 process", "2 processes".
+func processes(n int) string {
+	if n == 1 {
+		return "1 process"
 	}
-	if valid := k.valid.left(); !redlock.ProvesLost(err) && valid > 0 {
-		fmt.Fprintf(k.stderr, "redlock-tui run: %v; not lost: its keys may still hold it for %s, then the command "+
-			"is terminated\n", err, valid.Round(time.Millisecond))
-		k.expired = time.After(valid)
-		return false
+	return fmt.Sprintf("%d processes", n)
+}
+
+// groupPollInterval is how often run looks whether what the command left in its process group has ended.
+const groupPollInterval = 20 * time.Millisecond
+
+// lossText says how the lock was lost, for run's stderr.
+func lossText(err error) string {
+	if cause := redlock.CauseOf(err); cause != "" {
+		return fmt.Sprintf("the lock was lost (%s): %v", cause, err)
 	}
-	return true
+	return fmt.Sprintf("the lock was lost: %v", err)
 }
-
-// validity follows the end of run's lock's validity through the Redlock client's reports: the client ends a
-// lock whose extension failed, and forgets its validity, but the keys may hold the token until then.
-type validity struct {
-	mu    sync.Mutex
-	until time.Time
-}
-
-// observe is the Redlock client's observer: a successful acquire or extend round moves the end.
-func (v *validity) observe(a redlock.Action) {
-	if a.Err == nil && (a.Op == redlock.OpAcquire || a.Op == redlock.OpExtend) {
-		v.mu.Lock()
-		v.until = a.Round.ValidUntil()
-		v.mu.Unlock()
-	}
-}
-
-// left is the validity left.
-func (v *validity) left() time.Duration {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return time.Until(v.until)
-}
-
-// stop stops the keeper.
-func (k *keeping) stop() { k.keeper.Stop() }
 
 // replaceWatchdog starts a watchdog into the job's process group after someone else ended the last one, and
 // says so on stderr. It returns nil when none could be started; the ended one then stays in place: releasing
