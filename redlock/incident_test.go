@@ -173,3 +173,37 @@ func evictFromTwo(t *testing.T, cl *cluster, key string) {
 		}
 	}
 }
+
+// TestAMasterThatCannotRunScriptsGrantsNothing is issue 33's item 7: a master whose EVAL and EVALSHA are
+// renamed away would grant the SET and then never release nor extend the key. It is counted out of grants,
+// and the round says why.
+func TestAMasterThatCannotRunScriptsGrantsNothing(t *testing.T) {
+	for _, renamed := range [][]string{{"EVAL"}, {"EVAL", "EVALSHA"}} {
+		t.Run(strings.Join(renamed, "+"), func(t *testing.T) {
+			plain := redlocktest.RealServers(t, 2, redlocktest.ServerOptions{})
+			var args []string
+			for _, cmd := range renamed {
+				args = append(args, "--rename-command", cmd, "")
+			}
+			scriptless := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{Args: args})[0]
+			ms := []redlocktest.Master{plain[0], plain[1], scriptless}
+			cl := &cluster{masters: ms, raw: redlocktest.Clients(t, ms)}
+			c := cl.client(t)
+			ctx := ctxTimeout(t, 10*time.Second)
+			l, err := c.Acquire(ctx, "scriptless", 30*time.Second)
+			if err != nil {
+				t.Fatalf("acquire on 2 good masters of 3: %v", err)
+			}
+			r := l.LastRound()
+			if got := r.Nodes[2]; got.Outcome != OutcomeError || got.Err == nil || !strings.Contains(got.Err.Error(), "Lua scripts") {
+				t.Errorf("the scriptless master's outcome: %s (%v); want an error that says it cannot run scripts", got.Outcome, got.Err)
+			}
+			if err := l.Release(ctx); err != nil {
+				t.Fatalf("release: %v", err)
+			}
+			if vals := cl.values(t, "scriptless"); vals[2] != "" {
+				t.Errorf("after the release the scriptless master still holds the lock %q: it can never be released", vals[2])
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package redlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -242,8 +243,10 @@ func (l *Lock) Release(ctx context.Context) error {
 func releaseError(r Round) error {
 	unconfirmed := 0
 	for _, n := range r.Nodes {
-		switch n.Outcome {
-		case OutcomeTimeout, OutcomeError, OutcomePending, OutcomeReplica: // a replica refused the DEL: it may hold our token
+		switch {
+		case errors.Is(n.Err, errNoScripts): // the client never takes a lock there: none of ours is there
+		case n.Outcome == OutcomeTimeout, n.Outcome == OutcomeError, n.Outcome == OutcomePending,
+			n.Outcome == OutcomeReplica: // a replica refused the DEL: it may hold our token
 			unconfirmed++
 		}
 	}

@@ -130,6 +130,8 @@ type node struct {
 	mu     sync.RWMutex
 	closed bool
 
+	noScripts atomic.Bool // the master answered a script with "unknown command": EVAL or EVALSHA is renamed away
+
 	idle    atomic.Int32          // senders waiting for a call
 	ready   atomic.Int32          // senders with a connection
 	down    atomic.Pointer[error] // why the last setup failed while no sender had a connection
@@ -209,6 +211,9 @@ func (n *node) send(c *call) {
 		c.answer(reply{err: errClosed})
 		return
 	}
+	if n.refusesAcquisition(c) {
+		return
+	}
 	if n.ready.Load() == 0 {
 		if err := n.down.Load(); err != nil {
 			if isTimeout(*err) { // a master that stopped answering: fail fast, as it is likely still stuck
@@ -240,6 +245,32 @@ func (n *node) send(c *call) {
 var errQueueFull = errors.New("redlock: too many commands waiting for this master")
 
 var errClosed = errors.New("redlock: client closed")
+
+// errNoScripts answers an acquisition on a master that cannot run Lua scripts: it would grant the SET, and then
+// never release nor extend the key, which would lock everyone else out for its TTL.
+var errNoScripts = errors.New("redlock: the master cannot run Lua scripts (EVAL or EVALSHA is renamed or " +
+	"disabled): a lock taken there could never be released or extended, so none is taken there")
+
+// probeSource is the script a new connection runs to learn whether the master runs scripts at all.
+const probeSource = "return 1"
+
+var probeScript = redis.NewScript(probeSource)
+
+// scriptsDisabled reports whether a script's reply says the master does not know EVAL or EVALSHA: renamed away
+// (rename-command) or disabled. An ACL's refusal (NOPERM) is not that: it is named where it happens.
+func scriptsDisabled(err error) bool {
+	return redis.HasErrorPrefix(err, "unknown command") || redis.HasErrorPrefix(err, "Unknown command")
+}
+
+// refusesAcquisition answers c with errNoScripts, and reports true, when the master cannot run scripts and c
+// would take a lock there, or run a script.
+func (n *node) refusesAcquisition(c *call) bool {
+	if !n.noScripts.Load() || c.kind != replySet && c.kind != replyFencedSet && c.script == nil {
+		return false
+	}
+	c.answer(reply{err: errNoScripts})
+	return true
+}
 
 // sender sets up a connection and sends queued calls on it, one pipeline at a
 // time, until the node closes; it sets up a new connection when one breaks.
@@ -289,7 +320,8 @@ func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 	defer cancel()
 	conn = n.client.Conn()
 	ping, role := redis.NewStatusCmd(ctx, "ping"), redis.NewCmd(ctx, "role")
-	if err := pipeline(ctx, conn, []redis.Cmder{ping, role}); err != nil && !isReply(err) {
+	probe := redis.NewCmd(ctx, "evalsha", probeScript.Hash(), 0)
+	if err := pipeline(ctx, conn, []redis.Cmder{ping, role, probe}); err != nil && !isReply(err) {
 		_ = conn.Close()
 		return nil, false, err
 	}
@@ -297,6 +329,14 @@ func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 		_ = conn.Close()
 		return nil, false, err
 	}
+	if redis.HasErrorPrefix(probe.Err(), "NOSCRIPT") { // the first connection to this server: load it
+		probe = redis.NewCmd(ctx, "eval", probeSource, 0)
+		if err := pipeline(ctx, conn, []redis.Cmder{probe}); err != nil && !isReply(err) {
+			_ = conn.Close()
+			return nil, false, err
+		}
+	}
+	n.noScripts.Store(scriptsDisabled(probe.Err()))
 	if r, err := role.Slice(); err == nil && len(r) > 0 {
 		if err := SentinelRole(r, n.addr, n.tls); err != nil {
 			_ = conn.Close()
@@ -422,7 +462,7 @@ func (n *node) exec(conn *redis.Conn, replica bool, batch []*call) (bool, []*cal
 			c.answer(reply{err: context.DeadlineExceeded})
 			continue
 		}
-		if !c.take() {
+		if n.refusesAcquisition(c) || !c.take() { // queued before this connection's setup found no scripts
 			continue
 		}
 		live = append(live, c)
