@@ -22,15 +22,15 @@ type debugLog struct {
 	file *os.File
 }
 
-// openDebug opens FILE for --debug, appending, created private (lines name lock tokens), and makes it
-// go-redis's logger; "" opens nothing.
+// openDebug opens FILE for --debug, appending, private (lines name lock tokens: see openPrivate), and makes
+// it go-redis's logger; "" opens nothing.
 func openDebug(name string) (*debugLog, error) {
 	if name == "" {
 		return nil, nil
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openPrivate("--debug", name)
 	if err != nil {
-		return nil, fmt.Errorf("--debug: %w", err)
+		return nil, err
 	}
 	d := &debugLog{log: slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})), file: f}
 	redis.SetLogger(d)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/demo"
@@ -120,15 +119,15 @@ func (f *Feed) followDemo(d *demo.Demo) {
 	}
 }
 
-// openEvents opens the event stream: "-" is stdout, anything else a file appended to (created private: it
-// names lock tokens). It returns the writer and what closes it.
+// openEvents opens the event stream: "-" is stdout, anything else a file appended to (private: it names lock
+// tokens; see openPrivate). It returns the writer and what closes it.
 func openEvents(name string, stdout io.Writer) (io.Writer, func(), error) {
 	if name == "-" {
 		return stdout, func() {}, nil
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openPrivate("--events", name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--events: %w", err)
+		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil // an error closing an append-only file loses nothing already written
 }
