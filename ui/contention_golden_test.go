@@ -160,8 +160,39 @@ func TestCtrlSWritesTheReportOfTheLocksShown(t *testing.T) {
 		!strings.Contains(report, "locks matching /orders") || !strings.Contains(report, "12.0, 3.3") {
 		t.Errorf("the report is not of the locks shown, with their heat:\n%s", report)
 	}
-	d.update(tea.KeyMsg{Type: tea.KeyCtrlS})
-	d.waitView("report not written")
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the report names lock tokens: mode %v (%v), want 0600", info.Mode().Perm(), err)
+	}
+}
+
+// TestEverySaveOfTheReportWritesANewPrivateFile: saves in the same second (one snapshot on screen) each write
+// a file of their own, -2, -3 after the first name, mode 0600 (the report names lock tokens), never over an
+// existing file nor through a symbolic link planted at the next name.
+func TestEverySaveOfTheReportWritesANewPrivateFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "redlock-report-20250601-120005-2.md")); err != nil {
+		t.Fatal(err)
+	}
+	d := drive(t, newDashboard(ui.Options{}, 200, 40))
+	d.update(ui.SnapshotMsg{Snapshot: contentionSnapshot()})
+	for _, name := range []string{"redlock-report-20250601-120005.md", "redlock-report-20250601-120005-3.md",
+		"redlock-report-20250601-120005-4.md"} {
+		d.update(tea.KeyMsg{Type: tea.KeyCtrlS})
+		path := filepath.Join(dir, name)
+		d.waitView("report written to " + path)
+		info, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !info.Mode().IsRegular() || info.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v; the report names lock tokens, want a regular file of mode 0600", name, info.Mode())
+		}
+	}
+	if _, err := os.Lstat(elsewhere); err == nil {
+		t.Errorf("a save wrote through the symbolic link at the -2 name")
+	}
 }
 
 // TestATimelineHolderIsPickedAndItsTokenCopied: [ picks the newest holder on the lock's timeline, again an older

@@ -3,8 +3,10 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
@@ -21,8 +23,30 @@ func reportName(s *monitor.Snapshot) string {
 	return "redlock-report-" + s.Time.Format("20060102-150405") + ".md"
 }
 
+// reportTries bounds the names a save tries: name, then name-2 .. name-<reportTries>.
+const reportTries = 100
+
+// createReport creates a new file for a report named after name (an absolute path ending in .md), private (it
+// names lock tokens): the name itself, or when a file is there the first free of name-2, name-3, ... It never
+// opens an existing file, nor anything through a symbolic link (O_EXCL refuses both).
+func createReport(name string) (*os.File, error) {
+	base := strings.TrimSuffix(name, ".md")
+	for i := 1; i <= reportTries; i++ {
+		path := name
+		if i > 1 {
+			path = fmt.Sprintf("%s-%d.md", base, i)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("%s and the next %d names are all taken: move some reports away", name, reportTries-1)
+}
+
 // saveReport returns the command that writes the Markdown incident report of the snapshot on screen, with the
-// locks the filter shows, to a new file in the working directory (never over an existing one).
+// locks the filter shows, to a new private file in the working directory (never over an existing one: a save
+// in the same second as another gets -2, -3, ...; see createReport).
 func (p *locksPanel) saveReport() tea.Cmd {
 	d := p.sh.data
 	if d == nil {
@@ -43,12 +67,12 @@ func (p *locksPanel) saveReport() tea.Cmd {
 		if err != nil {
 			return reportSavedMsg{err: err}
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := createReport(path)
 		if err != nil {
 			return reportSavedMsg{path: path, err: err}
 		}
 		err = errors.Join(monitor.WriteReport(f, snap, o), f.Close())
-		return reportSavedMsg{path: path, err: err}
+		return reportSavedMsg{path: f.Name(), err: err}
 	}
 }
 
