@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/muesli/termenv"
-
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -304,13 +303,19 @@ func releaseAllCmd(locks []*ownLock, now time.Time) func(*redlock.Client) tea.Ms
 	}
 }
 
-// copiedMsg reports a text put on the clipboard.
-type copiedMsg struct{ what string }
+// copiedMsg reports a text put on the clipboard: what it was, and whether it was escaped.
+type copiedMsg struct {
+	what    string
+	escaped bool
+}
 
-// copyCmd puts text on the terminal's clipboard with OSC 52 (base64: raw bytes cannot reach the terminal).
-func copyCmd(text, what string) tea.Cmd {
+// copyCmd puts raw text from outside (a key name, a token) on the clipboard (Options.Clipboard) as the screen
+// shows it: escaped by untrusted.Escape, so that no control byte is pasted (a newline runs a command in a
+// shell, an escape sequence acts on the terminal). Text with nothing to escape is copied as it is.
+func (sh *shared) copyCmd(raw, what string) tea.Cmd {
+	clipboard, text := sh.clipboard, untrusted.Escape(raw)
 	return func() tea.Msg {
-		termenv.Copy(text)
-		return copiedMsg{what: what}
+		clipboard(text)
+		return copiedMsg{what: what, escaped: text != raw}
 	}
 }

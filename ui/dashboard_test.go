@@ -69,6 +69,9 @@ func newDashboard(o ui.Options, w, h int) *ui.Model {
 	if o.Title == "" {
 		o.Title = "3 masters"
 	}
+	if o.Clipboard == nil {
+		o.Clipboard = func(string) {} // not the test's terminal
+	}
 	m := ui.New(o)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m

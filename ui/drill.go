@@ -79,7 +79,7 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				v.sh.setStatus(levelWarn, why)
 				break
 			}
-			return v, copyRow(row, token)
+			return v, copyRow(v.sh, row, token)
 		default:
 			v.box.Update(msg)
 		}
@@ -401,9 +401,9 @@ func uncopyable(row *lockRow, token bool) string {
 }
 
 // copyRow copies the raw name of the lock of row or, with token, its holder's raw token (see uncopyable).
-func copyRow(row *lockRow, token bool) tea.Cmd {
+func copyRow(sh *shared, row *lockRow, token bool) tea.Cmd {
 	if token {
-		return copyCmd(row.primary, "the token of "+row.name)
+		return sh.copyCmd(row.primary, "the token of "+row.name)
 	}
-	return copyCmd(row.lv.Resource, row.name)
+	return sh.copyCmd(row.lv.Resource, row.name)
 }

@@ -3,6 +3,9 @@ package ui_test
 import (
 	"strings"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui"
@@ -67,6 +70,61 @@ func TestReverseSortAndCopy(t *testing.T) {
 	empty.Update(ui.SnapshotMsg{Snapshot: snapshotOf(mastersUp(3), nil)})
 	if _, cmd := empty.Update(keyMsg("Y")); cmd != nil || !strings.Contains(empty.View(), "copy: select a lock first") {
 		t.Errorf("Y without a lock copies something or does not say why not:\n%s", empty.View())
+	}
+}
+
+// TestCopiesOfHostileTextCarryNoControlBytes: a key name or a token is another client's text. Copied as it is,
+// a newline in it runs a command when pasted into a shell, and an escape sequence acts on the terminal it is
+// pasted into; so the copy keys copy it as the screen shows it, control characters escaped (\n, \x1b, \r),
+// and say that they did. A name with nothing to escape is copied as it is.
+func TestCopiesOfHostileTextCarryNoControlBytes(t *testing.T) {
+	const (
+		name      = "evil\nrm -rf ~\n\x1b[2J\rhidden"
+		nameSafe  = `evil\nrm -rf ~\n\x1b[2J\rhidden`
+		token     = "tok\r\n\x1b[31mred"
+		tokenSafe = `tok\r\n\x1b[31mred`
+	)
+	s := time.Second
+	snap := snapshotOf(mastersUp(3), nil, lockOf(name, 2, 5*s, on(token, 6*s), on(token, 6*s), none))
+	plain := snapshotOf(mastersUp(3), nil, lockOf("billing:invoice:42", 2, 5*s, on(tokA, 6*s), on(tokA, 6*s), none))
+	for _, tc := range []struct {
+		what    string
+		snap    monitor.Snapshot
+		keys    []string
+		want    string
+		escaped bool // the status line says so
+	}{
+		{"y: the name", snap, []string{"y"}, nameSafe, true},
+		{"Y: the token", snap, []string{"Y"}, tokenSafe, true},
+		{"y in the lock's view", snap, []string{"enter", "y"}, nameSafe, true},
+		{"Y in the lock's view", snap, []string{"enter", "Y"}, tokenSafe, true},
+		{"y: a plain name", plain, []string{"y"}, "billing:invoice:42", false},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			var copied []string
+			m := newDashboard(ui.Options{Clipboard: func(text string) { copied = append(copied, text) }}, 160, 40)
+			m.Update(ui.SnapshotMsg{Snapshot: tc.snap})
+			var cmd tea.Cmd
+			for _, k := range tc.keys {
+				_, cmd = m.Update(keyMsg(k))
+			}
+			if cmd == nil {
+				t.Fatalf("%v issues no copy:\n%s", tc.keys, m.View())
+			}
+			m.Update(cmd())
+			if len(copied) != 1 {
+				t.Fatalf("%v copied %q, want one text", tc.keys, copied)
+			}
+			if strings.IndexFunc(copied[0], func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+				t.Errorf("%v copied control bytes, which act when pasted: %q", tc.keys, copied[0])
+			}
+			if copied[0] != tc.want {
+				t.Errorf("%v copied %q, want it as the screen shows it: %q", tc.keys, copied[0], tc.want)
+			}
+			if escaped := strings.Contains(m.View(), "escaped as shown"); escaped != tc.escaped {
+				t.Errorf("%v: the status line says it was escaped: %v, want %v:\n%s", tc.keys, escaped, tc.escaped, m.View())
+			}
+		})
 	}
 }
 

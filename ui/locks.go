@@ -78,9 +78,9 @@ func newLocksPanel(sh *shared) *locksPanel {
 			return p.sorted()
 		}},
 		action{binding: &k.Copy, can: func() string { return uncopyable(p.selectedRow(), false) },
-			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.selectedRow(), false) }},
+			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.sh, p.selectedRow(), false) }},
 		action{binding: &k.CopyToken, can: func() string { return uncopyable(p.selectedRow(), true) },
-			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.selectedRow(), true) }},
+			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.sh, p.selectedRow(), true) }},
 	)
 	return p
 }

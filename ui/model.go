@@ -24,6 +24,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
@@ -74,6 +75,9 @@ type Options struct {
 	// (monitor.KeyFormat: "billing" as malkusch/lock's "lock_billing"), so that the lock taken holds off that
 	// client's jobs; nil: the resource is the key.
 	KeyFormat func(resource string) string
+	// Clipboard puts a text on the clipboard, for the copy keys; nil: the terminal's, by OSC 52 (base64, so
+	// that no byte of the text reaches the terminal as it is). Tests record what is copied.
+	Clipboard func(text string)
 }
 
 // Screen size limits: below the minimum, the dashboard asks for a larger window.
@@ -166,7 +170,10 @@ func New(o Options) *Model {
 	keys := o.Keys
 	th := defaultTheme().withProfile(o.ProfileColor, o.Production)
 	sh := &shared{st: newStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, sink: o.Events,
-		keyOf: o.KeyFormat}
+		keyOf: o.KeyFormat, clipboard: o.Clipboard}
+	if sh.clipboard == nil {
+		sh.clipboard = termenv.Copy
+	}
 	m := &Model{sh: sh, mon: o.Monitor, title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx,
 		cancel: cancel, focus: focusLocks, profile: sanitize(o.Profile, nameCap), prod: o.Production}
 	m.masters = newMastersPanel(sh, o.Demo != nil)
@@ -289,7 +296,11 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.sh.frame++
 		return tea.Batch(m.broadcast(msg), tick())
 	case copiedMsg:
-		m.sh.setStatus(levelInfo, "copied "+msg.what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
+		what := msg.what
+		if msg.escaped {
+			what += ", escaped as shown (no control character is pasted)"
+		}
+		m.sh.setStatus(levelInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
 		m.quit.summary = m.ops.quitReleased(msg)
 		m.cancel()

@@ -14,17 +14,18 @@ import (
 // clock, the current snapshot as sanitized for the screen, the journal every component logs to, the status line
 // and the animation frame. The root model sets the snapshot and the frame.
 type shared struct {
-	st       *styles
-	keys     *KeyMap // as given: which keys act now is each component's to say (keyTable)
-	now      func() time.Time
-	data     *dashboard // nil until the first snapshot
-	readOnly bool
-	log      *journal // every component logs here
-	status   status   // the status line
-	frame    int      // advanced by the tick: spinners
-	outbox   []tea.Msg
-	sink     events.Sink                  // Options.Events; nil: none
-	keyOf    func(resource string) string // Options.KeyFormat; nil: the resource is the key
+	st        *styles
+	keys      *KeyMap // as given: which keys act now is each component's to say (keyTable)
+	now       func() time.Time
+	data      *dashboard // nil until the first snapshot
+	readOnly  bool
+	log       *journal // every component logs here
+	status    status   // the status line
+	frame     int      // advanced by the tick: spinners
+	outbox    []tea.Msg
+	sink      events.Sink                  // Options.Events; nil: none
+	keyOf     func(resource string) string // Options.KeyFormat; nil: the resource is the key
+	clipboard func(text string)            // Options.Clipboard, or the terminal's
 }
 
 // setStatus shows a message on the status line.

@@ -38,7 +38,7 @@ func (v *drillView) copyPicked() tea.Cmd {
 		return nil
 	}
 	iv := ivs[len(ivs)-v.picked]
-	return copyCmd(iv.Token, "the token of holder "+shortTokenText(iv.Token))
+	return v.sh.copyCmd(iv.Token, "the token of holder "+shortTokenText(iv.Token))
 }
 
 // pickedLine describes the picked-th newest of ivs: its letter and token, when it held and how it ended.
