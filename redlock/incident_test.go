@@ -190,6 +190,17 @@ func TestAMasterThatCannotRunScriptsGrantsNothing(t *testing.T) {
 			cl := &cluster{masters: ms, raw: redlocktest.Clients(t, ms)}
 			c := cl.client(t)
 			ctx := ctxTimeout(t, 10*time.Second)
+			// A first lock sets up a connection to every master; the scriptless one is refused all the same.
+			warm, err := c.Acquire(ctx, "scriptless-first", 30*time.Second)
+			if err != nil {
+				t.Fatalf("acquire on 2 good masters of 3: %v", err)
+			}
+			if vals := cl.values(t, "scriptless-first"); vals[2] != "" {
+				t.Errorf("the scriptless master took the lock %q: it could never be released", vals[2])
+			}
+			if err := warm.Release(ctx); err != nil {
+				t.Fatalf("release: %v", err)
+			}
 			l, err := c.Acquire(ctx, "scriptless", 30*time.Second)
 			if err != nil {
 				t.Fatalf("acquire on 2 good masters of 3: %v", err)

@@ -243,8 +243,9 @@ func (l *Lock) Release(ctx context.Context) error {
 func releaseError(r Round) error {
 	unconfirmed := 0
 	for _, n := range r.Nodes {
+		var noScripts *noScriptsError
 		switch {
-		case errors.Is(n.Err, errNoScripts): // the client never takes a lock there: none of ours is there
+		case errors.As(n.Err, &noScripts): // the client never takes a lock there: none of ours is there
 		case n.Outcome == OutcomeTimeout, n.Outcome == OutcomeError, n.Outcome == OutcomePending,
 			n.Outcome == OutcomeReplica: // a replica refused the DEL: it may hold our token
 			unconfirmed++

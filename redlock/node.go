@@ -3,6 +3,7 @@ package redlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -130,7 +131,7 @@ type node struct {
 	mu     sync.RWMutex
 	closed bool
 
-	noScripts atomic.Bool // the master answered a script with "unknown command": EVAL or EVALSHA is renamed away
+	noScripts atomic.Pointer[noScriptsError] // set while the master answers scripts with "unknown command"
 
 	idle    atomic.Int32          // senders waiting for a call
 	ready   atomic.Int32          // senders with a connection
@@ -246,10 +247,17 @@ var errQueueFull = errors.New("redlock: too many commands waiting for this maste
 
 var errClosed = errors.New("redlock: client closed")
 
-// errNoScripts answers an acquisition on a master that cannot run Lua scripts: it would grant the SET, and then
-// never release nor extend the key, which would lock everyone else out for its TTL.
-var errNoScripts = errors.New("redlock: the master cannot run Lua scripts (EVAL or EVALSHA is renamed or " +
-	"disabled): a lock taken there could never be released or extended, so none is taken there")
+// noScriptsError answers an acquisition or a script on a master that cannot run Lua scripts: it would grant
+// the SET, and then never release nor extend the key, which would lock everyone else out for its TTL.
+type noScriptsError struct {
+	reply error // what the master answered the setup's script
+}
+
+// Error says what the master answered and what follows.
+func (e *noScriptsError) Error() string {
+	return fmt.Sprintf("redlock: the master cannot run Lua scripts (it answered %q: EVAL or EVALSHA is renamed "+
+		"or disabled): a lock taken there could never be released or extended, so none is taken there", e.reply)
+}
 
 // probeSource is the script a new connection runs to learn whether the master runs scripts at all.
 const probeSource = "return 1"
@@ -265,10 +273,11 @@ func scriptsDisabled(err error) bool {
 // refusesAcquisition answers c with errNoScripts, and reports true, when the master cannot run scripts and c
 // would take a lock there, or run a script.
 func (n *node) refusesAcquisition(c *call) bool {
-	if !n.noScripts.Load() || c.kind != replySet && c.kind != replyFencedSet && c.script == nil {
+	refusal := n.noScripts.Load()
+	if refusal == nil || c.kind != replySet && c.kind != replyFencedSet && c.script == nil {
 		return false
 	}
-	c.answer(reply{err: errNoScripts})
+	c.answer(reply{err: refusal})
 	return true
 }
 
@@ -329,6 +338,13 @@ func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 		_ = conn.Close()
 		return nil, false, err
 	}
+	if r, err := role.Slice(); err == nil && len(r) > 0 {
+		if err := SentinelRole(r, n.addr, n.tls); err != nil {
+			_ = conn.Close()
+			return nil, false, err
+		}
+		replica = r[0] == "slave"
+	}
 	if redis.HasErrorPrefix(probe.Err(), "NOSCRIPT") { // the first connection to this server: load it
 		probe = redis.NewCmd(ctx, "eval", probeSource, 0)
 		if err := pipeline(ctx, conn, []redis.Cmder{probe}); err != nil && !isReply(err) {
@@ -336,13 +352,10 @@ func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 			return nil, false, err
 		}
 	}
-	n.noScripts.Store(scriptsDisabled(probe.Err()))
-	if r, err := role.Slice(); err == nil && len(r) > 0 {
-		if err := SentinelRole(r, n.addr, n.tls); err != nil {
-			_ = conn.Close()
-			return nil, false, err
-		}
-		replica = r[0] == "slave"
+	if scriptsDisabled(probe.Err()) {
+		n.noScripts.Store(&noScriptsError{reply: probe.Err()})
+	} else {
+		n.noScripts.Store(nil)
 	}
 	return conn, replica, nil
 }

@@ -184,6 +184,37 @@ func (s *Server) PID() int {
 	return s.proc.cmd.Process.Pid
 }
 
+// CPUTime is the processor time (user and system, every thread) the running redis-server has used, from
+// /proc/PID/stat (Linux), so that a benchmark can say what it cost the master.
+func (s *Server) CPUTime() (time.Duration, error) {
+	pid := s.PID()
+	if pid == 0 {
+		return 0, errStopped
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name in parentheses may hold spaces; the fields after it start with the state (field 3).
+	text := string(data)
+	fields := strings.Fields(text[strings.LastIndexByte(text, ')')+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("testbed: short /proc stat line %q", text)
+	}
+	var ticks int64
+	for _, f := range fields[11:13] { // utime and stime, fields 14 and 15
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += v
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// clockTicks is USER_HZ, the unit of the CPU times in /proc/PID/stat; it is 100 on every Linux we run on.
+const clockTicks = 100
+
 // NewClient returns a new client for Addr (with the server's password) that
 // honours context deadlines, dials with a 200ms timeout, reads and writes
 // with 500ms timeouts, and never retries a command or a dial. The caller
