@@ -127,3 +127,24 @@ func TestASymlinkAtALogPathIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestALinkToAStreamIsWritten: --debug /dev/stderr is a symbolic link to a terminal or a pipe, not to a file
+// someone could have planted: it is written.
+func TestALinkToAStreamIsWritten(t *testing.T) {
+	for _, o := range logOpeners {
+		t.Run(o.flag, func(t *testing.T) {
+			link := filepath.Join(t.TempDir(), "stream")
+			if err := os.Symlink(os.DevNull, link); err != nil {
+				t.Fatal(err)
+			}
+			closeFile, err := o.open(link)
+			if err != nil {
+				t.Fatalf("%s through a link to %s: %v", o.flag, os.DevNull, err)
+			}
+			closeFile()
+			if info, err := os.Stat(os.DevNull); err != nil || info.Mode().IsRegular() {
+				t.Fatalf("%s is no longer a device: %v, %v", os.DevNull, info, err)
+			}
+		})
+	}
+}
