@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -169,4 +170,15 @@ func (l *eventLog) close() {
 		}
 		l.subs = nil
 	}
+}
+
+// Record is the event as a record of the event stream; addrs are the demo's masters, which the event names
+// by index.
+func (e Event) Record(addrs []string) events.Record {
+	r := events.Record{Time: e.Time, Source: events.SourceDemo, Kind: string(e.Kind), Severity: e.Kind.Severity().String(),
+		Resource: e.Resource, Token: e.Token, Client: e.Client, Text: e.Text}
+	if e.Master >= 0 && e.Master < len(addrs) {
+		r.Master = addrs[e.Master]
+	}
+	return r
 }

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -26,7 +25,8 @@ const (
 )
 
 // Kinds of the dashboard's own events; the monitor's kinds are monitor.EventKind values, the demo's
-// demo.EventKind values, and warnings are KindWarning and KindWarningCleared.
+// demo.EventKind values (demo.Event.Record makes their records), and warnings are KindWarning and
+// KindWarningCleared.
 const (
 	KindAcquiring          = "acquiring"           // the dashboard started acquiring a lock
 	KindAcquireCancelled   = "acquire-cancelled"   // an acquisition from the dashboard was cancelled
@@ -157,14 +157,4 @@ func DashboardSeverity(kind string) monitor.Severity {
 func Dashboard(at time.Time, kind, resource, token, text string) Record {
 	return Record{Time: at, Source: SourceDashboard, Kind: kind, Severity: DashboardSeverity(kind).String(),
 		Resource: resource, Token: token, Text: text}
-}
-
-// FromDemo is the record of a demo event; addrs are the demo's masters, which the event names by index.
-func FromDemo(e demo.Event, addrs []string) Record {
-	r := Record{Time: e.Time, Source: SourceDemo, Kind: string(e.Kind), Severity: e.Kind.Severity().String(),
-		Resource: e.Resource, Token: e.Token, Client: e.Client, Text: e.Text}
-	if e.Master >= 0 && e.Master < len(addrs) {
-		r.Master = addrs[e.Master]
-	}
-	return r
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -129,12 +128,5 @@ func TestEverySourceRatesItsRecords(t *testing.T) {
 		if r.Severity != want || r.Source != SourceDashboard || r.Kind != kind {
 			t.Errorf("%s: severity %q source %s, want %q from the dashboard", kind, r.Severity, r.Source, want)
 		}
-	}
-	v := FromDemo(demo.Event{Kind: demo.EventViolation, Master: 1, Text: "two holders"}, []string{"a:1", "b:2"})
-	if v.Severity != "error" || v.Master != "b:2" || v.Source != SourceDemo {
-		t.Errorf("a demo violation: %+v, want an error on b:2", v)
-	}
-	if w := FromDemo(demo.Event{Kind: demo.EventWrite, Master: -1}, nil); w.Severity != "info" || w.Master != "" {
-		t.Errorf("a demo write: %+v, want info on no master", w)
 	}
 }

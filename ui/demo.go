@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
-	"github.com/redlock-tui/redlock-tui/events"
 )
 
 // Demo mode (Options.Demo) shows the embedded masters' fault state and the simulated workload's events, and
@@ -335,7 +334,7 @@ func lastStep(res demo.ScenarioResult) uint64 {
 }
 
 // demoEntry is the log entry of a demo event: its record's (the demo's masters are named in its text).
-func demoEntry(e demo.Event) logEntry { return entryOf(events.FromDemo(e, nil)) }
+func demoEntry(e demo.Event) logEntry { return entryOf(e.Record(nil)) }
 
 // violationBanner is the violation shown at the top of the screen until dismissed; its strings are sanitized.
 type violationBanner struct {

@@ -115,7 +115,7 @@ func (f *Feed) followDemo(d *demo.Demo) {
 		if e.Kind == demo.EventViolation {
 			f.exporter.AddViolations(1)
 		}
-		f.emit(events.FromDemo(e, addrs))
+		f.emit(e.Record(addrs))
 	}
 }
 

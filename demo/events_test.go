@@ -1,0 +1,17 @@
+package demo
+
+import (
+	"testing"
+
+	"github.com/redlock-tui/redlock-tui/events"
+)
+
+func TestADemoEventsRecordNamesItsMasterAndSeverity(t *testing.T) {
+	v := Event{Kind: EventViolation, Master: 1, Text: "two holders"}.Record([]string{"a:1", "b:2"})
+	if v.Severity != "error" || v.Master != "b:2" || v.Source != events.SourceDemo {
+		t.Errorf("a demo violation: %+v, want an error on b:2", v)
+	}
+	if w := (Event{Kind: EventWrite, Master: -1}).Record(nil); w.Severity != "info" || w.Master != "" {
+		t.Errorf("a demo write: %+v, want info on no master", w)
+	}
+}
