@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,15 +35,39 @@ import (
 // The tests in this file run the built binary against real redis-server masters (embedded ones when
 // redis-server is missing, unless REDLOCK_TEST_REDIS=required).
 
-// buildBinary builds the command into a temporary directory and returns its path.
+// built is the binary the package's tests run, built once (linking it again for each test took seconds each).
+var built struct {
+	once sync.Once
+	dir  string // removed by TestMain
+	path string
+	err  error
+	out  []byte
+}
+
+// buildBinary builds the command into a temporary directory, once for the package, and returns its path. A
+// test must not change the file.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "redlock-tui")
-	out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "redlock-tui-e2e-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "redlock-tui")
+		built.out, built.err = exec.Command("go", "build", "-o", built.path, "..").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.path
+}
+
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // runBinary runs bin with args and extra environment variables, bounded in time, and returns its exit status

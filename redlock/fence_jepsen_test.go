@@ -207,7 +207,8 @@ func TestJepsenFencedWritesUnderFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the Jepsen workload takes seconds")
 	}
-	const workers, rounds = 8, 200
+	const workers = 8
+	rounds := redlocktest.Soak(50, 200)
 	j := runJepsen(t, workers, rounds)
 	if len(j.acqs) != workers*rounds {
 		t.Fatalf("%d acquisitions, want %d", len(j.acqs), workers*rounds)

@@ -136,7 +136,8 @@ func TestMutualExclusionWhileMastersRefuse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 60 s contention run")
 	}
-	const workers, ttl, runFor = 8, time.Second, 60 * time.Second
+	const workers, ttl = 8, time.Second
+	runFor := redlocktest.Soak(10*time.Second, 60*time.Second)
 	// Disk-based synchronisation starts at once (the diskless one waits 5 s by default), so a replica's keys
 	// are wiped within milliseconds of REPLICAOF.
 	servers := redlocktest.RealServers(t, 7, redlocktest.ServerOptions{Args: []string{"--repl-diskless-sync", "no"}})

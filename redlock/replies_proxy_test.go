@@ -155,7 +155,7 @@ func TestNoReplyButTheSuccessValueIsAGrant(t *testing.T) {
 		proxies[i], addrs[i] = redlocktest.WithReplyProxy(t, m)
 	}
 	raw := redlocktest.Clients(t, masters)
-	for _, n := range []int{3, 5} {
+	for _, n := range redlocktest.Soak([]int{3}, []int{3, 5}) {
 		faulted := n - (n/2 + 1) + 1 // with the rest, one short of a quorum
 		for _, op := range replyOps {
 			for _, rep := range injectedReplies {

@@ -52,6 +52,13 @@ type (
 	SentinelOptions = testbed.SentinelOptions
 )
 
+// SoakEnv names the environment variable that gives soak tests their full length (see Soak).
+const SoakEnv = testbed.SoakEnv
+
+// Soak returns full when REDLOCK_TEST_SOAK=full (as CI sets it), short otherwise: soak, contention and
+// ground-truth tests run their full length in CI and a shorter one in a contributor's `go test ./...`.
+func Soak[T any](short, full T) T { return testbed.Soak(short, full) }
+
 // StartServer starts redis-server on a free 127.0.0.1 port (see testbed.StartServer).
 func StartServer(opts ServerOptions) (*Server, error) { return testbed.StartServer(opts) }
 
