@@ -38,13 +38,17 @@ type Options struct {
 	Resources []string
 	// Version is the program's version, for redlock_build_info.
 	Version string
+	// DriftFactor is the monitor's drift factor, for redlock_clock_allowance_seconds; 0 means
+	// monitor.DefaultDriftFactor, as for the monitor.
+	DriftFactor float64
 }
 
 // Exporter is a prometheus.Collector of the latest snapshot plus counters kept across snapshots. It is safe
 // for concurrent use.
 type Exporter struct {
-	resources []string
-	version   string
+	resources   []string
+	version     string
+	driftFactor float64
 
 	mu         sync.Mutex
 	snap       *monitor.Snapshot
@@ -53,17 +57,23 @@ type Exporter struct {
 	violations float64                       // demo violations seen
 	demoEvents map[string]float64            // demo events seen, by kind
 	tallies    map[string]*tally             // the holders counted of each resource named in advance (contention.go)
+	longest    time.Duration                 // the longest TTL read so far (alerting.go)
 }
 
 // New returns an Exporter with no snapshot yet: until the first Observe only the counters, build info and
 // scrape duration are exported.
 func New(opts Options) *Exporter {
+	factor := opts.DriftFactor
+	if factor == 0 {
+		factor = monitor.DefaultDriftFactor
+	}
 	return &Exporter{
-		resources:  slices.Clone(opts.Resources),
-		version:    opts.Version,
-		events:     map[monitor.EventKind]float64{},
-		restarts:   map[string]float64{},
-		demoEvents: map[string]float64{},
+		resources:   slices.Clone(opts.Resources),
+		version:     opts.Version,
+		driftFactor: factor,
+		events:      map[monitor.EventKind]float64{},
+		restarts:    map[string]float64{},
+		demoEvents:  map[string]float64{},
 	}
 }
 
@@ -92,9 +102,14 @@ func (e *Exporter) AddViolations(n int) {
 // Handler serves the exporter's metrics, with the Go runtime's and the process's, in the Prometheus text
 // format.
 func (e *Exporter) Handler() http.Handler {
+	return promhttp.HandlerFor(e.registry(), promhttp.HandlerOpts{})
+}
+
+// registry is what Handler serves: the exporter, the Go runtime's and the process's collectors.
+func (e *Exporter) registry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	return reg
 }
 
 // The descriptions of every metric the exporter writes.
@@ -147,7 +162,8 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
 		descHolders, descHolderVal, descEvents, descLost, descViol, descDemoEvents, descScrape, descBuild,
-		descHandovers, descHold, descGap, descWaiters, descRefresh} {
+		descHandovers, descHold, descGap, descWaiters, descRefresh, descWarning, descSplit, descHolderAge,
+		descLongest, descAllowance} {
 		ch <- d
 	}
 }
@@ -177,6 +193,14 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		collectSnapshot(ch, *snap, restarts)
 		collectRefresh(ch, *snap)
 		collectLocks(ch, *snap, e.resources)
+		collectWarnings(ch, *snap)
+		collectSplit(ch, *snap)
+		longest := longestTTL(*snap)
+		e.mu.Lock()
+		e.longest = max(e.longest, longest)
+		longest = e.longest
+		e.mu.Unlock()
+		collectTTL(ch, longest, e.driftFactor)
 	}
 	collectContention(ch, snap, e.resources, tallies)
 	for kind, n := range events {
@@ -256,6 +280,9 @@ func collectLocks(ch chan<- prometheus.Metric, s monitor.Snapshot, resources []s
 					label += fmt.Sprintf("#%d", labels[label])
 				}
 				ch <- prometheus.MustNewConstMetric(descHolderVal, prometheus.GaugeValue, h.Validity.Seconds(), r, label, h.Mode)
+				if since := holderSince(l, h); !since.IsZero() {
+					ch <- prometheus.MustNewConstMetric(descHolderAge, prometheus.GaugeValue, max(s.Time.Sub(since), 0).Seconds(), r, label, h.Mode)
+				}
 			}
 		}
 		ch <- prometheus.MustNewConstMetric(descHolders, prometheus.GaugeValue, float64(held), r)

@@ -44,8 +44,9 @@ type App struct {
 	Locker  *redlock.Client  // set by Lock; nil in read-only mode
 	Feed    *Feed            // set by Publish; nil without outputs
 
-	debug   *debugLog
-	closers []func() // in the order opened; Close runs them backwards
+	debug       *debugLog
+	driftFactor float64  // the monitor's, for the metrics' clock allowance; set by Watch
+	closers     []func() // in the order opened; Close runs them backwards
 }
 
 // Open starts the debug log, then creates a client per master, or starts the demo's embedded masters when
@@ -106,7 +107,7 @@ func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
 	if a.debug != nil {
 		mon.Observe(a.debug.poll)
 	}
-	a.Monitor, a.Own = mon, own
+	a.Monitor, a.Own, a.driftFactor = mon, own, cfg.DriftFactor
 	return mon, nil
 }
 
@@ -133,7 +134,7 @@ func (a *App) Publish(out Outputs) error {
 	if a.Monitor == nil {
 		return errors.New("app: Publish before Watch")
 	}
-	f, err := startFeed(out, a.Monitor, a.Demo)
+	f, err := startFeed(out, a.Monitor, a.Demo, a.driftFactor)
 	if err != nil {
 		return err
 	}

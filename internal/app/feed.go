@@ -41,9 +41,11 @@ type Feed struct {
 	closers  []func()
 }
 
-// startFeed opens the outputs and starts feeding them from mon and d (nil outside demo mode).
-func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo) (*Feed, error) {
-	f := &Feed{exporter: metrics.New(metrics.Options{Resources: out.MetricsLocks, Version: out.Release})}
+// startFeed opens the outputs and starts feeding them from mon and d (nil outside demo mode); driftFactor is
+// the monitor's (0: its default), from which the metrics tell the clock allowance.
+func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo, driftFactor float64) (*Feed, error) {
+	f := &Feed{exporter: metrics.New(metrics.Options{Resources: out.MetricsLocks, Version: out.Release,
+		DriftFactor: driftFactor})}
 	if out.Events != "" {
 		w, closeEvents, err := openEvents(out.Events, out.Stdout)
 		if err != nil {
