@@ -7,7 +7,8 @@ import (
 )
 
 // candidateLua is a Lua function shared by the discovery scripts: candidate(k, n, anyNoTTL) returns the value
-// (cut to n bytes; a hash lock's fields and values, or a sorted set's members, see setLockLua) and PTTL of k
+// (cut to n bytes and marked, digested where it may be a lock, see longValueLua; a hash lock's fields and
+// values, or a sorted set's members, see setLockLua) and PTTL of k
 // when it is a lock candidate: a string with a TTL, or without one when its value looks like a token (16-64
 // token characters) or anyNoTTL; or a hash lock or a small sorted set with a TTL. It returns nil otherwise,
 // and nil, nil and the error when the master refused a read other than for the key's type.
@@ -17,6 +18,16 @@ const candidateLua = `local function candidate(k, n, anyNoTTL)
     local v = redis.pcall('GETRANGE', k, 0, n - 1)
     if type(v) == 'table' and not string.find(v.err, 'WRONGTYPE', 1, true) then return nil, nil, v.err end
     if type(v) ~= 'string' then v = ms > 0 and otherLock(k, n) or nil end
+    if type(v) == 'string' and #v == n then
+      local len = redis.call('STRLEN', k)
+      if len > n then
+        local whole = false
+        if mayBeLock(v, n, anyNoTTL) then
+          whole = len <= maxDigested and redis.call('GET', k) or nil
+        end
+        v = marked(v, len, whole)
+      end
+    end
     if v then return v, ms end
   elseif ms == -1 then
     local len = redis.pcall('STRLEN', k)
@@ -33,7 +44,7 @@ end
 // candidatesScript returns the microseconds it ran, then key, value and PTTL of every lock candidate among
 // ARGV[3...] (candidateLua, values cut to ARGV[1] bytes, keys without a TTL taken when ARGV[2] is "1"). It
 // reads the keys that keyspace notifications named, by the rules discovery applies to the keys it scans.
-var candidatesScript = newReadScript(hashLockLua + setLockLua + candidateLua + candidatesLua)
+var candidatesScript = newReadScript(hashLockLua + setLockLua + longValueLua + candidateLua + candidatesLua)
 
 // candidatesLua is candidatesScript's own part.
 const candidatesLua = `local n, anyNoTTL = tonumber(ARGV[1]), ARGV[2] == '1'
@@ -57,7 +68,7 @@ return out`
 func (p *poller) readCandidates(ctx context.Context, cfg Config, keys []string) (discovered, error) {
 	if !p.scripted() {
 		var r Reading
-		if err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen); err != nil {
+		if err := p.readFound(ctx, &r, keys, cfg); err != nil {
 			return discovered{}, err
 		}
 		return discovered{keys: pipelinedCandidates(cfg, r.Keys), refusals: r.refusals, minCost: pipelinedKeyCost,

@@ -31,6 +31,9 @@ func readCells(readings []Reading, index map[string]int, resources int, now time
 			continue
 		}
 		for _, k := range r.Keys {
+			if k.unreadable {
+				continue // a long value whose length and digest were not read: unknown
+			}
 			at := index[k.Key]
 			stale := k.ReadWithin > interval/2 && k.ReadWithin > staleRatio*usual[at]
 			if readCell(&cells[at*n+j], k, stale, now) {
@@ -88,7 +91,7 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 		}
 		return true
 	}
-	*c = MasterLock{State: state, Token: k.Value, PTTL: k.PTTL, ReadAt: readAt, Node: k.Node}
+	*c = MasterLock{State: state, Token: k.token(), PTTL: k.PTTL, ReadAt: readAt, Node: k.Node}
 	if k.Fields != nil {
 		c.Hash = true
 		c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)

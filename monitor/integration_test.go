@@ -349,8 +349,8 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 			if l := lockOf(t, s, evilName); l.State != StateHeld || l.Count != 3 {
 				t.Errorf("escape-sequence name: %s count %d, want held by 3", l.State, l.Count)
 			}
-			if l := lockOf(t, s, "long"); len(l.Holder) != 16 {
-				t.Errorf("long value kept %d bytes, want 16", len(l.Holder))
+			if l := lockOf(t, s, "long"); l.Holder != strings.Repeat("v", 16)+"…[1000 bytes, sha1 "+digestOf(strings.Repeat("v", 1000))+"]" {
+				t.Errorf("long value held by %q, want its first 16 bytes marked with its length and digest", l.Holder)
 			}
 			for _, name := range []string{"hash", "list", "set", "zset", "no-ttl"} {
 				if slices.ContainsFunc(s.Locks, func(l *LockView) bool { return l.Resource == name }) {

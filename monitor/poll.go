@@ -76,9 +76,13 @@ type Reading struct {
 
 // KeyReading is one key as read from one master.
 type KeyReading struct {
-	Key    string
-	Node   string        // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
-	Value  string        // capped to Config.MaxValueLen bytes
+	Key   string
+	Node  string // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
+	Value string // capped to Config.MaxValueLen bytes
+	// Len is the whole value's length when it is longer than Value, and Digest the first 16 hex digits of its
+	// SHA-1 ("" when too long to digest); Len is 0 when Value is the whole value (longvalues.go).
+	Len    int
+	Digest string
 	Fields []string      // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
 	Set    []SetMember   // a sorted-set lock (Symfony Lock, redis-semaphore): its members; nil otherwise (sets.go)
 	PTTL   time.Duration // remaining TTL as the master reported it; NoTTL when the key never expires
@@ -89,6 +93,9 @@ type KeyReading struct {
 	ReadWithin time.Duration
 
 	refused bool // the master's ACL refused the read of this sorted set (ZRANGE): not read, never absent
+	// unreadable: a value longer than Config.MaxValueLen whose length and digest were not read (plain commands,
+	// until readWhole reads them): not read, never taken for another token.
+	unreadable bool
 }
 
 // UnknownUptime marks Reading.Uptime and MasterStatus.Uptime when INFO did not tell.
@@ -112,7 +119,7 @@ end
 var refreshScript = newReadScript(refreshLua)
 
 // refreshLua is refreshScript's body.
-const refreshLua = hashLockLua + setLockLua + `local n = tonumber(ARGV[1])
+var refreshLua = hashLockLua + setLockLua + longValueLua + `local n = tonumber(ARGV[1])
 local out = {}
 for first = 1, #KEYS, 1000 do
   local last = math.min(first + 999, #KEYS)
@@ -121,7 +128,7 @@ for first = 1, #KEYS, 1000 do
     local v = vals[i - first + 1]
     local ms = redis.call('PTTL', KEYS[i])
     if v then
-      if #v > n then v = string.sub(v, 1, n) end
+      if #v > n then v = marked(string.sub(v, 1, n), #v, v) end
     elseif ms ~= -2 then
       v = otherLock(KEYS[i], n) or false
     end
@@ -137,7 +144,7 @@ return out`
 // (candidateLua; keys without a TTL taken whatever their value when ARGV[7] is "1"). Candidates are picked on
 // the server so a large keyspace of ordinary data costs no transfer. On a redis-server with 1,000,000 ordinary
 // keys it costs about 1.6µs of server CPU per key scanned.
-var discoverScript = newReadScript(hashLockLua + setLockLua + candidateLua + discoverLua)
+var discoverScript = newReadScript(hashLockLua + setLockLua + longValueLua + candidateLua + discoverLua)
 
 // discoverLua is discoverScript's own part.
 const discoverLua = `local cursor, pattern, count, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
@@ -438,6 +445,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 			}
 			first = false
 		}
+		tripFrom := len(r.Keys)
 		for i, b := range batches {
 			before := len(r.Keys)
 			err := b.collect(r, chunks[i], sent, rtt, cfg.MaxValueLen)
@@ -449,6 +457,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 				return err
 			}
 		}
+		p.readWhole(ctx, r, tripFrom, nil)
 	}
 	return nil
 }
@@ -535,12 +544,13 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 	var notLockShaped int64
 	for _, k := range keys {
 		switch {
-		case isClientInternal(k.Key), t.found[k.Key], t.isCached(k.Key):
+		case isClientInternal(k.Key), t.found[k.Key], t.isCached(k.Key), k.unreadable:
 			continue
 		case k.refused:
 			r.refusals.note("ZRANGE")
 			continue
 		case k.Set != nil && setShapeOf(k.Key, k.Set, k.PTTL, r.serverNow()) == notASetLock,
+			k.Len > 0 && k.Digest == undigested, // a long value the script found no lock
 			cfg.Pattern == DefaultPattern && !lockShaped(k):
 			notLockShaped++
 			continue
@@ -612,7 +622,7 @@ func (p *poller) discoverPipelined(ctx context.Context, cfg Config, cursor strin
 		return d, nil
 	}
 	var r Reading
-	if err := p.readAgain(ctx, &r, keys, cfg.MaxValueLen); err != nil {
+	if err := p.readFound(ctx, &r, keys, cfg); err != nil {
 		return discovered{}, err
 	}
 	d.refusals, d.keys = r.refusals, pipelinedCandidates(cfg, r.Keys)
@@ -637,6 +647,17 @@ func looksLikeToken(v string) bool {
 // unpacked on the server's Lua stack, which 10,000 keys overflow (a refusal that would turn the master to
 // pipelined reads for good).
 func (p *poller) readAgain(ctx context.Context, r *Reading, keys []string, maxLen int) error {
+	return p.readAgainIf(ctx, r, keys, maxLen, nil)
+}
+
+// readFound is readAgain of keys for discovery: a value longer than Config.MaxValueLen read with plain commands
+// is read whole only where it may be a lock (readWhole).
+func (p *poller) readFound(ctx context.Context, r *Reading, keys []string, cfg Config) error {
+	return p.readAgainIf(ctx, r, keys, cfg.MaxValueLen, func(k *KeyReading) bool { return mayBeLongLock(k, cfg) })
+}
+
+// readAgainIf is readAgain, reading whole the long values plain commands read where worth says (nil: all).
+func (p *poller) readAgainIf(ctx context.Context, r *Reading, keys []string, maxLen int, worth func(*KeyReading) bool) error {
 	pipe := p.keyReader().Pipeline()
 	var batches []*queuedRead
 	for rest := keys; len(rest) > 0; rest = rest[min(refreshChunk, len(rest)):] {
@@ -656,12 +677,13 @@ func (p *poller) readAgain(ctx context.Context, r *Reading, keys []string, maxLe
 			if p.via != nil {
 				return errScriptsHeld
 			}
-			return p.readAgain(ctx, r, keys, maxLen) // with plain commands
+			return p.readAgainIf(ctx, r, keys, maxLen, worth) // with plain commands
 		}
 		if err != nil {
 			return err
 		}
 	}
+	p.readWhole(ctx, r, from, worth)
 	return nil
 }
 
@@ -685,7 +707,7 @@ func (p *poller) queueRead(ctx context.Context, pipe redis.Pipeliner, keys []str
 	q.values = make([]*redis.StringCmd, len(keys))
 	q.pttls = make([]*redis.DurationCmd, len(keys))
 	for i, k := range keys {
-		q.values[i] = pipe.GetRange(ctx, k, 0, int64(maxLen)-1)
+		q.values[i] = pipe.GetRange(ctx, k, 0, int64(maxLen)) // a byte more: a longer value is told
 		q.pttls[i] = pipe.PTTL(ctx, k)
 	}
 	return q
@@ -731,6 +753,9 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 				r.refusals.note("ZRANGE")
 				continue // not read: unknown, never absent
 			}
+			if kr.unreadable {
+				continue
+			}
 			kr.ReadAt, kr.ReadWithin = readAt, rtt/2
 			r.Keys = append(r.Keys, kr)
 		}
@@ -758,7 +783,7 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 			if !isString && ms != -2 {
 				continue // a key that is not a string (a hash or a sorted-set lock) is not read so: unknown, never absent
 			}
-			kr := keyReading(k, v, ms, maxLen)
+			kr := keyReading(k, v, ms, maxLen) // a value longer than maxLen is unreadable: readWhole reads it
 			kr.ReadAt, kr.ReadWithin = readAt, rtt/2
 			r.Keys = append(r.Keys, kr)
 		}
@@ -778,7 +803,9 @@ func keyReading(key string, value any, pttlMS int64, maxLen int) KeyReading {
 	}
 	switch v := value.(type) {
 	case string:
-		kr.Value = v[:min(len(v), maxLen)]
+		var ok bool
+		kr.Value, kr.Digest, kr.Len, ok = parseLongValue(v, maxLen)
+		kr.unreadable = !ok
 	case []any:
 		if members, refused, ok := setReading(v, maxLen); ok {
 			kr.Set, kr.refused = members, refused

@@ -59,7 +59,7 @@ type Config struct {
 	ScanCount   int           // SCAN COUNT of one discovery step, default 100
 	ScanBudget  float64       // share of one master core discovery may use, default 0.03 (3%)
 	MaxKeys     int           // distinct lock keys tracked, default 100000; beyond: Snapshot.Truncated
-	MaxValueLen int           // tokens longer than this are cut, default 256
+	MaxValueLen int           // tokens longer than this are cut (and marked with their length and digest, longvalues.go), default 256
 	Interval    time.Duration // poll interval, default 500ms
 	Timeout     time.Duration // per-master deadline for one poll, default 1s
 	DownAfter   int           // polls a master may miss before it is declared down, default 3
@@ -292,7 +292,7 @@ const NoTTL time.Duration = -1
 // MasterLock is what one master holds for one resource. An unknown cell keeps the values last seen there.
 type MasterLock struct {
 	State  CellState
-	Token  string        // value (capped to MaxValueLen); for an unknown cell the value last seen, "" if none
+	Token  string        // value; a longer one than MaxValueLen is cut, marked "…[<length> bytes, sha1 <digest>]"; for an unknown cell the value last seen, "" if none
 	PTTL   time.Duration // remaining TTL when read, NoTTL for a key without expiry
 	ReadAt time.Time     // when it was read; for an unknown cell, when it was last seen (zero: never)
 

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -38,6 +39,11 @@ func readingSum(k *KeyReading) uint64 {
 		h.WriteByte(2)
 	}
 	h.WriteString(k.Value)
+	if k.Len > 0 { // a change after the bytes read
+		h.WriteByte(0)
+		h.WriteString(k.Digest)
+		h.WriteString(strconv.Itoa(k.Len))
+	}
 	for _, f := range k.Fields {
 		h.WriteByte(0)
 		h.WriteString(f)

@@ -1,0 +1,125 @@
+package monitor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// TestTokensAreComparedWhole puts one value longer than Config.MaxValueLen on three real masters (a lock held
+// 3/3), then makes it differ on two of them only after its first MaxValueLen bytes: the lock must be split,
+// not held, though what is shown of the three tokens is alike. Under a pattern of the user's any value is
+// listed; under the default one, bsm/redislock's token followed by its users' metadata is.
+func TestTokensAreComparedWhole(t *testing.T) {
+	prefix := strings.Repeat("x", DefaultMaxValueLen+44)
+	bsm := "AAAAAAAAAAAAAAAAAAAAAQ" + `{"owner":"` + strings.Repeat("worker-7 ", 40) + `"}`
+	tests := []struct {
+		name, pattern, key, value string
+	}{
+		{"a pattern of the user's", "long:*", "long:lock", prefix},
+		{"the default pattern, a token with metadata", "", "jobs:nightly", bsm},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			servers := realServers(t, 3)
+			masters := make([]redlocktest.Master, len(servers))
+			for i, s := range servers {
+				masters[i] = s
+			}
+			c := watch(t, masters, Config{Pattern: tt.pattern})
+			t.Cleanup(func() { _ = c.mon.Close() })
+			c.set(t, tt.key, tt.value+"-same", time.Minute, 0, 1, 2)
+			s := pollUntil(t, c.mon, 20*time.Second, "the long token held on 3 masters", func(s Snapshot) bool {
+				l := s.Lock(tt.key)
+				return l != nil && l.State == StateHeld && l.Count == 3
+			})
+			if h := s.Lock(tt.key).Holder; !strings.HasPrefix(h, tt.value[:DefaultMaxValueLen]) || !strings.Contains(h, "bytes, sha1 ") {
+				t.Errorf("the holder of a long token is shown as %q: want its first %d bytes and a mark of its length and digest", h, DefaultMaxValueLen)
+			}
+			ctx := context.Background()
+			for i, tail := range map[int]string{1: "-one", 2: "-two"} {
+				if err := c.admin[i].Set(ctx, tt.key, tt.value+tail, redis.KeepTTL).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pollUntil(t, c.mon, 20*time.Second, "the lock split: three tokens alike in their first bytes", func(s Snapshot) bool {
+				l := s.Lock(tt.key)
+				return l != nil && l.State == StateSplit && l.Holder == "" && l.Count == 1
+			})
+		})
+	}
+}
+
+// TestLongTokensReadWithPlainCommandsAreComparedWhole watches three real masters, one without script commands
+// (read with plain commands, which read a value longer than Config.MaxValueLen again whole and digest it as the
+// scripts do): one long token on all three is held 3/3, and once the master without scripts has another that
+// differs only after its first bytes, the lock is held by the other two with a foreign token there.
+func TestLongTokensReadWithPlainCommandsAreComparedWhole(t *testing.T) {
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("needs redis-server (rename-command)")
+	}
+	var scriptless []string
+	for _, cmd := range []string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO"} {
+		scriptless = append(scriptless, "--rename-command", cmd, "")
+	}
+	servers := append(redlocktest.StartServers(t, 1, redlocktest.ServerOptions{Args: scriptless}),
+		redlocktest.StartServers(t, 2, redlocktest.ServerOptions{})...)
+	masters := make([]redlocktest.Master, len(servers))
+	for i, s := range servers {
+		masters[i] = s
+	}
+	c := watch(t, masters, Config{Pattern: "long:*"})
+	t.Cleanup(func() { _ = c.mon.Close() })
+	const key = "long:plain"
+	value := strings.Repeat("y", DefaultMaxValueLen+10)
+	c.set(t, key, value+"-same", time.Minute, 0, 1, 2)
+	pollUntil(t, c.mon, 20*time.Second, "the long token held on 3 masters, one read with plain commands", func(s Snapshot) bool {
+		l := s.Lock(key)
+		return s.Swept && s.Masters[0].PlainReads && l != nil && l.State == StateHeld && l.Count == 3
+	})
+	if err := c.admin[0].Set(context.Background(), key, value+"-other", redis.KeepTTL).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s := pollUntil(t, c.mon, 20*time.Second, "the lock held by the two others, a foreign token on the first", func(s Snapshot) bool {
+		l := s.Lock(key)
+		return l != nil && l.State == StateHeld && l.Count == 2 && l.Foreign
+	})
+	if cell := s.Lock(key).Masters[0]; cell.State != CellSeen || cell.Token != markedToken(value[:DefaultMaxValueLen], len(value+"-other"), digestOf(value+"-other")) {
+		t.Fatalf("the long token read with plain commands: %+v", cell)
+	}
+}
+
+// TestLongValuesAsTheScriptsReturnThem reads values as the read scripts and plain commands return them: a long
+// one marked with its length and digest is its prefix with that mark, equal to another only when both are; one
+// without a readable mark (plain commands read a byte more than the prefix) is not read.
+func TestLongValuesAsTheScriptsReturnThem(t *testing.T) {
+	const n = 8
+	tests := []struct {
+		name, reply string
+		token       string
+		unreadable  bool
+	}{
+		{"short", "abc", "abc", false},
+		{"exactly the limit", "abcdefgh", "abcdefgh", false},
+		{"long, digested", "abcdefgh0123456789abcdef:300", "abcdefgh…[300 bytes, sha1 0123456789abcdef]", false},
+		{"long, too long to digest", "abcdefgh:2000000", "abcdefgh…[2000000 bytes]", false},
+		{"a byte more, read with plain commands", "abcdefghi", "", true},
+		{"a mark that says it is not longer", "abcdefgh0123:8", "", true},
+	}
+	for _, tt := range tests {
+		k := keyReading("k", tt.reply, 1000, n)
+		if k.unreadable != tt.unreadable || !tt.unreadable && k.token() != tt.token {
+			t.Errorf("%s: %q read as token %q unreadable %v, want %q unreadable %v", tt.name, tt.reply, k.token(), k.unreadable, tt.token, tt.unreadable)
+		}
+	}
+	a := keyReading("k", "abcdefgh0123456789abcdef:300", 1000, n)
+	b := keyReading("k", "abcdefghfedcba9876543210:300", 1000, n)
+	if a.token() == b.token() || a.Value != b.Value {
+		t.Errorf("two long values alike in their first %d bytes: tokens %q and %q", n, a.token(), b.token())
+	}
+}
