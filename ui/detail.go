@@ -149,13 +149,13 @@ func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
 		case m.State == monitor.CellAbsent:
 			line += st.text.muted.Render("no key")
 		case m.Set != nil:
-			line += setCell(st, m, row.ref, max(w-28, 4))
+			line += setCell(st, m, row.ref, max(w-28, 4), now)
 		case m.PTTL == monitor.NoTTL:
 			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.text.bad.Render("no TTL: never expires")
-		default:
-			ref := max(row.ref, m.PTTL)
-			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.validityBar(m.PTTL, ref, barW, false) + " " +
-				st.text.normal.Render(dur(m.PTTL))
+		default: // counted from its read: a tracked master's key is not read again until it changes
+			left := m.PTTLAt(now)
+			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " +
+				st.validityBar(left, max(row.ref, left), barW, false) + " " + st.text.normal.Render(dur(left))
 		}
 		body = append(body, line)
 		if m.Node != "" { // a Redis Cluster's key: the primary that owns it

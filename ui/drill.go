@@ -231,11 +231,12 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 		case c.State == monitor.CellAbsent:
 			head += st.text.muted.Render("no key")
 		case c.Set != nil:
-			head += setCell(st, c, row.ref, 10)
+			head += setCell(st, c, row.ref, 10, now)
 		case c.PTTL == monitor.NoTTL:
 			head += st.text.bad.Render("no TTL: never expires")
-		default:
-			head += st.validityBar(c.PTTL, max(row.ref, c.PTTL), 10, false) + " " + st.text.normal.Render("PTTL "+dur(c.PTTL))
+		default: // counted from its read: a tracked master's key is not read again until it changes
+			left := c.PTTLAt(now)
+			head += st.validityBar(left, max(row.ref, left), 10, false) + " " + st.text.normal.Render("PTTL "+dur(left))
 		}
 		add(wrapLines(head, w)...)
 		if row.tokens[j] != "" && c.Set == nil {

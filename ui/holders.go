@@ -99,14 +99,15 @@ func holderCells(d *dashboard, h *monitor.Holder, snapTime time.Time) string {
 	return strings.Join(parts, "  ")
 }
 
-// setCell describes a sorted-set lock's key on one master: how many members, and its own TTL as a bar of
-// barW cells against ref.
-func setCell(st *styles, m monitor.MasterLock, ref time.Duration, barW int) string {
+// setCell describes a sorted-set lock's key on one master at now: how many members, and its own TTL, counted
+// from its read, as a bar of barW cells against ref.
+func setCell(st *styles, m monitor.MasterLock, ref time.Duration, barW int, now time.Time) string {
 	text := st.text.normal.Render(plural(len(m.Set), "member"))
 	if m.PTTL == monitor.NoTTL {
 		return text + " " + st.text.bad.Render("no TTL: never expires")
 	}
-	return text + " " + st.validityBar(m.PTTL, max(ref, m.PTTL), barW, false) + " " + st.text.normal.Render("key "+dur(m.PTTL))
+	left := m.PTTLAt(now)
+	return text + " " + st.validityBar(left, max(ref, left), barW, false) + " " + st.text.normal.Render("key "+dur(left))
 }
 
 // holderLines is a sorted-set lock's view's section of its holders: each one's token, mode, state, masters
