@@ -22,9 +22,9 @@ var (
 	descWarning = desc("warning", "1 for each warning the monitor raises in the last poll (what its banner shows): "+
 		"its level (warning or error), kind (quorum-lost, stuck, master-down, restart, clock-drift, ...), and the "+
 		"master and lock it is about (\"\" when about neither).", "level", "kind", "master", "resource")
-	descSplit = desc("lock_split", "1 for each lock split in the last poll (two tokens or more, none on a quorum, "+
-		"seen so by two polls in a row), named whether listed or not, at most 10 in resource order; "+
-		"redlock_locks{state=\"split\"} counts them all.", "resource")
+	descSplit = desc("lock_split", "1 for each lock split in the last poll (two tokens or more, none on a quorum; "+
+		"confirmed by a second poll, unless it was split when first seen), named whether listed or not, at most "+
+		"10 in resource order; redlock_locks{state=\"split\"} counts them all.", "resource")
 	descHolderAge = desc("lock_holder_age_seconds", "Each holder that holds the lock (labels as "+
 		"redlock_lock_holder_validity_seconds): how long ago this process first saw its token, a lower bound of "+
 		"how long it has held the lock.", "resource", "holder", "mode")
