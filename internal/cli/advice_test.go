@@ -27,7 +27,7 @@ func onceMasterError(t *testing.T, args []string, env Environment) (int, string)
 }
 
 // TestErrorTextsNameTheNextStep connects to real servers the wrong way: without the password they need, with a
-// wrong one, and without TLS to a TLS port. Each error keeps the server's words and adds the flag that fixes
+// wrong one, without TLS to a TLS port, and with TLS to a plain port. Each error keeps the server's words and adds the flag that fixes
 // it; run says the same when it cannot acquire.
 func TestErrorTextsNameTheNextStep(t *testing.T) {
 	secured := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
@@ -36,6 +36,7 @@ func TestErrorTextsNameTheNextStep(t *testing.T) {
 	if err := admin.Do(context.Background(), "CONFIG", "SET", "requirepass", "secret").Err(); err != nil {
 		t.Fatal(err)
 	}
+	plain := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
 	pki := newTestPKI(t, t.TempDir())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -67,6 +68,8 @@ func TestErrorTextsNameTheNextStep(t *testing.T) {
 			"(in a profile: password_env or password_file)"},
 		{"redis:// to a TLS port", []string{"-m", "redis://127.0.0.1:" + tlsPort}, realEnv,
 			"EOF: the server may require TLS: use rediss:// (in a profile: tls = true)"},
+		{"rediss:// to a plain port", []string{"-m", "rediss://" + plain.Addr()}, realEnv,
+			"context deadline exceeded: " + adviceNoTLS},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if code, msg := onceMasterError(t, tc.args, tc.env); code != ExitNoQuorum || msg != tc.want {
@@ -82,10 +85,17 @@ func TestErrorTextsNameTheNextStep(t *testing.T) {
 	}{
 		{"no password", []string{"-m", secured.Addr()}, realEnv, adviceNoAuth},
 		{"redis:// to a TLS port", []string{"-m", "redis://127.0.0.1:" + tlsPort}, realEnv, adviceNeedsTLS},
+		{"rediss:// to a plain port", []string{"-m", "rediss://" + plain.Addr()}, realEnv,
+			plain.Addr() + ": " + adviceNoTLS},
 	} {
 		t.Run("run/"+tc.name, func(t *testing.T) {
-			// A node timeout that a loaded machine does not reach: the test is of the master's refusal, not of a timeout.
-			args := append(append([]string{"run"}, tc.args...), "--retries", "0", "--node-timeout", "2s", "job", "--", "true")
+			// A node timeout that a loaded machine does not reach: the test is of the master's refusal, not of a
+			// timeout; the TLS handshake with a plain port is one, whatever the node timeout.
+			timeout := "2s"
+			if strings.HasPrefix(tc.args[1], "rediss://") {
+				timeout = "300ms"
+			}
+			args := append(append([]string{"run"}, tc.args...), "--retries", "0", "--node-timeout", timeout, "job", "--", "true")
 			code, _, stderr := runCapture(args, tc.env)
 			if code != ExitNotAcquired || !strings.Contains(stderr, tc.next) {
 				t.Errorf("run: exit %d, stderr %q; want %d and %q", code, stderr, ExitNotAcquired, tc.next)
@@ -109,6 +119,10 @@ func TestAdviceNeedsTheServersWords(t *testing.T) {
 		{"NOPERM this user has no permissions to run the 'scan' command", false, ""},
 		{"MOVED 15495 127.0.0.1:7002", false, adviceCluster},
 		{"ASK 15495 127.0.0.1:7002", true, adviceCluster},
+		{"context deadline exceeded", true, adviceNoTLS}, // a TLS handshake a plain port leaves unanswered
+		{"context deadline exceeded", false, ""},
+		{"dial tcp 10.0.0.1:6379: i/o timeout", true, ""}, // no connection: not a matter of TLS
+		{"tls: first record does not look like a TLS handshake", true, adviceNoTLS},
 	} {
 		if got := advice(errorString(tc.err), tc.tls); got != tc.want {
 			t.Errorf("advice(%q, tls %v) = %q, want %q", tc.err, tc.tls, got, tc.want)
