@@ -75,10 +75,18 @@ func run(args []string, sys system) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "run":
+			var v flagValues
+			var rc runConfig
+			if err := redisCLIHabit(args[1:], newRunFlagSet(&v, &rc)); err != nil {
+				fmt.Fprintf(sys.stderr, "redlock-tui run: %v\n", err)
+				return ExitUsage
+			}
 			return runUnderLock(args[1:], sys)
 		case "version":
 			fmt.Fprintln(sys.stdout, versionString(sys.release))
 			return ExitOK
+		case "help":
+			return helpCommand(args[1:], sys)
 		}
 		if generated[args[0]] {
 			return runGenerated(args, sys)

@@ -163,17 +163,25 @@ Usage:
   redlock-tui -m ... --once [--json]        one snapshot, no screen
   redlock-tui -m ... --headless --metrics :9121 --events FILE   no screen: metrics and an event stream
   redlock-tui run -m ... RESOURCE -- CMD    run a command under a lock (run --help)
-` + groupUsages(dashboardGroups, &v) + `
+
+` + commandsUsage() + groupUsages(dashboardGroups, &v) + `
+Environment: REDISCLI_AUTH is the masters' password (as redis-cli reads it) where neither a URL nor
+--password-file gives one; NO_COLOR, when set, turns colours off. Keys: ? in the dashboard, or the man page.
+
 Exit status: 0 ok; 1 failure; 2 bad usage; 3 (--once) fewer than a quorum of masters answered.
 `
 }
 
 // parseConfig parses and validates the arguments (without the program name).
-// Its errors are *UsageError. With --help or --version it returns at once
+// Its errors are *UsageError; redis-cli's connection flags get one that points
+// to this program's way (redisCLIHabit). With --help or --version it returns at once
 // with only that field set.
 func parseConfig(args []string, env Environment) (Config, error) {
 	var v flagValues
 	fs := newFlagSet(dashboardGroups, &v)
+	if err := redisCLIHabit(args, fs); err != nil {
+		return Config{}, err
+	}
 	fs.SetOutput(io.Discard) // errors are reported by the caller, on one line
 	if err := fs.Parse(args); err != nil {
 		return Config{}, &UsageError{Msg: err.Error()}

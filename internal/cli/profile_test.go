@@ -300,7 +300,7 @@ func TestBadProfilesExitTwoWithOneClearLine(t *testing.T) {
 			"--config is the file of the profiles: give --profile NAME too", ""},
 		{"an empty profile name", header, []string{"--profile="}, nil, "--profile: empty name", ""},
 		{"-p is a port to redis-cli users, not a profile", header, []string{"-p", "prod"}, nil,
-			"unknown shorthand flag: 'p'", ""},
+			"-p: redis-cli's port is part of each master here: -m HOST:PORT", ""},
 		{"a demo flag with a profile", header, []string{"-P", "prod", "--demo-clients", "3"}, nil,
 			"--demo-clients applies to demo mode only, without --masters or --profile", ""},
 		{"a profile for run", header, []string{"run", "-P", "prod", "res", "--", "true"}, nil,
