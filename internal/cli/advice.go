@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/redlock"
@@ -104,4 +106,13 @@ func masterTLS(masters []app.Master, addr string) bool {
 		}
 	}
 	return false
+}
+
+// waitHint is what run adds to its "not acquired" message (exit status 75): how to keep trying, or how long
+// it tried.
+func waitHint(wait time.Duration) string {
+	if wait > 0 {
+		return fmt.Sprintf(" (tried for --wait %s)", wait)
+	}
+	return "; --wait DURATION keeps trying that long (e.g. --wait 30s)"
 }

@@ -133,3 +133,28 @@ func TestAdviceNeedsTheServersWords(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestRunNotAcquiredSaysWait: a lock another holder has ends run with exit status 75, and the message says
+// how to keep trying (--wait), or how long it tried.
+func TestRunNotAcquiredSaysWait(t *testing.T) {
+	srv := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
+	c := srv.NewClient()
+	defer c.Close()
+	if err := c.Set(context.Background(), "job", "someone-else", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, "; --wait DURATION keeps trying that long (e.g. --wait 30s)"},
+		{[]string{"--wait", "300ms"}, "(tried for --wait 300ms)"},
+	} {
+		args := append(append([]string{"run", "-m", srv.Addr(), "--retries", "0", "--node-timeout", "2s"}, tc.extra...),
+			"job", "--", "true")
+		code, _, stderr := runCapture(args, realEnv)
+		if code != ExitNotAcquired || !strings.Contains(stderr, "held by another token") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d, the holder and %q", args, code, stderr, ExitNotAcquired, tc.want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ type flagGroup struct {
 var (
 	connectionFlags = flagGroup{"Connection", addConnectionFlags, nil} // the masters are checked by parseMasters
 	profileFlags    = flagGroup{"Profiles", addProfileFlags, nil}
+	runProfileFlags = flagGroup{"Profiles", addRunProfileFlags, nil} // run's: a read-only profile is refused
 	lockFlags       = flagGroup{"Locks", addLockFlags, checkLockFlags}
 	monitorFlags    = flagGroup{"Watching", addMonitorFlags, checkMonitorFlags}
 	outputFlags     = flagGroup{"Output", addOutputFlags, checkOutputFlags}
@@ -76,6 +77,19 @@ func addConnectionFlags(fs *pflag.FlagSet, v *flagValues) {
 func addProfileFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringVarP(&v.profile, "profile", "P", "",
 		"connect with this profile of the config file: its masters, user, password source, TLS, pattern, read-only; flags given win")
+	addConfigFlag(fs, v)
+}
+
+// addRunProfileFlags declares the connection profiles as run takes them: a writer, it refuses a read-only one.
+func addRunProfileFlags(fs *pflag.FlagSet, v *flagValues) {
+	fs.StringVarP(&v.profile, "profile", "P", "",
+		"connect with this profile of the config file: its masters, user, password source and TLS; flags given win; "+
+			"a read-only or production profile is refused (run writes)")
+	addConfigFlag(fs, v)
+}
+
+// addConfigFlag declares the profiles' file.
+func addConfigFlag(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringVar(&v.configFile, "config", "",
 		"the profiles' file (default: redlock-tui/"+configFileName+" in the user's config directory, e.g. ~/.config)")
 }

@@ -288,3 +288,22 @@ func useTLS(m *app.Master) {
 	m.Options.TLSConfig = &tls.Config{ServerName: host}
 	m.Name = "rediss://" + m.Name
 }
+
+// applyRunProfile puts the profile --profile names into run's settings, as applyProfile does for the
+// dashboard: its masters, user, password source and TLS apply. run takes a lock, a write, and has no
+// --read-only to override a profile's with: a read-only or production profile refuses run, so that a command
+// line that names production never writes to it by surprise.
+func applyRunProfile(fs *pflag.FlagSet, c *Config, v *flagValues, env Environment) error {
+	if err := applyProfile(fs, c, v, env); err != nil || c.Profile == "" {
+		return err
+	}
+	if c.ReadOnly {
+		what := "read_only"
+		if c.Production {
+			what = "production"
+		}
+		return usagef("--profile %q is %s, so it never writes, and run takes a lock, a write: run with a profile "+
+			"of its own for jobs (without read_only or production) or with --masters", c.Profile, what)
+	}
+	return nil
+}

@@ -303,8 +303,8 @@ func TestBadProfilesExitTwoWithOneClearLine(t *testing.T) {
 			"-p: redis-cli's port is part of each master here: -m HOST:PORT", ""},
 		{"a demo flag with a profile", header, []string{"-P", "prod", "--demo-clients", "3"}, nil,
 			"--demo-clients applies to demo mode only, without --masters or --profile", ""},
-		{"a profile for run", header, []string{"run", "-P", "prod", "res", "--", "true"}, nil,
-			"--profile does not apply to run", ""},
+		{"a production profile for run", header + "production = true\n", []string{"run", "-P", "prod", "res", "--", "true"},
+			nil, `--profile "prod" is production, so it never writes`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -435,4 +435,36 @@ func TestProfileUserAndPasswordReachTheMasters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunTakesAProfileButNeverAReadOnlyOne: run -P connects with the profile's masters, user and password
+// source; a read-only or a production profile is refused, since run writes.
+func TestRunTakesAProfileButNeverAReadOnlyOne(t *testing.T) {
+	env := fakeEnv(map[string]string{"REDISCLI_AUTH": "cliauth"}, profileFiles(t, prodProfile))
+	rc, err := parseRunConfig([]string{"-P", "dev", "--ttl", "5s", "job", "--", "true"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := masterNames(rc.Config), "127.0.0.1:7001 127.0.0.1:7002 127.0.0.1:7003"; got != want {
+		t.Errorf("run -P dev: masters %q, want the profile's %q", got, want)
+	}
+	if got, want := passwords(rc.Config), "cliauth cliauth own"; got != want {
+		t.Errorf("run -P dev: passwords %q, want %q ($REDISCLI_AUTH, and the URL's own)", got, want)
+	}
+	for _, tc := range []struct {
+		profile, want string
+	}{
+		{"staging", `--profile "staging" is read_only, so it never writes, and run takes a lock`},
+		{"prod", `--profile "prod" is production, so it never writes, and run takes a lock`},
+	} {
+		args := []string{"run", "-P", tc.profile, "job", "--", "true"}
+		code, stdout, stderr := runCapture(args, fakeEnv(map[string]string{"PROD_PW": "x"}, profileFiles(t, prodProfile)))
+		checkOneUsageLine(t, args, code, stderr, tc.want)
+		if stdout != "" {
+			t.Errorf("%q: stdout %q", args, stdout)
+		}
+	}
+	args := []string{"run", "-P", "dev", "-m", "a:1", "job", "--", "true"}
+	code, _, stderr := runCapture(args, env)
+	checkOneUsageLine(t, args, code, stderr, `--profile "dev" and --masters exclude each other`)
 }

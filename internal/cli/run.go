@@ -55,9 +55,9 @@ type runConfig struct {
 }
 
 // parseRunConfig parses run's arguments (after "run"): the connection and lock flags, parsed and checked as
-// for the dashboard, and run's own. A flag of the dashboard's that run does not take (a profile among them:
-// it may be read-only or production, which run, a writer, has no flag to override) is refused by name. Its
-// errors are *UsageError. With --help only Help is set.
+// for the dashboard, a profile (refused when read-only or production: see applyRunProfile), and run's own. A
+// flag of the dashboard's that run does not take is refused by name. Its errors are *UsageError. With --help
+// only Help is set.
 func parseRunConfig(args []string, env Environment) (runConfig, error) {
 	var v flagValues
 	var rc runConfig
@@ -89,11 +89,14 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 		return runConfig{}, usagef("--grace must not be negative, got %s", rc.Grace)
 	}
 	c := v.cfg
+	if err := applyRunProfile(fs, &c, &v, env); err != nil {
+		return runConfig{}, err
+	}
 	if err := validateScalars(runGroups, &c, &v); err != nil {
 		return runConfig{}, err
 	}
 	if len(v.masters) == 0 {
-		return runConfig{}, usagef("--masters: run needs your masters (demo masters would vanish with it)")
+		return runConfig{}, usagef("--masters: run needs your masters, or --profile (demo masters would vanish with it)")
 	}
 	masters, err := parseMasters(v.masters, &c, &v, env)
 	if err != nil {
@@ -123,7 +126,7 @@ func runFlagError(err error) error {
 }
 
 // runGroups are the dashboard's flag groups that run takes.
-var runGroups = []flagGroup{connectionFlags, lockFlags, keyFormatFlags, debugFlags}
+var runGroups = []flagGroup{connectionFlags, runProfileFlags, lockFlags, keyFormatFlags, debugFlags}
 
 // newRunFlagSet declares run's flags: the connection, lock and debugging groups, and run's own.
 func newRunFlagSet(v *flagValues, rc *runConfig) *pflag.FlagSet {
@@ -291,7 +294,7 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 		if a := anyAdvice(err, cfg.Masters); a != "" {
 			err = fmt.Errorf("%w: %s", err, a)
 		}
-		fmt.Fprintf(sys.stderr, "redlock-tui run: %q not acquired: %v\n", cfg.Resource, err)
+		fmt.Fprintf(sys.stderr, "redlock-tui run: %q not acquired: %v%s\n", cfg.Resource, err, waitHint(cfg.Wait))
 		return nil, ExitNotAcquired
 	}
 	return lock, ExitOK
