@@ -60,7 +60,7 @@ type neededCommand struct {
 var neededCommands = []neededCommand{
 	{name: "TIME", args: plain("TIME"), severity: SeverityWarning, off: "clock offset unknown; the clock checks are off"},
 	{name: "INFO", args: plain("INFO", "server"), severity: SeverityWarning,
-		off: "role and restarts are not checked, nor whether two masters are one server"},
+		off: "role and restarts are not checked, nor whether two masters are one server, nor eviction and flushes (a lock gone early is told released)"},
 	{name: "DBSIZE", args: plain("DBSIZE"), severity: SeverityInfo, off: "the scan's progress has no total"},
 	{name: "SCAN", args: func(_, pattern string) []any { return []any{"SCAN", "0", "MATCH", pattern, "COUNT", "1"} },
 		severity: SeverityError, off: "locks cannot be found"},

@@ -189,7 +189,7 @@ func TestEachPermissionRemovedGivesItsOwnWarning(t *testing.T) {
 		want   string // the warning's text, or its start
 	}{
 		{cmd: "TIME", want: "TIME denied: clock offset unknown; the clock checks are off"},
-		{cmd: "INFO", want: "INFO denied: role and restarts are not checked, nor whether two masters are one server"},
+		{cmd: "INFO", want: "INFO denied: role and restarts are not checked, nor whether two masters are one server, nor eviction and flushes (a lock gone early is told released)"},
 		{cmd: "DBSIZE", want: "DBSIZE denied: the scan's progress has no total"},
 		{cmd: "GETRANGE", want: "GETRANGE denied: values cannot be read; locks are not listed"},
 		{cmd: "PTTL", want: "PTTL denied: TTLs cannot be read; locks are not listed"},
@@ -253,7 +253,7 @@ func TestTheIssuesTooSmallACLIsNotSilent(t *testing.T) {
 	s := a.watch(t, "small", Config{})
 	for _, want := range []struct{ kind, text string }{
 		{"denied:getrange", "GETRANGE denied: values cannot be read; locks are not listed"},
-		{"denied:info", "INFO denied: role and restarts are not checked, nor whether two masters are one server"},
+		{"denied:info", "INFO denied: role and restarts are not checked, nor whether two masters are one server, nor eviction and flushes (a lock gone early is told released)"},
 		{"denied:time", "TIME denied: clock offset unknown; the clock checks are off"},
 	} {
 		if !slices.ContainsFunc(s.Warnings, func(w Warning) bool { return w.Kind == want.kind && w.Text == want.text }) {

@@ -183,9 +183,10 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 }
 
 // goneEvent records that a lock seen before has no key on any master any more: deleted when its keys were
-// tokens this process force-deleted (deleted), expired when its last known expiry has passed, released when it
-// vanished before.
-func goneEvent(p *LockView, deleted []string, prevTime, now time.Time) Event {
+// tokens this process force-deleted (deleted), expired when its last known expiry has passed; before, evicted
+// or flushed when the masters it went from in this poll did that (masters, this snapshot's: see
+// serverRemoval), released otherwise.
+func goneEvent(p *LockView, deleted []string, masters []MasterStatus, prevTime, now time.Time) Event {
 	var ours []string
 	for _, c := range p.Masters {
 		if c.State != CellAbsent && slices.Contains(deleted, c.Token) && !slices.Contains(ours, c.Token) {
@@ -226,11 +227,14 @@ func goneEvent(p *LockView, deleted []string, prevTime, now time.Time) Event {
 	if !noTTL && !expires.IsZero() && !now.Before(expires.Add(-expiryTolerance)) {
 		return Event{Time: now, Kind: EventLockExpired, Resource: p.Resource, Text: "expired at its TTL" + who}
 	}
-	text := "released"
+	early := ""
 	if !noTTL && !expires.IsZero() {
-		text = fmt.Sprintf("released %s before its TTL", ShortDuration(expires.Sub(now)))
+		early = fmt.Sprintf(" %s before its TTL", ShortDuration(expires.Sub(now)))
 	}
-	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: text + who}
+	if kind, how, ok := serverRemoval(p, masters); ok {
+		return Event{Time: now, Kind: kind, Resource: p.Resource, Text: how + early + who}
+	}
+	return Event{Time: now, Kind: EventLockReleased, Resource: p.Resource, Text: "released" + early + who}
 }
 
 // maxTime returns the later of a and b.

@@ -17,12 +17,14 @@ const (
 	EndTakenOver                 // another token took the quorum
 	EndDeleted                   // this process force-deleted it
 	EndQuorumLost                // the token lives on, on fewer than a quorum of masters
+	EndEvicted                   // the key went from every master before its TTL, evicted (EventLockEvicted)
+	EndFlushed                   // the key went from every master before its TTL, flushed (EventLockFlushed)
 )
 
 // endNames are the EndKinds as written for people and programs.
-var endNames = [...]string{"open", "released", "expired", "taken-over", "deleted", "quorum-lost"}
+var endNames = [...]string{"open", "released", "expired", "taken-over", "deleted", "quorum-lost", "evicted", "flushed"}
 
-// String returns "open", "released", "expired", "taken-over", "deleted" or "quorum-lost".
+// String returns "open", "released", "expired", "taken-over", "deleted", "quorum-lost", "evicted" or "flushed".
 func (k EndKind) String() string {
 	if int(k) < len(endNames) {
 		return endNames[k]

@@ -3,7 +3,8 @@ package monitor
 import "time"
 
 // goneEnds maps the events of a lock gone from every master to how its holder's interval ended.
-var goneEnds = map[EventKind]EndKind{EventLockReleased: EndReleased, EventLockExpired: EndExpired, EventLockDeleted: EndDeleted}
+var goneEnds = map[EventKind]EndKind{EventLockReleased: EndReleased, EventLockExpired: EndExpired, EventLockDeleted: EndDeleted,
+	EventLockEvicted: EndEvicted, EventLockFlushed: EndFlushed}
 
 // goneKinds returns, by resource, how each lock gone in this poll went, from its events.
 func goneKinds(events []Event) map[string]EndKind {

@@ -109,7 +109,7 @@ func (b *lockBuilder) build(res string, row []MasterLock, read []bool, p, before
 	isOwn := ownLock.Token != ""
 	if !kept(row) && !isOwn {
 		if p != nil {
-			b.events = append(b.events, goneEvent(p, ownLock.Deleted, b.prev.Time, b.now))
+			b.events = append(b.events, goneEvent(p, ownLock.Deleted, b.masters, b.prev.Time, b.now))
 		}
 		return
 	}

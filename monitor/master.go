@@ -17,6 +17,7 @@ type masterHistory struct {
 	clockAt     time.Time     // local time of the last clock sample; zero before the first
 	clockWarned bool          // a clock warning was raised in the previous snapshot
 	replID      string        // INFO master_replid of the last answer: a replica promoted from it continues it
+	counters    KeyCounters   // its key counters as of the last answer that had them (removals.go)
 }
 
 // masterStatus derives one master's status from its reading and its previous status (nil when first seen),
@@ -38,6 +39,10 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		ms = unanswered(p, r)
 	} else {
 		ms = answered(p, r, now)
+		if ev, ok := ms.noteRemovals(p, r); ok {
+			ev.Time = now
+			events = append(events, ev)
+		}
 		switch {
 		case p != nil && failedOver(p, r):
 			events = append(events, ms.noteFailover(p, r, now))
@@ -63,12 +68,12 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 // unanswered is the status of a master that did not answer r: what it was (p; nil: nothing is known of it),
 // with the error, no warnings of its own and its uptime unknown.
 func unanswered(p *MasterStatus, r Reading) MasterStatus {
-	ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1, Uptime: UnknownUptime,
+	ms := MasterStatus{Addr: r.Addr, Role: "unknown", Replicas: -1, Uptime: UnknownUptime, EvictedKeys: -1,
 		hist: masterHistory{infoUptime: UnknownUptime}}
 	if p != nil {
 		ms = *p
 	}
-	ms.Err, ms.Warnings, ms.Uptime = r.Err.Error(), nil, UnknownUptime
+	ms.Err, ms.Warnings, ms.Uptime, ms.removed = r.Err.Error(), nil, UnknownUptime, removals{}
 	return ms
 }
 
@@ -89,8 +94,8 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 		hist:       masterHistory{infoUptime: UnknownUptime},
 
 		Denied: r.Denied, DeniedOnKeys: r.DeniedOnKeys, AccessCheck: r.AccessCheck, MissingCommands: r.MissingCommands,
-		PlainReads: r.PlainReads,
-		Refresh:    r.Refresh, RefreshWhy: r.RefreshWhy,
+		PlainReads: r.PlainReads, EvictionPolicy: r.EvictionPolicy, MaxMemory: r.MaxMemory, EvictedKeys: -1,
+		Refresh: r.Refresh, RefreshWhy: r.RefreshWhy,
 		Notified: r.Notified, NotifiedWhy: r.NotifiedWhy,
 	}
 	if ms.Refresh == "" {
@@ -108,6 +113,9 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 		ms.hist = p.hist
 	}
 	ms.hist.replID = r.ReplID
+	if r.Counters.Known {
+		ms.EvictedKeys = r.Counters.Evicted
+	}
 	if !r.Sent.IsZero() && !r.Received.IsZero() {
 		ms.RTT = r.Received.Sub(r.Sent)
 		if ms.RTTSmoothed == 0 {

@@ -69,6 +69,9 @@ type jsonMaster struct {
 	AccessCheck  string   `json:"access_check"`           // "ACL DRYRUN", "probes", or "" not checked yet
 	Missing      []string `json:"missing_commands"`       // script commands it does not have: "EVAL", "EVALSHA" ([] none known)
 	PlainReads   bool     `json:"plain_reads"`            // its last read was with plain commands: hash and sorted-set locks unknown
+	Policy       string   `json:"maxmemory_policy"`       // INFO memory maxmemory_policy; "" unknown
+	MaxMemory    *int64   `json:"maxmemory"`              // bytes, 0 no limit; null when unknown
+	EvictedKeys  *int64   `json:"evicted_keys"`           // keys it evicted since it started; null when unknown
 	Refresh      string   `json:"refresh"`                // "tracking" (what changed is re-read) or "polling" (every key)
 	RefreshWhy   string   `json:"refresh_why,omitempty"`  // why polled, or why every key was read in the last poll
 	Notified     bool     `json:"notified"`               // new keys also come through its keyspace notifications
@@ -245,6 +248,12 @@ func toJSONMaster(m MasterStatus) jsonMaster {
 	}
 	if m.Replicas >= 0 {
 		jm.Replicas = &m.Replicas
+	}
+	if m.EvictionPolicy != "" {
+		jm.Policy, jm.MaxMemory = m.EvictionPolicy, &m.MaxMemory
+	}
+	if m.EvictedKeys >= 0 {
+		jm.EvictedKeys = &m.EvictedKeys
 	}
 	jm.Cluster = toJSONCluster(m.Cluster)
 	return jm

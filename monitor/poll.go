@@ -35,6 +35,13 @@ type Reading struct {
 	ReplID     string        // INFO replication master_replid; "" unknown
 	ReplID2    string        // INFO replication master_replid2: the history a promoted replica continues; "" unknown
 
+	// Counters are the master's counts of keys it removed itself and of the commands that remove keys (INFO
+	// stats and commandstats); EvictionPolicy its INFO memory maxmemory_policy ("" unknown) and MaxMemory its
+	// maxmemory in bytes (0: no limit), which tell whether it may evict lock keys (removals.go).
+	Counters       KeyCounters
+	EvictionPolicy string
+	MaxMemory      int64
+
 	// Denied are the commands the master's ACL refuses us, as known after this read; DeniedOnKeys the write
 	// commands it refuses on keys outside the user's key patterns; AccessCheck how that was found: "ACL
 	// DRYRUN", "probes", or "" not checked yet (access.go).
@@ -398,11 +405,12 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		}
 		rest := known // read again, with plain commands, when a write pause holds the scripts
 		pipe := p.keyReader().Pipeline()
-		var server, repl *redis.StringCmd
+		var info []*redis.StringCmd // server, replication, stats, memory, commandstats: one section each (Redis 6 takes one)
 		var size *redis.IntCmd
 		if first {
-			server = pipe.Info(ctx, "server")
-			repl = pipe.Info(ctx, "replication")
+			for _, section := range infoSections {
+				info = append(info, pipe.Info(ctx, section))
+			}
 			size = pipe.DBSize(ctx)
 		}
 		var batches []*queuedRead
@@ -434,11 +442,11 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 		rtt := time.Since(sent)
 		*slowest = max(*slowest, rtt)
 		if first {
-			parseInfo(server, repl, r)
+			parseInfo(info, r)
 			if err := p.notAMaster(ctx, r); err != nil {
 				return err
 			}
-			r.refusals.refused("INFO", server.Err())
+			r.refusals.refused("INFO", info[0].Err())
 			r.refusals.refused("DBSIZE", size.Err())
 			if n, err := size.Result(); err == nil {
 				d.sweep.Total = n
@@ -819,14 +827,21 @@ func keyReading(key string, value any, pttlMS int64, maxLen int) KeyReading {
 	return kr
 }
 
-// parseInfo fills the INFO fields of r; a section the server refuses leaves its fields unknown.
-func parseInfo(server, repl *redis.StringCmd, r *Reading) {
+// infoSections are the INFO sections a poll reads, each in a command of its own, in the order parseInfo takes
+// them.
+var infoSections = []string{"server", "replication", "stats", "memory", "commandstats"}
+
+// parseInfo fills the INFO fields of r from the answers to infoSections; a section the server refuses leaves
+// its fields unknown.
+func parseInfo(info []*redis.StringCmd, r *Reading) {
 	fields := map[string]string{}
-	for _, cmd := range []*redis.StringCmd{server, repl} {
+	answered := make([]bool, len(infoSections))
+	for i, cmd := range info {
 		text, err := cmd.Result()
 		if err != nil {
 			continue
 		}
+		answered[i] = true
 		sc := bufio.NewScanner(strings.NewReader(text))
 		for sc.Scan() {
 			if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok {
@@ -846,4 +861,8 @@ func parseInfo(server, repl *redis.StringCmd, r *Reading) {
 		r.Replicas = v
 	}
 	failoverInfo(fields, r)
+	r.Counters = keyCountersOf(fields, answered[2], answered[4])
+	if v, err := strconv.ParseInt(fields["maxmemory"], 10, 64); err == nil && answered[3] {
+		r.EvictionPolicy, r.MaxMemory = fields["maxmemory_policy"], v
+	}
 }

@@ -196,7 +196,7 @@ func startOf(t *testing.T, c *redis.Client) time.Time {
 	t.Helper()
 	var r Reading
 	info := c.Info(context.Background(), "server")
-	parseInfo(info, info, &r)
+	parseInfo([]*redis.StringCmd{info}, &r)
 	if r.Uptime < 0 {
 		t.Fatalf("no uptime in INFO: %v", info.Err())
 	}

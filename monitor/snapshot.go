@@ -249,6 +249,9 @@ type MasterStatus struct {
 	AccessCheck      string        // how Denied was found: "ACL DRYRUN", "probes", or "" not checked yet
 	MissingCommands  []string      // script commands it does not have (renamed away): "EVAL", "EVALSHA"; nil: none known
 	PlainReads       bool          // its last read was with plain commands (no scripts there, or a write pause held them): its hash and sorted-set locks are unknown
+	EvictionPolicy   string        // INFO memory maxmemory_policy ("noeviction", "allkeys-lru", ...); "" unknown (removals.go)
+	MaxMemory        int64         // INFO memory maxmemory in bytes, 0 for no limit; meaningful when EvictionPolicy is known
+	EvictedKeys      int64         // INFO stats evicted_keys: keys it evicted since it started; -1 unknown
 	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (tracking.go)
 	RefreshWhy       string        // why it is polled, or why its keys were all read in the last poll; "" none
 	Notified         bool          // new keys also come through its keyspace notifications, not only the scan (keyspace.go)
@@ -256,8 +259,9 @@ type MasterStatus struct {
 
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
 
-	health  health // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
-	readSeq uint64 // the number of the last tracked read applied, in this poll or before (Reading.seq); 0 none
+	health  health   // Up, Down, Missed and DuplicateOf are derived from it (setHealth)
+	readSeq uint64   // the number of the last tracked read applied, in this poll or before (Reading.seq); 0 none
+	removed removals // what its counters say of the keys that went from it since its last answer (removals.go)
 	hist    masterHistory
 }
 
@@ -380,6 +384,8 @@ const (
 	EventLockHeld           EventKind = "held"        // a holder became known where the lock had none (first seen partial or split)
 	EventTakenOver          EventKind = "taken-over"  // another token took the quorum
 	EventLockReleased       EventKind = "released"    // gone from every master before its TTL ran out
+	EventLockEvicted        EventKind = "evicted"     // gone before its TTL from masters that evicted keys meanwhile (removals.go)
+	EventLockFlushed        EventKind = "flushed"     // gone before its TTL from masters flushed meanwhile (FLUSHALL, FLUSHDB)
 	EventLockExpired        EventKind = "expired"     // gone from every master at its TTL
 	EventLockDeleted        EventKind = "deleted"     // gone from every master after this process force-deleted it
 	EventQuorumLost         EventKind = "quorum-lost" // the holder fell below quorum while its key lives on
@@ -390,6 +396,7 @@ const (
 	EventMasterDown         EventKind = "master-down"
 	EventMasterUp           EventKind = "master-up"
 	EventMasterRestarted    EventKind = "master-restarted"
+	EventMasterFlushed      EventKind = "master-flushed" // FLUSHALL or FLUSHDB ran there: its keys fell at once
 	EventClockWarning       EventKind = "clock-warning"
 	EventHolderJoined       EventKind = "holder-joined" // a holder joined the holders of a lock several may hold (a reader, a permit)
 	EventHolderLeft         EventKind = "holder-left"   // one of them left while others hold on
@@ -427,14 +434,15 @@ func (s Severity) String() string {
 
 // Severity is how much an event of kind k matters, decided here, beside the kinds, for every reader (the
 // screen, the event stream): a lock or a master going about its life is information; a split, a stuck lock
-// or a master that is down, restarted or drifting is a warning; a lost quorum, one of our locks lost, or a
-// fence counter gone back (a fencing token may be handed out twice) makes locking unsafe.
+// or a master that is down, restarted, flushed or drifting is a warning; a lost quorum, one of our locks lost,
+// a lock evicted or flushed from under its holder, or a fence counter gone back (a fencing token may be handed
+// out twice) makes locking unsafe.
 func (k EventKind) Severity() Severity {
 	switch k {
 	case EventLockSplit, EventLockStuck, EventMasterNotAnswering, EventMasterDown, EventMasterRestarted,
-		EventMasterFailover, EventClockWarning, EventClusterFailover:
+		EventMasterFailover, EventClockWarning, EventClusterFailover, EventMasterFlushed:
 		return SeverityWarning
-	case EventQuorumLost, EventLockLost, EventFenceBackwards:
+	case EventQuorumLost, EventLockLost, EventFenceBackwards, EventLockEvicted, EventLockFlushed:
 		return SeverityError
 	}
 	return SeverityInfo

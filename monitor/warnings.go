@@ -142,8 +142,8 @@ func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bo
 }
 
 // warnMasters appends to ws what is wrong with each master: not answering or down; and, for one that
-// answers, a first scan not finished, being a replica or having some, and a restart or a failover more
-// recent than the longest TTL seen (longest).
+// answers, a first scan not finished, being a replica or having some, a restart or a failover more recent
+// than the longest TTL seen (longest), and a maxmemory-policy that may evict lock keys.
 func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, now time.Time) []Warning {
 	for _, m := range masters {
 		switch m.health.state {
@@ -170,6 +170,9 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 		}
 		ws = warnFailover(ws, m, longest, now)
 		ws = warnRefresh(ws, m)
+		if w, ok := evictionWarning(&m); ok {
+			ws = append(ws, w)
+		}
 	}
 	return ws
 }
