@@ -1,0 +1,319 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// The test in this file runs a real Prometheus (Debian's prometheus package) with the rules shipped in
+// deploy/prometheus, scraping the binary's --headless --metrics while it watches real masters, breaks locks on
+// the masters on purpose and reads the alerts Prometheus fires.
+
+// envPrometheus names the variable that makes a missing prometheus binary fail the test instead of skipping it
+// (CI sets it: .ci/run installs the package).
+const envPrometheus = "REDLOCK_TEST_PROMETHEUS"
+
+// Prometheus's intervals in the test: a scrape and a rule evaluation every second.
+const (
+	promScrape = time.Second
+	promEval   = time.Second
+	// promSlack is what a loaded 2-core machine may add to an alert's for: and two scrapes: the monitor's
+	// confirming poll, a late scrape or evaluation, the binary's and Prometheus's start.
+	promSlack = 45 * time.Second
+)
+
+// prometheusBinary returns the path of the prometheus binary, skipping the test when there is none, or failing
+// it when REDLOCK_TEST_PROMETHEUS=required.
+func prometheusBinary(t *testing.T) string {
+	t.Helper()
+	for _, candidate := range []string{"prometheus", "/usr/bin/prometheus"} {
+		if path, err := exec.LookPath(candidate); err == nil {
+			return path
+		}
+	}
+	if os.Getenv(envPrometheus) == "required" {
+		t.Fatalf("prometheus is not installed and %s=required (apt-get install prometheus)", envPrometheus)
+	}
+	t.Skipf("prometheus is not installed (apt-get install prometheus; %s=required makes this a failure)", envPrometheus)
+	return ""
+}
+
+// promServer is a running Prometheus.
+type promServer struct {
+	url    string // http://127.0.0.1:PORT
+	output *syncBuffer
+}
+
+// startPrometheus starts bin scraping target (host:port of /metrics) every promScrape and evaluating the rule
+// files every promEval, on a free loopback port with a fresh storage directory, and waits until it is ready.
+// It tries three ports: another process may take the one picked before Prometheus binds it.
+func startPrometheus(t *testing.T, bin, target string, ruleFiles []string) *promServer {
+	t.Helper()
+	dir := t.TempDir()
+	quoted := make([]string, len(ruleFiles))
+	for i, f := range ruleFiles {
+		quoted[i] = fmt.Sprintf("%q", f)
+	}
+	config := fmt.Sprintf(`global:
+  scrape_interval: %s
+  scrape_timeout: %s
+  evaluation_interval: %s
+rule_files: [%s]
+scrape_configs:
+  - job_name: redlock
+    static_configs:
+      - targets: [%q]
+`, promScrape, promScrape*9/10, promEval, strings.Join(quoted, ", "), target)
+	configFile := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(configFile, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var lastOutput string
+	for attempt := range 3 {
+		addr := fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+		p := &promServer{url: "http://" + addr, output: &syncBuffer{}}
+		cmd := exec.Command(bin, "--config.file="+configFile, "--web.listen-address="+addr,
+			"--storage.tsdb.path="+filepath.Join(dir, fmt.Sprintf("data%d", attempt)))
+		cmd.Stdout, cmd.Stderr = p.output, p.output
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("starting %s: %v", bin, err)
+		}
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+			}
+		})
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			select {
+			case <-done: // it exited: most likely the port was taken meanwhile
+				deadline = time.Time{}
+				continue
+			default:
+			}
+			if status, _, err := promGet(p.url + "/-/ready"); err == nil && status == http.StatusOK {
+				return p
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		lastOutput = p.output.String()
+	}
+	t.Fatalf("prometheus did not become ready on three ports; its output:\n%s", lastOutput)
+	return nil
+}
+
+// promGet GETs u with a bound and returns the status and body.
+func promGet(u string) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+// promAlert is one alert of /api/v1/alerts.
+type promAlert struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	State       string            `json:"state"` // pending or firing
+	ActiveAt    time.Time         `json:"activeAt"`
+}
+
+// alerts returns the alerts Prometheus has pending or firing.
+func (p *promServer) alerts() ([]promAlert, error) {
+	status, body, err := promGet(p.url + "/api/v1/alerts")
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Status string `json:"status"`
+		Data   struct {
+			Alerts []promAlert `json:"alerts"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || status != http.StatusOK || r.Status != "success" {
+		return nil, fmt.Errorf("GET /api/v1/alerts: %d %s (%v)", status, body, err)
+	}
+	return r.Data.Alerts, nil
+}
+
+// query returns the value of an instant query whose result is one sample, or an error saying what it got.
+func (p *promServer) query(q string) (string, error) {
+	status, body, err := promGet(p.url + "/api/v1/query?query=" + url.QueryEscape(q))
+	if err != nil {
+		return "", err
+	}
+	var r struct {
+		Data struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || status != http.StatusOK || len(r.Data.Result) != 1 {
+		return "", fmt.Errorf("query %s: %d %s (%v)", q, status, body, err)
+	}
+	return fmt.Sprint(r.Data.Result[0].Value[1]), nil
+}
+
+// findAlert returns the alert named name whose label resource is resource, or nil.
+func findAlert(alerts []promAlert, name, resource string) *promAlert {
+	for i, a := range alerts {
+		if a.Labels["alertname"] == name && a.Labels["resource"] == resource {
+			return &alerts[i]
+		}
+	}
+	return nil
+}
+
+// within polls cond every 200ms until it holds, and returns how long after since that was; when limit has
+// passed since then it fails the test with what cond said last.
+func within(t *testing.T, since time.Time, limit time.Duration, what string, cond func() (bool, string)) time.Duration {
+	t.Helper()
+	for {
+		ok, state := cond()
+		if ok {
+			return time.Since(since)
+		}
+		if time.Since(since) > limit {
+			t.Fatalf("%s: not within %s; last: %s", what, limit, state)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestPrometheusFiresTheShippedAlertsOnBrokenLocks runs the shipped rules, unchanged (their for: are short
+// enough to wait for), in a real Prometheus scraping the binary that watches three real masters. A lock whose
+// keys are deleted on two masters while the third keeps it has lost its quorum, and a lock with one token on
+// one master and another token on a second is split: RedlockLockQuorumLost and RedlockLockSplit must fire,
+// naming each lock, within their for: plus two scrape intervals (and slack for a loaded machine); putting the
+// keys back, and deleting the split tokens, must resolve both.
+func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
+	promBin := prometheusBinary(t)
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	addrs := redlocktest.Addrs(masters)
+	var rules []string
+	for _, f := range []string{"rules.yml", "alerts.yml"} {
+		abs, err := filepath.Abs(filepath.Join("..", "deploy", "prometheus", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, abs)
+	}
+
+	h := startHeadless(t, bin, "--masters", strings.Join(addrs, ","), "--poll", "200ms")
+	target := strings.TrimSuffix(strings.TrimPrefix(h.metrics, "http://"), "/metrics")
+	prom := startPrometheus(t, promBin, target, rules)
+	within(t, time.Now(), time.Minute, "Prometheus scraping the watcher of three masters", func() (bool, string) {
+		v, err := prom.query(`redlock_masters_up{job="redlock"}`)
+		return err == nil && v == "3", fmt.Sprintf("%v %v; prometheus output:\n%s", v, err, prom.output.String())
+	})
+
+	ctx := context.Background()
+	set := func(resource, token string, on ...int) {
+		t.Helper()
+		for _, i := range on {
+			if err := clients[i].Set(ctx, resource, token, 10*time.Minute).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	del := func(resource string, on ...int) {
+		t.Helper()
+		for _, i := range on {
+			if err := clients[i].Del(ctx, resource).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const (
+		quorum = "e2e:quorum"
+		split  = "e2e:split"
+		token  = "holder-0123456789abcdef"
+	)
+	set(quorum, token, 0, 1, 2)
+	within(t, time.Now(), time.Minute, "the held lock in Prometheus", func() (bool, string) {
+		v, err := prom.query(`redlock_locks{job="redlock",state="held"}`)
+		return err == nil && v == "1", fmt.Sprintf("%v %v", v, err)
+	})
+
+	// The faults: the holder's key deleted on a majority while it lives on master 0; a split of two tokens.
+	faultAt := time.Now()
+	del(quorum, 1, 2)
+	set(split, "token-a-0123456789abcdef", 0)
+	set(split, "token-b-0123456789abcdef", 1)
+	// firing waits for alert name about resource to fire, at most its for: plus two scrapes (and the slack)
+	// after the fault.
+	firing := func(name, resource string, forDuration time.Duration) {
+		t.Helper()
+		limit := forDuration + 2*promScrape + promSlack
+		took := within(t, faultAt, limit, name+" firing for "+resource, func() (bool, string) {
+			alerts, err := prom.alerts()
+			if err != nil {
+				return false, err.Error()
+			}
+			a := findAlert(alerts, name, resource)
+			if a == nil || a.State != "firing" {
+				return false, fmt.Sprintf("alerts %+v", alerts)
+			}
+			if !strings.Contains(a.Annotations["summary"], resource) || !strings.Contains(a.Annotations["description"], "Next:") ||
+				a.Labels["severity"] == "" {
+				t.Errorf("%s: severity %q, summary %q, description %q; want a severity, the lock named and the next step",
+					name, a.Labels["severity"], a.Annotations["summary"], a.Annotations["description"])
+			}
+			return true, ""
+		})
+		t.Logf("%s %q fired %s after the fault (for: %s, bound %s)", name, resource, took.Round(100*time.Millisecond),
+			forDuration, limit)
+	}
+	firing("RedlockLockQuorumLost", quorum, 10*time.Second)
+	firing("RedlockQuorumLossRecorded", "", 0) // the count of losses, which names no lock
+	firing("RedlockLockSplit", split, 30*time.Second)
+
+	// The heal: the holder's keys back on the majority (held again); the split tokens deleted (gone).
+	healAt := time.Now()
+	set(quorum, token, 1, 2)
+	del(split, 0, 1)
+	took := within(t, healAt, 10*promScrape+promSlack, "both alerts resolved", func() (bool, string) {
+		alerts, err := prom.alerts()
+		if err != nil {
+			return false, err.Error()
+		}
+		if a := findAlert(alerts, "RedlockLockQuorumLost", quorum); a != nil {
+			return false, fmt.Sprintf("RedlockLockQuorumLost still %s", a.State)
+		}
+		if a := findAlert(alerts, "RedlockLockSplit", split); a != nil {
+			return false, fmt.Sprintf("RedlockLockSplit still %s", a.State)
+		}
+		return true, ""
+	})
+	t.Logf("both resolved %s after the heal", took.Round(100*time.Millisecond))
+}
