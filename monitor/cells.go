@@ -31,7 +31,7 @@ func readCells(readings []Reading, index map[string]int, resources int, now time
 			continue
 		}
 		for _, k := range r.Keys {
-			if k.unreadable {
+			if k.cut == cutUnread {
 				continue // a long value whose length and digest were not read: unknown
 			}
 			at := index[k.Key]

@@ -102,7 +102,7 @@ func TestLongValuesAsTheScriptsReturnThem(t *testing.T) {
 	tests := []struct {
 		name, reply string
 		token       string
-		unreadable  bool
+		unread      bool
 	}{
 		{"short", "abc", "abc", false},
 		{"exactly the limit", "abcdefgh", "abcdefgh", false},
@@ -110,12 +110,16 @@ func TestLongValuesAsTheScriptsReturnThem(t *testing.T) {
 		{"long, too long to digest", "abcdefgh:2000000", "abcdefgh…[2000000 bytes]", false},
 		{"a byte more, read with plain commands", "abcdefghi", "", true},
 		{"a mark that says it is not longer", "abcdefgh0123:8", "", true},
+		{"a digest that is not one", "abcdefghxyz:300", "", true},
 	}
 	for _, tt := range tests {
 		k := keyReading("k", tt.reply, 1000, n)
-		if k.unreadable != tt.unreadable || !tt.unreadable && k.token() != tt.token {
-			t.Errorf("%s: %q read as token %q unreadable %v, want %q unreadable %v", tt.name, tt.reply, k.token(), k.unreadable, tt.token, tt.unreadable)
+		if unread := k.cut == cutUnread; unread != tt.unread || !tt.unread && k.token() != tt.token {
+			t.Errorf("%s: %q read as token %q unread %v, want %q unread %v", tt.name, tt.reply, k.token(), unread, tt.token, tt.unread)
 		}
+	}
+	if k := keyReading("k", "abcdefgh-:300", 1000, n); k.cut != cutSkipped {
+		t.Errorf("a long value discovery did not digest: %+v, want it skipped", k)
 	}
 	a := keyReading("k", "abcdefgh0123456789abcdef:300", 1000, n)
 	b := keyReading("k", "abcdefghfedcba9876543210:300", 1000, n)

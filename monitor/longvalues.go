@@ -3,7 +3,8 @@ package monitor
 import (
 	"context"
 	"crypto/sha1"
-	"encoding/hex"
+	"encoding/binary"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,16 @@ const digestLen = 16
 // cannot be a lock there (not lock-shaped: see shape.go).
 const undigested = "-"
 
+// cutState is what is known of a value longer than Config.MaxValueLen, beyond its first bytes.
+type cutState uint8
+
+const (
+	cutKnown   cutState = iota // nothing missing: the value is whole (Len 0), or its Len and Digest are known
+	cutTooLong                 // its Len is known; longer than maxDigested, it is not digested
+	cutSkipped                 // discovery did not digest it: it cannot be a lock
+	cutUnread                  // its Len and Digest were not read (plain commands, until readWhole): unknown
+)
+
 // longValueLua is a Lua function shared by the read scripts: marked(prefix, len, whole) returns a value of len
 // bytes longer than the n bytes of prefix as the scripts return it: prefix, then the first 16 hex digits of the
 // SHA-1 of whole (none when whole is nil or longer than maxDigested; "-" when whole is false), ':' and len.
@@ -60,22 +71,33 @@ end
 `
 
 // parseLongValue splits a string value as a read script returns it, cut to maxLen bytes: the value itself when
-// it is no longer, else its first maxLen bytes, the digest of the whole value ("" when not digested, undigested
-// when discovery passed it over) and its whole length. ok is false when the mark cannot be read.
-func parseLongValue(v string, maxLen int) (value, digest string, length int, ok bool) {
+// it is no longer, else its first maxLen bytes, the digest of the whole value and its whole length, with what
+// the mark says of them; a mark that cannot be read (plain commands read a byte more) is cutUnread.
+func parseLongValue(v string, maxLen int) (value string, digest uint64, length int32, cut cutState) {
 	if len(v) <= maxLen {
-		return v, "", 0, true
+		return v, 0, 0, cutKnown
 	}
-	mark := v[maxLen:]
+	value, mark := v[:maxLen], v[maxLen:]
 	i := strings.LastIndexByte(mark, ':')
 	if i < 0 {
-		return v[:maxLen], "", 0, false
+		return value, 0, 0, cutUnread
 	}
-	length, err := strconv.Atoi(mark[i+1:])
-	if err != nil || length <= maxLen {
-		return v[:maxLen], "", 0, false
+	n, err := strconv.ParseInt(mark[i+1:], 10, 32)
+	if err != nil || n <= int64(maxLen) {
+		return value, 0, 0, cutUnread
 	}
-	return v[:maxLen], mark[:i], length, true
+	switch d := mark[:i]; d {
+	case "":
+		return value, 0, int32(n), cutTooLong
+	case undigested:
+		return value, 0, int32(n), cutSkipped
+	default:
+		digest, err := strconv.ParseUint(d, 16, 64)
+		if err != nil || len(d) != digestLen {
+			return value, 0, 0, cutUnread
+		}
+		return value, digest, int32(n), cutKnown
+	}
 }
 
 // token is the cell token of a read of a string: its value, or, for a value longer than what was read of it,
@@ -84,21 +106,21 @@ func (k *KeyReading) token() string {
 	if k.Len == 0 {
 		return k.Value
 	}
-	return markedToken(k.Value, k.Len, k.Digest)
+	return markedToken(k.Value, int(k.Len), k.Digest)
 }
 
-// markedToken is a long value's token: its first bytes (prefix), then "…[<length> bytes, sha1 <digest>]", or
-// "…[<length> bytes]" for a value too long to be digested.
-func markedToken(prefix string, length int, digest string) string {
+// markedToken is a long value's token: its first bytes (prefix), then "…[<length> bytes, sha1 <digest>]" with
+// the digest in 16 hex digits, or "…[<length> bytes]" for a value not digested (digest 0).
+func markedToken(prefix string, length int, digest uint64) string {
 	var b strings.Builder
 	b.Grow(len(prefix) + 40)
 	b.WriteString(prefix)
 	b.WriteString("…[")
 	b.WriteString(strconv.Itoa(length))
 	b.WriteString(" bytes")
-	if digest != "" {
+	if digest != 0 {
 		b.WriteString(", sha1 ")
-		b.WriteString(digest)
+		b.WriteString(fmt.Sprintf("%016x", digest))
 	}
 	b.WriteByte(']')
 	return b.String()
@@ -112,13 +134,13 @@ func mayBeLongLock(k *KeyReading, cfg Config) bool {
 }
 
 // readWhole reads, in one round trip, the whole length and the digest of the values longer than what plain
-// commands read of them (unreadable) in r.Keys[from:], where worth says (nil: all): STRLEN, and the value up to
+// commands read of them (cutUnread) in r.Keys[from:], where worth says (nil: all): STRLEN, and the value up to
 // maxDigested bytes, digested here as the scripts digest it. A value it could not read, or that changed in
 // between, is dropped from r.Keys: not read, unknown.
 func (p *poller) readWhole(ctx context.Context, r *Reading, from int, worth func(*KeyReading) bool) {
 	var long []int
 	for i := from; i < len(r.Keys); i++ {
-		if r.Keys[i].unreadable && (worth == nil || worth(&r.Keys[i])) {
+		if r.Keys[i].cut == cutUnread && (worth == nil || worth(&r.Keys[i])) {
 			long = append(long, i)
 		}
 	}
@@ -138,22 +160,21 @@ func (p *poller) readWhole(ctx context.Context, r *Reading, from int, worth func
 			if err != nil || err2 != nil || length <= int64(len(k.Value)) || !strings.HasPrefix(whole, k.Value) {
 				continue
 			}
-			k.Len, k.unreadable = int(length), false
-			if length <= maxDigested {
-				if int64(len(whole)) != length {
-					k.unreadable = true // changed in between
-					continue
-				}
-				k.Digest = digestOf(whole)
-			}
+			switch {
+			case length > maxDigested:
+				k.Len, k.cut = int32(length), cutTooLong
+			case int64(len(whole)) == length:
+				k.Len, k.Digest, k.cut = int32(length), digestOf(whole), cutKnown
+			} // else it changed in between: unread
 		}
 	}
-	kept := slices.DeleteFunc(r.Keys[from:], func(k KeyReading) bool { return k.unreadable })
+	kept := slices.DeleteFunc(r.Keys[from:], func(k KeyReading) bool { return k.cut == cutUnread })
 	r.Keys = r.Keys[:from+len(kept)]
 }
 
-// digestOf is the digest of a long value as the read scripts return it: the first 16 hex digits of its SHA-1.
-func digestOf(v string) string {
+// digestOf is the digest of a long value, as the read scripts return it in 16 hex digits: the first 64 bits of
+// its SHA-1.
+func digestOf(v string) uint64 {
 	sum := sha1.Sum([]byte(v))
-	return hex.EncodeToString(sum[:])[:digestLen]
+	return binary.BigEndian.Uint64(sum[:8])
 }

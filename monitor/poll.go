@@ -83,26 +83,26 @@ type Reading struct {
 
 // KeyReading is one key as read from one master.
 type KeyReading struct {
-	Key   string
-	Node  string // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
-	Value string // capped to Config.MaxValueLen bytes
-	// Len is the whole value's length when it is longer than Value, and Digest the first 16 hex digits of its
-	// SHA-1 ("" when too long to digest); Len is 0 when Value is the whole value (longvalues.go).
-	Len    int
-	Digest string
+	Key    string
+	Node   string        // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
+	Value  string        // capped to Config.MaxValueLen bytes
 	Fields []string      // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
 	Set    []SetMember   // a sorted-set lock (Symfony Lock, redis-semaphore): its members; nil otherwise (sets.go)
 	PTTL   time.Duration // remaining TTL as the master reported it; NoTTL when the key never expires
 	Absent bool          // the master answered that the key is not there (or is not a string)
-	ReadAt time.Time     // local estimate of when the master evaluated PTTL; zero means the snapshot time
+
+	refused bool     // the master's ACL refused the read of this sorted set (ZRANGE): not read, never absent
+	cut     cutState // what is known of a value longer than Value (longvalues.go)
+	// Len is the whole value's length when it is longer than Value, and Digest the first 64 bits of its SHA-1
+	// (0 when not digested: longer than 1MB); Len is 0 when Value is the whole value (longvalues.go). They sit
+	// beside the flags, so that a reading takes no more room than before them.
+	Len int32
+
+	ReadAt time.Time // local estimate of when the master evaluated PTTL; zero means the snapshot time
 	// ReadWithin is how far ReadAt may be off: half the round trip the read was made in. A read that waited
 	// (a master paused, then resumed) is a read of some time within that window, not of ReadAt.
 	ReadWithin time.Duration
-
-	refused bool // the master's ACL refused the read of this sorted set (ZRANGE): not read, never absent
-	// unreadable: a value longer than Config.MaxValueLen whose length and digest were not read (plain commands,
-	// until readWhole reads them): not read, never taken for another token.
-	unreadable bool
+	Digest     uint64
 }
 
 // UnknownUptime marks Reading.Uptime and MasterStatus.Uptime when INFO did not tell.
@@ -552,13 +552,13 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 	var notLockShaped int64
 	for _, k := range keys {
 		switch {
-		case isClientInternal(k.Key), t.found[k.Key], t.isCached(k.Key), k.unreadable:
+		case isClientInternal(k.Key), t.found[k.Key], t.isCached(k.Key), k.cut == cutUnread:
 			continue
 		case k.refused:
 			r.refusals.note("ZRANGE")
 			continue
 		case k.Set != nil && setShapeOf(k.Key, k.Set, k.PTTL, r.serverNow()) == notASetLock,
-			k.Len > 0 && k.Digest == undigested, // a long value the script found no lock
+			k.cut == cutSkipped, // a long value the script found no lock
 			cfg.Pattern == DefaultPattern && !lockShaped(k):
 			notLockShaped++
 			continue
@@ -761,7 +761,7 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 				r.refusals.note("ZRANGE")
 				continue // not read: unknown, never absent
 			}
-			if kr.unreadable {
+			if kr.cut == cutUnread {
 				continue
 			}
 			kr.ReadAt, kr.ReadWithin = readAt, rtt/2
@@ -791,7 +791,7 @@ func (q *queuedRead) collect(r *Reading, keys []string, sent time.Time, rtt time
 			if !isString && ms != -2 {
 				continue // a key that is not a string (a hash or a sorted-set lock) is not read so: unknown, never absent
 			}
-			kr := keyReading(k, v, ms, maxLen) // a value longer than maxLen is unreadable: readWhole reads it
+			kr := keyReading(k, v, ms, maxLen) // a value longer than maxLen is cutUnread: readWhole reads it
 			kr.ReadAt, kr.ReadWithin = readAt, rtt/2
 			r.Keys = append(r.Keys, kr)
 		}
@@ -811,9 +811,7 @@ func keyReading(key string, value any, pttlMS int64, maxLen int) KeyReading {
 	}
 	switch v := value.(type) {
 	case string:
-		var ok bool
-		kr.Value, kr.Digest, kr.Len, ok = parseLongValue(v, maxLen)
-		kr.unreadable = !ok
+		kr.Value, kr.Digest, kr.Len, kr.cut = parseLongValue(v, maxLen)
 	case []any:
 		if members, refused, ok := setReading(v, maxLen); ok {
 			kr.Set, kr.refused = members, refused

@@ -41,8 +41,8 @@ func readingSum(k *KeyReading) uint64 {
 	h.WriteString(k.Value)
 	if k.Len > 0 { // a change after the bytes read
 		h.WriteByte(0)
-		h.WriteString(k.Digest)
-		h.WriteString(strconv.Itoa(k.Len))
+		h.WriteString(strconv.FormatUint(k.Digest, 16))
+		h.WriteString(strconv.Itoa(int(k.Len)))
 	}
 	for _, f := range k.Fields {
 		h.WriteByte(0)
