@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -182,14 +184,92 @@ func (p *promServer) query(q string) (string, error) {
 	return fmt.Sprint(r.Data.Result[0].Value[1]), nil
 }
 
-// findAlert returns the alert named name whose label resource is resource, or nil.
-func findAlert(alerts []promAlert, name, resource string) *promAlert {
+// findAlert returns the alert named name whose label label is value ("" for an alert without it), or nil.
+func findAlert(alerts []promAlert, name, label, value string) *promAlert {
 	for i, a := range alerts {
-		if a.Labels["alertname"] == name && a.Labels["resource"] == resource {
+		if a.Labels["alertname"] == name && a.Labels[label] == value {
 			return &alerts[i]
 		}
 	}
 	return nil
+}
+
+// rulesWithFor writes to dir a copy of the rule file src in which the alerts named in shorter have the for:
+// given there, and returns its path. Only the for: changes: the test fails if any other field of any rule
+// differs between the two files, the expressions first.
+func rulesWithFor(t *testing.T, src, dir string, shorter map[string]string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	changed := 0
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			var alert string
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == "alert" {
+					alert = n.Content[i+1].Value
+				}
+			}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if d, ok := shorter[alert]; ok && n.Content[i].Value == "for" {
+					n.Content[i+1].Value = d
+					changed++
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
+	if changed != len(shorter) {
+		t.Fatalf("%s: changed the for: of %d alerts, want the %d of %v", src, changed, len(shorter), shorter)
+	}
+	out, err := yaml.Marshal(&doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rule struct {
+		Alert, Record, Expr, For string
+		Labels, Annotations      map[string]string
+	}
+	type rules struct{ Groups []struct{ Rules []rule } }
+	var was, is rules
+	if err := yaml.Unmarshal(data, &was); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(out, &is); err != nil {
+		t.Fatal(err)
+	}
+	if len(was.Groups) != len(is.Groups) {
+		t.Fatalf("the copy of %s has %d groups, want %d", src, len(is.Groups), len(was.Groups))
+	}
+	for g := range was.Groups {
+		if len(was.Groups[g].Rules) != len(is.Groups[g].Rules) {
+			t.Fatalf("the copy of %s has %d rules in group %d, want %d", src, len(is.Groups[g].Rules), g, len(was.Groups[g].Rules))
+		}
+		for r, w := range was.Groups[g].Rules {
+			c := is.Groups[g].Rules[r]
+			if _, ok := shorter[w.Alert]; ok {
+				w.For = c.For
+			}
+			if w.Expr != c.Expr || fmt.Sprint(w) != fmt.Sprint(c) {
+				t.Fatalf("the copy of %s changed more than a for: %+v became %+v", src, w, c)
+			}
+		}
+	}
+	path := filepath.Join(dir, filepath.Base(src))
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // within polls cond every 200ms until it holds, and returns how long after since that was; when limit has
@@ -208,26 +288,31 @@ func within(t *testing.T, since time.Time, limit time.Duration, what string, con
 	}
 }
 
-// TestPrometheusFiresTheShippedAlertsOnBrokenLocks runs the shipped rules, unchanged (their for: are short
-// enough to wait for), in a real Prometheus scraping the binary that watches three real masters. A lock whose
-// keys are deleted on two masters while the third keeps it has lost its quorum, and a lock with one token on
-// one master and another token on a second is split: RedlockLockQuorumLost and RedlockLockSplit must fire,
-// naming each lock, within their for: plus two scrape intervals (and slack for a loaded machine); putting the
-// keys back, and deleting the split tokens, must resolve both.
+// TestPrometheusFiresTheShippedAlertsOnBrokenLocks runs the shipped rules in a real Prometheus scraping the
+// binary that watches three real masters. A lock whose keys are deleted on two masters while the third keeps it
+// has lost its quorum, a lock with one token on one master and another token on a second is split, and a master
+// set to maxmemory-policy allkeys-lru may evict locks: RedlockLockQuorumLost, RedlockLockSplit and
+// RedlockMasterEvictionPolicy must fire, naming the lock or the master, within their for: plus two scrape
+// intervals (and slack for a loaded machine); putting the keys back, deleting the split tokens and setting
+// noeviction again must resolve them. The rules are the shipped files, unchanged, but for the for: of
+// RedlockMasterEvictionPolicy (10m, a configuration that does not need a page sooner), which a copy shortens to
+// 5s; rulesWithFor checks that nothing else differs.
 func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 	promBin := prometheusBinary(t)
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
 	addrs := redlocktest.Addrs(masters)
-	var rules []string
-	for _, f := range []string{"rules.yml", "alerts.yml"} {
-		abs, err := filepath.Abs(filepath.Join("..", "deploy", "prometheus", f))
+	shipped := func(name string) string {
+		abs, err := filepath.Abs(filepath.Join("..", "deploy", "prometheus", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rules = append(rules, abs)
+		return abs
 	}
+	const evictionFor = 5 * time.Second
+	rules := []string{shipped("rules.yml"), rulesWithFor(t, shipped("alerts.yml"), t.TempDir(),
+		map[string]string{"RedlockMasterEvictionPolicy": evictionFor.String()})}
 
 	h := startHeadless(t, bin, "--masters", strings.Join(addrs, ","), "--poll", "200ms")
 	target := strings.TrimSuffix(strings.TrimPrefix(h.metrics, "http://"), "/metrics")
@@ -266,54 +351,63 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 	})
 
 	// The faults: the holder's key deleted on a majority while it lives on master 0; a split of two tokens.
+	policy := func(i int, p string) {
+		t.Helper()
+		if err := clients[i].ConfigSet(ctx, "maxmemory-policy", p).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	faultAt := time.Now()
 	del(quorum, 1, 2)
 	set(split, "token-a-0123456789abcdef", 0)
 	set(split, "token-b-0123456789abcdef", 1)
-	// firing waits for alert name about resource to fire, at most its for: plus two scrapes (and the slack)
-	// after the fault.
-	firing := func(name, resource string, forDuration time.Duration) {
+	policy(2, "allkeys-lru")
+	// firing waits for alert name about the lock or master value (the alert's label label) to fire, at most
+	// its for: plus two scrapes (and the slack) after the fault.
+	firing := func(name, label, value string, forDuration time.Duration) {
 		t.Helper()
 		limit := forDuration + 2*promScrape + promSlack
-		took := within(t, faultAt, limit, name+" firing for "+resource, func() (bool, string) {
+		took := within(t, faultAt, limit, name+" firing for "+value, func() (bool, string) {
 			alerts, err := prom.alerts()
 			if err != nil {
 				return false, err.Error()
 			}
-			a := findAlert(alerts, name, resource)
+			a := findAlert(alerts, name, label, value)
 			if a == nil || a.State != "firing" {
 				return false, fmt.Sprintf("alerts %+v", alerts)
 			}
-			if !strings.Contains(a.Annotations["summary"], resource) || !strings.Contains(a.Annotations["description"], "Next:") ||
+			if !strings.Contains(a.Annotations["summary"], value) || !strings.Contains(a.Annotations["description"], "Next:") ||
 				a.Labels["severity"] == "" {
-				t.Errorf("%s: severity %q, summary %q, description %q; want a severity, the lock named and the next step",
-					name, a.Labels["severity"], a.Annotations["summary"], a.Annotations["description"])
+				t.Errorf("%s: severity %q, summary %q, description %q; want a severity, %q named and the next step",
+					name, a.Labels["severity"], a.Annotations["summary"], a.Annotations["description"], value)
 			}
 			return true, ""
 		})
-		t.Logf("%s %q fired %s after the fault (for: %s, bound %s)", name, resource, took.Round(100*time.Millisecond),
+		t.Logf("%s %q fired %s after the fault (for: %s, bound %s)", name, value, took.Round(100*time.Millisecond),
 			forDuration, limit)
 	}
-	firing("RedlockLockQuorumLost", quorum, 10*time.Second)
-	firing("RedlockQuorumLossRecorded", "", 0) // the count of losses, which names no lock
-	firing("RedlockLockSplit", split, 30*time.Second)
+	firing("RedlockLockQuorumLost", "resource", quorum, 10*time.Second)
+	firing("RedlockQuorumLossRecorded", "resource", "", 0) // the count of losses, which names no lock
+	firing("RedlockMasterEvictionPolicy", "master", addrs[2], evictionFor)
+	firing("RedlockLockSplit", "resource", split, 30*time.Second)
 
 	// The heal: the holder's keys back on the majority (held again); the split tokens deleted (gone).
 	healAt := time.Now()
 	set(quorum, token, 1, 2)
 	del(split, 0, 1)
-	took := within(t, healAt, 10*promScrape+promSlack, "both alerts resolved", func() (bool, string) {
+	policy(2, "noeviction")
+	took := within(t, healAt, 10*promScrape+promSlack, "the alerts resolved", func() (bool, string) {
 		alerts, err := prom.alerts()
 		if err != nil {
 			return false, err.Error()
 		}
-		if a := findAlert(alerts, "RedlockLockQuorumLost", quorum); a != nil {
-			return false, fmt.Sprintf("RedlockLockQuorumLost still %s", a.State)
-		}
-		if a := findAlert(alerts, "RedlockLockSplit", split); a != nil {
-			return false, fmt.Sprintf("RedlockLockSplit still %s", a.State)
+		for _, a := range []struct{ name, label, value string }{{"RedlockLockQuorumLost", "resource", quorum},
+			{"RedlockLockSplit", "resource", split}, {"RedlockMasterEvictionPolicy", "master", addrs[2]}} {
+			if found := findAlert(alerts, a.name, a.label, a.value); found != nil {
+				return false, fmt.Sprintf("%s %q still %s", a.name, a.value, found.State)
+			}
 		}
 		return true, ""
 	})
-	t.Logf("both resolved %s after the heal", took.Round(100*time.Millisecond))
+	t.Logf("the three resolved %s after the heal", took.Round(100*time.Millisecond))
 }
