@@ -64,13 +64,14 @@ func collectSplit(ch chan<- prometheus.Metric, s monitor.Snapshot) {
 	}
 }
 
-// longestTTL is the longest TTL read on any master in s: the remaining TTL of each key seen in its poll.
+// longestTTL is the longest TTL on any master in s at the snapshot's time: the remaining TTL of each key seen,
+// counted from its read (a tracked master does not read an unchanged key again).
 func longestTTL(s monitor.Snapshot) time.Duration {
 	var longest time.Duration
 	for _, l := range s.Locks {
 		for _, c := range l.Masters {
-			if c.State == monitor.CellSeen && c.PTTL > longest {
-				longest = c.PTTL
+			if left := c.PTTLAt(s.Time); c.State == monitor.CellSeen && left > longest {
+				longest = left
 			}
 		}
 	}

@@ -201,7 +201,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 				jc.Members = append(jc.Members, jsonMember{m.Member, m.Score})
 			}
 			if c.Token != "" && c.PTTL != NoTTL {
-				pttl := c.PTTL.Milliseconds()
+				pttl := c.PTTLAt(s.Time).Milliseconds() // counted from its read, at the snapshot's time
 				jc.PTTLMS = &pttl
 			}
 			jl.Masters[j] = jc
@@ -342,23 +342,28 @@ func tableLocks(p func(string, ...any), locks []*LockView, servers int, now time
 		}
 		cells := make([]string, len(l.Masters))
 		for j, c := range l.Masters {
-			cells[j] = tableCell(c)
+			cells[j] = tableCell(c, now)
 		}
 		holder := untrusted.Escape(short(l.Holder))
 		if l.Holders != nil {
 			holder = l.HoldersText()
 		}
 		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State, orDash(holder), l.Count,
-			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread, orDash(strings.Join(flags, ",")), strings.Join(cells, " "))
+			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread.Round(spreadPrecision), orDash(strings.Join(flags, ",")),
+			strings.Join(cells, " "))
 		if l.Holders != nil {
 			tableHolders(p, l, servers, now)
 		}
 	}
 }
 
-// tableCell writes one master's cell of a lock: token:pttl, token:no-ttl, "-" absent, "?" unknown, with the
-// token last seen there when there is one.
-func tableCell(c MasterLock) string {
+// spreadPrecision is what the table rounds a lock's TTL spread to: spreads are often under a millisecond.
+const spreadPrecision = 100 * time.Microsecond
+
+// tableCell writes one master's cell of a lock at now: token:pttl (counted from its read), token:no-ttl, "-"
+// absent, "?" unknown, with the token last seen there when there is one.
+func tableCell(c MasterLock, now time.Time) string {
+	pttl := c.PTTLAt(now).Round(time.Millisecond)
 	switch {
 	case c.State == CellUnknown && c.Token != "":
 		return "?(" + untrusted.Escape(short(c.Token)) + ")"
@@ -369,11 +374,11 @@ func tableCell(c MasterLock) string {
 	case c.Set != nil && c.PTTL == NoTTL:
 		return fmt.Sprintf("set(%d):no-ttl", len(c.Set))
 	case c.Set != nil:
-		return fmt.Sprintf("set(%d):%s", len(c.Set), c.PTTL)
+		return fmt.Sprintf("set(%d):%s", len(c.Set), pttl)
 	case c.PTTL == NoTTL:
 		return untrusted.Escape(short(c.Token)) + ":no-ttl" + onNode(c)
 	}
-	return untrusted.Escape(short(c.Token)) + ":" + c.PTTL.String() + onNode(c)
+	return untrusted.Escape(short(c.Token)) + ":" + pttl.String() + onNode(c)
 }
 
 // onNode is "@" and the primary that answered for a cluster's key, "" on a master.
