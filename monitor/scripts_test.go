@@ -18,14 +18,18 @@ const pausedWritesFor = 3 * time.Second
 // there in that very poll: a read must not wait for the pause to end. A master that runs the read scripts as
 // Redis 7 does reads a Redisson hash lock too; one that runs them as before Redis 7 (forced here: the pause
 // holds such scripts) reads the string lock with plain commands, and the hash lock is unknown, never absent.
+// Tracked, such a master reads only what changes: a key whose TTL runs out in the pause, read on the tracking
+// connection, whose scripts the pause holds, and read again with plain commands.
 func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 	tests := []struct {
 		name     string
 		scripts  scriptVariant
 		hashRead bool // the hash lock is read on the paused master
+		tracked  bool // only what changes is read: no cell need be read in every poll
 	}{
-		{"scripts flagged no-writes", scriptsNoWrites, true},
-		{"plain scripts, as before Redis 7", scriptsCompat, false},
+		{"scripts flagged no-writes", scriptsNoWrites, true, false},
+		{"plain scripts, as before Redis 7", scriptsCompat, false, false},
+		{"plain scripts, tracked", scriptsCompat, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,7 +38,7 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 			for i, s := range servers {
 				masters[i] = s
 			}
-			c := watch(t, masters, Config{NoTracking: true})
+			c := watch(t, masters, Config{NoTracking: !tt.tracked})
 			t.Cleanup(func() { _ = c.mon.Close() })
 			c.mon.pollers[0].(*poller).scripts = tt.scripts
 			const key, token, hashKey = "orders:paused", "token-paused-0123456789", "reports:paused"
@@ -53,6 +57,8 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 				l, h := s.Lock(key), s.Lock(hashKey)
 				return s.Swept && l != nil && l.State == StateHeld && l.Count == 3 && h != nil && h.Count == 3
 			})
+			const short = "orders:short" // its TTL runs out in the pause
+			c.set(t, short, "token-short-0123456789", pausedWritesFor/2, 0, 1, 2)
 			if err := c.admin[0].Do(ctx, "client", "pause", pausedWritesFor.Milliseconds(), "write").Err(); err != nil {
 				t.Fatalf("CLIENT PAUSE WRITE: %v", err)
 			}
@@ -72,24 +78,27 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 				if l == nil || h == nil {
 					t.Fatalf("poll %d into the write pause shows %s: %v, %s: %v", polls, key, l != nil, hashKey, h != nil)
 				}
-				if cell := l.Masters[0]; cell.State != CellSeen || cell.Token != token || cell.ReadAt.Before(before) {
+				if cell := l.Masters[0]; cell.State != CellSeen || cell.Token != token || cell.ReadAt.Before(before) && !tt.tracked {
 					t.Fatalf("poll %d into the write pause: the paused master's cell is %+v, want %q read in this poll (after %s)",
 						polls, cell, token, before.Format("15:04:05.000"))
 				}
 				switch cell := h.Masters[0]; {
 				case cell.State == CellAbsent:
 					t.Fatalf("poll %d into the write pause: the hash lock is absent from the paused master", polls)
-				case tt.hashRead && (cell.State != CellSeen || cell.ReadAt.Before(before)):
+				case tt.hashRead && (cell.State != CellSeen || cell.ReadAt.Before(before) && !tt.tracked):
 					t.Fatalf("poll %d into the write pause: the paused master's hash lock cell is %+v, want it read in this poll", polls, cell)
 				}
 				for _, e := range s.Events {
-					if e.Resource != "" && e.Time.After(pausedAt) {
+					if e.Resource != "" && e.Resource != short && e.Time.After(pausedAt) {
 						t.Fatalf("poll %d into the write pause raised %s: %s", polls, e.Kind, e.Text)
 					}
 				}
 			}
 			if polls < 2 {
 				t.Fatalf("only %d polls in the %s write pause", polls, pausedWritesFor)
+			}
+			if s := c.mon.Poll(ctx); s.Lock(short) != nil {
+				t.Errorf("%s, whose TTL ran out in the pause, is still shown: %+v", short, s.Lock(short).Masters)
 			}
 		})
 	}
