@@ -328,7 +328,7 @@ func TestEveryQueriedMetricIsOneTheExporterServes(t *testing.T) {
 
 // TestEveryAlertSaysWhatAndWhatNext: an alert a person is paged by has a severity, a for: (so that one
 // scrape's blip does not page), a summary and a description, and a runbook that is a section of
-// docs/monitoring.md.
+// docs/monitoring.md, whose table gives the alert's severity, expression and for: as the rules have them.
 func TestEveryAlertSaysWhatAndWhatNext(t *testing.T) {
 	doc, err := os.ReadFile("../docs/monitoring.md")
 	if err != nil {
@@ -357,11 +357,28 @@ func TestEveryAlertSaysWhatAndWhatNext(t *testing.T) {
 			if !strings.Contains(string(doc), "\n### "+r.Alert+"\n") {
 				t.Errorf("docs/monitoring.md has no section \"### %s\" for the runbook to point to", r.Alert)
 			}
+			row := docRow(string(doc), fmt.Sprintf("| [%s](%s) |", r.Alert, anchor))
+			expr := strings.ReplaceAll(strings.Join(strings.Fields(r.Expr), " "), "|", `\|`)
+			if !strings.Contains(row, "`"+expr+"`") || !strings.Contains(row, "| "+r.For+" |") ||
+				!strings.Contains(row, "| "+r.Labels["severity"]+" |") {
+				t.Errorf("docs/monitoring.md's table of alerts says of %s:\n%s\nwant its severity %s, expression `%s` and for: %s",
+					r.Alert, row, r.Labels["severity"], expr, r.For)
+			}
 		}
 	}
 	if alerts == 0 {
 		t.Fatal("no alerts in the rule files")
 	}
+}
+
+// docRow returns the line of doc that starts with prefix, or "".
+func docRow(doc, prefix string) string {
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
 }
 
 // PromQL words that are not metric names: binary operators and modifiers, and the aggregations, which may be
