@@ -326,6 +326,48 @@ func TestEveryQueriedMetricIsOneTheExporterServes(t *testing.T) {
 	}
 }
 
+// TestEveryWarningKindQueriedIsOneTheMonitorRaises: the rules and the dashboard select warnings by their kind,
+// a string; a kind the monitor renamed or never raises would match nothing, and the alert would never fire.
+func TestEveryWarningKindQueriedIsOneTheMonitorRaises(t *testing.T) {
+	raised := map[string]bool{}
+	for _, kind := range []string{monitor.WarnQuorumDown, monitor.WarnMasterDown, monitor.WarnDuplicate,
+		monitor.WarnReplica, monitor.WarnRestart, monitor.WarnClockDrift, monitor.WarnClockOffset, monitor.WarnUnread,
+		monitor.WarnLockLost, monitor.WarnQuorumLost, monitor.WarnStuck, monitor.WarnFenceBackwards,
+		monitor.WarnEvictionPolicy} {
+		raised[kind] = true
+	}
+	var exprs []string
+	for _, rules := range ruleFiles(t) {
+		for _, r := range rules {
+			exprs = append(exprs, r.Expr)
+		}
+	}
+	_, d := readDashboard(t)
+	for _, p := range allPanels(d) {
+		for _, tg := range p.Targets {
+			exprs = append(exprs, tg.Expr)
+		}
+	}
+	selector := regexp.MustCompile(`redlock_warning\{[^}]*\}`)
+	matcher := regexp.MustCompile(`kind\s*(?:=~|!~|=)\s*"([^"]*)"`)
+	n := 0
+	for _, expr := range exprs {
+		for _, sel := range selector.FindAllString(expr, -1) {
+			for _, m := range matcher.FindAllStringSubmatch(sel, -1) {
+				for _, kind := range strings.Split(m[1], "|") {
+					n++
+					if !raised[kind] {
+						t.Errorf("%q selects the warning kind %q, which the monitor does not raise", expr, kind)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no warning kind selected in the rules or the dashboard; the matcher is wrong")
+	}
+}
+
 // TestEveryAlertSaysWhatAndWhatNext: an alert a person is paged by has a severity, a for: (so that one
 // scrape's blip does not page), a summary and a description, and a runbook that is a section of
 // docs/monitoring.md, whose table gives the alert's severity, expression and for: as the rules have them.
