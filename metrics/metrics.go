@@ -163,7 +163,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
 		descHolders, descHolderVal, descEvents, descLost, descViol, descDemoEvents, descScrape, descBuild,
 		descHandovers, descHold, descGap, descWaiters, descRefresh, descWarning, descSplit, descHolderAge,
-		descLongest, descAllowance} {
+		descLongest, descAllowance, descPolicy, descMaxMemory, descEvicted} {
 		ch <- d
 	}
 }
@@ -192,6 +192,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	if snap != nil {
 		collectSnapshot(ch, *snap, restarts)
 		collectRefresh(ch, *snap)
+		collectEviction(ch, *snap)
 		collectLocks(ch, *snap, e.resources)
 		collectWarnings(ch, *snap)
 		collectSplit(ch, *snap)
