@@ -41,10 +41,12 @@ func newKeyMap() ui.KeyMap {
 		Faster:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "poll faster")),
 		Slower:     key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "poll slower")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Quit:       key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Interrupt:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit from anywhere")),
 
 		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
 		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Close:   key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "close help, view, menu")),
 		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
 
 		// The presenter's keys, in demo mode only. Faults act on the selected master (the masters panel's

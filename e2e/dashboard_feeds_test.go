@@ -54,6 +54,10 @@ func TestDashboardServesMetricsAndWritesEventsWhileItRuns(t *testing.T) {
 		return err == nil && strings.Contains(string(b), `"source":"dashboard","kind":"acquired","severity":"info","resource":"jobs:mine"`), string(b)
 	})
 	s.keys("q")
+	s.waitFor("the question before quitting with a lock held", func(screen string) bool {
+		return strings.Contains(screen, "Quit redlock-tui?")
+	})
+	s.keys("Enter")
 	if _, status := waitForExit(s); status != "0" {
 		t.Errorf("exit status %s, want 0", status)
 	}

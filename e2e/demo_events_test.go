@@ -142,7 +142,7 @@ func TestDemoEventsReachTheScreenTheFileAndTheMetricsAlike(t *testing.T) {
 		t.Errorf("the stories' steps number %d, the file has %d scenario events", total, file["scenario"])
 	}
 	checkEveryDemoEventOnScreen(t, s, stream)
-	s.keys("q")
+	s.keys("q", "q") // the first closes the enlarged log, as q closes every view; the second quits
 	if _, status := waitForExit(s); status != "0" {
 		t.Errorf("exit status %s, want 0", status)
 	}

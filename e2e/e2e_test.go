@@ -440,7 +440,11 @@ func TestDashboardInTmux(t *testing.T) {
 	acquireWithKeys(s, second)
 	eventually(t, second+" held on every master", func() (bool, string) { return heldEverywhere(clients, second) })
 
-	s.keys("q")
+	s.keys("q") // the dashboard holds a lock: it asks first
+	s.waitFor("the question before quitting with a lock held", func(screen string) bool {
+		return strings.Contains(screen, "Quit redlock-tui?") && strings.Contains(screen, "holds 1 lock it acquired: "+second)
+	})
+	s.keys("Enter")
 	screen, status := waitForExit(s)
 	if status != "0" {
 		t.Errorf("the dashboard exited with status %s, want 0:\n%s", status, screen)

@@ -235,4 +235,5 @@ var (
 	_ modal     = (*fieldEntry)(nil)
 	_ modal     = (*drillView)(nil)
 	_ modal     = (*helpView)(nil)
+	_ modal     = (*quitConfirm)(nil)
 )

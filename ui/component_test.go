@@ -15,8 +15,9 @@ func testKeys() KeyMap {
 	b := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
 	return KeyMap{Up: b("up", "up"), Down: b("down", "down"), NextPanel: b("tab", "next panel"),
 		PrevPanel: b("shift+tab", "prev panel"), Filter: b("/", "filter"), Sort: b("s", "sort"),
-		Acquire: b("a", "acquire"), Extend: b("e", "extend"), Help: b("?", "help"), Quit: b("ctrl+c", "quit"),
-		Confirm: b("enter", "confirm"), Cancel: b("esc", "cancel"), Open: b("enter", "details")}
+		Acquire: b("a", "acquire"), Extend: b("e", "extend"), Help: b("?", "help"), Quit: b("q", "quit"),
+		Interrupt: b("ctrl+c", "quit from anywhere"), Confirm: b("enter", "confirm"), Cancel: b("esc", "cancel"),
+		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "close")), Open: b("enter", "details")}
 }
 
 // press is the key message of a key name.
@@ -115,7 +116,7 @@ func TestInOrderLaysOfferedKeysOutInTheLayoutsOrder(t *testing.T) {
 func TestModalTakesTheKeysUntilItCloses(t *testing.T) {
 	m := testModel(t)
 	m.Update(press("?"))
-	if _, ok := m.modal.(*helpView); !ok || !strings.Contains(m.View(), "Help · ? or esc closes") {
+	if _, ok := m.modal.(*helpView); !ok || !strings.Contains(m.View(), "Help · ? or esc/q closes") {
 		t.Fatalf("? did not open the help as the modal:\n%s", m.View())
 	}
 	m.Update(press("s")) // the locks' sort key: the help takes it, as a key that does nothing there

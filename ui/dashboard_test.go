@@ -789,7 +789,7 @@ func TestQuitReleasesOurLocks(t *testing.T) {
 	d.acquire("q:two")
 	d.press("tab", "x")
 	d.waitView("auto-extend on for q:one")
-	d.press("q")
+	d.press("q", "enter") // quitting while holding locks asks first
 	d.waitFor("quit", func(string) bool { return d.quit })
 	if got, want := d.m.Summary(), "released 2 locks; 0 still held"; got != want {
 		t.Errorf("summary %q, want %q", got, want)

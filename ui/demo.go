@@ -677,7 +677,7 @@ func newScenarioMenu(sh *shared, s scenariosMsg) *scenarioMenu {
 	step, slow := sh.keys.Demo.Step, sh.keys.Demo.Slower
 	step.SetHelp(step.Help().Key, "step by step")
 	slow.SetHelp(slow.Help().Key, "slow motion")
-	keys := []key.Binding{run, step, slow, sh.keys.Up, sh.keys.Down, sh.keys.Cancel}
+	keys := []key.Binding{run, step, slow, sh.keys.Up, sh.keys.Down, sh.keys.Close}
 	return &scenarioMenu{modalBase: modalBase{sh: sh, where: layerDialog, keys: keys}, list: demo.Scenarios(),
 		running: s.running, outcomes: s.outcomes}
 }
@@ -693,7 +693,7 @@ func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		k := s.sh.keys
 		switch {
-		case key.Matches(msg, k.Cancel, k.Demo.Scenarios):
+		case key.Matches(msg, k.Close, k.Demo.Scenarios):
 			return nil, nil
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower) && s.running != "":
 			s.sh.setStatus(levelWarn, "scenario "+s.running+" is still running")

@@ -177,7 +177,7 @@ func (s *scenarioMenu) View() string {
 	} else {
 		body = append(body, st.form.hint.Render(fmt.Sprintf("%s runs it · %s step by step · %s slow motion · %s/%s "+
 			"choose · %s closes", k.Confirm.Help().Key, k.Demo.Step.Help().Key, k.Demo.Slower.Help().Key,
-			k.Up.Help().Key, k.Down.Help().Key, k.Cancel.Help().Key)))
+			k.Up.Help().Key, k.Down.Help().Key, k.Close.Help().Key)))
 	}
 	for i := range body {
 		body[i] = ansi.Truncate(body[i], inner, "…")

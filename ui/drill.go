@@ -43,9 +43,17 @@ func screenBase(sh *shared, keys []key.Binding) modalBase {
 
 // drillKeys are the keys of a drill-down view.
 func drillKeys(k *KeyMap) []key.Binding {
-	back := k.Cancel
+	back := k.Close
 	back.SetHelp(back.Help().Key, "back")
-	return []key.Binding{back, k.Up, k.Down, k.PageDown, k.Quit}
+	return []key.Binding{back, k.Up, k.Down, k.PageDown, viewQuitKey(k)}
+}
+
+// viewQuitKey is Interrupt as a view's footer shows it: in a view, Quit's key closes the view, and Interrupt
+// is the key that quits.
+func viewQuitKey(k *KeyMap) key.Binding {
+	quit := k.Interrupt
+	quit.SetHelp(quit.Help().Key, "quit")
+	return quit
 }
 
 // SetSize sets the view's outer size; the lines are wrapped again for a new width.
@@ -64,7 +72,7 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		switch {
-		case key.Matches(msg, k.Cancel, k.Open):
+		case key.Matches(msg, k.Close, k.Open):
 			return nil, nil
 		case key.Matches(msg, k.Help):
 			v.sh.tell(openHelpMsg{})
@@ -93,7 +101,7 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View draws the view.
 func (v *drillView) View() string {
-	return v.box.View(v.title + " · " + v.sh.keys.Cancel.Help().Key + " back")
+	return v.box.View(v.title + " · " + v.sh.keys.Close.Help().Key + " back")
 }
 
 // refresh rebuilds the lines from the current snapshot and the journal.

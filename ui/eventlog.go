@@ -117,7 +117,7 @@ func newEventLog(sh *shared) *eventLog {
 				l.setQuery("")
 				return nil
 			}},
-		action{binding: &k.Cancel, focused: true, when: func() bool { return l.full }, do: func(tea.KeyMsg) tea.Cmd {
+		action{binding: &k.Close, focused: true, when: func() bool { return l.full }, do: func(tea.KeyMsg) tea.Cmd {
 			l.sh.tell(logFullMsg{on: false})
 			return nil
 		}},
@@ -372,6 +372,9 @@ func (l *eventLog) View() string {
 	}
 	if len(l.shown) == 0 && len(entries) > 0 {
 		body = []string{st.text.muted.Render("no entry matches")}
+	}
+	if l.full { // the enlarged log is a view: it says how to leave it, as a drill-down does
+		title += " · " + l.sh.keys.Close.Help().Key + " back"
 	}
 	return st.box(title, body, l.w, l.h, focused)
 }

@@ -31,11 +31,11 @@ func (v *helpView) SetSize(w, h int) {
 	v.box.SetLines(v.lines(w))
 }
 
-// Update scrolls the help with the keys and the wheel, and closes it with Help or Cancel.
+// Update scrolls the help with the keys and the wheel, and closes it with Help or Close.
 func (v *helpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if key.Matches(msg, v.sh.keys.Help, v.sh.keys.Cancel) {
+		if key.Matches(msg, v.sh.keys.Help, v.sh.keys.Close) {
 			return nil, nil
 		}
 		v.box.Update(msg)
@@ -48,14 +48,16 @@ func (v *helpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View draws the help.
 func (v *helpView) View() string {
 	k := v.sh.keys
-	return v.box.View("Help · " + k.Help.Help().Key + " or " + k.Cancel.Help().Key + " closes")
+	return v.box.View("Help · " + k.Help.Help().Key + " or " + k.Close.Help().Key + " closes")
 }
 
 // openHelp opens the full help, composed from the global keys and every component's, at its top.
 func (m *Model) openHelp() {
 	k := m.sh.keys
 	offered := m.offeredKeys(true)
-	v := &helpView{modalBase: screenBase(m.sh, []key.Binding{k.Help, k.Up, k.Down, k.PageDown, k.Quit}),
+	closeKey := k.Close
+	closeKey.SetHelp(closeKey.Help().Key, "close")
+	v := &helpView{modalBase: screenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, viewQuitKey(k)}),
 		box: newScrollBox(m.sh), hm: m.help,
 		dashboard: columnsInOrder(k.dashboardHelp(), offered), blocked: m.ops.writeBlocked("locking")}
 	if m.demo != nil {

@@ -13,8 +13,11 @@ type KeyMap struct {
 	// lock that is not ours.
 	Acquire, Extend, Release, AutoExtend, Delete key.Binding
 	// View and app: filter the locks (or search the event log when it has the focus), sort the locks, pause
-	// polling, poll faster or slower, full help, quit.
-	Filter, Sort, Pause, Faster, Slower, Help, Quit key.Binding
+	// polling, poll faster or slower, full help, quit. Quit acts on the main screen, and asks first while the
+	// dashboard holds locks it acquired (quitting releases them); in the help, a view or a menu the same key
+	// closes it instead (Close), and in a form it is a letter. Interrupt quits from anywhere, a form too,
+	// asking the same.
+	Filter, Sort, Pause, Faster, Slower, Help, Quit, Interrupt key.Binding
 	// Reverse reverses the locks' sort order. Copy puts the selected lock's name on the clipboard, CopyToken
 	// its holder's token (OSC 52: the terminal, or tmux with set-clipboard on, must allow it).
 	Reverse, Copy, CopyToken key.Binding
@@ -29,8 +32,10 @@ type KeyMap struct {
 	// LogLock narrows it to the selected lock's entries, or shows every lock's again. LogFull lets the event
 	// log fill the body at any size, or gives the body back to the panels.
 	LogLevel, LogLock, LogFull key.Binding
-	// Confirm submits a form or a confirmation, Cancel closes it (and a drill-down view).
-	Confirm, Cancel key.Binding
+	// Confirm submits a form or a confirmation, Cancel closes it (and a drill-down view). Close closes what
+	// takes no typing: the full help, a drill-down view, a menu, the enlarged event log, the quit question;
+	// it is Cancel's key and the key that quits from the main screen, as in less, man and htop.
+	Confirm, Cancel, Close key.Binding
 	// Open shows the lock or master under the cursor in full (a drill-down view).
 	Open key.Binding
 	// Demo holds the presenter's keys, enabled in demo mode only.
@@ -80,7 +85,7 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
 		{k.Filter, k.Sort, k.Heat, k.Sparkline, k.Reverse, k.Report, k.PrevHolder, k.NextHolder, k.Copy, k.CopyToken},
 		{k.LogLevel, k.LogLock, k.LogFull, k.Pause, k.Faster, k.Slower},
-		{k.Confirm, k.Cancel, k.Help, k.Quit},
+		{k.Confirm, k.Cancel, k.Close, k.Help, k.Quit, k.Interrupt},
 	}
 }
 

@@ -9,12 +9,17 @@ import (
 )
 
 // Bubble Tea delivers characters that arrive together as one message; outside
-// a text field each must still act as its own key.
+// a text field each must still act as its own key: ? opens the help, q closes
+// it, and the next q quits.
 func TestKeysTypedTogetherActOneByOne(t *testing.T) {
 	d := drive(t, newDashboard(ui.Options{}, 120, 36))
 	d.update(ui.SnapshotMsg{Snapshot: normalSnapshot()})
 	d.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?q")})
-	d.waitFor("quit after ? and q arrived in one message", func(string) bool { return d.quit })
+	if d.quit || strings.Contains(d.m.View(), "Help ·") || !strings.Contains(d.m.View(), "Masters 3/3 up") {
+		t.Fatalf("? then q, arrived in one message, did not open and close the help:\n%s", d.m.View())
+	}
+	d.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?qq")})
+	d.waitFor("quit after ?, q and q arrived in one message", func(string) bool { return d.quit })
 }
 
 func TestCharactersTypedTogetherStayTextInAForm(t *testing.T) {

@@ -600,6 +600,19 @@ func (ops *lockOps) releaseAll() tea.Cmd {
 	return cmd
 }
 
+// heldNames are the names (sanitized) of the locks the dashboard acquired and may still hold: those quitting
+// releases.
+func (ops *lockOps) heldNames() []string {
+	now := ops.sh.now()
+	var names []string
+	for _, o := range ops.own {
+		if o.left(now) > 0 {
+			names = append(names, o.name)
+		}
+	}
+	return names
+}
+
 // quitReleased applies how releasing our locks at quit went and returns the summary. A lock whose release was
 // not confirmed and whose validity has not run out is still held: it stays ours, and the summary counts it.
 func (ops *lockOps) quitReleased(msg quitMsg) string {

@@ -200,12 +200,14 @@ func New(o Options) *Model {
 }
 
 // globalKeys are the keys that act whatever has the focus and belong to no panel: quit, help, opening the
-// selection in full, moving the focus, and the polling.
+// selection in full, moving the focus, and the polling. Quit gives way to the enlarged event log, which it
+// closes (Close) as it closes every view before it quits.
 func (m *Model) globalKeys() keyTable {
 	k := m.sh.keys
 	do := func(f func()) func(tea.KeyMsg) tea.Cmd { return func(tea.KeyMsg) tea.Cmd { f(); return nil } }
 	return keyTable{sh: m.sh, focused: true, actions: []action{
-		{binding: &k.Quit, do: func(tea.KeyMsg) tea.Cmd { return m.startQuit() }},
+		{binding: &k.Quit, when: func() bool { return !m.logFull }, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
+		{binding: &k.Interrupt, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
 		{binding: &k.Help, do: do(m.openHelp)},
 		{binding: &k.Open, do: do(m.openDrill)},
 		{binding: &k.NextPanel, do: do(func() { m.cycleFocus(1) })},
@@ -217,6 +219,7 @@ func (m *Model) globalKeys() keyTable {
 		// Listed in the full help only: the forms and views that take them handle them themselves.
 		{binding: &k.Confirm, when: never},
 		{binding: &k.Cancel, when: never},
+		{binding: &k.Close, when: never},
 	}}
 }
 
@@ -305,6 +308,12 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.quit.summary = m.ops.quitReleased(msg)
 		m.cancel()
 		return tea.Quit
+	case confirmQuitMsg:
+		return m.startQuit()
+	case QuitMsg:
+		if !m.quit.active {
+			return m.startQuit()
+		}
 	case focusMsg:
 		m.focus = msg.panel
 	case openMsg:
@@ -423,21 +432,22 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// handleKey routes a key: to the modal, if one is open (but the quit keys, which always quit, and q only where
-// it is not typed as a letter), then to the global keys, the focused panel, and the components that take keys
-// whatever has the focus. The components are told the selection first, so that the key acts on what is on the
-// screen.
+// handleKey routes a key: Interrupt to the quit, whatever is open; then to the modal, if one is open (which
+// closes on Close, Quit's key among them, unless it takes text); then to the global keys, the focused panel,
+// and the components that take keys whatever has the focus. The components are told the selection first, so
+// that the key acts on what is on the screen. While quitting, only Interrupt acts: it stops waiting for the
+// releases.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
-	quits := key.Matches(msg, m.sh.keys.Quit)
+	interrupts := key.Matches(msg, m.sh.keys.Interrupt)
 	switch {
 	case m.quit.active:
-		if quits && msg.Type != tea.KeyRunes {
+		if interrupts {
 			m.quit.summary = m.ops.summary("quit before releases finished")
 			return tea.Quit
 		}
 		return nil
-	case m.modal != nil && quits && (msg.Type != tea.KeyRunes || !m.modal.typing()):
-		return m.startQuit()
+	case interrupts:
+		return m.requestQuit()
 	case m.modal != nil:
 		return m.updateModal(msg)
 	}
@@ -501,7 +511,7 @@ func (m *Model) showStory(id int) {
 	m.log.Update(scrollToMsg{entry: i})
 	back := ""
 	if m.logFull {
-		back = ", " + m.sh.keys.Cancel.Help().Key + " closes"
+		back = ", " + m.sh.keys.Close.Help().Key + " closes"
 	}
 	k := m.sh.keys
 	m.sh.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,

@@ -268,7 +268,7 @@ func TestQuitCountsAnUnconfirmedRelease(t *testing.T) {
 	d.press("tab", "r")
 	d.waitDone("acl:quit", "releasing")
 
-	d.press("q")
+	d.press("q", "enter") // quitting while holding locks asks first
 	d.waitFor("quit", func(string) bool { return d.quit })
 	got := d.m.Summary()
 	if !strings.Contains(got, "1 still held") || !strings.Contains(got, "unconfirmed") {
@@ -287,8 +287,9 @@ func TestQuitRetriesAnUnconfirmedRelease(t *testing.T) {
 	d.waitDone("acl:retry", "releasing")
 
 	c.resetDenied()
-	d.press("q")
-	c.waitDenied() // the quit's first release was refused: only a retry can release the lock now
+	d.press("q", "enter") // quitting while holding locks asks first
+	// The quit's first release was refused: only a retry can release the lock now.
+	c.waitDenied()
 	c.allowScripts()
 	d.waitFor("quit", func(string) bool { return d.quit })
 	if got, want := d.m.Summary(), "released 1 lock; 0 still held"; got != want {

@@ -108,8 +108,8 @@ func quitOnSignal(p *tea.Program) (stop func()) {
 		case <-done:
 			return
 		}
-		// ctrl+c is a Quit key (keymap.go): the dashboard releases our locks, then quits.
-		p.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		// As a confirmed quit: the dashboard releases our locks, then quits, asking nobody.
+		p.Send(ui.QuitMsg{})
 		select {
 		case <-sigs:
 		case <-time.After(quitGrace):

@@ -1,0 +1,92 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Quitting. In less, man, htop and k9s, q closes the help or the view before it quits; so it does here: with
+// the help, a drill-down view, a menu or the enlarged event log open, Quit's key closes it (Close), and only on
+// the main screen does it quit. Quitting releases the locks the dashboard acquired, so while it holds any it
+// asks first (quitConfirm); Interrupt (ctrl+c) asks the same from anywhere, and a second one, or Confirm,
+// quits.
+
+// quitConfirm asks before quitting while the dashboard holds locks it acquired, a modal dialog: quitting
+// releases them, which the jobs relying on them may not expect.
+type quitConfirm struct {
+	modalBase
+	names []string // the locks held, sanitized
+}
+
+// newQuitConfirm returns the question for the locks named.
+func newQuitConfirm(sh *shared, names []string) *quitConfirm {
+	yes, no := sh.keys.Confirm, sh.keys.Close
+	yes.SetHelp(yes.Help().Key, "quit, releasing them")
+	no.SetHelp(no.Help().Key, "stay")
+	return &quitConfirm{modalBase: modalBase{sh: sh, where: layerDialog, keys: []key.Binding{yes, no}}, names: names}
+}
+
+// Update quits on Confirm or Interrupt (telling the root through quitMsg's twin, confirmQuitMsg), and closes
+// on Close, staying.
+func (q *quitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if msg, ok := msg.(tea.KeyMsg); ok {
+		k := q.sh.keys
+		switch {
+		case key.Matches(msg, k.Confirm, k.Interrupt):
+			q.sh.tell(confirmQuitMsg{})
+			return nil, nil
+		case key.Matches(msg, k.Close, k.Quit):
+			q.sh.setStatus(levelInfo, "still running; "+plural(len(q.names), "lock")+" held")
+			return nil, nil
+		}
+	}
+	return q, nil
+}
+
+// maxQuitNames bounds the locks the question names; the others are counted.
+const maxQuitNames = 5
+
+// View draws the question as a dialog: what quitting does to the locks held, and the keys.
+func (q *quitConfirm) View() string {
+	st, k := q.sh.st, q.sh.keys
+	w := min(q.w-4, 72)
+	inner := w - 2
+	names := q.names[:min(len(q.names), maxQuitNames)]
+	list := strings.Join(names, ", ")
+	if more := len(q.names) - len(names); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	var body []string
+	for _, l := range wrapLines(fmt.Sprintf("The dashboard holds %s it acquired: %s. Quitting releases them; a "+
+		"job relying on them loses its lock.", plural(len(q.names), "lock"), list), inner) {
+		body = append(body, st.text.normal.Render(l))
+	}
+	body = append(body, "", st.form.hint.Render(fmt.Sprintf("%s quit and release · %s stay", k.Confirm.Help().Key,
+		k.Close.Help().Key)))
+	return st.box("Quit redlock-tui?", body, w, len(body)+2, true)
+}
+
+// confirmQuitMsg tells the root that the operator confirmed the quit.
+type confirmQuitMsg struct{}
+
+// QuitMsg quits the dashboard as a confirmed quit does, without asking: the locks it holds are released, then
+// it quits. The program sends it on a signal (SIGTERM, SIGINT, SIGHUP), when nobody is there to answer.
+type QuitMsg struct{}
+
+// requestQuit is the quit keys' action: it quits at once when the dashboard holds no lock it acquired, and
+// otherwise asks first (a second Interrupt, or Confirm, then quits). Whatever modal is open gives way to the
+// question.
+func (m *Model) requestQuit() tea.Cmd {
+	if _, asking := m.modal.(*quitConfirm); asking {
+		return m.startQuit()
+	}
+	held := m.ops.heldNames()
+	if len(held) == 0 {
+		return m.startQuit()
+	}
+	m.openModal(newQuitConfirm(m.sh, held))
+	return nil
+}
