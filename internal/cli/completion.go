@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/redlock-tui/redlock-tui/ui"
 )
 
 // generated are the subcommands that cobra answers: the shell completion scripts, the requests those scripts
@@ -14,9 +16,10 @@ import (
 var generated = map[string]bool{"completion": true, "__complete": true, "__completeNoDesc": true, "man": true}
 
 // commandTree is the command line as cobra sees it, built from the very flag sets the parser uses, so that
-// completions and the man page offer exactly the flags there are. It only describes: the program runs
-// through run, never through these commands' Run functions, which do nothing.
-func commandTree(stdout io.Writer, env Environment, release string) *cobra.Command {
+// completions and the man page offer exactly the flags there are; the man page lists keys, the dashboard's
+// key bindings. It only describes: the program runs through run, never through these commands' Run
+// functions, which do nothing.
+func commandTree(stdout io.Writer, env Environment, release string, keys ui.KeyMap) *cobra.Command {
 	nothing := func(*cobra.Command, []string) {}
 	var dashboardFlags flagValues
 	root := &cobra.Command{
@@ -49,6 +52,9 @@ func commandTree(stdout io.Writer, env Environment, release string) *cobra.Comma
 		Run: nothing,
 	}
 	runCmd.Flags().AddFlagSet(runSet)
+	_ = runCmd.RegisterFlagCompletionFunc("profile", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return profileNames(c.Flag("config").Value.String(), env), cobra.ShellCompDirectiveNoFileComp
+	})
 
 	versionCmd := &cobra.Command{Use: "version", Short: "print the version and exit", Run: nothing}
 
@@ -57,16 +63,16 @@ func commandTree(stdout io.Writer, env Environment, release string) *cobra.Comma
 		Short: "print the man page of redlock-tui (or of redlock-tui run) in roff",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			page := root
+			page, sections := root, rootManSections(keys)
 			if len(args) == 1 {
 				if args[0] != "run" {
 					return fmt.Errorf("no man page for %q: redlock-tui man [run]", args[0])
 				}
-				page = runCmd
+				page, sections = runCmd, runManSections()
 			}
 			date := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // fixed, so the page does not change with the day
-			return doc.GenMan(page, &doc.GenManHeader{Title: "REDLOCK-TUI", Section: "1", Source: "redlock-tui " +
-				buildVersion(release), Manual: "User Commands", Date: &date}, stdout)
+			return writeManPage(stdout, page, &doc.GenManHeader{Title: "REDLOCK-TUI", Section: "1", Source: "redlock-tui " +
+				buildVersion(release), Manual: "User Commands", Date: &date}, sections)
 		},
 	}
 	root.AddCommand(runCmd, versionCmd, manCmd)
@@ -76,7 +82,7 @@ func commandTree(stdout io.Writer, env Environment, release string) *cobra.Comma
 
 // runGenerated answers a subcommand of generated with cobra; it returns the exit status.
 func runGenerated(args []string, sys system) int {
-	tree := commandTree(sys.stdout, sys.Environment, sys.release)
+	tree := commandTree(sys.stdout, sys.Environment, sys.release, sys.keys)
 	tree.SetErr(sys.stderr)
 	tree.SetArgs(args)
 	if err := tree.Execute(); err != nil {
