@@ -35,10 +35,12 @@ type Monitor struct {
 	mu        sync.Mutex
 	prev      *Snapshot
 	observers []func(prev *Snapshot, s Snapshot) // called after every poll
-	interval  time.Duration
-	paused    bool
-	soon      bool          // PollNow asked for a poll ahead of the interval
-	wake      chan struct{} // re-arms Run's timer after SetInterval or SetPaused
+	// pollObservers are called after every poll with what it gave Aggregate (recording.go).
+	pollObservers []func(p Poll)
+	interval      time.Duration
+	paused        bool
+	soon          bool          // PollNow asked for a poll ahead of the interval
+	wake          chan struct{} // re-arms Run's timer after SetInterval or SetPaused
 }
 
 // result is a read of master i that returned, for the poll that waits for it; main marks a poll's first
@@ -108,7 +110,7 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 		own = m.cfg.Owner.OwnLocks()
 	}
 	m.mu.Lock()
-	prev, observers := m.prev, m.observers
+	prev, observers, pollObservers := m.prev, m.observers, m.pollObservers
 	cfg := m.cfg
 	cfg.Interval = m.interval // what "current" means for reads of one key depends on the interval in use
 	m.mu.Unlock()
@@ -122,6 +124,9 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 	m.mu.Lock()
 	m.prev = &s
 	m.mu.Unlock()
+	for _, observe := range pollObservers {
+		observe(Poll{Time: s.Time, Readings: readings, Own: own})
+	}
 	for _, observe := range observers {
 		observe(prev, s)
 	}

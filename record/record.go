@@ -1,0 +1,193 @@
+// Package record writes and reads recordings of what the monitor read, so that a later replay shows the
+// locks as they were at any moment of an incident.
+//
+// A recording is a gzip stream of JSON lines: a header (its format and version, when it started, the masters, the
+// monitor's configuration), then one line per poll (what the poll gave the monitor's aggregator: the readings,
+// our locks, the time; see monitor.Poll) and one per event that does not come from the polls (the dashboard's
+// own actions, the demo's story). Replaying the polls through the same aggregator rebuilds every snapshot as it
+// was, with its hold logs, contention and events. A tracked master's reading holds only what changed, so a
+// quiet minute costs a few hundred bytes a master.
+//
+// Each line is compressed and flushed to the file as it comes (the compressor's state carries from line to line,
+// so repeated fields cost little): what a crashed recorder wrote is readable, and a line it cut short is
+// skipped. At the size the user gives, the file is renamed FILE.1 (replacing an older one) and
+// a new FILE begins, whose first poll reads every master whole, so that each file replays on its own.
+package record
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// Format names the file format in a recording's header; Version is the version this build writes and the
+// newest it reads.
+const (
+	Format  = "redlock-tui recording"
+	Version = 1
+)
+
+// DefaultMaxBytes is the size at which a recording starts a new file unless the user says otherwise.
+const DefaultMaxBytes int64 = 256 << 20
+
+// Header is a recording's first line.
+type Header struct {
+	Format  string                 `json:"format"`
+	Version int                    `json:"version"`
+	Started time.Time              `json:"started"`
+	Part    int                    `json:"part"` // 1 for the first file, then one more at each new file
+	Masters []string               `json:"masters"`
+	Config  monitor.RecordedConfig `json:"config"`
+}
+
+// line is one line after the header: a poll or an event.
+type line struct {
+	Poll  *monitor.Poll  `json:"poll,omitempty"`
+	Event *events.Record `json:"event,omitempty"`
+}
+
+// Writer appends polls and events to a recording. It is safe for concurrent use.
+type Writer struct {
+	mu       sync.Mutex
+	path     string
+	maxBytes int64
+	header   Header
+	file     *os.File
+	buf      *bufio.Writer // over file
+	gz       *gzip.Writer  // over buf
+	size     int64         // bytes written to file
+	onNew    func() // called when a new file begins, for the next poll to read every master whole
+	err      error  // the first write error: the recording stops there
+}
+
+// Create starts a recording at path, which must not exist (a recording is never appended to another), with
+// mode 0600: it names lock tokens. maxBytes (DefaultMaxBytes when not positive) is the size at which a new file
+// begins; onNew, when not nil, is called then.
+func Create(path string, maxBytes int64, h Header, onNew func()) (*Writer, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	h.Format, h.Version, h.Part = Format, Version, 1
+	w := &Writer{path: path, maxBytes: maxBytes, header: h, onNew: onNew}
+	if err := w.begin(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// begin creates the file and writes its header.
+func (w *Writer) begin() error {
+	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("--record %s: the file exists: give a new file (a recording is never appended to)", w.path)
+	}
+	if err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	w.file, w.buf, w.size = f, bufio.NewWriterSize(f, 64<<10), 0
+	w.gz, _ = gzip.NewWriterLevel(w.buf, gzip.BestSpeed) // a valid level: no error
+	return w.writeLine(w.header)
+}
+
+// WritePoll appends a poll.
+func (w *Writer) WritePoll(p monitor.Poll) error { return w.append(line{Poll: &p}) }
+
+// WriteEvent appends an event that the polls do not remake: the dashboard's own, the demo's.
+func (w *Writer) WriteEvent(r events.Record) error { return w.append(line{Event: &r}) }
+
+// append writes one line, and begins a new file once the size is reached.
+func (w *Writer) append(l line) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.writeLine(l); err != nil {
+		w.err = err
+		return err
+	}
+	if w.size < w.maxBytes {
+		return nil
+	}
+	if err := w.rotate(); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// writeLine writes v as one JSON line, compressed and flushed to the file.
+func (w *Writer) writeLine(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("recording: %w", err)
+	}
+	data = append(data, '\n')
+	before := w.buf.Buffered()
+	if _, err := w.gz.Write(data); err != nil {
+		return fmt.Errorf("recording %s: %w", w.path, err)
+	}
+	if err := w.gz.Flush(); err != nil {
+		return fmt.Errorf("recording %s: %w", w.path, err)
+	}
+	w.size += int64(w.buf.Buffered() - before)
+	if err := w.buf.Flush(); err != nil {
+		return fmt.Errorf("recording %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// finish ends the compressed stream and closes the file.
+func (w *Writer) finish() error {
+	err := w.gz.Close()
+	if ferr := w.buf.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := w.file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("recording %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// rotate renames the file FILE.1 and begins a new one.
+func (w *Writer) rotate() error {
+	if err := w.finish(); err != nil {
+		return err
+	}
+	if err := os.Rename(w.path, w.path+".1"); err != nil {
+		return fmt.Errorf("recording %s: %w", w.path, err)
+	}
+	w.header.Part++
+	w.header.Started = time.Now()
+	if w.onNew != nil {
+		w.onNew()
+	}
+	return w.begin()
+}
+
+// Close ends the recording.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.file == nil {
+		return w.err
+	}
+	err := w.finish()
+	w.file = nil
+	if w.err != nil {
+		return w.err
+	}
+	return err
+}

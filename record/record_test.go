@@ -1,0 +1,314 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// contention is three real masters watched by a monitor, with clients taking one lock in turn.
+type contention struct {
+	mon     *monitor.Monitor
+	cfg     monitor.Config
+	addrs   []string
+	locker  *redlock.Client
+	holders []string // the token of each hold, in order, as the clients logged it
+	mu      sync.Mutex
+}
+
+func newContention(t *testing.T, cfg monitor.Config) *contention {
+	t.Helper()
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	mon, err := monitor.New(clients, redlocktest.Addrs(masters), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locker, err := redlock.New(redlocktest.Clients(t, masters), redlock.WithNodeTimeout(500*time.Millisecond),
+		redlock.WithRetries(1000), redlock.WithRetryDelay(5*time.Millisecond, 20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(locker.Close)
+	return &contention{mon: mon, cfg: cfg, addrs: redlocktest.Addrs(masters), locker: locker}
+}
+
+// hold takes resource, keeps it for d, releases it and logs its token.
+func (c *contention) hold(t *testing.T, resource string, d time.Duration) {
+	l, err := c.locker.Acquire(context.Background(), resource, 5*time.Second)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	c.mu.Lock()
+	c.holders = append(c.holders, l.Token())
+	c.mu.Unlock()
+	time.Sleep(d)
+	_ = l.Release(context.Background())
+}
+
+// TestAReplayRemakesEverySnapshotAsItWas records a monitor watching clients that take one lock in turn and a
+// fault (the holder's keys deleted on two of three masters), then replays the recording: every poll's snapshot,
+// events and contention included, is the one the live monitor made, and the lock's holder at each poll is the
+// token the clients' log says held it then.
+func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
+	for _, polled := range []bool{false, true} {
+		t.Run(map[bool]string{false: "tracked", true: "polled"}[polled], func(t *testing.T) {
+			c := newContention(t, monitor.Config{NoTracking: polled})
+			path := filepath.Join(t.TempDir(), "incident.rec")
+			w, err := Create(path, 0, Header{Started: time.Now(), Masters: c.addrs, Config: c.cfg.Recorded()}, c.mon.ReadWholeNext)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.mon.ObservePolls(func(p monitor.Poll) {
+				if err := w.WritePoll(p); err != nil {
+					t.Error(err)
+				}
+			})
+			var live [][]byte
+			c.mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { live = append(live, snapshotJSON(t, s)) })
+
+			done := make(chan struct{})
+			go func() { // clients taking "orders:hot" in turn, then one whose keys are deleted under it
+				defer close(done)
+				var wg sync.WaitGroup
+				for range 3 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for range 3 {
+							c.hold(t, "orders:hot", 120*time.Millisecond)
+						}
+					}()
+				}
+				wg.Wait()
+			}()
+			for {
+				c.mon.Poll(context.Background())
+				select {
+				case <-done:
+				case <-time.After(40 * time.Millisecond):
+					continue
+				}
+				break
+			}
+			_ = w.WriteEvent(events.Dashboard(time.Now(), events.KindAcquired, "orders:hot", "tok", "a dashboard event"))
+			for range 3 {
+				c.mon.Poll(context.Background())
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			rec, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.Polls) != len(live) || len(rec.Events) != 1 || rec.Torn {
+				t.Fatalf("the recording holds %d polls and %d events (torn %v); the monitor made %d snapshots and 1 event",
+					len(rec.Polls), len(rec.Events), rec.Torn, len(live))
+			}
+			p := NewPlayer(rec, nil)
+			for _, i := range []int{len(live) - 1, 0, len(live) / 2, 1, len(live) - 2} { // out of order: seeks
+				if where := differs(t, live[i], snapshotJSON(t, p.Snapshot(i))); where != "" {
+					t.Fatalf("poll %d of %d replayed differs from the live snapshot at %s", i, len(live), where)
+				}
+			}
+			seen := map[string]bool{}
+			for i := range p.Len() {
+				if s := p.Snapshot(i); len(s.Locks) > 0 && s.Locks[0].Holder != "" {
+					seen[s.Locks[0].Holder] = true
+				}
+			}
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for h := range seen {
+				if !contains(c.holders, h) {
+					t.Errorf("the replay shows holder %q, which no client logged", h)
+				}
+			}
+			if len(seen) == 0 {
+				t.Error("the replay never shows the lock held")
+			}
+		})
+	}
+}
+
+func snapshotJSON(t *testing.T, s monitor.Snapshot) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := monitor.WriteJSON(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// differs compares two snapshots' JSON and says where they differ, "" when they agree. Times and figures
+// computed from them may differ by a few microseconds: a recording keeps wall-clock times, and the live
+// monitor measured the same spans on the monotonic clock.
+func differs(t *testing.T, live, replay []byte) string {
+	t.Helper()
+	var a, b any
+	if err := json.Unmarshal(live, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(replay, &b); err != nil {
+		t.Fatal(err)
+	}
+	return diffValue("$", a, b)
+}
+
+func diffValue(path string, a, b any) string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return fmt.Sprintf("%s: %v vs %v", path, a, b)
+		}
+		for k, v := range x {
+			if d := diffValue(path+"."+k, v, y[k]); d != "" {
+				return d
+			}
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return fmt.Sprintf("%s: %d items vs %v", path, len(x), b)
+		}
+		for i := range x {
+			if d := diffValue(fmt.Sprintf("%s[%d]", path, i), x[i], y[i]); d != "" {
+				return d
+			}
+		}
+	case float64:
+		if y, ok := b.(float64); !ok || math.Abs(x-y) > 0.01+1e-3*math.Abs(x) {
+			return fmt.Sprintf("%s: %v vs %v", path, a, b)
+		}
+	case string:
+		y, ok := b.(string)
+		if ta, err := time.Parse(time.RFC3339Nano, x); err == nil && ok {
+			if tb, err := time.Parse(time.RFC3339Nano, y); err == nil && ta.Sub(tb).Abs() < time.Millisecond {
+				return ""
+			}
+		}
+		if !ok || x != y {
+			return fmt.Sprintf("%s: %q vs %q", path, a, b)
+		}
+	default:
+		if a != b {
+			return fmt.Sprintf("%s: %v vs %v", path, a, b)
+		}
+	}
+	return ""
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestACrashedRecordersFileIsReadable: a line cut short (the recorder died writing it) is skipped, the rest read.
+func TestACrashedRecordersFileIsReadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crash.rec")
+	w, err := Create(path, 0, Header{Started: time.Now(), Masters: []string{"a:1"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := w.WritePoll(monitor.Poll{Time: time.Unix(int64(1000+i), 0), Readings: []monitor.Reading{{Addr: "a:1"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A fourth poll, then the file cut inside it, as when the recorder dies while the kernel writes it.
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WritePoll(monitor.Poll{Time: time.Unix(1003, 0), Readings: []monitor.Reading{{Addr: "a:1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, before.Size()+8); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Open(path)
+	if err != nil {
+		t.Fatalf("a recording cut short by a crash: %v", err)
+	}
+	if len(rec.Polls) != 3 || !rec.Torn {
+		t.Errorf("read %d polls, torn %v; want the 3 whole ones, and the cut line skipped", len(rec.Polls), rec.Torn)
+	}
+}
+
+// TestARecordingOfANewerVersionIsRefusedClearly, and a file that is not a recording.
+func TestARecordingOfANewerVersionIsRefusedClearly(t *testing.T) {
+	for _, tc := range []struct{ content, want string }{
+		{`{"format":"redlock-tui recording","version":99}` + "\n", "format version 99"},
+		{"hello\n", "not a redlock-tui recording"},
+		{"", "not a redlock-tui recording"},
+	} {
+		_, err := Read(strings.NewReader(tc.content), "x.rec")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error saying %q", tc.content, err, tc.want)
+		}
+	}
+}
+
+// TestARecordingRotatesAtItsSize: past the size given, the file becomes FILE.1 and a new file begins, whose
+// first poll the monitor is asked to read whole; both files read on their own.
+func TestARecordingRotatesAtItsSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.rec")
+	news := 0
+	w, err := Create(path, 1500, Header{Started: time.Now(), Masters: []string{"a:1"}}, func() { news++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll := func(i int) monitor.Poll {
+		return monitor.Poll{Time: time.Unix(int64(1000+i), 0), Readings: []monitor.Reading{{Addr: "a:1",
+			Keys: []monitor.KeyReading{{Key: fmt.Sprintf("lock:%d", i), Value: "token-of-some-length", PTTL: time.Second}}}}}
+	}
+	i := 0
+	for ; news == 0 && i < 1000; i++ {
+		if err := w.WritePoll(poll(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 { // into the new file
+		if err := w.WritePoll(poll(i)); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	}
+	w.Close()
+	old, err1 := Open(path + ".1")
+	cur, err2 := Open(path)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("after rotation: %v, %v", err1, err2)
+	}
+	if news != 1 || cur.Header.Part != 2 || old.Header.Part != 1 || len(cur.Polls) != 2 || len(old.Polls)+2 != i {
+		t.Errorf("rotations %d, parts %d then %d, %d polls then %d of %d", news, old.Header.Part, cur.Header.Part,
+			len(old.Polls), len(cur.Polls), i)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("a recording names tokens: mode %v (%v), want 0600", info.Mode(), err)
+	}
+	if _, err := Create(path, 0, Header{}, nil); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("a recording over an existing file: %v, want a refusal", err)
+	}
+}
