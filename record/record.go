@@ -65,8 +65,8 @@ type Writer struct {
 	buf      *bufio.Writer // over file
 	gz       *gzip.Writer  // over buf
 	size     int64         // bytes written to file
-	onNew    func() // called when a new file begins, for the next poll to read every master whole
-	err      error  // the first write error: the recording stops there
+	onNew    func()        // called when a new file begins, for the next poll to read every master whole
+	err      error         // the first write error: the recording stops there
 }
 
 // Create starts a recording at path, which must not exist (a recording is never appended to another), with
