@@ -107,7 +107,9 @@ func TestParseClientList(t *testing.T) {
 func at(ms int) time.Time { return time.Unix(1700000000, 0).Add(time.Duration(ms) * time.Millisecond) }
 
 // cmd is a command from addr at ms.
-func cmd(ms int, addr string, args ...string) command { return command{At: at(ms), Addr: addr, Args: args} }
+func cmd(ms int, addr string, args ...string) command {
+	return command{At: at(ms), Addr: addr, Args: args}
+}
 
 func TestAttribute(t *testing.T) {
 	const tok = "Qm9yaXMgd2FzIGhlcmUhIQ=="
