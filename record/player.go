@@ -12,9 +12,10 @@ import (
 // replays every poll once when made, keeping one snapshot in keyEvery; a later one is remade from the last kept
 // before it. Snapshots are immutable and share what did not change, so keeping them costs little.
 type Player struct {
-	rec  *Recording
-	cfg  monitor.Config
-	kept []monitor.Snapshot // the snapshot of every keyEvery-th poll
+	rec    *Recording
+	cfg    monitor.Config
+	kept   []monitor.Snapshot // the snapshot of every keyEvery-th poll
+	events []monitor.Event    // the monitor's events of every poll, in order
 }
 
 // keyEvery is how many polls apart the player keeps a snapshot: seeking remakes at most keyEvery-1 polls.
@@ -31,6 +32,7 @@ func NewPlayer(rec *Recording, advise func(addr string, err error) string) *Play
 		if i%keyEvery == 0 {
 			p.kept = append(p.kept, s)
 		}
+		p.events = append(p.events, s.EventsSince(prev)...)
 		prev = &s
 	}
 	return p
@@ -63,3 +65,10 @@ func (p *Player) Events(t time.Time) []events.Record {
 	n := sort.Search(len(p.rec.Events), func(i int) bool { return p.rec.Events[i].Time.After(t) })
 	return p.rec.Events[:n]
 }
+
+// MonitorEvents are the events the monitor told over the whole recording, oldest first: the moments worth
+// seeking to.
+func (p *Player) MonitorEvents() []monitor.Event { return p.events }
+
+// Recording is the recording the player replays.
+func (p *Player) Recording() *Recording { return p.rec }

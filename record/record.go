@@ -177,6 +177,13 @@ func (w *Writer) rotate() error {
 	return w.begin()
 }
 
+// Err returns the first error that stopped the recording, or nil.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
 // Close ends the recording.
 func (w *Writer) Close() error {
 	w.mu.Lock()

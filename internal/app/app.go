@@ -12,6 +12,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -45,8 +46,9 @@ type App struct {
 	Feed    *Feed            // set by Publish; nil without outputs
 
 	debug       *debugLog
-	driftFactor float64  // the monitor's, for the metrics' clock allowance; set by Watch
-	closers     []func() // in the order opened; Close runs them backwards
+	driftFactor float64                // the monitor's, for the metrics' clock allowance; set by Watch
+	recorded    monitor.RecordedConfig // the monitor's, for a recording's header; set by Watch
+	closers     []func()               // in the order opened; Close runs them backwards
 }
 
 // Open starts the debug log, then creates a client per master, or starts the demo's embedded masters when
@@ -107,7 +109,7 @@ func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
 	if a.debug != nil {
 		mon.Observe(a.debug.poll)
 	}
-	a.Monitor, a.Own, a.driftFactor = mon, own, cfg.DriftFactor
+	a.Monitor, a.Own, a.driftFactor, a.recorded = mon, own, cfg.DriftFactor, cfg.Recorded()
 	return mon, nil
 }
 
@@ -134,7 +136,7 @@ func (a *App) Publish(out Outputs) error {
 	if a.Monitor == nil {
 		return errors.New("app: Publish before Watch")
 	}
-	f, err := startFeed(out, a.Monitor, a.Demo, a.driftFactor)
+	f, err := startFeed(out, a.Monitor, a.Demo, a.driftFactor, record.Header{Masters: a.Names, Config: a.recorded})
 	if err != nil {
 		return err
 	}

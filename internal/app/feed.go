@@ -13,6 +13,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/metrics"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/record"
 )
 
 // Deadlines of the metrics server: a scrape renders a snapshot already in memory, so these are generous.
@@ -30,6 +31,8 @@ type Outputs struct {
 	Release      string    // the program's release, in the metrics' build information
 	Stdout       io.Writer // the event stream's destination for "-"
 	Stderr       io.Writer // where the metrics server says its address, and reports a failure
+	Record       string    // --record: the file to record every poll and event to, "" none
+	RecordMax    int64     // --record-max: the size at which the recording begins a new file (0: the default)
 }
 
 // Feed hands every event to every output: after each poll, the monitor's snapshot to the metrics exporter and
@@ -38,12 +41,14 @@ type Outputs struct {
 type Feed struct {
 	stream   *events.Writer // nil without --events
 	exporter *metrics.Exporter
+	recorder *record.Writer // nil without --record
 	closers  []func()
 }
 
 // startFeed opens the outputs and starts feeding them from mon and d (nil outside demo mode); driftFactor is
-// the monitor's (0: its default), from which the metrics tell the clock allowance.
-func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo, driftFactor float64) (*Feed, error) {
+// the monitor's (0: its default), from which the metrics tell the clock allowance, and header names the masters
+// and the monitor's configuration in a recording.
+func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo, driftFactor float64, header record.Header) (*Feed, error) {
 	f := &Feed{exporter: metrics.New(metrics.Options{Resources: out.MetricsLocks, Version: out.Release,
 		DriftFactor: driftFactor})}
 	if out.Events != "" {
@@ -62,6 +67,12 @@ func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo, driftFactor floa
 		}
 		f.closers = append(f.closers, shutdown)
 	}
+	if out.Record != "" {
+		if err := f.startRecording(out, mon, header); err != nil {
+			f.close()
+			return nil, err
+		}
+	}
 	if d != nil {
 		go f.followDemo(d)
 	}
@@ -69,12 +80,31 @@ func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo, driftFactor floa
 	return f, nil
 }
 
-// Err returns the first error that stopped the event stream, or nil.
+// Err returns the first error that stopped the event stream or the recording, or nil.
 func (f *Feed) Err() error {
+	if f.recorder != nil {
+		if err := f.recorder.Err(); err != nil {
+			return err
+		}
+	}
 	if f.stream == nil {
 		return nil
 	}
 	return f.stream.Err()
+}
+
+// startRecording records every poll of mon, and the events the polls do not remake, to out.Record, with
+// header (the masters, the monitor's configuration).
+func (f *Feed) startRecording(out Outputs, mon *monitor.Monitor, header record.Header) error {
+	header.Started = time.Now()
+	w, err := record.Create(out.Record, out.RecordMax, header, mon.ReadWholeNext)
+	if err != nil {
+		return err
+	}
+	f.recorder = w
+	f.closers = append(f.closers, func() { _ = w.Close() }) // its first error is Err's
+	mon.ObservePolls(func(p monitor.Poll) { _ = w.WritePoll(p) })
+	return nil
 }
 
 // close stops the metrics server and closes the event stream.
@@ -85,13 +115,16 @@ func (f *Feed) close() {
 	f.closers = nil
 }
 
-// emit writes records to the event stream, if there is one.
+// emit writes records to the event stream, if there is one, and those the polls do not remake (the
+// dashboard's, the demo's) to the recording, if there is one.
 func (f *Feed) emit(rs ...events.Record) {
-	if f.stream == nil {
-		return
-	}
 	for _, r := range rs {
-		f.stream.Emit(r)
+		if f.stream != nil {
+			f.stream.Emit(r)
+		}
+		if f.recorder != nil && (r.Source == events.SourceDashboard || r.Source == events.SourceDemo) {
+			_ = f.recorder.WriteEvent(r) // its first error is Err's
+		}
 	}
 }
 

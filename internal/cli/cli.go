@@ -87,6 +87,8 @@ func run(args []string, sys system) int {
 			return ExitOK
 		case "help":
 			return helpCommand(args[1:], sys)
+		case "replay":
+			return replayCommand(args[1:], sys)
 		}
 		if generated[args[0]] {
 			return runGenerated(args, sys)

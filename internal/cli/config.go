@@ -81,6 +81,9 @@ type Config struct {
 	Metrics       string        // address to serve Prometheus metrics on, "" none
 	MetricsLocks  []string      // resources with series of their own in the metrics
 	Events        string        // file to append the event stream to, "-" stdout (headless only), "" none
+	Record        string        // --record: file to record every poll and event to, for replay; "" none
+	RecordMax     string        // --record-max: the size at which the recording begins a new file ("256M")
+	recordMax     int64         // RecordMax in bytes, once checked
 	Debug         string        // file to append the debug log to (connections, rounds, polls), "" none
 	TLSSkipVerify bool          // rediss:// certificates are not checked; main warns loudly
 	Cluster       bool          // --cluster: the masters are nodes of one Redis Cluster (app.Open detects it anyway)
@@ -298,13 +301,20 @@ func checkOutputFlags(c *Config, _ *flagValues) error {
 		return usagef("--watch must be from 0 to %v, got %s", maxHistory, c.Watch)
 	case c.Headless && c.Once:
 		return usagef("--headless and --once exclude each other")
-	case c.Headless && c.Metrics == "" && c.Events == "":
-		return usagef("--headless needs --metrics or --events: it has no other output")
+	case c.Headless && c.Metrics == "" && c.Events == "" && c.Record == "":
+		return usagef("--headless needs --metrics, --events or --record: it has no other output")
+	case c.Record != "" && c.Once:
+		return usagef("--record applies to the dashboard and --headless, not --once")
 	case c.Events == "-" && !c.Headless:
 		return usagef("--events - (standard output) needs --headless: the dashboard owns the screen")
 	case len(c.MetricsLocks) > 0 && c.Metrics == "":
 		return usagef("--metrics-locks needs --metrics")
 	}
+	size, err := parseSize(c.RecordMax)
+	if err != nil {
+		return usagef("--record-max %q: %v", c.RecordMax, err)
+	}
+	c.recordMax = size
 	if c.Metrics != "" {
 		if _, _, err := net.SplitHostPort(c.Metrics); err != nil {
 			return usagef("--metrics %q: want host:port (or :port for every interface)", c.Metrics)
@@ -693,4 +703,30 @@ func applyClientSettings(o *redis.Options, nodeTimeout time.Duration) {
 	if o.TLSConfig != nil && o.TLSConfig.MinVersion == 0 {
 		o.TLSConfig.MinVersion = tls.VersionTLS12
 	}
+}
+
+// minRecordMax is the smallest --record-max: a recording's file holds at least its header and a poll or two.
+const minRecordMax = 1 << 20
+
+// parseSize reads a size as --record-max takes it: bytes, or a number with K, M or G (powers of 1024; a
+// trailing B or iB is allowed), at least minRecordMax.
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, strings.TrimSuffix(t, "K")
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, strings.TrimSuffix(t, "M")
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, errors.New("want a size such as 256M, 1G or 500K")
+	}
+	if n*mult < minRecordMax {
+		return 0, fmt.Errorf("at least 1M: a recording's file holds at least a few polls")
+	}
+	return n * mult, nil
 }

@@ -16,9 +16,9 @@ import (
 )
 
 // runDashboard runs the full-screen dashboard until the user quits, then prints the UI's summary on the
-// restored terminal. With --metrics or --events the feed serves them while it runs.
+// restored terminal. With --metrics, --events or --record the feed serves them while it runs.
 func runDashboard(a *app.App, cfg Config, sys system) int {
-	if cfg.Metrics != "" || cfg.Events != "" {
+	if cfg.Metrics != "" || cfg.Events != "" || cfg.Record != "" {
 		if err := a.Publish(outputs(cfg, sys)); err != nil {
 			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
 			return ExitFailure

@@ -131,6 +131,8 @@ func addOutputFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
 	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
 	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless)")
+	fs.StringVar(&c.Record, "record", "", "record every poll and event to this new file (mode 0600), for `redlock-tui replay`")
+	fs.StringVar(&c.RecordMax, "record-max", "256M", "with --record: at this size the file becomes FILE.1 and a new one begins")
 }
 
 // addDemoFlags declares the embedded demo.

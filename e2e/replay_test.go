@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/record"
+	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+// hold is one client's hold of a lock, as the client logged it.
+type hold struct {
+	token              string
+	acquired, released time.Time
+}
+
+// TestARecordedIncidentReplaysWhoHeldTheLock is issue 36's record and replay: `--headless --record` watches
+// three real masters while clients take one lock in turn and a fault deletes a holder's keys on two masters;
+// `replay FILE` lists the moments (the fault among them), and `replay FILE --at T --json`, for moments inside
+// each hold, names the holder the clients' log says held the lock then. Nothing connects to a master to replay.
+func TestARecordedIncidentReplaysWhoHeldTheLock(t *testing.T) {
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	file := filepath.Join(t.TempDir(), "incident.rec")
+	watcher := startRun(t, bin, t.TempDir(), "-m", strings.Join(redlocktest.Addrs(masters), ","), "--headless",
+		"--poll", "100ms", "--record", file)
+	eventually(t, "the recording to begin", func() (bool, string) {
+		info, err := os.Stat(file)
+		return err == nil && info.Size() > 0, "no file yet"
+	})
+	time.Sleep(500 * time.Millisecond) // the first polls: the keyspace is swept before the contention
+
+	locker, err := redlock.New(redlocktest.Clients(t, masters), redlock.WithNodeTimeout(500*time.Millisecond),
+		redlock.WithRetries(1000), redlock.WithRetryDelay(10*time.Millisecond, 30*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	var mu sync.Mutex
+	var holds []hold
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 2 {
+				l, err := locker.Acquire(context.Background(), "o1:hot", 5*time.Second)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				h := hold{token: l.Token(), acquired: time.Now()}
+				time.Sleep(400 * time.Millisecond)
+				h.released = time.Now()
+				_ = l.Release(context.Background())
+				mu.Lock()
+				holds = append(holds, h)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	// The fault: a holder's keys deleted on two of three masters while it holds.
+	l, err := locker.Acquire(context.Background(), "billing:nightly", 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	for _, c := range clients[:2] {
+		if err := c.Del(context.Background(), "billing:nightly").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(600 * time.Millisecond)
+	_ = l.Release(context.Background())
+	time.Sleep(300 * time.Millisecond)
+	if err := watcher.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := watcher.wait(30 * time.Second); code != 0 {
+		t.Fatalf("the headless recorder exited %d; stderr:\n%s", code, watcher.stderr.String())
+	}
+
+	code, out, stderr := runBinary(t, bin, nil, "replay", file)
+	if code != 0 || !strings.Contains(out, "Moments") || !strings.Contains(out, "billing:nightly") {
+		t.Fatalf("replay FILE: exit %d, stdout:\n%s\nstderr:\n%s\nwant the moments, the fault on billing:nightly among them",
+			code, out, stderr)
+	}
+	rec, err := record.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, h := range holds {
+		at, ok := pollInside(rec, h) // a poll that read every master after the acquisition, before the release
+		if !ok {
+			continue
+		}
+		code, out, stderr := runBinary(t, bin, nil, "replay", file, "--at", at.Format(time.RFC3339Nano), "--json")
+		if code != 0 {
+			t.Fatalf("replay --at %s --json: exit %d: %s", at.Format(time.RFC3339Nano), code, stderr)
+		}
+		var doc struct {
+			Locks []struct {
+				Resource string `json:"resource"`
+				State    string `json:"state"`
+				Holder   string `json:"holder"`
+			} `json:"locks"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("replay --json is not JSON: %v\n%s", err, out)
+		}
+		found := false
+		for _, lk := range doc.Locks {
+			if lk.Resource == "o1:hot" {
+				found = true
+				if lk.Holder != h.token || lk.State != "held" {
+					t.Errorf("at %s the replay shows o1:hot %s by %q; the clients' log says %q held it from %s to %s",
+						at.Format("15:04:05.000"), lk.State, lk.Holder, h.token, h.acquired.Format("15:04:05.000"),
+						h.released.Format("15:04:05.000"))
+				}
+			}
+		}
+		if !found {
+			t.Errorf("at %s the replay does not list o1:hot, which %q held", at.Format("15:04:05.000"), h.token)
+		}
+		checked++
+	}
+	if checked < 2 {
+		t.Fatalf("only %d of %d holds had a poll inside them to check", checked, len(holds))
+	}
+}
+
+// pollInside finds a poll whose every reading was sent after h's acquisition and that ended before its release.
+func pollInside(rec *record.Recording, h hold) (time.Time, bool) {
+	for _, p := range rec.Polls {
+		inside := p.Time.Before(h.released)
+		for _, r := range p.Readings {
+			inside = inside && r.Err == nil && r.Sent.After(h.acquired)
+		}
+		if inside {
+			return p.Time, true
+		}
+	}
+	return time.Time{}, false
+}
