@@ -58,6 +58,17 @@ func (r Role) String() string {
 // MarshalText writes the role's name.
 func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
+// UnmarshalText reads a role's name, as MarshalText writes it.
+func (r *Role) UnmarshalText(text []byte) error {
+	for role := RoleHolder; role <= RoleReader; role++ {
+		if role.String() == string(text) {
+			*r = role
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown role %q", text)
+}
+
 // Conn is one connection seen touching the lock's key during a sample, with what CLIENT LIST says of it.
 type Conn struct {
 	Client

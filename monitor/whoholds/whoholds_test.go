@@ -311,3 +311,17 @@ func TestRequestCheck(t *testing.T) {
 		t.Errorf("a request with the default bounds: %v", err)
 	}
 }
+
+func TestRoleTextRoundTrips(t *testing.T) {
+	for r := RoleHolder; r <= RoleReader; r++ {
+		text, _ := r.MarshalText()
+		var back Role
+		if err := back.UnmarshalText(text); err != nil || back != r {
+			t.Errorf("role %d writes %q, which reads back as %d (%v)", r, text, back, err)
+		}
+	}
+	var r Role
+	if r.UnmarshalText([]byte("owner")) == nil {
+		t.Error(`the unknown role "owner" reads without an error`)
+	}
+}
