@@ -120,6 +120,8 @@ func run(args []string, sys system) int {
 	}
 	defer a.Close()
 	switch {
+	case cfg.Once && cfg.Who.Resource != "":
+		return runWho(a, cfg, sys)
 	case cfg.Once:
 		return runOnce(a.Monitor, cfg, sys)
 	case cfg.Headless:

@@ -99,6 +99,8 @@ type Config struct {
 	// Other clients' locks (keyformat.go).
 	KeyFormat string         // the key convention our locks take (monitor.KeyFormat): "plain", "malkusch", ...
 	Permits   map[string]int // semaphores' limits by name or key (monitor.Config.Permits)
+
+	Who whoConfig // --once --who: name a lock's holder from a sample of its master (whoholds.go)
 }
 
 // Environment is what parsing may read besides the arguments: injected so

@@ -31,7 +31,7 @@ var (
 
 // dashboardGroups are the flags of the dashboard, --once and --headless.
 var dashboardGroups = []flagGroup{connectionFlags, profileFlags, lockFlags, keyFormatFlags, monitorFlags, permitsFlags,
-	outputFlags, demoFlags, debugFlags, generalFlags}
+	outputFlags, whoFlags, demoFlags, debugFlags, generalFlags}
 
 // newFlagSet declares the groups' flags on a fresh set bound to v.
 func newFlagSet(groups []flagGroup, v *flagValues) *pflag.FlagSet {
