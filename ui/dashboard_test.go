@@ -253,6 +253,14 @@ func TestGolden(t *testing.T) {
 		{"profile_production_80x24", prodProfileOptions, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}}},
 		{"profile_production_120x40", prodProfileOptions, 120, 40, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}}},
 		{"refresh_modes_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: refreshModesSnapshot()}}},
+		// Issue 34's first screen: the header is the worst of what is shown; each master's own error first, the
+		// selected one's whole with its next step.
+		{"unreachable_masters_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: unreachableSnapshot()}}},
+		{"unreachable_masters_120x40", ui.Options{}, 120, 40, []tea.Msg{ui.SnapshotMsg{Snapshot: unreachableSnapshot()}}},
+		{"unreachable_masters_second_selected_80x24", ui.Options{}, 80, 24, []tea.Msg{
+			ui.SnapshotMsg{Snapshot: unreachableSnapshot()}, keys("shift+tab", "j")}},
+		{"restarted_master_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: restartedSnapshot()}}},
+		{"restarted_master_120x40", ui.Options{}, 120, 40, []tea.Msg{ui.SnapshotMsg{Snapshot: restartedSnapshot()}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1004,7 +1012,7 @@ func TestSnapshotHandling(t *testing.T) {
 		want []string
 	}{
 		{"lost lock", lost, []string{"LOST", "(1 mine, 1 lost, 1 partial)", `✖ error: our lock "jobs:nightly-report" lost`,
-			"lock-lost jobs:nightly-report: lost its quorum", "│ OK │ masters 3/3 up"}}, // the header is the masters'; the banner has the lock
+			"lock-lost jobs:nightly-report: lost its quorum", "│ UNSAFE │ masters 3/3 up"}}, // the header: the banner's worst, an error
 		{"master down", masterDownSnapshot(), []string{"M2  10.0.0.2:6379          down", "connection refused",
 			"● ? ●", "DEGRADED", "▲ warning: 10.0.0.2:6379: down"}},
 		{"no quorum", noQuorumSnapshot(), []string{"NO QUORUM", "masters 1/3 up", "✖ error: 1 of 3 masters up"}},

@@ -11,16 +11,33 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// health is the overall state shown in the header.
+// health is the overall state shown in the header: the worst of what the screen shows, so that the header
+// never says OK above a warning, nor DEGRADED above an error.
 type health int
 
-// The overall states.
+// The overall states, from the best to the worst.
 const (
 	healthWaiting  health = iota // no snapshot yet
-	healthOK                     // every master up
-	healthDegraded               // a master down, quorum still possible
+	healthOK                     // every master up, every known lock read, nothing in the banner
+	healthDegraded               // a master down or unread locks (quorum still possible), or a warning in the banner
+	healthUnsafe                 // an error in the banner: locking may be unsafe (a restart or failover within the longest TTL, a lock that lost its quorum, ...)
 	healthNoQuorum               // fewer masters up than the quorum: no lock can be taken
 )
+
+// bannerHealth is the least overall state that the warnings shown allow: an error is unsafe, a warning
+// degraded; information (the keys left out as not lock-shaped) leaves the header as it is.
+func bannerHealth(ws []warningRow) health {
+	h := healthOK
+	for _, w := range ws {
+		switch w.severity {
+		case monitor.SeverityError:
+			h = max(h, healthUnsafe)
+		case monitor.SeverityWarning:
+			h = max(h, healthDegraded)
+		}
+	}
+	return h
+}
 
 // masterRow is one master of a snapshot as the dashboard shows it; every string is sanitized.
 type masterRow struct {
@@ -94,6 +111,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 		d.warnings[i] = warningRow{severity: w.Severity, text: sanitize(w.String(), textCap)}
 	}
 	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity.Rank(), a.severity.Rank()) })
+	d.health = max(d.health, bannerHealth(d.warnings))
 	d.ingestLocks(prev)
 	return d, newEntries(s, prev)
 }

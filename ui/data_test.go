@@ -102,12 +102,17 @@ func TestIngestHealth(t *testing.T) {
 	noQuorum.UpCount = 1
 	warned := threeMasters(t0)
 	warned.Warnings = []monitor.Warning{{Kind: monitor.WarnMasterCount, Text: "even"}}
+	erred := threeMasters(t0)
+	erred.Warnings = []monitor.Warning{{Severity: monitor.SeverityError, Kind: monitor.WarnRestart, Text: "restarted"}}
+	informed := threeMasters(t0)
+	informed.Warnings = []monitor.Warning{{Severity: monitor.SeverityInfo, Kind: monitor.WarnNotLockShaped, Text: "left out"}}
 	for _, tc := range []struct {
 		name string
 		s    monitor.Snapshot
 		want health
 	}{{"all up", ok, healthOK}, {"one down", degraded, healthDegraded}, {"below quorum", noQuorum, healthNoQuorum},
-		{"a warning with every master up: the header is the masters' quorum", warned, healthOK}} {
+		{"a warning with every master up: the header is no milder than the banner", warned, healthDegraded},
+		{"an error with every master up", erred, healthUnsafe}, {"information only", informed, healthOK}} {
 		if d, _ := ingest(tc.s, nil); d.health != tc.want {
 			t.Errorf("%s: health %v, want %v", tc.name, d.health, tc.want)
 		}

@@ -125,3 +125,45 @@ func plural(n int, noun string) string { return textfmt.Plural(n, noun) }
 
 // thousands writes n with separators every three digits: 100,000.
 func thousands(n int) string { return textfmt.Thousands(n) }
+
+// wrap wraps text (plain or styled) to lines of at most w cells, breaking at spaces only: a token with hyphens
+// (a lock token, a key name, an address) stays whole on its line, so that a copy of it from the screen is the
+// token, and a word longer than a line starts one of its own and is cut into lines there. Newlines are kept.
+func wrap(text string, w int) []string { return wrapWidths(text, w, w) }
+
+// wrapWidths is wrap with a first line of first cells and the others of rest cells: for a text that
+// continues a row, under it.
+func wrapWidths(text string, first, rest int) []string {
+	first, rest = max(first, 1), max(rest, 1)
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		width := first
+		if len(out) > 0 {
+			width = rest
+		}
+		line, lw, started := "", 0, false
+		flush := func() {
+			out = append(out, line)
+			line, lw, started, width = "", 0, false, rest
+		}
+		for _, word := range strings.Split(para, " ") {
+			ww := ansi.StringWidth(word)
+			if started && lw+1+ww <= width {
+				line, lw = line+" "+word, lw+1+ww
+				continue
+			}
+			if started {
+				flush()
+			}
+			for ww > width { // a word longer than a line: cut into lines of its own
+				out = append(out, ansi.Cut(word, 0, width))
+				word = ansi.Cut(word, width, ww)
+				ww = ansi.StringWidth(word)
+				width = rest
+			}
+			line, lw, started = word, ww, true
+		}
+		flush()
+	}
+	return out
+}

@@ -12,6 +12,7 @@ func (r rect) contains(x, y int) bool {
 type layoutInput struct {
 	w, h      int
 	masters   int  // masters in the snapshot (1 before the first)
+	note      int  // lines the selected master's note asks for under its row (its error's rest)
 	warnings  int  // the monitor's current warnings
 	demo      bool // demo mode: a line under the header
 	violation bool // the demo's violation banner is up
@@ -27,6 +28,7 @@ type layout struct {
 	storyH               int // a stepped scenario's story box, under the demo line
 	bannerH, footerH     int
 	bannerMore           int  // warnings not shown in the banner
+	noteH                int  // lines under the selected master for the rest of its note, within the masters panel
 	logFull              bool // the event log fills the body in place of the panels
 	// body is the area between the banners and the footer: the panels, the full help, a drill-down view.
 	body rect
@@ -59,13 +61,14 @@ func arrange(in layoutInput) layout {
 		l.footerH = 2
 	}
 	mastersH := min(in.masters, 6) + 3
-	rest := h - 1 - l.demoBarH - l.storyH - l.violationH - l.bannerH - l.footerH - mastersH
-	// Short of room for the locks, the masters, the banners, the violation and a stepped story's box give
-	// up lines, in that order, down to what each cannot do without.
+	l.noteH = in.note
+	rest := h - 1 - l.demoBarH - l.storyH - l.violationH - l.bannerH - l.footerH - mastersH - l.noteH
+	// Short of room for the locks, the selected master's note, the masters, the banners, the violation and a
+	// stepped story's box give up lines, in that order, down to what each cannot do without.
 	for _, part := range []struct {
 		h     *int
 		least int
-	}{{&mastersH, 4}, {&l.bannerH, 1}, {&l.violationH, 1}, {&l.storyH, 2}} {
+	}{{&l.noteH, 0}, {&mastersH, 4}, {&l.bannerH, 1}, {&l.violationH, 1}, {&l.storyH, 2}} {
 		for rest < 6 && *part.h > part.least {
 			*part.h--
 			rest++
@@ -89,6 +92,7 @@ func arrange(in layoutInput) layout {
 	if in.demo { // the demo's events are the story: the log gets more room
 		oursW = w / 3
 	}
+	mastersH += l.noteH
 	top := 1 + l.demoBarH + l.storyH + l.violationH + l.bannerH
 	l.body = rect{0, top, w, mastersH + midH + bottomH}
 	l.panels[focusMasters] = rect{0, top, w, mastersH}

@@ -23,7 +23,16 @@ type mastersPanel struct {
 	demo     bool               // demo mode: the faults lead the notes
 	faults   []demo.MasterState // the demo's masters, as the presenter left them
 	faultsAt time.Time          // when faults were read
+	// noteH is how many lines the layout gives, under the selected master, to the rest of its note (its
+	// error and next step) that its row has no room for.
+	noteH int
 }
+
+// maxNoteLines bounds the lines under the selected master for the rest of its note.
+const maxNoteLines = 4
+
+// noteIndent is where the lines of a note under its master's row start: under the address.
+const noteIndent = 6
 
 // newMastersPanel returns the masters panel; demoMode makes room for the demo's faults.
 func newMastersPanel(sh *shared, demoMode bool) *mastersPanel {
@@ -32,8 +41,8 @@ func newMastersPanel(sh *shared, demoMode bool) *mastersPanel {
 	return p
 }
 
-// rows is how many masters fit below the column header.
-func (p *mastersPanel) rows() int { return max(p.h-3, 0) }
+// rows is how many masters fit below the column header, beside the selected master's note.
+func (p *mastersPanel) rows() int { return max(p.h-3-p.noteH, 0) }
 
 // Update moves the cursor with the navigation keys, the mouse and the presenter's picks, and takes in the
 // focus and the demo's faults.
@@ -75,6 +84,10 @@ func (p *mastersPanel) mouse(msg tea.MouseMsg) {
 		return
 	}
 	row := msg.Y - 2 // the border and the column header
+	// The selected master's note lines are below it: a click on them is a click on it.
+	if sel := p.cursor - p.offset; p.noteH > 0 && row > sel {
+		row = max(row-p.noteH, sel)
+	}
 	if row < 0 || row >= p.rows() {
 		return
 	}
@@ -192,7 +205,7 @@ func (p *mastersPanel) View() string {
 	}
 	body := []string{st.table.head.Render(fit(strings.Join(heads, " "), w))}
 	p.offset = window(p.cursor, p.offset, p.rows(), len(d.masters))
-	for i := p.offset; i < len(d.masters) && len(body) < p.rows()+1; i++ {
+	for i := p.offset; i < len(d.masters) && i < p.offset+p.rows(); i++ {
 		cursor := "  "
 		switch {
 		case i != p.cursor:
@@ -205,7 +218,14 @@ func (p *mastersPanel) View() string {
 		if i < len(p.faults) {
 			faults, bad = faultText(&p.faults[i], p.faultsAt, p.sh.now())
 		}
-		body = append(body, p.row(&d.masters[i], c, cursor, faults, bad))
+		if i == p.cursor && p.noteH > 0 && cursor == "  " { // its note continues below: say whose it is
+			cursor = st.text.muted.Render("▸ ")
+		}
+		row, more := p.row(&d.masters[i], c, cursor, faults, bad, w, i == p.cursor && p.noteH > 0)
+		body = append(body, row)
+		if i == p.cursor {
+			body = append(body, cutNote(more, p.noteH, w-noteIndent, st, p.noteStyle(&d.masters[i]))...)
+		}
 	}
 	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, d.snap.Servers, d.snap.Quorum)
 	if p.demo && p.cursor < len(d.masters) {
@@ -214,14 +234,22 @@ func (p *mastersPanel) View() string {
 	return st.box(title, body, p.w, p.h, focused)
 }
 
-// row renders one master after its cursor cell; faults (demo mode) lead its notes, in the error style when bad.
-func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, bad bool) string {
+// row renders one master, w cells wide, after its cursor cell; faults (demo mode) lead its notes, in the error
+// style when bad. A master with no figures to show (down, or never answered) has its note, its own error and
+// the next step, right after its state, in place of them. It returns the row and the lines of the note that
+// did not fit on it, wrapped for the lines under the row, when whole asks for it (the note then breaks at a
+// space on the row; otherwise the row shows as much of it as fits).
+func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, bad bool, w int, whole bool) (string, []string) {
 	st, s := p.sh.st, m.st
 	var b strings.Builder
 	b.WriteString(cursor)
 	b.WriteString(st.text.muted.Render(fit(m.label, 3)) + " ")
 	b.WriteString(st.name(fit(m.addr, c.addr), st.text.normal) + " ")
 	b.WriteString(p.stateCell(s, c.status) + " ")
+	if figureless(s) {
+		note, more := p.notes(m, w-ansi.StringWidth(b.String()), faults, bad, w-noteIndent, whole)
+		return b.String() + note, more
+	}
 	val := st.text.normal // a master that did not answer keeps its last values, greyed
 	if !s.Up {
 		val = st.cell.unknown
@@ -266,11 +294,18 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	if c.scan > 0 {
 		b.WriteString(val.Render(fitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
 	}
+	var more []string
 	if c.notes > 0 {
-		b.WriteString(p.notes(m, c.notes, faults, bad))
+		var note string
+		note, more = p.notes(m, c.notes, faults, bad, w-noteIndent, whole)
+		b.WriteString(note)
 	}
-	return b.String()
+	return b.String(), more
 }
+
+// figureless reports whether a master has no figures to show: declared down, or never answered. Its row
+// gives their room to its error.
+func figureless(s *monitor.MasterStatus) bool { return !s.Up && (s.Down || s.LastAnswer.IsZero()) }
 
 // stateCell is a master's state, w cells wide: up, down, silent (it missed a poll: its last values stay,
 // greyed, until it answers or is declared down) or dup.
@@ -288,14 +323,14 @@ func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 	return style.Render(fit(status, w))
 }
 
-// notes is a master's last cell, room cells wide at most: its faults (demo mode), in the error style when
-// bad, then its error when it did not answer, or its warnings.
-func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool) string {
+// notes is a master's note cell, room cells wide at most: its faults (demo mode), in the error style when
+// bad, then its error when it did not answer (with the next step, where the error has a usual fix), or its
+// warnings. It returns the cell, cut with "…" when the note is longer, and, when whole asks for them, the
+// note's lines that did not fit, wrapped to rest cells (a master's error is shown whole under its row while it
+// is selected).
+func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool, rest int, whole bool) (string, []string) {
 	st := p.sh.st
-	note, noteStyle := m.warnings, st.level[levelWarn]
-	if !m.st.Up {
-		note, noteStyle = m.err, st.text.bad
-	}
+	note, noteStyle := p.noteText(m), p.noteStyle(m)
 	var b strings.Builder
 	if faults != "" {
 		style := st.level[levelWarn]
@@ -312,10 +347,69 @@ func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool) st
 			room = 0
 		}
 	}
-	if note != "" && room > 0 {
-		b.WriteString(st.name(fit(note, room), noteStyle))
+	if note == "" || room <= 0 {
+		return b.String(), nil
 	}
-	return b.String()
+	if m.st.Up || !whole { // cut to the cell: warnings, and an error of a master not selected
+		b.WriteString(st.name(fit(note, room), noteStyle))
+		return b.String(), nil
+	}
+	lines := wrapWidths(note, room, rest)
+	if len(lines) > 1 { // the row says that it goes on: room for " …"
+		lines = wrapWidths(note, room-2, rest)
+	}
+	first := lines[0]
+	if len(lines) > 1 {
+		first += " …"
+	}
+	b.WriteString(st.name(first, noteStyle))
+	return b.String(), lines[1:]
+}
+
+// noteText is a master's note: its error while it does not answer, else its warnings; sanitized.
+func (p *mastersPanel) noteText(m *masterRow) string {
+	if !m.st.Up {
+		return m.err
+	}
+	return m.warnings
+}
+
+// noteStyle is the style of a master's note: an error's, or a warning's.
+func (p *mastersPanel) noteStyle(m *masterRow) paint {
+	if !m.st.Up {
+		return p.sh.st.text.bad
+	}
+	return p.sh.st.level[levelWarn]
+}
+
+// noteWant is how many lines under its row the selected master's note needs at width w (the panel's),
+// at most maxNoteLines: the layout gives them when it has room.
+func (p *mastersPanel) noteWant(w int) int {
+	d := p.sh.data
+	if d == nil || p.cursor >= len(d.masters) || d.masters[p.cursor].st.Up {
+		return 0
+	}
+	m := &d.masters[p.cursor]
+	faults, bad := "", false
+	if p.cursor < len(p.faults) {
+		faults, bad = faultText(&p.faults[p.cursor], p.faultsAt, p.sh.now())
+	}
+	_, more := p.row(m, masterColumns(w-2, p.demo), "  ", faults, bad, w-2, true)
+	return min(len(more), maxNoteLines)
+}
+
+// cutNote is the lines of a note under its master's row: at most n of more, indented under the address and
+// padded to w cells after it, the last ending in "…" when some are left out.
+func cutNote(more []string, n, w int, st *styles, style paint) []string {
+	if n <= 0 || len(more) == 0 {
+		return nil
+	}
+	lines := cutLines(more, n, w)
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.Repeat(" ", noteIndent) + style.Render(l)
+	}
+	return out
 }
 
 // sweepCell is a master's discovery progress in a few cells: how far the first sweep has got ("41%"), then

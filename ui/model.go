@@ -595,12 +595,14 @@ func (m *Model) relayout() {
 		violation: m.demo != nil && m.demo.violated(), logFull: m.logFull}
 	if d := m.sh.data; d != nil {
 		in.masters, in.warnings = max(len(d.masters), 1), len(d.warnings)
+		in.note = m.masters.noteWant(m.width)
 	}
 	if m.demo != nil {
 		in.story = m.demo.storyLines(m.width)
 	}
 	l := arrange(in)
 	m.lay = l
+	m.masters.noteH = l.noteH
 	for p := range panelCount {
 		m.panel(p).SetSize(l.size(p))
 	}

@@ -76,6 +76,7 @@ func (m *Model) headerView() string {
 		badge := map[health]string{
 			healthOK:       st.header.ok.Render("OK"),
 			healthDegraded: st.header.degraded.Render("DEGRADED"),
+			healthUnsafe:   st.header.noQuorum.Render(" UNSAFE "),
 			healthNoQuorum: st.header.noQuorum.Render(" NO QUORUM "),
 		}[d.health]
 		if m.demo != nil && m.demo.violated() { // never OK beside a violation of mutual exclusion
