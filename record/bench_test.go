@@ -73,7 +73,7 @@ func writeHour(b *testing.B, path string) int64 {
 				"ServerTime": at, "Role": "master", "Version": "7.0.15", "RunID": "run" + addrs[m], "Uptime": time.Hour,
 				"Replicas": 0, "Keys": keys, "Refresh": "tracking",
 				"Sweep": map[string]any{"Completed": 1, "Total": locks, "Started": start, "LastCompleted": start},
-				"seq": i + 1}
+				"seq":   i + 1}
 			if i > 0 {
 				r["delta"], r["delta_of"] = true, i
 			}
