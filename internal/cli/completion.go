@@ -56,6 +56,14 @@ func commandTree(stdout io.Writer, env Environment, release string, keys ui.KeyM
 		return profileNames(c.Flag("config").Value.String(), env), cobra.ShellCompDirectiveNoFileComp
 	})
 
+	var replayFlags replayConfig
+	replayCmd := &cobra.Command{
+		Use:   "replay FILE [--at TIME] [--json | --markdown]",
+		Short: "the locks as a recording (--record) saw them: its moments, or the locks at one of them",
+		Run:   nothing,
+	}
+	replayCmd.Flags().AddFlagSet(newReplayFlagSet(&replayFlags))
+
 	versionCmd := &cobra.Command{Use: "version", Short: "print the version and exit", Run: nothing}
 
 	manCmd := &cobra.Command{
@@ -75,7 +83,7 @@ func commandTree(stdout io.Writer, env Environment, release string, keys ui.KeyM
 				buildVersion(release), Manual: "User Commands", Date: &date}, sections)
 		},
 	}
-	root.AddCommand(runCmd, versionCmd, manCmd)
+	root.AddCommand(runCmd, replayCmd, versionCmd, manCmd)
 	root.SetOut(stdout)
 	return root
 }

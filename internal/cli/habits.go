@@ -112,6 +112,7 @@ func hostIn(args []string) string {
 // commands are the subcommands, as --help and help list them.
 var commands = []struct{ name, what string }{
 	{"run", "run a command while holding a lock (redlock-tui help run)"},
+	{"replay", "the locks as a recording (--record) saw them, later (redlock-tui help replay)"},
 	{"version", "print the version"},
 	{"completion", "print the shell completion script: bash, zsh, fish or powershell"},
 	{"man", "print the man page in roff (man run: run's): redlock-tui man | man -l -"},
@@ -143,6 +144,8 @@ func helpCommand(args []string, sys system) int {
 	case "run":
 		fmt.Fprint(sys.stdout, runUsage())
 		return ExitOK
+	case "replay":
+		return replayCommand([]string{"--help"}, sys)
 	case "help":
 		fmt.Fprint(sys.stdout, usage())
 		return ExitOK

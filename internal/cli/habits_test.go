@@ -70,5 +70,5 @@ func TestHelpCommandAnswersWhatCompletionOffers(t *testing.T) {
 		}
 	}
 	code, _, stderr := runCapture([]string{"help", "nosuch"}, fakeEnv(nil, nil))
-	checkOneUsageLine(t, []string{"help", "nosuch"}, code, stderr, `no command "nosuch" (commands: run, version, completion, man, help)`)
+	checkOneUsageLine(t, []string{"help", "nosuch"}, code, stderr, `no command "nosuch" (commands: run, replay, version, completion, man, help)`)
 }

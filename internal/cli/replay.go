@@ -24,9 +24,8 @@ type replayConfig struct {
 	Help     bool
 }
 
-// parseReplayConfig parses replay's arguments (after "replay").
-func parseReplayConfig(args []string) (replayConfig, *pflag.FlagSet, error) {
-	var rc replayConfig
+// newReplayFlagSet declares replay's flags into rc.
+func newReplayFlagSet(rc *replayConfig) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&rc.At, "at", "", "print the locks as they were at this moment: 03:12:07, 2026-11-27T03:12:07Z, "+
@@ -34,6 +33,13 @@ func parseReplayConfig(args []string) (replayConfig, *pflag.FlagSet, error) {
 	fs.BoolVar(&rc.JSON, "json", false, "with --at: print JSON, as --once --json does")
 	fs.BoolVar(&rc.Markdown, "markdown", false, "with --at: print the Markdown incident report, as --once --markdown does")
 	fs.BoolVarP(&rc.Help, "help", "h", false, "print this help and exit")
+	return fs
+}
+
+// parseReplayConfig parses replay's arguments (after "replay").
+func parseReplayConfig(args []string) (replayConfig, *pflag.FlagSet, error) {
+	var rc replayConfig
+	fs := newReplayFlagSet(&rc)
 	if err := fs.Parse(args); err != nil {
 		return rc, fs, &UsageError{Msg: err.Error()}
 	}
