@@ -106,9 +106,12 @@ func (s *Snapshot) aggregateMasters(prev *Snapshot, readings []Reading, now time
 	return events
 }
 
-// countKeys counts on each master the lock keys of s seen there in this poll.
+// countKeys counts on each master the lock keys of s seen there in this poll, and the free locks of s.
 func (s *Snapshot) countKeys() {
 	for _, l := range s.Locks {
+		if l.hist.free {
+			s.freeLocks++
+		}
 		for j, c := range l.Masters {
 			if c.Present() {
 				s.Masters[j].Keys++

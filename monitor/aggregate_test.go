@@ -273,8 +273,8 @@ func TestAggregateHistory(t *testing.T) {
 				c.step, l.FirstSeen, l.Changes, l.LastChange, c.heldSince, c.changes, c.lastChange)
 		}
 	}
-	if n := len(snaps[len(snaps)-1].Locks); n != 0 {
-		t.Errorf("released lock still listed: %d locks", n)
+	if l := snaps[len(snaps)-1].Locks; len(l) != 1 || l[0].State != StateFree || l[0].Holder != "" || l[0].Changes != 2 {
+		t.Errorf("released lock: %+v; want it listed free, with nobody holding it and its 2 changes kept", l)
 	}
 	if s := snaps[len(snaps)-1]; s.Seq != uint64(len(steps)) {
 		t.Errorf("seq = %d, want %d", s.Seq, len(steps))

@@ -239,17 +239,24 @@ func seekView(views []*LockView, from int, res string) (*LockView, int) {
 	return views[pos], pos + 1
 }
 
-// countChangedKeys is countKeys for a poll with changes: prev's counts, less the keys of the locks it looked
-// at again as they were, plus theirs now.
+// countChangedKeys is countKeys for a poll with changes: prev's counts, less the keys (and free locks) of the
+// locks it looked at again as they were, plus theirs now.
 func (s *Snapshot) countChangedKeys(prev *Snapshot, changes *lockChanges) {
 	for j := range s.Masters {
 		s.Masters[j].Keys = prev.Masters[j].Keys
 	}
+	s.freeLocks = prev.freeLocks
 	pi, vi := 0, 0
 	for _, res := range changes.resources {
 		var p, v *LockView
 		p, pi = seekView(prev.Locks, pi, res)
 		v, vi = seekView(s.Locks, vi, res)
+		if p != nil && p.hist.free {
+			s.freeLocks--
+		}
+		if v != nil && v.hist.free {
+			s.freeLocks++
+		}
 		for j := range s.Masters {
 			if p != nil && p.Masters[j].Present() {
 				s.Masters[j].Keys--

@@ -333,7 +333,7 @@ func (p *clusterPoller) capDiscovered(cfg Config, prims []PrimaryReading, known 
 			}
 		}
 	}
-	capKeys(rs, found, max(cfg.MaxKeys-len(known.list()), 0))
+	capKeys(rs, found, max(cfg.MaxKeys-known.counted(), 0))
 }
 
 // addSweep adds one primary's scan to the cluster's: keys scanned, in the keyspaces, passed over as not

@@ -31,6 +31,10 @@ type lockHistory struct {
 	standing   alarm       // alarms confirmed and still true (a quorum lost is LockView.QuorumLost)
 	decidedAt  time.Time   // the last poll that decided who holds it (holdtrack.go), of those that built it
 	builtIn    uint64      // the sequence number of the snapshot that built it: later ones took it as it was
+	// free marks a lock without a key, listed for its hold log (LockView.Free) until freeUntil, when the
+	// log's last interval leaves the window (HoldLog.idleAt).
+	free      bool
+	freeUntil time.Time
 }
 
 // expiryTolerance is how early before its TTL a key may vanish and still count as expired rather than

@@ -123,17 +123,23 @@ func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 	}
 	log := st.log
 	open, held := log.Open()
-	if log.lastLost() && st.v == nil {
-		return log.withGone(st.now) // the key that outlived its quorum is gone: the trouble ended
-	}
-	switch {
-	case st.v == nil && held:
-		end, ok := gone[log.Resource]
-		if !ok {
-			end = EndReleased // no longer shown (a key without a TTL on one master): not held
+	if st.v == nil || st.v.hist.free { // no key: gone, or listed free for this log
+		if built && decided(st.v) {
+			st.v.hist.decidedAt = st.now
 		}
-		return log.withClosed(st.now, st.now.Sub(lastDecided), end, st.since, st.limit)
-	case !decided(st.v):
+		switch {
+		case log.lastLost():
+			return log.withGone(st.now) // the key that outlived its quorum is gone: the trouble ended
+		case held:
+			end, ok := gone[log.Resource]
+			if !ok {
+				end = EndReleased // no longer shown (a key without a TTL on one master): not held
+			}
+			return log.withClosed(st.now, st.now.Sub(lastDecided), end, st.since, st.limit)
+		}
+		return log
+	}
+	if !decided(st.v) {
 		return log
 	}
 	v := st.v

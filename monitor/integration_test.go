@@ -128,8 +128,8 @@ func TestPollShowsRedlockClientLock(t *testing.T) {
 	}
 	delete(own, "orders:42")
 	s = c.mon.Poll(ctx)
-	if len(s.Locks) != 0 {
-		t.Errorf("after release the next poll still shows %d locks: %+v", len(s.Locks), s.Locks)
+	if len(s.Locks) != 1 || s.Locks[0].State != StateFree || s.Locks[0].Mine {
+		t.Errorf("after release the next poll shows %d locks: %+v; want the lock free, and not ours", len(s.Locks), s.Locks)
 	}
 	if got := eventKinds(s.Events); !slices.Contains(got, EventLockReleased) {
 		t.Errorf("events %v lack lock-released", got)

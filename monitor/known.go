@@ -7,6 +7,7 @@ package monitor
 type knownList struct {
 	keys  []string
 	index map[string]int32
+	free  int // how many are the keys of free locks (StateFree), which do not count against Config.MaxKeys
 }
 
 // newKnownList returns the list of keys, which are sorted and distinct.
@@ -16,6 +17,26 @@ func newKnownList(keys []string) *knownList {
 		index[k] = int32(i)
 	}
 	return &knownList{keys: keys, index: index}
+}
+
+// withFree returns l counting free of its keys as free locks' keys: l itself when it does already, else a
+// copy sharing its keys (a tracked master's cache stays aligned with them).
+func (l *knownList) withFree(free int) *knownList {
+	if l == nil || l.free == free {
+		return l
+	}
+	c := *l
+	c.free = free
+	return &c
+}
+
+// counted is how many of the keys count against Config.MaxKeys: a free lock, which no master has, must not
+// keep a new lock out of sight.
+func (l *knownList) counted() int {
+	if l == nil {
+		return 0
+	}
+	return max(len(l.keys)-l.free, 0)
 }
 
 // list returns the keys, in order.

@@ -108,8 +108,11 @@ func (b *lockBuilder) build(res string, row []MasterLock, read []bool, p, before
 	ownLock := b.own[res]
 	isOwn := ownLock.Token != ""
 	if !kept(row) && !isOwn {
-		if p != nil {
+		if p != nil && !p.hist.free {
 			b.events = append(b.events, goneEvent(p, ownLock.Deleted, b.masters, b.prev.Time, b.now))
+		}
+		if until := b.freeUntil(res); !until.IsZero() {
+			b.buildFree(res, row, p, until)
 		}
 		return
 	}
@@ -126,9 +129,53 @@ func (b *lockBuilder) build(res string, row []MasterLock, read []bool, p, before
 		b.hidden = append(b.hidden, &LockView{Resource: res, Masters: row})
 		return
 	}
-	b.events = history(&v, p, b.prev != nil && !(p == nil && b.firstSweep), b.now, b.events)
+	announce := b.prev != nil && !(p == nil && b.firstSweep)
+	if p != nil && p.hist.free { // taken again: it appears, as a lock gone and back does, keeping its count
+		b.events = history(&v, nil, announce, b.now, b.events)
+		v.Changes, v.LastChange = p.Changes, p.LastChange
+	} else {
+		b.events = history(&v, p, announce, b.now, b.events)
+	}
 	if setLock {
 		holdersSeen(&v)
+	}
+	b.views = append(b.views, b.keep(v))
+}
+
+// freeUntil is when the hold log of res, a resource with no key left, leaves the window, after this poll
+// closes its holder's interval and its trouble: the lock is listed free until then. The zero time when it has
+// no log, or nothing of it is left in the window (HoldLog.idleAt).
+func (b *lockBuilder) freeUntil(res string) time.Time {
+	if b.prev == nil {
+		return time.Time{}
+	}
+	log := b.prev.HoldLog(res)
+	switch {
+	case log == nil:
+		return time.Time{}
+	case log.open.Token != "" || log.troubleOpen(): // this poll ends them
+		return b.now.Add(b.cfg.History)
+	}
+	if at := log.idleAt(b.cfg.History); at.After(b.now) {
+		return at
+	}
+	return time.Time{}
+}
+
+// buildFree appends the view of res, a lock with no key on any master that answered (row: absent there,
+// unknown on the others) whose holders are still in the window until until, as free (StateFree; unknown when
+// the masters not read could hold it). It keeps from p, its view before (nil: none shown), its holder
+// changes, its client's family and its key convention.
+func (b *lockBuilder) buildFree(res string, row []MasterLock, p *LockView, until time.Time) {
+	v := LockView{Resource: res, Masters: row}
+	v.hist.builtIn, v.hist.free, v.hist.freeUntil = b.seq, true, until
+	b.arena = classify(&v, b.dup, len(b.readings)/2+1, OwnLock{}, false, b.now, b.cfg, b.arena)
+	if v.State == StatePartial { // no token read, and too few masters not read to hold it
+		v.State = StateFree
+	}
+	if p != nil { // a convention is told by its key and token: the token gone, the name is the last one's
+		v.Changes, v.LastChange, v.Family, v.Families = p.Changes, p.LastChange, p.Family, p.Families
+		v.Logical, v.Convention = p.Logical, p.Convention
 	}
 	b.views = append(b.views, b.keep(v))
 }

@@ -161,7 +161,7 @@ func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
 			}
 		}
 	}
-	found = m.capFound(readings, found, len(known.list()))
+	found = m.capFound(readings, found, known.counted())
 	for _, k := range found {
 		if fence := k + m.cfg.FenceSuffix; !strings.HasSuffix(k, m.cfg.FenceSuffix) && !isKnown(fence) {
 			isNew[fence] = true
@@ -204,11 +204,15 @@ func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
 // changed (tracker.plan). After a quiet poll with our locks unchanged they are the same without a look.
 func (m *Monitor) knownKeys(prev *Snapshot, own map[string]OwnLock) *knownList {
 	if prev != nil && (prev.quiet || prev.sameKeys) && m.known != nil && maps.EqualFunc(prev.own, own, sameOwnLock) {
+		m.known = m.known.withFree(prev.freeLocks)
 		return m.known
 	}
 	known := prev.keysToRefresh(own)
 	if m.known == nil || !slices.Equal(known, m.known.keys) {
 		m.known = newKnownList(known)
+	}
+	if prev != nil {
+		m.known = m.known.withFree(prev.freeLocks)
 	}
 	return m.known
 }

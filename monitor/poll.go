@@ -474,7 +474,7 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 // Config.ScanBudget allows for the time since it last ran, and within the poll's deadline. It adds the keys it
 // finds to r.Keys, up to tracked+found = Config.MaxKeys.
 func (p *poller) discover(ctx context.Context, cfg Config, known *knownList, r *Reading, d *discovery, slowest time.Duration) error {
-	t := &tracking{known: known, tracked: len(known.list()), found: map[string]bool{}}
+	t := &tracking{known: known, tracked: known.counted(), found: map[string]bool{}}
 	if r.delta {
 		t.cached = p.track // a delta has only what changed, and the master tells when a cached key does
 	}
@@ -540,7 +540,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, known *knownList, r *
 // tracking is what one poll's discovery on one master has tracked so far.
 type tracking struct {
 	known   *knownList      // the keys known before the poll
-	tracked int             // distinct keys tracked: the known ones and the new ones kept
+	tracked int             // distinct keys tracked: the known ones (free locks' aside) and the new ones kept
 	found   map[string]bool // the keys this poll's discovery kept
 	cached  *tracker        // with a delta reading: the tracker, whose cached keys are left out
 }

@@ -25,7 +25,7 @@ func (s *Snapshot) carryQuiet(prev *Snapshot, readings []Reading, delta []bool, 
 	}
 	s.Locks, s.hidden, s.holdLogs, s.fences = prev.Locks, prev.hidden, prev.holdLogs, prev.fences
 	s.lockWarnings, s.quietUntil, s.logsIdleAt, s.maxTTL, s.quiet = prev.lockWarnings, prev.quietUntil, prev.logsIdleAt, prev.maxTTL, true
-	s.leads, s.quietEnds, s.shared, s.troubled = prev.leads, prev.quietEnds, prev.shared, prev.troubled
+	s.leads, s.quietEnds, s.shared, s.troubled, s.freeLocks = prev.leads, prev.quietEnds, prev.shared, prev.troubled, prev.freeLocks
 	for j := range s.Masters {
 		s.Masters[j].Keys = prev.Masters[j].Keys
 	}
@@ -77,13 +77,17 @@ func (s *Snapshot) noteQuietUntil(ends []int64, changes *lockChanges) {
 	}
 }
 
-// quietEnd is the first time v could change with nothing read: a cell's TTL running out, or the holder's
-// validity; the zero time for a lock whose state waits on the next poll.
+// quietEnd is the first time v could change with nothing read: a cell's TTL running out, the holder's
+// validity, or a free lock's hold log leaving the window; the zero time for a lock whose state waits on the
+// next poll.
 func quietEnd(v *LockView) time.Time {
 	if v.State == StateUnknown || v.State == StateUnconfirmed || v.Holders != nil || v.WaitersKnown {
 		return time.Time{}
 	}
 	end := cellsQuietEnd(v.Masters)
+	if v.hist.free {
+		end = earlier(end, v.hist.freeUntil)
+	}
 	if !v.validEnd.IsZero() {
 		// ValidityAt reaches 0 where the time left equals the drift allowance: before validEnd by at most
 		// the fixed allowance over (1 - factor); a millisecond earlier covers the rounding.

@@ -100,14 +100,14 @@ func TestEvictedLockIsNotReleased(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s = pollUntil(t, c.mon, 20*time.Second, released+" gone", func(s Snapshot) bool { return s.Lock(released) == nil })
+		s = pollUntil(t, c.mon, 20*time.Second, released+" gone", func(s Snapshot) bool { return noKey(s, released) })
 		if es := eventsOf(s, released, ""); len(es) != 1 || es[0].Kind != EventLockReleased {
 			t.Fatalf("a lock deleted from masters that evicted nothing: events %+v, want one %s", es, EventLockReleased)
 		}
 		for i := range c.admin {
 			c.fillUntilGone(t, i, evicted)
 		}
-		s = pollUntil(t, c.mon, 20*time.Second, evicted+" gone", func(s Snapshot) bool { return s.Lock(evicted) == nil })
+		s = pollUntil(t, c.mon, 20*time.Second, evicted+" gone", func(s Snapshot) bool { return noKey(s, evicted) })
 		es := eventsOf(s, evicted, "")
 		if len(es) != 1 || es[0].Kind != EventLockEvicted || es[0].Kind.Severity() != SeverityError ||
 			!strings.Contains(es[0].Text, "before its TTL") || !strings.Contains(es[0].Text, "volatile-lru") {
@@ -136,7 +136,7 @@ func TestEvictedLockIsNotReleased(t *testing.T) {
 			return l != nil && l.QuorumLost
 		})
 		c.fillUntilGone(t, 2, key)
-		s := pollUntil(t, c.mon, 20*time.Second, key+" gone", func(s Snapshot) bool { return s.Lock(key) == nil })
+		s := pollUntil(t, c.mon, 20*time.Second, key+" gone", func(s Snapshot) bool { return noKey(s, key) })
 		var kinds []EventKind
 		for _, e := range eventsOf(s, key, "") {
 			kinds = append(kinds, e.Kind)
@@ -186,7 +186,7 @@ func TestFlushIsTold(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s = pollUntil(t, c.mon, 20*time.Second, key+" gone", func(s Snapshot) bool { return s.Lock(key) == nil })
+	s = pollUntil(t, c.mon, 20*time.Second, key+" gone", func(s Snapshot) bool { return noKey(s, key) })
 	es = eventsOf(s, key, "")
 	if len(es) != 1 || es[0].Kind != EventLockFlushed || es[0].Kind.Severity() != SeverityError || !strings.Contains(es[0].Text, "before its TTL") {
 		t.Fatalf("a lock flushed from its last masters: events %+v, want one %s, an error", es, EventLockFlushed)

@@ -167,6 +167,12 @@ const (
 	// our lock without a quorum) seen by one poll only: a release or an acquisition in flight looks the same
 	// to reads that straddle its commands. The next poll confirms it or shows what it was.
 	StateUnconfirmed LockState = "unconfirmed"
+	// StateFree is a lock that had holders in the window (Config.History) and now has no key on any master
+	// that answered, with too few masters not read to hold it: nobody holds it. It stays listed, with its
+	// hold log, until its last interval leaves the window, so that its contention does not vanish between
+	// two holders. Its cells on masters that did not answer are unknown, never absent; with enough of them
+	// to hold it, it is StateUnknown (LockView.Free says it is still such a lock). Not held, and no alarm.
+	StateFree LockState = "free"
 )
 
 // Snapshot is the state of all masters and locks after one poll. It is immutable once handed out: its slices
@@ -201,6 +207,7 @@ type Snapshot struct {
 	fenceSuffix  string        // Config.FenceSuffix: the next poll reads every lock's fence counter
 	fences       fenceCounters // fence counters read, with the highest each master has shown
 	holdLogs     []*HoldLog    // every resource's holders over the window, by resource, shown or gone (holdtrack.go)
+	freeLocks    int           // how many of Locks are free (LockView.Free): their keys do not count against MaxKeys
 	// What a poll with changes (changes.go) needs, aligned with Locks: each lock's lead token's hash
 	// (leadHash) and the first time it could change with nothing read (quietEnd, as nanosOf gives it); how
 	// many locks the polls with changes since the last that built every lock built (their arrays are kept
@@ -363,6 +370,10 @@ type LockView struct {
 func (v *LockView) SetValidity(at time.Time, validity time.Duration) {
 	v.validEnd, v.driftFactor = at.Add(validity+redlock.DriftAllowance(0, 0)), 0
 }
+
+// Free reports whether v has no key: it is listed for its holders over the window alone (StateFree, or
+// StateUnknown when too many masters were not read to call it free), until they leave the window.
+func (v *LockView) Free() bool { return v.hist.free }
 
 // ValidityAt is how long after t the holder keeps a quorum, corrected for read time, less the drift allowance;
 // 0 when no token has a quorum, or it has run out. A snapshot may share a lock's view with the ones before it
