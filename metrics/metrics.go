@@ -28,9 +28,10 @@ import (
 const namespace = "redlock"
 
 // States are the lock states counted by redlock_locks, always all of them, so that an absent state reads 0
-// rather than no data.
+// rather than no data. A free lock (no key, listed for its holders in the window) is neither held nor an
+// alarm: a sum of the states over held locks, or over alarms, leaves it out.
 var States = []monitor.LockState{monitor.StateHeld, monitor.StatePartial, monitor.StateSplit,
-	monitor.StateStuck, monitor.StateUnknown, monitor.StateUnconfirmed, monitor.StateLost}
+	monitor.StateStuck, monitor.StateUnknown, monitor.StateUnconfirmed, monitor.StateLost, monitor.StateFree}
 
 // Options configures an Exporter.
 type Options struct {

@@ -70,6 +70,7 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 			{Resource: "other", State: monitor.StateHeld, Count: 3},
 			{Resource: "stuck", State: monitor.StateStuck},
 			{Resource: "zz", State: monitor.StateSplit},
+			{Resource: "zz:gone", State: monitor.StateFree}, // no key: listed for its holders in the window
 		},
 	}
 	e.Observe(s, []monitor.Event{
@@ -103,6 +104,7 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 		`redlock_locks{state="split"}`:                      "1",
 		`redlock_locks{state="partial"}`:                    "0",
 		`redlock_locks{state="unknown"}`:                    "0",
+		`redlock_locks{state="free"}`:                       "1",
 		`redlock_lock_held{resource="billing"}`:             "1",
 		`redlock_lock_masters{resource="billing"}`:          "2",
 		`redlock_lock_fence{resource="billing"}`:            "33",
