@@ -131,7 +131,7 @@ var (
 	descQuorum    = desc("quorum", "Masters that must agree for a lock to be held: N/2+1.")
 	descUpCount   = desc("masters_up", "Distinct servers that answered the last poll (two addresses of one server count once).")
 	descServers   = desc("servers", "Distinct servers among the masters, as far as their run_id tells.")
-	descLocks     = desc("locks", "Locks by state in the last poll.", "state")
+	descLocks     = desc("locks", "Locks by state in the last poll; free: no key, listed while its holders are in the window.", "state")
 	descTrunc     = desc("locks_truncated", "1 when there are more lock keys than --max-keys and some are not tracked.")
 	descSnapTime  = desc("last_poll_timestamp_seconds", "When the last poll finished, as a Unix time.")
 	descPolls     = desc("polls_total", "Polls of the masters since the start.")

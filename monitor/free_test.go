@@ -238,6 +238,13 @@ func TestAFreeLockIsInTheJSONAndTheReport(t *testing.T) {
 	if l.State != "free" || l.Holder != "" || l.Contention == nil || l.Contention.Window.Holds != 2 || len(l.Contention.Intervals) != 2 {
 		t.Errorf("o1:hot in the JSON: %+v; want free, no holder, its 2 holds and intervals", l)
 	}
+	var table bytes.Buffer
+	if err := WriteTable(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "2 locks (1 free)") || !strings.Contains(table.String(), "o1:hot    free   -") {
+		t.Errorf("the table does not count o1:hot free nor list it so:\n%s", table.String())
+	}
 	var md bytes.Buffer
 	if err := WriteReport(&md, s, ReportOptions{}); err != nil {
 		t.Fatal(err)

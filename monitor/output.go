@@ -94,7 +94,7 @@ type jsonMaster = JSONMaster
 // JSONLock is one lock: its state, holder and validity, and what each master holds of it.
 type JSONLock struct {
 	Resource    string           `json:"resource"`       // the key
-	State       LockState        `json:"state"`          // held, partial, split, unconfirmed (checking on the screen), unknown, stuck or lost
+	State       LockState        `json:"state"`          // held, partial, split, unconfirmed (checking on the screen), unknown, stuck, lost, or free (no key on any master that answered: listed while its holders are in the window, with its contention)
 	Holder      string           `json:"holder"`         // the token on a quorum, or ""
 	Count       int              `json:"count"`          // distinct masters with the holder's token, or with the most common token
 	Unknown     int              `json:"unknown"`        // distinct masters whose cell is unknown (not read)
@@ -307,8 +307,8 @@ func WriteTable(w io.Writer, s Snapshot) error {
 	if n := s.NotLockShaped(); n > 0 {
 		trunc += fmt.Sprintf(" (and %s not lock-shaped)", plural64(n, "key"))
 	}
-	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s\n\n",
-		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), trunc)
+	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s%s\n\n",
+		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), freeText(s.Locks), trunc)
 	tableMasters(p, s.Masters)
 	tableClusters(p, s.Masters)
 	if len(s.Locks) > 0 {
@@ -321,6 +321,21 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// freeText is " (N free)" for the free locks of locks (listed for their holders in the window, no key), ""
+// when there are none.
+func freeText(locks []*LockView) string {
+	free := 0
+	for _, l := range locks {
+		if l.State == StateFree {
+			free++
+		}
+	}
+	if free == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d free)", free)
 }
 
 // tableMasters writes the masters' table with p.
