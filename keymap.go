@@ -32,6 +32,7 @@ func newKeyMap() ui.KeyMap {
 		Report:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save an incident report (.md)")),
 		PrevHolder: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "lock's timeline: older holder")),
 		NextHolder: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "lock's timeline: newer holder")),
+		WhoHolds:   key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "lock's view: who holds it (samples a master)")),
 		Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy name")),
 		CopyToken:  key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy token")),
 		LogLevel:   key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "event log: all, warnings, errors")),

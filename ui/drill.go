@@ -22,11 +22,12 @@ type drillView struct {
 	isLock   bool
 	title    string
 	picked   int // a holder picked on the lock's timeline: the picked-th newest interval; 0 none
+	who      whoState
 }
 
 // newLockDrill returns the view of the lock of row.
 func newLockDrill(sh *shared, row *lockRow) *drillView {
-	return &drillView{modalBase: screenBase(sh, drillKeys(sh.keys)), box: newScrollBox(sh), resource: row.lv.Resource,
+	return &drillView{modalBase: screenBase(sh, lockDrillKeys(sh)), box: newScrollBox(sh), resource: row.lv.Resource,
 		isLock: true, title: "Lock " + row.name}
 }
 
@@ -79,6 +80,10 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return nil, nil
 		case key.Matches(msg, k.PrevHolder, k.NextHolder) && v.isLock:
 			v.pick(key.Matches(msg, k.PrevHolder))
+		case key.Matches(msg, k.WhoHolds) && v.isLock:
+			cmd := v.who.press(v.sh, findRow(v.sh.data, v.resource))
+			v.refresh()
+			return v, cmd
 		case key.Matches(msg, k.CopyToken) && v.picked > 0:
 			return v, v.copyPicked()
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
@@ -95,6 +100,9 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		v.box.Update(msg)
 	case dataMsg, tickMsg:
 		v.refresh()
+	case whoResultMsg:
+		v.who.result(v.sh, v.resource, msg)
+		v.refresh()
 	}
 	return v, nil
 }
@@ -107,7 +115,8 @@ func (v *drillView) View() string {
 // refresh rebuilds the lines from the current snapshot and the journal.
 func (v *drillView) refresh() {
 	if v.isLock {
-		v.box.SetLines(lockLines(v.sh, findRow(v.sh.data, v.resource), v.box.width(), v.picked))
+		row := findRow(v.sh.data, v.resource)
+		v.box.SetLines(withWho(lockLines(v.sh, row, v.box.width(), v.picked), v.who.sectionLines(v.sh, row, v.box.width())))
 		return
 	}
 	var m *masterRow

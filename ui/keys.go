@@ -28,6 +28,9 @@ type KeyMap struct {
 	// PrevHolder and NextHolder pick an older or newer holder on a lock's timeline (its view), whose token
 	// CopyToken then copies.
 	PrevHolder, NextHolder key.Binding
+	// WhoHolds, in a lock's view, names the connection that holds the lock: it samples one master's commands
+	// on the key for a few seconds (MONITOR), asking first on a read-only or production dashboard.
+	WhoHolds key.Binding
 	// LogLevel narrows the event log to warnings and errors, then errors only, then shows all again.
 	// LogLock narrows it to the selected lock's entries, or shows every lock's again. LogFull lets the event
 	// log fill the body at any size, or gives the body back to the panels.
@@ -83,7 +86,7 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
-		{k.Filter, k.Sort, k.Heat, k.Sparkline, k.Reverse, k.Report, k.PrevHolder, k.NextHolder, k.Copy, k.CopyToken},
+		{k.Filter, k.Sort, k.Heat, k.Sparkline, k.Reverse, k.Report, k.PrevHolder, k.NextHolder, k.WhoHolds, k.Copy, k.CopyToken},
 		{k.LogLevel, k.LogLock, k.LogFull, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Close, k.Help, k.Quit, k.Interrupt},
 	}

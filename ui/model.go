@@ -78,6 +78,9 @@ type Options struct {
 	// Clipboard puts a text on the clipboard, for the copy keys; nil: the terminal's, by OSC 52 (base64, so
 	// that no byte of the text reaches the terminal as it is). Tests record what is copied.
 	Clipboard func(text string)
+	// WhoHolds samples a lock's master to name the connection holding it (KeyMap.WhoHolds in a lock's view);
+	// nil: the dashboard cannot (demo masters). A read-only or production dashboard asks before it samples.
+	WhoHolds WhoHolds
 }
 
 // Screen size limits: below the minimum, the dashboard asks for a larger window.
@@ -174,6 +177,7 @@ func New(o Options) *Model {
 	if sh.clipboard == nil {
 		sh.clipboard = termenv.Copy
 	}
+	sh.who = &whoSampling{sampler: o.WhoHolds, confirm: o.ReadOnly || o.Production}
 	m := &Model{sh: sh, mon: o.Monitor, title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx,
 		cancel: cancel, focus: focusLocks, profile: sanitize(o.Profile, nameCap), prod: o.Production}
 	m.masters = newMastersPanel(sh, o.Demo != nil)

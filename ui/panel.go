@@ -26,6 +26,7 @@ type shared struct {
 	sink      events.Sink                  // Options.Events; nil: none
 	keyOf     func(resource string) string // Options.KeyFormat; nil: the resource is the key
 	clipboard func(text string)            // Options.Clipboard, or the terminal's
+	who       *whoSampling                 // naming a lock's holder (whoholds.go)
 }
 
 // setStatus shows a message on the status line.

@@ -69,6 +69,7 @@ func runScreen(a *app.App, cfg Config, sys system) int {
 		ProfileColor: cfg.ProfileColor,
 		Production:   cfg.Production,
 		KeyFormat:    keyFormatter(cfg),
+		WhoHolds:     whoSampler(a),
 	})
 	// Mouse: a click selects a row, the wheel scrolls; shift+drag still selects text in most terminals.
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithMouseCellMotion()}

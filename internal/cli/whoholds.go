@@ -11,6 +11,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/whoholds"
+	"github.com/redlock-tui/redlock-tui/ui"
 )
 
 // whoConfig is --once --who: name the process that holds one lock, by sampling its master (monitor/whoholds).
@@ -169,4 +170,13 @@ func lockNamed(s *monitor.Snapshot, resource string) *monitor.LockView {
 		}
 	}
 	return found
+}
+
+// whoSampler is what the dashboard samples a lock's master with, to name its holder: the masters given; nil
+// for the embedded demo masters, which do not MONITOR.
+func whoSampler(a *app.App) ui.WhoHolds {
+	if a.Demo != nil {
+		return nil
+	}
+	return whoholds.NewMasters(a.Clients, a.Names)
 }

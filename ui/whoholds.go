@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/redlock-tui/redlock-tui/monitor/whoholds"
+)
+
+// WhoHolds samples a lock's master to name the connection that holds it (whoholds.Masters does, over the
+// program's clients). The dashboard calls it from a command, never from Update or View.
+type WhoHolds interface {
+	Sample(ctx context.Context, t whoholds.Target, d time.Duration, maxLines int) (whoholds.Report, error)
+}
+
+// whoSampling is the dashboard's side of naming a lock's holder: the sampler, and whether a sample must be
+// confirmed first (MONITOR costs the master: a read-only or production dashboard asks before it samples).
+type whoSampling struct {
+	sampler WhoHolds // nil: the dashboard cannot sample (demo masters, a test)
+	confirm bool
+	seq     uint64 // numbers the requests, so that a result finds the view that asked for it
+}
+
+// whoState is a lock view's section on who holds the lock: the hints its values give, the confirmation, the
+// sample running, or its result.
+type whoState struct {
+	req     uint64 // the request running or answered; 0 none
+	asking  bool   // the confirmation is shown: WhoHolds again samples
+	running bool
+	target  string   // the master being sampled, safe
+	lines   []string // the last result's lines, safe; nil none
+	failed  bool     // lines say why no sample ran
+}
+
+// whoResultMsg is the result of a sample, for the request req of the lock view of resource.
+type whoResultMsg struct {
+	req      uint64
+	resource string
+	report   whoholds.Report
+	err      error
+}
+
+// whoTimeout bounds a sample's command beyond its own length: CLIENT LIST twice and the connection's setup.
+const whoTimeout = whoholds.DefaultFor + 20*time.Second
+
+// press handles WhoHolds on the view of row's lock: the first press asks for a confirmation where sampling
+// needs one, the next (or the only) starts the sample in a command. A press while a sample runs does nothing.
+func (w *whoState) press(sh *shared, row *lockRow) tea.Cmd {
+	ws := sh.who
+	switch {
+	case ws == nil || ws.sampler == nil:
+		sh.setStatus(levelWarn, "who holds it: this dashboard cannot sample its masters (demo masters do not MONITOR)")
+		return nil
+	case w.running:
+		return nil
+	case row == nil || sh.data == nil:
+		sh.setStatus(levelWarn, "who holds it: the lock is on no master any more")
+		return nil
+	}
+	target, err := whoholds.TargetOf(&sh.data.snap, row.lv)
+	if err != nil {
+		w.lines, w.failed = []string{err.Error()}, true
+		return nil
+	}
+	if ws.confirm && !w.asking {
+		w.asking, w.target = true, sanitize(target.Master, nameCap)
+		return nil
+	}
+	ws.seq++
+	w.req, w.asking, w.running, w.target = ws.seq, false, true, sanitize(target.Master, nameCap)
+	req, sampler, resource := w.req, ws.sampler, row.lv.Resource
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), whoTimeout)
+		defer cancel()
+		r, err := sampler.Sample(ctx, target, whoholds.DefaultFor, 0)
+		return whoResultMsg{req: req, resource: resource, report: r, err: err}
+	}
+}
+
+// result applies a sample's result, when it answers this view's request (a result for a view closed since,
+// or for an earlier request, is dropped), and logs it.
+func (w *whoState) result(sh *shared, resource string, msg whoResultMsg) {
+	if msg.req != w.req || msg.resource != resource || !w.running {
+		return
+	}
+	w.running = false
+	if msg.err != nil {
+		w.lines, w.failed = []string{msg.err.Error()}, true
+		sh.logf(levelWarn, resource, "who holds %s: no sample: %s", sanitize(resource, nameCap), sanitize(msg.err.Error(), textCap))
+		return
+	}
+	w.lines, w.failed = msg.report.Summary("press "+sh.keys.WhoHolds.Help().Key+" again to sample once more"), false
+	sh.logf(levelInfo, resource, "who holds %s: %s", sanitize(resource, nameCap), w.lines[0])
+}
+
+// sectionLines is the view's "Who holds it" section: what the lock's values say of the holder, then the
+// state of the sample; nil when there is nothing to say (no hint, and the dashboard cannot sample).
+func (w *whoState) sectionLines(sh *shared, row *lockRow, width int) []string {
+	st := sh.st
+	var hints []string
+	if row != nil {
+		hints = whoholds.Hints(row.lv)
+	}
+	canSample := sh.who != nil && sh.who.sampler != nil
+	if len(hints) == 0 && !canSample && w.lines == nil {
+		return nil
+	}
+	out := []string{"", st.table.head.Render("Who holds it")}
+	add := func(label, text string, style paint) { out = append(out, labelled(st, label, text, width, style)...) }
+	for _, h := range hints {
+		add("hint", h, st.text.normal)
+	}
+	k := sh.keys.WhoHolds.Help().Key
+	switch {
+	case w.running:
+		add("sampling", "MONITOR on "+w.target+" for "+dur(whoholds.DefaultFor)+"…", st.text.muted)
+	case w.asking:
+		add("confirm", "press "+k+" again to sample: MONITOR makes "+w.target+" copy every command it runs for "+
+			dur(whoholds.DefaultFor)+" (a read-only or production dashboard asks first)", st.level[levelWarn])
+	case w.lines != nil:
+		style := st.text.normal
+		if w.failed {
+			style = st.level[levelWarn]
+		}
+		for i, l := range w.lines {
+			label := ""
+			if i == 0 {
+				label = "sample"
+			}
+			add(label, l, style)
+		}
+	case canSample:
+		add("sample", "press "+k+" to name the holder's connection: MONITOR on one master for "+
+			dur(whoholds.DefaultFor)+", mapped to CLIENT LIST", st.text.muted)
+	}
+	return out
+}
+
+// withWho puts the who section into a lock view's lines, after the facts that open it (before its first
+// blank line, which starts the next section).
+func withWho(lines, who []string) []string {
+	if len(who) == 0 {
+		return lines
+	}
+	at := len(lines)
+	for i, l := range lines {
+		if l == "" {
+			at = i
+			break
+		}
+	}
+	out := make([]string, 0, len(lines)+len(who))
+	out = append(out, lines[:at]...)
+	out = append(out, who...)
+	return append(out, lines[at:]...)
+}
+
+// lockDrillKeys are the keys of a lock's view: a drill-down's, and WhoHolds where the dashboard can sample.
+func lockDrillKeys(sh *shared) []key.Binding {
+	keys := drillKeys(sh.keys)
+	if sh.who == nil || sh.who.sampler == nil {
+		return keys
+	}
+	last := len(keys) - 1 // quit stays last
+	return append(keys[:last:last], sh.keys.WhoHolds, keys[last])
+}
