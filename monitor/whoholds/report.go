@@ -111,8 +111,8 @@ type Report struct {
 	// ScriptCommands counts the commands scripts ran on the key (MONITOR shows them as from "lua"); the
 	// connection that sent each script is in Conns.
 	ScriptCommands int
-	// Err is why the sample ended before its time, when the connection failed midway; "" otherwise. What was
-	// read until then is reported.
+	// Err is why the sample ended before its time, when the connection failed midway, safe for a terminal;
+	// "" otherwise. What was read until then is reported.
 	Err string
 }
 
@@ -291,9 +291,12 @@ func Describe(c Conn) string {
 	if lib := strings.TrimSpace(c.LibName + " " + c.LibVer); lib != "" {
 		parts = append(parts, lib)
 	}
-	if c.Listed {
+	switch {
+	case c.Listed:
 		parts = append(parts, "connected "+monitor.ShortDuration(c.Age), "idle "+monitor.ShortDuration(c.Idle))
-	} else {
+	case strings.HasPrefix(c.Addr, "unix:"):
+		parts = append(parts, "a unix socket's connection: MONITOR does not tell them apart")
+	default:
 		parts = append(parts, "closed before the sample ended")
 	}
 	return c.Addr + " (" + strings.Join(parts, ", ") + ")"
@@ -344,7 +347,7 @@ func (r Report) Summary(longer string) []string {
 			"samples longer", textfmt.Thousands(r.Lines), monitor.ShortDuration(r.Took)))
 	}
 	if r.Err != "" {
-		out = append(out, "the sample ended early: "+untrusted.Escape(r.Err))
+		out = append(out, "the sample ended early: "+r.Err)
 	}
 	others := 0
 	for _, c := range r.Conns {

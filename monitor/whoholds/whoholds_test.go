@@ -198,6 +198,27 @@ func sha1Prefix(s string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		c    Conn
+		want string
+	}{
+		{Conn{Client: Client{Addr: "10.0.3.17:51234", Name: "billing-worker-3", LibName: "go-redis", LibVer: "9.7.0",
+			Age: 3 * time.Hour, Idle: time.Second}, Listed: true},
+			"10.0.3.17:51234 (billing-worker-3, go-redis 9.7.0, connected 3h00m, idle 1.0s)"},
+		{Conn{Client: Client{Addr: "10.0.3.17:1", LibName: "jedis"}, Listed: true},
+			"10.0.3.17:1 (no client name, jedis, connected 0ms, idle 0ms)"},
+		{Conn{Client: Client{Addr: "10.0.3.17:2"}}, "10.0.3.17:2 (closed before the sample ended)"},
+		{Conn{Client: Client{Addr: "unix:/run/redis.sock"}},
+			"unix:/run/redis.sock (a unix socket's connection: MONITOR does not tell them apart)"},
+	}
+	for _, tt := range tests {
+		if got := Describe(tt.c); got != tt.want {
+			t.Errorf("Describe(%+v) = %q, want %q", tt.c, got, tt.want)
+		}
+	}
+}
+
 func TestSummary(t *testing.T) {
 	holder := Conn{Client: Client{Addr: "10.0.3.17:51234", Name: "billing-worker-3", LibName: "go-redis", LibVer: "9.7",
 		Age: 3 * time.Hour, Idle: 1200 * time.Millisecond}, Listed: true, Role: RoleHolder,
