@@ -83,12 +83,32 @@ func (e *DeniedError) Error() string {
 		"+client|list (ACL SETUSER <user> +monitor +client|list), or another user", e.Command, e.Reply)
 }
 
-// denied returns a DeniedError for a refusal of command, or err as it is when it is not an ACL refusal.
+// denied returns a DeniedError for a refusal of command, or err made safe for a terminal when it is not an ACL
+// refusal.
 func denied(command string, err error) error {
 	if err != nil && strings.HasPrefix(err.Error(), "NOPERM") {
 		return &DeniedError{Command: command, Reply: untrusted.Escape(err.Error())}
 	}
-	return err
+	return safe(err)
+}
+
+// escapedError is an error whose text came from outside (a master's reply, a dial), made safe for a terminal;
+// it unwraps to the error it escapes, so that errors.Is still finds a deadline.
+type escapedError struct{ err error }
+
+// Error is the error's text, escaped.
+func (e escapedError) Error() string { return untrusted.Escape(e.err.Error()) }
+
+// Unwrap is the error escaped.
+func (e escapedError) Unwrap() error { return e.err }
+
+// safe returns err with its text made safe for a terminal; nil for nil, a DeniedError as it is.
+func safe(err error) error {
+	var d *DeniedError
+	if err == nil || errors.As(err, &d) {
+		return err
+	}
+	return escapedError{err}
 }
 
 // Sample runs MONITOR for req.For (at most req.MaxLines lines) on the master client reaches, over a connection
@@ -98,8 +118,14 @@ func denied(command string, err error) error {
 //
 // It fails without sampling when the ACL refuses CLIENT LIST or MONITOR (a DeniedError), when the master
 // cannot be reached, or when req is out of bounds; a connection that fails midway ends the sample, which
-// reports what it read with Report.Err.
+// reports what it read with Report.Err. An error's text is safe for a terminal.
 func Sample(ctx context.Context, client *redis.Client, master string, req Request) (Report, error) {
+	r, err := sample(ctx, client, master, req)
+	return r, safe(err)
+}
+
+// sample is Sample, its errors as they come.
+func sample(ctx context.Context, client *redis.Client, master string, req Request) (Report, error) {
 	if err := req.Check(); err != nil {
 		return Report{}, err
 	}
@@ -120,7 +146,7 @@ func Sample(ctx context.Context, client *redis.Client, master string, req Reques
 	conn.Close()
 	r.Took, r.Lines, r.Stopped = time.Since(r.Started), lines, stop
 	if readErr != nil {
-		r.Err = readErr.Error()
+		r.Err = untrusted.Escape(readErr.Error())
 	}
 	after, err := clientList(ctx, client)
 	if err != nil && ctx.Err() == nil {
