@@ -1,8 +1,11 @@
 package whoholds
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -344,5 +347,19 @@ func TestRoleTextRoundTrips(t *testing.T) {
 	var r Role
 	if r.UnmarshalText([]byte("owner")) == nil {
 		t.Error(`the unknown role "owner" reads without an error`)
+	}
+}
+
+func TestErrorsAreSafeAndStillUnwrap(t *testing.T) {
+	err := safe(fmt.Errorf("ERR unknown command '\x1b[2Jmonitor': %w", context.DeadlineExceeded))
+	if got := err.Error(); strings.ContainsRune(got, '\x1b') || !strings.Contains(got, `\x1b[2Jmonitor`) {
+		t.Errorf("a master's reply with an escape sequence reads %q; want it escaped", got)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Error("the escaped error no longer unwraps to the deadline it wraps")
+	}
+	d := &DeniedError{Command: "MONITOR", Reply: "NOPERM"}
+	if safe(d) != error(d) || safe(nil) != nil {
+		t.Error("a DeniedError (escaped already) or nil was wrapped again")
 	}
 }
