@@ -29,6 +29,7 @@ func newKeyMap() ui.KeyMap {
 		Reverse:    key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
 		Heat:       key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "sort by heat (handovers/min)")),
 		Sparkline:  key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "locks: handovers sparkline column")),
+		HideFree:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "locks: hide / show free ones")),
 		Report:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save an incident report (.md)")),
 		PrevHolder: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "lock's timeline: older holder")),
 		NextHolder: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "lock's timeline: newer holder")),

@@ -252,7 +252,7 @@ func (row *lockRow) fill(lv *monitor.LockView, tokens []string) {
 }
 
 // stateCounts counts the locks of a snapshot by state, and ours.
-type stateCounts struct{ held, partial, split, lost, stuck, unknown, unconfirmed, mine int }
+type stateCounts struct{ held, partial, split, lost, stuck, unknown, unconfirmed, free, mine int }
 
 // add counts lv by its state, and as ours.
 func (c *stateCounts) add(lv *monitor.LockView) {
@@ -271,6 +271,8 @@ func (c *stateCounts) add(lv *monitor.LockView) {
 		c.unknown++
 	case monitor.StateUnconfirmed:
 		c.unconfirmed++
+	case monitor.StateFree:
+		c.free++
 	}
 	if lv.Mine {
 		c.mine++
@@ -320,7 +322,7 @@ func baseline(s monitor.Snapshot) string {
 	}
 	var parts []string
 	for _, st := range []monitor.LockState{monitor.StateHeld, monitor.StatePartial, monitor.StateSplit,
-		monitor.StateUnconfirmed, monitor.StateUnknown, monitor.StateStuck, monitor.StateLost} {
+		monitor.StateUnconfirmed, monitor.StateUnknown, monitor.StateStuck, monitor.StateLost, monitor.StateFree} {
 		if counts[st] > 0 {
 			parts = append(parts, thousands(counts[st])+" "+string(st))
 		}

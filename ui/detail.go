@@ -100,6 +100,9 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 		if lv.Holder == "" {
 			tokenLabel = "most seen"
 		}
+		if lv.Free() { // no key: nobody holds it
+			tokenLabel, token = "last held", lastHolder(lv)
+		}
 		wrapped(tokenLabel, token)
 	}
 	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {

@@ -24,7 +24,9 @@ type KeyMap struct {
 	// Heat sorts the locks by heat (handovers in the last minute), hottest first, or back by resource. Report
 	// writes a Markdown incident report of the screen (the locks the filter shows) to the working directory.
 	// Sparkline shows or hides the locks panel's column of handovers over the window, where it fits.
-	Heat, Report, Sparkline key.Binding
+	// HideFree hides the free locks (no key on any master: listed while their holders are in the window), or
+	// shows them again.
+	Heat, Report, Sparkline, HideFree key.Binding
 	// PrevHolder and NextHolder pick an older or newer holder on a lock's timeline (its view), whose token
 	// CopyToken then copies.
 	PrevHolder, NextHolder key.Binding
@@ -86,7 +88,7 @@ func (k KeyMap) dashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
-		{k.Filter, k.Sort, k.Heat, k.Sparkline, k.Reverse, k.Report, k.PrevHolder, k.NextHolder, k.WhoHolds, k.Copy, k.CopyToken},
+		{k.Filter, k.Sort, k.Heat, k.Sparkline, k.HideFree, k.Reverse, k.Report, k.PrevHolder, k.NextHolder, k.WhoHolds, k.Copy, k.CopyToken},
 		{k.LogLevel, k.LogLock, k.LogFull, k.Pause, k.Faster, k.Slower},
 		{k.Confirm, k.Cancel, k.Close, k.Help, k.Quit, k.Interrupt},
 	}

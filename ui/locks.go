@@ -31,7 +31,7 @@ var sortNames = [sortModes + 1]string{"resource", "validity", "state", "changes"
 // stateRank orders states for sortState, trouble first.
 var stateRank = map[monitor.LockState]int{
 	monitor.StateLost: 0, monitor.StateStuck: 1, monitor.StateSplit: 2, monitor.StateUnconfirmed: 3, monitor.StatePartial: 4,
-	monitor.StateUnknown: 5, monitor.StateHeld: 6,
+	monitor.StateUnknown: 5, monitor.StateHeld: 6, monitor.StateFree: 7,
 }
 
 // locksPanel is the table of locks: one row per resource with its holder, one cell per master, the quorum
@@ -50,6 +50,8 @@ type locksPanel struct {
 	filter         typedText
 	query          string // the applied filter, lower case
 	spark          bool   // the sparkline column of handovers is on (spark.go)
+	hideFree       bool   // free locks (no key, listed for their holders in the window) are left out
+	hidden         int    // how many free locks hideFree left out of order
 	sized
 }
 
@@ -71,6 +73,7 @@ func newLocksPanel(sh *shared) *locksPanel {
 		action{binding: &k.Sort, do: func(tea.KeyMsg) tea.Cmd { p.cycleSort(); return p.sorted() }},
 		action{binding: &k.Heat, do: func(tea.KeyMsg) tea.Cmd { p.sortByHeat(); return p.sorted() }},
 		action{binding: &k.Sparkline, do: func(tea.KeyMsg) tea.Cmd { return p.toggleSparkline() }},
+		action{binding: &k.HideFree, do: func(tea.KeyMsg) tea.Cmd { return p.toggleFree() }},
 		action{binding: &k.Report, do: func(tea.KeyMsg) tea.Cmd { return p.saveReport() }},
 		action{binding: &k.Reverse, do: func(tea.KeyMsg) tea.Cmd {
 			p.reverse = !p.reverse
@@ -225,9 +228,13 @@ func (p *locksPanel) rebuild() {
 	if d == nil {
 		return
 	}
-	p.orderOf = d.locks
+	p.orderOf, p.hidden = d.locks, 0
 	for i := range d.locks {
-		if p.match(d.locks[i]) {
+		switch {
+		case !p.match(d.locks[i]):
+		case p.hideFree && d.locks[i].lv.State == monitor.StateFree:
+			p.hidden++
+		default:
 			p.order = append(p.order, i)
 		}
 	}
@@ -273,6 +280,18 @@ func (p *locksPanel) rebuild() {
 	if !p.hasSelected { // the first rows: select the first one; later, the selection sticks to its resource
 		p.remember()
 	}
+}
+
+// toggleFree hides the free locks, or shows them again, and says so on the status line.
+func (p *locksPanel) toggleFree() tea.Cmd {
+	p.hideFree = !p.hideFree
+	p.rebuild()
+	if p.hideFree {
+		p.sh.setStatus(levelInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
+	} else {
+		p.sh.setStatus(levelInfo, "free locks shown: nobody holds them, their holders are in the window")
+	}
+	return nil
 }
 
 // lockCols are the widths of the locks table's columns; 0 hides a column.
@@ -337,8 +356,11 @@ func (p *locksPanel) View() string {
 	body = append(body, st.table.head.Render(fit(p.header(c, d), w)))
 	if len(p.order) == 0 {
 		msg := "no locks"
-		if p.query != "" {
+		switch {
+		case p.query != "":
 			msg = "no lock matches the filter"
+		case p.hidden > 0:
+			msg = fmt.Sprintf("no locks held: %s free hidden (%s shows them)", thousands(p.hidden), p.sh.keys.HideFree.Help().Key)
 		}
 		body = append(body, st.text.muted.Render("  "+msg))
 	}
@@ -394,6 +416,9 @@ func (p *locksPanel) title() string {
 	if p.filter.editing || p.query != "" {
 		t += " · filter /" + p.filter.text
 	}
+	if p.hidden > 0 {
+		t += " · " + thousands(p.hidden) + " free hidden"
+	}
 	return t
 }
 
@@ -441,6 +466,10 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	sel := selected && focused
 	pick := func(p paint) paint { return p.on(sel) }
 	space := pick(st.text.normal).Render(" ")
+	normal := st.text.normal
+	if lv.State == monitor.StateFree { // no key: dim, its figures kept
+		normal = st.state.free
+	}
 	var b strings.Builder
 	gutter := "  "
 	if selected {
@@ -450,7 +479,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 		gutter = gutter[:len(gutter)-1] + hotMark
 	}
 	b.WriteString(pick(st.table.cursor).Render(gutter))
-	b.WriteString(st.name(fit(r.label, c.name), pick(st.text.normal)))
+	b.WriteString(st.name(fit(r.label, c.name), pick(normal)))
 	b.WriteString(space)
 	if c.holder > 0 {
 		switch {
@@ -470,8 +499,11 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	b.WriteString(space)
 	q := fmt.Sprintf("%d<%d", lv.Count, d.snap.Quorum)
 	qs := st.text.bad
-	if lv.Count >= d.snap.Quorum {
+	switch {
+	case lv.Count >= d.snap.Quorum:
 		q, qs = fmt.Sprintf("%d≥%d", lv.Count, d.snap.Quorum), st.text.ok
+	case lv.State == monitor.StateFree: // nobody holds it: no alarm
+		qs = normal
 	}
 	b.WriteString(pick(qs).Render(fitLeft(q, c.quorum)))
 	b.WriteString(space)
@@ -484,7 +516,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	if lv.State == monitor.StateHeld {
 		vText = dur(v)
 	}
-	b.WriteString(pick(st.text.normal).Render(fitLeft(vText, c.validity)))
+	b.WriteString(pick(normal).Render(fitLeft(vText, c.validity)))
 	b.WriteString(space)
 	b.WriteString(figureColumns(lv, c, d, pick(st.text.muted), space))
 	stateText, stateStyle := stateLabel(st, lv, now)
@@ -559,6 +591,8 @@ func stateLabel(st *styles, lv *monitor.LockView, now time.Time) (string, paint)
 		return "unknown", st.state.unknown
 	case monitor.StateUnconfirmed:
 		return "checking", st.state.unconfirmed
+	case monitor.StateFree:
+		return "free", st.state.free
 	}
 	return "-", st.state.none
 }

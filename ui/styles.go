@@ -106,7 +106,7 @@ type styles struct {
 	table    struct{ head, cursor paint }
 	cursor   lipgloss.Style // a field's cursor
 	cell     struct{ holder, other, absent, down, unknown paint }
-	state    struct{ held, partial, split, lost, stuck, unknown, unconfirmed, none paint }
+	state    struct{ held, partial, split, lost, stuck, unknown, unconfirmed, free, none paint }
 	bar      struct{ full, low, empty paint }
 	level    [3]paint // by level: info, warning, error
 	text     struct{ normal, muted, you, mark, ok, bad paint }
@@ -161,6 +161,7 @@ func newStyles(t theme) *styles {
 	s.state.stuck = p(fg(t.bad))
 	s.state.unknown = p(fg(t.muted))
 	s.state.unconfirmed = p(fg(t.warn).Italic(true)) // an alarm one poll saw: not red until the next confirms it
+	s.state.free = p(fg(t.muted).Faint(true))        // no key: listed for its holders in the window, dim as its row
 	s.state.none = p(fg(t.muted))
 
 	s.bar.full = p(fg(t.ok))

@@ -1,0 +1,21 @@
+package ui
+
+import (
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// lastHolder says who held a free lock last (no key: listed while its holders are in the window), and how
+// and when that tenure ended: "tok… · released at 15:04:05"; "-" when its hold log has no holder.
+func lastHolder(lv *monitor.LockView) string {
+	ivs := lv.History.Intervals(time.Unix(0, 0))
+	if len(ivs) == 0 {
+		return "-"
+	}
+	iv := ivs[len(ivs)-1]
+	if iv.Ended == monitor.EndOpen {
+		return sanitize(iv.Token, nameCap)
+	}
+	return sanitize(iv.Token, nameCap) + " · " + iv.Ended.String() + " at " + iv.End.Format("15:04:05")
+}
