@@ -73,5 +73,17 @@ func newKeyMap() ui.KeyMap {
 			Step:           key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "scenario: next step")),
 			Reset:          key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "every master back to normal")),
 		},
+
+		// A replay's time cursor (redlock-tui replay FILE); p plays and pauses it, + and - change its speed.
+		Replay: ui.ReplayKeyMap{
+			StepBack:    key.NewBinding(key.WithKeys(","), key.WithHelp(",", "replay: one poll back")),
+			StepForward: key.NewBinding(key.WithKeys("."), key.WithHelp(".", "replay: one poll on")),
+			PrevEvent:   key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "replay: previous event")),
+			NextEvent:   key.NewBinding(key.WithKeys(">"), key.WithHelp(">", "replay: next event")),
+			PrevAlarm:   key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "replay: previous error or warning")),
+			NextAlarm:   key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "replay: next error, warning or violation")),
+			Start:       key.NewBinding(key.WithKeys("^"), key.WithHelp("^", "replay: the first poll")),
+			End:         key.NewBinding(key.WithKeys("$"), key.WithHelp("$", "replay: the last poll")),
+		},
 	}
 }

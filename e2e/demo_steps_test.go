@@ -37,7 +37,13 @@ func TestDemoStepByStepInATerminal(t *testing.T) {
 		}
 		s.keys("Space")
 	}
-	s.waitFor("the story over with its violation", func(screen string) bool {
+	// The last step, which the run only logs, stays in the box until space closes it.
+	s.waitFor("the story's last step, over, with its violation", func(screen string) bool {
+		return strings.Contains(screen, "VIOLATION") && strings.Contains(screen, fmt.Sprintf("STEP %d of %d", steps, steps)) &&
+			strings.Contains(screen, "the story is over") && strings.Contains(screen, "over: mutual exclusion was violated")
+	})
+	s.keys("Space")
+	s.waitFor("the box closed", func(screen string) bool {
 		return strings.Contains(screen, "VIOLATION") && !strings.Contains(screen, "STEP ")
 	})
 	s.keys("q")

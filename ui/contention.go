@@ -46,8 +46,9 @@ func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 		return append(out, st.text.muted.Render("no holder seen in the window"))
 	}
 	legend := tl.legend(w)
-	if lv.Family != "" { // the holders' client, as the shapes suggest
-		legend = lv.Family + "? " + tl.legend(w-ansi.StringWidth(lv.Family)-2)
+	if lv.Family != "" { // the holders' client, as the shapes suggest: a guess, said in words
+		client := "client " + lv.Family + " (a guess) · "
+		legend = client + tl.legend(w-ansi.StringWidth(client))
 	}
 	out = append(out, tl.strip(st), st.text.muted.Render(tl.axis()), st.text.muted.Render(legend),
 		st.text.muted.Render(fmt.Sprintf("%c free  %c several holders  %c lost quorum / split  %s %s pick a holder",

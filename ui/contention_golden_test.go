@@ -136,6 +136,13 @@ func TestHeatSortPutsTheHottestFirstAndMarksIt(t *testing.T) {
 	if got := strings.Join(order(), " "); got != "billing:cool orders:hot reports:warm" {
 		t.Errorf("H again: %s, want by resource", got)
 	}
+	// H says hottest first, and means it after S reversed the order before (issue 34: S then H sorted coldest
+	// first).
+	m.Update(keyMsg("S"))
+	m.Update(keyMsg("H"))
+	if got := strings.Join(order(), " "); got != "orders:hot reports:warm billing:cool" || strings.Contains(m.View(), "reversed") {
+		t.Errorf("S then H: %s, want hottest first, not reversed:\n%s", got, m.View())
+	}
 }
 
 // TestCtrlSWritesTheReportOfTheLocksShown: the report key writes the Markdown report of the snapshot on screen,

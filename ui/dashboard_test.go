@@ -261,6 +261,9 @@ func TestGolden(t *testing.T) {
 			ui.SnapshotMsg{Snapshot: unreachableSnapshot()}, keys("shift+tab", "j")}},
 		{"restarted_master_80x24", ui.Options{}, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: restartedSnapshot()}}},
 		{"restarted_master_120x40", ui.Options{}, 120, 40, []tea.Msg{ui.SnapshotMsg{Snapshot: restartedSnapshot()}}},
+		// Issue 34: a refusal is read to its way out, on the help's line while it is fresh.
+		{"read_only_refusal_80x24", prodProfileOptions, 80, 24, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}, keys("a")}},
+		{"read_only_refusal_120x40", prodProfileOptions, 120, 40, []tea.Msg{ui.SnapshotMsg{Snapshot: normalSnapshot()}, keys("a")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,7 +58,10 @@ type DemoMsg struct {
 	Refused    int // stale writes the demo's fenced stores refused, as its detector counted them
 	// Step is the step a scenario run step by step announced, nil when no such run is on.
 	Step *demo.StepState
-	At   time.Time
+	// Ended is a scenario run step by step that has ended since, nil none: the story box shows its last step
+	// (which the run only logs) until the presenter moves on. The dashboard sets it from the runs it starts.
+	Ended *demo.ScenarioResult
+	At    time.Time
 }
 
 // demoNewsMsg is a DemoMsg read from the demo's event channel; reading the next batch re-arms the command.
@@ -115,24 +118,26 @@ type demoView struct {
 	queue     []demoAct // actions waiting for the one running, in the order of the keys
 	acting    bool      // an action is running
 
-	seen       int // ID of the last violation taken in
-	violations int // how many were taken in
-	refused    int // stale writes a fenced store refused (the detector's count): violations that fencing stopped
-	banner     *violationBanner
-	running    string             // the scenario running, "" for none
-	mode       demo.RunMode       // how it runs
-	step       *demo.StepState    // the step a stepped run announced (texts sanitized), nil none
-	stepping   bool               // the presenter's step is being performed
-	storyH     int                // the lines the layout gives the stepped run's story
-	pollNow    func()             // asks the monitor for a poll at once; nil without one
-	routine    routineCounter     // the workload's routine failures of the last minute, left out of the log
-	lastSeq    uint64             // the newest demo event taken in
-	pending    *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
-	runSince   time.Time          // when it started
-	outcomes   map[string]string  // how the last run of each scenario ended, by name
-	master     int                // the selected master: the masters panel's cursor
-	quitting   bool
-	w, h       int
+	seen        int // ID of the last violation taken in
+	violations  int // how many were taken in
+	refused     int // stale writes a fenced store refused (the detector's count): violations that fencing stopped
+	banner      *violationBanner
+	running     string             // the scenario running, "" for none
+	mode        demo.RunMode       // how it runs
+	step        *demo.StepState    // the step a stepped run announced (texts sanitized), nil none
+	final       *demo.StepState    // a stepped run's last step, once it is over, until the presenter moves on
+	stepping    bool               // the presenter's step is being performed
+	stepStarted time.Time          // when the presenter's step began
+	storyH      int                // the lines the layout gives the stepped run's story
+	pollNow     func()             // asks the monitor for a poll at once; nil without one
+	routine     routineCounter     // the workload's routine failures of the last minute, left out of the log
+	lastSeq     uint64             // the newest demo event taken in
+	pending     *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
+	runSince    time.Time          // when it started
+	outcomes    map[string]string  // how the last run of each scenario ended, by name
+	master      int                // the selected master: the masters panel's cursor
+	quitting    bool
+	w, h        int
 }
 
 // newDemoView reads the demo's initial state; New calls it once, before the program runs. Its commands run
@@ -141,6 +146,7 @@ func newDemoView(sh *shared, ctx context.Context, d *demo.Demo) *demoView {
 	v := &demoView{keyTable: keyTable{sh: sh}, d: d, ctx: ctx, events: d.Events(), clients: len(d.Clients()),
 		resources: len(d.Resources()), outcomes: map[string]string{}}
 	v.actions = append(v.faultActions(), v.otherActions()...)
+	v.actions = append(v.actions, v.closeStoryAction())
 	v.setState(readDemo(d))
 	return v
 }
@@ -307,6 +313,9 @@ func scenarioCmd(ctx context.Context, d *demo.Demo, name string, mode demo.RunMo
 // applyDemo takes in news from the demo: its state, its events as log entries, and new violations.
 func (v *demoView) applyDemo(msg DemoMsg) {
 	v.setState(msg)
+	if msg.Ended != nil {
+		v.final = finalStep(*msg.Ended)
+	}
 	entries := make([]logEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
 		v.lastSeq = max(v.lastSeq, e.Seq)
@@ -589,7 +598,7 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 // runScenario starts the scenario the menu chose in mode (the menu runs none while one runs), with the event
 // log showing its newest entries, where the steps come.
 func (v *demoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
-	v.running, v.mode, v.runSince = name, mode, v.sh.now()
+	v.running, v.mode, v.runSince, v.final = name, mode, v.sh.now(), nil
 	v.sh.tell(v.scenarios())
 	v.sh.tell(logNewestMsg{})
 	v.sh.setStatus(levelInfo, "scenario "+name+" "+modeText(mode, v.sh.keys.Demo.Step.Help().Key))
@@ -607,6 +616,9 @@ func (v *demoView) onScenario(msg scenarioResultMsg) {
 	v.running, v.stepping = "", false
 	v.sh.tell(v.scenarios())
 	v.setState(msg.state)
+	if v.mode == demo.StepByStep && !v.quitting {
+		v.final = finalStep(msg.res)
+	}
 	if msg.err != nil {
 		if v.quitting {
 			return

@@ -14,7 +14,7 @@ import (
 // banner while it is up.
 func (v *demoView) View() string {
 	out := v.barView()
-	if v.storyH > 0 && v.step != nil {
+	if v.storyH > 0 && v.stepsShown() {
 		out += "\n" + v.storyView()
 	}
 	if v.h > 1 && v.banner != nil {
@@ -76,23 +76,63 @@ func addrList(addrs []string) string {
 	return host + " ports " + strings.Join(ports, " ")
 }
 
-// violationView is the violation banner: who held what at once, how, and how to dismiss it; up to three lines,
-// as the layout allows.
+// maxViolationLines bounds the violation banner's lines.
+const maxViolationLines = 7
+
+// violationBadge starts the violation banner.
+func violationBadge(id int) string { return fmt.Sprintf(" ✖ VIOLATION #%d ", id) }
+
+// violationLines is how many lines the violation banner asks for at width w, its sentences whole: who held
+// what at once, how, and how to dismiss it; 0 when it is not up.
+func (v *demoView) violationLines(w int) int {
+	if v.banner == nil {
+		return 0
+	}
+	who, text := v.violationText(w)
+	return min(len(who)+len(text)+1, maxViolationLines)
+}
+
+// violationText is the violation banner's sentences wrapped to w cells: who held the lock at once, after the
+// badge, and how; each line after the first indented by two.
+func (v *demoView) violationText(w int) (who, text []string) {
+	b := v.banner
+	badgeW := ansi.StringWidth(violationBadge(b.id))
+	who = wrapWidths(fmt.Sprintf("%s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
+		b.firstTok, b.second, b.secondTok), w-badgeW-1, w-2)
+	return who, wrap(b.text, w-2)
+}
+
+// violationView is the violation banner: who held what at once, how, and how to dismiss it, in the lines the
+// layout gives; short of them, how it happened is cut first, then who, and the hint goes last.
 func (v *demoView) violationView() string {
 	st, b, k := v.sh.st, v.banner, &v.sh.keys.Demo
-	badge := st.demo.violation.Render(fmt.Sprintf(" ✖ VIOLATION #%d ", b.id))
-	who := fmt.Sprintf(" %s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
-		b.firstTok, b.second, b.secondTok)
+	room := v.h - 1
 	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event " +
 		"log · " + k.Dismiss.Help().Key + " dismisses"
 	if !b.clearAt.IsZero() {
 		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", dur(max(b.clearAt.Sub(v.sh.now()), 0)))
 	}
-	lines := []string{badge + st.name(who, st.banner.err)}
-	if v.h-1 > 1 {
-		lines = append(lines, st.banner.err.Render("  ")+st.name(b.text, st.banner.err))
+	who, text := v.violationText(v.w)
+	hintLines := 0
+	if room > 2 { // who and how come first
+		hintLines = 1
 	}
-	if v.h-1 > 2 {
+	whoLines := min(len(who), max(room-hintLines-min(len(text), 1), 1))
+	who = cutLines(who, whoLines, v.w-2)
+	text = cutLines(text, room-hintLines-len(who), v.w-2)
+	lines := []string{st.demo.violation.Render(violationBadge(b.id)) + " " + st.name(who[0], st.banner.err)}
+	for _, l := range who[1:] {
+		lines = append(lines, "  "+st.banner.err.Render(l))
+	}
+	for i, l := range text {
+		if i == 0 {
+			l = st.name(l, st.banner.err)
+		} else {
+			l = st.banner.err.Render(l)
+		}
+		lines = append(lines, "  "+l)
+	}
+	if hintLines > 0 {
 		lines = append(lines, st.text.muted.Render("  "+hint))
 	}
 	for i, l := range lines {
@@ -168,7 +208,7 @@ func (s *scenarioMenu) View() string {
 		body = append(body, line)
 	}
 	body = append(body, "")
-	for _, l := range strings.Split(ansi.Wrap(s.selected().Description, inner, " "), "\n") {
+	for _, l := range wrap(s.selected().Description, inner) {
 		body = append(body, st.form.hint.Render(l))
 	}
 	body = append(body, "")

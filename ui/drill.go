@@ -6,7 +6,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -138,7 +137,7 @@ const labelW = 11
 func labelled(st *styles, label, text string, w int, style paint) []string {
 	room := max(w-labelW, 8)
 	var out []string
-	for i, l := range strings.Split(ansi.Wrap(text, room, ""), "\n") {
+	for i, l := range wrap(text, room) {
 		head := strings.Repeat(" ", labelW)
 		if i == 0 {
 			head = st.text.muted.Render(fit(label, labelW))
@@ -150,14 +149,14 @@ func labelled(st *styles, label, text string, w int, style paint) []string {
 
 // wrapLines wraps already-styled text to w cells, as many lines as it takes.
 func wrapLines(text string, w int) []string {
-	return strings.Split(ansi.Wrap(text, max(w, 8), ""), "\n")
+	return wrap(text, max(w, 8))
 }
 
 // lockLines is the content of a lock's view.
 func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 	st, d := sh.st, sh.data
 	if row == nil || d == nil {
-		return []string{st.text.muted.Render("This lock is on no master any more (released or expired), and none of its holders is left in the window."),
+		return []string{st.text.muted.Render("This lock is on no master any more (released or expired)."),
 			"", st.table.head.Render("Events")}
 	}
 	lv := row.lv
@@ -191,9 +190,6 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 		holder := "-"
 		if row.primary != "" {
 			holder = row.tokens[firstWith(lv, row.primary)]
-		}
-		if lv.Free() { // no key: nobody holds it; its holders are in its timeline below
-			holderLabel, holder = "last held", lastHolder(lv)
 		}
 		add(labelled(st, holderLabel, holder, w, st.text.normal)...)
 	}

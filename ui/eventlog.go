@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
@@ -395,7 +394,7 @@ func (s *styles) logLines(e logEntry, w int) []string {
 	const headWidth = 11
 	head := s.text.muted.Render(e.at.Format("15:04:05") + " " + levelGlyph[e.level] + " ")
 	var out []string
-	for i, l := range strings.Split(ansi.Wrap(e.text, max(w-headWidth, 8), ""), "\n") {
+	for i, l := range wrap(e.text, max(w-headWidth, 8)) {
 		if i > 0 {
 			head = strings.Repeat(" ", headWidth)
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -172,7 +171,7 @@ func (f *acquireForm) View() string {
 		}
 		body = append(body, st.form.hint.Render("retrying per --retries; esc cancels"))
 	case f.err != "":
-		for _, l := range strings.Split(ansi.Wrap(f.err, inner, " "), "\n") {
+		for _, l := range wrap(f.err, inner) {
 			body = append(body, st.form.err.Render(l))
 		}
 		if f.round.n > 0 {

@@ -21,12 +21,14 @@ func heat(lv *monitor.LockView, at time.Time) int {
 	return lv.History.AcquiredSince(at.Add(-monitor.LastMinute))
 }
 
-// sortByHeat sorts the locks panel by heat, hottest first, or back by resource when it already is.
+// sortByHeat sorts the locks panel by heat, hottest first, or back by resource when it already is. Either way
+// the order starts as its key says, not reversed: after Reverse, hottest first still means hottest first.
 func (p *locksPanel) sortByHeat() {
 	if p.sort == sortHeat {
 		p.sort = sortResource
 	} else {
 		p.sort = sortHeat
 	}
+	p.reverse = false
 	p.rebuild()
 }

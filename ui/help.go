@@ -106,7 +106,7 @@ func (v *helpView) lines(w int) []string {
 			" searches it, "+k.LogLock.Help().Key+" narrows it to the selected lock and "+k.LogLevel.Help().Key+" by level"),
 		// A no-break space keeps each glyph with its word where the line wraps.
 		st.table.head.Render("Outcomes")+st.text.muted.Render(strings.NewReplacer(" ", "\u00a0", "|", "  ").Replace(
-			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? pending")),
+			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? not awaited (decided before it answered)")),
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
 	if v.blocked != "" {

@@ -45,6 +45,8 @@ type KeyMap struct {
 	Open key.Binding
 	// Demo holds the presenter's keys, enabled in demo mode only.
 	Demo DemoKeyMap
+	// Replay are the keys of a replay (Options.Replay): they move its time cursor.
+	Replay ReplayKeyMap
 }
 
 // DemoKeyMap holds the presenter's bindings of demo mode (Options.Demo): faults injected into the selected
@@ -80,7 +82,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the full help, in columns: navigation, lock actions, view, event log and polling, app, and in demo
 // mode the demo's.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return append(k.dashboardHelp(), k.Demo.FullHelp()...)
+	return append(append(k.dashboardHelp(), k.Demo.FullHelp()...), k.Replay.FullHelp()...)
 }
 
 // dashboardHelp is the full help's columns of the dashboard's own keys.

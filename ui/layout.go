@@ -15,7 +15,7 @@ type layoutInput struct {
 	note      int  // lines the selected master's note asks for under its row (its error's rest)
 	warnings  int  // the monitor's current warnings
 	demo      bool // demo mode: a line under the header
-	violation bool // the demo's violation banner is up
+	violation int  // the lines the demo's violation banner asks for (0: it is not up)
 	story     int  // the lines a stepped demo scenario's story box asks for (0: none is up)
 	logFull   bool // the event log fills the body
 }
@@ -51,9 +51,7 @@ func arrange(in layoutInput) layout {
 	l.bannerH = min(in.warnings, 3)
 	if in.demo {
 		l.demoBarH = 1
-		if in.violation {
-			l.violationH = 3
-		}
+		l.violationH = in.violation
 		l.storyH = in.story
 	}
 	l.footerH = 1
@@ -63,12 +61,13 @@ func arrange(in layoutInput) layout {
 	mastersH := min(in.masters, 6) + 3
 	l.noteH = in.note
 	rest := h - 1 - l.demoBarH - l.storyH - l.violationH - l.bannerH - l.footerH - mastersH - l.noteH
-	// Short of room for the locks, the selected master's note, the masters, the banners, the violation and a
-	// stepped story's box give up lines, in that order, down to what each cannot do without.
+	// Short of room for the locks, the selected master's note, the violation's lines beyond three, the masters,
+	// the banners, the violation and a stepped story's box give up lines, in that order, down to what each
+	// cannot do without.
 	for _, part := range []struct {
 		h     *int
 		least int
-	}{{&l.noteH, 0}, {&mastersH, 4}, {&l.bannerH, 1}, {&l.violationH, 1}, {&l.storyH, 2}} {
+	}{{&l.noteH, 0}, {&l.violationH, 3}, {&mastersH, 4}, {&l.bannerH, 1}, {&l.violationH, 1}, {&l.storyH, 2}} {
 		for rest < 6 && *part.h > part.least {
 			*part.h--
 			rest++
@@ -78,6 +77,19 @@ func arrange(in layoutInput) layout {
 	minBottom := 13 // room for the locks row before our locks and the log get a row
 	if in.demo {
 		minBottom = 11 // the demo's log is half the show
+	}
+	// The extras (the note's lines, the violation's beyond three) give way to the row of our locks and the log
+	// when their lines are what it lacks.
+	if extra := l.noteH + max(l.violationH-3, 0); rest < minBottom && rest+extra >= minBottom {
+		for _, part := range []struct {
+			h     *int
+			least int
+		}{{&l.noteH, 0}, {&l.violationH, 3}} {
+			for rest < minBottom && *part.h > part.least {
+				*part.h--
+				rest++
+			}
+		}
 	}
 	bottomH := 0
 	if rest >= minBottom {

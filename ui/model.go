@@ -595,8 +595,10 @@ func prefixed(sep, s string) string {
 
 // relayout computes the geometry for the current size and snapshot (arrange) and sizes the components by it.
 func (m *Model) relayout() {
-	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: m.demo != nil,
-		violation: m.demo != nil && m.demo.violated(), logFull: m.logFull}
+	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: m.demo != nil, logFull: m.logFull}
+	if m.demo != nil {
+		in.violation = m.demo.violationLines(m.width)
+	}
 	if d := m.sh.data; d != nil {
 		in.masters, in.warnings = max(len(d.masters), 1), len(d.warnings)
 		in.note = m.masters.noteWant(m.width)

@@ -45,7 +45,7 @@ func viewRound(r redlock.Round) roundView {
 }
 
 // outcomeGlyphs tell the outcomes apart without colour: ✓ ok, ◆ another token, · no key, T timeout, ✗ error,
-// R replica, ? pending.
+// R replica, ? not awaited (the round was decided before the master answered).
 var outcomeGlyphs = map[redlock.Outcome]string{
 	redlock.OutcomeOK: "✓", redlock.OutcomeHeldByOther: "◆", redlock.OutcomeGone: "·",
 	redlock.OutcomeTimeout: "T", redlock.OutcomeError: "✗", redlock.OutcomeReplica: "R", redlock.OutcomePending: "?",
@@ -75,7 +75,7 @@ func (r roundView) detail() string { return strings.Join(r.nodeLines(), " · ") 
 func (r roundView) nodeLines() []string {
 	lines := make([]string, len(r.nodes))
 	for i, n := range r.nodes {
-		lines[i] = n.label + " " + n.outcome.String()
+		lines[i] = n.label + " " + outcomeText(n.outcome)
 		if n.latency > 0 {
 			lines[i] += " " + latency(n.latency)
 		}
@@ -84,6 +84,18 @@ func (r roundView) nodeLines() []string {
 		}
 	}
 	return lines
+}
+
+// notAwaited is how a master that had not answered when its round was decided is said: "pending" read as if
+// its answer were still to come and mattered, though the round was over (the key usually lands there too).
+const notAwaited = "not awaited (decided before it answered)"
+
+// outcomeText names a master's outcome in a round, for people.
+func outcomeText(o redlock.Outcome) string {
+	if o == redlock.OutcomePending {
+		return notAwaited
+	}
+	return o.String()
 }
 
 // failure describes an error from the Redlock client, sanitized, with the round it carries (empty if none).

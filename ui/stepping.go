@@ -34,21 +34,54 @@ func stepCmd(ctx context.Context, d *demo.Demo, pollNow func()) tea.Cmd {
 	}
 }
 
-// stepAction is the Step key: while a stepped run waits, it performs the announced step. It takes the key
-// from the panels (space pages them) for as long as such a run is on.
+// stepAction is the Step key: while a stepped run waits, it performs the announced step; once the run is
+// over, it closes the box that shows its last step. It takes the key from the panels (space pages them) for as
+// long as the box is up.
 func (v *demoView) stepAction() action {
-	return action{binding: &v.sh.keys.Demo.Step, when: func() bool { return v.step != nil },
+	return action{binding: &v.sh.keys.Demo.Step, when: v.stepsShown,
 		can: func() string {
-			if v.stepping || !v.step.Waiting {
+			if v.step != nil && (v.stepping || !v.step.Waiting) {
 				return fmt.Sprintf("step %d is being performed", v.step.Step)
 			}
 			return ""
 		},
 		do: func(tea.KeyMsg) tea.Cmd {
-			v.stepping = true
+			if v.step == nil { // the run is over: its last step was shown until now
+				v.final = nil
+				return nil
+			}
+			v.stepping, v.stepStarted = true, v.sh.now()
 			v.sh.setStatus(levelInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
 			return stepCmd(v.ctx, v.d, v.pollNow)
 		}}
+}
+
+// closeStoryAction is Cancel while the box shows a run's last step: it closes the box, as the Step key does.
+func (v *demoView) closeStoryAction() action {
+	return action{binding: &v.sh.keys.Cancel, when: func() bool { return v.step == nil && v.final != nil },
+		do: func(tea.KeyMsg) tea.Cmd { v.final = nil; return nil }}
+}
+
+// finalStep is the box's state once a stepped run is over: its last step (the story's end, "over: ..."), of
+// as many as it logged, and how it ended; nil when it logged none. A stepped run announces each step but the
+// last, which it only logs; the box shows it until the presenter moves on, so that a story never ends
+// without its last step.
+func finalStep(res demo.ScenarioResult) *demo.StepState {
+	if len(res.Steps) == 0 {
+		return nil
+	}
+	last := res.Steps[len(res.Steps)-1]
+	why := "mutual exclusion held"
+	if res.Violated {
+		why = "mutual exclusion was violated"
+	}
+	if res.Expected {
+		why += ", as the story says"
+	} else {
+		why += ": NOT as the story says"
+	}
+	return sanitizeStep(&demo.StepState{Scenario: res.Scenario.Name, Title: res.Scenario.Title, Step: len(res.Steps),
+		Steps: max(res.Scenario.Steps, len(res.Steps)), Text: last.Text, Why: why})
 }
 
 // onStepDone takes in the state after a step.
@@ -60,8 +93,22 @@ func (v *demoView) onStepDone(msg stepDoneMsg) {
 	}
 }
 
-// stepsShown reports whether a stepped run's story takes lines on the screen.
-func (v *demoView) stepsShown() bool { return v.step != nil }
+// stepsShown reports whether a stepped run's story takes lines on the screen: while the run is on, and then
+// its last step, until the presenter moves on.
+func (v *demoView) stepsShown() bool { return v.step != nil || v.final != nil }
+
+// shownStep is the step the story box shows: the one announced, or the last of a run that is over.
+func (v *demoView) shownStep() *demo.StepState {
+	if v.step != nil {
+		return v.step
+	}
+	return v.final
+}
+
+// storyCap is the width cap of a step's texts: the demo's own words, a whole story long, which sanitize must
+// not cut (a cut would start them with the mark of changed text, and end them short); the box cuts them to
+// its room itself.
+const storyCap = 4096
 
 // sanitizeStep returns a copy of s with its texts sanitized for the screen, nil for nil.
 func sanitizeStep(s *demo.StepState) *demo.StepState {
@@ -69,8 +116,8 @@ func sanitizeStep(s *demo.StepState) *demo.StepState {
 		return nil
 	}
 	c := *s
-	c.Scenario, c.Title, c.Text = sanitize(c.Scenario, nameCap), sanitize(c.Title, textCap), sanitize(c.Text, textCap)
-	c.Story, c.Why = sanitize(c.Story, textCap), sanitize(c.Why, textCap)
+	c.Scenario, c.Title, c.Text = sanitize(c.Scenario, nameCap), sanitize(c.Title, storyCap), sanitize(c.Text, storyCap)
+	c.Story, c.Why = sanitize(c.Story, storyCap), sanitize(c.Why, storyCap)
 	return &c
 }
 
@@ -78,10 +125,16 @@ func sanitizeStep(s *demo.StepState) *demo.StepState {
 // step is about to do and why it matters, in as many lines as the layout gives (storyH). Short of room, what
 // the step does is cut before why it matters, since the event log keeps the former.
 func (v *demoView) storyView() string {
-	st, s := v.sh.st, v.step
+	st, s := v.sh.st, v.shownStep()
 	hint := v.sh.keys.Demo.Step.Help().Key + " performs it"
-	if v.stepping || !s.Waiting {
-		hint = "performing it…"
+	switch {
+	case v.step == nil: // the run is over
+		hint = "the story is over: " + v.sh.keys.Demo.Step.Help().Key + " or " + v.sh.keys.Cancel.Help().Key + " closes"
+	case v.stepping && !v.stepStarted.IsZero(): // a step may wait out a lock's TTL: say that it goes on
+		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + dur(v.sh.now().Sub(v.stepStarted)) +
+			" (the table shows it; a step that waits out a TTL takes that long)"
+	case v.stepping || !s.Waiting:
+		hint = spinner[v.sh.frame%len(spinner)] + " performing it…"
 	}
 	head := st.demo.badge.Render(fmt.Sprintf(" STEP %d of %d ", s.Step, s.Steps)) + st.text.muted.Render(" "+hint+
 		" · ") + st.header.value.Render(s.Title)
@@ -99,7 +152,8 @@ func (v *demoView) storyView() string {
 	return strings.Join(lines, "\n")
 }
 
-// cutLines returns the first n of lines, the last of them ending in "…" when some are cut off.
+// cutLines returns the first n of lines, w cells wide at most: when some are cut off, the last holds as much
+// of the rest as fits, ending in "…".
 func cutLines(lines []string, n, w int) []string {
 	if n <= 0 {
 		return nil
@@ -108,43 +162,59 @@ func cutLines(lines []string, n, w int) []string {
 		return lines
 	}
 	out := slices.Clone(lines[:n])
-	out[n-1] = ansi.Truncate(out[n-1], w-1, "") + "…"
+	last := out[n-1]
+	for _, l := range lines[n:] { // indented continuation lines: one space between words
+		last += " " + strings.TrimLeft(l, " ")
+	}
+	out[n-1] = ansi.Truncate(last, w-1, "") + "…"
 	return out
 }
 
 // storyText is what the announced step is about to do, and why it matters, each wrapped to w cells; the
 // first step, which only begins, tells the whole story instead, which says both.
 func (v *demoView) storyText(w int) (what, why []string) {
-	if v.step.Step == 1 && v.step.Story != "" {
-		return indentWrap(v.step.Story, w), nil
+	s := v.shownStep()
+	if s.Step == 1 && s.Story != "" {
+		return indentWrap(s.Story, w), nil
 	}
-	what = indentWrap(strings.TrimPrefix(v.step.Text, fmt.Sprintf("%s %d: ", v.step.Scenario, v.step.Step)), w)
-	if v.step.Why != "" {
-		why = indentWrap("why: "+v.step.Why, w)
+	what = indentWrap(strings.TrimPrefix(s.Text, fmt.Sprintf("%s %d: ", s.Scenario, s.Step)), w)
+	switch {
+	case v.step == nil && s.Why != "": // the run is over: how it ended
+		why = indentWrap(s.Why, w)
+	case s.Why != "":
+		why = indentWrap("why: "+s.Why, w)
 	}
 	return what, why
 }
 
 // indentWrap wraps text to w cells, each line indented by two.
 func indentWrap(text string, w int) []string {
-	lines := strings.Split(ansi.Wrap(text, max(w-2, 1), " "), "\n")
+	lines := wrap(text, max(w-2, 1))
 	for i := range lines {
 		lines[i] = "  " + lines[i]
 	}
 	return lines
 }
 
-// maxStoryText is how many lines of text the story box shows under its head.
-const maxStoryText = 4
+// maxStoryText is how many lines of text the story box shows under its head: a story's whole first step from
+// 100 columns; below, narrowStoryText, so that the panels keep their rows on a small screen.
+const (
+	maxStoryText    = 6
+	narrowStoryText = 4
+)
 
 // storyLines is how many lines the story box asks for at width w: its head and up to maxStoryText of the
 // step's text and why; 0 when no stepped run is on.
 func (v *demoView) storyLines(w int) int {
-	if v.step == nil {
+	if !v.stepsShown() {
 		return 0
 	}
 	what, why := v.storyText(w)
-	return 1 + min(len(what)+len(why), maxStoryText)
+	most := maxStoryText
+	if w < 100 {
+		most = narrowStoryText
+	}
+	return 1 + min(len(what)+len(why), most)
 }
 
 // modeText says how a scenario started in mode runs, for the status line.

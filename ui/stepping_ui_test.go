@@ -188,8 +188,16 @@ func stepThrough(t *testing.T, c stepCase) {
 		d.press(" ")
 	}
 	d.waitView("scenario " + c.name + " over")
-	if v := m.View(); strings.Contains(v, "STEP ") || !strings.Contains(v, c.over) {
-		t.Errorf("after the last step the story box stays, or %q does not show:\n%s", c.over, v)
+	// The story's last step, which the run only logs, stays in the box until the presenter moves on: a story
+	// never ends without it (issue 34).
+	if v := m.View(); !strings.Contains(v, stepHead(c.steps, c.steps)) || !strings.Contains(v, "the story is over") ||
+		!strings.Contains(v, "  over: ") || !strings.Contains(v, c.over) {
+		t.Errorf("after the last step the box does not show step %d of %d, the story's end, or %q does not show:\n%s",
+			c.steps, c.steps, c.over, v)
+	}
+	d.press(" ")
+	if v := m.View(); strings.Contains(v, "STEP ") {
+		t.Errorf("space after the story's end left the box up:\n%s", v)
 	}
 }
 
@@ -282,43 +290,76 @@ const restartWhy = "Back at once with no data, master 3 forgets it voted for A (
 
 // The story box shows the step about to be performed, why it matters, and on the first step the whole story.
 func TestStepGolden(t *testing.T) {
-	crash := demo.Scenarios()[2]
+	race, crash := demo.Scenarios()[0], demo.Scenarios()[2]
+	restart := demo.StepState{Step: 5, Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}
+	// The end of a stepped crash-restart: its last step, which the run only logs, with its violation.
+	ended := demo.ScenarioResult{Scenario: crash, Violated: true, Expected: true}
+	for i := range crash.Steps {
+		text := fmt.Sprintf("crash-restart %d: a step", i+1)
+		if i == crash.Steps-1 {
+			text = fmt.Sprintf("crash-restart %d: over: mutual exclusion was violated (overlap)", i+1)
+		}
+		ended.Steps = append(ended.Steps, demo.Event{Kind: demo.EventScenario, Text: text})
+	}
 	for _, c := range []struct {
-		name string
-		w, h int
-		step demo.StepState
+		name  string
+		w, h  int
+		sc    demo.Scenario
+		step  demo.StepState
+		ended bool
 	}{
-		{"step_100x30", 100, 30, demo.StepState{Step: 5,
-			Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}},
-		{"step_80x24", 80, 24, demo.StepState{Step: 5,
-			Text: "crash-restart 5: master 3 restarts at once, empty: A's key on it is gone"}},
-		{"first_step_tells_the_story_100x30", 100, 30, demo.StepState{Step: 1,
-			Text: "crash-restart 1: begins: " + crash.Title}},
+		{"step_100x30", 100, 30, crash, restart, false},
+		{"step_80x24", 80, 24, crash, restart, false},
+		{"step_120x40", 120, 40, crash, restart, false},
+		{"first_step_tells_the_story_100x30", 100, 30, crash,
+			demo.StepState{Step: 1, Text: "crash-restart 1: begins: " + crash.Title}, false},
+		// The longest story, whole at 120 columns, and never marked as text that was escaped or cut (issue 34).
+		{"first_step_tells_the_story_120x40", 120, 40, race,
+			demo.StepState{Step: 1, Text: race.Name + " 1: begins: " + race.Title}, false},
+		{"first_step_tells_the_story_80x24", 80, 24, race,
+			demo.StepState{Step: 1, Text: race.Name + " 1: begins: " + race.Title}, false},
+		// A stepped story ends with its last step on screen, until the presenter moves on (issue 34).
+		{"story_over_120x40", 120, 40, crash, demo.StepState{}, true},
+		{"story_over_80x24", 80, 24, crash, demo.StepState{}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dm := startDemo(t, demo.Options{Paused: true}) // its own state is replaced by the constructed one
 			m := newDashboard(ui.Options{Locker: idleLocker(t), Demo: dm, Title: "demo"}, c.w, c.h)
 			m.Update(ui.SnapshotMsg{Snapshot: demoSnapshot()})
 			st := demoState()
-			step := c.step
-			step.Scenario, step.Title, step.Story, step.Steps, step.Waiting = crash.Name, crash.Title,
-				crash.Description, crash.Steps, true
-			step.Why = restartWhy
-			if step.Step == 1 {
-				step.Why = crash.Description
+			var want []string
+			switch {
+			case c.ended:
+				st.Ended = &ended
+				want = []string{"the story is over: space or esc closes", "over: mutual exclusion was violated (overlap)",
+					"mutual exclusion was violated, as the story says", stepHead(crash.Steps, crash.Steps)}
+			default:
+				step := c.step
+				step.Scenario, step.Title, step.Story, step.Steps, step.Waiting = c.sc.Name, c.sc.Title,
+					c.sc.Description, c.sc.Steps, true
+				step.Why = restartWhy
+				want = []string{"master 3 restarts at once", "why: " + restartWhy[:40]}
+				if step.Step == 1 {
+					step.Why = c.sc.Description
+					want = []string{c.sc.Description[:40]}
+				}
+				want = append(want, stepHead(step.Step, c.sc.Steps))
+				st.Step = &step
 			}
-			st.Step = &step
 			m.Update(st)
 			view := m.View()
 			checkScreen(t, view, c.w, c.h)
-			want := []string{"master 3 restarts at once", "why: " + restartWhy[:40]}
-			if step.Step == 1 {
-				want = []string{crash.Description[:40]}
-			}
-			for _, w := range append(want, stepHead(step.Step, crash.Steps)) {
+			for _, w := range want {
 				if !strings.Contains(view, w) {
 					t.Errorf("the step and why it matters (%q) are not on screen:\n%s", w, view)
 				}
+			}
+			if strings.Contains(view, "‽") {
+				t.Errorf("the program's own text is marked as escaped or cut:\n%s", view)
+			}
+			if c.w >= 120 && !c.ended && !strings.Contains(strings.Join(strings.Fields(view), " "),
+				strings.Join(strings.Fields(c.sc.Description), " ")) && c.step.Step == 1 {
+				t.Errorf("at %d columns the story is cut:\n%s", c.w, view)
 			}
 			golden.RequireEqual(t, []byte(view))
 		})

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
@@ -168,14 +169,14 @@ func fitParts(parts []part, sep string, w int) string {
 	return fitStyled(line, w)
 }
 
-// lockCounts details the locks that need attention, and those nobody holds, e.g. " (2 mine, 1 split, 3 free)".
+// lockCounts details the locks that need attention, e.g. " (2 mine, 1 split)".
 func lockCounts(d *dashboard) string {
 	var parts []string
 	c := d.counts
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{c.mine, "mine"}, {c.lost, "lost"}, {c.split, "split"}, {c.unconfirmed, "checking"}, {c.partial, "partial"}, {c.free, "free"}} {
+	}{{c.mine, "mine"}, {c.lost, "lost"}, {c.split, "split"}, {c.unconfirmed, "checking"}, {c.partial, "partial"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", thousands(x.n), x.what))
 		}
@@ -240,14 +241,26 @@ func (m *Model) panelsView() string {
 	return strings.Join(parts, "\n")
 }
 
-// footerView is the status line and the short help of what works now.
+// statusWrapFor is how long a status too long for its line takes the help's line too, so that it is read to
+// its end (a refusal's way out comes last); then the help comes back, and the status is cut to one line.
+const statusWrapFor = 10 * time.Second
+
+// footerView is the status line and the short help of what works now. A fresh status too long for one line
+// continues on the help's line for a while (statusWrapFor).
 func (m *Model) footerView() string {
 	st := m.sh.st
 	var statusLine string
 	if m.sh.status.text != "" {
 		s := m.sh.status
-		statusLine = st.text.muted.Render(s.at.Format("15:04:05")+" ") +
-			st.level[s.level].Render(levelGlyph[s.level]+" ") + st.name(s.text, st.level[s.level])
+		head := st.text.muted.Render(s.at.Format("15:04:05")+" ") + st.level[s.level].Render(levelGlyph[s.level]+" ")
+		statusLine = head + st.name(s.text, st.level[s.level])
+		headW := ansi.StringWidth(head)
+		room := m.width - headW
+		if m.lay.footerH == 2 && ansi.StringWidth(s.text) > room && m.sh.now().Sub(s.at) < statusWrapFor {
+			lines := cutLines(wrap(s.text, room), 2, room)
+			return fitStyled(head+st.name(lines[0], st.level[s.level]), m.width) + "\n" +
+				fitStyled(strings.Repeat(" ", headW)+st.level[s.level].Render(lines[len(lines)-1]), m.width)
+		}
 	}
 	helpLine := m.help.ShortHelpView(m.shortHelp())
 	if m.lay.footerH == 1 {

@@ -13,11 +13,12 @@ import (
 )
 
 // Titles of the full help's columns (ui.KeyMap.FullHelp), in their order: the dashboard's, then the demo's
-// (DemoKeyMap.FullHelp). KeysPage fails when the help has another number of columns, so that a new column
-// gets a title here.
+// (DemoKeyMap.FullHelp), then the replay's (ReplayKeyMap.FullHelp). KeysPage fails when the help has another
+// number of columns, so that a new column gets a title here.
 var (
 	dashboardColumns = []string{"Navigation", "Lock actions", "View", "Event log and polling", "App"}
 	demoColumns      = []string{"Demo: faults on the selected master", "Demo: workload and scenarios"}
+	replayColumns    = []string{"Replay: the time cursor"}
 )
 
 // Keys writes docs/keys.md from the key bindings keymap.go gives the dashboard (read by uitest.KeyMap, which
@@ -31,7 +32,7 @@ func Keys() ([]byte, error) {
 func KeysPage(km ui.KeyMap) ([]byte, error) {
 	all := km.FullHelp()
 	demo := km.Demo.FullHelp()
-	if len(all) != len(dashboardColumns)+len(demo) || len(demo) != len(demoColumns) {
+	if len(all) != len(dashboardColumns)+len(demo)+len(replayColumns) || len(demo) != len(demoColumns) {
 		return nil, fmt.Errorf("the full help has %d columns (%d of them the demo's); docgen titles %d and %d: "+
 			"give the new column a title", len(all), len(demo), len(dashboardColumns), len(demoColumns))
 	}
@@ -42,9 +43,9 @@ func KeysPage(km ui.KeyMap) ([]byte, error) {
 	header(&b, "Key bindings", "keymap.go, grouped as ui.KeyMap.FullHelp groups them")
 	b.WriteString("Every key of the dashboard, in the columns of its full help (`?`). The help shows only the keys " +
 		"that can act in the current mode: the lock actions are hidden with `--read-only`, and the demo's keys " +
-		"exist only in demo mode. In a form a letter is a letter; the footer lists what acts right now. The " +
+		"exist only in demo mode, the replay's only in `redlock-tui replay`. In a form a letter is a letter; the footer lists what acts right now. The " +
 		"[dashboard](dashboard.md) page says more of what each does.\n")
-	titles := append(slices.Clone(dashboardColumns), demoColumns...)
+	titles := append(append(slices.Clone(dashboardColumns), demoColumns...), replayColumns...)
 	for i, col := range all {
 		fmt.Fprintf(&b, "\n## %s\n\n| Keys | Shown as | Action |\n|---|---|---|\n", titles[i])
 		for _, k := range col {
