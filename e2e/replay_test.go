@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,6 +139,42 @@ func TestARecordedIncidentReplaysWhoHeldTheLock(t *testing.T) {
 	if checked < 2 {
 		t.Fatalf("only %d of %d holds had a poll inside them to check", checked, len(holds))
 	}
+
+	// The replay dashboard, as a person uses it: paused at the start, read-only; } jumps to the next error,
+	// the lost quorum on billing:nightly; , and . step back and forth through the table as recorded.
+	tm := startTmux(t)
+	tm.typeText(bin + " replay " + file)
+	tm.keys("Enter")
+	tm.waitFor("the replay, paused at its first poll", func(screen string) bool {
+		return strings.Contains(screen, "REPLAY") && strings.Contains(screen, "poll 1/") && strings.Contains(screen, "PAUSED")
+	})
+	tm.keys("}")
+	lost := tm.waitFor("the fault at its moment", func(screen string) bool {
+		return strings.Contains(screen, "billing:nightly") && strings.Contains(screen, "quorum")
+	})
+	at := pollNumber(t, lost)
+	tm.keys(",")
+	tm.waitFor("one poll back", func(screen string) bool { return pollNumber(t, screen) == at-1 })
+	tm.keys(".")
+	tm.waitFor("one poll on again", func(screen string) bool { return pollNumber(t, screen) == at })
+	tm.keys("q")
+	tm.waitFor("the replay to quit", func(screen string) bool {
+		return strings.Contains(screen, prompt) && !strings.Contains(screen, "REPLAY")
+	})
+}
+
+// pollNumber reads the poll under the replay's time cursor from the header ("poll 12/43"), 0 when absent.
+func pollNumber(t *testing.T, screen string) int {
+	t.Helper()
+	i := strings.Index(screen, "poll ")
+	if i < 0 {
+		return 0
+	}
+	var n, of int
+	if _, err := fmt.Sscanf(screen[i:], "poll %d/%d", &n, &of); err != nil {
+		return 0
+	}
+	return n
 }
 
 // pollInside finds a poll whose every reading was sent after h's acquisition and that ended before its release.

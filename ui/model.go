@@ -28,6 +28,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -63,6 +64,11 @@ type Options struct {
 	Production bool
 	// Now is the dashboard's clock (time.Now when nil); tests inject a fixed one.
 	Now func() time.Time
+	// Replay, when not nil, is a recording the dashboard shows instead of masters (Monitor and Locker are then
+	// nil): read-only, with a time cursor that ReplayKeyMap moves, the clock being the moment shown. It starts
+	// paused at ReplayAt (the first poll when zero).
+	Replay   *record.Player
+	ReplayAt time.Time
 	// Demo is the running demo in demo mode, nil otherwise. The dashboard shows its masters' faults and its
 	// events, and the presenter's keys (KeyMap.Demo) inject faults, drive the workload and run scenarios; the
 	// program that started the demo closes it. ReadOnly does not disable the presenter's keys: they act on the
@@ -151,6 +157,7 @@ type Model struct {
 	log           *eventLog
 	ops           *lockOps  // the write commands
 	demo          *demoView // nil outside demo mode
+	replay        *replayer // nil outside a replay
 	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
 	// it takes the keys, and says where it shows.
 	modal modal
@@ -168,6 +175,9 @@ func New(o Options) *Model {
 	}
 	if o.Poll <= 0 {
 		o.Poll = monitor.DefaultInterval
+	}
+	if o.Replay != nil {
+		o.ReadOnly, o.Monitor, o.Locker = true, nil, nil // a recording is only looked at
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	keys := o.Keys
@@ -191,6 +201,10 @@ func New(o Options) *Model {
 		if o.Monitor != nil {
 			m.demo.pollNow = o.Monitor.PollNow
 		}
+	}
+	if o.Replay != nil {
+		m.replay = newReplayer(sh, o.Replay, o.ReplayAt)
+		sh.now = func() time.Time { return m.replay.clock }
 	}
 	m.keys = m.globalKeys()
 	m.help = help.New()
@@ -217,7 +231,13 @@ func (m *Model) globalKeys() keyTable {
 		{binding: &k.NextPanel, do: do(func() { m.cycleFocus(1) })},
 		{binding: &k.PrevPanel, do: do(func() { m.cycleFocus(-1) })},
 		{binding: &k.LogFull, do: do(func() { m.setLogFull(!m.logFull) })},
-		{binding: &k.Pause, do: do(m.togglePause)},
+		{binding: &k.Pause, do: func(tea.KeyMsg) tea.Cmd {
+			if m.replay != nil {
+				return m.replay.togglePlay()
+			}
+			m.togglePause()
+			return nil
+		}},
 		{binding: &k.Faster, do: do(func() { m.stepInterval(-1) })},
 		{binding: &k.Slower, do: do(func() { m.stepInterval(1) })},
 		// Listed in the full help only: the forms and views that take them handle them themselves.
@@ -231,6 +251,9 @@ func (m *Model) globalKeys() keyTable {
 // has the focus, in the order a key not taken goes on through them.
 func (m *Model) components() []component {
 	out := []component{m.panel(m.focus), m.ops}
+	if m.replay != nil { // its keys before the panels'
+		out = []component{m.replay, m.panel(m.focus), m.ops}
+	}
 	switch {
 	case m.demo != nil && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
 		out = []component{m.demo, m.panel(m.focus), m.ops}
@@ -291,6 +314,16 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.mouse(msg)
 	case SnapshotMsg:
 		return m.apply(ingest(msg.Snapshot, m.sh.data))
+	case replayMsg:
+		if !m.replay.arrived(msg) {
+			return nil // a poll the cursor has left
+		}
+		if msg.jump {
+			m.sh.log.replace(m.replay.logUntil(msg.s))
+			d, _ := ingest(msg.s, nil)
+			return m.apply(d, nil)
+		}
+		return m.apply(ingest(msg.s, m.sh.data))
 	case monitorStartedMsg:
 		return waitSnapshot(msg.ch, m.sh.data)
 	case monitorSnapshotMsg:
@@ -535,8 +568,12 @@ func (m *Model) togglePause() {
 	}
 }
 
-// stepInterval moves the poll interval one step faster (dir < 0) or slower (dir > 0).
+// stepInterval moves the poll interval one step faster (dir < 0) or slower (dir > 0); in a replay, the speed.
 func (m *Model) stepInterval(dir int) {
+	if m.replay != nil {
+		m.replay.changeSpeed(dir)
+		return
+	}
 	next := m.interval
 	if dir < 0 {
 		for i := len(pollSteps) - 1; i >= 0; i-- {

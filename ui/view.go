@@ -87,16 +87,21 @@ func (m *Model) headerView() string {
 			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
 			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
 	}
-	if m.sh.readOnly {
+	switch {
+	case m.replay != nil: // the time cursor stands for read-only and for the polling
+		parts = append(parts, part{m.replay.headerPart(st), 0})
+	case m.sh.readOnly:
 		parts = append(parts, part{st.header.readOnly.Render(" READ-ONLY "), 0})
 	}
-	poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
-	if m.paused {
-		poll += st.header.paused.Render("PAUSED")
-	} else {
-		poll += st.header.live.Render("live")
+	if m.replay == nil {
+		poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
+		if m.paused {
+			poll += st.header.paused.Render("PAUSED")
+		} else {
+			poll += st.header.live.Render("live")
+		}
+		parts = append(parts, part{poll, 2})
 	}
-	parts = append(parts, part{poll, 2})
 	if d != nil {
 		parts = append(parts, part{st.header.label.Render("at ") + st.header.value.Render(d.snap.Time.Format("15:04:05")), 4},
 			part{st.header.label.Render("locks ") + st.header.value.Render(thousands(len(d.locks))) +

@@ -4,23 +4,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/record"
+	"github.com/redlock-tui/redlock-tui/ui"
 )
 
 // replayConfig is the replay subcommand's command line.
 type replayConfig struct {
 	File     string
-	At       string // --at: the moment to print; "" lists the recording's moments
+	At       string // --at: the moment to show or print; "" the start (the dashboard) or the moments (printed)
 	JSON     bool
 	Markdown bool
+	Table    bool // --table: print the moment as --once prints its table, also on a terminal
+	Moments  bool // --moments: list the recording's moments, also on a terminal
 	Help     bool
 }
 
@@ -32,6 +39,8 @@ func newReplayFlagSet(rc *replayConfig) *pflag.FlagSet {
 		"+5m (from the start) or end")
 	fs.BoolVar(&rc.JSON, "json", false, "with --at: print JSON, as --once --json does")
 	fs.BoolVar(&rc.Markdown, "markdown", false, "with --at: print the Markdown incident report, as --once --markdown does")
+	fs.BoolVar(&rc.Table, "table", false, "with --at: print the tables, as --once does (the default when stdout is not a terminal)")
+	fs.BoolVar(&rc.Moments, "moments", false, "print the recording's span and moments (the default when stdout is not a terminal)")
 	fs.BoolVarP(&rc.Help, "help", "h", false, "print this help and exit")
 	return fs
 }
@@ -47,10 +56,12 @@ func parseReplayConfig(args []string) (replayConfig, *pflag.FlagSet, error) {
 	case rc.Help:
 	case len(rest) != 1:
 		return rc, fs, usagef("replay takes one recording (replay FILE [--at TIME]), got %d", len(rest))
-	case rc.JSON && rc.Markdown:
-		return rc, fs, usagef("--markdown and --json exclude each other")
-	case (rc.JSON || rc.Markdown) && rc.At == "":
-		return rc, fs, usagef("--json and --markdown print one moment: give it with --at")
+	case rc.JSON && rc.Markdown, rc.JSON && rc.Table, rc.Markdown && rc.Table:
+		return rc, fs, usagef("--json, --markdown and --table exclude each other")
+	case (rc.JSON || rc.Markdown || rc.Table) && rc.At == "":
+		return rc, fs, usagef("--json, --markdown and --table print one moment: give it with --at")
+	case rc.Moments && rc.At != "":
+		return rc, fs, usagef("--moments lists the whole recording: it takes no --at")
 	default:
 		rc.File = rest[0]
 	}
@@ -69,9 +80,13 @@ func replayCommand(args []string, sys system) int {
 		fmt.Fprint(sys.stdout, `redlock-tui replay: the locks as a recording (--record) saw them, later.
 
 Usage:
-  redlock-tui replay FILE                  list the recording's span and its moments (errors, warnings)
-  redlock-tui replay FILE --at TIME        print the locks as they were then (a table, --json or --markdown)
+  redlock-tui replay FILE [--at TIME]      the dashboard on the recording, read-only, at its start or at TIME
+  redlock-tui replay FILE --moments        list the recording's span and its moments (errors, warnings)
+  redlock-tui replay FILE --at TIME --json print the locks as they were then (--table, --json or --markdown)
 
+On a terminal replay opens the dashboard, paused: p plays and pauses, + and - change the speed (1x to 60x), , and
+. step one poll, < and > jump to the previous or next event, { and } to the previous or next error or warning,
+^ and $ to the start and the end. When stdout is not a terminal it prints the moments, or the tables with --at.
 Nothing connects to a master: every snapshot is rebuilt from the recorded polls.
 
 Flags:
@@ -88,14 +103,20 @@ Flags:
 		return ExitFailure
 	}
 	p := record.NewPlayer(rec, nil)
-	if rc.At == "" {
+	prints := rc.JSON || rc.Markdown || rc.Table || !sys.stdoutIsTerminal
+	if rc.Moments || rc.At == "" && prints {
 		writeMoments(sys.stdout, rc.File, p)
 		return ExitOK
 	}
-	at, err := parseMoment(rc.At, p)
-	if err != nil {
-		fmt.Fprintf(sys.stderr, "redlock-tui replay: --at %q: %v\n", rc.At, err)
-		return ExitUsage
+	var at time.Time
+	if rc.At != "" {
+		if at, err = parseMoment(rc.At, p); err != nil {
+			fmt.Fprintf(sys.stderr, "redlock-tui replay: --at %q: %v\n", rc.At, err)
+			return ExitUsage
+		}
+	}
+	if !prints {
+		return replayScreen(p, rc.File, at, sys)
 	}
 	i := p.IndexAt(at)
 	if i < 0 {
@@ -192,4 +213,26 @@ func writeMoments(w io.Writer, name string, p *record.Player) {
 	if len(moments) == 0 {
 		fmt.Fprintln(w, "  none: no error or warning was told")
 	}
+}
+
+// replayScreen runs the dashboard on a recording, read-only, paused at at (the start when zero), and prints
+// the UI's summary when it quits.
+func replayScreen(p *record.Player, name string, at time.Time, sys system) int {
+	rec := p.Recording()
+	model := ui.New(ui.Options{Keys: sys.keys, Replay: p, ReplayAt: at,
+		Title: fmt.Sprintf("%s · %d masters", filepath.Base(name), len(rec.Header.Masters)),
+		Poll:  rec.Header.Config.Interval})
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler(), tea.WithMouseCellMotion()}
+	if !term.IsTerminal(os.Stdin.Fd()) {
+		opts = append(opts, tea.WithInputTTY())
+	}
+	prog := tea.NewProgram(model, opts...)
+	stopSignals := quitOnSignal(prog)
+	_, err := prog.Run()
+	stopSignals()
+	if err != nil {
+		fmt.Fprintf(sys.stderr, "redlock-tui replay: %v\n", err)
+		return ExitFailure
+	}
+	return ExitOK
 }

@@ -1,0 +1,224 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/record"
+)
+
+// ReplayKeyMap are the keys of a replay (Options.Replay): the dashboard shows a recording, and these move its
+// time cursor. Pause plays and pauses it, and Faster and Slower change its speed, as they pause and pace the
+// polling live. Outside a replay no component takes them.
+type ReplayKeyMap struct {
+	// StepBack and StepForward move the cursor one poll.
+	StepBack, StepForward key.Binding
+	// PrevEvent and NextEvent move it to the poll of the previous or next event the monitor told; PrevAlarm and
+	// NextAlarm to that of the previous or next error or warning (a violation in a demo's recording included).
+	PrevEvent, NextEvent, PrevAlarm, NextAlarm key.Binding
+	// Start and End move it to the first and the last poll.
+	Start, End key.Binding
+}
+
+// replaySpeeds are the speeds a replay plays at, as many times the recorded pace.
+var replaySpeeds = []int{1, 2, 5, 10, 30, 60}
+
+// replayer is the time cursor of a replay: the dashboard shows the snapshot of the poll under it, rebuilt from
+// the recording off the event loop.
+type replayer struct {
+	keyTable
+	p       *record.Player
+	cursor  int       // the poll shown, once it arrives
+	want    int       // the poll last asked for: a snapshot of another is stale and dropped
+	clock   time.Time // the moment shown: the cursor's poll, moved on between polls while playing
+	playing bool
+	speed   int // index into replaySpeeds
+}
+
+// replayMsg is the snapshot of poll i, rebuilt; jump says the cursor did not move one poll forward, so that the
+// event log is rebuilt rather than added to.
+type replayMsg struct {
+	i    int
+	s    monitor.Snapshot
+	jump bool
+}
+
+// newReplayer starts a replay of p, paused at its first poll, or at the last poll at or before at when at is
+// not zero.
+func newReplayer(sh *shared, p *record.Player, at time.Time) *replayer {
+	r := &replayer{p: p}
+	if !at.IsZero() {
+		r.want = max(p.IndexAt(at), 0)
+	}
+	r.clock = p.Time(r.want)
+	k := &sh.keys.Replay
+	step := func(d int) func(tea.KeyMsg) tea.Cmd {
+		return func(tea.KeyMsg) tea.Cmd { return r.show(r.want+d, d != 1 || r.want != r.cursor) } // on from the poll last asked for
+	}
+	r.keyTable = keyTable{sh: sh, actions: []action{
+		{binding: &k.StepBack, do: step(-1)},
+		{binding: &k.StepForward, do: step(1)},
+		{binding: &k.PrevEvent, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(-1, false) }},
+		{binding: &k.NextEvent, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(1, false) }},
+		{binding: &k.PrevAlarm, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(-1, true) }},
+		{binding: &k.NextAlarm, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(1, true) }},
+		{binding: &k.Start, do: func(tea.KeyMsg) tea.Cmd { return r.show(0, true) }},
+		{binding: &k.End, do: func(tea.KeyMsg) tea.Cmd { return r.show(r.p.Len()-1, true) }},
+	}}
+	return r
+}
+
+// Init rebuilds the first poll shown.
+func (r *replayer) Init() tea.Cmd { return r.show(r.want, true) }
+
+// Update plays on at each tick while playing.
+func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return r, r.run(msg)
+	case tickMsg:
+		if !r.playing || r.want != r.cursor {
+			return r, nil
+		}
+		r.clock = r.clock.Add(tickEvery * time.Duration(replaySpeeds[r.speed]))
+		if i := r.p.IndexAt(r.clock); i > r.cursor {
+			return r, r.show(i, i > r.cursor+1)
+		}
+		if r.cursor == r.p.Len()-1 {
+			r.playing, r.clock = false, r.p.Time(r.cursor)
+			r.sh.setStatus(levelInfo, "end of the recording")
+		}
+	}
+	return r, nil
+}
+
+// show asks for the snapshot of poll i (clamped to the recording), rebuilt off the event loop.
+func (r *replayer) show(i int, jump bool) tea.Cmd {
+	i = min(max(i, 0), r.p.Len()-1)
+	r.want = i
+	p := r.p
+	return func() tea.Msg { return replayMsg{i: i, s: p.Snapshot(i), jump: jump} }
+}
+
+// arrived takes the snapshot of a poll the cursor asked for, and reports whether it is still wanted.
+func (r *replayer) arrived(msg replayMsg) bool {
+	if msg.i != r.want {
+		return false
+	}
+	r.cursor = msg.i
+	if t := r.p.Time(msg.i); !r.playing || r.clock.Before(t) {
+		r.clock = t
+	}
+	return true
+}
+
+// seekEvent moves the cursor to the poll of the next (dir > 0) or previous event the monitor told after or
+// before the moment shown, or of the next error or warning when alarms; it says so when there is none.
+func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
+	at := r.p.Time(r.want)
+	evs := r.p.MonitorEvents()
+	what := "event"
+	if alarms {
+		what = "error or warning"
+	}
+	for n := range evs {
+		e := evs[n]
+		if dir < 0 {
+			e = evs[len(evs)-1-n]
+		}
+		if alarms && e.Kind.Severity() == monitor.SeverityInfo {
+			continue
+		}
+		if dir > 0 && e.Time.After(at) || dir < 0 && e.Time.Before(at) {
+			r.playing = false
+			r.sh.setStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, e.Time.Format("15:04:05.000"), sanitize(e.Text, textCap)))
+			return r.show(r.p.IndexAt(e.Time), true)
+		}
+	}
+	for _, e := range r.p.Recording().Events { // the demo's violations and the dashboard's errors count too
+		if alarms && dir > 0 && (e.Severity == "error" || e.Severity == "warning") && e.Time.After(at) {
+			r.playing = false
+			return r.show(r.p.IndexAt(e.Time), true)
+		}
+	}
+	r.sh.setStatus(levelInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
+	return nil
+}
+
+// togglePlay plays or pauses the replay; at the end it plays again from the start.
+func (r *replayer) togglePlay() tea.Cmd {
+	r.playing = !r.playing
+	if r.playing && r.cursor == r.p.Len()-1 {
+		r.clock = r.p.Time(0)
+		return r.show(0, true)
+	}
+	return nil
+}
+
+// changeSpeed steps the speed up (dir < 0, as Faster polls faster) or down.
+func (r *replayer) changeSpeed(dir int) {
+	r.speed = min(max(r.speed-dir, 0), len(replaySpeeds)-1)
+	r.sh.setStatus(levelInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
+}
+
+// headerPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.
+func (r *replayer) headerPart(st *styles) string {
+	state := st.header.paused.Render("PAUSED")
+	if r.playing {
+		state = st.header.live.Render(fmt.Sprintf("▶ %dx", replaySpeeds[r.speed]))
+	}
+	return st.header.readOnly.Render(" REPLAY ") + " " + st.header.value.Render(r.clock.Format("2006-01-02 15:04:05.000")) +
+		st.header.label.Render(fmt.Sprintf(" poll %d/%d ", r.cursor+1, r.p.Len())) + state
+}
+
+// logUntil is the event log as it stood at the snapshot s of the recording: the monitor's events and the
+// recorded ones (the dashboard's, the demo's) up to its time, oldest first.
+func (r *replayer) logUntil(s monitor.Snapshot) []logEntry {
+	var out []logEntry
+	for _, rec := range events.FromMonitor(r.eventsUntil(s.Time)) {
+		out = append(out, entryOf(rec))
+	}
+	for _, rec := range r.p.Events(s.Time) {
+		out = append(out, entryOf(rec))
+	}
+	sortEntries(out)
+	return out
+}
+
+// eventsUntil are the monitor's events told at or before t.
+func (r *replayer) eventsUntil(t time.Time) []monitor.Event {
+	evs := r.p.MonitorEvents()
+	n := 0
+	for n < len(evs) && !evs[n].Time.After(t) {
+		n++
+	}
+	return evs[:n]
+}
+
+// View is empty: the replay shows in the header (headerPart).
+func (r *replayer) View() string { return "" }
+
+// SetSize does nothing: the replay has no area of its own.
+func (r *replayer) SetSize(int, int) {}
+
+// FullHelp is the replay's column of the full help.
+func (k ReplayKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.StepBack, k.StepForward, k.PrevEvent, k.NextEvent, k.PrevAlarm, k.NextAlarm, k.Start, k.End}}
+}
+
+// replace puts entries in place of the journal's: a replay's event log as it stood at the moment shown.
+func (j *journal) replace(entries []logEntry) {
+	j.entries = entries
+	j.rev++
+}
+
+// sortEntries orders entries by time, keeping the order of those at the same time.
+func sortEntries(entries []logEntry) {
+	slices.SortStableFunc(entries, func(a, b logEntry) int { return a.at.Compare(b.at) })
+}

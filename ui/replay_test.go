@@ -1,0 +1,94 @@
+package ui_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/record"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+	"github.com/redlock-tui/redlock-tui/ui"
+)
+
+// recordTwoHolders records three real masters while "orders:1" is held by token-a, then by token-b on a
+// quorum, then split, and returns the recording's player.
+func recordTwoHolders(t *testing.T) *record.Player {
+	t.Helper()
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	mon, err := monitor.New(clients, redlocktest.Addrs(masters), monitor.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "two.rec")
+	w, err := record.Create(path, 0, record.Header{Started: time.Now(), Masters: redlocktest.Addrs(masters),
+		Config: monitor.Config{}.Recorded()}, mon.ReadWholeNext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon.ObservePolls(func(p monitor.Poll) { _ = w.WritePoll(p) })
+	set := func(token string, on ...int) {
+		for _, i := range on {
+			if err := clients[i].Set(context.Background(), "orders:1", token, time.Minute).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	poll := func(n int) {
+		for range n {
+			mon.Poll(context.Background())
+		}
+	}
+	set("token-a", 0, 1, 2)
+	poll(3)
+	set("token-b", 0, 1, 2)
+	poll(3)
+	set("token-c", 0)
+	set("token-d", 1)
+	poll(3)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := record.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return record.NewPlayer(rec, nil)
+}
+
+// TestTheReplayDashboardMovesThroughTheRecording is issue 36's replay dashboard: read-only, a time cursor in
+// the header, stepping one poll back and forth changes the table as recorded, and jumping to the next error
+// or warning lands on the split.
+func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
+	p := recordTwoHolders(t)
+	d := drive(t, newDashboard(ui.Options{Replay: p}, 140, 44))
+	d.exec(d.m.Init())
+	d.waitView("REPLAY")
+	d.waitView("token-a")
+	if v := d.m.View(); !strings.Contains(v, "poll 1/") || !strings.Contains(v, "PAUSED") {
+		t.Fatalf("the replay does not start paused at its first poll:\n%s", v)
+	}
+	for range 3 {
+		d.press(".")
+	}
+	d.waitView("token-b")
+	d.waitView("poll 4/")
+	d.press(",")
+	d.waitView("token-a")
+	d.waitView("poll 3/")
+	d.press("}")
+	d.waitFor("the split", func(v string) bool { return strings.Contains(v, "split") && strings.Contains(v, "token-c") })
+	d.press("a")
+	if v := d.m.View(); strings.Contains(v, "Acquire") && strings.Contains(v, "resource") {
+		t.Errorf("a replay opened the acquire form:\n%s", v)
+	}
+	d.press("^")
+	d.waitView("token-a")
+	d.press("+", "+", "p") // play at 5x to the end
+	d.waitFor("the end of the recording", func(v string) bool {
+		return strings.Contains(v, "end of the recording") && strings.Contains(v, "token-c")
+	})
+}
