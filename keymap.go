@@ -84,6 +84,7 @@ func newKeyMap() ui.KeyMap {
 			NextAlarm:   key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "replay: next error, warning or violation")),
 			Start:       key.NewBinding(key.WithKeys("^"), key.WithHelp("^", "replay: the first poll")),
 			End:         key.NewBinding(key.WithKeys("$"), key.WithHelp("$", "replay: the last poll")),
+			Seek:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "replay: go to a moment (03:12:07, +5m)")),
 		},
 	}
 }

@@ -22,8 +22,8 @@ type ReplayKeyMap struct {
 	// PrevEvent and NextEvent move it to the poll of the previous or next event the monitor told; PrevAlarm and
 	// NextAlarm to that of the previous or next error or warning (a violation in a demo's recording included).
 	PrevEvent, NextEvent, PrevAlarm, NextAlarm key.Binding
-	// Start and End move it to the first and the last poll.
-	Start, End key.Binding
+	// Start and End move it to the first and the last poll; Seek asks for a moment to move it to.
+	Start, End, Seek key.Binding
 }
 
 // replaySpeeds are the speeds a replay plays at, as many times the recorded pace.
@@ -70,9 +70,17 @@ func newReplayer(sh *shared, p *record.Player, at time.Time) *replayer {
 		{binding: &k.NextAlarm, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(1, true) }},
 		{binding: &k.Start, do: func(tea.KeyMsg) tea.Cmd { return r.show(0, true) }},
 		{binding: &k.End, do: func(tea.KeyMsg) tea.Cmd { return r.show(r.p.Len()-1, true) }},
+		{binding: &k.Seek, do: func(tea.KeyMsg) tea.Cmd {
+			r.playing = false
+			sh.tell(openModalMsg{newSeekForm(sh, p)})
+			return nil
+		}},
 	}}
 	return r
 }
+
+// replaySeekMsg moves the replay's cursor to poll i: the seek form's answer.
+type replaySeekMsg struct{ i int }
 
 // Init rebuilds the first poll shown.
 func (r *replayer) Init() tea.Cmd { return r.show(r.want, true) }
@@ -82,6 +90,8 @@ func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return r, r.run(msg)
+	case replaySeekMsg:
+		return r, r.show(msg.i, true)
 	case tickMsg:
 		if !r.playing || r.want != r.cursor {
 			return r, nil
@@ -209,7 +219,8 @@ func (r *replayer) SetSize(int, int) {}
 
 // FullHelp is the replay's column of the full help.
 func (k ReplayKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.StepBack, k.StepForward, k.PrevEvent, k.NextEvent, k.PrevAlarm, k.NextAlarm, k.Start, k.End}}
+	return [][]key.Binding{{k.StepBack, k.StepForward, k.PrevEvent, k.NextEvent, k.PrevAlarm, k.NextAlarm, k.Start, k.End,
+		k.Seek}}
 }
 
 // replace puts entries in place of the journal's: a replay's event log as it stood at the moment shown.
@@ -221,4 +232,64 @@ func (j *journal) replace(entries []logEntry) {
 // sortEntries orders entries by time, keeping the order of those at the same time.
 func sortEntries(entries []logEntry) {
 	slices.SortStableFunc(entries, func(a, b logEntry) int { return a.at.Compare(b.at) })
+}
+
+// seekForm asks for the moment to move a replay's time cursor to, as replay --at takes it: 03:12:07,
+// 2026-11-27T03:12:07Z, +5m or end. A modal dialog.
+type seekForm struct {
+	modalBase
+	p     *record.Player
+	field field
+	err   string
+}
+
+// newSeekForm returns an empty seek form over p.
+func newSeekForm(sh *shared, p *record.Player) *seekForm {
+	return &seekForm{modalBase: modalBase{sh: sh, where: layerDialog, text: true,
+		keys: []key.Binding{sh.keys.Confirm, sh.keys.Cancel}}, p: p, field: newField("", 64)}
+}
+
+// Update edits the moment; Confirm moves the cursor there (replaySeekMsg) and closes, Cancel closes.
+func (f *seekForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return f, nil
+	}
+	k := f.sh.keys
+	switch {
+	case key.Matches(km, k.Cancel):
+		return nil, nil
+	case key.Matches(km, k.Confirm):
+		at, err := f.p.Moment(f.field.String())
+		i := f.p.IndexAt(at)
+		switch {
+		case err != nil:
+			f.err = err.Error()
+		case i < 0:
+			f.err = "that is before the recording began, at " + f.p.Time(0).Format("15:04:05.000")
+		default:
+			f.sh.tell(replaySeekMsg{i: i})
+			return nil, nil
+		}
+	case f.field.Update(km):
+		f.err = ""
+	}
+	return f, nil
+}
+
+// View draws the form as a dialog.
+func (f *seekForm) View() string {
+	st := f.sh.st
+	w := min(f.w-4, 64)
+	body := []string{
+		st.form.label.Render(fit("moment", 10)) + f.field.View(w-12, true, st.form.input, st.cursor),
+		"",
+		st.form.hint.Render(fmt.Sprintf("from %s to %s", f.p.Time(0).Format("2006-01-02 15:04:05"),
+			f.p.Time(f.p.Len()-1).Format("15:04:05"))),
+		st.form.hint.Render("03:12:07 · 2026-11-27T03:12:07Z · +5m from the start · end"),
+	}
+	if f.err != "" {
+		body = append(body, st.form.err.Render(fit(sanitize(f.err, textCap), w-2)))
+	}
+	return st.box("Go to a moment", body, w, len(body)+2, true)
 }

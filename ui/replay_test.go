@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,6 +86,19 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 	if v := d.m.View(); strings.Contains(v, "Acquire") && strings.Contains(v, "resource") {
 		t.Errorf("a replay opened the acquire form:\n%s", v)
 	}
+	d.press("t") // go to a moment: a wrong one is refused in the form, "end" is the last poll
+	d.waitView("Go to a moment")
+	d.typeText("yesterday")
+	d.press("enter")
+	d.waitView("want a time such as")
+	for range len("yesterday") {
+		d.press("backspace")
+	}
+	d.typeText("end")
+	d.press("enter")
+	d.waitFor("the last poll", func(v string) bool {
+		return strings.Contains(v, fmt.Sprintf("poll %d/%d", p.Len(), p.Len())) && !strings.Contains(v, "Go to a moment")
+	})
 	d.press("^")
 	d.waitView("token-a")
 	d.press("+", "+", "p") // play at 5x to the end

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -110,7 +108,7 @@ Flags:
 	}
 	var at time.Time
 	if rc.At != "" {
-		if at, err = parseMoment(rc.At, p); err != nil {
+		if at, err = p.Moment(rc.At); err != nil {
 			fmt.Fprintf(sys.stderr, "redlock-tui replay: --at %q: %v\n", rc.At, err)
 			return ExitUsage
 		}
@@ -136,38 +134,6 @@ Flags:
 		return ExitFailure
 	}
 	return ExitOK
-}
-
-// parseMoment reads --at: a time of day on the recording's first day (in its time zone), a full RFC 3339
-// time, "+D" from the recording's start, or "end".
-func parseMoment(s string, p *record.Player) (time.Time, error) {
-	start, end := p.Time(0), p.Time(p.Len()-1)
-	switch {
-	case s == "end":
-		return end, nil
-	case strings.HasPrefix(s, "+"):
-		d, err := time.ParseDuration(s[1:])
-		if err != nil {
-			return time.Time{}, errors.New("want a duration after +, such as +90s or +5m")
-		}
-		return start.Add(d), nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.ParseInLocation(layout, s, start.Location()); err == nil {
-			return t, nil
-		}
-	}
-	for _, layout := range []string{"15:04:05.999999999", "15:04"} {
-		if t, err := time.ParseInLocation(layout, s, start.Location()); err == nil {
-			y, m, d := start.Date()
-			day := time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), start.Location())
-			if day.Before(start.Truncate(time.Second)) && day.Add(24*time.Hour).Before(end.Add(time.Second)) {
-				day = day.Add(24 * time.Hour) // a recording across midnight: the time of its second day
-			}
-			return day, nil
-		}
-	}
-	return time.Time{}, errors.New("want a time such as 03:12:07, 2026-11-27T03:12:07Z, +5m or end")
 }
 
 // writeMoments lists a recording: its span, its masters, and the moments worth seeking to: the monitor's
