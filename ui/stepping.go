@@ -132,7 +132,7 @@ func (v *demoView) storyView() string {
 		hint = "the story is over: " + v.sh.keys.Demo.Step.Help().Key + " or " + v.sh.keys.Cancel.Help().Key + " closes"
 	case v.stepping && !v.stepStarted.IsZero(): // a step may wait out a lock's TTL: say that it goes on
 		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + dur(v.sh.now().Sub(v.stepStarted)) +
-			" (the table shows it; a step that waits out a TTL takes that long)"
+			" (one that waits out a TTL takes as long)"
 	case v.stepping || !s.Waiting:
 		hint = spinner[v.sh.frame%len(spinner)] + " performing it…"
 	}
