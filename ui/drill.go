@@ -156,7 +156,7 @@ func wrapLines(text string, w int) []string {
 func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 	st, d := sh.st, sh.data
 	if row == nil || d == nil {
-		return []string{st.text.muted.Render("This lock is on no master any more (released or expired)."),
+		return []string{st.text.muted.Render("This lock is on no master any more (released or expired), and none of its holders is left in the window."),
 			"", st.table.head.Render("Events")}
 	}
 	lv := row.lv
@@ -190,6 +190,9 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 		holder := "-"
 		if row.primary != "" {
 			holder = row.tokens[firstWith(lv, row.primary)]
+		}
+		if lv.Free() { // no key: nobody holds it; its holders are in its timeline below
+			holderLabel, holder = "last held", lastHolder(lv)
 		}
 		add(labelled(st, holderLabel, holder, w, st.text.normal)...)
 	}

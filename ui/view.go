@@ -174,14 +174,14 @@ func fitParts(parts []part, sep string, w int) string {
 	return fitStyled(line, w)
 }
 
-// lockCounts details the locks that need attention, e.g. " (2 mine, 1 split)".
+// lockCounts details the locks that need attention, and those nobody holds, e.g. " (2 mine, 1 split, 3 free)".
 func lockCounts(d *dashboard) string {
 	var parts []string
 	c := d.counts
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{c.mine, "mine"}, {c.lost, "lost"}, {c.split, "split"}, {c.unconfirmed, "checking"}, {c.partial, "partial"}} {
+	}{{c.mine, "mine"}, {c.lost, "lost"}, {c.split, "split"}, {c.unconfirmed, "checking"}, {c.partial, "partial"}, {c.free, "free"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", thousands(x.n), x.what))
 		}
