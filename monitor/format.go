@@ -31,6 +31,18 @@ func ShortDuration(d time.Duration) string {
 	return neg + fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
+// Latency writes a round trip as people read one: to the hundredth of a millisecond below 10ms, to the
+// millisecond below a second, as ShortDuration beyond.
+func Latency(d time.Duration) string {
+	switch {
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return ShortDuration(d)
+}
+
 // Progress describes the sweep in a few words: "41% of 1,000,000 keys" or "12,000 keys".
 func (w Sweep) Progress() string {
 	if w.Total > 0 {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 )
 
 // tokenSeen records when a token was first seen on a resource.
@@ -125,7 +127,7 @@ var appearances = map[LockState]appearance{
 	}},
 	StateHeld: {0, EventLockAppeared, func(_ int, holder string) string { return fmt.Sprintf("appeared, held by %q", holder) }},
 	StatePartial: {0, EventLockAppeared, func(count int, _ string) string {
-		return fmt.Sprintf("appeared on %d masters", count)
+		return "appeared on " + textfmt.Plural(count, "master")
 	}},
 }
 

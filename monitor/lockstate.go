@@ -59,6 +59,9 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	for _, c := range v.Masters {
 		if c.Holds(token) {
 			v.Family, v.Families = familyHint(v.Resource, token, c.Hash, c.Mode)
+			if t, ok := ValueTime(token, c.ReadAt); ok && !c.Hash { // a time: no client's token, however it looks
+				v.ValueTime, v.Family, v.Families = t, "", nil
+			}
 			break
 		}
 	}

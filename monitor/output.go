@@ -95,7 +95,7 @@ type jsonMaster = JSONMaster
 type JSONLock struct {
 	Resource    string           `json:"resource"`       // the key
 	State       LockState        `json:"state"`          // held, partial, split, unconfirmed (checking on the screen), unknown, stuck, lost, or free (no key on any master that answered: listed while its holders are in the window, with its contention)
-	Holder      string           `json:"holder"`         // the token on a quorum, or ""
+	Holder      string           `json:"holder"`         // the token on a quorum, or ""; a time when value_time is set, which names no holder
 	Count       int              `json:"count"`          // distinct masters with the holder's token, or with the most common token
 	Unknown     int              `json:"unknown"`        // distinct masters whose cell is unknown (not read)
 	ValidityMS  int64            `json:"validity_ms"`    // how long the holder keeps its quorum, less the drift allowance
@@ -119,6 +119,7 @@ type JSONLock struct {
 	Holders    []JSONHolder `json:"holders"`                    // each holder: one token, or a sorted set's members
 	Summary    string       `json:"holders_summary,omitempty"`  // a sorted-set lock's holders in words: "3 readers", "2 of 3 permits"
 	Limit      int          `json:"limit,omitempty"`            // a semaphore's permits, when known (--permits)
+	ValueTime  *time.Time   `json:"value_time,omitempty"`       // the value read as a Unix time (s or ms, within a year of its read): a client that stores its expiry or when it took the lock, not a token; the holder is unknown
 
 	Contention *JSONContention `json:"contention,omitempty"` // once watched for ContentionAfter, 10s (--once --watch 30s)
 }
@@ -243,6 +244,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 			jl.Masters[j] = jc
 		}
 		jl.Families, jl.Logical, jl.Convention = append([]string{}, l.Families...), l.Logical, l.Convention
+		jl.ValueTime = timePtr(l.ValueTime)
 		jl.Holders, jl.Summary, jl.Limit = jsonHolders(l, s.Time), l.HoldersText(), l.Limit
 		jl.Contention = jsonContentionOf(&s, l)
 		out.Locks[i] = jl
@@ -396,8 +398,11 @@ func tableLocks(p func(string, ...any), locks []*LockView, servers int, now time
 			cells[j] = tableCell(c, now)
 		}
 		holder := untrusted.Escape(short(l.Holder))
-		if l.Holders != nil {
+		switch {
+		case l.Holders != nil:
 			holder = l.HoldersText()
+		case !l.ValueTime.IsZero():
+			holder = UnknownHolderText(l.ValueTime, now)
 		}
 		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State, orDash(holder), l.Count,
 			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread.Round(spreadPrecision), orDash(strings.Join(flags, ",")),

@@ -46,7 +46,7 @@ func WriteReport(w io.Writer, s Snapshot, o ReportOptions) error {
 		}
 		rtt := "-"
 		if m.Up {
-			rtt = ShortDuration(m.RTT)
+			rtt = Latency(m.RTT)
 		}
 		p("| %s | %s | %s | %s | %s | %s |\n", md(m.Addr), md(masterState(m)), rtt, offset,
 			md(orUnknown(m.Role)), md(strings.Join(m.Warnings, "; ")))
@@ -87,8 +87,11 @@ func reportLocks(p func(string, ...any), s *Snapshot, o ReportOptions) {
 		shown++
 		minute, all := s.Contention(l.History, LastMinute), s.Contention(l.History, s.window)
 		holder := short(l.Holder)
-		if l.Holders != nil {
+		switch {
+		case l.Holders != nil:
 			holder = l.HoldersText()
+		case !l.ValueTime.IsZero():
+			holder = UnknownHolderText(l.ValueTime.UTC(), s.Time.UTC())
 		}
 		state := string(l.State)
 		if l.QuorumLost {

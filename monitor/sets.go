@@ -116,7 +116,7 @@ const (
 
 // setShapeOf decides whether a sorted set read as k is a lock, and how its scores are read. serverNow is the
 // master's clock at the read, as far as it is known. A set lock has at most maxSetMembers members, every one a
-// token (lockShapedValue) or Symfony's write marker, scored with Unix-millisecond times; its scores are
+// token (tokenShaped) or Symfony's write marker, scored with Unix-millisecond times; its scores are
 // expiries when it has the write marker or when its latest score is its key's expiry, acquisition times when
 // the key is named "semaphore:" (redis-semaphore). A rate limiter's window of request ids (scored with their
 // time, under a key of its own) is not a lock.
@@ -131,7 +131,7 @@ func setShapeOf(key string, members []SetMember, pttl time.Duration, serverNow t
 			return notASetLock
 		case m.Member == writeMarker:
 			write = true
-		case !lockShapedValue(key, m.Member):
+		case !tokenShaped(key, m.Member):
 			return notASetLock
 		}
 		latest = max(latest, m.Score)

@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,7 +42,65 @@ func lockShaped(k KeyReading) bool {
 	return k.Fields != nil || k.Set != nil || k.PTTL == NoTTL || lockShapedValue(k.Key, k.Value)
 }
 
-// lockShapedValue reports whether a string value, stored under key, has the shape of a lock token:
+// lockShapedValue reports whether a string value stored under key may be a lock's: whatever it is under a key
+// named as a lock (namedAsLock: a client that stores its expiry time, or anything else, under "lock.<name>"
+// is still a lock), otherwise when it has the shape of a lock token (tokenShaped).
+func lockShapedValue(key, v string) bool {
+	return tokenShaped(key, v) || namedAsLock(key)
+}
+
+// lockWords are the words that name a key as a lock (namedAsLock), lower case.
+var lockWords = []string{"lock", "locks", "mutex", "mutexes", "semaphore", "semaphores", "latch", "latches", "redlock"}
+
+var (
+	// camelLower and camelUpper split camelCase words ("orderLock", "HTTPLock") as namedLockLua does.
+	camelLower = regexp.MustCompile(`([a-z0-9])([A-Z])`)
+	camelUpper = regexp.MustCompile(`([A-Z])([A-Z][a-z])`)
+)
+
+// namedAsLock reports whether key's name says it is a lock: one of its words is lock, mutex, semaphore or latch
+// (or their plurals, or redlock), its words split on every byte that is not an ASCII letter or digit and at
+// camelCase ("lock.orders", "orders:mutex", "jobLatch", "HTTPLock"; not "clock:x", "deadlock", "unlocked").
+// The discovery scripts' namedLock (namedLockLua) is the same rule.
+func namedAsLock(key string) bool {
+	lower := strings.ToLower(key)
+	if !strings.Contains(lower, "lock") && !strings.Contains(lower, "mutex") && !strings.Contains(lower, "semaphore") &&
+		!strings.Contains(lower, "latch") {
+		return false // most keys: no word to look for
+	}
+	split := camelUpper.ReplaceAllString(camelLower.ReplaceAllString(key, "$1 $2"), "$1 $2")
+	for _, w := range strings.FieldsFunc(split, func(r rune) bool { return !isAlnum(r) }) {
+		if slices.Contains(lockWords, strings.ToLower(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isAlnum reports whether r is an ASCII letter or digit (Lua's %w).
+func isAlnum(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+}
+
+// namedLockLua is namedAsLock for the discovery scripts: namedLock(k) reports whether k's name says it is a
+// lock, so that a long value under it is digested and returned as a lock's.
+const namedLockLua = `local lockWords = {lock = true, locks = true, mutex = true, mutexes = true, semaphore = true, semaphores = true,
+  latch = true, latches = true, redlock = true}
+local function namedLock(k)
+  local lower = string.lower(k)
+  if not (string.find(lower, 'lock', 1, true) or string.find(lower, 'mutex', 1, true) or
+      string.find(lower, 'semaphore', 1, true) or string.find(lower, 'latch', 1, true)) then
+    return false
+  end
+  local split = string.gsub(string.gsub(k, '([%l%d])(%u)', '%1 %2'), '(%u)(%u%l)', '%1 %2')
+  for w in string.gmatch(split, '%w+') do
+    if lockWords[string.lower(w)] then return true end
+  end
+  return false
+end
+`
+
+// tokenShaped reports whether a string value, stored under key, has the shape of a lock token:
 //
 //   - 1 to 64 characters of letters, digits and + / = _ . : - (the alphabets of random tokens, hex, base64,
 //     UUIDs and hand-made tokens such as "token-a"), that are not a number, a date or an address (digits with
@@ -54,7 +113,8 @@ func lockShaped(k KeyReading) bool {
 // (counters, timestamps), and a UUID stored under a key that itself names a UUID (session:<uuid> holding a
 // user id): a lock's token is drawn afresh for each acquisition, under the name of what it locks. That last
 // rule spares keys whose name says lock ("redlock:", "lock:", "mutex"): RedLock.net and pottery name theirs so.
-func lockShapedValue(key, v string) bool {
+// A sorted set's members are judged by it alone (setShapeOf), whatever the set's name.
+func tokenShaped(key, v string) bool {
 	switch {
 	case binaryGUID(v):
 		return true

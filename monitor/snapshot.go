@@ -334,6 +334,7 @@ type LockView struct {
 	Mine       bool          // token registered as ours
 	QuorumLost bool          // the last holder's token lives on, but on fewer than a quorum of masters
 	Family     string        // the client family the key and value shapes suggest: a hint, never a certainty
+	ValueTime  time.Time     // the lead token read as a Unix time (ValueTime): a client that stores a time, not a token, so the holder is unknown; zero otherwise
 	Heuristic  bool          // held by grouping hash holders on thread id (Redisson RedLock: one client id per master)
 	Keys       []string      // every key of a lock over several keys (one random token on all, as node-redlock and bsm/redislock take them); nil for one key
 	FirstSeen  time.Time     // when this monitor first saw the leading token (not when it was acquired)

@@ -98,7 +98,11 @@ func (r Round) Summary() string {
 		if n.Outcome == OutcomeOK {
 			continue
 		}
-		fmt.Fprintf(&b, "; %s: %s", n.Addr, n.Outcome)
+		what := n.Outcome.String()
+		if n.Outcome == OutcomePending { // the round was decided without it: nothing is known of it, nor wrong
+			what = "not awaited (decided before it answered)"
+		}
+		fmt.Fprintf(&b, "; %s: %s", n.Addr, what)
 		if n.Err != nil && (n.Outcome == OutcomeError || n.Outcome == OutcomeReplica) {
 			fmt.Fprintf(&b, " (%v)", n.Err)
 		}

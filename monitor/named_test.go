@@ -1,0 +1,186 @@
+package monitor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// namedKeys are key names and whether each names a lock: a word of it, split on whatever is not a letter or a
+// digit and at camelCase, is lock, mutex, semaphore or latch (or a plural, or redlock).
+var namedKeys = []struct {
+	key   string
+	named bool
+}{
+	{"lock.orders", true},
+	{"orders:lock", true},
+	{"lock_billing", true},
+	{"LOCK-billing", true},
+	{"app/locks/42", true},
+	{"orderLock", true},
+	{"OrderLock", true},
+	{"HTTPLock:x", true},
+	{"v2Lock", true},
+	{"mutex:billing", true},
+	{"jobs.mutexes.7", true},
+	{"semaphore:pool", true},
+	{"startLatch", true},
+	{"redlock:orders", true},
+	{"clock:skew", false},
+	{"deadlock-report", false},
+	{"unlocked:7", false},
+	{"blocklist", false},
+	{"lock1", false},
+	{"orders:42", false},
+	{"latching", false},
+	{"Locksmith", false},
+	{"", false},
+}
+
+func TestAKeyIsNamedAsALockByAWordOfItsName(t *testing.T) {
+	for _, tc := range namedKeys {
+		if got := namedAsLock(tc.key); got != tc.named {
+			t.Errorf("namedAsLock(%q) = %v, want %v", tc.key, got, tc.named)
+		}
+	}
+}
+
+// TestAKeyNamedAsALockIsLockShapedWhateverItsValue is issue 34's item 7: a client that stores its expiry time
+// under lock.<name> was not listed, its value reading as a number. Under a key named as a lock any value is
+// lock-shaped; under another name a number, JSON or text is not, as before; a set's members are judged as
+// tokens whatever the set is named.
+func TestAKeyNamedAsALockIsLockShapedWhateverItsValue(t *testing.T) {
+	for _, v := range []string{"1718000000000", "1718000000", "1718000000.25", `{"owner":"web-1","until":1718000000}`, "held by web-1", "42", ""} {
+		for _, key := range []string{"lock.orders", "orders:mutex", "jobLatch"} {
+			if !lockShapedValue(key, v) {
+				t.Errorf("%q under %q is not lock-shaped", v, key)
+			}
+		}
+		if v != "42" && lockShapedValue("cache:orders", v) && !tokenShaped("cache:orders", v) {
+			t.Errorf("%q under cache:orders is lock-shaped", v)
+		}
+	}
+	if lockShapedValue("last-seen:ann", "1718000000000") {
+		t.Error("a millisecond timestamp under a name that is no lock's is lock-shaped")
+	}
+	members := []SetMember{{Member: "not a token at all", Score: 1718000000000}}
+	if setShapeOf("lock:window", members, time.Minute, time.UnixMilli(1718000000000)) != notASetLock {
+		t.Error("a set of text members is a set lock because its key is named as a lock")
+	}
+}
+
+// TestNamedLockLuaIsNamedAsLock runs the discovery scripts' namedLock on a real server: it must say what
+// namedAsLock says of every key, or a long value under a lock's name would be dropped by the script.
+func TestNamedLockLuaIsNamedAsLock(t *testing.T) {
+	servers := realServers(t, 1)
+	c := servers[0].NewClient()
+	defer c.Close()
+	script := redis.NewScript(namedLockLua + "return namedLock(ARGV[1]) and 1 or 0")
+	for _, tc := range namedKeys {
+		got, err := script.Run(context.Background(), c, nil, tc.key).Int()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (got == 1) != tc.named {
+			t.Errorf("namedLock(%q) = %d in Lua, namedAsLock says %v", tc.key, got, tc.named)
+		}
+	}
+}
+
+func TestValueTimeReadsUnixSecondsAndMillisecondsNearTheRead(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		value string
+		want  time.Time
+		ok    bool
+	}{
+		{strconv.FormatInt(at.Add(30*time.Second).UnixMilli(), 10), at.Add(30 * time.Second), true},
+		{strconv.FormatInt(at.Add(-time.Hour).Unix(), 10), at.Add(-time.Hour), true},
+		{strconv.FormatInt(at.Unix(), 10) + ".25", at.Add(250 * time.Millisecond), true},
+		{strconv.FormatInt(at.Add(200*24*time.Hour).Unix(), 10), at.Add(200 * 24 * time.Hour), true},
+		{strconv.FormatInt(at.Add(400*24*time.Hour).UnixMilli(), 10), time.Time{}, false}, // over a year away
+		{"1000000000", time.Time{}, false},                                                // 2001
+		{"42", time.Time{}, false},
+		{strconv.FormatInt(at.UnixMicro(), 10), time.Time{}, false}, // microseconds: not a width it reads
+		{strconv.FormatInt(at.UnixMilli(), 10) + ".5", time.Time{}, false},
+		{"17640000O0", time.Time{}, false},
+		{"q3VqG8cT1ZpXh0sQm4RkWc2YbLe", time.Time{}, false},
+		{"", time.Time{}, false},
+	} {
+		got, ok := ValueTime(tc.value, at)
+		if ok != tc.ok || !got.Equal(tc.want) {
+			t.Errorf("ValueTime(%q) = %v, %v; want %v, %v", tc.value, got, ok, tc.want, tc.ok)
+		}
+	}
+	if got := ValueTimeText(at.Add(12*time.Second), at); got != "expires at 12:00:12, in 12s" {
+		t.Errorf("a time to come: %q", got)
+	}
+	if got := ValueTimeText(at.Add(-3*time.Second), at); got != "timestamp 11:59:57, 3.0s ago" {
+		t.Errorf("a time past: %q", got)
+	}
+}
+
+// TestALockStoredAsItsExpiryIsListedWithoutAHolder is item 7 on real masters, with the default pattern: a
+// client that stores its expiry in Unix milliseconds under lock.<name> (and one that stores a long JSON value
+// under lock:<name>) is listed and held; its value is read as the time it is, and its holder is unknown in
+// the table and the report; a millisecond timestamp cached under another name is still left out.
+func TestALockStoredAsItsExpiryIsListedWithoutAHolder(t *testing.T) {
+	c, _ := serverCluster(t, 3, Config{})
+	expiry := time.Now().Add(30 * time.Second)
+	stamp := strconv.FormatInt(expiry.UnixMilli(), 10)
+	c.set(t, "lock.orders", stamp, 30*time.Second, 0, 1, 2)
+	big := fmt.Sprintf(`{"owner":"web-1","note":%q}`, strings.Repeat("x", 300))
+	c.set(t, "lock:report", big, 30*time.Second, 0, 1, 2)
+	c.set(t, "last-seen:ann", stamp, 30*time.Second, 0, 1, 2)
+	s := pollUntil(t, c.mon, 20*time.Second, "every master swept, lock.orders and lock:report held", func(s Snapshot) bool {
+		a, b := s.Lock("lock.orders"), s.Lock("lock:report")
+		return s.Swept && a != nil && a.State == StateHeld && b != nil && b.State == StateHeld
+	})
+	l := s.Lock("lock.orders")
+	if d := l.ValueTime.Sub(expiry); l.ValueTime.IsZero() || d > time.Millisecond || d < -time.Millisecond {
+		t.Errorf("lock.orders' value read as %v, want its expiry %v", l.ValueTime, expiry)
+	}
+	if s.Lock("last-seen:ann") != nil || s.NotLockShaped() < 1 {
+		t.Errorf("a millisecond timestamp under last-seen:ann: listed %v, %d keys not lock-shaped; want it left out and counted",
+			s.Lock("last-seen:ann") != nil, s.NotLockShaped())
+	}
+	if !s.Lock("lock:report").ValueTime.IsZero() {
+		t.Error("a JSON value is read as a time")
+	}
+	var table, report, js bytes.Buffer
+	if err := WriteTable(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReport(&report, s, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, s); err != nil {
+		t.Fatal(err)
+	}
+	for what, out := range map[string]string{"table": table.String(), "report": report.String()} {
+		if !strings.Contains(out, "unknown (its value: expires at ") || strings.Contains(out, "| "+stamp[:7]) {
+			t.Errorf("the %s does not say lock.orders' holder is unknown and its value an expiry:\n%s", what, out)
+		}
+	}
+	var doc struct {
+		Locks []struct {
+			Resource  string     `json:"resource"`
+			ValueTime *time.Time `json:"value_time"`
+		} `json:"locks"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, jl := range doc.Locks {
+		if jl.Resource == "lock.orders" && (jl.ValueTime == nil || !jl.ValueTime.Equal(l.ValueTime)) {
+			t.Errorf("the JSON's value_time of lock.orders: %v, want %v", jl.ValueTime, l.ValueTime)
+		}
+	}
+}
