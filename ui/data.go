@@ -235,6 +235,9 @@ func (row *lockRow) fill(lv *monitor.LockView, tokens []string) {
 	row.primary = monitor.LeadToken(lv)
 	shown := sanitize(row.primary, nameCap)
 	row.holder = shown
+	if !lv.ValueTime.IsZero() { // a time, not a token: it names no holder
+		row.holder = "unknown"
+	}
 	row.tokens = tokens
 	for j, c := range lv.Masters {
 		if j >= len(tokens) || c.Token == "" { // absent, or not read and never seen there

@@ -103,6 +103,9 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 		if lv.Free() { // no key: nobody holds it
 			tokenLabel, token = "last held", lastHolder(lv)
 		}
+		if !lv.ValueTime.IsZero() {
+			token = valueTimeHolder(lv, now)
+		}
 		wrapped(tokenLabel, token)
 	}
 	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {

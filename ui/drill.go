@@ -194,6 +194,9 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 		if lv.Free() { // no key: nobody holds it; its holders are in its timeline below
 			holderLabel, holder = "last held", lastHolder(lv)
 		}
+		if !lv.ValueTime.IsZero() {
+			holder = valueTimeHolder(lv, now)
+		}
 		add(labelled(st, holderLabel, holder, w, st.text.normal)...)
 	}
 	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {

@@ -19,3 +19,9 @@ func lastHolder(lv *monitor.LockView) string {
 	}
 	return sanitize(iv.Token, nameCap) + " · " + iv.Ended.String() + " at " + iv.End.Format("15:04:05")
 }
+
+// valueTimeHolder is the holder of a lock whose value is a time rather than a token (LockView.ValueTime), at
+// now: unknown, and what that time is: "unknown · its value: expires at 15:04:05, in 12s".
+func valueTimeHolder(lv *monitor.LockView, now time.Time) string {
+	return "unknown · its value: " + monitor.ValueTimeText(lv.ValueTime.In(now.Location()), now)
+}
