@@ -261,7 +261,7 @@ func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			break
 		}
 		switch row := findRow(c.sh.data, c.resource); {
-		case row == nil:
+		case row == nil || row.lv.Free(): // listed free for its holders in the window, its key gone
 			c.sh.setStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
 			return nil, nil
 		case c.holders != nil:

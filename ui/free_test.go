@@ -177,6 +177,10 @@ func TestAContendedLockStaysListedFreeAfterItsHolders(t *testing.T) {
 				t.Errorf("the free lock's view says it is gone, or has no holder in the window:\n%s", view)
 			}
 			d.press("esc")
+			d.press("D") // nothing to delete: no master has its key
+			if view = d.m.View(); !strings.Contains(view, "o1:hot is free: no master has its key") {
+				t.Errorf("D on the free lock does not say there is nothing to delete:\n%s", view)
+			}
 
 			d.press("u")
 			view = d.m.View()

@@ -123,7 +123,7 @@ func (ops *lockOps) ownGuard(verb, what string) func() string {
 }
 
 // deleteGuard is the guard of Delete: a lock selected in the locks panel, writing allowed, and a token on it
-// that is not ours.
+// that is not ours (a free lock has none).
 func (ops *lockOps) deleteGuard() string {
 	row := ops.sel.row
 	switch {
@@ -131,6 +131,8 @@ func (ops *lockOps) deleteGuard() string {
 		return "delete: select a lock in the locks panel first"
 	case ops.writeBlocked("force-deleting") != "":
 		return ops.writeBlocked("force-deleting")
+	case row.lv.Free():
+		return "delete: " + row.name + " is free: no master has its key"
 	case len(ops.foreignTokens(row)) == 0:
 		return "delete: " + row.name + " is ours: " + ops.sh.keys.Release.Help().Key + " releases it"
 	}
