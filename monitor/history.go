@@ -31,12 +31,12 @@ type lockHistory struct {
 	heldBy     string      // the holder as of the last snapshot that decided the state ("" not held), kept while unknown
 	pending    alarm       // alarms seen by this poll alone, which the next poll confirms or dismisses
 	standing   alarm       // alarms confirmed and still true (a quorum lost is LockView.QuorumLost)
-	decidedAt  time.Time   // the last poll that decided who holds it (holdtrack.go), of those that built it
-	builtIn    uint64      // the sequence number of the snapshot that built it: later ones took it as it was
-	// free marks a lock without a key, listed for its hold log (LockView.Free) until freeUntil, when the
-	// log's last interval leaves the window (HoldLog.idleAt).
+	// free marks a lock without a key, listed for its hold log (LockView.Free) until freeUntil (as nanosOf
+	// gives it: 8 bytes a lock, not a time's 24), when the log's last interval leaves the window (HoldLog.idleAt).
 	free      bool
-	freeUntil time.Time
+	decidedAt time.Time // the last poll that decided who holds it (holdtrack.go), of those that built it
+	builtIn   uint64    // the sequence number of the snapshot that built it: later ones took it as it was
+	freeUntil int64
 }
 
 // expiryTolerance is how early before its TTL a key may vanish and still count as expired rather than

@@ -168,7 +168,7 @@ func (b *lockBuilder) freeUntil(res string) time.Time {
 // changes, its client's family and its key convention.
 func (b *lockBuilder) buildFree(res string, row []MasterLock, p *LockView, until time.Time) {
 	v := LockView{Resource: res, Masters: row}
-	v.hist.builtIn, v.hist.free, v.hist.freeUntil = b.seq, true, until
+	v.hist.builtIn, v.hist.free, v.hist.freeUntil = b.seq, true, nanosOf(until)
 	b.arena = classify(&v, b.dup, len(b.readings)/2+1, OwnLock{}, false, b.now, b.cfg, b.arena)
 	if v.State == StatePartial { // no token read, and too few masters not read to hold it
 		v.State = StateFree

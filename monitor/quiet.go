@@ -86,7 +86,7 @@ func quietEnd(v *LockView) time.Time {
 	}
 	end := cellsQuietEnd(v.Masters)
 	if v.hist.free {
-		end = earlier(end, v.hist.freeUntil)
+		end = earlier(end, timeOf(v.hist.freeUntil))
 	}
 	if !v.validEnd.IsZero() {
 		// ValidityAt reaches 0 where the time left equals the drift allowance: before validEnd by at most
