@@ -43,8 +43,9 @@ func TestAKeeperRidesOutWritePausesOnAQuorum(t *testing.T) {
 		t.Fatalf("after 8s of write pauses: held %v, %d extensions; want held, extended at least twice", l.Held(),
 			l.Extensions())
 	}
-	if got := count(cl.values(t, "paused-writes"), l.Token()); got != 3 {
-		t.Fatalf("the kept lock is on %d of 3 masters, want 3", got)
+	// A master whose extension a pause held may miss one and let its key expire: a quorum is what keeps it.
+	if got := count(cl.values(t, "paused-writes"), l.Token()); got < 2 {
+		t.Fatalf("the kept lock is on %d of 3 masters, want a quorum", got)
 	}
 }
 
