@@ -89,17 +89,7 @@ func TestContentionGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newDashboard(ui.Options{Locker: idleLocker(t)}, tc.w, tc.h)
-			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(tc.w, tc.h))
-			tm.Send(ui.SnapshotMsg{Snapshot: contentionSnapshot()})
-			for _, k := range tc.keys {
-				tm.Send(k)
-			}
-			if err := tm.Quit(); err != nil {
-				t.Fatal(err)
-			}
-			view := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(tea.Model).View()
-			checkScreen(t, view, tc.w, tc.h)
+			view := goldenScreen(t, contentionSnapshot(), tc.w, tc.h, tc.keys)
 			golden.RequireEqual(t, []byte(view))
 		})
 	}
@@ -219,4 +209,22 @@ func TestATimelineHolderIsPickedAndItsTokenCopied(t *testing.T) {
 	if strings.Contains(d.m.View(), "picked ") {
 		t.Errorf("] past the newest still picks a holder:\n%s", d.m.View())
 	}
+}
+
+// goldenScreen is the screen of a dashboard of w by h (with an idle Redlock client) handed s and then keys,
+// checked to fit: what the golden tests compare with their files.
+func goldenScreen(t *testing.T, s monitor.Snapshot, w, h int, keys keySeq) string {
+	t.Helper()
+	m := newDashboard(ui.Options{Locker: idleLocker(t)}, w, h)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+	tm.Send(ui.SnapshotMsg{Snapshot: s})
+	for _, k := range keys {
+		tm.Send(k)
+	}
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(tea.Model).View()
+	checkScreen(t, view, w, h)
+	return view
 }

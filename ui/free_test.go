@@ -7,9 +7,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
@@ -59,17 +57,7 @@ func TestFreeLockGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newDashboard(ui.Options{Locker: idleLocker(t)}, tc.w, tc.h)
-			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(tc.w, tc.h))
-			tm.Send(ui.SnapshotMsg{Snapshot: freeSnapshot()})
-			for _, k := range tc.keys {
-				tm.Send(k)
-			}
-			if err := tm.Quit(); err != nil {
-				t.Fatal(err)
-			}
-			view := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(tea.Model).View()
-			checkScreen(t, view, tc.w, tc.h)
+			view := goldenScreen(t, freeSnapshot(), tc.w, tc.h, tc.keys)
 			golden.RequireEqual(t, []byte(view))
 		})
 	}

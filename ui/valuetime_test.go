@@ -6,12 +6,9 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/ui"
 )
 
 // valueTimeSnapshot is three masters with lock.orders held by a client that stores its expiry (Unix
@@ -48,17 +45,7 @@ func TestValueTimeLockGolden(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newDashboard(ui.Options{Locker: idleLocker(t)}, tc.w, tc.h)
-			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(tc.w, tc.h))
-			tm.Send(ui.SnapshotMsg{Snapshot: valueTimeSnapshot()})
-			for _, k := range tc.keys {
-				tm.Send(k)
-			}
-			if err := tm.Quit(); err != nil {
-				t.Fatal(err)
-			}
-			view := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(tea.Model).View()
-			checkScreen(t, view, tc.w, tc.h)
+			view := goldenScreen(t, valueTimeSnapshot(), tc.w, tc.h, tc.keys)
 			stamp := strconv.FormatInt(testNow.Add(20*time.Second).UnixMilli(), 10)
 			if line := lockRowLine(view, "lock.orders"); tc.name == "list_and_detail_120x40" &&
 				(!strings.Contains(line, "unknown") || strings.Contains(line, stamp[:8])) {
