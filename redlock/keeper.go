@@ -66,7 +66,9 @@ func (k *Keeper) run() {
 		cancel()
 	}()
 	l := k.lock
-	l.noteEvictions(ctx)
+	if !l.client.cfg.noEvictions {
+		l.noteEvictions(ctx)
+	}
 	var failed error // the last extension's error while extensions fail without proof
 	failures := 0
 	for {

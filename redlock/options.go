@@ -31,6 +31,7 @@ type config struct {
 	fenceSuffix   string
 	observers     []func(Action) // WithObserver's functions, in the order given
 	checkEvery    time.Duration  // WithCheckInterval: 0 automatic, negative off
+	noEvictions   bool           // WithoutEvictionCounts: keepers read no INFO stats
 	// skipFenceRound, set only by tests, takes the largest counter of the
 	// acquire round as the token without the fence round: unsafe, to show
 	// that the tests catch it.
@@ -122,6 +123,11 @@ func WithCheckInterval(d time.Duration) Option {
 		}
 	}
 }
+
+// WithoutEvictionCounts keeps keepers from reading the masters' INFO stats, whose evicted_keys tell an
+// eviction from a deletion when a lock is lost (LossEvicted): for masters that do not serve INFO stats as
+// redis-server does (the demo's embedded masters). Losses by eviction are then told as deletions.
+func WithoutEvictionCounts() Option { return func(c *config) { c.noEvictions = true } }
 
 // WithClock sets the clock used for validity arithmetic (default the system's
 // monotonic clock).
