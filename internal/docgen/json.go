@@ -3,7 +3,6 @@ package docgen
 import (
 	"fmt"
 	"go/ast"
-	"go/token"
 	"reflect"
 	"strings"
 	"time"
@@ -137,25 +136,12 @@ func jsonType(t reflect.Type, title func(reflect.Type) string) string {
 // jsonCluster): the exported name of each unexported type, and the alias's comment.
 func exportedAliases(src source) (names, docs map[string]string) {
 	names, docs = map[string]string{}, map[string]string{}
-	for _, f := range src.files {
-		for _, d := range f.Decls {
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				target, ok := ts.Type.(*ast.Ident)
-				if !ts.Assign.IsValid() || !ok || !ts.Name.IsExported() || ast.IsExported(target.Name) {
-					continue
-				}
-				names[target.Name] = ts.Name.Name
-				docs[target.Name] = commentText(ts.Doc)
-				if docs[target.Name] == "" && len(gd.Specs) == 1 {
-					docs[target.Name] = commentText(gd.Doc)
-				}
-			}
+	src.eachType(func(ts *ast.TypeSpec, doc string) {
+		target, ok := ts.Type.(*ast.Ident)
+		if !ts.Assign.IsValid() || !ok || !ts.Name.IsExported() || ast.IsExported(target.Name) {
+			return
 		}
-	}
+		names[target.Name], docs[target.Name] = ts.Name.Name, doc
+	})
 	return names, docs
 }

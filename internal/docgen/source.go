@@ -141,40 +141,48 @@ type fieldDoc map[string]string
 // name (an embedded field by its type's name), and the type's own comment under "".
 func structDocs(src source) map[string]fieldDoc {
 	out := map[string]fieldDoc{}
-	for _, f := range src.files {
-		for _, d := range f.Decls {
+	src.eachType(func(ts *ast.TypeSpec, doc string) {
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			return
+		}
+		docs := fieldDoc{"": doc}
+		for _, field := range st.Fields.List {
+			doc := commentText(field.Doc)
+			if doc == "" {
+				doc = commentText(field.Comment)
+			}
+			for _, n := range field.Names {
+				docs[n.Name] = doc
+			}
+			if len(field.Names) == 0 {
+				docs[embeddedName(field.Type)] = doc
+			}
+		}
+		out[ts.Name.Name] = docs
+	})
+	return out
+}
+
+// eachType calls f with every type declared in src's files and its comment: the spec's own, or the
+// declaration's when it declares that type alone.
+func (src source) eachType(f func(ts *ast.TypeSpec, doc string)) {
+	for _, file := range src.files {
+		for _, d := range file.Decls {
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {
 				continue
 			}
 			for _, spec := range gd.Specs {
 				ts := spec.(*ast.TypeSpec)
-				st, ok := ts.Type.(*ast.StructType)
-				if !ok {
-					continue
+				doc := commentText(ts.Doc)
+				if doc == "" && len(gd.Specs) == 1 {
+					doc = commentText(gd.Doc)
 				}
-				docs := fieldDoc{}
-				docs[""] = commentText(ts.Doc)
-				if docs[""] == "" && len(gd.Specs) == 1 {
-					docs[""] = commentText(gd.Doc)
-				}
-				for _, field := range st.Fields.List {
-					doc := commentText(field.Doc)
-					if doc == "" {
-						doc = commentText(field.Comment)
-					}
-					for _, n := range field.Names {
-						docs[n.Name] = doc
-					}
-					if len(field.Names) == 0 {
-						docs[embeddedName(field.Type)] = doc
-					}
-				}
-				out[ts.Name.Name] = docs
+				f(ts, doc)
 			}
 		}
 	}
-	return out
 }
 
 // embeddedName is the name of an embedded field's type.
