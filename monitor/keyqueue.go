@@ -1,5 +1,7 @@
 package monitor
 
+import "strings"
+
 // keyQueue is a queue of distinct keys named by notifications, oldest first, bounded to limit entries. A read
 // takes keys from its front; they leave the queue only when the monitor accepts that read's reading, so a
 // reading dropped at the deadline leaves them to be taken again.
@@ -36,6 +38,15 @@ func (q *keyQueue) push(key string) bool {
 
 // remove takes key out of the queue; its entry stays, stale, until a read passes it.
 func (q *keyQueue) remove(key string) { delete(q.in, key) }
+
+// removeUnder takes every key under prefix out of the queue; their entries stay, stale, until a read passes them.
+func (q *keyQueue) removeUnder(prefix string) {
+	for k := range q.in {
+		if strings.HasPrefix(k, prefix) {
+			delete(q.in, k)
+		}
+	}
+}
 
 // take returns up to limit queued keys the current read has not taken yet, passing stale entries.
 func (q *keyQueue) take(limit int) []string {

@@ -139,6 +139,8 @@ type notifier struct {
 	client   *redis.Client
 	sub      *redis.PubSub
 
+	announce *announcer // the keys written under known lock prefixes, which the master announces (announce.go)
+
 	pongs       chan string   // the receiver hands the barrier its PONGs
 	barrier     atomic.Uint64 // numbers the barriers' PINGs
 	pingRefused atomic.Bool   // the master's ACL refuses PING: no barrier
@@ -147,7 +149,9 @@ type notifier struct {
 // newNotifier returns the notifier of the master client reaches.
 func newNotifier(client *redis.Client) *notifier {
 	o := *client.Options()
-	return &notifier{base: &o, urgent: newKeyQueue(maxNotified), plain: newKeyQueue(maxNotified), pongs: make(chan string, 4)}
+	n := &notifier{base: &o, urgent: newKeyQueue(maxNotified), plain: newKeyQueue(maxNotified), pongs: make(chan string, 4)}
+	n.announce = newAnnouncer(client, n)
+	return n
 }
 
 // subscribe opens the notification connection, subscribes it to channels and starts its receiver.
@@ -305,6 +309,27 @@ func (n *notifier) missedNothingSince(from time.Time) bool {
 	return n.running && from.After(n.gapAt)
 }
 
+// noteFound tells the announcer the keys discovery found (announcer.noteFound).
+func (n *notifier) noteFound(keys map[string]bool) {
+	if n != nil {
+		n.announce.noteFound(keys)
+	}
+}
+
+// dropUnder takes the keys under prefix out of the queues: they are left to the scan.
+func (n *notifier) dropUnder(prefix string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.urgent.removeUnder(prefix)
+	n.plain.removeUnder(prefix)
+}
+
+// coveredSince reports whether new lock keys came, with nothing missed since from, by notifications that name
+// every kind of lock or by the announcements of every known family's keys: the scan is then a safety net.
+func (n *notifier) coveredSince(from time.Time) bool {
+	return n != nil && (n.missedNothingSince(from) || n.announce.coversSince(from))
+}
+
 // begin starts a read: keys a read took without its reading being accepted are taken again.
 func (n *notifier) begin() {
 	n.mu.Lock()
@@ -352,4 +377,5 @@ func (n *notifier) close() {
 	sub, client := n.sub, n.client
 	n.mu.Unlock()
 	closeAll(sub, nil, client)
+	n.announce.close()
 }

@@ -26,6 +26,13 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 		_ = n.waitBarrier(ctx) // not in time: what is not queued yet is read next poll
 	}
 	r.Notified, r.NotifiedWhy = n.channels != nil, n.why
+	n.announce.keepUp(ctx, t.known, time.Now())
+	switch why := n.announce.why(); {
+	case n.announce.announcing():
+		r.NotifiedWhy = why + "; " + strings.Replace(r.NotifiedWhy, "by the scan only: ", "other keys by the scan only: ", 1)
+	case why != "":
+		r.NotifiedWhy += "; " + why
+	}
 	if dropped := n.droppedSoFar(); dropped > 0 {
 		r.NotifiedWhy += "; " + textfmt.Thousands(dropped) + " named keys dropped, the queue full: left to the scan"
 	}

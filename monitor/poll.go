@@ -486,13 +486,16 @@ func (p *poller) discover(ctx context.Context, cfg Config, known *knownList, r *
 	d.last = now
 	budget := time.Duration(float64(since) * cfg.ScanBudget)
 	d.completed = false
-	defer func() { r.Untracked = d.untrackedNow() }()
+	defer func() {
+		r.Untracked = d.untrackedNow()
+		p.keyspace.noteFound(t.found)
+	}()
 	used, err := p.discoverNotified(ctx, cfg, t, r, d, budget, slowest) // keyspaceread.go
 	if err != nil {
 		return err
 	}
 	limit := budget
-	if p.keyspace.missedNothingSince(d.sweptFrom) {
+	if p.keyspace.coveredSince(d.sweptFrom) {
 		limit = min(budget, used+time.Duration(float64(budget)*notifiedScanShare))
 		r.NotifiedWhy += "; the scan, a safety net, at " + strconv.Itoa(int(100*notifiedScanShare)) + "% of its budget"
 	}

@@ -1,0 +1,170 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+)
+
+func TestFamilyPrefix(t *testing.T) {
+	for key, want := range map[string]string{
+		"billing:nightly":      "billing:",
+		"lock:orders:42":       "lock:orders:",
+		"lock_4f2a9c":          "lock_",
+		"app:job_7":            "app:",
+		"mylock":               "",
+		"trailing:":            "",
+		":leading":             "",
+		"{redisson}":           "",
+		"a:b:c_d":              "a:b:",
+		"lock:\x1b[2J":         "lock:",
+		"semaphore:pool:lease": "semaphore:pool:",
+	} {
+		if got := familyPrefix(key); got != want {
+			t.Errorf("familyPrefix(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+func TestChoosePrefixesCoversEveryFamilyWithoutOverlaps(t *testing.T) {
+	none := func(string) bool { return false }
+	keys := []string{"lock:a", "lock:b", "lock:orders:1", "lock:orders:2", "billing:nightly", "lock_x", "plain"}
+	got, complete := choosePrefixes(keys, none)
+	// lock:orders: is under lock:, which covers it; the master refuses overlapping prefixes.
+	if want := []string{"billing:", "lock:", "lock_"}; !slices.Equal(got, want) || !complete {
+		t.Errorf("choosePrefixes = %q, complete %v; want %q, complete", got, complete, want)
+	}
+	got, complete = choosePrefixes(keys, func(p string) bool { return p == "lock:" })
+	if want := []string{"billing:", "lock_"}; !slices.Equal(got, want) || complete {
+		t.Errorf("with lock: stormy: %q, complete %v; want %q, not complete", got, complete, want)
+	}
+	if got, complete := choosePrefixes([]string{"plain", "{hash}"}, none); len(got) != 0 || !complete {
+		t.Errorf("keys of no family: %q, complete %v; want none, complete", got, complete)
+	}
+
+	var many []string
+	for i := range maxAnnouncedPrefixes + 10 {
+		for j := range i + 1 { // family i has i+1 keys: the largest are kept
+			many = append(many, fmt.Sprintf("fam%03d:%d", i, j))
+		}
+	}
+	got, complete = choosePrefixes(many, none)
+	if len(got) != maxAnnouncedPrefixes || complete || !slices.IsSorted(got) {
+		t.Fatalf("%d families: %d prefixes (complete %v, sorted %v), want the %d largest, not complete", maxAnnouncedPrefixes+10,
+			len(got), complete, slices.IsSorted(got), maxAnnouncedPrefixes)
+	}
+	if got[0] != "fam010:" {
+		t.Errorf("the smallest family kept is %q, want fam010: (the 10 smallest left to the scan)", got[0])
+	}
+}
+
+// announcedMaster starts a real redis-server without keyspace notifications holding the locks, a monitor on
+// it that scans at slowScan, polled until it shows them and the master announces their families; then it fills
+// the master with ordinaryKeys cache keys, so that the scan would take tens of thousands of polls to come
+// across a new key.
+func announcedMaster(t *testing.T, locks ...string) *cluster {
+	t.Helper()
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("needs redis-server (CLIENT TRACKING BCAST)")
+	}
+	ctx := context.Background()
+	srv := redlocktest.StartServers(t, 1, redlocktest.ServerOptions{})[0]
+	c := watch(t, []redlocktest.Master{srv}, Config{ScanBudget: slowScan, ScanCount: 100})
+	t.Cleanup(func() { _ = c.mon.Close() })
+	for _, l := range locks {
+		must(t, setNXPX(ctx, c.admin[0], l, "Zk3q9V2mXc7LbR1tYw8sNa"))
+	}
+	pollFor(t, c, "the locks shown and their families announced", func(s Snapshot) bool {
+		return len(s.Locks) == len(locks) && strings.Contains(s.Masters[0].NotifiedWhy, "announced")
+	})
+	fillCacheKeys(t, srv.Addr(), "cache:", ordinaryKeys)
+	return c
+}
+
+// pollFor polls c until ok holds of a snapshot, for up to a minute.
+func pollFor(t *testing.T, c *cluster, what string, ok func(Snapshot) bool) Snapshot {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		s := c.mon.Poll(context.Background())
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not within a minute: %s; the master: %q", what, s.Masters[0].NotifiedWhy)
+		}
+	}
+}
+
+// TestAnnouncedLocksAppearWithinTwoPolls: on a master without keyspace notifications, behind 50,000 cache keys
+// the slow scan would take tens of thousands of polls over, a new lock under a known family's prefix shows
+// within two polls, because the master announces it; a lock under a prefix no lock had (the control) does not:
+// only the scan could find it.
+func TestAnnouncedLocksAppearWithinTwoPolls(t *testing.T) {
+	ctx := context.Background()
+	c := announcedMaster(t, "orders:lock:1", "billing:nightly")
+	for i := range 5 {
+		resource := fmt.Sprintf("orders:lock:new-%d", i)
+		must(t, setNXPX(ctx, c.admin[0], resource, "Zk3q9V2mXc7LbR1tYw8sNa"))
+		if shown, s := shownWithin(c, resource, 2); !shown {
+			t.Errorf("%s: not shown within two polls (%q)", resource, s.Masters[0].NotifiedWhy)
+		}
+	}
+	must(t, setNXPX(ctx, c.admin[0], "payments:refund", "Zk3q9V2mXc7LbR1tYw8sNa"))
+	if shown, s := shownWithin(c, "payments:refund", 2); shown {
+		t.Errorf("a lock under a new prefix shown within two polls (scanned %d of %d): the control proves nothing",
+			s.Masters[0].Sweep.Scanned, s.Masters[0].Sweep.Total)
+	}
+}
+
+// TestAnnouncementsSurviveKilledConnections kills every connection of the monitor's on the master: the next
+// polls connect, subscribe and ask for the prefixes again, and a new lock shows within a few polls.
+func TestAnnouncementsSurviveKilledConnections(t *testing.T) {
+	ctx := context.Background()
+	c := announcedMaster(t, "orders:lock:1")
+	must(t, c.admin[0].ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
+	must(t, c.admin[0].ClientKillByFilter(ctx, "TYPE", "normal", "SKIPME", "yes").Err())
+	pollFor(t, c, "announcements again", func(s Snapshot) bool {
+		return s.Masters[0].Up && strings.Contains(s.Masters[0].NotifiedWhy, "announced")
+	})
+	must(t, setNXPX(ctx, c.admin[0], "orders:lock:2", "Zk3q9V2mXc7LbR1tYw8sNa"))
+	if shown, s := shownWithin(c, "orders:lock:2", 2); !shown {
+		t.Errorf("not shown within two polls after the connections were killed (%q)", s.Masters[0].NotifiedWhy)
+	}
+}
+
+// TestAStormyPrefixIsLeftToTheScan writes 60,000 cache keys under a lock family's prefix between two polls: the
+// prefix is left to the scan (its new locks no longer announced), while another family's still are.
+func TestAStormyPrefixIsLeftToTheScan(t *testing.T) {
+	ctx := context.Background()
+	c := announcedMaster(t, "app:lock", "orders:lock:1")
+	if why := c.mon.Poll(ctx).Masters[0].NotifiedWhy; !strings.Contains(why, "2 lock prefixes") {
+		t.Fatalf("before the storm: %q, want two prefixes announced", why)
+	}
+	fillCacheKeys(t, c.masters[0].Addr(), "app:cache:", 60_000)
+	s := pollFor(t, c, "the stormy prefix left to the scan", func(s Snapshot) bool {
+		return strings.Contains(s.Masters[0].NotifiedWhy, `prefix "orders:lock:" announced`)
+	})
+	if why := s.Masters[0].NotifiedWhy; strings.Contains(why, "safety net") {
+		t.Errorf("with a family left to the scan, the scan keeps its full budget: %q", why)
+	}
+	must(t, setNXPX(ctx, c.admin[0], "orders:lock:2", "Zk3q9V2mXc7LbR1tYw8sNa"))
+	if shown, _ := shownWithin(c, "orders:lock:2", 2); !shown {
+		t.Error("a calm family's new lock not shown within two polls during another's storm")
+	}
+}
+
+// TestAnnouncementsNeedTheirPermissions watches as a user whose ACL refuses CLIENT: the master is watched all
+// the same, and says why new keys are not announced.
+func TestAnnouncementsNeedTheirPermissions(t *testing.T) {
+	a := newACLServer(t)
+	a.setUser(t, "noclient", []string{"on", ">pw", "~*", "&*", "+@all", "-client"})
+	s := a.watch(t, "noclient", Config{})
+	if m := s.Masters[0]; !m.Up || !strings.Contains(m.NotifiedWhy, "not announced: refused") {
+		t.Errorf("up %v (%s), notified why %q; want up, and new keys not announced: refused", m.Up, m.Err, m.NotifiedWhy)
+	}
+}
