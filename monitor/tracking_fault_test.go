@@ -23,7 +23,8 @@ func TestTrackingLostInvalidationConnectionReadsAll(t *testing.T) {
 	if err := admin.ConfigSet(ctx, "maxclients", fmt.Sprint(clients-1)).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.Do(ctx, "client", "kill", "type", "pubsub").Err(); err != nil {
+	// The tracker's own invalidation connection, by its ID: the announcer's subscription is another.
+	if err := admin.Do(ctx, "client", "kill", "id", c.mon.pollers[0].(*poller).track.invID.Load()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	c.set(t, key, "token-two-0123456789", time.Minute, 0)
