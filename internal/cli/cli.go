@@ -113,6 +113,7 @@ func run(args []string, sys system) int {
 	if cfg.TLSSkipVerify {
 		fmt.Fprintln(sys.stderr, "redlock-tui: WARNING: --tls-skip-verify: the masters' TLS certificates are NOT verified; anyone on the network path can impersonate them and read the password")
 	}
+	tuneMemory(sys.Environment, cfg.MaxKeys, len(cfg.Masters))
 	a, err := openApp(cfg)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
