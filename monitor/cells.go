@@ -91,13 +91,18 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 		}
 		return true
 	}
-	*c = MasterLock{State: state, Token: k.token(), PTTL: k.PTTL, ReadAt: readAt, Node: k.Node}
+	*c = MasterLock{State: state, Token: k.token(), PTTL: k.PTTL, ReadAt: readAt}
+	if k.Node != "" {
+		*c = c.WithNode(k.Node)
+	}
 	if k.Fields != nil {
-		c.Hash = true
-		c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
+		holder, reentrancy, mode := hashHolder(k.Fields)
+		c.Token = holder
+		*c = c.WithHash(reentrancy, mode)
 	}
 	if k.Set != nil {
-		c.Set, c.Token = k.Set, setToken(k.Set)
+		c.Token = setToken(k.Set)
+		*c = c.WithSet(k.Set)
 	}
 	return true
 }

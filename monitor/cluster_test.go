@@ -37,7 +37,7 @@ func watchRedisCluster(t *testing.T, c *redlocktest.Cluster, cfg Config) *Monito
 func heldOn(s Snapshot, resource, token, addr string) bool {
 	for _, l := range s.Locks {
 		if l.Resource == resource {
-			return l.State == StateHeld && l.Holder == token && l.Masters[0].Node == addr
+			return l.State == StateHeld && l.Holder == token && l.Masters[0].Node() == addr
 		}
 	}
 	return false
@@ -77,7 +77,7 @@ func TestClusterLocksOnEverySlotRangeAreHeldWithTheirPrimary(t *testing.T) {
 			t.Errorf("string lock %q not held on node %d (%s): %+v", strs[i], i, n.Addr(), lockOf(t, s, strs[i]))
 		}
 		l := lockOf(t, s, hashes[i])
-		if l.State != StateHeld || !l.Masters[0].Hash || l.Masters[0].Node != n.Addr() {
+		if l.State != StateHeld || !l.Masters[0].Hash() || l.Masters[0].Node() != n.Addr() {
 			t.Errorf("hash lock %q: %+v; want held, a hash, on %s", hashes[i], l, n.Addr())
 		}
 		if p := s.Masters[0].Cluster.Primaries[i]; p.Addr != n.Addr() || p.Keys != 2 || !p.Up || p.Sweep.Completed == 0 {

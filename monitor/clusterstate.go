@@ -168,8 +168,8 @@ func (s *Snapshot) countClusterKeys() {
 			byAddr[m.Cluster.Primaries[k].Addr] = &m.Cluster.Primaries[k]
 		}
 		for _, l := range s.Locks {
-			if c := l.Masters[j]; c.Present() && byAddr[c.Node] != nil {
-				byAddr[c.Node].Keys++
+			if c := l.Masters[j]; c.Present() && byAddr[c.Node()] != nil {
+				byAddr[c.Node()].Keys++
 			}
 		}
 	}

@@ -67,8 +67,8 @@ func TestClusterIsOneLockServiceOfQuorumOne(t *testing.T) {
 		if l.State != StateHeld || l.Holder != k.tok || l.Count != 1 || l.ValidityAt(s.Time) <= 0 {
 			t.Errorf("%s: state %s, holder %q, count %d, validity %s; want held by %s on 1", k.key, l.State, l.Holder, l.Count, l.ValidityAt(s.Time), k.tok)
 		}
-		if l.Masters[0].Node != k.node {
-			t.Errorf("%s: owner %q, want %q", k.key, l.Masters[0].Node, k.node)
+		if l.Masters[0].Node() != k.node {
+			t.Errorf("%s: owner %q, want %q", k.key, l.Masters[0].Node(), k.node)
 		}
 	}
 	c := s.Masters[0].Cluster

@@ -199,7 +199,7 @@ func TestEveryClientsLockFormatIsRecognised(t *testing.T) {
 			}
 			for _, i := range p.onA {
 				cell := l.Masters[i]
-				if !cell.Holds(p.a) || cell.PTTL <= 0 || cell.PTTL > formatTTL || cell.Reentrancy != p.f.reentrancy || cell.Mode != p.f.mode {
+				if !cell.Holds(p.a) || cell.PTTL <= 0 || cell.PTTL > formatTTL || cell.Reentrancy() != p.f.reentrancy || cell.Mode() != p.f.mode {
 					t.Errorf("master %d: %+v, want the token with a TTL up to %v, reentrancy %d, mode %q", i, cell, formatTTL, p.f.reentrancy, p.f.mode)
 				}
 			}

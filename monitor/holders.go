@@ -59,14 +59,14 @@ var multiPermit = regexp.MustCompile(`^(.+)_([0-9]+)$`)
 
 // isSetLock reports whether a row of cells is a sorted-set lock: some master has, or last had, a set.
 func isSetLock(row []MasterLock) bool {
-	return slices.ContainsFunc(row, func(c MasterLock) bool { return c.Set != nil })
+	return slices.ContainsFunc(row, func(c MasterLock) bool { return c.Set() != nil })
 }
 
 // lockSetShape is how the scores of a set lock's cells are read: expiries when some master's set has
 // Symfony's write marker or the key is not named "semaphore:", acquisition times otherwise (redis-semaphore).
 func lockSetShape(v *LockView) setShape {
 	for _, c := range v.Masters {
-		if slices.ContainsFunc(c.Set, func(m SetMember) bool { return m.Member == writeMarker }) {
+		if slices.ContainsFunc(c.Set(), func(m SetMember) bool { return m.Member == writeMarker }) {
 			return scoresExpire
 		}
 	}
@@ -133,20 +133,20 @@ func gatherHolders(v *LockView, dup []bool, masters []MasterStatus, shape setSha
 		if !dup[j] && c.State == CellUnknown {
 			v.Unknown++
 		}
-		if c.Set == nil {
+		if c.Set() == nil {
 			continue
 		}
 		stuck = stuck || c.State == CellSeen && c.PTTL == NoTTL
-		write := slices.ContainsFunc(c.Set, func(m SetMember) bool { return m.Member == writeMarker })
+		write := slices.ContainsFunc(c.Set(), func(m SetMember) bool { return m.Member == writeMarker })
 		latest := 0.0
-		for _, m := range c.Set {
+		for _, m := range c.Set() {
 			latest = max(latest, m.Score)
 		}
 		var status MasterStatus
 		if j < len(masters) {
 			status = masters[j]
 		}
-		for _, m := range c.Set {
+		for _, m := range c.Set() {
 			if m.Member == writeMarker {
 				continue
 			}
@@ -185,7 +185,7 @@ func addMember(h *Holder, c MasterLock, m SetMember, j int, token string, write 
 	hc.Expires = maxTime(hc.Expires, memberExpiry(c, m, latest, shape, status))
 	if c.State == CellSeen {
 		permits := 0
-		for _, o := range c.Set {
+		for _, o := range c.Set() {
 			if o.Member == m.Member || shape == scoresAcquire && strings.HasPrefix(o.Member, token+"_") && multiPermit.MatchString(o.Member) {
 				permits++
 			}

@@ -33,8 +33,8 @@ func (v *LockView) HolderList(now time.Time) []Holder {
 				h.Masters[j] = HolderCell{State: CellUnknown}
 			case c.Holds(token):
 				h.Masters[j] = HolderCell{State: CellSeen, Expires: expiresOf(c)}
-				if c.Mode != "" {
-					h.Mode = c.Mode
+				if c.Mode() != "" {
+					h.Mode = c.Mode()
 				}
 				if c.PTTL == NoTTL || c.ReadAt.Add(c.PTTL).After(now) {
 					h.Count++

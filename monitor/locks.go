@@ -333,7 +333,7 @@ const multiKeyMinToken = 16
 // are many) are left out.
 func groupToken(v *LockView) (string, bool) {
 	t := LeadToken(v)
-	if len(t) < multiKeyMinToken || v.Holders != nil || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash }) {
+	if len(t) < multiKeyMinToken || v.Holders != nil || slices.ContainsFunc(v.Masters, func(c MasterLock) bool { return c.Hash() }) {
 		return "", false
 	}
 	return t, true

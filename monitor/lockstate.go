@@ -39,7 +39,7 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 		// Redisson's RedLock takes each master's lock through another client, so each has its own client id:
 		// only the thread id is common. Grouping on it is a guess, and marked as one.
 		v.Heuristic, v.Count = true, n
-		holds = func(c MasterLock) bool { return c.State == CellSeen && c.Hash && threadOf(c.Token) == thread }
+		holds = func(c MasterLock) bool { return c.State == CellSeen && c.Hash() && threadOf(c.Token) == thread }
 	}
 	var ebuf [8]time.Duration
 	exp, stuck := expiries(v.Masters, dup, holds, now, ebuf[:0])
@@ -58,8 +58,8 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	}
 	for _, c := range v.Masters {
 		if c.Holds(token) {
-			v.Family, v.Families = familyHint(v.Resource, token, c.Hash, c.Mode)
-			if t, ok := ValueTime(token, c.ReadAt); ok && !c.Hash { // a time: no client's token, however it looks
+			v.Family, v.Families = familyHint(v.Resource, token, c.Hash(), c.Mode())
+			if t, ok := ValueTime(token, c.ReadAt); ok && !c.Hash() { // a time: no client's token, however it looks
 				v.ValueTime, v.Family, v.Families = t, "", nil
 			}
 			break
@@ -207,7 +207,7 @@ func redissonThreadQuorum(cells []MasterLock, dup []bool, quorum int) (string, i
 		if dup[j] || c.State != CellSeen {
 			continue
 		}
-		if !c.Hash || strings.Contains(c.Token, ",") || holders[c.Token] {
+		if !c.Hash() || strings.Contains(c.Token, ",") || holders[c.Token] {
 			return "", 0
 		}
 		holders[c.Token] = true

@@ -233,8 +233,8 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 		}
 		for j, c := range l.Masters {
 			jc := JSONMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt),
-				Hash: c.Hash, Reentrancy: c.Reentrancy, Mode: c.Mode, Node: c.Node}
-			for _, m := range c.Set {
+				Hash: c.Hash(), Reentrancy: c.Reentrancy(), Mode: c.Mode(), Node: c.Node()}
+			for _, m := range c.Set() {
 				jc.Members = append(jc.Members, JSONMember{m.Member, m.Score})
 			}
 			if c.Token != "" && c.PTTL != NoTTL {
@@ -427,10 +427,10 @@ func tableCell(c MasterLock, now time.Time) string {
 		return "?"
 	case c.State == CellAbsent:
 		return "-"
-	case c.Set != nil && c.PTTL == NoTTL:
-		return fmt.Sprintf("set(%d):no-ttl", len(c.Set))
-	case c.Set != nil:
-		return fmt.Sprintf("set(%d):%s", len(c.Set), pttl)
+	case c.Set() != nil && c.PTTL == NoTTL:
+		return fmt.Sprintf("set(%d):no-ttl", len(c.Set()))
+	case c.Set() != nil:
+		return fmt.Sprintf("set(%d):%s", len(c.Set()), pttl)
 	case c.PTTL == NoTTL:
 		return untrusted.Escape(short(c.Token)) + ":no-ttl" + onNode(c)
 	}
@@ -439,10 +439,10 @@ func tableCell(c MasterLock, now time.Time) string {
 
 // onNode is "@" and the primary that answered for a cluster's key, "" on a master.
 func onNode(c MasterLock) string {
-	if c.Node == "" {
+	if c.Node() == "" {
 		return ""
 	}
-	return "@" + untrusted.Escape(c.Node)
+	return "@" + untrusted.Escape(c.Node())
 }
 
 // columnWidth caps a table column: the table pads every row to its widest cell, so one long key name (or

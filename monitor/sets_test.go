@@ -558,7 +558,7 @@ func TestARefusedSetReadIsUnknownNotAbsent(t *testing.T) {
 	}
 	s = mon.Poll(ctx)
 	l := lockOf(t, s, "invoice:42")
-	if l.Masters[0].State != CellUnknown || l.State != StateUnknown || l.Masters[0].Set == nil {
+	if l.Masters[0].State != CellUnknown || l.State != StateUnknown || l.Masters[0].Set() == nil {
 		t.Errorf("after ZRANGE was refused: %s, cell %+v; want unknown, keeping the set last seen", l.State, l.Masters[0])
 	}
 	if !hasWarning(s, "denied:zrange", a.srv.Addr()) {

@@ -108,10 +108,10 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 		}
 		wrapped(tokenLabel, token)
 	}
-	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {
-		held := fmt.Sprintf("held %d×", c.Reentrancy)
-		if c.Mode != "" {
-			held += " · " + sanitize(c.Mode, nameCap) + " lock"
+	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash() {
+		held := fmt.Sprintf("held %d×", c.Reentrancy())
+		if c.Mode() != "" {
+			held += " · " + sanitize(c.Mode(), nameCap) + " lock"
 		}
 		add(label("hash lock") + st.text.normal.Render(held))
 	}
@@ -154,7 +154,7 @@ func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
 			line += st.cell.unknown.Render("not read")
 		case m.State == monitor.CellAbsent:
 			line += st.text.muted.Render("no key")
-		case m.Set != nil:
+		case m.Set() != nil:
 			line += setCell(st, m, row.ref, max(w-28, 4), now)
 		case m.PTTL == monitor.NoTTL:
 			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.text.bad.Render("no TTL: never expires")
@@ -164,8 +164,8 @@ func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
 				st.validityBar(left, max(row.ref, left), barW, false) + " " + st.text.normal.Render(dur(left))
 		}
 		body = append(body, line)
-		if m.Node != "" { // a Redis Cluster's key: the primary that owns it
-			body = append(body, "      "+st.text.muted.Render("on primary "+sanitize(m.Node, nameCap)))
+		if m.Node() != "" { // a Redis Cluster's key: the primary that owns it
+			body = append(body, "      "+st.text.muted.Render("on primary "+sanitize(m.Node(), nameCap)))
 		}
 	}
 	return body

@@ -199,10 +199,10 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 		}
 		add(labelled(st, holderLabel, holder, w, st.text.normal)...)
 	}
-	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash {
-		held := fmt.Sprintf("held %d×", c.Reentrancy)
-		if c.Mode != "" {
-			held += " · " + sanitize(c.Mode, nameCap) + " lock"
+	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash() {
+		held := fmt.Sprintf("held %d×", c.Reentrancy())
+		if c.Mode() != "" {
+			held += " · " + sanitize(c.Mode(), nameCap) + " lock"
 		}
 		add(labelled(st, "hash lock", held, w, st.text.normal)...)
 	}
@@ -252,7 +252,7 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 			head += st.cell.unknown.Render("not read")
 		case c.State == monitor.CellAbsent:
 			head += st.text.muted.Render("no key")
-		case c.Set != nil:
+		case c.Set() != nil:
 			head += setCell(st, c, row.ref, 10, now)
 		case c.PTTL == monitor.NoTTL:
 			head += st.text.bad.Render("no TTL: never expires")
@@ -261,11 +261,11 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 			head += st.validityBar(left, max(row.ref, left), 10, false) + " " + st.text.normal.Render("PTTL "+dur(left))
 		}
 		add(wrapLines(head, w)...)
-		if row.tokens[j] != "" && c.Set == nil {
+		if row.tokens[j] != "" && c.Set() == nil {
 			add(labelled(st, "    token", row.tokens[j], w, st.text.normal)...)
 		}
-		if c.Node != "" { // a Redis Cluster's key: the primary that owns its slot
-			add(labelled(st, "    owner", c.Node, w, st.text.normal)...)
+		if c.Node() != "" { // a Redis Cluster's key: the primary that owns its slot
+			add(labelled(st, "    owner", c.Node(), w, st.text.normal)...)
 		}
 	}
 	return out

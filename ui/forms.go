@@ -230,8 +230,8 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 					first = j
 				}
 				n++
-				if m.Hash {
-					c.hash[t] = m.Mode
+				if m.Hash() {
+					c.hash[t] = m.Mode()
 				}
 			}
 		}

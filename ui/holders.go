@@ -102,7 +102,7 @@ func holderCells(d *dashboard, h *monitor.Holder, snapTime time.Time) string {
 // setCell describes a sorted-set lock's key on one master at now: how many members, and its own TTL, counted
 // from its read, as a bar of barW cells against ref.
 func setCell(st *styles, m monitor.MasterLock, ref time.Duration, barW int, now time.Time) string {
-	text := st.text.normal.Render(plural(len(m.Set), "member"))
+	text := st.text.normal.Render(plural(len(m.Set()), "member"))
 	if m.PTTL == monitor.NoTTL {
 		return text + " " + st.text.bad.Render("no TTL: never expires")
 	}

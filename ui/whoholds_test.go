@@ -206,7 +206,8 @@ func TestWhoHoldsWithoutASampler(t *testing.T) {
 	s := heldLock()
 	field := "1b6d2a8e-6c3a-4a3e-9f1e-3d1d1c8b7a60:57"
 	for j := range s.Locks[0].Masters {
-		s.Locks[0].Masters[j].Token, s.Locks[0].Masters[j].Hash, s.Locks[0].Masters[j].Reentrancy = field, true, 1
+		s.Locks[0].Masters[j].Token = field
+		s.Locks[0].Masters[j] = s.Locks[0].Masters[j].WithHash(1, "")
 	}
 	s.Locks[0].Holder = field
 	d := drive(t, newDashboard(ui.Options{}, 140, 44))

@@ -49,8 +49,8 @@ func TargetOf(s *monitor.Snapshot, v *monitor.LockView) (Target, error) {
 	}
 	c := v.Masters[pick]
 	t := Target{Master: s.Masters[pick].Addr, Key: v.Resource, Tokens: cellTokens(c)}
-	if c.Node != "" {
-		t.Master = c.Node
+	if c.Node() != "" {
+		t.Master = c.Node()
 	}
 	return t, nil
 }
@@ -59,15 +59,15 @@ func TargetOf(s *monitor.Snapshot, v *monitor.LockView) (Target, error) {
 // string's value.
 func cellTokens(c monitor.MasterLock) []string {
 	switch {
-	case c.Set != nil:
+	case c.Set() != nil:
 		var out []string
-		for _, m := range c.Set {
+		for _, m := range c.Set() {
 			if m.Member != "__write__" { // Symfony Lock's marker beside a writer's token
 				out = append(out, m.Member)
 			}
 		}
 		return out
-	case c.Hash:
+	case c.Hash():
 		return strings.Split(c.Token, ",")
 	case c.Token != "":
 		return []string{c.Token}
@@ -114,7 +114,7 @@ func Hints(v *monitor.LockView) []string {
 	}
 	lead := monitor.LeadToken(v)
 	for _, c := range v.Masters {
-		if !c.Hash || c.Token == "" {
+		if !c.Hash() || c.Token == "" {
 			continue
 		}
 		for _, f := range strings.Split(c.Token, ",") {

@@ -270,9 +270,9 @@ func TestHints(t *testing.T) {
 		want []string
 	}{
 		{"a Redisson lock", monitor.LockView{Masters: []monitor.MasterLock{
-			{State: monitor.CellSeen, Hash: true, Token: "1b6d2a8e-6c3a-4a3e-9f1e-3d1d1c8b7a60:57"},
-			{State: monitor.CellSeen, Hash: true, Token: "1b6d2a8e-6c3a-4a3e-9f1e-3d1d1c8b7a60:57"},
-			{State: monitor.CellSeen, Hash: true, Token: "99999999-6c3a-4a3e-9f1e-3d1d1c8b7a60:57,a\x1bb:3"},
+			monitor.MasterLock{State: monitor.CellSeen, Token: "1b6d2a8e-6c3a-4a3e-9f1e-3d1d1c8b7a60:57"}.WithHash(1, ""),
+			monitor.MasterLock{State: monitor.CellSeen, Token: "1b6d2a8e-6c3a-4a3e-9f1e-3d1d1c8b7a60:57"}.WithHash(1, ""),
+			monitor.MasterLock{State: monitor.CellSeen, Token: "99999999-6c3a-4a3e-9f1e-3d1d1c8b7a60:57,a\x1bb:3"}.WithHash(1, ""),
 		}}, []string{
 			"Redisson instance 1b6d2a8e-6c3a-4a3e-9f1e-3d1d1c8b7a60, thread 57 (from its hash field)",
 			"Redisson instance 99999999-6c3a-4a3e-9f1e-3d1d1c8b7a60, thread 57 (from its hash field)",
@@ -309,7 +309,7 @@ func TestTargetOf(t *testing.T) {
 			[]monitor.MasterLock{{State: monitor.CellSeen, Token: "tok"}, {State: monitor.CellAbsent}, {State: monitor.CellSeen, Token: "tok"}},
 			"tok", Target{Master: "c", Key: "k", Tokens: []string{"tok"}}, false},
 		{"a hash lock's holder fields, and a cluster's owner", up[:1], []monitor.MasterLock{
-			{State: monitor.CellSeen, Hash: true, Token: "u:1,u:2", Node: "10.0.0.1:7000"}},
+			monitor.MasterLock{State: monitor.CellSeen, Token: "u:1,u:2"}.WithHash(1, "").WithNode("10.0.0.1:7000")},
 			"u:1,u:2", Target{Master: "10.0.0.1:7000", Key: "k", Tokens: []string{"u:1", "u:2"}}, false},
 		{"no key on any master", up[:2], []monitor.MasterLock{{State: monitor.CellAbsent}, {State: monitor.CellUnknown, Token: "x"}},
 			"", Target{}, true},
