@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // tokenSeen records when a token was first seen on a resource.
@@ -201,7 +202,7 @@ func goneEvent(p *LockView, deleted []string, masters []MasterStatus, prevTime, 
 	}
 	if len(ours) > 0 {
 		return Event{Time: now, Kind: EventLockDeleted, Resource: p.Resource,
-			Text: fmt.Sprintf("force-deleted from here: token %s", strings.Join(quoteAll(ours), ", "))}
+			Text: fmt.Sprintf("force-deleted from here: token %s", strings.Join(vocab.QuoteAll(ours), ", "))}
 	}
 	var expires time.Time
 	noTTL := false
@@ -235,7 +236,7 @@ func goneEvent(p *LockView, deleted []string, masters []MasterStatus, prevTime, 
 	}
 	early := ""
 	if !noTTL && !expires.IsZero() {
-		early = fmt.Sprintf(" %s before its TTL", ShortDuration(expires.Sub(now)))
+		early = fmt.Sprintf(" %s before its TTL", vocab.ShortDuration(expires.Sub(now)))
 	}
 	if kind, how, ok := serverRemoval(p, masters); ok {
 		return Event{Time: now, Kind: kind, Resource: p.Resource, Text: how + early + who}

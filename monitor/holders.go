@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -436,7 +437,7 @@ func (m lockMove) holdersMoved(events []Event, now time.Time) []Event {
 		v.Changes++
 		v.LastChange = now
 		return m.event(events, now, EventTakenOver, fmt.Sprintf("taken over: %s replaced by %s",
-			strings.Join(quoteAll(before), ", "), holdersNamed(v)))
+			strings.Join(vocab.QuoteAll(before), ", "), holdersNamed(v)))
 	}
 	for _, t := range after {
 		if !slices.Contains(before, t) {

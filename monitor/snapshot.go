@@ -506,3 +506,6 @@ func (w Warning) String() string {
 	}
 	return w.Severity.String() + ": " + w.Text
 }
+
+// WatchedFrom is the first snapshot's time: the monitor's figures cover no time before it.
+func (s *Snapshot) WatchedFrom() time.Time { return s.watchedFrom }

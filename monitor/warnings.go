@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // maxLockWarnings caps the warnings of one kind naming locks; the rest are counted in one.
@@ -166,7 +167,7 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 		}
 		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < longest {
 			ws = append(ws, warn(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %s ago, less than the longest TTL (%s): it may grant a lock others still hold",
-				ShortDuration(now.Sub(m.LastRestart)), ShortDuration(longest))))
+				vocab.ShortDuration(now.Sub(m.LastRestart)), vocab.ShortDuration(longest))))
 		}
 		ws = warnFailover(ws, m, longest, now)
 		ws = warnRefresh(ws, m)
@@ -182,21 +183,21 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 func warnClocks(ws []Warning, masters []MasterStatus, c clockJudgement, cfg Config) []Warning {
 	if c.offsetOurs {
 		ws = append(ws, warn(SeverityWarning, WarnClockOffset, "", fmt.Sprintf("our clock is %s every master's: the offset is this machine's; "+
-			"harmless alone (Redlock needs clocks to tick at the same rate, not to agree)", aheadOrBehind(-c.offsetSign))))
+			"harmless alone (Redlock needs clocks to tick at the same rate, not to agree)", vocab.AheadOrBehind(-c.offsetSign))))
 	}
 	if c.driftOurs {
 		ws = append(ws, warn(SeverityWarning, WarnClockDrift, "", fmt.Sprintf("our clock runs %s than every master's: the drift is this "+
-			"machine's, and it shortens or stretches the validity this program computes", fasterOrSlower(-c.driftSign))))
+			"machine's, and it shortens or stretches the validity this program computes", vocab.FasterOrSlower(-c.driftSign))))
 	}
 	for i, m := range masters {
 		if c.offsetOf(i) {
 			ws = append(ws, warn(SeverityWarning, WarnClockOffset, m.Addr, fmt.Sprintf("clock %s %s ours: harmless alone (Redlock needs "+
-				"clocks to tick at the same rate, not to agree), but a clock set by hand may jump", ShortDuration(abs(m.ClockOffset)),
-				aheadOrBehind(sign(float64(m.ClockOffset))))))
+				"clocks to tick at the same rate, not to agree), but a clock set by hand may jump", vocab.ShortDuration(abs(m.ClockOffset)),
+				vocab.AheadOrBehind(sign(float64(m.ClockOffset))))))
 		}
 		if c.driftOf(i) {
 			ws = append(ws, warn(SeverityWarning, WarnClockDrift, m.Addr, fmt.Sprintf("clock runs %s than ours by %s: more than the drift "+
-				"factor %g allows; its keys expire early or late", fasterOrSlower(sign(m.DriftPPM)), ppm(m.DriftPPM), cfg.DriftFactor)))
+				"factor %g allows; its keys expire early or late", vocab.FasterOrSlower(sign(m.DriftPPM)), vocab.PPM(m.DriftPPM), cfg.DriftFactor)))
 		}
 	}
 	return ws

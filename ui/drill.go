@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // drillView is the full view of one lock or one master, a modal opened with Open (enter) on a row and closed
@@ -333,7 +334,7 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 		fact("clock", "not measured yet")
 	}
 	if s.DriftKnown {
-		fact("drift", monitor.DriftText(s.DriftPPM, s.DriftUncertPPM)+" against ours (rate: Redlock needs clocks to tick at the same rate)")
+		fact("drift", vocab.DriftText(s.DriftPPM, s.DriftUncertPPM)+" against ours (rate: Redlock needs clocks to tick at the same rate)")
 	} else {
 		fact("drift", "not known yet: it takes several polls")
 	}

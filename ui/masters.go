@@ -8,9 +8,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // mastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
@@ -269,7 +269,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	if c.drift > 0 {
 		drift := "?"
 		if s.DriftKnown {
-			drift = monitor.DriftText(s.DriftPPM, s.DriftUncertPPM)
+			drift = vocab.DriftText(s.DriftPPM, s.DriftUncertPPM)
 		}
 		b.WriteString(val.Render(fitLeft(drift, c.drift)) + " ")
 	}

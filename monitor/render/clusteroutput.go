@@ -1,11 +1,13 @@
-package monitor
+package render
 
 import (
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/internal/slots"
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // jsonCluster is a cluster master's "cluster" in the --once --json format.
@@ -21,7 +23,7 @@ type jsonPrimary struct {
 }
 
 // toJSONCluster converts a cluster's status; nil for a master.
-func toJSONCluster(c *ClusterStatus) *jsonCluster {
+func toJSONCluster(c *monitor.ClusterStatus) *jsonCluster {
 	if c == nil {
 		return nil
 	}
@@ -33,7 +35,7 @@ func toJSONCluster(c *ClusterStatus) *jsonCluster {
 }
 
 // tableClusters writes, for each cluster among masters, the table of its primaries with p.
-func tableClusters(p func(string, ...any), masters []MasterStatus) {
+func tableClusters(p func(string, ...any), masters []monitor.MasterStatus) {
 	for _, m := range masters {
 		if m.Cluster == nil {
 			continue
@@ -65,4 +67,13 @@ func tableClusters(p func(string, ...any), masters []MasterStatus) {
 				column(untrusted.Escape(status)), rtt, offset, uptime, pr.Keys, scanned)
 		}
 	}
+}
+
+// slotsText writes a primary's slot ranges as "0-5460,10923".
+func slotsText(rs []monitor.SlotRange) string {
+	conv := make([]slots.Range, len(rs))
+	for i, r := range rs {
+		conv[i] = slots.Range(r)
+	}
+	return slots.SlotsText(conv)
 }

@@ -1,4 +1,6 @@
-package monitor
+// Package vocab holds the words the program writes for durations, clock rates and names, defined once for
+// the monitor's own sentences, the renderer (monitor/render), the UI, the metrics and the docs.
+package vocab
 
 import (
 	"fmt"
@@ -43,16 +45,8 @@ func Latency(d time.Duration) string {
 	return ShortDuration(d)
 }
 
-// Progress describes the sweep in a few words: "41% of 1,000,000 keys" or "12,000 keys".
-func (w Sweep) Progress() string {
-	if w.Total > 0 {
-		return fmt.Sprintf("%d%% of %s keys", min(100, w.Scanned*100/w.Total), textfmt.Thousands(w.Total))
-	}
-	return textfmt.Thousands(w.Scanned) + " keys"
-}
-
-// ppm writes a clock rate compactly: "350 ppm", or "27.8%" for a clock far off.
-func ppm(p float64) string {
+// PPM writes a clock rate compactly: "350 ppm", or "27.8%" for a clock far off.
+func PPM(p float64) string {
 	p = math.Abs(p)
 	if p >= 10000 {
 		return fmt.Sprintf("%.1f%%", p/1e4)
@@ -60,27 +54,54 @@ func ppm(p float64) string {
 	return fmt.Sprintf("%.0f ppm", p)
 }
 
-// aheadOrBehind names the direction of a clock offset's sign.
-func aheadOrBehind(sg float64) string {
+// AheadOrBehind names the direction of a clock offset's sign.
+func AheadOrBehind(sg float64) string {
 	if sg < 0 {
 		return "behind"
 	}
 	return "ahead of"
 }
 
-// fasterOrSlower names the direction of a drift's sign.
-func fasterOrSlower(sg float64) string {
+// FasterOrSlower names the direction of a drift's sign.
+func FasterOrSlower(sg float64) string {
 	if sg < 0 {
 		return "slower"
 	}
 	return "faster"
 }
 
-// quoteAll quotes every string of ss.
-func quoteAll(ss []string) []string {
+// QuoteAll quotes every string of ss.
+func QuoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		out[i] = strconv.Quote(s)
 	}
 	return out
+}
+
+// DriftText writes a clock rate in a few cells, no more precisely than it is known: "+12ppm"; "+800ppm" for
+// 768ppm known to ±300; "±300ppm" when the uncertainty exceeds the rate itself; "+27.8%" for a clock far off
+// (a jump).
+func DriftText(ppm, uncertainty float64) string {
+	if math.Abs(ppm) >= 10000 {
+		return fmt.Sprintf("%+.1f%%", ppm/1e4)
+	}
+	if uncertainty > math.Abs(ppm) {
+		step := math.Pow(10, math.Floor(math.Log10(uncertainty)))
+		return fmt.Sprintf("±%.0fppm", math.Ceil(uncertainty/step)*step)
+	}
+	if uncertainty > 1 {
+		step := math.Pow(10, math.Floor(math.Log10(uncertainty)))
+		ppm = math.Round(ppm/step) * step
+	}
+	return fmt.Sprintf("%+.0fppm", ppm)
+}
+
+// Count writes n and the noun, with commas between groups of three digits and an s when n is not 1: "1 key",
+// "12,000 keys".
+func Count(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return textfmt.Thousands(n) + " " + noun + "s"
 }
