@@ -376,18 +376,6 @@ func deploymentWarnings(s *Snapshot, cfg Config) []Warning {
 	return ws
 }
 
-// Rank orders severities by how much they matter: errors 2, warnings 1, information 0. Sort by it, not by the
-// Severity's value, which is not in that order.
-func (s Severity) Rank() int {
-	switch s {
-	case SeverityError:
-		return 2
-	case SeverityWarning:
-		return 1
-	}
-	return 0
-}
-
 // withAdvice adds Config.Advise's advice to a read's error: at once for a refusal (a login refused), and for
 // other errors only when the previous read failed the same way, since a connection closed once is also what
 // a master's restart looks like, while a port that wants TLS closes every connection.

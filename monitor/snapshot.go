@@ -426,23 +426,12 @@ type Event struct {
 // Severity says how much a Warning or an Event matters.
 type Severity int
 
-// Severities.
+// Severities. Their values are not their order (the zero Severity is a warning): compare them by Rank.
 const (
 	SeverityWarning Severity = iota // something the operator should look at
 	SeverityError                   // locking is unsafe or impossible
 	SeverityInfo                    // the ordinary life of locks and masters (events only)
 )
-
-// String returns "warning", "error" or "info".
-func (s Severity) String() string {
-	switch s {
-	case SeverityError:
-		return "error"
-	case SeverityInfo:
-		return "info"
-	}
-	return "warning"
-}
 
 // Severity is how much an event of kind k matters, decided here, beside the kinds, for every reader (the
 // screen, the event stream): a lock or a master going about its life is information; a split, a stuck lock

@@ -52,7 +52,7 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 		fmt.Fprintf(sys.stderr, "redlock-tui: writing the snapshot: %v\n", err)
 		return ExitFailure
 	}
-	if snap.UpCount < snap.Quorum || primaryMissing(snap) {
+	if snap.Health() == monitor.HealthNoQuorum {
 		return ExitNoQuorum
 	}
 	return ExitOK

@@ -169,7 +169,7 @@ func writeMoments(w io.Writer, name string, p *record.Player) {
 		}
 	}
 	for _, r := range rec.Events {
-		if r.Severity == "warning" || r.Severity == "error" {
+		if sev, ok := monitor.ParseSeverity(r.Severity); ok && sev.AtLeast(monitor.SeverityWarning) {
 			moments = append(moments, moment{r.Time, fmt.Sprintf("%-7s %s (%s)", r.Severity, untrusted.Escape(r.Text), r.Source)})
 		}
 	}
