@@ -41,7 +41,7 @@ func warnSet(ws []Warning, s *Snapshot, cfg Config) []Warning {
 	}
 	for _, m := range s.Masters {
 		if m.health.sameAs != "" {
-			ws = append(ws, warn(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("same server as %s (run_id %s): counted once", m.health.sameAs, m.RunID)))
+			ws = append(ws, warn(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("%s (run_id %s): counted once", SameServerText(m.health.sameAs), m.RunID)))
 		}
 	}
 	if s.Unread > 0 {
@@ -150,10 +150,10 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 		switch m.health.state {
 		case healthUp:
 		case healthDown:
-			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, "down: "+m.Err))
+			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, string(MasterDown)+": "+m.Err))
 			continue
 		default:
-			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("not answering (%s missed): %s", textfmt.Plural(m.health.missed, "poll"), m.Err)))
+			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("%s (%s missed): %s", MasterSilent, textfmt.Plural(m.health.missed, "poll"), m.Err)))
 			continue
 		}
 		if m.Sweep.Completed == 0 {

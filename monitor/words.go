@@ -139,3 +139,43 @@ func (s LockState) Label() string {
 	}
 	return string(s)
 }
+
+// MasterState is where a master stands, in the one word every output gives it: the dashboard, the tables,
+// the report, the events and the warnings. The words fit the dashboard's narrowest column (six cells).
+type MasterState string
+
+// Master states.
+const (
+	MasterUp        MasterState = "up"     // answered the last poll
+	MasterSilent    MasterState = "silent" // missed the last poll, fewer than Config.DownAfter in a row: its last values are kept
+	MasterDown      MasterState = "down"   // refused us, or missed Config.DownAfter polls in a row
+	MasterDuplicate MasterState = "dup"    // answers, and is the same server as a master listed earlier (same run_id): counted once
+)
+
+// State is where m stands: down, silent (not answering), a duplicate of an earlier master, or up.
+func (m MasterStatus) State() MasterState {
+	switch {
+	case m.Down:
+		return MasterDown
+	case !m.Up:
+		return MasterSilent
+	case m.DuplicateOf != "":
+		return MasterDuplicate
+	}
+	return MasterUp
+}
+
+// StateText is m's state with its reason, for a table or a report: "down: <error>", "silent: <error>", "dup: same
+// server as <address>", or "up".
+func (m MasterStatus) StateText() string {
+	switch st := m.State(); st {
+	case MasterDown, MasterSilent:
+		return string(st) + ": " + m.Err
+	case MasterDuplicate:
+		return string(st) + ": " + SameServerText(m.DuplicateOf)
+	}
+	return string(MasterUp)
+}
+
+// SameServerText is what a duplicate master is: "same server as <address>".
+func SameServerText(addr string) string { return "same server as " + addr }

@@ -295,14 +295,14 @@ func masterLines(sh *shared, m *masterRow, w int) []string {
 	add := func(lines ...string) { out = append(out, lines...) }
 	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
 	fact("address", m.addr)
-	state := "up, answered this poll"
-	switch {
-	case s.Down:
-		state = fmt.Sprintf("down (missed %s)", plural(s.Missed, "poll"))
-	case !s.Up:
-		state = fmt.Sprintf("silent: missed %s, its last values kept", plural(s.Missed, "poll"))
-	case s.DuplicateOf != "":
-		state = "the same server as " + sanitize(s.DuplicateOf, nameCap) + ": counted once"
+	state := string(s.State()) + ", answered this poll"
+	switch s.State() {
+	case monitor.MasterDown:
+		state = fmt.Sprintf("%s (missed %s)", s.State(), plural(s.Missed, "poll"))
+	case monitor.MasterSilent:
+		state = fmt.Sprintf("%s: missed %s, its last values kept", s.State(), plural(s.Missed, "poll"))
+	case monitor.MasterDuplicate:
+		state = string(s.State()) + ": " + monitor.SameServerText(sanitize(s.DuplicateOf, nameCap)) + ", counted once"
 	}
 	fact("state", state)
 	add(masterFacts(sh, m, w)...)

@@ -42,13 +42,7 @@ func tableClusters(p func(string, ...any), masters []monitor.MasterStatus) {
 		}
 		p("\nPRIMARY OF %s\tSLOTS\tSTATUS\tRTT\tCLOCK OFFSET\tUPTIME\tKEYS\tSCANNED\n", column(untrusted.Escape(m.Addr)))
 		for _, pr := range m.Cluster.Primaries {
-			status := "up"
-			switch {
-			case pr.Down:
-				status = "down: " + pr.Err
-			case !pr.Up:
-				status = "not answering: " + pr.Err
-			}
+			status := pr.StateText()
 			rtt, offset, uptime := "-", "?", "?"
 			if pr.Up {
 				rtt = fmt.Sprintf("%.3fms", ms(pr.RTT))

@@ -342,15 +342,7 @@ func freeText(locks []*monitor.LockView) string {
 func tableMasters(p func(string, ...any), masters []monitor.MasterStatus) {
 	p("MASTER\tSTATUS\tRTT\tCLOCK OFFSET\tDRIFT\tROLE\tVERSION\tUPTIME\tREPLICAS\tKEYS\tSCANNED\n")
 	for _, m := range masters {
-		status := "up"
-		switch {
-		case m.Down:
-			status = "down: " + m.Err
-		case !m.Up:
-			status = "not answering: " + m.Err
-		case m.DuplicateOf != "":
-			status = "up, same server as " + m.DuplicateOf
-		}
+		status := m.StateText()
 		scanned := "sweep " + m.Sweep.Progress()
 		if m.Sweep.Completed > 0 {
 			scanned = fmt.Sprintf("%d sweeps", m.Sweep.Completed)
@@ -402,7 +394,7 @@ func tableLocks(p func(string, ...any), locks []*monitor.LockView, servers int, 
 		case !l.ValueTime.IsZero():
 			holder = monitor.UnknownHolderText(l.ValueTime, now)
 		}
-		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State, orDash(holder), l.Count,
+		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State.Label(), orDash(holder), l.Count,
 			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread.Round(spreadPrecision), orDash(strings.Join(flags, ",")),
 			strings.Join(cells, " "))
 		if l.Holders != nil {

@@ -50,7 +50,7 @@ func WriteReport(w io.Writer, s monitor.Snapshot, o ReportOptions) error {
 		if m.Up {
 			rtt = vocab.Latency(m.RTT)
 		}
-		p("| %s | %s | %s | %s | %s | %s |\n", md(m.Addr), md(masterState(m)), rtt, offset,
+		p("| %s | %s | %s | %s | %s | %s |\n", md(m.Addr), md(m.StateText()), rtt, offset,
 			md(orUnknown(m.Role)), md(strings.Join(m.Warnings, "; ")))
 	}
 	reportLocks(p, &s, o)
@@ -95,7 +95,7 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 		case !l.ValueTime.IsZero():
 			holder = monitor.UnknownHolderText(l.ValueTime.UTC(), s.Time.UTC())
 		}
-		state := string(l.State)
+		state := l.State.Label()
 		if l.QuorumLost {
 			state += ", quorum lost"
 		}
@@ -122,19 +122,6 @@ func sample(n int, d time.Duration) string {
 		return "-"
 	}
 	return vocab.ShortDuration(d)
-}
-
-// masterState is a master's status in a word or two.
-func masterState(m monitor.MasterStatus) string {
-	switch {
-	case m.Down:
-		return "down: " + m.Err
-	case !m.Up:
-		return "not answering: " + m.Err
-	case m.DuplicateOf != "":
-		return "up, same server as " + m.DuplicateOf
-	}
-	return "up"
 }
 
 // mdSpecial are the characters that Markdown (GitHub's, Slack's) would read as markup, escaped in a report.
