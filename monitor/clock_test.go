@@ -84,8 +84,8 @@ func TestWarningDurationsAreRounded(t *testing.T) {
 			t.Errorf("vocab.ShortDuration(%v) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
-	if got := vocab.PPM(277520); got != "27.8%" {
-		t.Errorf("vocab.PPM(277520) = %q, want 27.8%%", got)
+	if got := vocab.DriftSize(-277520, 0); got != "27.8%" {
+		t.Errorf("vocab.DriftSize(-277520, 0) = %q, want 27.8%%", got)
 	}
 }
 

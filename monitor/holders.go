@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -441,12 +440,12 @@ func (m lockMove) holdersMoved(events []Event, now time.Time) []Event {
 	}
 	for _, t := range after {
 		if !slices.Contains(before, t) {
-			events = m.event(events, now, EventHolderJoined, fmt.Sprintf("holder %q joined (%s)", t, v.HoldersText()))
+			events = m.event(events, now, EventHolderJoined, fmt.Sprintf("holder %s joined (%s)", vocab.Quote(t), v.HoldersText()))
 		}
 	}
 	for _, t := range before {
 		if !slices.Contains(after, t) {
-			events = m.event(events, now, EventHolderLeft, fmt.Sprintf("holder %q left (%s)", t, v.HoldersText()))
+			events = m.event(events, now, EventHolderLeft, fmt.Sprintf("holder %s left (%s)", vocab.Quote(t), v.HoldersText()))
 		}
 	}
 	return events
@@ -458,7 +457,7 @@ func holdersNamed(v *LockView) string {
 	mode := ""
 	for _, h := range v.Holders {
 		if h.State == StateHeld {
-			names = append(names, strconv.Quote(h.Token))
+			names = append(names, vocab.Quote(h.Token))
 			mode = h.Mode
 		}
 	}

@@ -125,11 +125,11 @@ func (s *Snapshot) troubledLocks(prev *Snapshot, changes *lockChanges) []string 
 func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bool) {
 	switch {
 	case l.State == StateLost:
-		return troubleLost, fmt.Sprintf("our lock on %q has no quorum", l.Resource), true
+		return troubleLost, "our lock on " + vocab.Quote(l.Resource) + " has no quorum", true
 	case l.QuorumLost:
-		return troubleQuorumLost, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource), true
+		return troubleQuorumLost, "lock " + vocab.Quote(l.Resource) + " lost its quorum: its holder may still believe it holds it while another client can take it", true
 	case l.State == StateStuck:
-		return troubleStuck, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, textfmt.Plural(l.Count, "master")), true
+		return troubleStuck, fmt.Sprintf("lock %s has no TTL on %s: it is never released by expiry", vocab.Quote(l.Resource), textfmt.Plural(l.Count, "master")), true
 	case l.Foreign:
 		var others []string
 		for j, c := range l.Masters {
@@ -137,7 +137,7 @@ func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bo
 				others = append(others, masters[j].Addr)
 			}
 		}
-		return troubleForeign, fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")), true
+		return troubleForeign, fmt.Sprintf("lock %s is held but another token is on %s", vocab.Quote(l.Resource), strings.Join(others, ", ")), true
 	}
 	return lockTrouble{}, "", false
 }
@@ -197,7 +197,7 @@ func warnClocks(ws []Warning, masters []MasterStatus, c clockJudgement, cfg Conf
 		}
 		if c.driftOf(i) {
 			ws = append(ws, warn(SeverityWarning, WarnClockDrift, m.Addr, fmt.Sprintf("clock runs %s than ours by %s: more than the drift "+
-				"factor %g allows; its keys expire early or late", vocab.FasterOrSlower(sign(m.DriftPPM)), vocab.PPM(m.DriftPPM), cfg.DriftFactor)))
+				"factor %g allows; its keys expire early or late", vocab.FasterOrSlower(sign(m.DriftPPM)), vocab.DriftSize(m.DriftPPM, m.DriftUncertPPM), cfg.DriftFactor)))
 		}
 	}
 	return ws

@@ -274,3 +274,37 @@ func TestOutputsCountPerMasterTTLsFromTheirRead(t *testing.T) {
 		t.Errorf("the table does not count orders' TTL on M1 from its read (want tokA:4s):\n%s", table.String())
 	}
 }
+
+// TestHostileKeyNameIsEscapedOnceInWarnings: a key name with an escape sequence in it is quoted in a warning's
+// sentence as it is, and escaped once, with the rest of the sentence, where the table writes it: the warning
+// and the locks' table show the same res\x1b[2J, never "res\\x1b[2J".
+func TestHostileKeyNameIsEscapedOnceInWarnings(t *testing.T) {
+	const hostile = "res\x1b[2J"
+	rs := fixture(t0, []string{"a", "b", "c"}, map[string][]cell{hostile: cells("tok", 3)[:3]})
+	for i := range rs {
+		rs[i].Keys[0].PTTL = monitor.NoTTL
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, monitor.Aggregate(nil, rs, nil, t0, monitor.Config{})); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	const want = `warning: lock "res\x1b[2J" has no TTL on 3 masters: it is never released by expiry`
+	if !strings.Contains(out, want) {
+		t.Errorf("the table's warning about the hostile key: want %q in\n%s", want, out)
+	}
+	if strings.Contains(out, `\\x1b`) || strings.Contains(out, "\x1b") {
+		t.Errorf("the hostile key is escaped twice, or not at all:\n%s", out)
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, monitor.Aggregate(nil, rs, nil, t0, monitor.Config{})); err != nil {
+		t.Fatal(err)
+	}
+	var doc JSONSnapshot
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.WarningDetails) == 0 || !strings.Contains(doc.WarningDetails[0].Text, `lock "`+hostile+`" has no TTL`) {
+		t.Errorf("the JSON's warning carries the name escaped, want it as it is, JSON-escaped once: %+v", doc.WarningDetails)
+	}
+}

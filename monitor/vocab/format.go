@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
@@ -45,15 +46,6 @@ func Latency(d time.Duration) string {
 	return ShortDuration(d)
 }
 
-// PPM writes a clock rate compactly: "350 ppm", or "27.8%" for a clock far off.
-func PPM(p float64) string {
-	p = math.Abs(p)
-	if p >= 10000 {
-		return fmt.Sprintf("%.1f%%", p/1e4)
-	}
-	return fmt.Sprintf("%.0f ppm", p)
-}
-
 // AheadOrBehind names the direction of a clock offset's sign.
 func AheadOrBehind(sg float64) string {
 	if sg < 0 {
@@ -70,11 +62,17 @@ func FasterOrSlower(sg float64) string {
 	return "faster"
 }
 
-// QuoteAll quotes every string of ss.
-func QuoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strconv.Quote(s)
+// Quote embeds a name from outside (a key, a token, a master's setting) in a sentence: between double quotes,
+// as it is. The sentence is escaped once, as a whole, where it is shown (untrusted.Escape: the tables, the
+// report, the dashboard), so the name must not be escaped here too: %q would show "res\\x1b[2J" where the
+// rest of the output shows res\x1b[2J.
+func Quote(name string) string { return `"` + name + `"` }
+
+// QuoteAll quotes every name of names, by Quote.
+func QuoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, s := range names {
+		out[i] = Quote(s)
 	}
 	return out
 }
@@ -104,4 +102,10 @@ func Count(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return textfmt.Thousands(n) + " " + noun + "s"
+}
+
+// DriftSize writes how far a clock rate is off, without its direction, by the rule of DriftText: "12ppm",
+// "800ppm" for 768ppm known to ±300, "27.8%" for a clock far off. A sentence gives the direction in words.
+func DriftSize(ppm, uncertainty float64) string {
+	return strings.TrimLeft(DriftText(ppm, uncertainty), "+-")
 }
