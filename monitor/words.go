@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 )
@@ -34,17 +35,9 @@ func (s Severity) String() string {
 	return "warning"
 }
 
-// Rank orders severities by how much they matter: information 0, warnings 1, errors 2. Sort and compare by
-// it, never by the Severity's value or its word.
-func (s Severity) Rank() int {
-	switch s {
-	case SeverityError:
-		return 2
-	case SeverityWarning:
-		return 1
-	}
-	return 0
-}
+// Rank orders severities by how much they matter, by their place in Severities: information 0, warnings 1,
+// errors 2. Sort and compare by it, never by the Severity's value or its word.
+func (s Severity) Rank() int { return slices.Index(Severities, s) }
 
 // AtLeast reports whether s matters as much as t or more.
 func (s Severity) AtLeast(t Severity) bool { return s.Rank() >= t.Rank() }
