@@ -15,23 +15,17 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 const namespace = "redlock"
-
-// States are the lock states counted by redlock_locks, always all of them, so that an absent state reads 0
-// rather than no data. A free lock (no key, listed for its holders in the window) is neither held nor an
-// alarm: a sum of the states over held locks, or over alarms, leaves it out.
-var States = []monitor.LockState{monitor.StateHeld, monitor.StatePartial, monitor.StateSplit,
-	monitor.StateStuck, monitor.StateUnknown, monitor.StateUnconfirmed, monitor.StateLost, monitor.StateFree}
 
 // Options configures an Exporter.
 type Options struct {
@@ -131,7 +125,8 @@ var (
 	descQuorum    = desc("quorum", "Masters that must agree for a lock to be held: N/2+1.")
 	descUpCount   = desc("masters_up", "Distinct servers that answered the last poll (two addresses of one server count once).")
 	descServers   = desc("servers", "Distinct servers among the masters, as far as their run_id tells.")
-	descLocks     = desc("locks", "Locks by state in the last poll; free: no key, listed while its holders are in the window.", "state")
+	descLocks     = desc("locks", "Locks by state in the last poll: "+statesHelp()+". Free: no key, listed while its holders are in the window; neither held nor an alarm.", "state")
+	descHealth    = desc("health", "The overall state, as the dashboard's header shows it and --once's exit status judges it: "+healthHelp()+".")
 	descTrunc     = desc("locks_truncated", "1 when there are more lock keys than --max-keys and some are not tracked.")
 	descSnapTime  = desc("last_poll_timestamp_seconds", "When the last poll finished, as a Unix time.")
 	descPolls     = desc("polls_total", "Polls of the masters since the start.")
@@ -152,6 +147,28 @@ var (
 	descBuild      = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
 )
 
+// statesHelp lists the lock states, as the state label writes them, with the word the screen shows where it
+// differs: "lost, stuck, split, unconfirmed (checking on screen), ...".
+func statesHelp() string {
+	words := make([]string, len(monitor.LockStates))
+	for i, st := range monitor.LockStates {
+		words[i] = string(st)
+		if st.Label() != string(st) {
+			words[i] += " (" + st.Label() + " on screen)"
+		}
+	}
+	return strings.Join(words, ", ")
+}
+
+// healthHelp lists the values of the health gauge: "0 OK, 1 DEGRADED, ...".
+func healthHelp() string {
+	var words []string
+	for h := monitor.HealthOK; h <= monitor.HealthNoQuorum; h++ {
+		words = append(words, fmt.Sprintf("%d %s", h, h))
+	}
+	return strings.Join(words, ", ")
+}
+
 // desc describes a metric of the redlock namespace.
 func desc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(prometheus.BuildFQName(namespace, "", name), help, labels, nil)
@@ -160,7 +177,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 // Describe sends the descriptions of every metric the exporter may write.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descMasterUp, descDown, descMissed, descRTT, descOffset, descOffUnc,
-		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descQuorum,
+		descDrift, descUptime, descRestarts, descLockKeys, descScanned, descDBSize, descSweeps, descHealth, descQuorum,
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
 		descHolders, descHolderVal, descEvents, descLost, descViol, descDemoEvents, descScrape, descBuild,
 		descHandovers, descHold, descGap, descWaiters, descRefresh, descWarning, descSplit, descHolderAge,
@@ -247,17 +264,18 @@ func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts m
 		}
 		ch <- prometheus.MustNewConstMetric(descSweeps, prometheus.CounterValue, float64(m.Sweep.Completed), a)
 	}
+	gauge(descHealth, float64(s.Health()))
 	gauge(descQuorum, float64(s.Quorum))
 	gauge(descUpCount, float64(s.UpCount))
 	gauge(descServers, float64(s.Servers))
 	gauge(descTrunc, boolValue(s.Truncated))
 	gauge(descSnapTime, float64(s.Time.UnixNano())/1e9)
 	ch <- prometheus.MustNewConstMetric(descPolls, prometheus.CounterValue, float64(s.Seq))
-	counts := make(map[monitor.LockState]int, len(States))
+	counts := make(map[monitor.LockState]int, len(monitor.LockStates))
 	for _, l := range s.Locks {
 		counts[l.State]++
 	}
-	for _, st := range States {
+	for _, st := range monitor.LockStates { // always all of them, so that an absent state reads 0 rather than no data
 		gauge(descLocks, float64(counts[st]), string(st))
 	}
 }

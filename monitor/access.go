@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // Least privilege, said out loud. A master whose ACL refuses one of the commands the monitor needs answers
@@ -366,7 +366,7 @@ func deploymentWarnings(s *Snapshot, cfg Config) []Warning {
 		if m.Sweep.Refused > 0 {
 			own = append(own, Warning{Severity: SeverityWarning, Kind: WarnKeysRefused, Master: m.Addr,
 				Text: fmt.Sprintf("%s refused by the user's ACL key patterns, not read: a lock among them is not listed; "+
-					"a --pattern within the user's keys leaves them out", plural64(m.Sweep.Refused, "key"))})
+					"a --pattern within the user's keys leaves them out", vocab.Count(m.Sweep.Refused, "key"))})
 		}
 		ws = append(ws, own...)
 	}
@@ -374,26 +374,6 @@ func deploymentWarnings(s *Snapshot, cfg Config) []Warning {
 		ws = append(ws, Warning{Severity: SeverityInfo, Kind: WarnNotLockShaped, Text: text})
 	}
 	return ws
-}
-
-// plural64 returns "1 key", "5,998 keys".
-func plural64(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return textfmt.Thousands(int(n)) + " " + what + "s"
-}
-
-// Rank orders severities by how much they matter: errors 2, warnings 1, information 0. Sort by it, not by the
-// Severity's value, which is not in that order.
-func (s Severity) Rank() int {
-	switch s {
-	case SeverityError:
-		return 2
-	case SeverityWarning:
-		return 1
-	}
-	return 0
 }
 
 // withAdvice adds Config.Advise's advice to a read's error: at once for a refusal (a login refused), and for

@@ -3,6 +3,8 @@ package monitor
 import (
 	"fmt"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // alarm is a set of the lock conditions that are errors, and so are confirmed before they are raised.
@@ -82,7 +84,7 @@ func (m lockMove) alarmText(a alarm, now time.Time) string {
 	switch a {
 	case alarmQuorumLost:
 		last := m.v.hist.lastHolder
-		return fmt.Sprintf("holder %q lost its quorum: its key lives on %d masters", last, liveOn(m.v, last, now))
+		return fmt.Sprintf("holder %s lost its quorum: its key lives on %d masters", vocab.Quote(last), liveOn(m.v, last, now))
 	case alarmSplit:
 		return fmt.Sprintf("split: %d tokens, none on a quorum", len(m.v.hist.tokens))
 	case alarmLost:

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // clockPolls runs polls one second apart in which master j's clock reads skew(i, j) ahead of the poller's, and
@@ -78,12 +80,12 @@ func TestWarningDurationsAreRounded(t *testing.T) {
 		want string
 	}{{843772597 * time.Nanosecond, "843ms"}, {9*time.Minute + 57801*time.Millisecond, "9m57s"},
 		{59564 * time.Millisecond, "59s"}, {1500 * time.Millisecond, "1.5s"}} {
-		if got := ShortDuration(tc.d); got != tc.want {
-			t.Errorf("ShortDuration(%v) = %q, want %q", tc.d, got, tc.want)
+		if got := vocab.ShortDuration(tc.d); got != tc.want {
+			t.Errorf("vocab.ShortDuration(%v) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
-	if got := ppm(277520); got != "27.8%" {
-		t.Errorf("ppm(277520) = %q, want 27.8%%", got)
+	if got := vocab.DriftSize(-277520, 0); got != "27.8%" {
+		t.Errorf("vocab.DriftSize(-277520, 0) = %q, want 27.8%%", got)
 	}
 }
 

@@ -213,7 +213,7 @@ func TestAggregateACellIsAsOldAsItsRead(t *testing.T) {
 			l := lockOf(t, snaps[1], "r")
 			var got, want []string
 			for j, c := range l.Masters {
-				got, want = append(got, cellStateNames[c.State]), append(want, cellStateNames[tt.wantCells[j]])
+				got, want = append(got, c.State.String()), append(want, tt.wantCells[j].String())
 			}
 			if l.State != tt.wantState || !slices.Equal(got, want) {
 				t.Errorf("state %s with cells %v, want %s with %v", l.State, got, tt.wantState, want)

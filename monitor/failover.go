@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -84,7 +85,7 @@ func warnFailover(ws []Warning, m MasterStatus, longest time.Duration, now time.
 		change = "to run_id " + m.RunID
 	}
 	return append(ws, warn(SeverityError, WarnFailover, m.Addr, fmt.Sprintf("%s: %s %s ago, less than the longest TTL (%s)",
-		failoverRace, change, ShortDuration(now.Sub(m.LastFailover)), ShortDuration(longest))))
+		failoverRace, change, vocab.ShortDuration(now.Sub(m.LastFailover)), vocab.ShortDuration(longest))))
 }
 
 // replicaText is the warning about a master that is a replica, naming its primary when INFO tells it.
@@ -95,9 +96,9 @@ func replicaText(m MasterStatus) string {
 	return "is a replica: Redlock needs independent masters"
 }
 
-// roleText is m's role for the table, with the server behind it: "master at 10.0.0.2:6379" for a master named
+// RoleText is m's role for the table, with the server behind it: "master at 10.0.0.2:6379" for a master named
 // through Sentinels, "slave of 10.0.0.2:6379" for a replica whose INFO names its primary.
-func roleText(m MasterStatus) string {
+func (m MasterStatus) RoleText() string {
 	switch {
 	case m.Role == "slave" && m.ReplicaOf != "":
 		return m.Role + " of " + m.ReplicaOf

@@ -154,7 +154,7 @@ func TestTheTableNamesTheServerBehindARole(t *testing.T) {
 		{MasterStatus{Role: "unknown"}, "unknown"},
 	}
 	for _, tc := range tests {
-		if got := roleText(tc.m); got != tc.want {
+		if got := tc.m.RoleText(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
 		}
 	}

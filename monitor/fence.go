@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -128,8 +129,8 @@ func (s *Snapshot) applyFences(prev *Snapshot, fences fenceCounters, now time.Ti
 				continue
 			}
 			addr := s.Masters[j].Addr
-			text := fmt.Sprintf("fence counter of %q went back from %d to %d: the master lost it (restart without "+
-				"persistence?); fenced tokens may now repeat or go backwards", res, f.high[j], f.now[j])
+			text := fmt.Sprintf("fence counter of %s went back from %d to %d: the master lost it (restart without "+
+				"persistence?); fenced tokens may now repeat or go backwards", vocab.Quote(res), f.high[j], f.now[j])
 			warns = append(warns, Warning{Severity: EventFenceBackwards.Severity(), Kind: WarnFenceBackwards, Master: addr, Resource: res, Text: text})
 			if p == nil || j >= len(p.now) || p.now[j] >= f.high[j] {
 				events = append(events, Event{Time: now, Kind: EventFenceBackwards, Resource: res, Master: addr,

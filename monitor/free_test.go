@@ -246,7 +246,7 @@ func TestAFreeLockIsInTheJSONAndTheReport(t *testing.T) {
 		t.Errorf("the table does not count o1:hot free nor list it so:\n%s", table.String())
 	}
 	var md bytes.Buffer
-	if err := WriteReport(&md, s, ReportOptions{}); err != nil {
+	if err := WriteReport(&md, s); err != nil {
 		t.Fatal(err)
 	}
 	row := ""
@@ -365,10 +365,10 @@ func TestContentionOutlivesItsHolders(t *testing.T) {
 		t.Errorf("%s in the JSON: %+v; want free, with its %d intervals", res, doc.Locks, len(ivs))
 	}
 	var report bytes.Buffer
-	if err := WriteReport(&report, s, ReportOptions{}); err != nil {
+	if err := WriteReport(&report, s); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(report.String(), "| "+md(res)+" | free | - | 0 of 3, quorum 2 |") || strings.Contains(report.String(), "| none |") {
+	if !strings.Contains(report.String(), "| "+res+" | free | - | 0 of 3, quorum 2 |") || strings.Contains(report.String(), "| none |") {
 		t.Errorf("the report does not list %s free:\n%s", res, report.String())
 	}
 

@@ -49,9 +49,9 @@ func (h health) next(r Reading, downAfter int) health {
 func (h health) eventTo(n health, r Reading) (EventKind, string) {
 	switch {
 	case n.state == healthDown && h.state != healthDown:
-		return EventMasterDown, "down: " + r.Err.Error()
+		return EventMasterDown, string(MasterDown) + ": " + r.Err.Error()
 	case n.state == healthMissed && n.missed == 1:
-		return EventMasterNotAnswering, "not answering: " + r.Err.Error()
+		return EventMasterNotAnswering, string(MasterSilent) + ": " + r.Err.Error()
 	case n.state == healthUp && h.state == healthDown:
 		return EventMasterUp, "up again"
 	case n.state == healthUp && h.state == healthMissed:

@@ -35,10 +35,10 @@ func TestHealthNextAndItsEvent(t *testing.T) {
 		wantText string
 	}{
 		{"unknown, answers: up, no news", unknown, answer, up, noEvent, ""},
-		{"unknown, times out: not answering", unknown, timeout, missed1, notAns, "not answering: i/o timeout"},
+		{"unknown, times out: not answering", unknown, timeout, missed1, notAns, "silent: i/o timeout"},
 		{"unknown, refuses: down at once", unknown, refused, downNow, downEv, "down: connection refused"},
 		{"up, answers: still up", up, answer, up, noEvent, ""},
-		{"up, times out: not answering", up, timeout, missed1, notAns, "not answering: i/o timeout"},
+		{"up, times out: not answering", up, timeout, missed1, notAns, "silent: i/o timeout"},
 		{"up, refuses: down at once", up, refused, downNow, downEv, "down: connection refused"},
 		{"missed once, answers: up again", missed1, answer, up, upEv, "answering again after 1 missed polls"},
 		{"missed once, times out: missed twice, no news", missed1, timeout, missed2, noEvent, ""},
@@ -50,7 +50,7 @@ func TestHealthNextAndItsEvent(t *testing.T) {
 		{"down, refuses: still down, no news", down3, refused, health{state: healthDown, missed: 4}, noEvent, ""},
 		{"refused once, then times out: missed, below the limit", downNow, timeout, missed2, noEvent, ""},
 		{"duplicate, answers: the duplicate is decided again", upDup, answer, up, noEvent, ""},
-		{"duplicate, times out: still the same server", upDup, timeout, missedD, notAns, "not answering: i/o timeout"},
+		{"duplicate, times out: still the same server", upDup, timeout, missedD, notAns, "silent: i/o timeout"},
 		{"duplicate not answering, refuses: down, still the same server", missedD, refused, health{state: healthDown, missed: 2, sameAs: "b"}, downEv, "down: connection refused"},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // tokenSeen records when a token was first seen on a resource.
@@ -125,7 +126,7 @@ var appearances = map[LockState]appearance{
 	StateSplit: {alarmSplit, EventLockAppeared, func(count int, _ string) string {
 		return fmt.Sprintf("appeared split, %d masters with the most common token", count)
 	}},
-	StateHeld: {0, EventLockAppeared, func(_ int, holder string) string { return fmt.Sprintf("appeared, held by %q", holder) }},
+	StateHeld: {0, EventLockAppeared, func(_ int, holder string) string { return "appeared, held by " + vocab.Quote(holder) }},
 	StatePartial: {0, EventLockAppeared, func(count int, _ string) string {
 		return "appeared on " + textfmt.Plural(count, "master")
 	}},
@@ -154,11 +155,11 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 	} else if v.Holder != "" {
 		switch last := v.hist.lastHolder; {
 		case last == "":
-			events = m.event(events, now, EventLockHeld, fmt.Sprintf("held by %q", v.Holder))
+			events = m.event(events, now, EventLockHeld, "held by "+vocab.Quote(v.Holder))
 		case last != v.Holder:
 			v.Changes++
 			v.LastChange = now
-			events = m.event(events, now, EventTakenOver, fmt.Sprintf("taken over: holder %q replaced by %q", last, v.Holder))
+			events = m.event(events, now, EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s", vocab.Quote(last), vocab.Quote(v.Holder)))
 		}
 		v.hist.lastHolder = v.Holder
 	}
@@ -201,7 +202,7 @@ func goneEvent(p *LockView, deleted []string, masters []MasterStatus, prevTime, 
 	}
 	if len(ours) > 0 {
 		return Event{Time: now, Kind: EventLockDeleted, Resource: p.Resource,
-			Text: fmt.Sprintf("force-deleted from here: token %s", strings.Join(quoteAll(ours), ", "))}
+			Text: fmt.Sprintf("force-deleted from here: token %s", strings.Join(vocab.QuoteAll(ours), ", "))}
 	}
 	var expires time.Time
 	noTTL := false
@@ -224,18 +225,18 @@ func goneEvent(p *LockView, deleted []string, masters []MasterStatus, prevTime, 
 	last := p.hist.lastHolder
 	switch {
 	case p.Holder != "":
-		who = fmt.Sprintf(" (was held by %q)", p.Holder)
+		who = " (was held by " + vocab.Quote(p.Holder) + ")"
 	case last != "" && slices.ContainsFunc(p.Masters, func(c MasterLock) bool { return c.State != CellAbsent && c.Token == last }):
-		who = fmt.Sprintf(" (last held by %q)", last)
+		who = " (last held by " + vocab.Quote(last) + ")"
 	case LeadToken(p) != "":
-		who = fmt.Sprintf(" (token %q, which held no quorum)", LeadToken(p))
+		who = " (token " + vocab.Quote(LeadToken(p)) + ", which held no quorum)"
 	}
 	if !noTTL && !expires.IsZero() && !now.Before(expires.Add(-expiryTolerance)) {
 		return Event{Time: now, Kind: EventLockExpired, Resource: p.Resource, Text: "expired at its TTL" + who}
 	}
 	early := ""
 	if !noTTL && !expires.IsZero() {
-		early = fmt.Sprintf(" %s before its TTL", ShortDuration(expires.Sub(now)))
+		early = fmt.Sprintf(" %s before its TTL", vocab.ShortDuration(expires.Sub(now)))
 	}
 	if kind, how, ok := serverRemoval(p, masters); ok {
 		return Event{Time: now, Kind: kind, Resource: p.Resource, Text: how + early + who}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -436,16 +436,16 @@ func (m lockMove) holdersMoved(events []Event, now time.Time) []Event {
 		v.Changes++
 		v.LastChange = now
 		return m.event(events, now, EventTakenOver, fmt.Sprintf("taken over: %s replaced by %s",
-			strings.Join(quoteAll(before), ", "), holdersNamed(v)))
+			strings.Join(vocab.QuoteAll(before), ", "), holdersNamed(v)))
 	}
 	for _, t := range after {
 		if !slices.Contains(before, t) {
-			events = m.event(events, now, EventHolderJoined, fmt.Sprintf("holder %q joined (%s)", t, v.HoldersText()))
+			events = m.event(events, now, EventHolderJoined, fmt.Sprintf("holder %s joined (%s)", vocab.Quote(t), v.HoldersText()))
 		}
 	}
 	for _, t := range before {
 		if !slices.Contains(after, t) {
-			events = m.event(events, now, EventHolderLeft, fmt.Sprintf("holder %q left (%s)", t, v.HoldersText()))
+			events = m.event(events, now, EventHolderLeft, fmt.Sprintf("holder %s left (%s)", vocab.Quote(t), v.HoldersText()))
 		}
 	}
 	return events
@@ -457,7 +457,7 @@ func holdersNamed(v *LockView) string {
 	mode := ""
 	for _, h := range v.Holders {
 		if h.State == StateHeld {
-			names = append(names, strconv.Quote(h.Token))
+			names = append(names, vocab.Quote(h.Token))
 			mode = h.Mode
 		}
 	}

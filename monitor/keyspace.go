@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // New keys through keyspace notifications. Where a master already publishes key-event notifications of the
@@ -80,7 +81,7 @@ var lockKinds = []struct{ kind, classes string }{
 func lockEventChannels(flags string, db int) ([]string, string) {
 	classes := strings.ReplaceAll(flags, "A", allClass)
 	if !strings.Contains(classes, "E") {
-		return nil, fmt.Sprintf("by the scan only: notify-keyspace-events is %q, without key-event notifications (E)", flags)
+		return nil, fmt.Sprintf("by the scan only: notify-keyspace-events is %s, without key-event notifications (E)", vocab.Quote(flags))
 	}
 	var channels, events []string
 	for _, e := range lockEvents {
@@ -90,7 +91,7 @@ func lockEventChannels(flags string, db int) ([]string, string) {
 		}
 	}
 	if len(channels) == 0 {
-		return nil, fmt.Sprintf("by the scan only: notify-keyspace-events %q names no write that creates a lock key", flags)
+		return nil, fmt.Sprintf("by the scan only: notify-keyspace-events %s names no write that creates a lock key", vocab.Quote(flags))
 	}
 	why := "within a poll, through keyspace notifications (" + strings.Join(events, ", ") + "), and by the scan"
 	if missed := kindsMissed(classes); len(missed) > 0 {

@@ -3,6 +3,8 @@ package monitor
 import (
 	"fmt"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // rttWeight is the EWMA weight of the newest RTT sample (1/8, as TCP's smoothed RTT).
@@ -141,5 +143,5 @@ func restartText(p *MasterStatus, r Reading) string {
 	if p.RunID != "" && r.RunID != "" {
 		return fmt.Sprintf("restarted: run_id %s -> %s", p.RunID, r.RunID)
 	}
-	return fmt.Sprintf("restarted: uptime went back from %s to %s", ShortDuration(p.hist.infoUptime), ShortDuration(r.Uptime))
+	return fmt.Sprintf("restarted: uptime went back from %s to %s", vocab.ShortDuration(p.hist.infoUptime), vocab.ShortDuration(r.Uptime))
 }

@@ -158,7 +158,7 @@ func TestALockStoredAsItsExpiryIsListedWithoutAHolder(t *testing.T) {
 	if err := WriteTable(&table, s); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteReport(&report, s, ReportOptions{}); err != nil {
+	if err := WriteReport(&report, s); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteJSON(&js, s); err != nil {

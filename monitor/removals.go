@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // How a lock key goes before its TTL. Its holder's release deletes it; so does a master that evicts keys to
@@ -101,7 +102,7 @@ func (m *MasterStatus) noteRemovals(p *MasterStatus, r Reading) (Event, bool) {
 	}
 	text := "flushed: FLUSHALL or FLUSHDB ran there"
 	if p.Sweep.Total >= 0 && r.Sweep.Total >= 0 {
-		text += fmt.Sprintf(", its keys went from %s to %s", plural64(p.Sweep.Total, "key"), textfmt.Thousands(int(r.Sweep.Total)))
+		text += fmt.Sprintf(", its keys went from %s to %s", vocab.Count(p.Sweep.Total, "key"), textfmt.Thousands(int(r.Sweep.Total)))
 	}
 	return Event{Kind: EventMasterFlushed, Master: m.Addr, Text: text + ": every lock it held is gone from it"}, true
 }
@@ -131,7 +132,7 @@ func evictionWarning(m *MasterStatus) (Warning, bool) {
 	case m.MaxMemory == 0:
 		text += "; no maxmemory is set, so nothing is evicted until one is"
 	case m.EvictedKeys > 0:
-		text += fmt.Sprintf("; it has evicted %s since it started", plural64(m.EvictedKeys, "key"))
+		text += fmt.Sprintf("; it has evicted %s since it started", vocab.Count(m.EvictedKeys, "key"))
 	}
 	return warn(SeverityWarning, WarnEvictionPolicy, m.Addr, text), true
 }

@@ -39,12 +39,13 @@
 // (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
 // (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
 // is new since the last snapshot), failover.go (a primary's failover and its replication race, replicas named
-// with their primary, and a Sentinel given as a master). format.go, family.go and output.go write for people and
-// programs. A Redis Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where
-// their slots are), clusterstate.go derives its primaries' statuses, warnings and events, clusteroutput.go
-// writes them. Each lock's holders over the window are a hold log: holdlog.go (its intervals, kept in chunks
-// snapshots share), holdtrack.go (its move from poll to poll), contention.go (its figures), contention_output.go
-// and report.go (JSON and the Markdown report); waiters.go counts Redisson's waiters.
+// with their primary, and a Sentinel given as a master). words.go holds the words of the monitor's own types
+// (master and lock states, severities, overall health), monitor/vocab those of durations, clock rates and
+// quoted names; monitor/render writes a snapshot for people and programs (JSON, tables, the Markdown report).
+// family.go names client families. A Redis Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where
+// their slots are), clusterstate.go derives its primaries' statuses, warnings and events. Each lock's holders over the window are a hold log: holdlog.go (its intervals, kept in chunks
+// snapshots share), holdtrack.go (its move from poll to poll), contention.go (its figures); waiters.go counts Redisson's
+// waiters.
 package monitor
 
 import (
@@ -500,23 +501,12 @@ type Event struct {
 // Severity says how much a Warning or an Event matters.
 type Severity int
 
-// Severities.
+// Severities. Their values are not their order (the zero Severity is a warning): compare them by Rank.
 const (
 	SeverityWarning Severity = iota // something the operator should look at
 	SeverityError                   // locking is unsafe or impossible
 	SeverityInfo                    // the ordinary life of locks and masters (events only)
 )
-
-// String returns "warning", "error" or "info".
-func (s Severity) String() string {
-	switch s {
-	case SeverityError:
-		return "error"
-	case SeverityInfo:
-		return "info"
-	}
-	return "warning"
-}
 
 // Severity is how much an event of kind k matters, decided here, beside the kinds, for every reader (the
 // screen, the event stream): a lock or a master going about its life is information; a split, a stuck lock
@@ -580,3 +570,6 @@ func (w Warning) String() string {
 	}
 	return w.Severity.String() + ": " + w.Text
 }
+
+// WatchedFrom is the first snapshot's time: the monitor's figures cover no time before it.
+func (s *Snapshot) WatchedFrom() time.Time { return s.watchedFrom }

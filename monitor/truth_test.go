@@ -332,6 +332,6 @@ func TestPollAStoppedMasterDoesNotDelayTheOthers(t *testing.T) {
 		}
 	}
 	if l := lockOf(t, s, "billing:nightly"); l.State != StateHeld || l.Masters[4].State != CellUnknown {
-		t.Errorf("lock: %s, stopped master's cell %v; want held, its cell unknown", l.State, cellStateNames[l.Masters[4].State])
+		t.Errorf("lock: %s, stopped master's cell %v; want held, its cell unknown", l.State, l.Masters[4].State)
 	}
 }

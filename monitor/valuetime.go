@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // Some clients store no token as a lock's value but a time: the classic SETNX lock its expiry in Unix
@@ -59,9 +61,9 @@ func ValueTimeText(t, now time.Time) string {
 		layout = "2006-01-02 15:04:05"
 	}
 	if t.After(now) {
-		return "expires at " + t.Format(layout) + ", in " + ShortDuration(t.Sub(now))
+		return "expires at " + t.Format(layout) + ", in " + vocab.ShortDuration(t.Sub(now))
 	}
-	return "timestamp " + t.Format(layout) + ", " + ShortDuration(now.Sub(t)) + " ago"
+	return "timestamp " + t.Format(layout) + ", " + vocab.ShortDuration(now.Sub(t)) + " ago"
 }
 
 // UnknownHolderText is the holder of a lock whose value is a time (LockView.ValueTime), at now, as the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // maxLockWarnings caps the warnings of one kind naming locks; the rest are counted in one.
@@ -40,7 +41,7 @@ func warnSet(ws []Warning, s *Snapshot, cfg Config) []Warning {
 	}
 	for _, m := range s.Masters {
 		if m.health.sameAs != "" {
-			ws = append(ws, warn(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("same server as %s (run_id %s): counted once", m.health.sameAs, m.RunID)))
+			ws = append(ws, warn(SeverityError, WarnDuplicate, m.Addr, fmt.Sprintf("%s (run_id %s): counted once", SameServerText(m.health.sameAs), m.RunID)))
 		}
 	}
 	if s.Unread > 0 {
@@ -124,11 +125,11 @@ func (s *Snapshot) troubledLocks(prev *Snapshot, changes *lockChanges) []string 
 func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bool) {
 	switch {
 	case l.State == StateLost:
-		return troubleLost, fmt.Sprintf("our lock on %q has no quorum", l.Resource), true
+		return troubleLost, "our lock on " + vocab.Quote(l.Resource) + " has no quorum", true
 	case l.QuorumLost:
-		return troubleQuorumLost, fmt.Sprintf("lock %q lost its quorum: its holder may still believe it holds it while another client can take it", l.Resource), true
+		return troubleQuorumLost, "lock " + vocab.Quote(l.Resource) + " lost its quorum: its holder may still believe it holds it while another client can take it", true
 	case l.State == StateStuck:
-		return troubleStuck, fmt.Sprintf("lock %q has no TTL on %s: it is never released by expiry", l.Resource, textfmt.Plural(l.Count, "master")), true
+		return troubleStuck, fmt.Sprintf("lock %s has no TTL on %s: it is never released by expiry", vocab.Quote(l.Resource), textfmt.Plural(l.Count, "master")), true
 	case l.Foreign:
 		var others []string
 		for j, c := range l.Masters {
@@ -136,7 +137,7 @@ func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bo
 				others = append(others, masters[j].Addr)
 			}
 		}
-		return troubleForeign, fmt.Sprintf("lock %q is held but another token is on %s", l.Resource, strings.Join(others, ", ")), true
+		return troubleForeign, fmt.Sprintf("lock %s is held but another token is on %s", vocab.Quote(l.Resource), strings.Join(others, ", ")), true
 	}
 	return lockTrouble{}, "", false
 }
@@ -149,10 +150,10 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 		switch m.health.state {
 		case healthUp:
 		case healthDown:
-			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, "down: "+m.Err))
+			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, string(MasterDown)+": "+m.Err))
 			continue
 		default:
-			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("not answering (%s missed): %s", textfmt.Plural(m.health.missed, "poll"), m.Err)))
+			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("%s (%s missed): %s", MasterSilent, textfmt.Plural(m.health.missed, "poll"), m.Err)))
 			continue
 		}
 		if m.Sweep.Completed == 0 {
@@ -166,7 +167,7 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 		}
 		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < longest {
 			ws = append(ws, warn(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %s ago, less than the longest TTL (%s): it may grant a lock others still hold",
-				ShortDuration(now.Sub(m.LastRestart)), ShortDuration(longest))))
+				vocab.ShortDuration(now.Sub(m.LastRestart)), vocab.ShortDuration(longest))))
 		}
 		ws = warnFailover(ws, m, longest, now)
 		ws = warnRefresh(ws, m)
@@ -182,21 +183,21 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 func warnClocks(ws []Warning, masters []MasterStatus, c clockJudgement, cfg Config) []Warning {
 	if c.offsetOurs {
 		ws = append(ws, warn(SeverityWarning, WarnClockOffset, "", fmt.Sprintf("our clock is %s every master's: the offset is this machine's; "+
-			"harmless alone (Redlock needs clocks to tick at the same rate, not to agree)", aheadOrBehind(-c.offsetSign))))
+			"harmless alone (Redlock needs clocks to tick at the same rate, not to agree)", vocab.AheadOrBehind(-c.offsetSign))))
 	}
 	if c.driftOurs {
 		ws = append(ws, warn(SeverityWarning, WarnClockDrift, "", fmt.Sprintf("our clock runs %s than every master's: the drift is this "+
-			"machine's, and it shortens or stretches the validity this program computes", fasterOrSlower(-c.driftSign))))
+			"machine's, and it shortens or stretches the validity this program computes", vocab.FasterOrSlower(-c.driftSign))))
 	}
 	for i, m := range masters {
 		if c.offsetOf(i) {
 			ws = append(ws, warn(SeverityWarning, WarnClockOffset, m.Addr, fmt.Sprintf("clock %s %s ours: harmless alone (Redlock needs "+
-				"clocks to tick at the same rate, not to agree), but a clock set by hand may jump", ShortDuration(abs(m.ClockOffset)),
-				aheadOrBehind(sign(float64(m.ClockOffset))))))
+				"clocks to tick at the same rate, not to agree), but a clock set by hand may jump", vocab.ShortDuration(abs(m.ClockOffset)),
+				vocab.AheadOrBehind(sign(float64(m.ClockOffset))))))
 		}
 		if c.driftOf(i) {
 			ws = append(ws, warn(SeverityWarning, WarnClockDrift, m.Addr, fmt.Sprintf("clock runs %s than ours by %s: more than the drift "+
-				"factor %g allows; its keys expire early or late", fasterOrSlower(sign(m.DriftPPM)), ppm(m.DriftPPM), cfg.DriftFactor)))
+				"factor %g allows; its keys expire early or late", vocab.FasterOrSlower(sign(m.DriftPPM)), vocab.DriftSize(m.DriftPPM, m.DriftUncertPPM), cfg.DriftFactor)))
 		}
 	}
 	return ws

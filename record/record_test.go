@@ -15,6 +15,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/render"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
@@ -150,7 +151,7 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 func snapshotJSON(t *testing.T, s monitor.Snapshot) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := monitor.WriteJSON(&b, s); err != nil {
+	if err := render.WriteJSON(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -11,34 +11,6 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// health is the overall state shown in the header: the worst of what the screen shows, so that the header
-// never says OK above a warning, nor DEGRADED above an error.
-type health int
-
-// The overall states, from the best to the worst.
-const (
-	healthWaiting  health = iota // no snapshot yet
-	healthOK                     // every master up, every known lock read, nothing in the banner
-	healthDegraded               // a master down or unread locks (quorum still possible), or a warning in the banner
-	healthUnsafe                 // an error in the banner: locking may be unsafe (a restart or failover within the longest TTL, a lock that lost its quorum, ...)
-	healthNoQuorum               // fewer masters up than the quorum: no lock can be taken
-)
-
-// bannerHealth is the least overall state that the warnings shown allow: an error is unsafe, a warning
-// degraded; information (the keys left out as not lock-shaped) leaves the header as it is.
-func bannerHealth(ws []warningRow) health {
-	h := healthOK
-	for _, w := range ws {
-		switch w.severity {
-		case monitor.SeverityError:
-			h = max(h, healthUnsafe)
-		case monitor.SeverityWarning:
-			h = max(h, healthDegraded)
-		}
-	}
-	return h
-}
-
 // masterRow is one master of a snapshot as the dashboard shows it; every string is sanitized.
 type masterRow struct {
 	st       *monitor.MasterStatus
@@ -83,7 +55,7 @@ type warningRow struct {
 // with the counts the header needs, so that View does no work proportional to the number of locks.
 type dashboard struct {
 	snap     monitor.Snapshot // raw, for commands
-	health   health
+	health   monitor.Health   // the header's overall state
 	masters  []masterRow
 	locks    []*lockRow // in snapshot order: sorted by raw resource; later dashboards share the rows of views they share
 	warnings []warningRow
@@ -97,21 +69,13 @@ const shortToken = 8
 // returns the log entries for what is new since prev: the monitor's events and warnings that appeared.
 func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	d := &dashboard{snap: s}
-	switch {
-	case s.UpCount < s.Quorum:
-		d.health = healthNoQuorum
-	case s.UpCount < s.Servers, s.Unread > 0, s.Unsafe > 0: // masters down or unsafe, or locks not read: warnings have the banner
-		d.health = healthDegraded
-	default:
-		d.health = healthOK
-	}
+	d.health = s.Health()
 	d.ingestMasters(prev)
 	d.warnings = make([]warningRow, len(s.Warnings))
 	for i, w := range s.Warnings {
 		d.warnings[i] = warningRow{severity: w.Severity, text: sanitize(w.String(), textCap)}
 	}
 	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity.Rank(), a.severity.Rank()) })
-	d.health = max(d.health, bannerHealth(d.warnings))
 	d.ingestLocks(prev)
 	return d, newEntries(s, prev)
 }
@@ -324,10 +288,9 @@ func baseline(s monitor.Snapshot) string {
 		counts[s.Locks[i].State]++
 	}
 	var parts []string
-	for _, st := range []monitor.LockState{monitor.StateHeld, monitor.StatePartial, monitor.StateSplit,
-		monitor.StateUnconfirmed, monitor.StateUnknown, monitor.StateStuck, monitor.StateLost, monitor.StateFree} {
+	for _, st := range monitor.LockStates {
 		if counts[st] > 0 {
-			parts = append(parts, thousands(counts[st])+" "+string(st))
+			parts = append(parts, thousands(counts[st])+" "+st.Label())
 		}
 	}
 	text := fmt.Sprintf("%d/%d masters up, %s", s.UpCount, s.Servers, plural(len(s.Locks), "lock"))

@@ -109,10 +109,10 @@ func TestIngestHealth(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		s    monitor.Snapshot
-		want health
-	}{{"all up", ok, healthOK}, {"one down", degraded, healthDegraded}, {"below quorum", noQuorum, healthNoQuorum},
-		{"a warning with every master up: the header is no milder than the banner", warned, healthDegraded},
-		{"an error with every master up", erred, healthUnsafe}, {"information only", informed, healthOK}} {
+		want monitor.Health
+	}{{"all up", ok, monitor.HealthOK}, {"one down", degraded, monitor.HealthDegraded}, {"below quorum", noQuorum, monitor.HealthNoQuorum},
+		{"a warning with every master up: the header is no milder than the banner", warned, monitor.HealthDegraded},
+		{"an error with every master up", erred, monitor.HealthUnsafe}, {"information only", informed, monitor.HealthOK}} {
 		if d, _ := ingest(tc.s, nil); d.health != tc.want {
 			t.Errorf("%s: health %v, want %v", tc.name, d.health, tc.want)
 		}

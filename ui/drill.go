@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // drillView is the full view of one lock or one master, a modal opened with Open (enter) on a row and closed
@@ -294,14 +295,14 @@ func masterLines(sh *shared, m *masterRow, w int) []string {
 	add := func(lines ...string) { out = append(out, lines...) }
 	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
 	fact("address", m.addr)
-	state := "up, answered this poll"
-	switch {
-	case s.Down:
-		state = fmt.Sprintf("down (missed %s)", plural(s.Missed, "poll"))
-	case !s.Up:
-		state = fmt.Sprintf("silent: missed %s, its last values kept", plural(s.Missed, "poll"))
-	case s.DuplicateOf != "":
-		state = "the same server as " + sanitize(s.DuplicateOf, nameCap) + ": counted once"
+	state := string(s.State()) + ", answered this poll"
+	switch s.State() {
+	case monitor.MasterDown:
+		state = fmt.Sprintf("%s (missed %s)", s.State(), plural(s.Missed, "poll"))
+	case monitor.MasterSilent:
+		state = fmt.Sprintf("%s: missed %s, its last values kept", s.State(), plural(s.Missed, "poll"))
+	case monitor.MasterDuplicate:
+		state = string(s.State()) + ": " + monitor.SameServerText(sanitize(s.DuplicateOf, nameCap)) + ", counted once"
 	}
 	fact("state", state)
 	add(masterFacts(sh, m, w)...)
@@ -333,7 +334,7 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 		fact("clock", "not measured yet")
 	}
 	if s.DriftKnown {
-		fact("drift", monitor.DriftText(s.DriftPPM, s.DriftUncertPPM)+" against ours (rate: Redlock needs clocks to tick at the same rate)")
+		fact("drift", vocab.DriftText(s.DriftPPM, s.DriftUncertPPM)+" against ours (rate: Redlock needs clocks to tick at the same rate)")
 	} else {
 		fact("drift", "not known yet: it takes several polls")
 	}

@@ -45,14 +45,8 @@ func entryOf(r events.Record) logEntry {
 		}
 		text = fmt.Sprintf("%s %s: %s", sanitize(r.Kind, nameCap), sanitize(where, nameCap), text)
 	}
-	lvl := levelInfo
-	switch r.Severity {
-	case monitor.SeverityError.String():
-		lvl = levelError
-	case monitor.SeverityWarning.String():
-		lvl = levelWarn
-	}
-	return logEntry{at: r.Time, level: lvl, resource: r.Resource, master: r.Master, text: text}
+	sev, _ := monitor.ParseSeverity(r.Severity)
+	return logEntry{at: r.Time, level: levelOf(sev), resource: r.Resource, master: r.Master, text: text}
 }
 
 // Log capacity: past maxLog entries, the oldest logTrim are dropped at once.

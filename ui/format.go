@@ -6,9 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
-	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // fit cuts plain (unstyled, already sanitized) text to w cells, ending a cut with "…", and pads it with spaces
@@ -72,7 +71,7 @@ func ascii(s string) bool {
 
 // dur formats a duration compactly for a table cell: 850ms, 8.2s, 42s, 12m05s, 3h04m; as the monitor writes
 // durations in its warnings.
-func dur(d time.Duration) string { return monitor.ShortDuration(d) }
+func dur(d time.Duration) string { return vocab.ShortDuration(d) }
 
 // latency formats a round-trip time with sub-millisecond precision: 0.42ms, 12ms, 1.2s.
 func latency(d time.Duration) string {

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // helpView is the full help, a modal in place of the panels: the bindings that can act in this mode, in the
@@ -101,7 +102,7 @@ func (v *helpView) lines(w int) []string {
 		st.table.head.Render("SPREAD")+st.text.muted.Render("  how far apart the key's expiries are across masters"),
 		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
 		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
-			"partial · split · checking one poll saw an alarm, the next confirms it · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
+			"partial · split · "+monitor.StateUnconfirmed.Label()+" one poll saw an alarm, the next confirms it · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
 		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+k.Filter.Help().Key+
 			" searches it, "+k.LogLock.Help().Key+" narrows it to the selected lock and "+k.LogLevel.Help().Key+" by level"),
 		// A no-break space keeps each glyph with its word where the line wraps.

@@ -28,12 +28,6 @@ const (
 // sortNames name the sort orders, in the title and the status line.
 var sortNames = [sortModes + 1]string{"resource", "validity", "state", "changes", "heat"}
 
-// stateRank orders states for sortState, trouble first.
-var stateRank = map[monitor.LockState]int{
-	monitor.StateLost: 0, monitor.StateStuck: 1, monitor.StateSplit: 2, monitor.StateUnconfirmed: 3, monitor.StatePartial: 4,
-	monitor.StateUnknown: 5, monitor.StateHeld: 6, monitor.StateFree: 7,
-}
-
 // locksPanel is the table of locks: one row per resource with its holder, one cell per master, the quorum
 // count, validity, TTL spread, changes and state. It keeps the rows filtered and sorted as indices into the
 // snapshot's rows, and renders only the rows on screen, so its cost per frame does not grow with the number of
@@ -250,7 +244,7 @@ func (p *locksPanel) rebuild() {
 			case sortValidity:
 				k = lv.ValidityAt(d.snap.Time).Milliseconds()
 			case sortState:
-				k = int64(stateRank[lv.State])
+				k = int64(lv.State.Rank()) // trouble first
 			case sortChanges:
 				k = -int64(lv.Changes)
 			case sortHeat:
@@ -578,21 +572,21 @@ func stateLabel(st *styles, lv *monitor.LockView, now time.Time) (string, paint)
 		if lv.Foreign {
 			return "held*", st.state.partial
 		}
-		return "held", st.state.held
+		return lv.State.Label(), st.state.held
 	case monitor.StatePartial:
-		return "partial", st.state.partial
+		return lv.State.Label(), st.state.partial
 	case monitor.StateSplit:
-		return "split", st.state.split
-	case monitor.StateLost:
-		return "LOST", st.state.lost
-	case monitor.StateStuck:
-		return "STUCK", st.state.stuck
+		return lv.State.Label(), st.state.split
+	case monitor.StateLost: // shouted: ours, lost
+		return strings.ToUpper(lv.State.Label()), st.state.lost
+	case monitor.StateStuck: // shouted: it never expires
+		return strings.ToUpper(lv.State.Label()), st.state.stuck
 	case monitor.StateUnknown:
-		return "unknown", st.state.unknown
+		return lv.State.Label(), st.state.unknown
 	case monitor.StateUnconfirmed:
-		return "checking", st.state.unconfirmed
+		return lv.State.Label(), st.state.unconfirmed
 	case monitor.StateFree:
-		return "free", st.state.free
+		return lv.State.Label(), st.state.free
 	}
 	return "-", st.state.none
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // mastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
@@ -269,7 +269,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	if c.drift > 0 {
 		drift := "?"
 		if s.DriftKnown {
-			drift = monitor.DriftText(s.DriftPPM, s.DriftUncertPPM)
+			drift = vocab.DriftText(s.DriftPPM, s.DriftUncertPPM)
 		}
 		b.WriteString(val.Render(fitLeft(drift, c.drift)) + " ")
 	}
@@ -307,20 +307,18 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 // gives their room to its error.
 func figureless(s *monitor.MasterStatus) bool { return !s.Up && (s.Down || s.LastAnswer.IsZero()) }
 
-// stateCell is a master's state, w cells wide: up, down, silent (it missed a poll: its last values stay,
-// greyed, until it answers or is declared down) or dup.
+// stateCell is a master's state (monitor.MasterStatus.State), w cells wide: up, down, silent (it missed a
+// poll: its last values stay, greyed, until it answers or is declared down) or dup.
 func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 	st := p.sh.st
-	status, style := "up", st.text.ok
-	switch {
-	case s.Down:
-		status, style = "down", st.text.bad
-	case !s.Up:
-		status, style = "silent", st.level[levelWarn]
-	case s.DuplicateOf != "":
-		status, style = "dup", st.text.bad
+	style := st.text.ok
+	switch s.State() {
+	case monitor.MasterDown, monitor.MasterDuplicate:
+		style = st.text.bad
+	case monitor.MasterSilent:
+		style = st.level[levelWarn]
 	}
-	return style.Render(fit(status, w))
+	return style.Render(fit(string(s.State()), w))
 }
 
 // notes is a master's note cell, room cells wide at most: its faults (demo mode), in the error style when

@@ -152,7 +152,7 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 		}
 	}
 	for _, e := range r.p.Recording().Events { // the demo's violations and the dashboard's errors count too
-		if alarms && dir > 0 && (e.Severity == "error" || e.Severity == "warning") && e.Time.After(at) {
+		if sev, ok := monitor.ParseSeverity(e.Severity); alarms && dir > 0 && ok && sev.AtLeast(monitor.SeverityWarning) && e.Time.After(at) {
 			r.playing = false
 			return r.show(r.p.IndexAt(e.Time), true)
 		}

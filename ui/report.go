@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/render"
 )
 
 // reportSavedMsg tells where the incident report was written, or why it was not.
@@ -57,7 +58,7 @@ func (p *locksPanel) saveReport() tea.Cmd {
 	for _, i := range p.order {
 		shown[d.locks[i].lv.Resource] = true
 	}
-	o := monitor.ReportOptions{Match: func(l *monitor.LockView) bool { return shown[l.Resource] }}
+	o := render.ReportOptions{Match: func(l *monitor.LockView) bool { return shown[l.Resource] }}
 	if p.query != "" {
 		o.Filter = "/" + p.filter.text
 	}
@@ -71,7 +72,7 @@ func (p *locksPanel) saveReport() tea.Cmd {
 		if err != nil {
 			return reportSavedMsg{path: path, err: err}
 		}
-		err = errors.Join(monitor.WriteReport(f, snap, o), f.Close())
+		err = errors.Join(render.WriteReport(f, snap, o), f.Close())
 		return reportSavedMsg{path: f.Name(), err: err}
 	}
 }

@@ -74,12 +74,13 @@ func (m *Model) headerView() string {
 		parts = append(parts, part{st.header.degraded.Render("WAITING"), 0},
 			part{st.header.label.Render("no snapshot yet"), 1})
 	} else {
-		badge := map[health]string{
-			healthOK:       st.header.ok.Render("OK"),
-			healthDegraded: st.header.degraded.Render("DEGRADED"),
-			healthUnsafe:   st.header.noQuorum.Render(" UNSAFE "),
-			healthNoQuorum: st.header.noQuorum.Render(" NO QUORUM "),
-		}[d.health]
+		badge := st.header.ok.Render(d.health.String())
+		switch d.health {
+		case monitor.HealthDegraded:
+			badge = st.header.degraded.Render(d.health.String())
+		case monitor.HealthUnsafe, monitor.HealthNoQuorum:
+			badge = st.header.noQuorum.Render(" " + d.health.String() + " ")
+		}
 		if m.demo != nil && m.demo.violated() { // never OK beside a violation of mutual exclusion
 			badge = st.header.noQuorum.Render(" VIOLATION ")
 		}
@@ -181,7 +182,8 @@ func lockCounts(d *dashboard) string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{c.mine, "mine"}, {c.lost, "lost"}, {c.split, "split"}, {c.unconfirmed, "checking"}, {c.partial, "partial"}, {c.free, "free"}} {
+	}{{c.mine, "mine"}, {c.lost, monitor.StateLost.Label()}, {c.split, monitor.StateSplit.Label()},
+		{c.unconfirmed, monitor.StateUnconfirmed.Label()}, {c.partial, monitor.StatePartial.Label()}, {c.free, monitor.StateFree.Label()}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", thousands(x.n), x.what))
 		}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/render"
 )
 
 // realEnv reads files as the program does.
@@ -112,7 +113,7 @@ func TestOnceTableCapsItsColumns(t *testing.T) {
 				Masters: []monitor.MasterLock{{State: monitor.CellSeen, Token: "t", PTTL: time.Second}}},
 		}}
 	var out bytes.Buffer
-	if err := monitor.WriteTable(&out, s); err != nil {
+	if err := render.WriteTable(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() > 4096 {

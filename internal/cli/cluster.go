@@ -31,19 +31,3 @@ func primaryUndecided(m monitor.MasterStatus) bool {
 	}
 	return false
 }
-
-// primaryMissing reports whether a Redis Cluster of s has a primary that did not answer: the locks in its
-// slots are unknown and cannot be taken, so --once does not report success.
-func primaryMissing(s monitor.Snapshot) bool {
-	for _, m := range s.Masters {
-		if m.Cluster == nil {
-			continue
-		}
-		for _, p := range m.Cluster.Primaries {
-			if !p.Up {
-				return true
-			}
-		}
-	}
-	return false
-}

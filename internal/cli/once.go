@@ -8,6 +8,8 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/render"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // runOnce polls until every master that answers has finished one full sweep of its keyspace (however long
@@ -23,7 +25,7 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 		if sys.stderrIsTerminal && !snap.Swept {
 			fmt.Fprintf(sys.stderr, "\r\x1b[Kscanning for locks: %s", sweepProgress(snap))
 		} else if sys.stderrIsTerminal {
-			fmt.Fprintf(sys.stderr, "\r\x1b[Kwatching: %s left", monitor.ShortDuration(time.Until(until).Round(time.Second)))
+			fmt.Fprintf(sys.stderr, "\r\x1b[Kwatching: %s left", vocab.ShortDuration(time.Until(until).Round(time.Second)))
 		}
 		select {
 		case <-ctx.Done():
@@ -37,20 +39,20 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 	if ctx.Err() != nil {
 		fmt.Fprintln(sys.stderr, "redlock-tui: interrupted before every master was scanned; the snapshot may miss locks")
 	}
-	write := monitor.WriteTable
+	write := render.WriteTable
 	switch {
 	case cfg.JSON:
-		write = monitor.WriteJSON
+		write = render.WriteJSON
 	case cfg.Markdown:
 		write = func(w io.Writer, s monitor.Snapshot) error {
-			return monitor.WriteReport(w, s, monitor.ReportOptions{Filter: patternFilter(cfg.Pattern)})
+			return render.WriteReport(w, s, render.ReportOptions{Filter: patternFilter(cfg.Pattern)})
 		}
 	}
 	if err := write(sys.stdout, snap); err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui: writing the snapshot: %v\n", err)
 		return ExitFailure
 	}
-	if snap.UpCount < snap.Quorum || primaryMissing(snap) {
+	if snap.Health() == monitor.HealthNoQuorum {
 		return ExitNoQuorum
 	}
 	return ExitOK

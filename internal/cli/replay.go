@@ -10,12 +10,13 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
-	"github.com/spf13/pflag"
-
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/render"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/spf13/pflag"
 )
 
 // replayConfig is the replay subcommand's command line.
@@ -122,12 +123,12 @@ Flags:
 			at.Format(time.RFC3339), p.Time(0).Format(time.RFC3339))
 		return ExitUsage
 	}
-	write := monitor.WriteTable
+	write := render.WriteTable
 	switch {
 	case rc.JSON:
-		write = monitor.WriteJSON
+		write = render.WriteJSON
 	case rc.Markdown:
-		write = func(w io.Writer, s monitor.Snapshot) error { return monitor.WriteReport(w, s, monitor.ReportOptions{}) }
+		write = func(w io.Writer, s monitor.Snapshot) error { return render.WriteReport(w, s, render.ReportOptions{}) }
 	}
 	if err := write(sys.stdout, p.Snapshot(i)); err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui replay: writing the snapshot: %v\n", err)
@@ -146,7 +147,7 @@ func writeMoments(w io.Writer, name string, p *record.Player) {
 		torn = " (its last line was cut short and skipped: the recorder stopped while writing it)"
 	}
 	fmt.Fprintf(w, "%s: recorded %s to %s (%s), %d polls of %d masters, part %d%s\n", untrusted.Escape(name),
-		start.Format("2006-01-02 15:04:05"), end.Format("15:04:05"), monitor.ShortDuration(end.Sub(start)), p.Len(),
+		start.Format("2006-01-02 15:04:05"), end.Format("15:04:05"), vocab.ShortDuration(end.Sub(start)), p.Len(),
 		len(rec.Header.Masters), rec.Header.Part, torn)
 	for i, m := range rec.Header.Masters {
 		fmt.Fprintf(w, "  M%d %s\n", i+1, untrusted.Escape(m))
@@ -168,7 +169,7 @@ func writeMoments(w io.Writer, name string, p *record.Player) {
 		}
 	}
 	for _, r := range rec.Events {
-		if r.Severity == "warning" || r.Severity == "error" {
+		if sev, ok := monitor.ParseSeverity(r.Severity); ok && sev.AtLeast(monitor.SeverityWarning) {
 			moments = append(moments, moment{r.Time, fmt.Sprintf("%-7s %s (%s)", r.Severity, untrusted.Escape(r.Text), r.Source)})
 		}
 	}

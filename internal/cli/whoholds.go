@@ -104,7 +104,7 @@ func runWho(a *app.App, cfg Config, sys system) int {
 		}
 		return ExitOK
 	}
-	fmt.Fprintf(sys.stdout, "lock %s: %s\n", name, lv.State)
+	fmt.Fprintf(sys.stdout, "lock %s: %s\n", name, lv.State.Label())
 	for _, h := range hints {
 		fmt.Fprintln(sys.stdout, h)
 	}

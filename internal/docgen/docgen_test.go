@@ -10,9 +10,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/bubbles/key"
-
 	"github.com/redlock-tui/redlock-tui/internal/cli"
-	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/render"
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
@@ -197,7 +196,7 @@ func TestEventsPageGivesEachKindItsSourceAndSeverity(t *testing.T) {
 // its field's comment, and the types of the format written elsewhere have their exported names.
 func TestJSONPageHasEveryFieldTheOutputWrites(t *testing.T) {
 	page := generate(t, JSON)
-	order, _ := walkJSON(reflect.TypeFor[monitor.JSONSnapshot]())
+	order, _ := walkJSON(reflect.TypeFor[render.JSONSnapshot]())
 	rows := 0
 	for _, typ := range order {
 		for i := range typ.NumField() {

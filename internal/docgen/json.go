@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/render"
 )
 
-// JSON writes docs/json.md: the --once --json document, from its schema type monitor.JSONSnapshot and the
-// types it holds (their fields, JSON names and types by reflection; their comments from the monitor's source).
+// JSON writes docs/json.md: the --once --json document, from its schema type render.JSONSnapshot and the
+// types it holds (their fields, JSON names and types by reflection; their comments from the renderer's source).
 func JSON() ([]byte, error) {
-	files, err := pkgFiles("monitor")
+	files, err := pkgFiles("monitor/render")
 	if err != nil {
 		return nil, err
 	}
@@ -32,11 +32,11 @@ func JSON() ([]byte, error) {
 		return docs[t.Name()][""]
 	}
 
-	root := reflect.TypeFor[monitor.JSONSnapshot]()
+	root := reflect.TypeFor[render.JSONSnapshot]()
 	order, paths := walkJSON(root)
 	var b strings.Builder
-	header(&b, "The JSON snapshot", "the schema type monitor.JSONSnapshot and its fields' comments (monitor/output.go)")
-	b.WriteString("`--once --json` prints one document, of the types below (`go doc ./monitor JSONSnapshot`); " +
+	header(&b, "The JSON snapshot", "the schema type render.JSONSnapshot and its fields' comments (monitor/render/output.go)")
+	b.WriteString("`--once --json` prints one document, of the types below (`go doc ./monitor/render JSONSnapshot`); " +
 		"tests decode it with the same type (`monitor/monitortest`). Times are RFC 3339; durations are in " +
 		"milliseconds (`_ms`) or seconds (`_s`). A field of a type marked \"or null\" is `null` when unknown; " +
 		"one \"left out when empty\" is absent then.\n\n")

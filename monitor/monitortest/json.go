@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/render"
 )
 
-// JSON is the --once --json document, as monitor.WriteJSON writes it: the monitor's own schema type, so that
+// JSON is the --once --json document, as render.WriteJSON writes it: the monitor's own schema type, so that
 // tests read the format the program prints and the docs describe, not a copy of it.
-type JSON = monitor.JSONSnapshot
+type JSON = render.JSONSnapshot
 
 // DecodeJSON parses --once --json output, failing the test when it is not the documented format: not JSON,
 // a field of another type, or no warnings array.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
-	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // Role is what a connection did to the lock's key during a sample; the lower, the stronger the evidence that
@@ -293,7 +293,7 @@ func Describe(c Conn) string {
 	}
 	switch {
 	case c.Listed:
-		parts = append(parts, "connected "+monitor.ShortDuration(c.Age), "idle "+monitor.ShortDuration(c.Idle))
+		parts = append(parts, "connected "+vocab.ShortDuration(c.Age), "idle "+vocab.ShortDuration(c.Idle))
 	case strings.HasPrefix(c.Addr, "unix:"):
 		parts = append(parts, "a unix socket's connection: MONITOR does not tell them apart")
 	default:
@@ -323,7 +323,7 @@ const maxListed = 12
 // longer is how to ask for a longer sample, in the words of the caller ("--who-for 10s", "press W again").
 func (r Report) Summary(longer string) []string {
 	var out []string
-	span := fmt.Sprintf("in %s on %s", monitor.ShortDuration(r.Took), r.Master)
+	span := fmt.Sprintf("in %s on %s", vocab.ShortDuration(r.Took), r.Master)
 	holders, expiry := r.Holders(), r.withRole(RoleExpiry)
 	switch {
 	case len(holders) > 0:
@@ -344,7 +344,7 @@ func (r Report) Summary(longer string) []string {
 	}
 	if r.Stopped == StopLines {
 		out = append(out, fmt.Sprintf("stopped after %s MONITOR lines in %s: a busy master; a larger line budget "+
-			"samples longer", textfmt.Thousands(r.Lines), monitor.ShortDuration(r.Took)))
+			"samples longer", textfmt.Thousands(r.Lines), vocab.ShortDuration(r.Took)))
 	}
 	if r.Err != "" {
 		out = append(out, "the sample ended early: "+r.Err)

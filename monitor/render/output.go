@@ -1,10 +1,9 @@
-package monitor
+package render
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -12,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // The --once --json format (WriteJSON) is the types below, from JSONSnapshot down: their field names are part
@@ -93,25 +94,25 @@ type jsonMaster = JSONMaster
 
 // JSONLock is one lock: its state, holder and validity, and what each master holds of it.
 type JSONLock struct {
-	Resource    string           `json:"resource"`       // the key
-	State       LockState        `json:"state"`          // held, partial, split, unconfirmed (checking on the screen), unknown, stuck, lost, or free (no key on any master that answered: listed while its holders are in the window, with its contention)
-	Holder      string           `json:"holder"`         // the token on a quorum, or ""; a time when value_time is set, which names no holder
-	Count       int              `json:"count"`          // distinct masters with the holder's token, or with the most common token
-	Unknown     int              `json:"unknown"`        // distinct masters whose cell is unknown (not read)
-	ValidityMS  int64            `json:"validity_ms"`    // how long the holder keeps its quorum, less the drift allowance
-	TTLSpreadMS int64            `json:"ttl_spread_ms"`  // how far apart the key's expiries are across masters
-	Foreign     bool             `json:"foreign"`        // held, but another token is present on some master
-	Mine        bool             `json:"mine"`           // one of this process's own locks
-	QuorumLost  bool             `json:"quorum_lost"`    // the last holder's token lives on, but on fewer than a quorum of masters
-	Family      string           `json:"family"`         // a hint from the key and value shapes, "" when none
-	Heuristic   bool             `json:"heuristic"`      // held by grouping hash holders on thread id (Redisson RedLock)
-	Keys        []string         `json:"keys,omitempty"` // every key of a lock over several keys (one token on all)
-	FirstSeen   *time.Time       `json:"first_seen"`     // when this process first saw the leading token (not when it was acquired)
-	AcquiredAt  *time.Time       `json:"acquired_at"`    // when it was acquired: our own locks only
-	Changes     int              `json:"changes"`        // holder changes seen
-	LastChange  *time.Time       `json:"last_change"`    // when the last holder change was seen
-	Fence       uint64           `json:"fence"`          // the highest fence counter on the masters; 0 for an unfenced lock
-	Masters     []JSONMasterLock `json:"masters"`        // each master's cell, aligned with the top-level masters
+	Resource    string            `json:"resource"`       // the key
+	State       monitor.LockState `json:"state"`          // held, partial, split, unconfirmed (checking on the screen), unknown, stuck, lost, or free (no key on any master that answered: listed while its holders are in the window, with its contention)
+	Holder      string            `json:"holder"`         // the token on a quorum, or ""; a time when value_time is set, which names no holder
+	Count       int               `json:"count"`          // distinct masters with the holder's token, or with the most common token
+	Unknown     int               `json:"unknown"`        // distinct masters whose cell is unknown (not read)
+	ValidityMS  int64             `json:"validity_ms"`    // how long the holder keeps its quorum, less the drift allowance
+	TTLSpreadMS int64             `json:"ttl_spread_ms"`  // how far apart the key's expiries are across masters
+	Foreign     bool              `json:"foreign"`        // held, but another token is present on some master
+	Mine        bool              `json:"mine"`           // one of this process's own locks
+	QuorumLost  bool              `json:"quorum_lost"`    // the last holder's token lives on, but on fewer than a quorum of masters
+	Family      string            `json:"family"`         // a hint from the key and value shapes, "" when none
+	Heuristic   bool              `json:"heuristic"`      // held by grouping hash holders on thread id (Redisson RedLock)
+	Keys        []string          `json:"keys,omitempty"` // every key of a lock over several keys (one token on all)
+	FirstSeen   *time.Time        `json:"first_seen"`     // when this process first saw the leading token (not when it was acquired)
+	AcquiredAt  *time.Time        `json:"acquired_at"`    // when it was acquired: our own locks only
+	Changes     int               `json:"changes"`        // holder changes seen
+	LastChange  *time.Time        `json:"last_change"`    // when the last holder change was seen
+	Fence       uint64            `json:"fence"`          // the highest fence counter on the masters; 0 for an unfenced lock
+	Masters     []JSONMasterLock  `json:"masters"`        // each master's cell, aligned with the top-level masters
 
 	Families   []string     `json:"families"`                   // every client family the shapes fit; [] none
 	Logical    string       `json:"logical_resource,omitempty"` // the resource a known key convention names
@@ -156,9 +157,6 @@ type JSONSweep struct {
 	Refused       int64 `json:"refused"`         // keys whose read the master's ACL refused in the last sweep
 }
 
-// cellStateNames are the JSON names of the cell states.
-var cellStateNames = [...]string{CellUnknown: "unknown", CellAbsent: "absent", CellSeen: "seen"}
-
 // JSONWarning is one warning of the banner, in parts.
 type JSONWarning struct {
 	Severity string `json:"severity"`           // "warning" or "error" ("info" for the keys left out as not lock-shaped)
@@ -170,11 +168,11 @@ type JSONWarning struct {
 
 // JSONEvent is one event the monitor saw between two polls.
 type JSONEvent struct {
-	Time     time.Time `json:"time"`               // when it was seen
-	Kind     EventKind `json:"kind"`               // what happened: lock-appeared, released, quorum-lost, ... (docs/events.md lists them)
-	Resource string    `json:"resource,omitempty"` // the lock concerned; left out for a master's event
-	Master   string    `json:"master,omitempty"`   // the master concerned; left out for a lock's event
-	Text     string    `json:"text"`               // a sentence for people
+	Time     time.Time         `json:"time"`               // when it was seen
+	Kind     monitor.EventKind `json:"kind"`               // what happened: lock-appeared, released, quorum-lost, ... (docs/events.md lists them)
+	Resource string            `json:"resource,omitempty"` // the lock concerned; left out for a master's event
+	Master   string            `json:"master,omitempty"`   // the master concerned; left out for a lock's event
+	Text     string            `json:"text"`               // a sentence for people
 }
 
 // The parts of the format written beside their conversions: a Redis Cluster's primaries, a lock's holders, a
@@ -210,7 +208,7 @@ func timePtr(t time.Time) *time.Time {
 // WriteJSON writes s as one JSON document, the --once --json format: quorum, masters (addr, up, ...), locks
 // (resource, state, holder, masters aligned with the top-level ones with token and pttl_ms, ...), warnings as
 // strings, plus details. Strings are JSON-escaped; bytes that are not UTF-8 become U+FFFD.
-func WriteJSON(w io.Writer, s Snapshot) error {
+func WriteJSON(w io.Writer, s monitor.Snapshot) error {
 	out := JSONSnapshot{
 		Seq: s.Seq, Time: s.Time, Quorum: s.Quorum, UpCount: s.UpCount, Servers: s.Servers, Truncated: s.Truncated, Untracked: s.Untracked, Unread: s.Unread, Unsafe: s.Unsafe, Swept: s.Swept,
 		Masters:        make([]JSONMaster, len(s.Masters)),
@@ -232,12 +230,12 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 			LastChange: timePtr(l.LastChange), Fence: l.Fence, Masters: make([]JSONMasterLock, len(l.Masters)),
 		}
 		for j, c := range l.Masters {
-			jc := JSONMasterLock{State: cellStateNames[c.State], Token: c.Token, ReadAt: timePtr(c.ReadAt),
+			jc := JSONMasterLock{State: c.State.String(), Token: c.Token, ReadAt: timePtr(c.ReadAt),
 				Hash: c.Hash(), Reentrancy: c.Reentrancy(), Mode: c.Mode(), Node: c.Node()}
 			for _, m := range c.Set() {
 				jc.Members = append(jc.Members, JSONMember{m.Member, m.Score})
 			}
-			if c.Token != "" && c.PTTL != NoTTL {
+			if c.Token != "" && c.PTTL != monitor.NoTTL {
 				pttl := c.PTTLAt(s.Time).Milliseconds() // counted from its read, at the snapshot's time
 				jc.PTTLMS = &pttl
 			}
@@ -262,7 +260,7 @@ func WriteJSON(w io.Writer, s Snapshot) error {
 }
 
 // toJSONMaster converts one master's status, a cluster's primaries included.
-func toJSONMaster(m MasterStatus) JSONMaster {
+func toJSONMaster(m monitor.MasterStatus) JSONMaster {
 	jm := JSONMaster{
 		Addr: m.Addr, Up: m.Up, Down: m.Down, Missed: m.Missed, LastAnswer: timePtr(m.LastAnswer), Error: m.Err,
 		DuplicateOf: m.DuplicateOf,
@@ -299,7 +297,7 @@ func toJSONMaster(m MasterStatus) JSONMaster {
 
 // WriteTable writes s as plain-text tables: masters, locks, warnings. Key names, tokens, addresses and error
 // texts are escaped so they cannot carry terminal control sequences.
-func WriteTable(w io.Writer, s Snapshot) error {
+func WriteTable(w io.Writer, s monitor.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
 	trunc := ""
@@ -307,7 +305,7 @@ func WriteTable(w io.Writer, s Snapshot) error {
 		trunc = fmt.Sprintf("  TRUNCATED: %d more not tracked", s.Untracked)
 	}
 	if n := s.NotLockShaped(); n > 0 {
-		trunc += fmt.Sprintf(" (and %s not lock-shaped)", plural64(n, "key"))
+		trunc += fmt.Sprintf(" (and %s not lock-shaped)", vocab.Count(n, "key"))
 	}
 	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s%s\n\n",
 		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), freeText(s.Locks), trunc)
@@ -327,10 +325,10 @@ func WriteTable(w io.Writer, s Snapshot) error {
 
 // freeText is " (N free)" for the free locks of locks (listed for their holders in the window, no key), ""
 // when there are none.
-func freeText(locks []*LockView) string {
+func freeText(locks []*monitor.LockView) string {
 	free := 0
 	for _, l := range locks {
-		if l.State == StateFree {
+		if l.State == monitor.StateFree {
 			free++
 		}
 	}
@@ -341,18 +339,10 @@ func freeText(locks []*LockView) string {
 }
 
 // tableMasters writes the masters' table with p.
-func tableMasters(p func(string, ...any), masters []MasterStatus) {
+func tableMasters(p func(string, ...any), masters []monitor.MasterStatus) {
 	p("MASTER\tSTATUS\tRTT\tCLOCK OFFSET\tDRIFT\tROLE\tVERSION\tUPTIME\tREPLICAS\tKEYS\tSCANNED\n")
 	for _, m := range masters {
-		status := "up"
-		switch {
-		case m.Down:
-			status = "down: " + m.Err
-		case !m.Up:
-			status = "not answering: " + m.Err
-		case m.DuplicateOf != "":
-			status = "up, same server as " + m.DuplicateOf
-		}
+		status := m.StateText()
 		scanned := "sweep " + m.Sweep.Progress()
 		if m.Sweep.Completed > 0 {
 			scanned = fmt.Sprintf("%d sweeps", m.Sweep.Completed)
@@ -365,7 +355,7 @@ func tableMasters(p func(string, ...any), masters []MasterStatus) {
 			offset = fmt.Sprintf("%+.3fms ±%.3fms", ms(m.ClockOffset), ms(m.ClockUncertainty))
 		}
 		if m.DriftKnown {
-			drift = DriftText(m.DriftPPM, m.DriftUncertPPM)
+			drift = vocab.DriftText(m.DriftPPM, m.DriftUncertPPM)
 		}
 		if m.Uptime >= 0 {
 			uptime = m.Uptime.String()
@@ -374,13 +364,13 @@ func tableMasters(p func(string, ...any), masters []MasterStatus) {
 			replicas = strconv.Itoa(m.Replicas)
 		}
 		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(m.Addr)), column(untrusted.Escape(status)), rtt,
-			offset, drift, column(untrusted.Escape(roleText(m))), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
+			offset, drift, column(untrusted.Escape(m.RoleText())), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
 	}
 }
 
 // tableLocks writes the locks' table with p; servers is the number of distinct servers, a lock's count is out
 // of it.
-func tableLocks(p func(string, ...any), locks []*LockView, servers int, now time.Time) {
+func tableLocks(p func(string, ...any), locks []*monitor.LockView, servers int, now time.Time) {
 	p("\nRESOURCE\tSTATE\tHOLDER\tCOUNT\tVALIDITY\tSPREAD\tFLAGS\tPER MASTER (token:pttl)\n")
 	for _, l := range locks {
 		var flags []string
@@ -402,9 +392,9 @@ func tableLocks(p func(string, ...any), locks []*LockView, servers int, now time
 		case l.Holders != nil:
 			holder = l.HoldersText()
 		case !l.ValueTime.IsZero():
-			holder = UnknownHolderText(l.ValueTime, now)
+			holder = monitor.UnknownHolderText(l.ValueTime, now)
 		}
-		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State, orDash(holder), l.Count,
+		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State.Label(), orDash(holder), l.Count,
 			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread.Round(spreadPrecision), orDash(strings.Join(flags, ",")),
 			strings.Join(cells, " "))
 		if l.Holders != nil {
@@ -418,27 +408,27 @@ const spreadPrecision = 100 * time.Microsecond
 
 // tableCell writes one master's cell of a lock at now: token:pttl (counted from its read), token:no-ttl, "-"
 // absent, "?" unknown, with the token last seen there when there is one.
-func tableCell(c MasterLock, now time.Time) string {
+func tableCell(c monitor.MasterLock, now time.Time) string {
 	pttl := c.PTTLAt(now).Round(time.Millisecond)
 	switch {
-	case c.State == CellUnknown && c.Token != "":
+	case c.State == monitor.CellUnknown && c.Token != "":
 		return "?(" + untrusted.Escape(short(c.Token)) + ")"
-	case c.State == CellUnknown:
+	case c.State == monitor.CellUnknown:
 		return "?"
-	case c.State == CellAbsent:
+	case c.State == monitor.CellAbsent:
 		return "-"
-	case c.Set() != nil && c.PTTL == NoTTL:
+	case c.Set() != nil && c.PTTL == monitor.NoTTL:
 		return fmt.Sprintf("set(%d):no-ttl", len(c.Set()))
 	case c.Set() != nil:
 		return fmt.Sprintf("set(%d):%s", len(c.Set()), pttl)
-	case c.PTTL == NoTTL:
+	case c.PTTL == monitor.NoTTL:
 		return untrusted.Escape(short(c.Token)) + ":no-ttl" + onNode(c)
 	}
 	return untrusted.Escape(short(c.Token)) + ":" + pttl.String() + onNode(c)
 }
 
 // onNode is "@" and the primary that answered for a cluster's key, "" on a master.
-func onNode(c MasterLock) string {
+func onNode(c monitor.MasterLock) string {
 	if c.Node() == "" {
 		return ""
 	}
@@ -492,22 +482,4 @@ func orUnknown(s string) string {
 		return "?"
 	}
 	return s
-}
-
-// DriftText writes a clock rate in a few cells, no more precisely than it is known: "+12ppm"; "+800ppm" for
-// 768ppm known to ±300; "±300ppm" when the uncertainty exceeds the rate itself; "+27.8%" for a clock far off
-// (a jump).
-func DriftText(ppm, uncertainty float64) string {
-	if math.Abs(ppm) >= 10000 {
-		return fmt.Sprintf("%+.1f%%", ppm/1e4)
-	}
-	if uncertainty > math.Abs(ppm) {
-		step := math.Pow(10, math.Floor(math.Log10(uncertainty)))
-		return fmt.Sprintf("±%.0fppm", math.Ceil(uncertainty/step)*step)
-	}
-	if uncertainty > 1 {
-		step := math.Pow(10, math.Floor(math.Log10(uncertainty)))
-		ppm = math.Round(ppm/step) * step
-	}
-	return fmt.Sprintf("%+.0fppm", ppm)
 }

@@ -1,11 +1,13 @@
-package monitor
+package render
 
 import (
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/internal/slots"
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // jsonCluster is a cluster master's "cluster" in the --once --json format.
@@ -21,7 +23,7 @@ type jsonPrimary struct {
 }
 
 // toJSONCluster converts a cluster's status; nil for a master.
-func toJSONCluster(c *ClusterStatus) *jsonCluster {
+func toJSONCluster(c *monitor.ClusterStatus) *jsonCluster {
 	if c == nil {
 		return nil
 	}
@@ -33,20 +35,14 @@ func toJSONCluster(c *ClusterStatus) *jsonCluster {
 }
 
 // tableClusters writes, for each cluster among masters, the table of its primaries with p.
-func tableClusters(p func(string, ...any), masters []MasterStatus) {
+func tableClusters(p func(string, ...any), masters []monitor.MasterStatus) {
 	for _, m := range masters {
 		if m.Cluster == nil {
 			continue
 		}
 		p("\nPRIMARY OF %s\tSLOTS\tSTATUS\tRTT\tCLOCK OFFSET\tUPTIME\tKEYS\tSCANNED\n", column(untrusted.Escape(m.Addr)))
 		for _, pr := range m.Cluster.Primaries {
-			status := "up"
-			switch {
-			case pr.Down:
-				status = "down: " + pr.Err
-			case !pr.Up:
-				status = "not answering: " + pr.Err
-			}
+			status := pr.StateText()
 			rtt, offset, uptime := "-", "?", "?"
 			if pr.Up {
 				rtt = fmt.Sprintf("%.3fms", ms(pr.RTT))
@@ -65,4 +61,13 @@ func tableClusters(p func(string, ...any), masters []MasterStatus) {
 				column(untrusted.Escape(status)), rtt, offset, uptime, pr.Keys, scanned)
 		}
 	}
+}
+
+// slotsText writes a primary's slot ranges as "0-5460,10923".
+func slotsText(rs []monitor.SlotRange) string {
+	conv := make([]slots.Range, len(rs))
+	for i, r := range rs {
+		conv[i] = slots.Range(r)
+	}
+	return slots.SlotsText(conv)
 }

@@ -1,4 +1,4 @@
-package monitor
+package render
 
 import (
 	"bytes"
@@ -6,22 +6,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // setFixture is three masters with a redis-semaphore semaphore of two holders, one of them expired but still
 // in the set, and a malkusch/lock string lock, aggregated from readings at t0.
-func setFixture() Snapshot {
+func setFixture() monitor.Snapshot {
 	addrs := []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"}
 	rs := fixture(t0, addrs, map[string][]cell{"lock_billing": {
 		{"0123456789abcdef0123456789abcdef", 9 * time.Second, 0}, {"0123456789abcdef0123456789abcdef", 9 * time.Second, 0}, {}}})
 	ms := func(d time.Duration) float64 { return float64(t0.Add(d).UnixMilli()) }
 	for i := range rs {
 		// Acquired 1s and 20s ago with a lockTimeout of 10s: the key expires 9s from now, the older holder 10s ago.
-		rs[i].Keys = append(rs[i].Keys, KeyReading{Key: "semaphore:pool", PTTL: 9 * time.Second, ReadAt: t0,
-			Set: []SetMember{{Member: "0f8fad5b-d9cb-469f-a165-70867728950e", Score: ms(-time.Second)},
+		rs[i].Keys = append(rs[i].Keys, monitor.KeyReading{Key: "semaphore:pool", PTTL: 9 * time.Second, ReadAt: t0,
+			Set: []monitor.SetMember{{Member: "0f8fad5b-d9cb-469f-a165-70867728950e", Score: ms(-time.Second)},
 				{Member: "7c9e6679-7425-40de-944b-e07fc1f90ae7", Score: ms(-20 * time.Second)}}})
 	}
-	return Aggregate(nil, rs, nil, t0, Config{Permits: map[string]int{"pool": 3}})
+	return monitor.Aggregate(nil, rs, nil, t0, monitor.Config{Permits: map[string]int{"pool": 3}})
 }
 
 func TestWriteJSONCarriesEachHolder(t *testing.T) {

@@ -1,4 +1,4 @@
-package monitor
+package render
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // hostileKey is a key name that would take over a terminal (OSC 52 sets the clipboard) and break a Markdown
@@ -16,10 +17,10 @@ const hostileKey = "evil\x1b]52;c;ZWNobyBwd25lZA==\x07|**bold**|`code`<img src=x
 
 // reportStory is five masters watched for 30s: "orders" changing hands every 3s, the hostile key held by one
 // holder throughout, and "billing" held by a token with markup in it; master 4 stops answering at the end.
-func reportStory(t *testing.T) Snapshot {
+func reportStory(t *testing.T) monitor.Snapshot {
 	t.Helper()
-	var prev *Snapshot
-	var s Snapshot
+	var prev *monitor.Snapshot
+	var s monitor.Snapshot
 	for i := range 31 {
 		now := t0.Add(time.Duration(i) * time.Second)
 		rs := fixture(now, addrs5, map[string][]cell{
@@ -28,9 +29,9 @@ func reportStory(t *testing.T) Snapshot {
 			"billing":  cells("a|b*c_d", 5),
 		})
 		if i == 30 {
-			rs[4] = Reading{Addr: "m4", Err: fmt.Errorf("no answer within 1s")}
+			rs[4] = monitor.Reading{Addr: "m4", Err: fmt.Errorf("no answer within 1s")}
 		}
-		s = Aggregate(prev, rs, nil, now, Config{})
+		s = monitor.Aggregate(prev, rs, nil, now, monitor.Config{})
 		prev = &s
 	}
 	return s
@@ -79,7 +80,7 @@ func TestReportEscapesHostileNames(t *testing.T) {
 // TestReportListsOnlyTheLocksThatMatch: a filter narrows the locks, says so, and counts those beyond MaxLocks.
 func TestReportListsOnlyTheLocksThatMatch(t *testing.T) {
 	var b bytes.Buffer
-	o := ReportOptions{Match: func(l *LockView) bool { return l.Resource != "billing" }, Filter: "not billing", MaxLocks: 1}
+	o := ReportOptions{Match: func(l *monitor.LockView) bool { return l.Resource != "billing" }, Filter: "not billing", MaxLocks: 1}
 	if err := WriteReport(&b, reportStory(t), o); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package monitor
+package render
 
 import (
 	"fmt"
@@ -8,14 +8,16 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // ReportOptions choose what an incident report tells.
 type ReportOptions struct {
-	Match    func(*LockView) bool // the locks to tell; nil: all
-	Filter   string               // how Match was given, for the report's header ("" none)
-	MaxLocks int                  // locks listed at most, default 100; the rest are counted
-	Events   int                  // last events listed, default 20
+	Match    func(*monitor.LockView) bool // the locks to tell; nil: all
+	Filter   string                       // how Match was given, for the report's header ("" none)
+	MaxLocks int                          // locks listed at most, default 100; the rest are counted
+	Events   int                          // last events listed, default 20
 }
 
 // Report defaults.
@@ -27,14 +29,14 @@ const (
 // WriteReport writes s as a Markdown incident report, for pasting into an incident channel: the masters and
 // their health, the locks that match with holders, quorum, validity and contention, the warnings and the last
 // events. Every name, token and text from the masters is escaped (control bytes, and Markdown's own marks).
-func WriteReport(w io.Writer, s Snapshot, o ReportOptions) error {
+func WriteReport(w io.Writer, s monitor.Snapshot, o ReportOptions) error {
 	o.MaxLocks = cmpOr(o.MaxLocks, DefaultReportLocks)
 	o.Events = cmpOr(o.Events, DefaultReportEvents)
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Redlock incident report, %s\n\n", s.Time.UTC().Format("2006-01-02 15:04:05 MST"))
 	p("%d of %s up, quorum %d; watched for %s", s.UpCount, textfmt.Plural(s.Servers, "server"), s.Quorum,
-		ShortDuration(s.Time.Sub(s.watchedFrom)))
+		vocab.ShortDuration(s.Time.Sub(s.WatchedFrom())))
 	if o.Filter != "" {
 		p("; locks matching %s", md(o.Filter))
 	}
@@ -46,9 +48,9 @@ func WriteReport(w io.Writer, s Snapshot, o ReportOptions) error {
 		}
 		rtt := "-"
 		if m.Up {
-			rtt = Latency(m.RTT)
+			rtt = vocab.Latency(m.RTT)
 		}
-		p("| %s | %s | %s | %s | %s | %s |\n", md(m.Addr), md(masterState(m)), rtt, offset,
+		p("| %s | %s | %s | %s | %s | %s |\n", md(m.Addr), md(m.StateText()), rtt, offset,
 			md(orUnknown(m.Role)), md(strings.Join(m.Warnings, "; ")))
 	}
 	reportLocks(p, &s, o)
@@ -73,7 +75,7 @@ func WriteReport(w io.Writer, s Snapshot, o ReportOptions) error {
 }
 
 // reportLocks writes the report's table of the locks that match.
-func reportLocks(p func(string, ...any), s *Snapshot, o ReportOptions) {
+func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 	p("\n## Locks\n\n| Resource | State | Holder | Quorum | Validity | Handovers/min (1m, window) | Hold p50/p95/max | Free gap p50 | Holders, busiest share | Waiters |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	shown, matched := 0, 0
 	for _, l := range s.Locks {
@@ -85,15 +87,15 @@ func reportLocks(p func(string, ...any), s *Snapshot, o ReportOptions) {
 			continue
 		}
 		shown++
-		minute, all := s.Contention(l.History, LastMinute), s.Contention(l.History, s.window)
+		minute, all := s.Contention(l.History, monitor.LastMinute), s.Contention(l.History, s.Window())
 		holder := short(l.Holder)
 		switch {
 		case l.Holders != nil:
 			holder = l.HoldersText()
 		case !l.ValueTime.IsZero():
-			holder = UnknownHolderText(l.ValueTime.UTC(), s.Time.UTC())
+			holder = monitor.UnknownHolderText(l.ValueTime.UTC(), s.Time.UTC())
 		}
-		state := string(l.State)
+		state := l.State.Label()
 		if l.QuorumLost {
 			state += ", quorum lost"
 		}
@@ -102,9 +104,9 @@ func reportLocks(p func(string, ...any), s *Snapshot, o ReportOptions) {
 			waiters = fmt.Sprint(l.Waiters)
 		}
 		p("| %s | %s | %s | %d of %d, quorum %d | %s | %.1f, %.1f | %s/%s/%s | %s | %d, %.0f%% | %s |\n",
-			md(l.ResourceText()), state, md(orDash(holder)), l.Count, s.Servers, s.Quorum, ShortDuration(l.ValidityAt(s.Time)),
+			md(l.ResourceText()), state, md(orDash(holder)), l.Count, s.Servers, s.Quorum, vocab.ShortDuration(l.ValidityAt(s.Time)),
 			minute.PerMinute, all.PerMinute, sample(all.Holds, all.HoldP50), sample(all.Holds, all.HoldP95),
-			ShortDuration(all.HoldMax), sample(all.Gaps, all.GapP50), all.Holders, 100*all.BusiestShare, waiters)
+			vocab.ShortDuration(all.HoldMax), sample(all.Gaps, all.GapP50), all.Holders, 100*all.BusiestShare, waiters)
 	}
 	if matched == 0 {
 		p("| none | | | | | | | | | |\n")
@@ -119,20 +121,7 @@ func sample(n int, d time.Duration) string {
 	if n == 0 {
 		return "-"
 	}
-	return ShortDuration(d)
-}
-
-// masterState is a master's status in a word or two.
-func masterState(m MasterStatus) string {
-	switch {
-	case m.Down:
-		return "down: " + m.Err
-	case !m.Up:
-		return "not answering: " + m.Err
-	case m.DuplicateOf != "":
-		return "up, same server as " + m.DuplicateOf
-	}
-	return "up"
+	return vocab.ShortDuration(d)
 }
 
 // mdSpecial are the characters that Markdown (GitHub's, Slack's) would read as markup, escaped in a report.

@@ -1,9 +1,11 @@
-package monitor
+package render
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // TestJSONGivesContentionOnceWatchedForAWhile: --once --json gains each lock's figures and intervals when the
@@ -27,7 +29,7 @@ func TestJSONGivesContentionOnceWatchedForAWhile(t *testing.T) {
 			} `json:"contention"`
 		} `json:"locks"`
 	}
-	decode := func(s Snapshot) out {
+	decode := func(s monitor.Snapshot) out {
 		var b bytes.Buffer
 		if err := WriteJSON(&b, s); err != nil {
 			t.Fatal(err)
@@ -38,7 +40,7 @@ func TestJSONGivesContentionOnceWatchedForAWhile(t *testing.T) {
 		}
 		return o
 	}
-	snaps := story(t, Config{}, handovers(21)...)
+	snaps := handovers(21)
 	if c := decode(snaps[5]).Locks[0].Contention; c != nil {
 		t.Errorf("contention after 5s of watching: %+v; want none before %v", c, ContentionAfter)
 	}

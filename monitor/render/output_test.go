@@ -1,4 +1,4 @@
-package monitor
+package render
 
 import (
 	"bytes"
@@ -8,10 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // jsonFixture is a snapshot of three masters, one down, with a held lock, an undecided one and our lost one.
-func jsonFixture() Snapshot {
+func jsonFixture() monitor.Snapshot {
 	addrs := []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"}
 	rs := fixture(t0, addrs, map[string][]cell{
 		"orders": {{"tokA", 9 * time.Second, 0}, {"tokA", 8 * time.Second, 0}, {}},
@@ -21,8 +24,8 @@ func jsonFixture() Snapshot {
 	for i := range rs[:2] {
 		rs[i].Role, rs[i].Version, rs[i].RunID, rs[i].Uptime, rs[i].Replicas = "master", "7.0.15", "run"+addrs[i], time.Hour, 0
 	}
-	rs[2] = Reading{Addr: addrs[2], Err: errors.New("dial tcp 10.0.0.3:6379: connection refused"), Refused: true}
-	return Aggregate(nil, rs, map[string]OwnLock{"mine": {Token: "tokM"}}, t0, Config{})
+	rs[2] = monitor.Reading{Addr: addrs[2], Err: errors.New("dial tcp 10.0.0.3:6379: connection refused"), Refused: true}
+	return monitor.Aggregate(nil, rs, map[string]monitor.OwnLock{"mine": {Token: "tokM"}}, t0, monitor.Config{})
 }
 
 func TestWriteJSONFields(t *testing.T) {
@@ -137,8 +140,8 @@ func TestWriteJSONFields(t *testing.T) {
 
 func TestWriteJSONEmptyArraysNotNull(t *testing.T) {
 	var buf bytes.Buffer
-	swept := Sweep{Completed: 1}
-	s := Aggregate(nil, []Reading{{Addr: "a", Uptime: UnknownUptime, Replicas: -1, Sweep: swept}, {Addr: "b", Sweep: swept}, {Addr: "c", Sweep: swept}}, nil, t0, Config{})
+	swept := monitor.Sweep{Completed: 1}
+	s := monitor.Aggregate(nil, []monitor.Reading{{Addr: "a", Uptime: monitor.UnknownUptime, Replicas: -1, Sweep: swept}, {Addr: "b", Sweep: swept}, {Addr: "c", Sweep: swept}}, nil, t0, monitor.Config{})
 	if err := WriteJSON(&buf, s); err != nil {
 		t.Fatal(err)
 	}
@@ -152,9 +155,9 @@ func TestWriteJSONEmptyArraysNotNull(t *testing.T) {
 func TestWriteTableEscapesUntrustedText(t *testing.T) {
 	evil := "res\x1b]0;owned\x07\x1b[2J"
 	rs := fixture(t0, []string{"a", "b", "c"}, map[string][]cell{evil: {{"tok\x1b[31m\xff", time.Second, 0}, {"tok\x1b[31m\xff", time.Second, 0}, {}}})
-	rs[2] = Reading{Addr: "c", Err: errors.New("bad \x1b[1mthing\u202e")}
+	rs[2] = monitor.Reading{Addr: "c", Err: errors.New("bad \x1b[1mthing\u202e")}
 	var buf bytes.Buffer
-	if err := WriteTable(&buf, Aggregate(nil, rs, nil, t0, Config{})); err != nil {
+	if err := WriteTable(&buf, monitor.Aggregate(nil, rs, nil, t0, monitor.Config{})); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -171,14 +174,14 @@ func TestWriteTableEscapesUntrustedText(t *testing.T) {
 }
 
 func TestWriteJSONCarriesTheFamilyAndHashFields(t *testing.T) {
-	hash := KeyReading{Key: "jobs:nightly", Fields: []string{"mode", "read", "6f1c2a40-93e4-4b0f-87c9-389b853be697:1", "2"},
+	hash := monitor.KeyReading{Key: "jobs:nightly", Fields: []string{"mode", "read", "6f1c2a40-93e4-4b0f-87c9-389b853be697:1", "2"},
 		PTTL: 30 * time.Second, ReadAt: t0}
 	rs := fixture(t0, []string{"a", "b", "c"}, map[string][]cell{"orders": cells("5OuJywSqVO3XzfKB0r++Dg==", 3)[:3]})
 	for i := range rs {
 		rs[i].Keys = append(rs[i].Keys, hash)
 	}
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, Aggregate(nil, rs, nil, t0, Config{})); err != nil {
+	if err := WriteJSON(&buf, monitor.Aggregate(nil, rs, nil, t0, monitor.Config{})); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -225,8 +228,83 @@ func TestDriftTextIsNoMorePreciseThanKnown(t *testing.T) {
 		{278000, 50, "+27.8%"},
 	}
 	for _, tt := range tests {
-		if got := DriftText(tt.ppm, tt.uncertainty); got != tt.want {
-			t.Errorf("DriftText(%v, %v) = %q, want %q", tt.ppm, tt.uncertainty, got, tt.want)
+		if got := vocab.DriftText(tt.ppm, tt.uncertainty); got != tt.want {
+			t.Errorf("vocab.DriftText(%v, %v) = %q, want %q", tt.ppm, tt.uncertainty, got, tt.want)
 		}
+	}
+}
+
+// TestOutputsCountPerMasterTTLsFromTheirRead: a snapshot whose cells were read 5s before it (a tracked master
+// reads an unchanged key once) shows each key's TTL as it is at the snapshot's time, in the JSON and the table.
+func TestOutputsCountPerMasterTTLsFromTheirRead(t *testing.T) {
+	s := jsonFixture()
+	read := s.Time.Add(-5 * time.Second)
+	for _, l := range s.Locks {
+		for j := range l.Masters {
+			l.Masters[j].ReadAt = read
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, s); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Locks []struct {
+			Resource string `json:"resource"`
+			Masters  []struct {
+				PTTLMS *int64 `json:"pttl_ms"`
+			} `json:"masters"`
+		} `json:"locks"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range doc.Locks {
+		if l.Resource == "orders" {
+			if p := l.Masters[0].PTTLMS; p == nil || *p != 4000 {
+				t.Errorf("orders on M1, read 5s ago with 9s left: pttl_ms %v, want 4000", p)
+			}
+		}
+	}
+	var table bytes.Buffer
+	if err := WriteTable(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "tokA:4s") || strings.Contains(table.String(), "tokA:9s") {
+		t.Errorf("the table does not count orders' TTL on M1 from its read (want tokA:4s):\n%s", table.String())
+	}
+}
+
+// TestHostileKeyNameIsEscapedOnceInWarnings: a key name with an escape sequence in it is quoted in a warning's
+// sentence as it is, and escaped once, with the rest of the sentence, where the table writes it: the warning
+// and the locks' table show the same res\x1b[2J, never "res\\x1b[2J".
+func TestHostileKeyNameIsEscapedOnceInWarnings(t *testing.T) {
+	const hostile = "res\x1b[2J"
+	rs := fixture(t0, []string{"a", "b", "c"}, map[string][]cell{hostile: cells("tok", 3)[:3]})
+	for i := range rs {
+		rs[i].Keys[0].PTTL = monitor.NoTTL
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, monitor.Aggregate(nil, rs, nil, t0, monitor.Config{})); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	const want = `warning: lock "res\x1b[2J" has no TTL on 3 masters: it is never released by expiry`
+	if !strings.Contains(out, want) {
+		t.Errorf("the table's warning about the hostile key: want %q in\n%s", want, out)
+	}
+	if strings.Contains(out, `\\x1b`) || strings.Contains(out, "\x1b") {
+		t.Errorf("the hostile key is escaped twice, or not at all:\n%s", out)
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, monitor.Aggregate(nil, rs, nil, t0, monitor.Config{})); err != nil {
+		t.Fatal(err)
+	}
+	var doc JSONSnapshot
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.WarningDetails) == 0 || !strings.Contains(doc.WarningDetails[0].Text, `lock "`+hostile+`" has no TTL`) {
+		t.Errorf("the JSON's warning carries the name escaped, want it as it is, JSON-escaped once: %+v", doc.WarningDetails)
 	}
 }

@@ -1,6 +1,10 @@
-package monitor
+package render
 
-import "time"
+import (
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
 
 // ContentionAfter is how long a snapshot must have watched before --once --json gives each lock's contention:
 // less says nothing of how a lock changes hands (`--once --watch 30s` watches for longer).
@@ -45,18 +49,18 @@ type jsonInterval struct {
 }
 
 // jsonContentionOf is l's contention for the JSON output, nil when s has watched less than ContentionAfter.
-func jsonContentionOf(s *Snapshot, l *LockView) *jsonContention {
-	watched := s.Time.Sub(s.watchedFrom)
+func jsonContentionOf(s *monitor.Snapshot, l *monitor.LockView) *jsonContention {
+	watched := s.Time.Sub(s.WatchedFrom())
 	if watched < ContentionAfter {
 		return nil
 	}
-	c := &jsonContention{WatchedMS: watched.Milliseconds(), LastMinute: toJSONFigures(s.Contention(l.History, LastMinute)),
-		Window: toJSONFigures(s.Contention(l.History, s.window))}
+	c := &jsonContention{WatchedMS: watched.Milliseconds(), LastMinute: toJSONFigures(s.Contention(l.History, monitor.LastMinute)),
+		Window: toJSONFigures(s.Contention(l.History, s.Window()))}
 	if l.WaitersKnown {
 		n := l.Waiters
 		c.Waiters = &n
 	}
-	for _, iv := range l.History.Intervals(s.Time.Add(-s.window)) {
+	for _, iv := range l.History.Intervals(s.Time.Add(-s.Window())) {
 		ji := jsonInterval{Token: iv.Token, Start: iv.Start, StartSlackMS: ms(iv.StartSlack), StartKnown: iv.StartKnown,
 			End: timePtr(iv.End), EndSlackMS: ms(iv.EndSlack), Ended: iv.Ended.String(), Masters: []int{}, Gone: timePtr(iv.Gone)}
 		for j := range 64 {
@@ -70,7 +74,7 @@ func jsonContentionOf(s *Snapshot, l *LockView) *jsonContention {
 }
 
 // toJSONFigures converts contention figures.
-func toJSONFigures(c Contention) jsonFigures {
+func toJSONFigures(c monitor.Contention) jsonFigures {
 	return jsonFigures{PeriodMS: c.Period.Milliseconds(), Acquisitions: c.Acquisitions, PerMinute: c.PerMinute, Holds: c.Holds,
 		HoldP50MS: ms(c.HoldP50), HoldP95MS: ms(c.HoldP95), HoldMaxMS: ms(c.HoldMax), Gaps: c.Gaps, GapP50MS: ms(c.GapP50),
 		GapP95MS: ms(c.GapP95), GapMaxMS: ms(c.GapMax), Holders: c.Holders, Busiest: c.Busiest, BusiestShare: c.BusiestShare,

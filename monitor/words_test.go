@@ -1,0 +1,83 @@
+package monitor
+
+import (
+	"testing"
+)
+
+// TestSeveritiesRankInfoBelowWarningBelowError: the rank, not the constants' values, orders severities, and
+// each word parses back to its severity.
+func TestSeveritiesRankInfoBelowWarningBelowError(t *testing.T) {
+	if !(SeverityInfo.Rank() < SeverityWarning.Rank() && SeverityWarning.Rank() < SeverityError.Rank()) {
+		t.Errorf("ranks info %d, warning %d, error %d; want info < warning < error",
+			SeverityInfo.Rank(), SeverityWarning.Rank(), SeverityError.Rank())
+	}
+	if SeverityInfo.AtLeast(SeverityWarning) || !SeverityError.AtLeast(SeverityWarning) {
+		t.Error("AtLeast(warning): info passes or error does not")
+	}
+	for _, s := range Severities {
+		if got, ok := ParseSeverity(s.String()); !ok || got != s {
+			t.Errorf("ParseSeverity(%q) = %v, %v; want %v", s.String(), got, ok, s)
+		}
+	}
+	if _, ok := ParseSeverity(""); ok {
+		t.Error(`ParseSeverity("") names a severity`)
+	}
+}
+
+// TestLockStatesListEveryStateOnceTroubleFirst: the one list of lock states has each state once, ours lost
+// first and free last, and only unconfirmed is labelled otherwise than its name.
+func TestLockStatesListEveryStateOnceTroubleFirst(t *testing.T) {
+	all := []LockState{StateHeld, StatePartial, StateSplit, StateLost, StateStuck, StateUnknown, StateUnconfirmed, StateFree}
+	if len(LockStates) != len(all) {
+		t.Fatalf("LockStates has %d states, want %d: %v", len(LockStates), len(all), LockStates)
+	}
+	for _, st := range all {
+		if LockStates[st.Rank()] != st {
+			t.Errorf("%s is not in LockStates, or twice: %v", st, LockStates)
+		}
+		if want := map[bool]string{true: "checking", false: string(st)}[st == StateUnconfirmed]; st.Label() != want {
+			t.Errorf("%s labelled %q, want %q", st, st.Label(), want)
+		}
+	}
+	if LockStates[0] != StateLost || LockStates[len(LockStates)-1] != StateFree {
+		t.Errorf("LockStates %v: want ours lost first and free last", LockStates)
+	}
+}
+
+// TestMasterStateHasOneWordEach: down wins over silent, silent over a duplicate; the text adds the reason.
+func TestMasterStateHasOneWordEach(t *testing.T) {
+	for _, tc := range []struct {
+		m    MasterStatus
+		want string
+	}{
+		{MasterStatus{Up: true}, "up"},
+		{MasterStatus{Up: true, DuplicateOf: "a:1"}, "dup: same server as a:1"},
+		{MasterStatus{Err: "i/o timeout", DuplicateOf: "a:1"}, "silent: i/o timeout"},
+		{MasterStatus{Down: true, Err: "refused"}, "down: refused"},
+	} {
+		if got := tc.m.StateText(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}
+
+// TestHealthCountsAMissingClusterPrimaryAsNoQuorum: the header and --once's exit status read one health: a
+// cluster whose primary did not answer cannot take the locks of its slots.
+func TestHealthCountsAMissingClusterPrimaryAsNoQuorum(t *testing.T) {
+	ok := Snapshot{Quorum: 1, UpCount: 1, Servers: 1, Masters: []MasterStatus{{Up: true,
+		Cluster: &ClusterStatus{Primaries: []ClusterPrimary{{MasterStatus: MasterStatus{Up: true}}}}}}}
+	if h := ok.Health(); h != HealthOK {
+		t.Errorf("a cluster with every primary up: %s, want OK", h)
+	}
+	missing := ok
+	missing.Masters = []MasterStatus{{Up: true, Cluster: &ClusterStatus{Primaries: []ClusterPrimary{
+		{MasterStatus: MasterStatus{Up: true}}, {MasterStatus: MasterStatus{Err: "timeout"}}}}}}
+	if h := missing.Health(); h != HealthNoQuorum {
+		t.Errorf("a cluster with a primary not answering: %s, want NO QUORUM", h)
+	}
+	warned := ok
+	warned.Warnings = []Warning{{Severity: SeverityInfo}, {Severity: SeverityError}, {Severity: SeverityWarning}}
+	if h := warned.Health(); h != HealthUnsafe {
+		t.Errorf("an error among the warnings: %s, want UNSAFE", h)
+	}
+}
