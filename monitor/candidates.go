@@ -4,16 +4,18 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // candidateLua is a Lua function shared by the discovery scripts: candidate(k, n, anyNoTTL) returns the value
 // (cut to n bytes and marked, digested where it may be a lock, see longValueLua, or k is named as a lock, see
-// namedLockLua; a hash lock's fields and
+// lockshape.NamedLockLua; a hash lock's fields and
 // values, or a sorted set's members, see setLockLua) and PTTL of k
 // when it is a lock candidate: a string with a TTL, or without one when its value looks like a token (16-64
 // token characters) or anyNoTTL; or a hash lock or a small sorted set with a TTL. It returns nil otherwise,
 // and nil, nil and the error when the master refused a read other than for the key's type.
-const candidateLua = namedLockLua + `local function candidate(k, n, anyNoTTL)
+const candidateLua = lockshape.NamedLockLua + `local function candidate(k, n, anyNoTTL)
   local ms = redis.call('PTTL', k)
   if ms > 0 or (ms == -1 and anyNoTTL) then
     local v = redis.pcall('GETRANGE', k, 0, n - 1)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // staleRatio is how many times longer than the other reads of its key a read must have waited to be taken as
@@ -97,7 +99,7 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 		c.Token, c.Reentrancy, c.Mode = hashHolder(k.Fields)
 	}
 	if k.Set != nil {
-		c.Set, c.Token = k.Set, setToken(k.Set)
+		c.Set, c.Token = k.Set, lockshape.SetToken(k.Set)
 	}
 	return true
 }

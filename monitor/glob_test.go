@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // TestPatternMatchesAsRedisDoes matches keys against glob patterns both here and in a real redis-server (KEYS,
@@ -29,7 +31,7 @@ func TestPatternMatchesAsRedisDoes(t *testing.T) {
 		must(t, err)
 		var got []string
 		for _, k := range keys {
-			if k != "" && matchesPattern(p, k) {
+			if k != "" && lockshape.MatchesPattern(p, k) {
 				got = append(got, k)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // discoverNotified reads, at the start of discovery, the keys the master's keyspace notifications named since
@@ -40,7 +41,7 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 		}
 		fresh := keys[:0]
 		for _, k := range keys {
-			if matchesPattern(cfg.Pattern, k) && !t.known.has(k) {
+			if lockshape.MatchesPattern(cfg.Pattern, k) && !t.known.has(k) {
 				fresh = append(fresh, k)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // Values longer than Config.MaxValueLen. A token is cut to its first MaxValueLen bytes on the server, so that a
@@ -51,7 +52,7 @@ const (
 // bytes longer than the n bytes of prefix as the scripts return it: prefix, then the first 16 hex digits of the
 // SHA-1 of whole (none when whole is nil or longer than maxDigested; "-" when whole is false), ':' and len.
 // mayBeLock(prefix, n, anyNoTTL) reports whether discovery takes a long value with that prefix of n bytes as a
-// possible lock: any under a pattern of the user's; else one whose prefix may be lock-shaped (lockShapedValue):
+// possible lock: any under a pattern of the user's; else one whose prefix may be lock-shaped (lockshape.LockShapedValue):
 // at most 64 token characters, or bsm/redislock's token followed by metadata that is not base64.
 var longValueLua = `local maxDigested = ` + strconv.Itoa(maxDigested) + `
 local function marked(prefix, len, whole)
@@ -65,7 +66,7 @@ local function marked(prefix, len, whole)
 end
 local bsmToken = '^' .. string.rep('[%w_%-]', 21) .. '[AQgw]'
 local function mayBeLock(prefix, n, anyNoTTL)
-  return anyNoTTL or (n <= ` + strconv.Itoa(maxTokenLen) + ` and string.find(prefix, '[^%w%+/=_%-%.:]') == nil) or
+  return anyNoTTL or (n <= ` + strconv.Itoa(lockshape.MaxTokenLen) + ` and string.find(prefix, '[^%w%+/=_%-%.:]') == nil) or
     (string.find(prefix, bsmToken) ~= nil and string.find(prefix, '[^%w%+/=_%-]') ~= nil)
 end
 `
@@ -130,7 +131,7 @@ func markedToken(prefix string, length int, digest uint64) string {
 // Config.MaxValueLen bytes in k) as a possible lock, worth reading whole: any under a pattern of the user's,
 // else one whose prefix is lock-shaped (the Lua scripts' mayBeLock is a wider test of the same).
 func mayBeLongLock(k *KeyReading, cfg Config) bool {
-	return cfg.Pattern != DefaultPattern || lockShapedValue(k.Key, k.Value)
+	return cfg.Pattern != DefaultPattern || lockshape.LockShapedValue(k.Key, k.Value)
 }
 
 // readWhole reads, in one round trip, the whole length and the digest of the values longer than what plain

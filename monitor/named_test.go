@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // namedKeys are key names and whether each names a lock: a word of it, split on whatever is not a letter or a
@@ -46,8 +47,8 @@ var namedKeys = []struct {
 
 func TestAKeyIsNamedAsALockByAWordOfItsName(t *testing.T) {
 	for _, tc := range namedKeys {
-		if got := namedAsLock(tc.key); got != tc.named {
-			t.Errorf("namedAsLock(%q) = %v, want %v", tc.key, got, tc.named)
+		if got := lockshape.NamedAsLock(tc.key); got != tc.named {
+			t.Errorf("lockshape.NamedAsLock(%q) = %v, want %v", tc.key, got, tc.named)
 		}
 	}
 }
@@ -59,37 +60,37 @@ func TestAKeyIsNamedAsALockByAWordOfItsName(t *testing.T) {
 func TestAKeyNamedAsALockIsLockShapedWhateverItsValue(t *testing.T) {
 	for _, v := range []string{"1718000000000", "1718000000", "1718000000.25", `{"owner":"web-1","until":1718000000}`, "held by web-1", "42", ""} {
 		for _, key := range []string{"lock.orders", "orders:mutex", "jobLatch"} {
-			if !lockShapedValue(key, v) {
+			if !lockshape.LockShapedValue(key, v) {
 				t.Errorf("%q under %q is not lock-shaped", v, key)
 			}
 		}
-		if v != "42" && lockShapedValue("cache:orders", v) && !tokenShaped("cache:orders", v) {
+		if v != "42" && lockshape.LockShapedValue("cache:orders", v) && !lockshape.TokenShaped("cache:orders", v) {
 			t.Errorf("%q under cache:orders is lock-shaped", v)
 		}
 	}
-	if lockShapedValue("last-seen:ann", "1718000000000") {
+	if lockshape.LockShapedValue("last-seen:ann", "1718000000000") {
 		t.Error("a millisecond timestamp under a name that is no lock's is lock-shaped")
 	}
 	members := []SetMember{{Member: "not a token at all", Score: 1718000000000}}
-	if setShapeOf("lock:window", members, time.Minute, time.UnixMilli(1718000000000)) != notASetLock {
+	if lockshape.SetShapeOf("lock:window", members, time.Minute, time.UnixMilli(1718000000000)) != lockshape.NotASetLock {
 		t.Error("a set of text members is a set lock because its key is named as a lock")
 	}
 }
 
 // TestNamedLockLuaIsNamedAsLock runs the discovery scripts' namedLock on a real server: it must say what
-// namedAsLock says of every key, or a long value under a lock's name would be dropped by the script.
+// lockshape.NamedAsLock says of every key, or a long value under a lock's name would be dropped by the script.
 func TestNamedLockLuaIsNamedAsLock(t *testing.T) {
 	servers := realServers(t, 1)
 	c := servers[0].NewClient()
 	defer c.Close()
-	script := redis.NewScript(namedLockLua + "return namedLock(ARGV[1]) and 1 or 0")
+	script := redis.NewScript(lockshape.NamedLockLua + "return namedLock(ARGV[1]) and 1 or 0")
 	for _, tc := range namedKeys {
 		got, err := script.Run(context.Background(), c, nil, tc.key).Int()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if (got == 1) != tc.named {
-			t.Errorf("namedLock(%q) = %d in Lua, namedAsLock says %v", tc.key, got, tc.named)
+			t.Errorf("namedLock(%q) = %d in Lua, lockshape.NamedAsLock says %v", tc.key, got, tc.named)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // Reading is the raw result of polling one master once: what it answered, with the local times needed to
@@ -546,18 +547,18 @@ type tracking struct {
 }
 
 // keep adds to r.Keys the keys of one discovery step that are lock-shaped (with the default pattern; a sorted
-// set under any pattern, see setShapeOf), not found already, and known or within Config.MaxKeys, read at readAt to within within; beyond the cap they are
+// set under any pattern, see lockshape.SetShapeOf), not found already, and known or within Config.MaxKeys, read at readAt to within within; beyond the cap they are
 // counted as left out. It returns how many were not lock-shaped.
 func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within time.Duration, r *Reading, d *discovery) int64 {
 	var notLockShaped int64
 	for _, k := range keys {
 		switch {
-		case isClientInternal(k.Key), t.found[k.Key], t.isCached(k.Key), k.cut == cutUnread:
+		case lockshape.IsClientInternal(k.Key), t.found[k.Key], t.isCached(k.Key), k.cut == cutUnread:
 			continue
 		case k.refused:
 			r.refusals.note("ZRANGE")
 			continue
-		case k.Set != nil && setShapeOf(k.Key, k.Set, k.PTTL, r.serverNow()) == notASetLock,
+		case k.Set != nil && lockshape.SetShapeOf(k.Key, k.Set, k.PTTL, r.serverNow()) == lockshape.NotASetLock,
 			k.cut == cutSkipped, // a long value the script found no lock
 			cfg.Pattern == DefaultPattern && !lockShaped(k):
 			notLockShaped++

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -26,7 +27,7 @@ func TestEveryKnownClientsTokenIsLockShaped(t *testing.T) {
 		}
 		for range 200 { // the tokens are random: many draws, so that a rare shape is met
 			key, token := f.key("orders:42"), f.token()
-			if !lockShapedValue(key, token) {
+			if !lockshape.LockShapedValue(key, token) {
 				t.Fatalf("%s's token %q under %q is not lock-shaped", f.name, token, key)
 			}
 		}
@@ -48,7 +49,7 @@ func TestEveryKnownClientsTokenIsLockShaped(t *testing.T) {
 		{"a lock named by a UUID, said in its name", "lock:order:" + uuid4(), uuid4()},
 		{"a UUID token under a plain name (redlock-rb)", "billing:nightly", uuid4()},
 	} {
-		if !lockShapedValue(tc.key, tc.token) {
+		if !lockshape.LockShapedValue(tc.key, tc.token) {
 			t.Errorf("%s: %q under %q is not lock-shaped", tc.client, tc.token, tc.key)
 		}
 	}
@@ -72,7 +73,7 @@ func TestCacheAndSessionValuesAreNotLockShaped(t *testing.T) {
 		{"an empty value (Spring Session's expiry keys)", "spring:session:sessions:expires:1", ""},
 		{"a pickle", "django:session", "\x80\x04\x95\x1a\x00\x00\x00\x00\x00\x00\x00}\x94"},
 	} {
-		if lockShapedValue(tc.key, tc.value) {
+		if lockshape.LockShapedValue(tc.key, tc.value) {
 			t.Errorf("%s: %q under %q is taken for a lock", tc.what, tc.value, tc.key)
 		}
 	}

@@ -1,10 +1,10 @@
-package monitor
+package lockshape
 
-// matchesPattern reports whether key matches the glob pattern as Redis matches SCAN MATCH and KEYS patterns
+// MatchesPattern reports whether key matches the glob pattern as Redis matches SCAN MATCH and KEYS patterns
 // (stringmatchlen in its util.c): * any bytes, ? one byte, [abc] [^abc] [a-z] a class, \ escapes the next
 // byte; case matters. Keys named by keyspace notifications are matched here, since no SCAN passed them through
 // MATCH; Go's path.Match differs (its * stops at "/"), so a port of Redis's rules it must be.
-func matchesPattern(pattern, key string) bool {
+func MatchesPattern(pattern, key string) bool {
 	skipLonger := false
 	return stringMatch(pattern, key, &skipLonger, 0)
 }

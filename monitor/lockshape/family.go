@@ -1,4 +1,4 @@
-package monitor
+package lockshape
 
 import (
 	"regexp"
@@ -33,10 +33,10 @@ var familyShapes = []struct {
 // uuidIdentifier is redis-semaphore's identifier: crypto.randomUUID(), with "-<identifierSuffix>" when given.
 var uuidIdentifier = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}(-.+)?$`)
 
-// familyHint names the client family that a lock's key and token shapes suggest, for people, and lists every
+// FamilyHint names the client family that a lock's key and token shapes suggest, for people, and lists every
 // family they fit, for programs; "" and nil when they suggest none. It is a hint, never a certainty: shapes
 // collide, and tokens can be chosen by the application.
-func familyHint(resource, token string, hash bool, mode string) (string, []string) {
+func FamilyHint(resource, token string, hash bool, mode string) (string, []string) {
 	one := func(f string) (string, []string) { return f, []string{f} }
 	switch {
 	case hash && mode != "":
@@ -61,9 +61,9 @@ func familyHint(resource, token string, hash bool, mode string) (string, []strin
 	return "", nil
 }
 
-// isClientInternal reports whether a key is bookkeeping of a lock client rather than a lock: Redisson's
+// IsClientInternal reports whether a key is bookkeeping of a lock client rather than a lock: Redisson's
 // per-reader timeout keys and unlock latches.
-func isClientInternal(key string) bool {
+func IsClientInternal(key string) bool {
 	return strings.HasPrefix(key, "redisson_unlock_latch:") || rwlockTimeout.MatchString(key)
 }
 

@@ -1,25 +1,22 @@
-package monitor
+package lockshape
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 )
 
 // Lock-shaped keys. A Redis that also serves as a cache or a session store holds thousands of keys with a TTL
 // next to a few locks. With the default pattern, discovery lists a key with a TTL only when it is lock-shaped:
-// a hash lock (Redisson's), or a string whose value has the shape of a lock token (lockShapedValue). The
+// a hash lock (Redisson's), or a string whose value has the shape of a lock token (LockShapedValue). The
 // others are counted per sweep (Sweep.NotLockShaped) and kept out of the list, the warnings and the restart
 // rule; a pattern of the user's own lists every string it matches, as before. Keys without a TTL keep their
 // own rule (a token on more than one master is a stuck lock).
 
-// maxTokenLen is the longest value taken as a bare token: the longest token of a known client is php-lock's
+// MaxTokenLen is the longest value taken as a bare token: the longest token of a known client is php-lock's
 // 64 hex digits, and looksLikeToken, the stuck-lock rule, stops there too.
-const maxTokenLen = 64
+const MaxTokenLen = 64
 
 var (
 	// uuidShape is a UUID of any version in its 36-character text form.
@@ -35,34 +32,27 @@ var (
 // 13-digit millisecond timestamp ("1718000000000"), a common cached value, reads as a time in 1982.
 const uniqidSince = 0x40000000
 
-// lockShaped reports whether a key that discovery found, read as k, may be a lock under the default pattern:
-// a hash lock, a sorted set (judged by setShapeOf, under any pattern), a key without a TTL (judged by the
-// stuck-lock rule instead), or a string whose value is lock-shaped.
-func lockShaped(k KeyReading) bool {
-	return k.Fields != nil || k.Set != nil || k.PTTL == NoTTL || lockShapedValue(k.Key, k.Value)
+// LockShapedValue reports whether a string value stored under key may be a lock's: whatever it is under a key
+// named as a lock (NamedAsLock: a client that stores its expiry time, or anything else, under "lock.<name>"
+// is still a lock), otherwise when it has the shape of a lock token (TokenShaped).
+func LockShapedValue(key, v string) bool {
+	return TokenShaped(key, v) || NamedAsLock(key)
 }
 
-// lockShapedValue reports whether a string value stored under key may be a lock's: whatever it is under a key
-// named as a lock (namedAsLock: a client that stores its expiry time, or anything else, under "lock.<name>"
-// is still a lock), otherwise when it has the shape of a lock token (tokenShaped).
-func lockShapedValue(key, v string) bool {
-	return tokenShaped(key, v) || namedAsLock(key)
-}
-
-// lockWords are the words that name a key as a lock (namedAsLock), lower case.
+// lockWords are the words that name a key as a lock (NamedAsLock), lower case.
 var lockWords = []string{"lock", "locks", "mutex", "mutexes", "semaphore", "semaphores", "latch", "latches", "redlock"}
 
 var (
-	// camelLower and camelUpper split camelCase words ("orderLock", "HTTPLock") as namedLockLua does.
+	// camelLower and camelUpper split camelCase words ("orderLock", "HTTPLock") as NamedLockLua does.
 	camelLower = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 	camelUpper = regexp.MustCompile(`([A-Z])([A-Z][a-z])`)
 )
 
-// namedAsLock reports whether key's name says it is a lock: one of its words is lock, mutex, semaphore or latch
+// NamedAsLock reports whether key's name says it is a lock: one of its words is lock, mutex, semaphore or latch
 // (or their plurals, or redlock), its words split on every byte that is not an ASCII letter or digit and at
 // camelCase ("lock.orders", "orders:mutex", "jobLatch", "HTTPLock"; not "clock:x", "deadlock", "unlocked").
-// The discovery scripts' namedLock (namedLockLua) is the same rule.
-func namedAsLock(key string) bool {
+// The discovery scripts' namedLock (NamedLockLua) is the same rule.
+func NamedAsLock(key string) bool {
 	lower := strings.ToLower(key)
 	if !strings.Contains(lower, "lock") && !strings.Contains(lower, "mutex") && !strings.Contains(lower, "semaphore") &&
 		!strings.Contains(lower, "latch") {
@@ -82,9 +72,9 @@ func isAlnum(r rune) bool {
 	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 }
 
-// namedLockLua is namedAsLock for the discovery scripts: namedLock(k) reports whether k's name says it is a
+// NamedLockLua is NamedAsLock for the discovery scripts: namedLock(k) reports whether k's name says it is a
 // lock, so that a long value under it is digested and returned as a lock's.
-const namedLockLua = `local lockWords = {lock = true, locks = true, mutex = true, mutexes = true, semaphore = true, semaphores = true,
+const NamedLockLua = `local lockWords = {lock = true, locks = true, mutex = true, mutexes = true, semaphore = true, semaphores = true,
   latch = true, latches = true, redlock = true}
 local function namedLock(k)
   local lower = string.lower(k)
@@ -100,7 +90,7 @@ local function namedLock(k)
 end
 `
 
-// tokenShaped reports whether a string value, stored under key, has the shape of a lock token:
+// TokenShaped reports whether a string value, stored under key, has the shape of a lock token:
 //
 //   - 1 to 64 characters of letters, digits and + / = _ . : - (the alphabets of random tokens, hex, base64,
 //     UUIDs and hand-made tokens such as "token-a"), that are not a number, a date or an address (digits with
@@ -113,19 +103,19 @@ end
 // (counters, timestamps), and a UUID stored under a key that itself names a UUID (session:<uuid> holding a
 // user id): a lock's token is drawn afresh for each acquisition, under the name of what it locks. That last
 // rule spares keys whose name says lock ("redlock:", "lock:", "mutex"): RedLock.net and pottery name theirs so.
-// A sorted set's members are judged by it alone (setShapeOf), whatever the set's name.
-func tokenShaped(key, v string) bool {
+// A sorted set's members are judged by it alone (SetShapeOf), whatever the set's name.
+func TokenShaped(key, v string) bool {
 	switch {
 	case binaryGUID(v):
 		return true
-	case v != "" && len(v) <= maxTokenLen && allIn(v, isTokenByte):
+	case v != "" && len(v) <= MaxTokenLen && allIn(v, isTokenByte):
 		// Every token of familyShapes is such a string; only a uniqid() can be all digits.
 		if isNumeric(v) {
 			return isUniqid(v)
 		}
 		return len(v) != len("3fa85f64-5717-4562-b3fc-2c963f66afa6") || !uuidShape.MatchString(v) || !idUnderID(key)
 	case bsmWithMetadata.MatchString(v):
-		return len(v) <= maxTokenLen || !allIn(v, isBase64Byte) // a long base64 run is a blob, not token+metadata
+		return len(v) <= MaxTokenLen || !allIn(v, isBase64Byte) // a long base64 run is a blob, not token+metadata
 	}
 	return false
 }
@@ -149,7 +139,7 @@ func idUnderID(key string) bool {
 	return uuidInKey.MatchString(key)
 }
 
-// binaryGUID reports whether v is 16 raw bytes of a version-4 GUID, Redlock-cs's token (see familyHint).
+// binaryGUID reports whether v is 16 raw bytes of a version-4 GUID, Redlock-cs's token (see FamilyHint).
 func binaryGUID(v string) bool {
 	return len(v) == 16 && v[7]>>4 == 4 && v[8]&0xC0 == 0x80
 }
@@ -175,50 +165,4 @@ func isTokenByte(c byte) bool { return isBase64Byte(c) || c == '.' || c == ':' }
 func isNumeric(v string) bool {
 	return strings.ContainsAny(v, "0123456789") &&
 		allIn(v, func(c byte) bool { return '0' <= c && c <= '9' || strings.IndexByte(".:-+TZ", c) >= 0 })
-}
-
-// sweepCounts are what the current sweep of one master passed over, so far.
-type sweepCounts struct {
-	notLockShaped int64 // keys with a TTL that are not lock-shaped (default pattern only)
-	refused       int64 // keys whose read the master refused (the user's ACL key patterns)
-}
-
-// count adds what one discovery step passed over to the current sweep, and publishes the larger of this
-// sweep's count so far and the last full sweep's in d.sweep, so the figure does not drop to 0 as a sweep
-// starts again.
-func (d *discovery) count(notLockShaped, refused int64) {
-	d.counts.notLockShaped += notLockShaped
-	d.counts.refused += refused
-	d.sweep.NotLockShaped = max(d.sweep.NotLockShaped, d.counts.notLockShaped)
-	d.sweep.Refused = max(d.sweep.Refused, d.counts.refused)
-}
-
-// sweepDone publishes the counts of the sweep that just ended and starts the next sweep's at zero.
-func (d *discovery) sweepDone() {
-	d.sweep.NotLockShaped, d.sweep.Refused = d.counts.notLockShaped, d.counts.refused
-	d.counts = sweepCounts{}
-}
-
-// NotLockShaped is how many keys with a TTL the masters hold that are not lock-shaped, so not listed (default
-// pattern only): the sum over distinct servers of their last full sweep's count (or, before one finished,
-// the count so far).
-func (s Snapshot) NotLockShaped() int64 {
-	var n int64
-	for _, m := range s.Masters {
-		if m.DuplicateOf == "" {
-			n += m.Sweep.NotLockShaped
-		}
-	}
-	return n
-}
-
-// notLockShapedText is the line that tells how many keys were left out as not lock-shaped, "" for none.
-func notLockShapedText(n int64) string {
-	switch {
-	case n <= 0:
-		return ""
-	case n == 1:
-		return "1 key with a TTL is not lock-shaped: --pattern shows it"
-	}
-	return fmt.Sprintf("%s keys with a TTL are not lock-shaped: --pattern shows them", textfmt.Thousands(int(n)))
 }
