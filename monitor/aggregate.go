@@ -18,7 +18,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	events := s.aggregateMasters(prev, readings, now, cfg)
 	delta := deltas(prev, readings)
 	for j, consistent := range delta {
-		if readings[j].delta && !consistent {
+		if readings[j].Delta && !consistent {
 			s.Masters[j].readSeq = 0 // not applied: its keys not read are unknown, and its next reading whole
 		}
 	}

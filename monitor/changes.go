@@ -106,7 +106,7 @@ func changedResources(prev *Snapshot, readings []Reading, own map[string]OwnLock
 		for _, k := range r.Keys {
 			set[k.Key] = struct{}{}
 		}
-		for _, k := range r.unread {
+		for _, k := range r.Unread {
 			set[k] = struct{}{}
 		}
 	}

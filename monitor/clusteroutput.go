@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
 // jsonCluster is a cluster master's "cluster" in the --once --json format.
@@ -27,7 +28,7 @@ func toJSONCluster(c *ClusterStatus) *jsonCluster {
 	}
 	out := &jsonCluster{Primaries: make([]jsonPrimary, len(c.Primaries))}
 	for i, p := range c.Primaries {
-		out.Primaries[i] = jsonPrimary{jsonMaster: toJSONMaster(p.MasterStatus), ID: p.ID, Slots: slotsText(p.Slots)}
+		out.Primaries[i] = jsonPrimary{jsonMaster: toJSONMaster(p.MasterStatus), ID: p.ID, Slots: reading.SlotsText(p.Slots)}
 	}
 	return out
 }
@@ -61,7 +62,7 @@ func tableClusters(p func(string, ...any), masters []MasterStatus) {
 			if pr.Sweep.Completed > 0 {
 				scanned = strconv.Itoa(pr.Sweep.Completed) + " sweeps"
 			}
-			p("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(pr.Addr)), column(slotsText(pr.Slots)),
+			p("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(pr.Addr)), column(reading.SlotsText(pr.Slots)),
 				column(untrusted.Escape(status)), rtt, offset, uptime, pr.Keys, scanned)
 		}
 	}

@@ -10,26 +10,8 @@ import (
 )
 
 // ShortDuration writes a duration rounded to what matters, for sentences and table cells: 850ms, 8.2s, 42s,
-// 12m05s, 3h04m, 5d.
-func ShortDuration(d time.Duration) string {
-	neg := ""
-	if d < 0 {
-		neg, d = "-", -d
-	}
-	switch {
-	case d < time.Second:
-		return neg + strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-	case d < 10*time.Second:
-		return neg + fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return neg + fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return neg + fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 100*time.Hour:
-		return neg + fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return neg + fmt.Sprintf("%dd", int(d.Hours()/24))
-}
+// 12m05s, 3h04m, 5d (textfmt.ShortDuration).
+func ShortDuration(d time.Duration) string { return textfmt.ShortDuration(d) }
 
 // Latency writes a round trip as people read one: to the hundredth of a millisecond below 10ms, to the
 // millisecond below a second, as ShortDuration beyond.
@@ -41,14 +23,6 @@ func Latency(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
 	return ShortDuration(d)
-}
-
-// Progress describes the sweep in a few words: "41% of 1,000,000 keys" or "12,000 keys".
-func (w Sweep) Progress() string {
-	if w.Total > 0 {
-		return fmt.Sprintf("%d%% of %s keys", min(100, w.Scanned*100/w.Total), textfmt.Thousands(w.Total))
-	}
-	return textfmt.Thousands(w.Scanned) + " keys"
 }
 
 // ppm writes a clock rate compactly: "350 ppm", or "27.8%" for a clock far off.

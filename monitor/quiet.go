@@ -40,7 +40,7 @@ func quietAfter(prev, s *Snapshot, readings []Reading, delta []bool, own map[str
 		return false
 	}
 	for j, r := range readings {
-		if !delta[j] || len(r.Keys) > 0 || len(r.unread) > 0 || len(r.Waiters) > 0 || !s.Masters[j].Up ||
+		if !delta[j] || len(r.Keys) > 0 || len(r.Unread) > 0 || len(r.Waiters) > 0 || !s.Masters[j].Up ||
 			s.Masters[j].health.sameAs != prev.Masters[j].health.sameAs {
 			return false
 		}

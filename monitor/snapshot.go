@@ -50,6 +50,7 @@ package monitor
 import (
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -89,7 +90,7 @@ type Config struct {
 
 // Config defaults, applied by WithDefaults to zero fields.
 const (
-	DefaultPattern     = "*"
+	DefaultPattern     = reading.DefaultPattern
 	DefaultScanCount   = 100
 	DefaultScanBudget  = 0.03
 	DefaultMaxKeys     = 100000
@@ -272,21 +273,6 @@ type MasterStatus struct {
 	hist    masterHistory
 }
 
-// Sweep is the progress of discovery on one master: SCAN continues from poll to poll under the work budget,
-// so a full sweep of a large keyspace spreads over several polls.
-type Sweep struct {
-	Scanned       int64     // keys scanned in the current sweep
-	Total         int64     // keys in the database (DBSIZE) at the last poll; -1 unknown
-	Started       time.Time // when the current sweep began
-	Completed     int       // full sweeps finished since the monitor started
-	LastCompleted time.Time // when the last full sweep finished; zero if none
-	// NotLockShaped and Refused are the keys the last full sweep (before one has finished: the current one
-	// so far) passed over: keys with a TTL that are not lock-shaped (default pattern only, see shape.go), and
-	// keys whose read the master refused (ACL key patterns).
-	NotLockShaped int64
-	Refused       int64
-}
-
 // CellState says what is known of one resource's key on one master.
 type CellState uint8
 
@@ -298,7 +284,7 @@ const (
 )
 
 // NoTTL is MasterLock.PTTL for a key that never expires.
-const NoTTL time.Duration = -1
+const NoTTL = reading.NoTTL
 
 // MasterLock is what one master holds for one resource. An unknown cell keeps the values last seen there.
 type MasterLock struct {

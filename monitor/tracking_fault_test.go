@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
 // TestTrackingLostInvalidationConnectionReadsAll kills the invalidation connection and changes the lock at
@@ -65,7 +67,7 @@ func TestTrackingStormFallsBackToPolling(t *testing.T) {
 	s := pollUntil(t, c.mon, 30*time.Second, "the master polled after the storm", func(s Snapshot) bool {
 		return s.Masters[0].Refresh == RefreshPolling
 	})
-	if !strings.HasPrefix(s.Masters[0].RefreshWhy, stormWhy) {
+	if !strings.HasPrefix(s.Masters[0].RefreshWhy, reading.StormWhy) {
 		t.Fatalf("polled because %q", s.Masters[0].RefreshWhy)
 	}
 	if !slices.ContainsFunc(s.Warnings, func(w Warning) bool { return w.Kind == WarnTrackingStorm }) {

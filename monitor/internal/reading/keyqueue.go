@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 // keyQueue is a queue of distinct keys named by notifications, oldest first, bounded to limit entries. A read
 // takes keys from its front; they leave the queue only when the monitor accepts that read's reading, so a

@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"context"
@@ -58,55 +58,19 @@ type clusterPoller struct {
 	closed  bool
 }
 
-// NewCluster returns a Monitor of one Redis Cluster, watched as one lock service and shown as one master
-// named name. seeds are clients of some of its nodes; the monitor dials every node with the first one's
-// settings and closes those clients in Close (the seeds stay the caller's).
-func NewCluster(seeds []*redis.Client, name string, cfg Config) (*Monitor, error) {
-	if len(seeds) == 0 {
-		return nil, errors.New("monitor: no cluster nodes")
-	}
-	p := &clusterPoller{addr: name, nodes: map[string]*poller{}, readers: map[string]*poller{}}
-	for i, c := range seeds {
-		if c == nil {
-			return nil, fmt.Errorf("monitor: cluster node %d is nil", i)
-		}
-		p.seeds = append(p.seeds, c.Options())
-	}
-	return newMonitor([]source{p}, cfg.WithDefaults()), nil
-}
-
-// Close closes the clients the monitor opened itself (a cluster's nodes, the tracking connections); the
-// clients given to New and NewCluster stay the caller's.
-func (m *Monitor) Close() error {
-	for _, p := range m.pollers {
-		switch c := p.(type) {
-		case *clusterPoller:
-			c.close()
-		case *poller:
-			if c.track != nil {
-				c.track.close()
-			}
-			if c.keyspace != nil {
-				c.keyspace.close()
-			}
-		}
-	}
-	return nil
-}
-
 // name, accept and eval make a poller a source of its own master, and a node of a cluster.
 
-func (p *poller) name() string { return p.addr }
+func (p *poller) Name() string { return p.addr }
 
-func (p *poller) accept(r Reading) {
+func (p *poller) Accept(r Reading) {
 	if r.next != nil {
 		p.disc = *r.next
 		if p.keyspace != nil {
 			p.keyspace.accepted()
 		}
 	}
-	if p.track != nil && r.Err == nil && r.seq != 0 {
-		p.track.accepted.Store(r.seq)
+	if p.track != nil && r.Err == nil && r.Seq != 0 {
+		p.track.accepted.Store(r.Seq)
 	}
 }
 
@@ -122,10 +86,10 @@ func (p *poller) eval(ctx context.Context, script readScript, keys []string, arg
 	return cmd
 }
 
-func (p *clusterPoller) name() string { return p.addr }
+func (p *clusterPoller) Name() string { return p.addr }
 
 // accept moves each primary's scan on to where its reading left it.
-func (p *clusterPoller) accept(r Reading) {
+func (p *clusterPoller) Accept(r Reading) {
 	if r.Cluster == nil {
 		return
 	}
@@ -226,7 +190,7 @@ func (p *clusterPoller) loadShards(ctx context.Context) ([]slots.Shard, error) {
 // and scan (as a master's, under the scan budget) and the known keys, each on the node that owns its slot.
 // A primary that does not answer, or whose keys cannot be read, leaves its keys out of the reading: unknown,
 // not absent. The cluster fails the poll only when no primary answered.
-func (p *clusterPoller) read(ctx context.Context, cfg Config, known *knownList) Reading {
+func (p *clusterPoller) Read(ctx context.Context, cfg Config, known *KnownList) Reading {
 	shards, err := p.loadShards(ctx)
 	if err != nil {
 		r := (&poller{addr: p.addr}).failed(err)
@@ -238,11 +202,11 @@ func (p *clusterPoller) read(ctx context.Context, cfg Config, known *knownList) 
 	for i, sh := range shards {
 		n := p.node(sh.Primary)
 		prims[i] = PrimaryReading{ID: sh.ID, Slots: slotRanges(sh.Ranges)}
-		wg.Go(func() { prims[i].Reading = n.read(ctx, cfg, nil) })
+		wg.Go(func() { prims[i].Reading = n.Read(ctx, cfg, nil) })
 	}
 	var keys []KeyReading
 	var failed map[string]error
-	wg.Go(func() { keys, failed = p.readRouted(ctx, cfg, known.list()) })
+	wg.Go(func() { keys, failed = p.readRouted(ctx, cfg, known.List()) })
 	wg.Wait()
 	return p.merge(cfg, prims, keys, failed, known)
 }
@@ -252,7 +216,7 @@ func (p *clusterPoller) read(ctx context.Context, cfg Config, known *knownList) 
 // distinct ones in all (the rest counted untracked, as Monitor.capFound does across masters); the slowest
 // primary's round trip; the primaries' scans together. The cluster's own clock, uptime and role are those
 // of no single server: they are left unknown here, and each primary's are in Cluster.
-func (p *clusterPoller) merge(cfg Config, prims []PrimaryReading, refreshed []KeyReading, failed map[string]error, known *knownList) Reading {
+func (p *clusterPoller) merge(cfg Config, prims []PrimaryReading, refreshed []KeyReading, failed map[string]error, known *KnownList) Reading {
 	r := Reading{Addr: p.addr, Role: "master", Uptime: UnknownUptime, Replicas: -1, Cluster: &ClusterReading{Primaries: prims}}
 	var errs []error
 	refused := true
@@ -262,7 +226,7 @@ func (p *clusterPoller) merge(cfg Config, prims []PrimaryReading, refreshed []Ke
 			pr.Reading = (&poller{addr: pr.Addr}).failed(fmt.Errorf("reading its keys: %w", err))
 		}
 		if pr.Err != nil {
-			errs = append(errs, fmt.Errorf("primary %s (slots %s): %w", pr.Addr, slotsText(pr.Slots), pr.Err))
+			errs = append(errs, fmt.Errorf("primary %s (slots %s): %w", pr.Addr, SlotsText(pr.Slots), pr.Err))
 			refused = refused && pr.Refused
 		}
 	}
@@ -320,20 +284,20 @@ func isPrimary(prims []PrimaryReading, addr string) bool {
 
 // capDiscovered keeps the keys the primaries' scans found that are not known within Config.MaxKeys distinct
 // keys in all, as Monitor.capFound does across masters.
-func (p *clusterPoller) capDiscovered(cfg Config, prims []PrimaryReading, known *knownList) {
+func (p *clusterPoller) capDiscovered(cfg Config, prims []PrimaryReading, known *KnownList) {
 	var found []string
 	seen := map[string]bool{}
 	rs := make([]*Reading, len(prims))
 	for i := range prims {
 		rs[i] = &prims[i].Reading
 		for _, k := range prims[i].Keys {
-			if !seen[k.Key] && !known.has(k.Key) {
+			if !seen[k.Key] && !known.Has(k.Key) {
 				seen[k.Key] = true
 				found = append(found, k.Key)
 			}
 		}
 	}
-	capKeys(rs, found, max(cfg.MaxKeys-known.counted(), 0))
+	CapKeys(rs, found, max(cfg.MaxKeys-known.Counted(), 0))
 }
 
 // addSweep adds one primary's scan to the cluster's: keys scanned, in the keyspaces, passed over as not
@@ -360,7 +324,7 @@ func addSweep(total *Sweep, s Sweep, first bool) {
 }
 
 // readKeys reads keys, each on the node that owns its slot.
-func (p *clusterPoller) readKeys(ctx context.Context, cfg Config, keys []string) Reading {
+func (p *clusterPoller) ReadKeys(ctx context.Context, cfg Config, keys []string) Reading {
 	r := Reading{Addr: p.addr}
 	if len(keys) == 0 {
 		return r
@@ -528,21 +492,17 @@ func slotRanges(rs []slots.Range) []SlotRange {
 	return out
 }
 
-// slotsText writes ranges as "0-5460,10923".
-func slotsText(rs []SlotRange) string {
+// isRedirect reports whether err is a MOVED or ASK reply: the master is a node of a Redis Cluster.
+func IsRedirect(err error) bool {
+	_, ok := slots.RedirectOf(err, "")
+	return ok
+}
+
+// SlotsText writes ranges as "0-5460,10923".
+func SlotsText(rs []SlotRange) string {
 	conv := make([]slots.Range, len(rs))
 	for i, r := range rs {
 		conv[i] = slots.Range(r)
 	}
 	return slots.SlotsText(conv)
 }
-
-// isRedirect reports whether err is a MOVED or ASK reply: the master is a node of a Redis Cluster.
-func isRedirect(err error) bool {
-	_, ok := slots.RedirectOf(err, "")
-	return ok
-}
-
-// ClusterName is the name under which the dashboard shows a Redis Cluster given by some of its nodes:
-// "cluster " and the first node's name.
-func ClusterName(first string) string { return "cluster " + strings.TrimSpace(first) }

@@ -1,27 +1,29 @@
-package monitor
+package reading
+
+import "sort"
 
 // knownList is the keys a poll refreshes, sorted, with the place of each in that order: every master's
 // discovery looks up each key it comes across in it, and a tracked master's cache is aligned with it
 // (tracker.follow). One is shared by all the masters of a poll, and by the polls that follow while the keys do
 // not change; nil stands for no keys.
-type knownList struct {
+type KnownList struct {
 	keys  []string
 	index map[string]int32
 	free  int // how many are the keys of free locks (StateFree), which do not count against Config.MaxKeys
 }
 
 // newKnownList returns the list of keys, which are sorted and distinct.
-func newKnownList(keys []string) *knownList {
+func NewKnownList(keys []string) *KnownList {
 	index := make(map[string]int32, len(keys))
 	for i, k := range keys {
 		index[k] = int32(i)
 	}
-	return &knownList{keys: keys, index: index}
+	return &KnownList{keys: keys, index: index}
 }
 
 // withFree returns l counting free of its keys as free locks' keys: l itself when it does already, else a
 // copy sharing its keys (a tracked master's cache stays aligned with them).
-func (l *knownList) withFree(free int) *knownList {
+func (l *KnownList) WithFree(free int) *KnownList {
 	if l == nil || l.free == free {
 		return l
 	}
@@ -32,7 +34,7 @@ func (l *knownList) withFree(free int) *knownList {
 
 // counted is how many of the keys count against Config.MaxKeys: a free lock, which no master has, must not
 // keep a new lock out of sight.
-func (l *knownList) counted() int {
+func (l *KnownList) Counted() int {
 	if l == nil {
 		return 0
 	}
@@ -40,7 +42,7 @@ func (l *knownList) counted() int {
 }
 
 // list returns the keys, in order.
-func (l *knownList) list() []string {
+func (l *KnownList) List() []string {
 	if l == nil {
 		return nil
 	}
@@ -48,16 +50,43 @@ func (l *knownList) list() []string {
 }
 
 // has reports whether key is one of the keys.
-func (l *knownList) has(key string) bool {
+func (l *KnownList) Has(key string) bool {
 	_, ok := l.at(key)
 	return ok
 }
 
 // at returns where key is in the list, and whether it is there.
-func (l *knownList) at(key string) (int, bool) {
+func (l *KnownList) at(key string) (int, bool) {
 	if l == nil {
 		return 0, false
 	}
 	i, ok := l.index[key]
 	return int(i), ok
+}
+
+// capKeys keeps, of the keys found new (found), the first room in key order: the others are taken out of the
+// readings and counted as untracked by each reading that had them. It returns the keys kept.
+func CapKeys(readings []*Reading, found []string, room int) []string {
+	if len(found) <= room {
+		return found
+	}
+	sort.Strings(found)
+	dropped := make(map[string]bool, len(found)-room)
+	for _, k := range found[room:] {
+		dropped[k] = true
+	}
+	for _, r := range readings {
+		kept := r.Keys[:0]
+		for _, k := range r.Keys {
+			if !dropped[k.Key] {
+				kept = append(kept, k)
+			}
+		}
+		if n := len(r.Keys) - len(kept); n > 0 && r.next != nil {
+			r.next.leftOut(n)
+			r.Untracked = r.next.untrackedNow()
+		}
+		r.Keys = kept
+	}
+	return found[:room]
 }

@@ -1,7 +1,8 @@
-package monitor
+package reading
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
@@ -36,26 +37,25 @@ func (d *discovery) sweepDone() {
 	d.counts = sweepCounts{}
 }
 
-// NotLockShaped is how many keys with a TTL the masters hold that are not lock-shaped, so not listed (default
-// pattern only): the sum over distinct servers of their last full sweep's count (or, before one finished,
-// the count so far).
-func (s Snapshot) NotLockShaped() int64 {
-	var n int64
-	for _, m := range s.Masters {
-		if m.DuplicateOf == "" {
-			n += m.Sweep.NotLockShaped
-		}
-	}
-	return n
+// Sweep is the progress of discovery on one master: SCAN continues from poll to poll under the work budget,
+// so a full sweep of a large keyspace spreads over several polls.
+type Sweep struct {
+	Scanned       int64     // keys scanned in the current sweep
+	Total         int64     // keys in the database (DBSIZE) at the last poll; -1 unknown
+	Started       time.Time // when the current sweep began
+	Completed     int       // full sweeps finished since the monitor started
+	LastCompleted time.Time // when the last full sweep finished; zero if none
+	// NotLockShaped and Refused are the keys the last full sweep (before one has finished: the current one
+	// so far) passed over: keys with a TTL that are not lock-shaped (default pattern only, see shape.go), and
+	// keys whose read the master refused (ACL key patterns).
+	NotLockShaped int64
+	Refused       int64
 }
 
-// notLockShapedText is the line that tells how many keys were left out as not lock-shaped, "" for none.
-func notLockShapedText(n int64) string {
-	switch {
-	case n <= 0:
-		return ""
-	case n == 1:
-		return "1 key with a TTL is not lock-shaped: --pattern shows it"
+// Progress describes the sweep in a few words: "41% of 1,000,000 keys" or "12,000 keys".
+func (w Sweep) Progress() string {
+	if w.Total > 0 {
+		return fmt.Sprintf("%d%% of %s keys", min(100, w.Scanned*100/w.Total), textfmt.Thousands(w.Total))
 	}
-	return fmt.Sprintf("%s keys with a TTL are not lock-shaped: --pattern shows them", textfmt.Thousands(int(n)))
+	return textfmt.Thousands(w.Scanned) + " keys"
 }

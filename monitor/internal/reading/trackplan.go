@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"hash/maphash"
@@ -145,8 +145,8 @@ func (t *tracker) indexOf(key string) int {
 
 // holds reports whether the cache holds key: the master tells when it changes. known, where the key is looked
 // up when the cache is aligned with it, is the poll's known list.
-func (t *tracker) holds(key string, known *knownList) bool {
-	if sameSlice(known.list(), t.knownOf) {
+func (t *tracker) holds(key string, known *KnownList) bool {
+	if sameSlice(known.List(), t.knownOf) {
 		i, ok := known.at(key)
 		return ok && t.slots[i].sum != 0
 	}

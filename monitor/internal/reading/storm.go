@@ -1,9 +1,10 @@
-package monitor
+package reading
 
 import (
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 )
 
 // An invalidation storm: a master whose tracking table is over its tracking-table-max-keys evicts keys from
@@ -22,12 +23,8 @@ const (
 	stormRetryMax   = time.Hour
 )
 
-// WarnTrackingStorm is the kind of the warning about a master turned from tracking to polling by an
-// invalidation storm.
-const WarnTrackingStorm = "tracking-storm"
-
 // stormWhy begins the reason of a master polled after an invalidation storm.
-const stormWhy = "invalidation storm"
+const StormWhy = "invalidation storm"
 
 // stormWatch counts the polls in a row that looked like a storm.
 type stormWatch struct {
@@ -61,7 +58,7 @@ func (t *tracker) stormed(read []KeyReading, before map[string]cachedKey) bool {
 	wait := t.backoff
 	t.retryAt, t.backoff = time.Now().Add(wait), min(2*wait, stormRetryMax)
 	_ = t.turnOff(fmt.Sprintf("%s: %d invalidations of unchanged keys in %d polls (is the master's tracking-table-max-keys below the keys watched?); polled instead, tracking tried again after %s, at %s",
-		stormWhy, w.unchanged, w.polls, ShortDuration(wait), t.retryAt.Format("15:04:05")))
+		StormWhy, w.unchanged, w.polls, textfmt.ShortDuration(wait), t.retryAt.Format("15:04:05")))
 	return true
 }
 
@@ -82,12 +79,4 @@ func sameReading(a, b cachedKey, within time.Duration) bool {
 	}
 	diff := time.Duration(a.end - b.end)
 	return diff.Abs() <= 2*within+2*time.Millisecond // PTTL is in milliseconds
-}
-
-// warnRefresh appends to ws the warning about a master that an invalidation storm turned to polling.
-func warnRefresh(ws []Warning, m MasterStatus) []Warning {
-	if m.Refresh == RefreshPolling && strings.HasPrefix(m.RefreshWhy, stormWhy) {
-		ws = append(ws, warn(SeverityWarning, WarnTrackingStorm, m.Addr, m.RefreshWhy))
-	}
-	return ws
 }

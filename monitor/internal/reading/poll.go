@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"bufio"
@@ -69,12 +69,14 @@ type Reading struct {
 	Refresh    string
 	RefreshWhy string
 
-	// A tracked master's reading numbered seq may be a delta (delta): only the keys that changed, the other
-	// known keys as in the reading numbered deltaOf, the last the monitor took (see Aggregate).
-	// unread are the keys such a delta had no time to read: their cells are unknown.
-	seq, deltaOf uint64
-	delta        bool
-	unread       []string
+	// A tracked master's reading numbered Seq may be a delta (Delta): only the keys that changed, the other
+	// known keys as in the reading numbered DeltaOf, the last the monitor took (see monitor.Aggregate).
+	// Unread are the keys such a delta had no time to read: their cells are unknown. The recording codec
+	// writes them under their own names (codec.go).
+	Seq     uint64   `json:"-"`
+	DeltaOf uint64   `json:"-"`
+	Delta   bool     `json:"-"`
+	Unread  []string `json:"-"`
 
 	// Notified reports whether new keys also come through the master's keyspace notifications, and
 	// NotifiedWhy which, or why not (keyspace.go); "" for a cluster.
@@ -85,12 +87,12 @@ type Reading struct {
 // KeyReading is one key as read from one master.
 type KeyReading struct {
 	Key    string
-	Node   string        // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
-	Value  string        // capped to Config.MaxValueLen bytes
-	Fields []string      // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
-	Set    []SetMember   // a sorted-set lock (Symfony Lock, redis-semaphore): its members; nil otherwise (sets.go)
-	PTTL   time.Duration // remaining TTL as the master reported it; NoTTL when the key never expires
-	Absent bool          // the master answered that the key is not there (or is not a string)
+	Node   string                // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
+	Value  string                // capped to Config.MaxValueLen bytes
+	Fields []string              // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
+	Set    []lockshape.SetMember // a sorted-set lock (Symfony Lock, redis-semaphore): its members; nil otherwise (sets.go)
+	PTTL   time.Duration         // remaining TTL as the master reported it; NoTTL when the key never expires
+	Absent bool                  // the master answered that the key is not there (or is not a string)
 
 	refused bool     // the master's ACL refused the read of this sorted set (ZRANGE): not read, never absent
 	cut     cutState // what is known of a value longer than Value (longvalues.go)
@@ -304,7 +306,7 @@ func (p *poller) failed(err error) Reading {
 
 // read polls the master once: its primary from its Sentinels (if it has any), TIME, then INFO and the refresh
 // of the known keys, then discovery under its budget. known is the sorted list of keys to refresh.
-func (p *poller) read(ctx context.Context, cfg Config, known *knownList) Reading {
+func (p *poller) Read(ctx context.Context, cfg Config, known *KnownList) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
 	p.scriptsHeld = false
 	d := p.disc
@@ -338,7 +340,7 @@ func (p *poller) read(ctx context.Context, cfg Config, known *knownList) Reading
 		return p.failed(err)
 	}
 	slowest := r.Received.Sub(r.Sent)
-	if err := p.refreshKeys(ctx, cfg, known.list(), &r, &d, &slowest); err != nil {
+	if err := p.refreshKeys(ctx, cfg, known.List(), &r, &d, &slowest); err != nil {
 		return p.failed(err)
 	}
 	if err := p.discover(ctx, cfg, known, &r, &d, slowest); err != nil {
@@ -356,7 +358,7 @@ func (p *poller) read(ctx context.Context, cfg Config, known *knownList) Reading
 }
 
 // readKeys reads the value and PTTL of keys, for the keys discovery found on other masters in this poll.
-func (p *poller) readKeys(ctx context.Context, cfg Config, keys []string) Reading {
+func (p *poller) ReadKeys(ctx context.Context, cfg Config, keys []string) Reading {
 	r := Reading{Addr: p.addr}
 	if len(keys) == 0 {
 		return r
@@ -474,9 +476,9 @@ func (p *poller) refresh(ctx context.Context, cfg Config, known []string, r *Rea
 // discover continues the sweep of the keyspace for new lock keys, within the share of the master's CPU that
 // Config.ScanBudget allows for the time since it last ran, and within the poll's deadline. It adds the keys it
 // finds to r.Keys, up to tracked+found = Config.MaxKeys.
-func (p *poller) discover(ctx context.Context, cfg Config, known *knownList, r *Reading, d *discovery, slowest time.Duration) error {
-	t := &tracking{known: known, tracked: known.counted(), found: map[string]bool{}}
-	if r.delta {
+func (p *poller) discover(ctx context.Context, cfg Config, known *KnownList, r *Reading, d *discovery, slowest time.Duration) error {
+	t := &tracking{known: known, tracked: known.Counted(), found: map[string]bool{}}
+	if r.Delta {
 		t.cached = p.track // a delta has only what changed, and the master tells when a cached key does
 	}
 	now := time.Now()
@@ -540,7 +542,7 @@ func (p *poller) discover(ctx context.Context, cfg Config, known *knownList, r *
 
 // tracking is what one poll's discovery on one master has tracked so far.
 type tracking struct {
-	known   *knownList      // the keys known before the poll
+	known   *KnownList      // the keys known before the poll
 	tracked int             // distinct keys tracked: the known ones (free locks' aside) and the new ones kept
 	found   map[string]bool // the keys this poll's discovery kept
 	cached  *tracker        // with a delta reading: the tracker, whose cached keys are left out
@@ -563,10 +565,10 @@ func (t *tracking) keep(cfg Config, keys []KeyReading, readAt time.Time, within 
 			cfg.Pattern == DefaultPattern && !lockShaped(k):
 			notLockShaped++
 			continue
-		case !t.known.has(k.Key) && t.tracked >= cfg.MaxKeys:
+		case !t.known.Has(k.Key) && t.tracked >= cfg.MaxKeys:
 			d.leftOut(1) // the sweep goes on, so it ends, but what it finds is not tracked
 			continue
-		case !t.known.has(k.Key):
+		case !t.known.Has(k.Key):
 			t.tracked++ // the cap counts distinct keys: a key known already, or found twice, is not new
 		}
 		t.found[k.Key] = true

@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 		}
 		fresh := keys[:0]
 		for _, k := range keys {
-			if lockshape.MatchesPattern(cfg.Pattern, k) && !t.known.has(k) {
+			if lockshape.MatchesPattern(cfg.Pattern, k) && !t.known.Has(k) {
 				fresh = append(fresh, k)
 			}
 		}

@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"slices"
@@ -26,7 +26,7 @@ func TestTrackerReadsAgainWhatItsTTLSaysIsGone(t *testing.T) {
 		{Key: "lock:a", Value: "token-a", PTTL: time.Second, ReadAt: now},
 		{Key: "lock:b", Value: "token-b", PTTL: time.Minute, ReadAt: now},
 		{Key: "lock:c", Value: "token-c", PTTL: NoTTL, ReadAt: now},
-	}, DefaultInterval)
+	}, testInterval)
 	for _, step := range []struct {
 		at   time.Duration
 		want []string
@@ -54,13 +54,13 @@ func TestTrackerCacheFollowsTheKnownKeys(t *testing.T) {
 	for _, k := range append(before, "lock:gone") {
 		read = append(read, KeyReading{Key: k, Value: "token-" + k, PTTL: time.Hour, ReadAt: now})
 	}
-	tr.remember(read, DefaultInterval)
+	tr.remember(read, testInterval)
 	after := []string{"lock:a", "lock:c", "lock:d", "lock:e", "lock:f"}
 	if got, want := planAt(tr, after, now), []string{"lock:a", "lock:d", "lock:f"}; !slices.Equal(got, want) {
 		t.Errorf("new known keys: reads %q, want %q", got, want)
 	}
 	// Looked up in the poll's known list, and without it.
-	for _, known := range []*knownList{newKnownList(after), nil} {
+	for _, known := range []*KnownList{NewKnownList(after), nil} {
 		for _, k := range []string{"lock:c", "lock:e"} {
 			if !tr.holds(k, known) {
 				t.Errorf("%s, known before and after, is no longer cached", k)
@@ -76,3 +76,6 @@ func TestTrackerCacheFollowsTheKnownKeys(t *testing.T) {
 		t.Errorf("the same known list again: reads %q, want nothing", got)
 	}
 }
+
+// testInterval is the poll interval of the tracker's tests: the monitor's default.
+const testInterval = 500 * time.Millisecond

@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"context"
@@ -20,10 +20,6 @@ const (
 
 // DefaultFullReadEvery is how often a tracked master's keys are all read again, as a safety net.
 const DefaultFullReadEvery = 3 * time.Minute
-
-// trackingByDefault makes New track keys where masters allow it; the tests of this package turn it off with
-// -polling (tracking_main_test.go), to run every test in both modes.
-var trackingByDefault = true
 
 // invalidateChannel is where a master publishes the invalidations of keys a tracking connection read.
 const invalidateChannel = "__redis__:invalidate"

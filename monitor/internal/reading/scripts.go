@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"context"
@@ -150,14 +150,14 @@ var errScriptsHeld = errors.New("monitor: a write pause held the read scripts")
 // Script commands a master may not have: renamed away in its configuration (rename-command EVAL ""), for
 // every client.
 const (
-	cmdEval    = "EVAL"
-	cmdEvalSHA = "EVALSHA"
+	CmdEval    = "EVAL"
+	CmdEvalSHA = "EVALSHA"
 )
 
 // scriptCommands are the script commands whose presence the access check probes, by a call without
 // arguments: a command the server has answers that its arguments are wrong, at once, without running it,
 // checking the ACL or waiting for a write pause; one it does not have answers that it is unknown.
-var scriptCommands = []string{cmdEval, cmdEvalSHA}
+var scriptCommands = []string{CmdEval, CmdEvalSHA}
 
 // noteMissing notes that the master does not have cmd.
 func (r *Reading) noteMissing(cmd string) {
@@ -184,25 +184,4 @@ func missingOf(probes []*redis.Cmd) []string {
 		}
 	}
 	return missing
-}
-
-// WarnNoScripts is the kind of the warning about a master that cannot run Lua scripts: EVAL or EVALSHA is
-// not a command there (MasterStatus.MissingCommands).
-const WarnNoScripts = "no-scripts"
-
-// noScriptsWarning returns the warning about m's missing script commands, and false when it has them all (as
-// far as is known).
-func noScriptsWarning(m *MasterStatus) (Warning, bool) {
-	w := Warning{Severity: SeverityError, Kind: WarnNoScripts, Master: m.Addr}
-	switch {
-	case slices.Contains(m.MissingCommands, cmdEval):
-		w.Text = "cannot run Lua scripts (EVAL is renamed away in its configuration): locks taken there can never be " +
-			"released or extended by Redlock clients"
-	case slices.Contains(m.MissingCommands, cmdEvalSHA):
-		w.Text = "cannot run Lua scripts by their SHA1 (EVALSHA is renamed away in its configuration): locks taken " +
-			"there can never be released or extended by Redlock clients that run their scripts with EVALSHA, as most do"
-	default:
-		return Warning{}, false
-	}
-	return w, true
 }

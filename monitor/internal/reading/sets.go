@@ -1,9 +1,11 @@
-package monitor
+package reading
 
 import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // setLockLua is a Lua function shared by the read scripts: otherLock(k, n) returns a hash lock's fields and
@@ -36,7 +38,7 @@ func (scriptRefusal) RedisError() {}
 
 // setReading reads the value the scripts return for a sorted set (see setLockLua): its members, or that the
 // master refused to read it. ok is false when v is not a set.
-func setReading(v []any, maxLen int) (members []SetMember, refused bool, ok bool) {
+func setReading(v []any, maxLen int) (members []lockshape.SetMember, refused bool, ok bool) {
 	if len(v) == 0 {
 		return nil, false, false
 	}
@@ -47,7 +49,7 @@ func setReading(v []any, maxLen int) (members []SetMember, refused bool, ok bool
 	if s, _ := marker[0].(string); s == "zset-denied" {
 		return nil, true, true
 	}
-	members = make([]SetMember, 0, (len(v)-1)/2)
+	members = make([]lockshape.SetMember, 0, (len(v)-1)/2)
 	for i := 1; i+1 < len(v); i += 2 {
 		m, _ := v[i].(string)
 		s, _ := v[i+1].(string)
@@ -55,7 +57,7 @@ func setReading(v []any, maxLen int) (members []SetMember, refused bool, ok bool
 		if err != nil {
 			continue
 		}
-		members = append(members, SetMember{Member: m[:min(len(m), maxLen)], Score: score})
+		members = append(members, lockshape.SetMember{Member: m[:min(len(m), maxLen)], Score: score})
 	}
 	return members, false, true
 }

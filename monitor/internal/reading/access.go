@@ -1,18 +1,16 @@
-package monitor
+package reading
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 )
 
 // Least privilege, said out loud. A master whose ACL refuses one of the commands the monitor needs answers
@@ -31,26 +29,12 @@ const accessRecheck = time.Minute
 // accessWait is the least time a check waits for its answer: one pipeline of about twenty small commands.
 const accessWait = 100 * time.Millisecond
 
-// Warning kinds of deployments.
-const (
-	// WarnDenied is the kind of a command the master's ACL refuses, as WarnDenied+":"+command in lower case
-	// ("denied:getrange"): one warning per command.
-	WarnDenied = "denied"
-	// WarnKeysRefused: the master's ACL key patterns refused the read of some keys.
-	WarnKeysRefused = "keys-refused"
-	// WarnNotLockShaped (information): keys with a TTL left out of the list as not lock-shaped.
-	WarnNotLockShaped = "not-lock-shaped"
-)
-
-// neededCommand is a command the program needs, with a use of it that changes nothing, and what stops working
-// when the master refuses it.
+// neededCommand is a command the program needs, with a use of it that changes nothing. What stops working when
+// the master refuses it is the monitor's to say (its access warnings).
 type neededCommand struct {
-	name     string                          // upper case, as the warning names it
-	args     func(key, pattern string) []any // run as a probe, or given to ACL DRYRUN; key does not exist
-	severity Severity                        // of its warning
-	off      string                          // what is off for watching when it is refused; "" nothing
-	writeOff string                          // what is off for writing (Config.Writes); "" nothing
-	write    bool                            // checked only when the program writes
+	name  string                          // upper case, as the warning names it
+	args  func(key, pattern string) []any // run as a probe, or given to ACL DRYRUN; key does not exist
+	write bool                            // checked only when the program writes
 }
 
 // neededCommands are the commands the monitor reads with (directly, or in its read scripts) and, when the
@@ -58,44 +42,30 @@ type neededCommand struct {
 // EVAL, and PING and ROLE when it connects). Fencing (EXISTS, INCR) and deleting a Redisson lock (TYPE,
 // HEXISTS, PUBLISH) are not checked: they are named when refused (see redlock's script errors).
 var neededCommands = []neededCommand{
-	{name: "TIME", args: plain("TIME"), severity: SeverityWarning, off: "clock offset unknown; the clock checks are off"},
-	{name: "INFO", args: plain("INFO", "server"), severity: SeverityWarning,
-		off: "role and restarts are not checked, nor whether two masters are one server, nor eviction and flushes (a lock gone early is told released)"},
-	{name: "DBSIZE", args: plain("DBSIZE"), severity: SeverityInfo, off: "the scan's progress has no total"},
-	{name: "SCAN", args: func(_, pattern string) []any { return []any{"SCAN", "0", "MATCH", pattern, "COUNT", "1"} },
-		severity: SeverityError, off: "locks cannot be found"},
-	{name: "GETRANGE", args: onKey("GETRANGE", 0, 0), severity: SeverityError, off: "values cannot be read; locks are not listed"},
-	{name: "PTTL", args: onKey("PTTL"), severity: SeverityError, off: "TTLs cannot be read; locks are not listed"},
+	{name: "TIME", args: plain("TIME")},
+	{name: "INFO", args: plain("INFO", "server")},
+	{name: "DBSIZE", args: plain("DBSIZE")},
+	{name: "SCAN", args: func(_, pattern string) []any { return []any{"SCAN", "0", "MATCH", pattern, "COUNT", "1"} }},
+	{name: "GETRANGE", args: onKey("GETRANGE", 0, 0)},
+	{name: "PTTL", args: onKey("PTTL")},
 	// Flagged no-writes, as the read scripts are: a write pause does not hold it (scripts.go).
-	{name: "EVAL", args: plain("EVAL", noWritesShebang+"return 1", 0), severity: SeverityWarning, off: scriptsOff,
-		writeOff: "locks cannot be released or extended from here (their scripts are loaded with EVAL)"},
-	{name: "MGET", args: onKey("MGET"), severity: SeverityWarning, off: scriptsOff},
-	{name: "STRLEN", args: onKey("STRLEN"), severity: SeverityWarning, off: scriptsOff},
-	{name: "GET", args: onKey("GET"), severity: SeverityWarning, off: scriptsOff,
-		writeOff: "locks cannot be released or extended from here (their scripts compare the token with GET)"},
-	{name: "TYPE", args: onKey("TYPE"), severity: SeverityWarning, off: scriptsOff},
-	{name: "HLEN", args: onKey("HLEN"), severity: SeverityWarning, off: scriptsOff},
-	{name: "HGETALL", args: onKey("HGETALL"), severity: SeverityWarning, off: scriptsOff},
-	{name: "ZRANGE", args: onKey("ZRANGE", 0, 0), severity: SeverityWarning,
-		off: "sorted-set locks (Symfony Lock, redis-semaphore) cannot be read: new ones are not listed, known ones are unknown"},
-	{name: "PUBSUB", args: plain("PUBSUB", "NUMSUB", redissonChannelPrefix), severity: SeverityInfo,
-		off: "Redisson locks' waiters (the subscribers of their channels) are not counted"},
-	{name: "PING", args: plain("PING"), severity: SeverityWarning, write: true,
-		writeOff: "locks cannot be acquired, extended or released from here (each connection starts with PING)"},
+	{name: "EVAL", args: plain("EVAL", noWritesShebang+"return 1", 0)},
+	{name: "MGET", args: onKey("MGET")},
+	{name: "STRLEN", args: onKey("STRLEN")},
+	{name: "GET", args: onKey("GET")},
+	{name: "TYPE", args: onKey("TYPE")},
+	{name: "HLEN", args: onKey("HLEN")},
+	{name: "HGETALL", args: onKey("HGETALL")},
+	{name: "ZRANGE", args: onKey("ZRANGE", 0, 0)},
+	{name: "PUBSUB", args: plain("PUBSUB", "NUMSUB", redissonChannelPrefix)},
+	{name: "PING", args: plain("PING"), write: true},
 	// NX and XX together are a syntax error, found after the ACL check: the probe never writes.
-	{name: "SET", args: onKey("SET", "x", "NX", "XX"), severity: SeverityWarning, write: true,
-		writeOff: "locks cannot be acquired from here"},
-	{name: "EVALSHA", args: func(key, _ string) []any { return []any{"EVALSHA", strings.Repeat("0", 40), 1, key} },
-		severity: SeverityWarning, write: true, writeOff: "locks cannot be released or extended from here"},
-	{name: "DEL", args: onKey("DEL"), severity: SeverityWarning, write: true, writeOff: "locks cannot be released from here"},
-	{name: "PEXPIRE", args: onKey("PEXPIRE", 1000), severity: SeverityWarning, write: true,
-		writeOff: "locks cannot be extended from here"},
-	{name: "ROLE", args: plain("ROLE"), severity: SeverityWarning, write: true,
-		writeOff: "a replica given as a master is found only when it refuses a write"},
+	{name: "SET", args: onKey("SET", "x", "NX", "XX"), write: true},
+	{name: "EVALSHA", args: func(key, _ string) []any { return []any{"EVALSHA", strings.Repeat("0", 40), 1, key} }, write: true},
+	{name: "DEL", args: onKey("DEL"), write: true},
+	{name: "PEXPIRE", args: onKey("PEXPIRE", 1000), write: true},
+	{name: "ROLE", args: plain("ROLE"), write: true},
 }
-
-// scriptsOff is what is off when the read scripts cannot run: the poller falls back to plain commands.
-const scriptsOff = "the read scripts cannot run: reads fall back to plain commands (more round trips), and Redisson's hash locks and sorted-set locks are not read"
 
 func plain(args ...any) func(string, string) []any {
 	return func(string, string) []any { return args }
@@ -103,15 +73,6 @@ func plain(args ...any) func(string, string) []any {
 
 func onKey(name string, rest ...any) func(string, string) []any {
 	return func(key, _ string) []any { return append([]any{name, key}, rest...) }
-}
-
-// neededCommandNamed returns the needed command called name, and whether there is one.
-func neededCommandNamed(name string) (neededCommand, bool) {
-	i := slices.IndexFunc(neededCommands, func(c neededCommand) bool { return c.name == name })
-	if i < 0 {
-		return neededCommand{}, false
-	}
-	return neededCommands[i], true
 }
 
 // accessState is what the poller knows of its master's ACL.
@@ -315,85 +276,6 @@ func probeKey(pattern string) string {
 		return name
 	}
 	return out.String()
-}
-
-// accessWarnings are the warnings of the commands m's ACL refuses, one per command, saying what is off.
-func accessWarnings(m *MasterStatus, writes bool) []Warning {
-	var ws []Warning
-	if writes {
-		for _, name := range m.DeniedOnKeys {
-			if c, ok := neededCommandNamed(name); ok && c.writeOff != "" {
-				ws = append(ws, Warning{Severity: c.severity, Kind: WarnDenied + ":" + strings.ToLower(name), Master: m.Addr,
-					Text: name + " denied on keys outside the user's ACL key patterns: on such keys, " + c.writeOff})
-			}
-		}
-	}
-	for _, name := range m.Denied {
-		c, ok := neededCommandNamed(name)
-		if !ok {
-			continue
-		}
-		var off []string
-		if c.off != "" {
-			off = append(off, c.off)
-		}
-		if writes && c.writeOff != "" {
-			off = append(off, c.writeOff)
-		}
-		if len(off) == 0 {
-			continue
-		}
-		ws = append(ws, Warning{Severity: c.severity, Kind: WarnDenied + ":" + strings.ToLower(name), Master: m.Addr,
-			Text: name + " denied: " + strings.Join(off, "; ")})
-	}
-	return ws
-}
-
-// deploymentWarnings returns the warnings of how the masters are deployed: the commands and keys their ACL
-// refuses, the script commands they do not have, and the keys left out of the list as not lock-shaped
-// (information). It only reads s.
-func deploymentWarnings(s *Snapshot, cfg Config) []Warning {
-	var ws []Warning
-	for i := range s.Masters {
-		m := &s.Masters[i]
-		if !m.Up {
-			continue
-		}
-		own := accessWarnings(m, cfg.Writes)
-		if w, ok := noScriptsWarning(m); ok {
-			own = append(own, w)
-		}
-		if m.Sweep.Refused > 0 {
-			own = append(own, Warning{Severity: SeverityWarning, Kind: WarnKeysRefused, Master: m.Addr,
-				Text: fmt.Sprintf("%s refused by the user's ACL key patterns, not read: a lock among them is not listed; "+
-					"a --pattern within the user's keys leaves them out", plural64(m.Sweep.Refused, "key"))})
-		}
-		ws = append(ws, own...)
-	}
-	if text := notLockShapedText(s.NotLockShaped()); text != "" && cfg.Pattern == DefaultPattern {
-		ws = append(ws, Warning{Severity: SeverityInfo, Kind: WarnNotLockShaped, Text: text})
-	}
-	return ws
-}
-
-// plural64 returns "1 key", "5,998 keys".
-func plural64(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return textfmt.Thousands(int(n)) + " " + what + "s"
-}
-
-// Rank orders severities by how much they matter: errors 2, warnings 1, information 0. Sort by it, not by the
-// Severity's value, which is not in that order.
-func (s Severity) Rank() int {
-	switch s {
-	case SeverityError:
-		return 2
-	case SeverityWarning:
-		return 1
-	}
-	return 0
 }
 
 // withAdvice adds Config.Advise's advice to a read's error: at once for a refusal (a login refused), and for

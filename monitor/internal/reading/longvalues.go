@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"context"
@@ -103,12 +103,16 @@ func parseLongValue(v string, maxLen int) (value string, digest uint64, length i
 
 // token is the cell token of a read of a string: its value, or, for a value longer than what was read of it,
 // that prefix marked with the whole value's length and digest.
-func (k *KeyReading) token() string {
+func (k *KeyReading) Token() string {
 	if k.Len == 0 {
 		return k.Value
 	}
 	return markedToken(k.Value, int(k.Len), k.Digest)
 }
+
+// LengthUnread reports whether k is a long value whose length and digest were not read (plain commands,
+// until readWhole): its cell is unknown.
+func (k *KeyReading) LengthUnread() bool { return k.cut == cutUnread }
 
 // markedToken is a long value's token: its first bytes (prefix), then "…[<length> bytes, sha1 <digest>]" with
 // the digest in 16 hex digits, or "…[<length> bytes]" for a value not digested (digest 0).

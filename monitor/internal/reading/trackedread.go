@@ -1,4 +1,4 @@
-package monitor
+package reading
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 )
 
 // refreshKeys reads INFO and DBSIZE and the known keys: by tracking where the master allows it (only the keys
@@ -14,9 +15,9 @@ import (
 func (p *poller) refreshKeys(ctx context.Context, cfg Config, known []string, r *Reading, d *discovery, slowest *time.Duration) error {
 	switch {
 	case p.track == nil:
-		r.Refresh, r.RefreshWhy = RefreshPolling, whyTrackingOff
+		r.Refresh, r.RefreshWhy = RefreshPolling, WhyTrackingOff
 	case r.Primary != "":
-		r.Refresh, r.RefreshWhy = RefreshPolling, whySentinel
+		r.Refresh, r.RefreshWhy = RefreshPolling, WhySentinel
 	case p.track.pollingFor(time.Now()) != "":
 		r.Refresh, r.RefreshWhy = RefreshPolling, p.track.off
 	default:
@@ -60,15 +61,15 @@ func (p *poller) refreshTracked(ctx context.Context, cfg Config, known []string,
 	read := r.Keys[from:]
 	t.remember(read, cfg.Interval)
 	t.seq++
-	r.seq, t.lastRead = t.seq, pl.read
+	r.Seq, t.lastRead = t.seq, pl.read
 	if t.stormed(read, pl.before) {
 		r.Refresh, r.RefreshWhy = RefreshPolling, t.off // this poll's reads stand; the next ones poll
 	}
 	if pl.why == "" {
-		r.delta, r.deltaOf = true, pl.deltaOf
+		r.Delta, r.DeltaOf = true, pl.deltaOf
 		if len(read) < len(pl.read) { // no time left for the others: unknown, and read next time
-			r.unread = notRead(pl.read, read)
-			t.missing = append(t.missing, r.unread...)
+			r.Unread = notRead(pl.read, read)
+			t.missing = append(t.missing, r.Unread...)
 		}
 	}
 	return nil
@@ -126,7 +127,7 @@ func (t *tracker) plan(ctx context.Context, known []string, ahead time.Duration)
 	case pl.deltaOf == 0:
 		pl.why = "full re-read: the last reading could not be applied"
 	case time.Since(t.lastFull) >= t.fullRead:
-		pl.why = "full re-read: due every " + ShortDuration(t.fullRead)
+		pl.why = "full re-read: due every " + textfmt.ShortDuration(t.fullRead)
 	}
 	if pl.why != "" {
 		t.lastFull = time.Now()
