@@ -150,13 +150,13 @@ func (b *lockBuilder) freeUntil(res string) time.Time {
 		return time.Time{}
 	}
 	log := b.prev.HoldLog(res)
-	switch {
-	case log == nil:
+	if log == nil {
 		return time.Time{}
-	case log.open.Token != "" || log.troubleOpen(): // this poll ends them
+	}
+	if _, held := log.Open(); held || log.TroubleOpen() { // this poll ends them
 		return b.now.Add(b.cfg.History)
 	}
-	if at := log.idleAt(b.cfg.History); at.After(b.now) {
+	if at := log.IdleAt(b.cfg.History); at.After(b.now) {
 		return at
 	}
 	return time.Time{}

@@ -50,6 +50,7 @@ package monitor
 import (
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor/holds"
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -143,7 +144,7 @@ func (c Config) WithDefaults() Config {
 	if c.MaxIntervals <= 0 {
 		c.MaxIntervals = DefaultMaxIntervals
 	}
-	c.MaxIntervals = max(c.MaxIntervals, chunkLen)
+	c.MaxIntervals = max(c.MaxIntervals, holds.ChunkLen)
 	if c.FenceSuffix == "" {
 		c.FenceSuffix = DefaultFenceSuffix
 	}

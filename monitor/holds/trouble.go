@@ -1,4 +1,4 @@
-package monitor
+package holds
 
 import (
 	"slices"
@@ -11,11 +11,6 @@ import (
 type Trouble struct {
 	Start time.Time // the first poll that decided the lock split or without quorum
 	End   time.Time // the first poll that decided it no longer is, or did not show it; zero while it lasts
-}
-
-// troubled reports whether v's poll decided it split or without a quorum.
-func troubled(v *LockView) bool {
-	return decided(v) && v.Holder == "" && (v.State == StateSplit || v.State == StateLost || v.QuorumLost)
 }
 
 // Troubles returns the spans in which the lock was split or without quorum that ended after since, or last
@@ -34,18 +29,18 @@ func (h *HoldLog) Troubles(since time.Time) []Trouble {
 }
 
 // troubleOpen reports whether h's last trouble span still lasts.
-func (h *HoldLog) troubleOpen() bool {
+func (h *HoldLog) TroubleOpen() bool {
 	return h != nil && len(h.troubles) > 0 && h.troubles[len(h.troubles)-1].End.IsZero()
 }
 
 // troubleSince reports whether h has a trouble span that lasts or ended after since.
 func (h *HoldLog) troubleSince(since time.Time) bool {
-	return len(h.troubles) > 0 && (h.troubleOpen() || h.troubles[len(h.troubles)-1].End.After(since))
+	return len(h.troubles) > 0 && (h.TroubleOpen() || h.troubles[len(h.troubles)-1].End.After(since))
 }
 
 // withTrouble returns a copy of h (a new log of resource when h is nil) whose trouble spans are trs, less
 // those that ended before since and the oldest beyond limit.
-func (h *HoldLog) withTrouble(resource string, trs []Trouble, since time.Time, limit int) *HoldLog {
+func (h *HoldLog) WithTrouble(resource string, trs []Trouble, since time.Time, limit int) *HoldLog {
 	n := &HoldLog{Resource: resource}
 	if h != nil {
 		*n = *h
@@ -56,23 +51,4 @@ func (h *HoldLog) withTrouble(resource string, trs []Trouble, since time.Time, l
 	}
 	n.troubles = slices.Clip(trs[drop:])
 	return n
-}
-
-// trackTrouble returns log after this poll's step of its trouble spans: a poll that decides the lock split or
-// without quorum opens a span, one that decides otherwise, or no longer shows the lock, closes it; a poll that
-// does not decide changes nothing.
-func (st holderStep) trackTrouble(log *HoldLog) *HoldLog {
-	open := log.troubleOpen()
-	switch {
-	case st.v != nil && !decided(st.v):
-		return log
-	case !open && troubled(st.v):
-		trs := append(slices.Clip(log.Troubles(st.since)), Trouble{Start: st.now})
-		return log.withTrouble(st.v.Resource, trs, st.since, st.limit)
-	case open && !troubled(st.v):
-		trs := slices.Clone(log.troubles)
-		trs[len(trs)-1].End = st.now
-		return log.withTrouble(log.Resource, trs, st.since, st.limit)
-	}
-	return log
 }

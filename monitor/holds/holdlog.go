@@ -1,4 +1,4 @@
-package monitor
+package holds
 
 import (
 	"math"
@@ -64,7 +64,7 @@ const (
 
 // chunkLen is how many closed intervals one chunk of a HoldLog holds. A full chunk is never changed again, so
 // snapshots share them; a handover copies at most one chunk's worth of intervals.
-const chunkLen = 16
+const ChunkLen = 16
 
 // HoldLog is the history of one lock's holders over the window (Config.History): its closed intervals, oldest
 // first, at most Config.MaxIntervals of them, and the open one. It is immutable once in a snapshot: each
@@ -153,7 +153,7 @@ func appendAfter(out []Interval, sps []span, after int64) []Interval {
 }
 
 // closedCount is how many closed intervals h keeps.
-func (h *HoldLog) closedCount() int { return len(h.chunks)*chunkLen + len(h.tail) }
+func (h *HoldLog) closedCount() int { return len(h.chunks)*ChunkLen + len(h.tail) }
 
 // last is the last closed interval, false when there is none.
 func (h *HoldLog) last() (span, bool) {
@@ -161,27 +161,27 @@ func (h *HoldLog) last() (span, bool) {
 	case len(h.tail) > 0:
 		return h.tail[len(h.tail)-1], true
 	case len(h.chunks) > 0:
-		return h.chunks[len(h.chunks)-1][chunkLen-1], true
+		return h.chunks[len(h.chunks)-1][ChunkLen-1], true
 	}
 	return span{}, false
 }
 
 // withClosed returns a copy of h whose open interval is closed at end, as kind, and dropped from the open
 // place; chunks that fall out of the window (ended before since) or beyond max intervals are dropped.
-func (h *HoldLog) withClosed(end time.Time, slack time.Duration, kind EndKind, since time.Time, limit int) *HoldLog {
+func (h *HoldLog) WithClosed(end time.Time, slack time.Duration, kind EndKind, since time.Time, limit int) *HoldLog {
 	iv := h.open
 	iv.End, iv.EndSlack, iv.Ended = end, slack, kind
 	n := &HoldLog{Resource: h.Resource, chunks: h.chunks, troubles: h.troubles}
-	tail := make([]span, len(h.tail)+1, chunkLen)
+	tail := make([]span, len(h.tail)+1, ChunkLen)
 	copy(tail, h.tail)
 	tail[len(h.tail)] = pack(iv)
-	if len(tail) == chunkLen {
+	if len(tail) == ChunkLen {
 		n.chunks = append(slices.Clip(h.chunks), tail)
 	} else {
 		n.tail = tail
 	}
 	drop := 0
-	for drop < len(n.chunks) && (n.chunks[drop][chunkLen-1].end < since.UnixNano() || n.closedCount()-drop*chunkLen > limit) {
+	for drop < len(n.chunks) && (n.chunks[drop][ChunkLen-1].end < since.UnixNano() || n.closedCount()-drop*ChunkLen > limit) {
 		drop++
 	}
 	if drop > 0 {
@@ -192,7 +192,7 @@ func (h *HoldLog) withClosed(end time.Time, slack time.Duration, kind EndKind, s
 
 // lastLost returns h's last closed interval when it ended with its quorum lost and the lock has not been seen
 // gone since.
-func (h *HoldLog) lastLost() bool {
+func (h *HoldLog) LastLost() bool {
 	if h == nil || h.open.Token != "" {
 		return false
 	}
@@ -201,7 +201,7 @@ func (h *HoldLog) lastLost() bool {
 }
 
 // withGone returns a copy of h whose last closed interval was seen gone at t.
-func (h *HoldLog) withGone(t time.Time) *HoldLog {
+func (h *HoldLog) WithGone(t time.Time) *HoldLog {
 	n := *h
 	if len(h.tail) > 0 {
 		n.tail = slices.Clone(h.tail)
@@ -210,13 +210,13 @@ func (h *HoldLog) withGone(t time.Time) *HoldLog {
 	}
 	n.chunks = slices.Clone(h.chunks)
 	last := slices.Clone(n.chunks[len(n.chunks)-1])
-	last[chunkLen-1].gone = t.UnixNano()
+	last[ChunkLen-1].gone = t.UnixNano()
 	n.chunks[len(n.chunks)-1] = last
 	return &n
 }
 
 // withOpen returns a copy of h (a new log of resource when h is nil) whose open interval is iv.
-func (h *HoldLog) withOpen(resource string, iv Interval) *HoldLog {
+func (h *HoldLog) WithOpen(resource string, iv Interval) *HoldLog {
 	n := &HoldLog{Resource: resource}
 	if h != nil {
 		*n = *h
@@ -226,10 +226,10 @@ func (h *HoldLog) withOpen(resource string, iv Interval) *HoldLog {
 }
 
 // idleAt is the first time h is idle (idleSince) over a window of window, with nothing new in it: never
-// (farFuture) while it has a holder or a trouble lasts.
-func (h *HoldLog) idleAt(window time.Duration) time.Time {
-	if h.open.Token != "" || h.troubleOpen() {
-		return farFuture
+// (Never) while it has a holder or a trouble lasts.
+func (h *HoldLog) IdleAt(window time.Duration) time.Time {
+	if h.open.Token != "" || h.TroubleOpen() {
+		return Never
 	}
 	var latest int64
 	if last, ok := h.last(); ok {
@@ -242,7 +242,7 @@ func (h *HoldLog) idleAt(window time.Duration) time.Time {
 }
 
 // idleSince reports whether h has nothing left to tell after since: no holder, and no interval ended after it.
-func (h *HoldLog) idleSince(since time.Time) bool {
+func (h *HoldLog) IdleSince(since time.Time) bool {
 	last, ok := h.last()
 	return h.open.Token == "" && (!ok || last.end <= since.UnixNano()) && !h.troubleSince(since)
 }
@@ -272,7 +272,7 @@ func (h *HoldLog) AcquiredSince(since time.Time) int {
 		}
 	}
 	for c := len(h.chunks) - 1; c >= 0; c-- {
-		for k := chunkLen - 1; k >= 0; k-- {
+		for k := ChunkLen - 1; k >= 0; k-- {
 			if !began(h.chunks[c][k]) {
 				return n
 			}
@@ -280,3 +280,6 @@ func (h *HoldLog) AcquiredSince(since time.Time) int {
 	}
 	return n
 }
+
+// Never stands for a time that does not come: the idle time of a log with a holder (IdleAt).
+var Never = time.Unix(1<<40, 0)
