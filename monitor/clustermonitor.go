@@ -1,6 +1,8 @@
 package monitor
 
 import (
+	"strings"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
@@ -25,3 +27,7 @@ func (m *Monitor) Close() error {
 	}
 	return nil
 }
+
+// ClusterName is the name under which the dashboard shows a Redis Cluster given by some of its nodes:
+// "cluster " and the first node's name.
+func ClusterName(first string) string { return "cluster " + strings.TrimSpace(first) }

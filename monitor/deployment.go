@@ -9,8 +9,9 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
-// What the masters' ACLs cost us, said out loud (the probes are poll's, access.go): each command a master
-// refuses becomes a warning that says what is off.
+// How the masters are deployed, said out loud: each command a master's ACL refuses (found by package
+// reading's probes, access.go) becomes a warning that says what is off; so do keys its ACL refuses to read,
+// script commands renamed away, and keys left out of the list as not lock-shaped.
 
 // Warning kinds of deployments.
 const (
@@ -161,4 +162,28 @@ func noScriptsWarning(m *MasterStatus) (Warning, bool) {
 		return Warning{}, false
 	}
 	return w, true
+}
+
+// NotLockShaped is how many keys with a TTL the masters hold that are not lock-shaped, so not listed (default
+// pattern only): the sum over distinct servers of their last full sweep's count (or, before one finished,
+// the count so far).
+func (s Snapshot) NotLockShaped() int64 {
+	var n int64
+	for _, m := range s.Masters {
+		if m.DuplicateOf == "" {
+			n += m.Sweep.NotLockShaped
+		}
+	}
+	return n
+}
+
+// notLockShapedText is the line that tells how many keys were left out as not lock-shaped, "" for none.
+func notLockShapedText(n int64) string {
+	switch {
+	case n <= 0:
+		return ""
+	case n == 1:
+		return "1 key with a TTL is not lock-shaped: --pattern shows it"
+	}
+	return fmt.Sprintf("%s keys with a TTL are not lock-shaped: --pattern shows them", textfmt.Thousands(int(n)))
 }
