@@ -8,7 +8,8 @@ import "time"
 // the masters', the locks', the fence counters', the clocks'.
 func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now time.Time, cfg Config) Snapshot {
 	cfg = cfg.WithDefaults()
-	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1, fenceSuffix: cfg.FenceSuffix, window: cfg.History}
+	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1,
+		carried: carried{fenceSuffix: cfg.FenceSuffix, window: cfg.History}}
 	if prev != nil {
 		s.Seq = prev.Seq + 1
 		s.maxTTL, s.watchedFrom = prev.maxTTL, prev.watchedFrom
