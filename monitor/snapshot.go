@@ -26,25 +26,57 @@
 //
 // # Reading the code
 //
-// I/O: monitor.go (the Monitor, its polls and fan-out), poll.go (one master's reading), refresh.go (the keys the
-// next poll re-reads), and where a master allows it tracking.go, invalidations.go, trackedread.go and storm.go
-// (re-reading only the keys the master says changed: CLIENT TRACKING); candidates.go (the rules a key found must
-// pass) and, where a master publishes them, keyspace.go and keyspaceread.go (new keys named by its keyspace
-// notifications), glob.go (their match to the pattern). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
-// status from its reading), health.go (its health: one state, moved by health.next), clock.go (clock offset
-// and drift, and how they are judged), cells.go (what each read says of each key), lockstate.go (quorum,
-// split, validity: a lock's state in one poll, and LeadToken), sets.go and holders.go (sorted-set locks: how
-// they are read, and each holder's quorum), conventions.go (clients' key prefixes), locks.go (the walk over
-// resources), history.go
-// (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
-// (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
-// is new since the last snapshot), failover.go (a primary's failover and its replication race, replicas named
-// with their primary, and a Sentinel given as a master). format.go, family.go and output.go write for people and
-// programs. A Redis Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where
-// their slots are), clusterstate.go derives its primaries' statuses, warnings and events, clusteroutput.go
-// writes them. Each lock's holders over the window are a hold log: holdlog.go (its intervals, kept in chunks
-// snapshots share), holdtrack.go (its move from poll to poll), contention.go (its figures), contention_output.go
-// and report.go (JSON and the Markdown report); waiters.go counts Redisson's waiters.
+// The package is the aggregator and the Monitor that drives it; its subpackages hold the rest: reading
+// (monitor/internal/reading) reads the masters and hands back a Reading per master, the contract between
+// the I/O and Aggregate; lockshape tells lock keys and client families by their shapes; holds keeps each
+// lock's holders over the window and their contention figures. Each file, by layer:
+//
+// The Monitor and the public names:
+//   - monitor.go: the Monitor, its polls, the fan-out of the reads and the snapshots it hands out.
+//   - clustermonitor.go: NewCluster (a Redis Cluster as one master), Close, ClusterName.
+//   - pollnow.go: PollNow, a poll ahead of the interval.
+//   - refresh.go: the keys the next poll re-reads (and their fence counters).
+//   - recording.go: Poll and ObservePolls for recordings, RecordedConfig for their replay.
+//   - reading.go, lockshapes.go, holdlogs.go: the subpackages' public types under monitor's names.
+//
+// The aggregator, run by Aggregate one step a file:
+//   - snapshot.go: Config and the read model: Snapshot, MasterStatus, LockView, Event, Warning.
+//   - carried.go: what Aggregate carries from poll to poll beside the read model.
+//   - aggregate.go: Aggregate, the steps of one poll.
+//   - master.go: a master's status from its reading.
+//   - health.go: its health, one state moved by health.next.
+//   - clock.go: clock offset and drift, and how they are judged; clockstep.go: a clock that jumps.
+//   - failover.go: a primary's failover and its replication race, replicas named with their primary, a
+//     Sentinel given as a master.
+//   - removals.go: keys evicted or flushed, told from released.
+//   - cells.go: what each read says of each key.
+//   - lockstate.go: quorum, split, validity: a lock's state in one poll, and LeadToken.
+//   - holders.go: sorted-set locks: their holders and each holder's quorum.
+//   - conventions.go: the resource a client's key convention names, ResourceText.
+//   - locks.go: the walk over resources that builds the locks.
+//   - changes.go: a poll with changes builds only the locks that changed.
+//   - quiet.go: a poll with nothing new reuses the snapshot before.
+//   - history.go: a lock's move from the last snapshot, as events.
+//   - alarms.go: the alarms and their confirmation by the next poll.
+//   - fence.go: fence counters, and a counter gone back.
+//   - holdtrack.go: the hold logs' move from poll to poll, and their trouble spans.
+//   - contention.go: a snapshot's hold logs and their contention figures; handovers.go: Handovers.
+//   - owner.go: our locks (Owner, OwnLock), Snapshot.Lock and Shows.
+//   - waiters.go: Redisson's waiters counted per lock.
+//   - clusterstate.go: a cluster's primaries' statuses, warnings and events.
+//   - warnings.go: what is wrong now, computed without changing the snapshot.
+//   - deployment.go: what the masters' ACLs, missing script commands and keys left out cost.
+//   - refreshmode.go: a master polled rather than tracked, and the invalidation storm's warning.
+//   - since.go: the events and warnings new since the last snapshot.
+//   - pttl.go: PTTLAt, a cell's TTL as of now.
+//
+// Words for people and programs:
+//   - format.go: durations, latencies, clock rates.
+//   - output.go: the JSON schema and the table; clusteroutput.go: a cluster's primaries in both.
+//   - holders_output.go, contention_output.go: holders and contention in both.
+//   - report.go: the Markdown report.
+//   - strip.go: a lock's timeline as cells.
+//   - valuetime.go: a lock's value read as a time, in words.
 package monitor
 
 import (
@@ -84,7 +116,7 @@ type Config struct {
 	MaxIntervals int
 	// NoTracking makes every master polled: all known keys read on every poll. By default a master that allows
 	// it (Redis 6 or later, CLIENT TRACKING and SUBSCRIBE permitted) has only the keys it says changed read
-	// again, and all of them every FullReadEvery (default DefaultFullReadEvery) as a safety net (tracking.go).
+	// again, and all of them every FullReadEvery (default DefaultFullReadEvery) as a safety net (reading's tracking.go).
 	NoTracking    bool
 	FullReadEvery time.Duration
 }
@@ -238,9 +270,9 @@ type MasterStatus struct {
 	EvictionPolicy   string        // INFO memory maxmemory_policy ("noeviction", "allkeys-lru", ...); "" unknown (removals.go)
 	MaxMemory        int64         // INFO memory maxmemory in bytes, 0 for no limit; meaningful when EvictionPolicy is known
 	EvictedKeys      int64         // INFO stats evicted_keys: keys it evicted since it started; -1 unknown
-	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (tracking.go)
+	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (reading's tracking.go)
 	RefreshWhy       string        // why it is polled, or why its keys were all read in the last poll; "" none
-	Notified         bool          // new keys also come through its keyspace notifications, not only the scan (keyspace.go)
+	Notified         bool          // new keys also come through its keyspace notifications, not only the scan (reading)
 	NotifiedWhy      string        // which notifications, or why none; "" not known
 
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
@@ -276,7 +308,7 @@ type MasterLock struct {
 	Mode       string // a hash read-write lock's mode field ("read" or "write"); "" otherwise
 	Node       string // a Redis Cluster's key: the primary that answered for it, its slot's owner; "" on a master
 
-	Set []SetMember // a sorted-set lock's members (Token is then their names, joined); nil otherwise (sets.go)
+	Set []SetMember // a sorted-set lock's members (Token is then their names, joined); nil otherwise (holders.go)
 }
 
 // Present reports whether the key was seen on this master in this poll.

@@ -74,7 +74,7 @@ type HoldLog struct {
 	chunks   [][]span  // full chunks of chunkLen closed intervals, oldest first
 	tail     []span    // closed intervals after the chunks, fewer than chunkLen
 	open     Interval  // the current holder; Token "" when the lock is not held
-	troubles []Trouble // spans split or without quorum, oldest first, bounded like the intervals (holdtrouble.go)
+	troubles []Trouble // spans split or without quorum, oldest first, bounded like the intervals (trouble.go)
 }
 
 // span is a closed Interval as a HoldLog keeps it, in 64 bytes (and its token's) rather than 128: times in Unix

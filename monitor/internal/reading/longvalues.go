@@ -35,7 +35,7 @@ const maxDigested = 1 << 20
 const digestLen = 16
 
 // undigested is what discovery returns in place of the digest of a long value it did not digest, since it
-// cannot be a lock there (not lock-shaped: see shape.go).
+// cannot be a lock there (not lock-shaped: see lockshape).
 const undigested = "-"
 
 // cutState is what is known of a value longer than Config.MaxValueLen, beyond its first bytes.

@@ -38,7 +38,7 @@ type Reading struct {
 
 	// Counters are the master's counts of keys it removed itself and of the commands that remove keys (INFO
 	// stats and commandstats); EvictionPolicy its INFO memory maxmemory_policy ("" unknown) and MaxMemory its
-	// maxmemory in bytes (0: no limit), which tell whether it may evict lock keys (removals.go).
+	// maxmemory in bytes (0: no limit), which tell whether it may evict lock keys (counters.go).
 	Counters       KeyCounters
 	EvictionPolicy string
 	MaxMemory      int64
@@ -90,7 +90,7 @@ type KeyReading struct {
 	Node   string                // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
 	Value  string                // capped to Config.MaxValueLen bytes
 	Fields []string              // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
-	Set    []lockshape.SetMember // a sorted-set lock (Symfony Lock, redis-semaphore): its members; nil otherwise (sets.go)
+	Set    []lockshape.SetMember // a sorted-set lock (Symfony Lock, redis-semaphore): its members; nil otherwise (lockshape)
 	PTTL   time.Duration         // remaining TTL as the master reported it; NoTTL when the key never expires
 	Absent bool                  // the master answered that the key is not there (or is not a string)
 
@@ -241,7 +241,7 @@ type discovery struct {
 	lastOver  int       // how many the last full sweep found beyond it
 	completed bool      // the last discovery step finished a sweep
 
-	counts sweepCounts // what the current sweep passed over (shape.go)
+	counts sweepCounts // what the current sweep passed over (sweepcounts.go)
 }
 
 // leftOut counts n lock keys that the last discovery step found and that were not tracked, in the sweep they

@@ -46,7 +46,7 @@ type Sweep struct {
 	Completed     int       // full sweeps finished since the monitor started
 	LastCompleted time.Time // when the last full sweep finished; zero if none
 	// NotLockShaped and Refused are the keys the last full sweep (before one has finished: the current one
-	// so far) passed over: keys with a TTL that are not lock-shaped (default pattern only, see shape.go), and
+	// so far) passed over: keys with a TTL that are not lock-shaped (default pattern only, see lockshape), and
 	// keys whose read the master refused (ACL key patterns).
 	NotLockShaped int64
 	Refused       int64
