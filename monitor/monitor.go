@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 

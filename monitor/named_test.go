@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
