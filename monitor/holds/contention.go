@@ -30,7 +30,7 @@ type Contention struct {
 	Resolution   time.Duration // the largest slack of the period's starts and ends
 }
 
-// contentionOf computes the figures of ivs (oldest first, the last perhaps open) over [from, now].
+// ContentionOf computes the figures of ivs (oldest first, the last perhaps open) over [from, now].
 func ContentionOf(ivs []Interval, from, now time.Time) Contention {
 	c := Contention{Period: now.Sub(from)}
 	var holds, gaps []time.Duration

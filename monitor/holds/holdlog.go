@@ -62,7 +62,7 @@ const (
 	DefaultMaxIntervals = 256
 )
 
-// chunkLen is how many closed intervals one chunk of a HoldLog holds. A full chunk is never changed again, so
+// ChunkLen is how many closed intervals one chunk of a HoldLog holds. A full chunk is never changed again, so
 // snapshots share them; a handover copies at most one chunk's worth of intervals.
 const ChunkLen = 16
 
@@ -71,8 +71,8 @@ const ChunkLen = 16
 // change makes a new HoldLog that shares the full chunks of the old.
 type HoldLog struct {
 	Resource string
-	chunks   [][]span  // full chunks of chunkLen closed intervals, oldest first
-	tail     []span    // closed intervals after the chunks, fewer than chunkLen
+	chunks   [][]span  // full chunks of ChunkLen closed intervals, oldest first
+	tail     []span    // closed intervals after the chunks, fewer than ChunkLen
 	open     Interval  // the current holder; Token "" when the lock is not held
 	troubles []Trouble // spans split or without quorum, oldest first, bounded like the intervals (trouble.go)
 }
@@ -166,7 +166,7 @@ func (h *HoldLog) last() (span, bool) {
 	return span{}, false
 }
 
-// withClosed returns a copy of h whose open interval is closed at end, as kind, and dropped from the open
+// WithClosed returns a copy of h whose open interval is closed at end, as kind, and dropped from the open
 // place; chunks that fall out of the window (ended before since) or beyond max intervals are dropped.
 func (h *HoldLog) WithClosed(end time.Time, slack time.Duration, kind EndKind, since time.Time, limit int) *HoldLog {
 	iv := h.open
@@ -190,7 +190,7 @@ func (h *HoldLog) WithClosed(end time.Time, slack time.Duration, kind EndKind, s
 	return n
 }
 
-// lastLost returns h's last closed interval when it ended with its quorum lost and the lock has not been seen
+// LastLost returns h's last closed interval when it ended with its quorum lost and the lock has not been seen
 // gone since.
 func (h *HoldLog) LastLost() bool {
 	if h == nil || h.open.Token != "" {
@@ -200,7 +200,7 @@ func (h *HoldLog) LastLost() bool {
 	return ok && last.ended == EndQuorumLost && last.gone == 0
 }
 
-// withGone returns a copy of h whose last closed interval was seen gone at t.
+// WithGone returns a copy of h whose last closed interval was seen gone at t.
 func (h *HoldLog) WithGone(t time.Time) *HoldLog {
 	n := *h
 	if len(h.tail) > 0 {
@@ -215,7 +215,7 @@ func (h *HoldLog) WithGone(t time.Time) *HoldLog {
 	return &n
 }
 
-// withOpen returns a copy of h (a new log of resource when h is nil) whose open interval is iv.
+// WithOpen returns a copy of h (a new log of resource when h is nil) whose open interval is iv.
 func (h *HoldLog) WithOpen(resource string, iv Interval) *HoldLog {
 	n := &HoldLog{Resource: resource}
 	if h != nil {
@@ -225,7 +225,7 @@ func (h *HoldLog) WithOpen(resource string, iv Interval) *HoldLog {
 	return n
 }
 
-// idleAt is the first time h is idle (idleSince) over a window of window, with nothing new in it: never
+// IdleAt is the first time h is idle (IdleSince) over a window of window, with nothing new in it: never
 // (Never) while it has a holder or a trouble lasts.
 func (h *HoldLog) IdleAt(window time.Duration) time.Time {
 	if h.open.Token != "" || h.TroubleOpen() {
@@ -241,7 +241,7 @@ func (h *HoldLog) IdleAt(window time.Duration) time.Time {
 	return time.Unix(0, latest).Add(window)
 }
 
-// idleSince reports whether h has nothing left to tell after since: no holder, and no interval ended after it.
+// IdleSince reports whether h has nothing left to tell after since: no holder, and no interval ended after it.
 func (h *HoldLog) IdleSince(since time.Time) bool {
 	last, ok := h.last()
 	return h.open.Token == "" && (!ok || last.end <= since.UnixNano()) && !h.troubleSince(since)

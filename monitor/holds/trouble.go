@@ -28,7 +28,7 @@ func (h *HoldLog) Troubles(since time.Time) []Trouble {
 	return out
 }
 
-// troubleOpen reports whether h's last trouble span still lasts.
+// TroubleOpen reports whether h's last trouble span still lasts.
 func (h *HoldLog) TroubleOpen() bool {
 	return h != nil && len(h.troubles) > 0 && h.troubles[len(h.troubles)-1].End.IsZero()
 }
@@ -38,7 +38,7 @@ func (h *HoldLog) troubleSince(since time.Time) bool {
 	return len(h.troubles) > 0 && (h.TroubleOpen() || h.troubles[len(h.troubles)-1].End.After(since))
 }
 
-// withTrouble returns a copy of h (a new log of resource when h is nil) whose trouble spans are trs, less
+// WithTrouble returns a copy of h (a new log of resource when h is nil) whose trouble spans are trs, less
 // those that ended before since and the oldest beyond limit.
 func (h *HoldLog) WithTrouble(resource string, trs []Trouble, since time.Time, limit int) *HoldLog {
 	n := &HoldLog{Resource: resource}

@@ -58,7 +58,7 @@ type clusterPoller struct {
 	closed  bool
 }
 
-// name, accept and eval make a poller a source of its own master, and a node of a cluster.
+// Name, Accept and eval make a poller a Source of its own master, and a node of a cluster.
 
 func (p *poller) Name() string { return p.addr }
 
@@ -88,7 +88,7 @@ func (p *poller) eval(ctx context.Context, script readScript, keys []string, arg
 
 func (p *clusterPoller) Name() string { return p.addr }
 
-// accept moves each primary's scan on to where its reading left it.
+// Accept moves each primary's scan on to where its reading left it.
 func (p *clusterPoller) Accept(r Reading) {
 	if r.Cluster == nil {
 		return
@@ -186,7 +186,7 @@ func (p *clusterPoller) loadShards(ctx context.Context) ([]slots.Shard, error) {
 	return nil, fmt.Errorf("no node told the cluster's slots (CLUSTER SLOTS): %w", errors.Join(errs...))
 }
 
-// read polls the cluster once: its primaries from CLUSTER SLOTS; then, together, each primary's TIME, INFO
+// Read polls the cluster once: its primaries from CLUSTER SLOTS; then, together, each primary's TIME, INFO
 // and scan (as a master's, under the scan budget) and the known keys, each on the node that owns its slot.
 // A primary that does not answer, or whose keys cannot be read, leaves its keys out of the reading: unknown,
 // not absent. The cluster fails the poll only when no primary answered.
@@ -323,7 +323,7 @@ func addSweep(total *Sweep, s Sweep, first bool) {
 	}
 }
 
-// readKeys reads keys, each on the node that owns its slot.
+// ReadKeys reads keys, each on the node that owns its slot.
 func (p *clusterPoller) ReadKeys(ctx context.Context, cfg Config, keys []string) Reading {
 	r := Reading{Addr: p.addr}
 	if len(keys) == 0 {
@@ -492,7 +492,7 @@ func slotRanges(rs []slots.Range) []SlotRange {
 	return out
 }
 
-// isRedirect reports whether err is a MOVED or ASK reply: the master is a node of a Redis Cluster.
+// IsRedirect reports whether err is a MOVED or ASK reply: the master is a node of a Redis Cluster.
 func IsRedirect(err error) bool {
 	_, ok := slots.RedirectOf(err, "")
 	return ok

@@ -2,7 +2,7 @@ package reading
 
 import "sort"
 
-// knownList is the keys a poll refreshes, sorted, with the place of each in that order: every master's
+// KnownList is the keys a poll refreshes, sorted, with the place of each in that order: every master's
 // discovery looks up each key it comes across in it, and a tracked master's cache is aligned with it
 // (tracker.follow). One is shared by all the masters of a poll, and by the polls that follow while the keys do
 // not change; nil stands for no keys.
@@ -12,7 +12,7 @@ type KnownList struct {
 	free  int // how many are the keys of free locks (StateFree), which do not count against Config.MaxKeys
 }
 
-// newKnownList returns the list of keys, which are sorted and distinct.
+// NewKnownList returns the list of keys, which are sorted and distinct.
 func NewKnownList(keys []string) *KnownList {
 	index := make(map[string]int32, len(keys))
 	for i, k := range keys {
@@ -21,7 +21,7 @@ func NewKnownList(keys []string) *KnownList {
 	return &KnownList{keys: keys, index: index}
 }
 
-// withFree returns l counting free of its keys as free locks' keys: l itself when it does already, else a
+// WithFree returns l counting free of its keys as free locks' keys: l itself when it does already, else a
 // copy sharing its keys (a tracked master's cache stays aligned with them).
 func (l *KnownList) WithFree(free int) *KnownList {
 	if l == nil || l.free == free {
@@ -32,7 +32,7 @@ func (l *KnownList) WithFree(free int) *KnownList {
 	return &c
 }
 
-// counted is how many of the keys count against Config.MaxKeys: a free lock, which no master has, must not
+// Counted is how many of the keys count against Config.MaxKeys: a free lock, which no master has, must not
 // keep a new lock out of sight.
 func (l *KnownList) Counted() int {
 	if l == nil {
@@ -41,7 +41,7 @@ func (l *KnownList) Counted() int {
 	return max(len(l.keys)-l.free, 0)
 }
 
-// list returns the keys, in order.
+// List returns the keys, in order.
 func (l *KnownList) List() []string {
 	if l == nil {
 		return nil
@@ -49,7 +49,7 @@ func (l *KnownList) List() []string {
 	return l.keys
 }
 
-// has reports whether key is one of the keys.
+// Has reports whether key is one of the keys.
 func (l *KnownList) Has(key string) bool {
 	_, ok := l.at(key)
 	return ok
@@ -64,7 +64,7 @@ func (l *KnownList) at(key string) (int, bool) {
 	return int(i), ok
 }
 
-// capKeys keeps, of the keys found new (found), the first room in key order: the others are taken out of the
+// CapKeys keeps, of the keys found new (found), the first room in key order: the others are taken out of the
 // readings and counted as untracked by each reading that had them. It returns the keys kept.
 func CapKeys(readings []*Reading, found []string, room int) []string {
 	if len(found) <= room {

@@ -102,7 +102,7 @@ func parseLongValue(v string, maxLen int) (value string, digest uint64, length i
 	}
 }
 
-// token is the cell token of a read of a string: its value, or, for a value longer than what was read of it,
+// Token is the cell token of a read of a string: its value, or, for a value longer than what was read of it,
 // that prefix marked with the whole value's length and digest.
 func (k *KeyReading) Token() string {
 	if k.Len == 0 {

@@ -305,7 +305,7 @@ func (p *poller) failed(err error) Reading {
 	return Reading{Addr: p.addr, Err: err, Refused: refused}
 }
 
-// read polls the master once: its primary from its Sentinels (if it has any), TIME, then INFO and the refresh
+// Read polls the master once: its primary from its Sentinels (if it has any), TIME, then INFO and the refresh
 // of the known keys, then discovery under its budget. known is the sorted list of keys to refresh.
 func (p *poller) Read(ctx context.Context, cfg Config, known *KnownList) Reading {
 	r := Reading{Addr: p.addr, Uptime: UnknownUptime, Replicas: -1}
@@ -358,7 +358,7 @@ func (p *poller) Read(ctx context.Context, cfg Config, known *KnownList) Reading
 	return r
 }
 
-// readKeys reads the value and PTTL of keys, for the keys discovery found on other masters in this poll.
+// ReadKeys reads the value and PTTL of keys, for the keys discovery found on other masters in this poll.
 func (p *poller) ReadKeys(ctx context.Context, cfg Config, keys []string) Reading {
 	r := Reading{Addr: p.addr}
 	if len(keys) == 0 {

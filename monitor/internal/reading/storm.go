@@ -23,7 +23,7 @@ const (
 	stormRetryMax   = time.Hour
 )
 
-// stormWhy begins the reason of a master polled after an invalidation storm.
+// StormWhy begins the reason of a master polled after an invalidation storm.
 const StormWhy = "invalidation storm"
 
 // stormWatch counts the polls in a row that looked like a storm.
