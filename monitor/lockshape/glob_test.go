@@ -1,18 +1,18 @@
-package monitor
+package lockshape
 
 import (
 	"context"
 	"slices"
 	"testing"
 
-	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
 // TestPatternMatchesAsRedisDoes matches keys against glob patterns both here and in a real redis-server (KEYS,
 // which matches as SCAN MATCH does): the keys named by notifications pass the pattern exactly when a SCAN
 // would have returned them.
 func TestPatternMatchesAsRedisDoes(t *testing.T) {
-	srv := realServers(t, 1)[0]
+	srv := realServers(t)[0]
 	c := srv.NewClient()
 	defer c.Close()
 	ctx := context.Background()
@@ -31,7 +31,7 @@ func TestPatternMatchesAsRedisDoes(t *testing.T) {
 		must(t, err)
 		var got []string
 		for _, k := range keys {
-			if k != "" && lockshape.MatchesPattern(p, k) {
+			if k != "" && MatchesPattern(p, k) {
 				got = append(got, k)
 			}
 		}
@@ -40,5 +40,22 @@ func TestPatternMatchesAsRedisDoes(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("pattern %q matches %q here, %q in redis-server", p, got, want)
 		}
+	}
+}
+
+// realServers starts a redis-server for a test that checks a rule against the server's own (KEYS, Lua).
+func realServers(t *testing.T) []*redlocktest.Server {
+	t.Helper()
+	if redlocktest.Backend() != "redis-server" {
+		t.Skip("needs redis-server")
+	}
+	return redlocktest.StartServers(t, 1, redlocktest.ServerOptions{})
+}
+
+// must fails the test on err.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
