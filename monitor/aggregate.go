@@ -8,7 +8,8 @@ import "time"
 // the masters', the locks', the fence counters', the clocks'.
 func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now time.Time, cfg Config) Snapshot {
 	cfg = cfg.WithDefaults()
-	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1, fenceSuffix: cfg.FenceSuffix, window: cfg.History}
+	s := Snapshot{Seq: 1, Time: now, Quorum: len(readings)/2 + 1,
+		carried: carried{fenceSuffix: cfg.FenceSuffix, window: cfg.History}}
 	if prev != nil {
 		s.Seq = prev.Seq + 1
 		s.maxTTL, s.watchedFrom = prev.maxTTL, prev.watchedFrom
@@ -18,7 +19,7 @@ func Aggregate(prev *Snapshot, readings []Reading, own map[string]OwnLock, now t
 	events := s.aggregateMasters(prev, readings, now, cfg)
 	delta := deltas(prev, readings)
 	for j, consistent := range delta {
-		if readings[j].delta && !consistent {
+		if readings[j].Delta && !consistent {
 			s.Masters[j].readSeq = 0 // not applied: its keys not read are unknown, and its next reading whole
 		}
 	}

@@ -877,14 +877,14 @@ func TestADeltaShowsAKeyNotReadAsLastReadAndUnknownOnceItsTTLRanOut(t *testing.T
 	}
 	first := fixture(t0, addrs5, map[string][]cell{"lock:a": held})
 	for i := range first {
-		first[i].seq = 1
+		first[i].Seq = 1
 	}
 	s1 := Aggregate(nil, first, nil, t0, Config{})
 	// The next readings read nothing: deltas of the first.
 	next := func(at time.Time) Snapshot {
 		rs := fixture(at, addrs5, nil)
 		for i := range rs {
-			rs[i].seq, rs[i].delta, rs[i].deltaOf = 2, true, 1
+			rs[i].Seq, rs[i].Delta, rs[i].DeltaOf = 2, true, 1
 		}
 		return Aggregate(&s1, rs, nil, at, Config{})
 	}
@@ -911,7 +911,7 @@ func TestADeltaShowsAKeyNotReadAsLastReadAndUnknownOnceItsTTLRanOut(t *testing.T
 func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 	first := fixture(t0, addrs5, map[string][]cell{"lock:a": cells("A", 5), "lock:b": cells("B", 5), "lock:c": cells("C", 3)})
 	for i := range first {
-		first[i].seq = 1
+		first[i].Seq = 1
 	}
 	s1 := Aggregate(nil, first, nil, t0, Config{})
 	at := t0.Add(time.Second)
@@ -928,8 +928,8 @@ func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 		}
 	}
 	for i := range delta {
-		delta[i].seq, delta[i].delta, delta[i].deltaOf = 2, true, 1
-		full[i].seq = 2
+		delta[i].Seq, delta[i].Delta, delta[i].DeltaOf = 2, true, 1
+		full[i].Seq = 2
 	}
 	byDelta, byFull := Aggregate(&s1, delta, nil, at, Config{}), Aggregate(&s1, full, nil, at, Config{})
 	for _, res := range []string{"lock:a", "lock:b", "lock:c"} {
@@ -958,7 +958,7 @@ func TestAPollWithChangesTakesTheOtherLocksAsTheyWere(t *testing.T) {
 		at = at.Add(time.Millisecond) // lock:a's TTL, 10s, lasts
 		rs := fixture(at, addrs5, map[string][]cell{"lock:b": cells(fmt.Sprint("E", polls), 5)})
 		for i := range rs {
-			rs[i].seq, rs[i].delta, rs[i].deltaOf = prev.Masters[i].readSeq+1, true, prev.Masters[i].readSeq
+			rs[i].Seq, rs[i].Delta, rs[i].DeltaOf = prev.Masters[i].readSeq+1, true, prev.Masters[i].readSeq
 		}
 		prev = Aggregate(&prev, rs, nil, at, Config{})
 		if a := lockOf(t, prev, "lock:a"); a.State != StateHeld || a.Holder != "A" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -72,7 +73,7 @@ func benchmarkPoll(b *testing.B, resources int) {
 		clients[i].AddHook(hooks[i])
 		b.Cleanup(func() { clients[i].Close() })
 	}
-	for _, mode := range []readMode{readScripted, readPipelined} {
+	for mode, plain := range []bool{false, true} {
 		b.Run([]string{"scripted", "pipelined"}[mode], func(b *testing.B) {
 			// Memory of one snapshot per tracked key: heap kept once discovery has found every key, with the
 			// monitor alive (it keeps the last snapshot, which is s).
@@ -84,7 +85,7 @@ func benchmarkPoll(b *testing.B, resources int) {
 				b.Fatal(err)
 			}
 			for _, p := range mon.pollers {
-				p.(*poller).mode = mode
+				reading.SetPlain(p, plain)
 			}
 			s := pollUntilSwept(b, mon, 5*time.Minute)
 			runtime.GC()

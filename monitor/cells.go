@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // staleRatio is how many times longer than the other reads of its key a read must have waited to be taken as
@@ -31,7 +33,7 @@ func readCells(readings []Reading, index map[string]int, resources int, now time
 			continue
 		}
 		for _, k := range r.Keys {
-			if k.cut == cutUnread {
+			if k.LengthUnread() {
 				continue // a long value whose length and digest were not read: unknown
 			}
 			at := index[k.Key]
@@ -91,7 +93,7 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 		}
 		return true
 	}
-	*c = MasterLock{State: state, Token: k.token(), PTTL: k.PTTL, ReadAt: readAt}
+	*c = MasterLock{State: state, Token: k.Token(), PTTL: k.PTTL, ReadAt: readAt}
 	if k.Node != "" {
 		*c = c.WithNode(k.Node)
 	}
@@ -101,7 +103,7 @@ func readCell(c *MasterLock, k KeyReading, stale bool, now time.Time) bool {
 		*c = c.WithHash(reentrancy, mode)
 	}
 	if k.Set != nil {
-		c.Token = setToken(k.Set)
+		c.Token = lockshape.SetToken(k.Set)
 		*c = c.WithSet(k.Set)
 	}
 	return true
@@ -148,7 +150,7 @@ func prevCell(p *LockView, j int) MasterLock {
 func unreadByKey(readings []Reading) map[string]uint64 {
 	var out map[string]uint64
 	for j, r := range readings {
-		for _, k := range r.unread {
+		for _, k := range r.Unread {
 			if out == nil {
 				out = map[string]uint64{}
 			}
@@ -165,8 +167,8 @@ func unreadByKey(readings []Reading) map[string]uint64 {
 func deltas(prev *Snapshot, readings []Reading) []bool {
 	out := make([]bool, len(readings))
 	for j, r := range readings {
-		out[j] = r.Err == nil && r.delta && r.deltaOf != 0 && prev != nil && j < len(prev.Masters) &&
-			prev.Masters[j].Addr == r.Addr && prev.Masters[j].readSeq == r.deltaOf
+		out[j] = r.Err == nil && r.Delta && r.DeltaOf != 0 && prev != nil && j < len(prev.Masters) &&
+			prev.Masters[j].Addr == r.Addr && prev.Masters[j].readSeq == r.DeltaOf
 	}
 	return out
 }

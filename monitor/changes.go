@@ -106,7 +106,7 @@ func changedResources(prev *Snapshot, readings []Reading, own map[string]OwnLock
 		for _, k := range r.Keys {
 			set[k.Key] = struct{}{}
 		}
-		for _, k := range r.unread {
+		for _, k := range r.Unread {
 			set[k] = struct{}{}
 		}
 	}
@@ -224,7 +224,7 @@ func (s *Snapshot) trackChangedHolders(prev *Snapshot, changes *lockChanges, gon
 		st.newLock = st.p == nil && st.log == nil && !prev.Swept
 		if log := s.stepHolder(st, vi-1, gone); log != nil {
 			out = append(out, log)
-			s.logsIdleAt = earlier(s.logsIdleAt, log.idleAt(cfg.History))
+			s.logsIdleAt = earlier(s.logsIdleAt, log.IdleAt(cfg.History))
 		}
 	}
 	s.holdLogs = append(out, logs[li:]...)

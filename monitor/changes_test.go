@@ -45,7 +45,7 @@ func TestPollsWithChangesMatchPollsThatReadEveryKey(t *testing.T) {
 		seq := uint64(step + 2)
 		delta := m.readings(now, changed, seq)
 		for j := range delta {
-			delta[j].delta, delta[j].deltaOf = true, seq-1
+			delta[j].Delta, delta[j].DeltaOf = true, seq-1
 		}
 		before, kept := byDelta, copyViews(byDelta)
 		byDelta = Aggregate(&byDelta, delta, nil, now, cfg)
@@ -76,14 +76,14 @@ func TestPollsWithChangesMatchPollsThatReadEveryKey(t *testing.T) {
 func TestAPollWithChangesCountsWaitersAndFencesOnCopies(t *testing.T) {
 	first := fixture(t0, addrs5, map[string][]cell{"lock:a": cells("A", 5), "lock:b": cells("B", 5), "lock:c": cells("C", 5)})
 	for i := range first {
-		first[i].seq = 1
+		first[i].Seq = 1
 	}
 	s1 := Aggregate(nil, first, nil, t0, Config{})
 	kept := copyViews(s1)
 	at := t0.Add(time.Millisecond)
 	delta := fixture(at, addrs5, map[string][]cell{"lock:b": cells("D", 5)})
 	for i := range delta {
-		delta[i].seq, delta[i].delta, delta[i].deltaOf = 2, true, 1
+		delta[i].Seq, delta[i].Delta, delta[i].DeltaOf = 2, true, 1
 		delta[i].Keys = append(delta[i].Keys, KeyReading{Key: "lock:c" + DefaultFenceSuffix, Value: "7", PTTL: NoTTL, ReadAt: at})
 	}
 	delta[1].Waiters = map[string]int{"lock:a": 3}
@@ -199,7 +199,7 @@ func (m *changeModel) readings(now time.Time, keys []string, seq uint64) []Readi
 		}
 	}
 	for j := range rs {
-		rs[j].seq = seq
+		rs[j].Seq = seq
 		for _, res := range keys {
 			c := m.cells[res][j]
 			if c.tok == "" {

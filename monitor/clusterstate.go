@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/slots"
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
 // ClusterStatus is a Redis Cluster watched as one master, as of the snapshot: its primaries.
@@ -86,7 +87,7 @@ func (m *MasterStatus) observeCluster(p *MasterStatus, r Reading, now time.Time,
 
 // primaryLabel names a primary by its slots in warnings and events.
 func primaryLabel(rs []SlotRange) string {
-	return "cluster primary of slots " + slotsText(rs)
+	return "cluster primary of slots " + reading.SlotsText(rs)
 }
 
 // maxRangesTold caps the ranges of slots one event names.
@@ -111,14 +112,14 @@ func ownerChanges(cluster string, was, is *ClusterStatus, now time.Time) []Event
 			if rs == nil {
 				order = append(order, mv)
 			}
-			rs = append(rs, SlotRange{s, s})
+			rs = append(rs, SlotRange{Start: s, End: s})
 		}
 		moved[mv] = rs
 	}
 	var events []Event
 	for _, mv := range order {
 		rs := moved[mv]
-		told := slotsText(rs[:min(len(rs), maxRangesTold)])
+		told := reading.SlotsText(rs[:min(len(rs), maxRangesTold)])
 		if len(rs) > maxRangesTold {
 			told += fmt.Sprintf(" and %d more ranges", len(rs)-maxRangesTold)
 		}

@@ -13,7 +13,7 @@ import (
 var clusterPrimaries = []struct {
 	addr  string
 	slots SlotRange
-}{{"p0:7000", SlotRange{0, 5460}}, {"p1:7001", SlotRange{5461, 10922}}, {"p2:7002", SlotRange{10923, 16383}}}
+}{{"p0:7000", SlotRange{Start: 0, End: 5460}}, {"p1:7001", SlotRange{Start: 5461, End: 10922}}, {"p2:7002", SlotRange{Start: 10923, End: 16383}}}
 
 // clusterKey is a key on a fixture primary: its name, the primary that answered, its token and PTTL.
 type clusterKey struct {
@@ -132,8 +132,8 @@ func TestClusterSlotMovesAreEvents(t *testing.T) {
 	prev := Aggregate(nil, []Reading{clusterReading(t0, nil)}, nil, t0, Config{})
 	now := t0.Add(time.Second)
 	r := clusterReading(now, nil)
-	r.Cluster.Primaries[0].Slots = []SlotRange{{0, 99}, {101, 5460}}
-	r.Cluster.Primaries[1].Slots = []SlotRange{{100, 100}, {5461, 10922}}
+	r.Cluster.Primaries[0].Slots = []SlotRange{{Start: 0, End: 99}, {Start: 101, End: 5460}}
+	r.Cluster.Primaries[1].Slots = []SlotRange{{Start: 100, End: 100}, {Start: 5461, End: 10922}}
 	r.Cluster.Primaries[2].Addr = "p3:7003" // p2 failed over to its replica
 	s := Aggregate(&prev, []Reading{r}, nil, now, Config{})
 	var texts []string

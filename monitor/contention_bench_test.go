@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/holds"
 )
 
 // BenchmarkHoldLogMemory10k measures what the hold logs cost: 10,000 locks on 3 masters, each changing hands at
@@ -22,7 +24,7 @@ func BenchmarkHoldLogMemory10k(b *testing.B) {
 	}
 }
 
-// benchmarkHoldLogMemory runs limit+chunkLen polls of locks locks changing hands at each.
+// benchmarkHoldLogMemory runs limit+holds.ChunkLen polls of locks locks changing hands at each.
 func benchmarkHoldLogMemory(b *testing.B, locks, limit int) {
 	cfg := Config{MaxIntervals: limit, History: DefaultHistory}
 	addrs := []string{"m0", "m1", "m2"}
@@ -51,7 +53,7 @@ func benchmarkHoldLogMemory(b *testing.B, locks, limit int) {
 		first := poll(nil, 0)
 		base := heapAfterGC()
 		prev := &first
-		polls := limit + chunkLen
+		polls := limit + holds.ChunkLen
 		start := time.Now()
 		for p := 1; p <= polls; p++ {
 			s := poll(prev, p)
@@ -61,7 +63,7 @@ func benchmarkHoldLogMemory(b *testing.B, locks, limit int) {
 		final := heapAfterGC()
 		kept := 0
 		for _, h := range prev.holdLogs {
-			kept += h.closedCount()
+			kept += closedCount(h)
 		}
 		runtime.KeepAlive(prev)
 		b.ReportMetric(float64(final)/float64(locks), "B/lock")

@@ -176,9 +176,9 @@ func TestAFreeLockIsSharedByTrackedPolls(t *testing.T) {
 	poll := func(prev *Snapshot, at time.Time, delta bool, locks map[string][]cell) Snapshot {
 		rs := fixture(at, addrs5, locks)
 		for i := range rs {
-			rs[i].seq = seq
+			rs[i].Seq = seq
 			if delta {
-				rs[i].delta, rs[i].deltaOf = true, seq-1
+				rs[i].Delta, rs[i].DeltaOf = true, seq-1
 			}
 		}
 		seq++

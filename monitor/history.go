@@ -33,7 +33,7 @@ type lockHistory struct {
 	pending    alarm       // alarms seen by this poll alone, which the next poll confirms or dismisses
 	standing   alarm       // alarms confirmed and still true (a quorum lost is LockView.QuorumLost)
 	// free marks a lock without a key, listed for its hold log (LockView.Free) until freeUntil (as nanosOf
-	// gives it: 8 bytes a lock, not a time's 24), when the log's last interval leaves the window (HoldLog.idleAt).
+	// gives it: 8 bytes a lock, not a time's 24), when the log's last interval leaves the window (HoldLog.IdleAt).
 	free      bool
 	decidedAt time.Time // the last poll that decided who holds it (holdtrack.go), of those that built it
 	builtIn   uint64    // the sequence number of the snapshot that built it: later ones took it as it was

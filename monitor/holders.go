@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -64,16 +65,16 @@ func isSetLock(row []MasterLock) bool {
 
 // lockSetShape is how the scores of a set lock's cells are read: expiries when some master's set has
 // Symfony's write marker or the key is not named "semaphore:", acquisition times otherwise (redis-semaphore).
-func lockSetShape(v *LockView) setShape {
+func lockSetShape(v *LockView) lockshape.SetShape {
 	for _, c := range v.Masters {
-		if slices.ContainsFunc(c.Set(), func(m SetMember) bool { return m.Member == writeMarker }) {
-			return scoresExpire
+		if slices.ContainsFunc(c.Set(), func(m SetMember) bool { return m.Member == lockshape.WriteMarker }) {
+			return lockshape.ScoresExpire
 		}
 	}
 	if strings.HasPrefix(v.Resource, "semaphore:") {
-		return scoresAcquire
+		return lockshape.ScoresAcquire
 	}
-	return scoresExpire
+	return lockshape.ScoresExpire
 }
 
 // memberExpiry is when member m of cell c (read on a master whose clock is offset from ours, when known)
@@ -81,12 +82,12 @@ func lockSetShape(v *LockView) setShape {
 // anchored on the key's expiry, which Symfony sets at its latest score. Acquisition scores are the client's
 // clock and the library's lockTimeout is not stored: the newest member expires with the key (each acquisition
 // and refresh PEXPIREs it by lockTimeout), each other as much earlier as its score is older.
-func memberExpiry(c MasterLock, m SetMember, latest float64, shape setShape, m0 MasterStatus) time.Time {
+func memberExpiry(c MasterLock, m SetMember, latest float64, shape lockshape.SetShape, m0 MasterStatus) time.Time {
 	keyExpires := c.ReadAt.Add(c.PTTL)
 	switch {
-	case shape == scoresExpire && m0.ClockKnown:
+	case shape == lockshape.ScoresExpire && m0.ClockKnown:
 		return time.UnixMilli(int64(m.Score)).Add(-m0.ClockOffset)
-	case c.PTTL == NoTTL && shape == scoresAcquire:
+	case c.PTTL == NoTTL && shape == lockshape.ScoresAcquire:
 		return never
 	case c.PTTL == NoTTL:
 		return time.UnixMilli(int64(m.Score)) // no anchor: the master's clock taken as ours
@@ -126,7 +127,7 @@ func classifySet(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, m
 // gatherHolders makes v's holders from the members of its sets on every master, with each one's mode, permits
 // and expiry per master, and counts the distinct masters whose cell is unknown. It reports whether a set lives
 // without a TTL somewhere (stuck).
-func gatherHolders(v *LockView, dup []bool, masters []MasterStatus, shape setShape) (stuck bool) {
+func gatherHolders(v *LockView, dup []bool, masters []MasterStatus, shape lockshape.SetShape) (stuck bool) {
 	n := len(v.Masters)
 	index := map[string]int{}
 	for j, c := range v.Masters {
@@ -137,7 +138,7 @@ func gatherHolders(v *LockView, dup []bool, masters []MasterStatus, shape setSha
 			continue
 		}
 		stuck = stuck || c.State == CellSeen && c.PTTL == NoTTL
-		write := slices.ContainsFunc(c.Set(), func(m SetMember) bool { return m.Member == writeMarker })
+		write := slices.ContainsFunc(c.Set(), func(m SetMember) bool { return m.Member == lockshape.WriteMarker })
 		latest := 0.0
 		for _, m := range c.Set() {
 			latest = max(latest, m.Score)
@@ -147,11 +148,11 @@ func gatherHolders(v *LockView, dup []bool, masters []MasterStatus, shape setSha
 			status = masters[j]
 		}
 		for _, m := range c.Set() {
-			if m.Member == writeMarker {
+			if m.Member == lockshape.WriteMarker {
 				continue
 			}
 			token := m.Member
-			if shape == scoresAcquire {
+			if shape == lockshape.ScoresAcquire {
 				if sub := multiPermit.FindStringSubmatch(token); sub != nil {
 					token = sub[1]
 				}
@@ -170,12 +171,12 @@ func gatherHolders(v *LockView, dup []bool, masters []MasterStatus, shape setSha
 
 // addMember adds member m of the set in cell c (master j) to holder h of token: its mode, its expiry there
 // and, where the cell was read, the permits it takes.
-func addMember(h *Holder, c MasterLock, m SetMember, j int, token string, write bool, latest float64, shape setShape, status MasterStatus) {
+func addMember(h *Holder, c MasterLock, m SetMember, j int, token string, write bool, latest float64, shape lockshape.SetShape, status MasterStatus) {
 	if !slices.Contains(h.Members, m.Member) {
 		h.Members = append(h.Members, m.Member)
 	}
 	switch {
-	case shape == scoresAcquire:
+	case shape == lockshape.ScoresAcquire:
 		h.Mode = ModePermit
 	case write:
 		h.Mode = ModeWrite
@@ -186,7 +187,7 @@ func addMember(h *Holder, c MasterLock, m SetMember, j int, token string, write 
 	if c.State == CellSeen {
 		permits := 0
 		for _, o := range c.Set() {
-			if o.Member == m.Member || shape == scoresAcquire && strings.HasPrefix(o.Member, token+"_") && multiPermit.MatchString(o.Member) {
+			if o.Member == m.Member || shape == lockshape.ScoresAcquire && strings.HasPrefix(o.Member, token+"_") && multiPermit.MatchString(o.Member) {
 				permits++
 			}
 		}
@@ -364,8 +365,8 @@ var symfonyToken = regexp.MustCompile(`^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$`)
 
 // setFamily is the family hint of a set lock: Symfony Lock for expiry scores and its tokens, redis-semaphore
 // for acquisition scores under "semaphore:".
-func setFamily(v *LockView, shape setShape) (string, []string) {
-	if shape == scoresAcquire {
+func setFamily(v *LockView, shape lockshape.SetShape) (string, []string) {
+	if shape == lockshape.ScoresAcquire {
 		return "redis-semaphore", []string{"redis-semaphore"}
 	}
 	if len(v.Holders) > 0 && !slices.ContainsFunc(v.Holders, func(h Holder) bool { return !symfonyToken.MatchString(h.Token) }) {

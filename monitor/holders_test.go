@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // masterWithSet is master i answering at "at" with its clock ahead of ours by ahead, and key holding members.
@@ -21,7 +23,7 @@ func TestAHoldersExpiryIsReadOnItsMastersClock(t *testing.T) {
 	var rs []Reading
 	for i := range 3 {
 		rs = append(rs, masterWithSet(i, t0, ahead, "report", 10*time.Second,
-			SetMember{"reader-0123456789abcdef", score}, SetMember{writeMarker, score}))
+			SetMember{Member: "reader-0123456789abcdef", Score: score}, SetMember{Member: lockshape.WriteMarker, Score: score}))
 	}
 	l := lockOf(t, Aggregate(nil, rs, nil, t0, Config{}), "report")
 	h := holderOf(t, l, "reader-0123456789abcdef")
@@ -38,7 +40,7 @@ func TestASetNotReadKeepsItsHoldersUnknownNotAbsent(t *testing.T) {
 	poll := func(at time.Time, silent ...int) []Reading {
 		var rs []Reading
 		for i := range 3 {
-			r := masterWithSet(i, at, 0, "report", 30*time.Second-at.Sub(t0), SetMember{"reader-0123456789abcdef", score})
+			r := masterWithSet(i, at, 0, "report", 30*time.Second-at.Sub(t0), SetMember{Member: "reader-0123456789abcdef", Score: score})
 			for _, s := range silent {
 				if s == i {
 					r = Reading{Addr: r.Addr, Err: errors.New("no answer")}

@@ -1,6 +1,9 @@
 package monitor
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // goneEnds maps the events of a lock gone from every master to how its holder's interval ended.
 var goneEnds = map[EventKind]EndKind{EventLockReleased: EndReleased, EventLockExpired: EndExpired, EventLockDeleted: EndDeleted,
@@ -75,7 +78,7 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 	s.holdLogs = out
 	s.logsIdleAt = farFuture
 	for _, log := range out {
-		s.logsIdleAt = earlier(s.logsIdleAt, log.idleAt(cfg.History))
+		s.logsIdleAt = earlier(s.logsIdleAt, log.IdleAt(cfg.History))
 	}
 }
 
@@ -83,7 +86,7 @@ func (s *Snapshot) trackHolders(prev *Snapshot, gone map[string]EndKind, cfg Con
 // st.v, at i in s.Locks; it returns the log, nil when nothing of it is left in the window.
 func (s *Snapshot) stepHolder(st holderStep, i int, gone map[string]EndKind) *HoldLog {
 	log := st.trackTrouble(st.move(gone))
-	if log != nil && log.idleSince(st.since) {
+	if log != nil && log.IdleSince(st.since) {
 		log = nil // nothing left in the window
 	}
 	if st.v != nil && st.v.History != log {
@@ -128,14 +131,14 @@ func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 			st.v.hist.decidedAt = st.now
 		}
 		switch {
-		case log.lastLost():
-			return log.withGone(st.now) // the key that outlived its quorum is gone: the trouble ended
+		case log.LastLost():
+			return log.WithGone(st.now) // the key that outlived its quorum is gone: the trouble ended
 		case held:
 			end, ok := gone[log.Resource]
 			if !ok {
 				end = EndReleased // no longer shown (a key without a TTL on one master): not held
 			}
-			return log.withClosed(st.now, st.now.Sub(lastDecided), end, st.since, st.limit)
+			return log.WithClosed(st.now, st.now.Sub(lastDecided), end, st.since, st.limit)
 		}
 		return log
 	}
@@ -148,7 +151,7 @@ func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 	}
 	slack := st.now.Sub(lastDecided)
 	if held && open.Token != v.Holder {
-		log = log.withClosed(st.now, slack, endOf(v, open.Token), st.since, st.limit)
+		log = log.WithClosed(st.now, slack, endOf(v, open.Token), st.since, st.limit)
 	}
 	if v.Holder == "" {
 		return log
@@ -157,7 +160,7 @@ func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 	if held && open.Token == v.Holder {
 		if open.Masters|mask != open.Masters {
 			open.Masters |= mask
-			log = log.withOpen(v.Resource, open)
+			log = log.WithOpen(v.Resource, open)
 		}
 		return log
 	}
@@ -165,7 +168,7 @@ func (st holderStep) move(gone map[string]EndKind) *HoldLog {
 	if st.newLock {
 		iv.StartSlack = 0
 	}
-	return log.withOpen(v.Resource, iv)
+	return log.WithOpen(v.Resource, iv)
 }
 
 // endOf says how token's tenure of v ended, in a poll that decided v is not held by it: taken over when
@@ -202,4 +205,28 @@ func mastersHolding(v *LockView) uint64 {
 		}
 	}
 	return mask
+}
+
+// troubled reports whether v's poll decided it split or without a quorum.
+func troubled(v *LockView) bool {
+	return decided(v) && v.Holder == "" && (v.State == StateSplit || v.State == StateLost || v.QuorumLost)
+}
+
+// trackTrouble returns log after this poll's step of its trouble spans: a poll that decides the lock split or
+// without quorum opens a span, one that decides otherwise, or no longer shows the lock, closes it; a poll that
+// does not decide changes nothing.
+func (st holderStep) trackTrouble(log *HoldLog) *HoldLog {
+	open := log.TroubleOpen()
+	switch {
+	case st.v != nil && !decided(st.v):
+		return log
+	case !open && troubled(st.v):
+		trs := append(slices.Clip(log.Troubles(st.since)), Trouble{Start: st.now})
+		return log.WithTrouble(st.v.Resource, trs, st.since, st.limit)
+	case open && !troubled(st.v):
+		trs := log.Troubles(time.Time{})
+		trs[len(trs)-1].End = st.now
+		return log.WithTrouble(log.Resource, trs, st.since, st.limit)
+	}
+	return log
 }

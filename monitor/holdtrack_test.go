@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/holds"
 )
 
 // sec is t0 plus n seconds: the time of a story's poll n.
@@ -120,8 +122,8 @@ func handovers(n int) []poll {
 func TestHoldLogIsBoundedByCountAndWindow(t *testing.T) {
 	snaps := story(t, Config{MaxIntervals: 32}, handovers(200)...)
 	h := snaps[len(snaps)-1].holdLogs[0]
-	if n := h.closedCount(); n > 32 || n <= 32-chunkLen {
-		t.Errorf("kept %d closed intervals, want at most MaxIntervals (32), more than %d", n, 32-chunkLen)
+	if n := closedCount(h); n > 32 || n <= 32-holds.ChunkLen {
+		t.Errorf("kept %d closed intervals, want at most MaxIntervals (32), more than %d", n, 32-holds.ChunkLen)
 	}
 	if iv := h.Intervals(t0)[0]; iv.End.Before(sec(199 - 32)) {
 		t.Errorf("the oldest interval kept ended at %v: not among the last 32", iv.End.Sub(t0))
@@ -129,8 +131,8 @@ func TestHoldLogIsBoundedByCountAndWindow(t *testing.T) {
 	snaps = story(t, Config{History: 20 * time.Second}, handovers(100)...)
 	last := snaps[len(snaps)-1]
 	h = last.holdLogs[0]
-	if n := h.closedCount(); n > 20+chunkLen {
-		t.Errorf("kept %d closed intervals with a 20s window at one a second, want at most %d", n, 20+chunkLen)
+	if n := closedCount(h); n > 20+holds.ChunkLen {
+		t.Errorf("kept %d closed intervals with a 20s window at one a second, want at most %d", n, 20+holds.ChunkLen)
 	}
 	if n := len(h.Intervals(last.Time.Add(-20 * time.Second))); n != 21 {
 		t.Errorf("%d intervals in the window, want 20 closed and the open one", n)
@@ -185,4 +187,15 @@ func TestHoldLogNotesWhenAKeyThatOutlivedItsQuorumIsGone(t *testing.T) {
 	if gone := historyOf(t, snaps[:5]); !gone[0].Gone.IsZero() {
 		t.Errorf("Gone set while the key lives on: %v", gone[0].Gone.Sub(t0))
 	}
+}
+
+// closedCount is how many closed intervals h keeps.
+func closedCount(h *HoldLog) int {
+	n := 0
+	for _, iv := range h.Intervals(time.Unix(0, 0)) {
+		if iv.Ended != EndOpen {
+			n++
+		}
+	}
+	return n
 }

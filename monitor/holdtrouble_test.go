@@ -72,7 +72,7 @@ func TestHoldLogTroublesAreBoundedByCountAndWindow(t *testing.T) {
 		polls = append(polls, split, split, none)
 	}
 	snaps := story(t, Config{MaxIntervals: 16}, polls...)
-	if n := len(snaps[len(snaps)-1].holdLogs[0].troubles); n > 16 {
+	if n := len(snaps[len(snaps)-1].holdLogs[0].Troubles(time.Unix(0, 0))); n > 16 {
 		t.Errorf("kept %d trouble spans, want at most MaxIntervals (16)", n)
 	}
 	polls = append([]poll{none, split, split}, make([]poll, 30)...)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
@@ -311,11 +312,11 @@ func TestPollDuplicateAddressIsAnError(t *testing.T) {
 }
 
 func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
-	for _, mode := range []readMode{readScripted, readPipelined} {
+	for mode, plain := range []bool{false, true} {
 		t.Run([]string{"scripted", "pipelined"}[mode], func(t *testing.T) {
 			c := newCluster(t, 3, Config{MaxValueLen: 16})
 			for _, p := range c.mon.pollers {
-				p.(*poller).mode = mode
+				reading.SetPlain(p, plain)
 			}
 			ctx := context.Background()
 			a := c.admin[0]
@@ -349,7 +350,7 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 			if l := lockOf(t, s, evilName); l.State != StateHeld || l.Count != 3 {
 				t.Errorf("escape-sequence name: %s count %d, want held by 3", l.State, l.Count)
 			}
-			if l := lockOf(t, s, "long"); l.Holder != markedToken(strings.Repeat("v", 16), 1000, digestOf(strings.Repeat("v", 1000))) {
+			if l := lockOf(t, s, "long"); l.Holder != reading.MarkedToken(strings.Repeat("v", 1000), 16) {
 				t.Errorf("long value held by %q, want its first 16 bytes marked with its length and digest", l.Holder)
 			}
 			for _, name := range []string{"hash", "list", "set", "zset", "no-ttl"} {
@@ -525,7 +526,7 @@ func TestPollScriptsAndInfoRefusedByACL(t *testing.T) {
 			t.Errorf("poll %d: lock read without scripts: %+v", poll, l)
 		}
 	}
-	if mon.pollers[0].(*poller).mode != readPipelined {
+	if !reading.Plain(mon.pollers[0]) {
 		t.Errorf("poller still in scripted mode after EVAL was refused")
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -78,23 +79,23 @@ func BenchmarkReadNamedKeys(b *testing.B) {
 		{keyFormat: "session:%d", valueFormat: "a session of user %d", to: 100_000, ttl: time.Hour},
 	}})
 	clients, _ := benchClients(b, servers)
-	p := &poller{client: clients[0], addr: servers[0].Addr()}
-	cfg := Config{}.WithDefaults()
+	p := reading.NewMaster(clients[0], servers[0].Addr(), nil, false, 0)
+	cfg := Config{}.WithDefaults().reader()
 	for _, prefix := range []string{"cache", "session"} {
 		b.Run(prefix, func(b *testing.B) {
 			var server time.Duration
 			for i := 0; i < b.N; i++ {
-				keys := make([]string, notifiedChunk)
+				keys := make([]string, reading.NotifiedChunk)
 				for j := range keys {
-					keys[j] = fmt.Sprintf("%s:%d", prefix, (i*notifiedChunk+j)%100_000)
+					keys[j] = fmt.Sprintf("%s:%d", prefix, (i*reading.NotifiedChunk+j)%100_000)
 				}
-				res, err := p.readCandidates(context.Background(), cfg, keys)
+				elapsed, err := reading.ReadNamed(context.Background(), p, cfg, keys)
 				if err != nil {
 					b.Fatal(err)
 				}
-				server += res.elapsed
+				server += elapsed
 			}
-			b.ReportMetric(float64(server.Nanoseconds())/float64(b.N*notifiedChunk)/1000, "µs-server/key")
+			b.ReportMetric(float64(server.Nanoseconds())/float64(b.N*reading.NotifiedChunk)/1000, "µs-server/key")
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -158,12 +159,7 @@ func must(t *testing.T, err error) {
 func TestKilledNotificationConnectionResubscribes(t *testing.T) {
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{ScanCount: 100}) // a hundred keys a poll: the scan's progress shows
-	n := c.mon.pollers[0].(*poller).keyspace
-	subscription := func() (*redis.PubSub, bool) {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		return n.sub, n.running
-	}
+	subscription := func() (*redis.PubSub, bool) { return reading.Subscription(c.mon.pollers[0]) }
 	killed, running := subscription()
 	if !running {
 		t.Fatal("not subscribed after the first poll")
@@ -201,7 +197,7 @@ func TestKilledNotificationConnectionResubscribes(t *testing.T) {
 func TestNotifiedQueueIsBounded(t *testing.T) {
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{})
-	fillCacheKeys(t, c.masters[0].Addr(), "flood:", 2*maxNotified)
+	fillCacheKeys(t, c.masters[0].Addr(), "flood:", 2*reading.MaxNotified)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		s := c.mon.Poll(ctx)
@@ -213,15 +209,12 @@ func TestNotifiedQueueIsBounded(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	n := c.mon.pollers[0].(*poller).keyspace
 	caughtUp, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	must(t, n.waitBarrier(caughtUp)) // every notification of the flood is in
-	n.mu.Lock()
-	queued, dropped := len(n.plain.keys), n.dropped
-	n.mu.Unlock()
-	if queued > maxNotified || queued < maxNotified/2 || dropped == 0 {
-		t.Errorf("%d keys queued, %d dropped; want at most %d queued, at least half that, and some dropped", queued, dropped, maxNotified)
+	must(t, reading.WaitNotified(caughtUp, c.mon.pollers[0])) // every notification of the flood is in
+	queued, dropped := reading.NotifiedQueue(c.mon.pollers[0])
+	if queued > reading.MaxNotified || queued < reading.MaxNotified/2 || dropped == 0 {
+		t.Errorf("%d keys queued, %d dropped; want at most %d queued, at least half that, and some dropped", queued, dropped, reading.MaxNotified)
 	}
 	c.set(t, "lock:behind", "token-behind-0123456789", time.Minute, 0)
 	if shown, _ := shownWithin(c, "lock:behind", 2); !shown {
@@ -291,7 +284,6 @@ func documentedAddition(t *testing.T, prefix string) []string {
 func TestNotificationsFollowTheMastersSetting(t *testing.T) {
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{})
-	n := c.mon.pollers[0].(*poller).keyspace
 	for _, tt := range []struct {
 		flags    string
 		notified bool
@@ -303,7 +295,7 @@ func TestNotificationsFollowTheMastersSetting(t *testing.T) {
 		{"KEA", true, "(set, expire, hset, hincrby, zadd), and by the scan"},
 	} {
 		must(t, c.admin[0].ConfigSet(ctx, "notify-keyspace-events", tt.flags).Err())
-		n.checkedAt = time.Time{} // the re-check is due
+		reading.RecheckNotifications(c.mon.pollers[0]) // the re-check is due
 		m := c.mon.Poll(ctx).Masters[0]
 		if m.Notified != tt.notified || !strings.Contains(m.NotifiedWhy, tt.why) {
 			t.Errorf("notify-keyspace-events %q: notified %v (%q), want %v saying %q", tt.flags, m.Notified, m.NotifiedWhy, tt.notified, tt.why)
@@ -335,20 +327,15 @@ func TestNotificationsWithoutPINGKeepTheirConnection(t *testing.T) {
 	must(t, err)
 	defer mon.Close()
 	mon.Poll(ctx)
-	n := mon.pollers[0].(*poller).keyspace
-	n.mu.Lock()
-	first := n.sub
-	n.mu.Unlock()
+	first, _ := reading.Subscription(mon.pollers[0])
 	for range 3 {
 		if m := mon.Poll(ctx).Masters[0]; !m.Up || !m.Notified {
 			t.Fatalf("up %v, notified %v (%q)", m.Up, m.Notified, m.NotifiedWhy)
 		}
 	}
-	n.mu.Lock()
-	sub, running := n.sub, n.running
-	n.mu.Unlock()
-	if sub != first || !running || !n.pingRefused.Load() {
-		t.Errorf("same connection %v, receiving %v, PING refused noted %v; want all three", sub == first, running, n.pingRefused.Load())
+	sub, running := reading.Subscription(mon.pollers[0])
+	if sub != first || !running || !reading.PingRefused(mon.pollers[0]) {
+		t.Errorf("same connection %v, receiving %v, PING refused noted %v; want all three", sub == first, running, reading.PingRefused(mon.pollers[0]))
 	}
 }
 
@@ -389,7 +376,7 @@ func TestNotifiedMasterScansAtASafetyNetsPace(t *testing.T) {
 	pollUntil(notified, "the scan at a safety net's pace", safetyNet)
 	// A poll's budget is its share of at most two intervals, of which the scan keeps a tenth; its calls are
 	// charged at least minKeyCost a key, and the last may end its page of ScanCount keys.
-	most := int64(float64(2*cfg.Interval)*cfg.ScanBudget*0.1/float64(minKeyCost)) + int64(cfg.ScanCount)
+	most := int64(float64(2*cfg.Interval)*cfg.ScanBudget*0.1/float64(reading.MinKeyCost)) + int64(cfg.ScanCount)
 	prev := notified.mon.Poll(ctx).Masters[0].Sweep
 	for range 10 {
 		time.Sleep(cfg.Interval)

@@ -144,19 +144,19 @@ func (b *lockBuilder) build(res string, row []MasterLock, read []bool, p, before
 
 // freeUntil is when the hold log of res, a resource with no key left, leaves the window, after this poll
 // closes its holder's interval and its trouble: the lock is listed free until then. The zero time when it has
-// no log, or nothing of it is left in the window (HoldLog.idleAt).
+// no log, or nothing of it is left in the window (HoldLog.IdleAt).
 func (b *lockBuilder) freeUntil(res string) time.Time {
 	if b.prev == nil {
 		return time.Time{}
 	}
 	log := b.prev.HoldLog(res)
-	switch {
-	case log == nil:
+	if log == nil {
 		return time.Time{}
-	case log.open.Token != "" || log.troubleOpen(): // this poll ends them
+	}
+	if _, held := log.Open(); held || log.TroubleOpen() { // this poll ends them
 		return b.now.Add(b.cfg.History)
 	}
-	if at := log.idleAt(b.cfg.History); at.After(b.now) {
+	if at := log.IdleAt(b.cfg.History); at.After(b.now) {
 		return at
 	}
 	return time.Time{}

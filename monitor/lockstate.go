@@ -3,6 +3,8 @@ package monitor
 import (
 	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // tokenCount is how many distinct masters hold a token for one resource.
@@ -49,7 +51,7 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	// Held needs a quorum of one token and validity left after the drift allowance; a quorum whose keys are
 	// about to expire is not a lock.
 	if !stuck && v.Count >= quorum {
-		remaining := exp[quorum-1] - validityGrace(v.Resource, token) // as the holder counts it
+		remaining := exp[quorum-1] - lockshape.ValidityGrace(v.Resource, token) // as the holder counts it
 		v.validEnd, v.driftFactor = now.Add(remaining), cfg.DriftFactor
 	}
 	decideState(v, token, stuck, len(counts), quorum, now)
@@ -58,7 +60,7 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	}
 	for _, c := range v.Masters {
 		if c.Holds(token) {
-			v.Family, v.Families = familyHint(v.Resource, token, c.Hash(), c.Mode())
+			v.Family, v.Families = lockshape.FamilyHint(v.Resource, token, c.Hash(), c.Mode())
 			if t, ok := ValueTime(token, c.ReadAt); ok && !c.Hash() { // a time: no client's token, however it looks
 				v.ValueTime, v.Family, v.Families = t, "", nil
 			}

@@ -60,7 +60,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 		ms.measureClock(r, cfg.DriftFactor)
 	}
 	ms.setHealth(is)
-	ms.readSeq = r.seq
+	ms.readSeq = r.Seq
 	if r.Err != nil && p != nil {
 		ms.readSeq = p.readSeq // its cells carry, unknown, what that read saw: a delta of it still applies
 	}

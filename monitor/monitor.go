@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
 // Monitor polls a fixed set of masters and hands out immutable snapshots. Its methods are safe for concurrent
@@ -25,11 +27,11 @@ import (
 // ContextTimeoutEnabled let such a read end at Config.Timeout instead of at the client's ReadTimeout.
 type Monitor struct {
 	cfg     Config
-	pollers []source
+	pollers []reading.Source
 
-	pollMu  sync.Mutex // one poll at a time, so snapshots follow each other
-	flying  []bool     // a master's read has not returned yet (guarded by pollMu)
-	known   *knownList // the keys the last poll refreshed: the same list while they do not change (guarded by pollMu)
+	pollMu  sync.Mutex         // one poll at a time, so snapshots follow each other
+	flying  []bool             // a master's read has not returned yet (guarded by pollMu)
+	known   *reading.KnownList // the keys the last poll refreshed: the same list while they do not change (guarded by pollMu)
 	results chan result
 
 	mu        sync.Mutex
@@ -51,15 +53,6 @@ type result struct {
 	main bool
 }
 
-// source is one master of the snapshot as a poll reads it: an independent master (poller) or a Redis Cluster
-// read as one lock service (clusterPoller). It is used by one read at a time (Monitor.flying).
-type source interface {
-	name() string                                                    // the master's display name
-	read(ctx context.Context, cfg Config, known *knownList) Reading  // a poll's first read: refresh and discovery
-	readKeys(ctx context.Context, cfg Config, keys []string) Reading // the keys other masters found
-	accept(r Reading)                                                // the monitor took r: discovery moves on
-}
-
 // errBusy marks a master whose previous read has not returned yet.
 var errBusy = errors.New("previous poll still waiting for an answer")
 
@@ -73,21 +66,18 @@ func New(clients []*redis.Client, addrs []string, cfg Config) (*Monitor, error) 
 		return nil, fmt.Errorf("monitor: %d clients but %d addresses", len(clients), len(addrs))
 	}
 	cfg = cfg.WithDefaults()
-	sources := make([]source, len(clients))
+	sources := make([]reading.Source, len(clients))
 	for i, c := range clients {
 		if c == nil {
 			return nil, fmt.Errorf("monitor: client %d (%s) is nil", i, addrs[i])
 		}
-		sources[i] = &poller{client: c, addr: addrs[i], advise: cfg.Advise, keyspace: newNotifier(c)}
-		if trackingByDefault && !cfg.NoTracking {
-			sources[i].(*poller).track = newTracker(c, cfg.FullReadEvery)
-		}
+		sources[i] = reading.NewMaster(c, addrs[i], cfg.Advise, trackingByDefault && !cfg.NoTracking, cfg.FullReadEvery)
 	}
 	return newMonitor(sources, cfg), nil
 }
 
 // newMonitor returns a Monitor of sources, with cfg's defaults applied.
-func newMonitor(sources []source, cfg Config) *Monitor {
+func newMonitor(sources []reading.Source, cfg Config) *Monitor {
 	return &Monitor{
 		cfg:      cfg,
 		pollers:  sources,
@@ -117,8 +107,8 @@ func (m *Monitor) Poll(ctx context.Context) Snapshot {
 	readings := m.readAll(ctx, m.knownKeys(prev, own))
 	s := Aggregate(prev, readings, own, time.Now(), cfg)
 	for j, r := range readings {
-		if p, ok := m.pollers[j].(*poller); ok && p.track != nil && r.delta && s.Masters[j].readSeq == 0 {
-			p.track.accepted.Store(0) // a delta of a reading this snapshot does not follow: read it whole next time
+		if r.Delta && s.Masters[j].readSeq == 0 {
+			m.pollers[j].ReadWholeNext() // a delta of a reading this snapshot does not follow: read it whole next time
 		}
 	}
 	m.mu.Lock()
@@ -146,12 +136,12 @@ func (m *Monitor) Observe(f func(prev *Snapshot, s Snapshot)) {
 // it reads the keys that discovery found on some masters on every other master that answered, and their fence
 // counters on all of them, so that each snapshot has read every key it shows, and its fence, on every master
 // that answered.
-func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
-	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p source) Reading {
-		return p.read(ctx, m.cfg, known)
+func (m *Monitor) readAll(ctx context.Context, known *reading.KnownList) []Reading {
+	readings := m.fanOut(ctx, true, func(ctx context.Context, i int, p reading.Source) Reading {
+		return p.Read(ctx, m.cfg.reader(), known)
 	})
 	isNew := map[string]bool{}
-	isKnown := func(k string) bool { return known.has(k) || isNew[k] }
+	isKnown := func(k string) bool { return known.Has(k) || isNew[k] }
 	var found []string
 	for _, r := range readings {
 		for _, k := range r.Keys {
@@ -161,7 +151,7 @@ func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
 			}
 		}
 	}
-	found = m.capFound(readings, found, known.counted())
+	found = m.capFound(readings, found, known.Counted())
 	for _, k := range found {
 		if fence := k + m.cfg.FenceSuffix; !strings.HasSuffix(k, m.cfg.FenceSuffix) && !isKnown(fence) {
 			isNew[fence] = true
@@ -172,7 +162,7 @@ func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
 		return readings
 	}
 	sort.Strings(found)
-	more := m.fanOut(ctx, false, func(ctx context.Context, i int, p source) Reading {
+	more := m.fanOut(ctx, false, func(ctx context.Context, i int, p reading.Source) Reading {
 		if readings[i].Err != nil {
 			return Reading{}
 		}
@@ -186,13 +176,13 @@ func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
 				missing = append(missing, k)
 			}
 		}
-		return p.readKeys(ctx, m.cfg, missing)
+		return p.ReadKeys(ctx, m.cfg.reader(), missing)
 	})
 	for i, r := range more {
 		switch {
 		case readings[i].Err == nil && r.Err == nil:
 			readings[i].Keys = append(readings[i].Keys, r.Keys...)
-		case readings[i].Err == nil && isRedirect(r.Err):
+		case readings[i].Err == nil && reading.IsRedirect(r.Err):
 			readings[i] = r // a Redis Cluster's node, not a master: its error says so, rather than keys unknown
 		}
 	}
@@ -202,17 +192,17 @@ func (m *Monitor) readAll(ctx context.Context, known *knownList) []Reading {
 // knownKeys returns the keys the poll after prev refreshes (Snapshot.keysToRefresh), as the same slice as the
 // last poll's when they are the same keys: a tracked master whose known keys did not change reads only what
 // changed (tracker.plan). After a quiet poll with our locks unchanged they are the same without a look.
-func (m *Monitor) knownKeys(prev *Snapshot, own map[string]OwnLock) *knownList {
+func (m *Monitor) knownKeys(prev *Snapshot, own map[string]OwnLock) *reading.KnownList {
 	if prev != nil && (prev.quiet || prev.sameKeys) && m.known != nil && maps.EqualFunc(prev.own, own, sameOwnLock) {
-		m.known = m.known.withFree(prev.freeLocks)
+		m.known = m.known.WithFree(prev.freeLocks)
 		return m.known
 	}
 	known := prev.keysToRefresh(own)
-	if m.known == nil || !slices.Equal(known, m.known.keys) {
-		m.known = newKnownList(known)
+	if m.known == nil || !slices.Equal(known, m.known.List()) {
+		m.known = reading.NewKnownList(known)
 	}
 	if prev != nil {
-		m.known = m.known.withFree(prev.freeLocks)
+		m.known = m.known.WithFree(prev.freeLocks)
 	}
 	return m.known
 }
@@ -226,41 +216,14 @@ func (m *Monitor) capFound(readings []Reading, found []string, known int) []stri
 	for i := range readings {
 		rs[i] = &readings[i]
 	}
-	return capKeys(rs, found, max(m.cfg.MaxKeys-known, 0))
-}
-
-// capKeys keeps, of the keys found new (found), the first room in key order: the others are taken out of the
-// readings and counted as untracked by each reading that had them. It returns the keys kept.
-func capKeys(readings []*Reading, found []string, room int) []string {
-	if len(found) <= room {
-		return found
-	}
-	sort.Strings(found)
-	dropped := make(map[string]bool, len(found)-room)
-	for _, k := range found[room:] {
-		dropped[k] = true
-	}
-	for _, r := range readings {
-		kept := r.Keys[:0]
-		for _, k := range r.Keys {
-			if !dropped[k.Key] {
-				kept = append(kept, k)
-			}
-		}
-		if n := len(r.Keys) - len(kept); n > 0 && r.next != nil {
-			r.next.leftOut(n)
-			r.Untracked = r.next.untrackedNow()
-		}
-		r.Keys = kept
-	}
-	return found[:room]
+	return reading.CapKeys(rs, found, max(m.cfg.MaxKeys-known, 0))
 }
 
 // fanOut runs read on every master concurrently, each within Config.Timeout, and returns when all have
 // answered or it gives up on the rest (see Monitor). A master whose earlier read has not returned is not asked
 // again: a first read (main) waits for that read's answer, a read of found keys skips the master. An answer
 // that came between two polls is dropped: it is older than the poll, and the master is asked afresh.
-func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Context, int, source) Reading) []Reading {
+func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Context, int, reading.Source) Reading) []Reading {
 	start := time.Now()
 	m.mu.Lock()
 	interval := m.interval
@@ -279,7 +242,7 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 	pending := 0
 	for i, p := range m.pollers {
 		if m.flying[i] && !main {
-			readings[i] = Reading{Addr: p.name(), Err: errBusy}
+			readings[i] = Reading{Addr: p.Name(), Err: errBusy}
 			continue
 		}
 		waiting[i] = true
@@ -307,11 +270,11 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 			waiting[res.i] = false
 			pending--
 			if res.main != main {
-				readings[res.i] = Reading{Addr: m.pollers[res.i].name(), Err: errBusy}
+				readings[res.i] = Reading{Addr: m.pollers[res.i].Name(), Err: errBusy}
 				continue
 			}
 			readings[res.i] = res.r
-			m.pollers[res.i].accept(res.r)
+			m.pollers[res.i].Accept(res.r)
 			if res.r.Err == nil {
 				// Some master answered: wait for the rest one interval, or twice what the answers took.
 				elapsed := time.Since(start)
@@ -332,7 +295,7 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 func (m *Monitor) notAnswered(readings []Reading, waiting []bool, err error) {
 	for i, p := range m.pollers {
 		if waiting[i] {
-			readings[i] = Reading{Addr: p.name(), Err: err}
+			readings[i] = Reading{Addr: p.Name(), Err: err}
 		}
 	}
 }
@@ -430,3 +393,7 @@ func (m *Monitor) poke() {
 	default:
 	}
 }
+
+// trackingByDefault makes New track keys where masters allow it; the tests of this package turn it off with
+// -polling (tracking_main_test.go), to run every test in both modes.
+var trackingByDefault = true

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor/holds"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -16,7 +17,7 @@ import (
 // expiry) and a Redisson lock (its waiters are read every poll) make no poll quiet.
 
 // farFuture stands for "never" in quietUntil.
-var farFuture = time.Unix(1<<40, 0)
+var farFuture = holds.Never
 
 // carryQuiet makes s share prev's locks when this poll is quiet (see above), and reports whether it did.
 func (s *Snapshot) carryQuiet(prev *Snapshot, readings []Reading, delta []bool, own map[string]OwnLock) bool {
@@ -40,7 +41,7 @@ func quietAfter(prev, s *Snapshot, readings []Reading, delta []bool, own map[str
 		return false
 	}
 	for j, r := range readings {
-		if !delta[j] || len(r.Keys) > 0 || len(r.unread) > 0 || len(r.Waiters) > 0 || !s.Masters[j].Up ||
+		if !delta[j] || len(r.Keys) > 0 || len(r.Unread) > 0 || len(r.Waiters) > 0 || !s.Masters[j].Up ||
 			s.Masters[j].health.sameAs != prev.Masters[j].health.sameAs {
 			return false
 		}

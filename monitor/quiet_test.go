@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -97,9 +98,9 @@ func TestTrackedReadOfManyFoundKeysStaysScripted(t *testing.T) {
 	for i := range keys {
 		keys[i] = fmt.Sprintf("found:%05d", i)
 	}
-	p := c.mon.pollers[0].(*poller)
-	r := p.readKeys(ctx, c.mon.cfg, keys)
-	if r.Err != nil || len(r.Keys) != len(keys) || p.mode != readScripted {
-		t.Fatalf("read of %d keys: error %v, %d readings, scripted %v; want every key read by the script", len(keys), r.Err, len(r.Keys), p.mode == readScripted)
+	p := c.mon.pollers[0]
+	r := p.ReadKeys(ctx, c.mon.cfg.reader(), keys)
+	if r.Err != nil || len(r.Keys) != len(keys) || reading.Plain(p) {
+		t.Fatalf("read of %d keys: error %v, %d readings, scripted %v; want every key read by the script", len(keys), r.Err, len(r.Keys), !reading.Plain(p))
 	}
 }

@@ -1,8 +1,6 @@
 package monitor
 
 import (
-	"encoding/json"
-	"errors"
 	"time"
 )
 
@@ -32,99 +30,8 @@ func (m *Monitor) ObservePolls(f func(p Poll)) {
 // that starts a new file needs a reading that does not build on the last file.
 func (m *Monitor) ReadWholeNext() {
 	for _, p := range m.pollers {
-		if p, ok := p.(*poller); ok && p.track != nil {
-			p.track.accepted.Store(0)
-		}
+		p.ReadWholeNext()
 	}
-}
-
-// recordedReading is a Reading as a recording holds it: its exported fields, its error as text, and the
-// unexported fields Aggregate reads.
-type recordedReading struct {
-	readingFields
-	Err     string   `json:"Err,omitempty"`
-	Seq     uint64   `json:"seq,omitempty"`
-	DeltaOf uint64   `json:"delta_of,omitempty"`
-	Delta   bool     `json:"delta,omitempty"`
-	Unread  []string `json:"unread,omitempty"`
-	Mode    string   `json:"mode,omitempty"`
-}
-
-// readingFields is Reading without its methods, so that encoding it does not recurse.
-type readingFields Reading
-
-// MarshalJSON writes the reading for a recording (see Poll).
-func (r Reading) MarshalJSON() ([]byte, error) {
-	rec := recordedReading{readingFields: readingFields(r), Seq: r.seq, DeltaOf: r.deltaOf, Delta: r.delta,
-		Unread: r.unread, Mode: r.mode}
-	if r.Err != nil {
-		rec.Err = r.Err.Error()
-	}
-	return json.Marshal(rec)
-}
-
-// UnmarshalJSON reads a reading a recording holds; its error comes back as its text.
-func (r *Reading) UnmarshalJSON(data []byte) error {
-	var rec recordedReading
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return err
-	}
-	*r = Reading(rec.readingFields)
-	r.Err = nil
-	if rec.Err != "" {
-		r.Err = errors.New(rec.Err)
-	}
-	r.seq, r.deltaOf, r.delta, r.unread, r.mode = rec.Seq, rec.DeltaOf, rec.Delta, rec.Unread, rec.Mode
-	return nil
-}
-
-// recordedPrimary is a cluster primary's reading as a recording holds it: Reading's own encoding would
-// otherwise stand for the whole PrimaryReading and drop its id and slots.
-type recordedPrimary struct {
-	Reading Reading     `json:"reading"`
-	ID      string      `json:"id"`
-	Slots   []SlotRange `json:"slots"`
-}
-
-// MarshalJSON writes the primary's reading for a recording.
-func (p PrimaryReading) MarshalJSON() ([]byte, error) {
-	return json.Marshal(recordedPrimary{Reading: p.Reading, ID: p.ID, Slots: p.Slots})
-}
-
-// UnmarshalJSON reads a primary's reading a recording holds.
-func (p *PrimaryReading) UnmarshalJSON(data []byte) error {
-	var rec recordedPrimary
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return err
-	}
-	*p = PrimaryReading{Reading: rec.Reading, ID: rec.ID, Slots: rec.Slots}
-	return nil
-}
-
-// recordedKey is a KeyReading as a recording holds it, with what is known of its value's reading.
-type recordedKey struct {
-	keyFields
-	Refused bool     `json:"refused,omitempty"`
-	Cut     cutState `json:"cut,omitempty"`
-}
-
-// keyFields is KeyReading without its methods.
-type keyFields KeyReading
-
-// MarshalJSON writes the key's reading for a recording.
-func (k KeyReading) MarshalJSON() ([]byte, error) {
-	return json.Marshal(recordedKey{keyFields: keyFields(k), Refused: k.refused, Cut: k.cut})
-}
-
-// UnmarshalJSON reads a key's reading a recording holds.
-func (k *KeyReading) UnmarshalJSON(data []byte) error {
-	var rec recordedKey
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return err
-	}
-	*k = KeyReading(rec.keyFields)
-	k.refused, k.cut = rec.Refused, rec.Cut
-	return nil
 }
 
 // RecordedConfig is the part of a Config that Aggregate reads and a recording keeps: a replay aggregates with

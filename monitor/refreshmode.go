@@ -1,9 +1,9 @@
 package monitor
 
-// Why a master is polled by design, rather than because tracking was refused or failed (MasterStatus.RefreshWhy).
-const (
-	whyTrackingOff = "tracking turned off"
-	whySentinel    = "named through Sentinels: not tracked"
+import (
+	"strings"
+
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
 // TrackingFellBack reports whether m is polled although it was to be tracked: the master refused tracking
@@ -11,5 +11,17 @@ const (
 // poll. A master polled because tracking is off (--no-tracking), named through Sentinels or a Redis Cluster
 // is polled by design: false.
 func (m MasterStatus) TrackingFellBack() bool {
-	return m.Refresh == RefreshPolling && m.RefreshWhy != "" && m.RefreshWhy != whyTrackingOff && m.RefreshWhy != whySentinel
+	return m.Refresh == reading.RefreshPolling && m.RefreshWhy != "" && m.RefreshWhy != reading.WhyTrackingOff && m.RefreshWhy != reading.WhySentinel
+}
+
+// WarnTrackingStorm is the kind of the warning about a master turned from tracking to polling by an
+// invalidation storm.
+const WarnTrackingStorm = "tracking-storm"
+
+// warnRefresh appends to ws the warning about a master that an invalidation storm turned to polling.
+func warnRefresh(ws []Warning, m MasterStatus) []Warning {
+	if m.Refresh == reading.RefreshPolling && strings.HasPrefix(m.RefreshWhy, reading.StormWhy) {
+		ws = append(ws, warn(SeverityWarning, WarnTrackingStorm, m.Addr, m.RefreshWhy))
+	}
+	return ws
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -23,13 +24,13 @@ const pausedWritesFor = 3 * time.Second
 func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 	tests := []struct {
 		name     string
-		scripts  scriptVariant
+		flagged  bool // the read scripts are flagged no-writes
 		hashRead bool // the hash lock is read on the paused master
 		tracked  bool // only what changes is read: no cell need be read in every poll
 	}{
-		{"scripts flagged no-writes", scriptsNoWrites, true, false},
-		{"plain scripts, as before Redis 7", scriptsCompat, false, false},
-		{"plain scripts, tracked", scriptsCompat, false, true},
+		{"scripts flagged no-writes", true, true, false},
+		{"plain scripts, as before Redis 7", false, false, false},
+		{"plain scripts, tracked", false, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,7 +41,7 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 			}
 			c := watch(t, masters, Config{NoTracking: !tt.tracked})
 			t.Cleanup(func() { _ = c.mon.Close() })
-			c.mon.pollers[0].(*poller).scripts = tt.scripts
+			reading.SetFlaggedScripts(c.mon.pollers[0], tt.flagged)
 			const key, token, hashKey = "orders:paused", "token-paused-0123456789", "reports:paused"
 			c.set(t, key, token, time.Minute, 0, 1, 2)
 			ctx := context.Background()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -26,7 +28,7 @@ func TestEveryKnownClientsTokenIsLockShaped(t *testing.T) {
 		}
 		for range 200 { // the tokens are random: many draws, so that a rare shape is met
 			key, token := f.key("orders:42"), f.token()
-			if !lockShapedValue(key, token) {
+			if !lockshape.LockShapedValue(key, token) {
 				t.Fatalf("%s's token %q under %q is not lock-shaped", f.name, token, key)
 			}
 		}
@@ -48,7 +50,7 @@ func TestEveryKnownClientsTokenIsLockShaped(t *testing.T) {
 		{"a lock named by a UUID, said in its name", "lock:order:" + uuid4(), uuid4()},
 		{"a UUID token under a plain name (redlock-rb)", "billing:nightly", uuid4()},
 	} {
-		if !lockShapedValue(tc.key, tc.token) {
+		if !lockshape.LockShapedValue(tc.key, tc.token) {
 			t.Errorf("%s: %q under %q is not lock-shaped", tc.client, tc.token, tc.key)
 		}
 	}
@@ -72,7 +74,7 @@ func TestCacheAndSessionValuesAreNotLockShaped(t *testing.T) {
 		{"an empty value (Spring Session's expiry keys)", "spring:session:sessions:expires:1", ""},
 		{"a pickle", "django:session", "\x80\x04\x95\x1a\x00\x00\x00\x00\x00\x00\x00}\x94"},
 	} {
-		if lockShapedValue(tc.key, tc.value) {
+		if lockshape.LockShapedValue(tc.key, tc.value) {
 			t.Errorf("%s: %q under %q is taken for a lock", tc.what, tc.value, tc.key)
 		}
 	}
@@ -194,11 +196,12 @@ func TestSharedRedisListsOnlyTheLocks(t *testing.T) {
 // startOf is the latest time the server behind c can have started, from INFO's uptime_in_seconds.
 func startOf(t *testing.T, c *redis.Client) time.Time {
 	t.Helper()
-	var r Reading
-	info := c.Info(context.Background(), "server")
-	parseInfo([]*redis.StringCmd{info}, &r)
-	if r.Uptime < 0 {
-		t.Fatalf("no uptime in INFO: %v", info.Err())
+	info, err := c.Info(context.Background(), "server").Result()
+	_, rest, found := strings.Cut(info, "uptime_in_seconds:")
+	line, _, _ := strings.Cut(rest, "\r\n")
+	secs, perr := strconv.ParseInt(line, 10, 64)
+	if err != nil || !found || perr != nil {
+		t.Fatalf("no uptime in INFO: %v", err)
 	}
-	return time.Now().Add(-r.Uptime) // the latest it can have started: uptime is rounded down
+	return time.Now().Add(-time.Duration(secs) * time.Second) // the latest it can have started: uptime is rounded down
 }

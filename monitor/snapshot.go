@@ -26,31 +26,63 @@
 //
 // # Reading the code
 //
-// I/O: monitor.go (the Monitor, its polls and fan-out), poll.go (one master's reading), refresh.go (the keys the
-// next poll re-reads), and where a master allows it tracking.go, invalidations.go, trackedread.go and storm.go
-// (re-reading only the keys the master says changed: CLIENT TRACKING); candidates.go (the rules a key found must
-// pass) and, where a master publishes them, keyspace.go and keyspaceread.go (new keys named by its keyspace
-// notifications), glob.go (their match to the pattern). The pure Aggregate (aggregate.go) runs these steps, one file each: master.go (a master's
-// status from its reading), health.go (its health: one state, moved by health.next), clock.go (clock offset
-// and drift, and how they are judged), cells.go (what each read says of each key), lockstate.go (quorum,
-// split, validity: a lock's state in one poll, and LeadToken), sets.go and holders.go (sorted-set locks: how
-// they are read, and each holder's quorum), conventions.go (clients' key prefixes), locks.go (the walk over
-// resources), history.go
-// (a lock's move from the last snapshot, as tables), alarms.go (the alarms and their confirmation), fence.go
-// (fence counters), warnings.go (what is wrong now, computed without changing the snapshot), since.go (what
-// is new since the last snapshot), failover.go (a primary's failover and its replication race, replicas named
-// with their primary, and a Sentinel given as a master). words.go holds the words of the monitor's own types
-// (master and lock states, severities, overall health), monitor/vocab those of durations, clock rates and
-// quoted names; monitor/render writes a snapshot for people and programs (JSON, tables, the Markdown report).
-// family.go names client families. A Redis Cluster is one master of the snapshot: cluster.go reads it (its primaries, its keys where
-// their slots are), clusterstate.go derives its primaries' statuses, warnings and events. Each lock's holders over the window are a hold log: holdlog.go (its intervals, kept in chunks
-// snapshots share), holdtrack.go (its move from poll to poll), contention.go (its figures); waiters.go counts Redisson's
-// waiters.
+// The package is the aggregator and the Monitor that drives it; its subpackages hold the rest: reading
+// (monitor/internal/reading) reads the masters and hands back a Reading per master, the contract between
+// the I/O and Aggregate; lockshape tells lock keys and client families by their shapes; holds keeps each
+// lock's holders over the window and their contention figures. Each file, by layer:
+//
+// The Monitor and the public names:
+//   - monitor.go: the Monitor, its polls, the fan-out of the reads and the snapshots it hands out.
+//   - clustermonitor.go: NewCluster (a Redis Cluster as one master), Close, ClusterName.
+//   - pollnow.go: PollNow, a poll ahead of the interval.
+//   - refresh.go: the keys the next poll re-reads (and their fence counters).
+//   - recording.go: Poll and ObservePolls for recordings, RecordedConfig for their replay.
+//   - reading.go, lockshapes.go, holdlogs.go: the subpackages' public types under monitor's names.
+//
+// The aggregator, run by Aggregate one step a file:
+//   - snapshot.go: Config and the read model: Snapshot, MasterStatus, LockView, Event, Warning.
+//   - carried.go: what Aggregate carries from poll to poll beside the read model.
+//   - aggregate.go: Aggregate, the steps of one poll.
+//   - master.go: a master's status from its reading.
+//   - health.go: its health, one state moved by health.next.
+//   - clock.go: clock offset and drift, and how they are judged; clockstep.go: a clock that jumps.
+//   - failover.go: a primary's failover and its replication race, replicas named with their primary, a
+//     Sentinel given as a master.
+//   - removals.go: keys evicted or flushed, told from released.
+//   - cells.go: what each read says of each key.
+//   - lockstate.go: quorum, split, validity: a lock's state in one poll, and LeadToken.
+//   - holders.go: sorted-set locks: their holders and each holder's quorum.
+//   - conventions.go: the resource a client's key convention names, ResourceText.
+//   - locks.go: the walk over resources that builds the locks.
+//   - changes.go: a poll with changes builds only the locks that changed.
+//   - quiet.go: a poll with nothing new reuses the snapshot before.
+//   - history.go: a lock's move from the last snapshot, as events.
+//   - alarms.go: the alarms and their confirmation by the next poll.
+//   - fence.go: fence counters, and a counter gone back.
+//   - holdtrack.go: the hold logs' move from poll to poll, and their trouble spans.
+//   - contention.go: a snapshot's hold logs and their contention figures; handovers.go: Handovers.
+//   - owner.go: our locks (Owner, OwnLock), Snapshot.Lock and Shows.
+//   - waiters.go: Redisson's waiters counted per lock.
+//   - clusterstate.go: a cluster's primaries' statuses, warnings and events.
+//   - warnings.go: what is wrong now, computed without changing the snapshot.
+//   - deployment.go: what the masters' ACLs, missing script commands and keys left out cost.
+//   - refreshmode.go: a master polled rather than tracked, and the invalidation storm's warning.
+//   - since.go: the events and warnings new since the last snapshot.
+//   - pttl.go: PTTLAt, a cell's TTL as of now.
+//
+// Words for people and programs (monitor/vocab holds durations, clock rates and quoted names; monitor/render
+// writes a snapshot: the JSON schema and the tables, the Markdown report, holders and contention):
+//   - words.go: the words of the monitor's own types: master and lock states, severities, overall health.
+//   - holderlist.go: a lock's holders as a list, for the screens and the writers.
+//   - strip.go: a lock's timeline as cells.
+//   - valuetime.go: a lock's value read as a time, in words.
 package monitor
 
 import (
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor/holds"
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -83,14 +115,14 @@ type Config struct {
 	MaxIntervals int
 	// NoTracking makes every master polled: all known keys read on every poll. By default a master that allows
 	// it (Redis 6 or later, CLIENT TRACKING and SUBSCRIBE permitted) has only the keys it says changed read
-	// again, and all of them every FullReadEvery (default DefaultFullReadEvery) as a safety net (tracking.go).
+	// again, and all of them every FullReadEvery (default DefaultFullReadEvery) as a safety net (reading's tracking.go).
 	NoTracking    bool
 	FullReadEvery time.Duration
 }
 
 // Config defaults, applied by WithDefaults to zero fields.
 const (
-	DefaultPattern     = "*"
+	DefaultPattern     = reading.DefaultPattern
 	DefaultScanCount   = 100
 	DefaultScanBudget  = 0.03
 	DefaultMaxKeys     = 100000
@@ -143,7 +175,7 @@ func (c Config) WithDefaults() Config {
 	if c.MaxIntervals <= 0 {
 		c.MaxIntervals = DefaultMaxIntervals
 	}
-	c.MaxIntervals = max(c.MaxIntervals, chunkLen)
+	c.MaxIntervals = max(c.MaxIntervals, holds.ChunkLen)
 	if c.FenceSuffix == "" {
 		c.FenceSuffix = DefaultFenceSuffix
 	}
@@ -194,32 +226,9 @@ type Snapshot struct {
 	Unsafe    int            // masters that answer but cannot be counted on: replicas, primaries in a failover's replication race
 	Swept     bool           // every master that answers has finished a full discovery sweep since the start
 
-	maxTTL time.Duration // longest lock TTL ever seen, or of our locks, for the restart and clock warnings
-	hidden []*LockView   // the keys refreshed by the next poll that are not in Locks (no TTL, on one master), with their cells
-
-	// What a quiet poll (quiet.go) needs: the locks registered as ours when it was made, the warnings about
-	// its locks, the first time a lock could change with nothing read, and whether it shares its locks with
-	// the snapshot before (which makes each of its decided locks decided by this poll).
-	own          map[string]OwnLock
-	lockWarnings []Warning
-	quietUntil   time.Time
-	logsIdleAt   time.Time // the first time a hold log leaves the window (HoldLog.idleAt)
-	quiet        bool
-	fenceSuffix  string        // Config.FenceSuffix: the next poll reads every lock's fence counter
-	fences       fenceCounters // fence counters read, with the highest each master has shown
-	holdLogs     []*HoldLog    // every resource's holders over the window, by resource, shown or gone (holdtrack.go)
-	freeLocks    int           // how many of Locks are free (LockView.Free): their keys do not count against MaxKeys
-	// What a poll with changes (changes.go) needs, aligned with Locks: each lock's lead token's hash
-	// (leadHash) and the first time it could change with nothing read (quietEnd, as nanosOf gives it); how
-	// many locks the polls with changes since the last that built every lock built (their arrays are kept
-	// alive by the locks taken as they were); and whether this snapshot refreshes the keys of the one before.
-	leads       []uint64
-	quietEnds   []int64
-	shared      int
-	sameKeys    bool
-	troubled    []string      // the resources of the locks in trouble (lockTroubleOf), sorted
-	watchedFrom time.Time     // the first snapshot's time: figures cover no time before it
-	window      time.Duration // Config.History
+	// carried is the aggregator's memo of this poll, which the next poll builds on: not part of the read
+	// model (carried.go).
+	carried
 }
 
 // MasterStatus is the health of one master as of the snapshot.
@@ -260,9 +269,9 @@ type MasterStatus struct {
 	EvictionPolicy   string        // INFO memory maxmemory_policy ("noeviction", "allkeys-lru", ...); "" unknown (removals.go)
 	MaxMemory        int64         // INFO memory maxmemory in bytes, 0 for no limit; meaningful when EvictionPolicy is known
 	EvictedKeys      int64         // INFO stats evicted_keys: keys it evicted since it started; -1 unknown
-	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (tracking.go)
+	Refresh          string        // how its keys are refreshed: RefreshTracking or RefreshPolling (reading's tracking.go)
 	RefreshWhy       string        // why it is polled, or why its keys were all read in the last poll; "" none
-	Notified         bool          // new keys also come through its keyspace notifications, not only the scan (keyspace.go)
+	Notified         bool          // new keys also come through its keyspace notifications, not only the scan (reading)
 	NotifiedWhy      string        // which notifications, or why none; "" not known
 
 	Cluster *ClusterStatus // a Redis Cluster watched as one master: its primaries; nil for an independent master
@@ -271,21 +280,6 @@ type MasterStatus struct {
 	readSeq uint64   // the number of the last tracked read applied, in this poll or before (Reading.seq); 0 none
 	removed removals // what its counters say of the keys that went from it since its last answer (removals.go)
 	hist    masterHistory
-}
-
-// Sweep is the progress of discovery on one master: SCAN continues from poll to poll under the work budget,
-// so a full sweep of a large keyspace spreads over several polls.
-type Sweep struct {
-	Scanned       int64     // keys scanned in the current sweep
-	Total         int64     // keys in the database (DBSIZE) at the last poll; -1 unknown
-	Started       time.Time // when the current sweep began
-	Completed     int       // full sweeps finished since the monitor started
-	LastCompleted time.Time // when the last full sweep finished; zero if none
-	// NotLockShaped and Refused are the keys the last full sweep (before one has finished: the current one
-	// so far) passed over: keys with a TTL that are not lock-shaped (default pattern only, see shape.go), and
-	// keys whose read the master refused (ACL key patterns).
-	NotLockShaped int64
-	Refused       int64
 }
 
 // CellState says what is known of one resource's key on one master.
@@ -299,7 +293,7 @@ const (
 )
 
 // NoTTL is MasterLock.PTTL for a key that never expires.
-const NoTTL time.Duration = -1
+const NoTTL = reading.NoTTL
 
 // MasterLock is what one master holds for one resource. An unknown cell keeps the values last seen there. It
 // takes 64 bytes: a snapshot of 100,000 locks on five masters holds half a million of them, so what few cells

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
 // TestTrackingLostInvalidationConnectionReadsAll kills the invalidation connection and changes the lock at
@@ -24,7 +26,7 @@ func TestTrackingLostInvalidationConnectionReadsAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The tracker's own invalidation connection, by its ID: the announcer's subscription is another.
-	if err := admin.Do(ctx, "client", "kill", "id", c.mon.pollers[0].(*poller).track.invID.Load()).Err(); err != nil {
+	if err := admin.Do(ctx, "client", "kill", "id", reading.InvalidationID(c.mon.pollers[0])).Err(); err != nil {
 		t.Fatal(err)
 	}
 	c.set(t, key, "token-two-0123456789", time.Minute, 0)
@@ -66,7 +68,7 @@ func TestTrackingStormFallsBackToPolling(t *testing.T) {
 	s := pollUntil(t, c.mon, 30*time.Second, "the master polled after the storm", func(s Snapshot) bool {
 		return s.Masters[0].Refresh == RefreshPolling
 	})
-	if !strings.HasPrefix(s.Masters[0].RefreshWhy, stormWhy) {
+	if !strings.HasPrefix(s.Masters[0].RefreshWhy, reading.StormWhy) {
 		t.Fatalf("polled because %q", s.Masters[0].RefreshWhy)
 	}
 	if !slices.ContainsFunc(s.Warnings, func(w Warning) bool { return w.Kind == WarnTrackingStorm }) {

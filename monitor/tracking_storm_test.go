@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
 // TestTrackingStormRetriesAfterBackoff storms a tracked master (its tracking table shrunk below the locks
@@ -15,8 +16,7 @@ import (
 // tracked again, every key read anew; the storm, still there, turns it to polling again for twice as long.
 func TestTrackingStormRetriesAfterBackoff(t *testing.T) {
 	c, _ := trackedCluster(t, "lock:0")
-	track := c.mon.pollers[0].(*poller).track
-	track.backoff = 2 * time.Second // the poller's: no poll runs now
+	reading.SetStormBackoff(c.mon.pollers[0], 2*time.Second) // the poller's: no poll runs now
 	const locks = 400
 	for i := 1; i < locks; i++ {
 		c.set(t, fmt.Sprintf("lock:%d", i), "token-one-0123456789", time.Minute, 0)
@@ -33,7 +33,7 @@ func TestTrackingStormRetriesAfterBackoff(t *testing.T) {
 			return s.Masters[0].Refresh == RefreshPolling
 		})
 		why := s.Masters[0].RefreshWhy
-		if !strings.HasPrefix(why, stormWhy) || !strings.Contains(why, "tracking tried again after "+wait+", at ") {
+		if !strings.HasPrefix(why, reading.StormWhy) || !strings.Contains(why, "tracking tried again after "+wait+", at ") {
 			t.Fatalf("polled because %q, want a storm and tracking tried again after %s", why, wait)
 		}
 		if !s.Masters[0].TrackingFellBack() {
@@ -57,36 +57,4 @@ func TestTrackingStormRetriesAfterBackoff(t *testing.T) {
 		t.Fatalf("tracked again: %d locks, %d unknown, warnings %v", len(s.Locks), unknownCells(s), s.Warnings)
 	}
 	stormedFor("4.0s")
-}
-
-// TestTrackingStormBackoffDoublesUpToAnHour storms a tracker again and again: each storm waits twice as long
-// as the one before, up to an hour; the master is polled until the wait has passed, and tracked after.
-func TestTrackingStormBackoffDoublesUpToAnHour(t *testing.T) {
-	tr := &tracker{backoff: stormRetryFirst}
-	read, before := make([]KeyReading, stormMinKeys), map[string]cachedKey{}
-	for i := range read {
-		read[i] = KeyReading{Key: "lock:" + strconv.Itoa(i), Value: "token", PTTL: NoTTL}
-		before[read[i].Key] = cachedOf(&read[i])
-	}
-	for _, want := range []time.Duration{10 * time.Minute, 20 * time.Minute, 40 * time.Minute, time.Hour, time.Hour} {
-		for i := range stormPolls {
-			if got := tr.stormed(read, before); got != (i == stormPolls-1) {
-				t.Fatalf("poll %d of a storm: stormed %v", i+1, got)
-			}
-		}
-		stormAt := time.Now()
-		if wait := tr.retryAt.Sub(stormAt); wait > want || wait < want-time.Minute {
-			t.Fatalf("tracking tried again after %v, want %v", wait, want)
-		}
-		if why := tr.pollingFor(tr.retryAt.Add(-time.Millisecond)); !strings.HasPrefix(why, stormWhy) {
-			t.Fatalf("just before the retry the master is polled because %q", why)
-		}
-		if why := tr.pollingFor(tr.retryAt); why != "" {
-			t.Fatalf("at the retry the master is still polled: %q", why)
-		}
-	}
-	tr.off, tr.retryAt = "CLIENT refused: NOPERM", time.Time{}
-	if why := tr.pollingFor(time.Now().Add(24 * time.Hour)); why != tr.off {
-		t.Fatalf("a refusal was lifted: %q", why)
-	}
 }

@@ -5,19 +5,9 @@ import (
 	"fmt"
 	"testing"
 	"time"
-)
 
-// TestRedissonChannelNamesAsRedissonDoes: the key in braces, unless it has a hash tag of its own.
-func TestRedissonChannelNamesAsRedissonDoes(t *testing.T) {
-	for key, want := range map[string]string{
-		"orders":        "redisson_lock__channel:{orders}",
-		"{user:1}:lock": "redisson_lock__channel:{user:1}:lock",
-	} {
-		if got := redissonChannel(key); got != want {
-			t.Errorf("redissonChannel(%q) = %q, want %q", key, got, want)
-		}
-	}
-}
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
+)
 
 // TestRedissonWaitersAreTheSubscribersOfItsChannel: clients waiting for a Redisson lock subscribe to its channel
 // on the master they wait on; the lock shows the most any master counts, and a string lock shows none known.
@@ -66,14 +56,14 @@ func TestRedissonWaitersAreTheSubscribersOfItsChannel(t *testing.T) {
 func TestWaitersOfManyRedissonLocksAreAllCounted(t *testing.T) {
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
-	n := waiterChunk + 100
+	n := reading.WaiterChunk + 100
 	pipe := c.admin[0].Pipeline()
 	channels := make([]string, n)
 	for k := range n {
 		key := fmt.Sprintf("bulk:%04d", k)
 		pipe.HSet(ctx, key, uuid4()+":1", 1)
 		pipe.PExpire(ctx, key, formatTTL)
-		channels[k] = redissonChannel(key)
+		channels[k] = reading.RedissonChannel(key)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,11 @@
 // dashboard's titles say "1 master", "3 masters" and "100,000 keys" alike.
 package textfmt
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // Thousands writes n with commas between groups of three digits: 100,000.
 func Thousands[N ~int | ~int64](n N) string {
@@ -22,4 +26,26 @@ func Plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// ShortDuration writes a duration rounded to what matters, for sentences and table cells: 850ms, 8.2s, 42s,
+// 12m05s, 3h04m, 5d.
+func ShortDuration(d time.Duration) string {
+	neg := ""
+	if d < 0 {
+		neg, d = "-", -d
+	}
+	switch {
+	case d < time.Second:
+		return neg + strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 10*time.Second:
+		return neg + fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return neg + fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return neg + fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 100*time.Hour:
+		return neg + fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return neg + fmt.Sprintf("%dd", int(d.Hours()/24))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/internal/slots"
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
 // jsonCluster is a cluster master's "cluster" in the --once --json format.
@@ -29,7 +30,7 @@ func toJSONCluster(c *monitor.ClusterStatus) *jsonCluster {
 	}
 	out := &jsonCluster{Primaries: make([]jsonPrimary, len(c.Primaries))}
 	for i, p := range c.Primaries {
-		out.Primaries[i] = jsonPrimary{jsonMaster: toJSONMaster(p.MasterStatus), ID: p.ID, Slots: slotsText(p.Slots)}
+		out.Primaries[i] = jsonPrimary{jsonMaster: toJSONMaster(p.MasterStatus), ID: p.ID, Slots: reading.SlotsText(p.Slots)}
 	}
 	return out
 }
@@ -57,7 +58,7 @@ func tableClusters(p func(string, ...any), masters []monitor.MasterStatus) {
 			if pr.Sweep.Completed > 0 {
 				scanned = strconv.Itoa(pr.Sweep.Completed) + " sweeps"
 			}
-			p("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(pr.Addr)), column(slotsText(pr.Slots)),
+			p("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(pr.Addr)), column(reading.SlotsText(pr.Slots)),
 				column(untrusted.Escape(status)), rtt, offset, uptime, pr.Keys, scanned)
 		}
 	}
