@@ -36,6 +36,9 @@ const (
 	// before it is left to the scan.
 	announceStormRate   = 2000
 	announceStormWindow = time.Second
+	// announceCheckEvery is how often a PING checks the connection in BCAST mode is still there; a poll's read
+	// pays for no round trip in between.
+	announceCheckEvery = 10 * time.Second
 	// announceStormFirst is how long a stormy prefix is first left to the scan; each storm after doubles it,
 	// up to announceStormLongest.
 	announceStormFirst   = time.Minute
@@ -118,6 +121,7 @@ type announcer struct {
 	trackConn  *redis.Conn // the connection in BCAST mode; nil when not armed
 	armed      []string    // the prefixes trackConn announces
 	armedID    int64       // the subscription connection's ID trackConn redirects to
+	checkedAt  time.Time   // when trackConn was last seen there (armed, or answering a PING)
 	want       []string    // the prefixes chosen last
 	complete   bool        // want covers every family found
 	chosenFrom *KnownList  // the known keys they were chosen from
@@ -167,14 +171,22 @@ func (a *announcer) keepUp(ctx context.Context, known *KnownList, now time.Time)
 		}
 	}
 	if a.trackConn != nil && a.armedID == a.subID.Load() && slices.Equal(a.armed, a.want) {
-		if a.trackConn.Ping(ctx).Err() == nil {
+		if now.Sub(a.checkedAt) < announceCheckEvery {
 			return
 		}
-		a.dropTracking() // the connection was lost, and the master stopped announcing with it
+		if a.trackConn.Ping(ctx).Err() == nil {
+			a.checkedAt = now
+			return
+		}
+		// The connection was lost, and the master stopped announcing with it, at some time since it was
+		// last seen.
+		a.dropTracking(a.checkedAt)
 	}
 	if err := a.arm(ctx); err != nil {
 		a.refused(err)
+		return
 	}
+	a.checkedAt = now
 }
 
 // noteFound takes note of the keys discovery found: the prefixes are chosen again when one is of a family they
@@ -241,7 +253,7 @@ func (a *announcer) subscribe(ctx context.Context) error {
 // arm puts a new connection in BCAST mode on the chosen prefixes, redirected to the subscription connection;
 // keys written meanwhile may go unannounced (a gap), which the scan at its full pace makes up for.
 func (a *announcer) arm(ctx context.Context) error {
-	a.dropTracking()
+	a.dropTracking(time.Now())
 	a.mu.Lock()
 	if a.trackCli == nil && !a.closed {
 		o := *a.base
@@ -275,14 +287,15 @@ func (a *announcer) arm(ctx context.Context) error {
 	return nil
 }
 
-// dropTracking closes the connection in BCAST mode, if open: the master stops announcing.
-func (a *announcer) dropTracking() {
+// dropTracking closes the connection in BCAST mode, if open: the master stops announcing; keys may have gone
+// unannounced since since (a gap).
+func (a *announcer) dropTracking(since time.Time) {
 	if a.trackConn != nil {
 		_ = a.trackConn.Close()
 	}
 	a.trackConn, a.armed, a.armedID = nil, nil, 0
 	a.mu.Lock()
-	a.prefixes, a.gapAt = nil, time.Now()
+	a.prefixes, a.gapAt = nil, since
 	a.mu.Unlock()
 }
 
@@ -433,7 +446,7 @@ func (a *announcer) isClosed() bool {
 
 // stop closes the connections, if open: the master stops announcing, and the receiver ends.
 func (a *announcer) stop() {
-	a.dropTracking()
+	a.dropTracking(time.Now())
 	a.mu.Lock()
 	sub, client, track := a.sub, a.subClient, a.trackCli
 	a.sub, a.subClient, a.trackCli, a.running = nil, nil, nil, false

@@ -28,7 +28,9 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 		_ = n.waitBarrier(ctx) // not in time: what is not queued yet is read next poll
 	}
 	r.Notified, r.NotifiedWhy = n.channels != nil, n.why
-	n.announce.keepUp(ctx, t.known, time.Now())
+	if timeLeft(ctx, slowest) { // its connections wait when the read has no time to spare
+		n.announce.keepUp(ctx, t.known, time.Now())
+	}
 	switch why := n.announce.why(); {
 	case n.announce.announcing():
 		r.NotifiedWhy = why + "; " + strings.Replace(r.NotifiedWhy, "by the scan only: ", "other keys by the scan only: ", 1)
