@@ -281,20 +281,30 @@ type scenarioRun struct {
 
 // say logs a step and, in a stepped run, waits for the presenter to let it be performed.
 func (r *scenarioRun) say(format string, args ...any) {
-	r.gate(r.tell(format, args...))
+	r.gate(r.log(r.stepped, format, args...))
 }
 
-// tell logs a step.
-func (r *scenarioRun) tell(format string, args ...any) Event {
-	e := r.d.emit(Event{Kind: EventScenario, Resource: ScenarioResource, Master: -1,
-		Text: fmt.Sprintf("%s %d: %s", r.sc.Name, len(r.steps)+1, fmt.Sprintf(format, args...))})
+// tell logs a step that no presenter waits at: how the run ended.
+func (r *scenarioRun) tell(format string, args ...any) {
+	r.log(false, format, args...)
+}
+
+// log logs a step. With announce (a stepped run), the same moment shows it as the step waiting for Step
+// (announce), so that whoever reads Stepping on the step's event sees it waiting, and whoever sees it waiting
+// finds it logged; it then returns the channel of the gate passed, for gate to close, and nil otherwise.
+func (r *scenarioRun) log(announce bool, format string, args ...any) chan struct{} {
+	text := fmt.Sprintf("%s %d: %s", r.sc.Name, len(r.steps)+1, fmt.Sprintf(format, args...))
+	r.d.mu.Lock()
+	defer r.d.mu.Unlock()
+	e := r.d.emit(Event{Kind: EventScenario, Resource: ScenarioResource, Master: -1, Text: text})
 	if len(r.steps) == 0 {
-		r.d.mu.Lock()
 		r.d.storyFrom = e.Seq // the scenario's violations are explained from here
-		r.d.mu.Unlock()
 	}
 	r.steps = append(r.steps, e)
-	return e
+	if !announce {
+		return nil
+	}
+	return r.announce(e)
 }
 
 // pace waits between steps so that people can follow.
