@@ -66,10 +66,10 @@ func (m *Model) openHelp() {
 	m.openModal(v)
 }
 
-// offeredKeys are the bindings the global keys and every component offer (the focused panel's own with them),
-// in the short form (what acts now) or the full one (what can act in this mode).
+// offeredKeys are the bindings the global keys, the lock commands and every component offer (the focused
+// panel's own with them), in the short form (what acts now) or the full one (what can act in this mode).
 func (m *Model) offeredKeys(full bool) []key.Binding {
-	maps := []help.KeyMap{&m.keys}
+	maps := []help.KeyMap{&m.keys, m.ops}
 	for _, c := range m.components() {
 		maps = append(maps, c)
 	}

@@ -13,11 +13,11 @@ import (
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
-// lockOps is the component that writes to the masters and keeps our locks: it takes the keys that act on
-// locks (Acquire, Extend, Release, AutoExtend, Delete), opens the acquire form and the force-delete
-// confirmation and carries out what they ask, issues every write command, applies their results to our locks,
-// and tells the our-locks panel when they change. Which lock a key acts on comes from the selection the root
-// sends (stateMsg). It has no area of its own (View is empty): its dialogs are the root's modal.
+// lockOps is the controller that writes to the masters and keeps our locks; the root calls it (it is no
+// component: it has no area on the screen). It takes the keys that act on locks (Acquire, Extend, Release,
+// AutoExtend, Delete), opens the acquire form and the force-delete confirmation and carries out what they ask,
+// issues every write command, applies their results to our locks, and tells the our-locks panel when they
+// change. Which lock a key acts on comes from the selection the root sends (stateMsg).
 type lockOps struct {
 	keyTable
 	locker *redlock.Client
@@ -57,21 +57,11 @@ func newLockOps(sh *shared, locker *redlock.Client, owner Ownership, ctx context
 	return ops
 }
 
-// Init does nothing: requests start with keys.
-func (ops *lockOps) Init() tea.Cmd { return nil }
-
-// View is empty: the lock commands have no area of their own.
-func (ops *lockOps) View() string { return "" }
-
-// SetSize does nothing: the lock commands have no area of their own.
-func (ops *lockOps) SetSize(int, int) {}
-
-// Update applies the lock keys, the result of a write command to the lock or dialog it answers, and the
-// ticks that refresh our locks; it takes in the selection and the snapshots, which may withdraw a confirmation.
-func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// update applies the result of a write command to the lock or dialog it answers, and the ticks that refresh
+// our locks; it takes in the selection and the snapshots, which may withdraw a confirmation. The root hands it
+// every message but keys, which go to run.
+func (ops *lockOps) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case tea.KeyMsg:
-		return ops, ops.run(msg)
 	case stateMsg:
 		ops.sel = msg
 	case tickMsg:
@@ -81,7 +71,7 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			a.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
 		}
 	case acquireMsg:
-		return ops, ops.acquire(msg)
+		return ops.acquire(msg)
 	case cancelAcquireMsg:
 		if a := ops.acquiring; a.req == msg.req {
 			a.cancel()
@@ -89,9 +79,9 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			ops.sh.act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", sanitize(a.resource, nameCap))
 		}
 	case deleteMsg:
-		return ops, ops.delete(msg)
+		return ops.delete(msg)
 	case acquireProgressMsg:
-		return ops, ops.onAcquireProgress(msg)
+		return ops.onAcquireProgress(msg)
 	case acquireResultMsg:
 		ops.onAcquired(msg)
 	case extendResultMsg:
@@ -99,13 +89,13 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case releaseResultMsg:
 		ops.onReleased(msg)
 	case keeperMsg:
-		return ops, ops.onKeeper(msg)
+		return ops.onKeeper(msg)
 	case keeperEndedMsg:
 		ops.onKeeperEnded(msg)
 	case deleteResultMsg:
 		ops.onDeleted(msg)
 	}
-	return ops, nil
+	return nil
 }
 
 // ownGuard is the guard of a key that acts on one of our locks (verb: "extend", what: "extending"): writing

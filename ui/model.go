@@ -9,11 +9,12 @@
 // the masters and from results is sanitized once, where it enters the model (see sanitize). Write commands
 // leave through one function (issue), which enforces read-only mode.
 //
-// Model is the root of components (see component): the panels, the lock commands and the demo's view, each a
-// tea.Model that is also a help.KeyMap and takes its size from the layout (arrange), and at most one modal (a
-// form, a confirmation, the scenario menu, a text field, a drill-down view, the help). A component's keys are
-// a table whose guards both refuse a key and hide it from the help. Components do not hold one another: the
-// root sends them messages, and they tell one another what they need through it.
+// Model is the root of components (see component): the panels and the demo's view, each a tea.Model that is
+// also a help.KeyMap and takes its size from the layout (arrange), and at most one modal (a form, a
+// confirmation, the scenario menu, a text field, a drill-down view, the help). Beside them, it calls the lock
+// commands (lockOps), a controller with no area of its own. A component's keys are a table whose guards both
+// refuse a key and hide it from the help. Components do not hold one another: the root sends them messages,
+// and they tell one another what they need through it.
 package ui
 
 import (
@@ -248,15 +249,16 @@ func (m *Model) globalKeys() keyTable {
 }
 
 // components are the dashboard's components, the focused panel first, then the ones that take keys whatever
-// has the focus, in the order a key not taken goes on through them.
+// has the focus, in the order a key not taken goes on through them. The lock commands (ops), a controller
+// with no area, come right after the focused panel, whose selection they act on.
 func (m *Model) components() []component {
-	out := []component{m.panel(m.focus), m.ops}
+	out := []component{m.panel(m.focus)}
 	if m.replay != nil { // its keys before the panels'
-		out = []component{m.replay, m.panel(m.focus), m.ops}
+		out = []component{m.replay, m.panel(m.focus)}
 	}
 	switch {
 	case m.demo != nil && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
-		out = []component{m.demo, m.panel(m.focus), m.ops}
+		out = []component{m.demo, m.panel(m.focus)}
 	case m.demo != nil:
 		out = append(out, m.demo)
 	}
@@ -375,12 +377,17 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// broadcast sends msg to every component, and last to the modal.
+// broadcast sends msg to every component and the lock commands, in the order of components, and last to the
+// modal.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
+	focused := component(m.panel(m.focus))
 	for _, c := range m.components() {
 		_, cmd := c.Update(msg)
 		cmds = append(cmds, cmd)
+		if c == focused {
+			cmds = append(cmds, m.ops.update(msg))
+		}
 	}
 	if m.modal != nil {
 		cmds = append(cmds, m.updateModal(msg))
@@ -492,10 +499,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if m.keys.takes(msg) {
 		return m.keys.run(msg)
 	}
+	focused := component(m.panel(m.focus))
 	for _, c := range m.components() {
 		if c, ok := c.(keyed); ok && c.takes(msg) {
 			_, cmd := c.Update(msg)
 			return cmd
+		}
+		if c == focused && m.ops.takes(msg) {
+			return m.ops.run(msg)
 		}
 	}
 	return nil
