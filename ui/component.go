@@ -141,7 +141,7 @@ func (t *keyTable) run(msg tea.KeyMsg) tea.Cmd {
 	}
 	if a.can != nil {
 		if why := a.can(); why != "" {
-			t.sh.setStatus(levelWarn, why)
+			t.sh.tellStatus(levelWarn, why)
 			return nil
 		}
 	}

@@ -54,8 +54,8 @@ func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
 	done, why := false, "not now"
 	table := keyTable{sh: sh, actions: []action{{binding: &k.Extend, can: func() string { return why },
 		do: func(tea.KeyMsg) tea.Cmd { done = true; return nil }}}}
-	if table.run(press("e")); done || sh.status.text != "not now" || sh.status.level != levelWarn {
-		t.Errorf("a guarded key acted (%v) or did not say why (%q)", done, sh.status.text)
+	if table.run(press("e")); done || len(sh.outbox) != 1 || sh.outbox[0] != (statusMsg{at: t0, level: levelWarn, text: "not now"}) {
+		t.Errorf("a guarded key acted (%v) or did not tell the status line why (%v)", done, sh.outbox)
 	}
 	if b := table.ShortHelp(); len(b) != 1 || b[0].Enabled() {
 		t.Errorf("the footer offers a key its guard refuses: %v", b)
@@ -120,8 +120,8 @@ func TestModalTakesTheKeysUntilItCloses(t *testing.T) {
 		t.Fatalf("? did not open the help as the modal:\n%s", m.View())
 	}
 	m.Update(press("s")) // the locks' sort key: the help takes it, as a key that does nothing there
-	if strings.Contains(m.sh.status.text, "sorted") {
-		t.Errorf("a key reached the locks panel past the open help: %q", m.sh.status.text)
+	if strings.Contains(m.status.text, "sorted") {
+		t.Errorf("a key reached the locks panel past the open help: %q", m.status.text)
 	}
 	m.Update(press("esc"))
 	if m.modal != nil || !strings.Contains(m.View(), "Masters 3/3 up") {

@@ -123,9 +123,9 @@ func newEventLog(sh *shared) *eventLog {
 		action{binding: &k.LogLevel, do: func(tea.KeyMsg) tea.Cmd {
 			l.cycleLevel()
 			if n := l.narrowed(); n != "" {
-				l.sh.setStatus(levelInfo, "event log: "+n)
+				l.sh.tellStatus(levelInfo, "event log: "+n)
 			} else {
-				l.sh.setStatus(levelInfo, "event log: every entry")
+				l.sh.tellStatus(levelInfo, "event log: every entry")
 			}
 			return nil
 		}},
@@ -171,11 +171,11 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (l *eventLog) toggleLock(tea.KeyMsg) tea.Cmd {
 	if l.resource != "" {
 		l.setResource("")
-		l.sh.setStatus(levelInfo, "event log: every lock's entries")
+		l.sh.tellStatus(levelInfo, "event log: every lock's entries")
 		return nil
 	}
 	l.setResource(l.row.lv.Resource)
-	l.sh.setStatus(levelInfo, "event log: "+l.narrowed()+" ("+l.sh.keys.LogLock.Help().Key+" shows all again)")
+	l.sh.tellStatus(levelInfo, "event log: "+l.narrowed()+" ("+l.sh.keys.LogLock.Help().Key+" shows all again)")
 	return nil
 }
 

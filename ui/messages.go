@@ -25,6 +25,10 @@ type stateMsg struct {
 // dataMsg tells that a new snapshot is the current one (shared.data).
 type dataMsg struct{}
 
+// statusMsg asks the root to show a message on the status line: the outcome of an action, or why it was
+// refused (shared.tellStatus).
+type statusMsg status
+
 // quittingMsg tells that the dashboard is quitting: what runs is cancelled, nothing new starts.
 type quittingMsg struct{}
 

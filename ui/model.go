@@ -161,9 +161,10 @@ type Model struct {
 	replay        *replayer // nil outside a replay
 	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
 	// it takes the keys, and says where it shows.
-	modal modal
-	help  help.Model // the footer's
-	quit  quitState
+	modal  modal
+	help   help.Model // the footer's
+	status status     // the status line, as statusMsg last set it
+	quit   quitState
 }
 
 // New returns the dashboard for o.
@@ -342,7 +343,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		if msg.escaped {
 			what += ", escaped as shown (no control character is pasted)"
 		}
-		m.sh.setStatus(levelInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
+		m.sh.tellStatus(levelInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
 		m.quit.summary = m.ops.quitReleased(msg)
 		m.cancel()
@@ -353,6 +354,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		if !m.quit.active {
 			return m.startQuit()
 		}
+	case statusMsg:
+		m.status = status(msg)
 	case focusMsg:
 		m.focus = msg.panel
 	case openMsg:
@@ -552,7 +555,7 @@ func (m *Model) showStory(id int) {
 	}
 	i := m.sh.log.lastIndex(storyHead(id))
 	if i < 0 {
-		m.sh.setStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", id))
+		m.sh.tellStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", id))
 		return
 	}
 	m.focus = focusLog
@@ -562,7 +565,7 @@ func (m *Model) showStory(id int) {
 		back = ", " + m.sh.keys.Close.Help().Key + " closes"
 	}
 	k := m.sh.keys
-	m.sh.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
+	m.sh.tellStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
 		k.Up.Help().Key, k.Down.Help().Key, k.Bottom.Help().Key, back))
 }
 
@@ -573,9 +576,9 @@ func (m *Model) togglePause() {
 		m.mon.SetPaused(m.paused)
 	}
 	if m.paused {
-		m.sh.setStatus(levelInfo, "polling paused")
+		m.sh.tellStatus(levelInfo, "polling paused")
 	} else {
-		m.sh.setStatus(levelInfo, "polling resumed")
+		m.sh.tellStatus(levelInfo, "polling resumed")
 	}
 }
 
@@ -602,14 +605,14 @@ func (m *Model) stepInterval(dir int) {
 		}
 	}
 	if next == m.interval {
-		m.sh.setStatus(levelInfo, "poll interval stays "+next.String())
+		m.sh.tellStatus(levelInfo, "poll interval stays "+next.String())
 		return
 	}
 	m.interval = next
 	if m.mon != nil {
 		m.mon.SetInterval(next)
 	}
-	m.sh.setStatus(levelInfo, "polling every "+next.String())
+	m.sh.tellStatus(levelInfo, "polling every "+next.String())
 }
 
 // startQuit releases every lock we hold (bounded in time) and then quits; whatever runs is cancelled first.

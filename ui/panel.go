@@ -11,8 +11,8 @@ import (
 )
 
 // shared is the program context every component reads (gh-dash's): styles, the key bindings as given, the
-// clock, the current snapshot as sanitized for the screen, the journal every component logs to, the status line
-// and the animation frame. The root model sets the snapshot and the frame.
+// clock, the current snapshot as sanitized for the screen, the journal every component logs to, and the
+// animation frame. The root model sets the snapshot and the frame; the status line is the root's (statusMsg).
 type shared struct {
 	st        *styles
 	keys      *KeyMap // as given: which keys act now is each component's to say (keyTable)
@@ -20,7 +20,6 @@ type shared struct {
 	data      *dashboard // nil until the first snapshot
 	readOnly  bool
 	log       *journal // every component logs here
-	status    status   // the status line
 	frame     int      // advanced by the tick: spinners
 	outbox    []tea.Msg
 	sink      events.Sink                  // Options.Events; nil: none
@@ -29,9 +28,10 @@ type shared struct {
 	who       *whoSampling                 // naming a lock's holder (whoholds.go)
 }
 
-// setStatus shows a message on the status line.
-func (sh *shared) setStatus(l level, text string) {
-	sh.status = status{at: sh.now(), level: l, text: text}
+// tellStatus asks the root to show text on the status line, stamped now: a statusMsg, told (see tell), so that
+// the last one told is the one shown.
+func (sh *shared) tellStatus(l level, text string) {
+	sh.tell(statusMsg{at: sh.now(), level: l, text: text})
 }
 
 // logf adds a log entry about a raw resource ("" for none); args must already be sanitized.

@@ -255,8 +255,8 @@ const statusWrapFor = 10 * time.Second
 func (m *Model) footerView() string {
 	st := m.sh.st
 	var statusLine string
-	if m.sh.status.text != "" {
-		s := m.sh.status
+	if m.status.text != "" {
+		s := m.status
 		head := st.text.muted.Render(s.at.Format("15:04:05")+" ") + st.level[s.level].Render(levelGlyph[s.level]+" ")
 		statusLine = head + st.name(s.text, st.level[s.level])
 		headW := ansi.StringWidth(head)
