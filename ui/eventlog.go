@@ -154,7 +154,7 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			l.scrollBy(n)
 		}
 	case stateMsg:
-		l.focused, l.full, l.row = msg.focus == focusLog, msg.logFull, msg.row
+		l.focused, l.full, l.row = msg.mode.focus == focusLog, msg.mode.logFull, msg.row
 	case scrollToMsg:
 		l.scrollTo(msg.entry)
 	case logNewestMsg:

@@ -117,7 +117,7 @@ func (ops *lockOps) ownGuard(verb, what string) func() string {
 func (ops *lockOps) deleteGuard() string {
 	row := ops.sel.row
 	switch {
-	case row == nil || ops.sel.focus != focusLocks:
+	case row == nil || ops.sel.mode.focus != focusLocks:
 		return "delete: select a lock in the locks panel first"
 	case ops.writeBlocked("force-deleting") != "":
 		return ops.writeBlocked("force-deleting")
@@ -132,7 +132,7 @@ func (ops *lockOps) deleteGuard() string {
 // targetOwn is the lock of ours that Extend, Release and AutoExtend act on: the one under the cursor of our
 // locks panel, or ours for the resource under the locks panel's cursor. It says why when there is none.
 func (ops *lockOps) targetOwn() (*ownLock, string) {
-	switch ops.sel.focus {
+	switch ops.sel.mode.focus {
 	case focusOurs:
 		if o := ops.sel.own; o != nil {
 			return o, ""
@@ -554,7 +554,9 @@ func (ops *lockOps) refreshOurs() {
 	}
 }
 
-// writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may.
+// writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may. It
+// reads read-only from the options the dashboard was built with (the mode derives it from them too), so that
+// the guard of issue depends on no message having arrived.
 func (ops *lockOps) writeBlocked(what string) string {
 	switch {
 	case ops.sh.readOnly && ops.production:

@@ -106,7 +106,7 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseMsg:
 		p.mouse(msg)
 	case stateMsg:
-		p.focused = msg.focus == focusLocks
+		p.focused = msg.mode.focus == focusLocks
 	case dataMsg:
 		if d := p.sh.data; d == nil || !sameSlice(d.locks, p.orderOf) || p.sort == sortHeat { // heat counts a moving minute
 			p.rebuild()

@@ -50,7 +50,7 @@ func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case stateMsg:
-		p.focused = msg.focus == focusMasters
+		p.focused = msg.mode.focus == focusMasters
 	case tea.KeyMsg:
 		cmd = p.run(msg)
 	case tea.MouseMsg:

@@ -237,6 +237,7 @@ type oursPanel struct {
 	keyTable
 	locks          []*ownLock // in order of acquisition
 	cursor, offset int
+	readOnly       bool // the dashboard's mode is read-only: no lock can be acquired
 	sized
 }
 
@@ -262,7 +263,7 @@ func (p *oursPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p.locks = msg.locks
 		p.cursor = min(p.cursor, max(len(p.locks)-1, 0))
 	case stateMsg:
-		p.focused = msg.focus == focusOurs
+		p.focused, p.readOnly = msg.mode.focus == focusOurs, msg.mode.readOnly
 	case tea.KeyMsg:
 		cmd = p.run(msg)
 	case tea.MouseMsg:
@@ -331,7 +332,7 @@ func (p *oursPanel) View() string {
 	var body []string
 	if len(p.locks) == 0 {
 		hint := "none: " + p.sh.keys.Acquire.Help().Key + " acquires one"
-		if p.sh.readOnly {
+		if p.readOnly {
 			hint = "none: read-only"
 		}
 		body = append(body, st.text.muted.Render(hint))
