@@ -1,7 +1,6 @@
 package ui_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -14,7 +13,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/internal/app"
@@ -23,17 +21,10 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
-// quietLogger discards go-redis's log lines.
-type quietLogger struct{}
-
-// Printf discards the line.
-func (quietLogger) Printf(context.Context, string, ...any) {}
-
 // startDemo starts a demo for a test, stopped at its end. As main does, it silences go-redis's log of failed
 // dials, which the faults cause on purpose.
 func startDemo(t *testing.T, o demo.Options) *demo.Demo {
 	t.Helper()
-	redis.SetLogger(quietLogger{})
 	d, err := demo.Start(o)
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +232,7 @@ func TestReadOnlyKeepsDemoFaults(t *testing.T) {
 }
 
 func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
+	t.Parallel()
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
 
@@ -291,6 +283,7 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 }
 
 func TestSafeScenarioShowsNoBanner(t *testing.T) {
+	t.Parallel()
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
 	d.press("m", "j", "j", "j", "j", "j", "j", "j", "j", "enter") // gc-pause-checked
@@ -301,6 +294,7 @@ func TestSafeScenarioShowsNoBanner(t *testing.T) {
 }
 
 func TestFencedScenarioShowsBothTokensAndTheRefusal(t *testing.T) {
+	t.Parallel()
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
 	d.press("m", "G", "enter") // gc-pause-fenced, the last story
@@ -570,6 +564,7 @@ func TestDemoQuitsWithoutLeftoverGoroutines(t *testing.T) {
 }
 
 func TestScenarioResultIsLoggedAfterItsSteps(t *testing.T) {
+	t.Parallel()
 	for range 3 { // the result and the steps race through two channels: try a few runs
 		dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 20 * time.Millisecond})
 		d := demoDashboard(t, dm, ui.Options{})
