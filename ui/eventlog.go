@@ -278,8 +278,12 @@ func (l *eventLog) narrowed() string {
 	return strings.Join(parts, " · ")
 }
 
-// SetSize sets the panel's outer size.
-func (l *eventLog) SetSize(w, h int) { l.w, l.h = w, h }
+// SetSize sets the panel's outer size, and takes in the entries logged since the log last looked: the root
+// lays the screen out after every message, so that View finds them filtered.
+func (l *eventLog) SetSize(w, h int) {
+	l.w, l.h = w, h
+	l.catchUp()
+}
 
 // rows is how many lines fit inside the border.
 func (l *eventLog) rows() int { return max(l.h-2, 0) }
@@ -344,7 +348,6 @@ func (j *journal) lastIndex(prefix string) int {
 
 // View draws the log panel: the entries from top, each wrapped in full, as many as fit.
 func (l *eventLog) View() string {
-	l.catchUp()
 	focused := l.focused
 	rows := l.rows()
 	top := l.top
