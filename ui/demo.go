@@ -324,7 +324,7 @@ func (v *demoView) applyDemo(msg DemoMsg) {
 		}
 	}
 	v.routine.prune(v.sh.now())
-	v.sh.log.add(entries...)
+	v.sh.tellLog(entries...)
 	for _, vi := range msg.Violations {
 		v.takeViolation(vi)
 	}
@@ -370,14 +370,14 @@ func (v *demoView) takeViolation(vi demo.Violation) {
 		secondTok: short(vi.Second.Token), at: vi.Time,
 	}
 	b := v.banner
-	v.sh.log.add(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
+	v.sh.tellLog(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
 		text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
 		entry.resource = "" // the lock's own entries are already in the log
 		entry.text = fmt.Sprintf("#%d │ %s", b.id, entry.text)
-		v.sh.log.add(entry)
+		v.sh.tellLog(entry)
 	}
 }
 

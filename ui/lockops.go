@@ -266,7 +266,7 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 		return
 	}
 	o.busy = ""
-	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	ops.sh.tellLog(o.refresh(ops.sh.now())...)
 	switch {
 	case msg.err == nil:
 		o.extendFailed = ""
@@ -339,7 +339,7 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 		return
 	}
 	o.busy, o.keeper = "", nil // the release stopped the keeper
-	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	ops.sh.tellLog(o.refresh(ops.sh.now())...)
 	if !redlock.ProvesReleased(msg.err) {
 		ops.releaseUnconfirmed(o, msg.err, "")
 		return
@@ -445,7 +445,7 @@ func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
 	if msg.err == nil {
 		return
 	}
-	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	ops.sh.tellLog(o.refresh(ops.sh.now())...)
 	ops.extendFailure(o, "auto-extend", msg.err)
 }
 
@@ -542,7 +542,7 @@ func (ops *lockOps) refreshOurs() {
 	now := ops.sh.now()
 	var ended []*ownLock
 	for _, o := range ops.own {
-		ops.sh.log.add(o.refresh(now)...)
+		ops.sh.tellLog(o.refresh(now)...)
 		if o.unconfirmed != "" && o.busy == "" && o.left(now) == 0 {
 			ended = append(ended, o)
 		}

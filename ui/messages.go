@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/events"
 )
 
 // The messages the components exchange inside the dashboard, besides the results of commands (commands.go).
@@ -28,6 +29,13 @@ type dataMsg struct{}
 // statusMsg asks the root to show a message on the status line: the outcome of an action, or why it was
 // refused (shared.tellStatus).
 type statusMsg status
+
+// logMsg asks the root to add entries to the journal, and to hand record, one of the dashboard's own actions
+// (shared.act), to the event sink.
+type logMsg struct {
+	entries []logEntry
+	record  *events.Record // nil: none
+}
 
 // quittingMsg tells that the dashboard is quitting: what runs is cancelled, nothing new starts.
 type quittingMsg struct{}

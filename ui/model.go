@@ -212,7 +212,7 @@ func New(o Options) *Model {
 	m.help = help.New()
 	m.help.Styles = sh.st.help
 	if o.ReadOnly {
-		sh.log.add(logEntry{at: o.Now(), level: levelInfo,
+		sh.tellLog(logEntry{at: o.Now(), level: levelInfo, // after what the components logged as they started
 			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
 	}
 	m.settle()
@@ -356,6 +356,11 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		}
 	case statusMsg:
 		m.status = status(msg)
+	case logMsg:
+		m.sh.log.add(msg.entries...)
+		if msg.record != nil && m.sh.sink != nil {
+			m.sh.sink.Emit(*msg.record)
+		}
 	case focusMsg:
 		m.focus = msg.panel
 	case openMsg:
