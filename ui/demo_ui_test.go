@@ -232,7 +232,6 @@ func TestReadOnlyKeepsDemoFaults(t *testing.T) {
 }
 
 func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
-	t.Parallel()
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
 
@@ -283,7 +282,6 @@ func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 }
 
 func TestSafeScenarioShowsNoBanner(t *testing.T) {
-	t.Parallel()
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
 	d.press("m", "j", "j", "j", "j", "j", "j", "j", "j", "enter") // gc-pause-checked
@@ -294,7 +292,6 @@ func TestSafeScenarioShowsNoBanner(t *testing.T) {
 }
 
 func TestFencedScenarioShowsBothTokensAndTheRefusal(t *testing.T) {
-	t.Parallel()
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 50 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
 	d.press("m", "G", "enter") // gc-pause-fenced, the last story
@@ -564,7 +561,6 @@ func TestDemoQuitsWithoutLeftoverGoroutines(t *testing.T) {
 }
 
 func TestScenarioResultIsLoggedAfterItsSteps(t *testing.T) {
-	t.Parallel()
 	for range 3 { // the result and the steps race through two channels: try a few runs
 		dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 20 * time.Millisecond})
 		d := demoDashboard(t, dm, ui.Options{})

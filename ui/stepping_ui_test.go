@@ -61,7 +61,6 @@ type stepCase struct {
 // matters on screen, and after each the table shows what the step did, although the monitor polls only every
 // 30s: the dashboard asks it for a poll once the step is done.
 func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
-	t.Parallel()
 	const short = 8 * time.Second
 	for _, c := range []stepCase{
 		{name: "replication-race", downs: 0, steps: 7, over: "VIOLATION", cells: map[int]string{
@@ -121,10 +120,7 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 			7: "● ● ● ● ●", // A's expired, B acquired on all five
 		}, newer: []int{7}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			stepThrough(t, c)
-		})
+		t.Run(c.name, func(t *testing.T) { stepThrough(t, c) })
 	}
 }
 
@@ -254,10 +250,8 @@ func checkWhyShown(t *testing.T, view string, dm *demo.Demo) {
 // Every story runs step by step with its step and its story on screen at 100x30 and at 80x24, and ends as
 // it does at the demo's pace.
 func TestEveryStoryFitsStepByStep(t *testing.T) {
-	t.Parallel()
 	for _, size := range []struct{ w, h int }{{100, 30}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			t.Parallel()
 			dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, PresenterTTL: demo.MaxTTL})
 			d := demoDashboard(t, dm, ui.Options{})
 			d.update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
@@ -401,7 +395,6 @@ func TestResetKeyBringsEveryMasterBackToNormal(t *testing.T) {
 // After the event log was scrolled back (V, then to the top), the next scenario's steps show at once: the log
 // jumps to its newest entries when a scenario starts.
 func TestTheLogJumpsToTheNewestWhenAScenarioStarts(t *testing.T) {
-	t.Parallel()
 	dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, ScenarioPace: 20 * time.Millisecond})
 	d := demoDashboard(t, dm, ui.Options{})
 	d.update(tea.WindowSizeMsg{Width: 100, Height: 30})
