@@ -279,22 +279,34 @@ type scenarioRun struct {
 	store *testbed.FencedStore
 }
 
-// say logs a step and, in a stepped run, waits for the presenter to let it be performed.
+// say logs a step and, in a stepped run, waits for the presenter to let it be performed. The step shows as
+// waiting (announce) before its event leaves, so that whoever reads Stepping on the event sees it waiting.
 func (r *scenarioRun) say(format string, args ...any) {
-	r.gate(r.tell(format, args...))
+	text := r.stepText(format, args...)
+	reached := r.announce(text)
+	r.log(text)
+	r.gate(reached)
 }
 
-// tell logs a step.
-func (r *scenarioRun) tell(format string, args ...any) Event {
-	e := r.d.emit(Event{Kind: EventScenario, Resource: ScenarioResource, Master: -1,
-		Text: fmt.Sprintf("%s %d: %s", r.sc.Name, len(r.steps)+1, fmt.Sprintf(format, args...))})
+// tell logs a step that no presenter waits at: how the run ended.
+func (r *scenarioRun) tell(format string, args ...any) {
+	r.log(r.stepText(format, args...))
+}
+
+// stepText is the log's text of the run's next step.
+func (r *scenarioRun) stepText(format string, args ...any) string {
+	return fmt.Sprintf("%s %d: %s", r.sc.Name, len(r.steps)+1, fmt.Sprintf(format, args...))
+}
+
+// log logs the run's next step.
+func (r *scenarioRun) log(text string) {
+	e := r.d.emit(Event{Kind: EventScenario, Resource: ScenarioResource, Master: -1, Text: text})
 	if len(r.steps) == 0 {
 		r.d.mu.Lock()
 		r.d.storyFrom = e.Seq // the scenario's violations are explained from here
 		r.d.mu.Unlock()
 	}
 	r.steps = append(r.steps, e)
-	return e
 }
 
 // pace waits between steps so that people can follow.

@@ -68,21 +68,36 @@ func (d *Demo) newRun(ctx context.Context, sc Scenario, mode RunMode) *scenarioR
 // restartDelay is how long the delayed-restart story keeps its master down: a bit more than the run's TTL.
 func (r *scenarioRun) restartDelay() time.Duration { return r.ttl + 500*time.Millisecond }
 
-// gate, in a stepped run, shows step e as waiting and waits for Step (or the end of the run).
-func (r *scenarioRun) gate(e Event) {
+// announce, in a stepped run, shows the step about to be logged as text as the step waiting for Step, and
+// opens the next gate; it returns the channel of the gate passed, which gate closes once the step is logged
+// (nil outside a stepped run).
+func (r *scenarioRun) announce(text string) chan struct{} {
 	if !r.stepped {
-		return
+		return nil
 	}
+	k := len(r.steps) + 1
 	r.d.mu.Lock()
+	defer r.d.mu.Unlock()
 	g := r.d.step
-	g.state.Step, g.state.Text, g.state.Waiting = len(r.steps), e.Text, true
-	g.state.Why = stepWhy(r.sc, len(r.steps))
+	g.state.Step, g.state.Text, g.state.Waiting = k, text, true
+	g.state.Why = stepWhy(r.sc, k)
 	reached := g.reached
 	g.reached = make(chan struct{})
-	r.d.mu.Unlock()
+	return reached
+}
+
+// gate, after a step was announced and logged (reached not nil), tells a Step waiting for the announcement
+// that it came, and waits for the next Step (or the end of the run).
+func (r *scenarioRun) gate(reached chan struct{}) {
+	if reached == nil {
+		return
+	}
 	close(reached)
+	r.d.mu.Lock()
+	next := r.d.step.next
+	r.d.mu.Unlock()
 	select {
-	case <-g.next:
+	case <-next:
 	case <-r.ctx.Done():
 	}
 }

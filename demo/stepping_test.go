@@ -34,7 +34,8 @@ func stepUntilOver(t *testing.T, d *Demo, name string, check func(StepState)) Sc
 		time.Sleep(5 * time.Millisecond)
 	}
 	for want := 1; ; want++ {
-		for !st.Waiting { // the first step is being announced
+		// The first step is being announced: it shows as waiting just before its event is logged.
+		for !st.Waiting || (want == 1 && countSteps(d, name) < 1) {
 			time.Sleep(5 * time.Millisecond)
 			st, _ = d.Stepping()
 		}

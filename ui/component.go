@@ -8,8 +8,9 @@ import (
 
 // component is the one contract of the dashboard's parts, after soft-serve's: a tea.Model that is also a
 // help.KeyMap, whose ShortHelp lists the keys that act on it right now and FullHelp those that can act in this
-// mode, and that takes the size the root's layout gives it. The panels, the lock commands and the demo's view
-// are components; so is every modal (see modal).
+// mode, and that takes the size the root's layout gives it. The panels and the demo's view are components; so
+// is every modal (see modal). The lock commands (lockOps) are not: a controller with no area, the root calls
+// them.
 //
 // Components do not hold one another: they read the shared program context, receive messages from the root
 // (the root sends every message that is not a key to all of them), and tell the others what they need through
@@ -140,7 +141,7 @@ func (t *keyTable) run(msg tea.KeyMsg) tea.Cmd {
 	}
 	if a.can != nil {
 		if why := a.can(); why != "" {
-			t.sh.setStatus(levelWarn, why)
+			t.sh.tellStatus(levelWarn, why)
 			return nil
 		}
 	}
@@ -227,7 +228,6 @@ var (
 	_ component = (*detailPanel)(nil)
 	_ keyed     = (*oursPanel)(nil)
 	_ keyed     = (*eventLog)(nil)
-	_ keyed     = (*lockOps)(nil)
 	_ keyed     = (*demoView)(nil)
 	_ modal     = (*acquireForm)(nil)
 	_ modal     = (*deleteConfirm)(nil)

@@ -54,8 +54,9 @@ func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
 	done, why := false, "not now"
 	table := keyTable{sh: sh, actions: []action{{binding: &k.Extend, can: func() string { return why },
 		do: func(tea.KeyMsg) tea.Cmd { done = true; return nil }}}}
-	if table.run(press("e")); done || sh.status.text != "not now" || sh.status.level != levelWarn {
-		t.Errorf("a guarded key acted (%v) or did not say why (%q)", done, sh.status.text)
+	refusal := statusMsg{at: t0, level: levelWarn, text: "not now"}
+	if table.run(press("e")); done || len(sh.outbox) != 1 || sh.outbox[0] != refusal {
+		t.Errorf("a guarded key acted (%v) or did not tell the status line why (%v)", done, sh.outbox)
 	}
 	if b := table.ShortHelp(); len(b) != 1 || b[0].Enabled() {
 		t.Errorf("the footer offers a key its guard refuses: %v", b)
@@ -120,8 +121,8 @@ func TestModalTakesTheKeysUntilItCloses(t *testing.T) {
 		t.Fatalf("? did not open the help as the modal:\n%s", m.View())
 	}
 	m.Update(press("s")) // the locks' sort key: the help takes it, as a key that does nothing there
-	if strings.Contains(m.sh.status.text, "sorted") {
-		t.Errorf("a key reached the locks panel past the open help: %q", m.sh.status.text)
+	if strings.Contains(m.status.text, "sorted") {
+		t.Errorf("a key reached the locks panel past the open help: %q", m.status.text)
 	}
 	m.Update(press("esc"))
 	if m.modal != nil || !strings.Contains(m.View(), "Masters 3/3 up") {
@@ -172,5 +173,32 @@ func TestKeysTypedTogetherSettleOneByOne(t *testing.T) {
 	if m.locks.filter.text != "bc" || m.modal == nil {
 		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.filter.text,
 			m.modal)
+	}
+}
+
+// The mode follows what the root holds: the focus, a modal and whether it takes text, and read-only; the
+// components get the same value with the selection.
+func TestModeIsOneValueTheComponentsAreTold(t *testing.T) {
+	m := testModel(t)
+	if got, want := m.mode(), (mode{source: sourceLive, focus: focusLocks}); got != want {
+		t.Errorf("a fresh live dashboard's mode is %+v, want %+v", got, want)
+	}
+	m.Update(press("?"))
+	if md := m.mode(); !md.modal || md.layer != layerScreen || md.typing {
+		t.Errorf("with the help open, the mode is %+v: want a modal on the screen layer, not typing", md)
+	}
+	m.Update(press("esc"))
+	m.Update(press("/"))
+	if md := m.mode(); !md.modal || md.layer != layerField || !md.typing {
+		t.Errorf("with the filter open, the mode is %+v: want a modal field that takes text", md)
+	}
+	m.Update(press("esc"))
+	m.Update(press("tab"))
+	if md := m.mode(); md.modal || md.focus == focusLocks || m.locks.focused {
+		t.Errorf("after tab, the mode is %+v and the locks panel thinks it has the focus (%v)", md, m.locks.focused)
+	}
+	ro := New(Options{Keys: testKeys(), Now: func() time.Time { return t0 }, ReadOnly: true})
+	if md := ro.mode(); !md.readOnly || !ro.ours.readOnly {
+		t.Errorf("a read-only dashboard's mode is %+v; the our-locks panel was told read-only: %v", md, ro.ours.readOnly)
 	}
 }

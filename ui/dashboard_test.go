@@ -536,13 +536,20 @@ func (c *cluster) heldEverywhere(key string) string {
 	}
 }
 
-// goneEverywhere fails unless no master holds key.
+// goneEverywhere fails unless no master holds key within a few seconds: a master whose release answer came
+// late, on a loaded machine, is cleaned up in the background.
 func (c *cluster) goneEverywhere(key string) {
 	c.t.Helper()
-	for i, v := range c.values(key) {
-		if v != "" {
-			c.t.Fatalf("%s is still on master %d (%q)", key, i+1, v)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := slices.IndexFunc(c.values(key), func(v string) bool { return v != "" })
+		switch {
+		case left < 0:
+			return
+		case time.Now().After(deadline):
+			c.t.Fatalf("%s is still on master %d (%q)", key, left+1, c.values(key)[left])
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -1150,6 +1157,7 @@ func TestFilterSortPauseAndInterval(t *testing.T) {
 }
 
 func TestMonitorLoopFeedsTheScreen(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t)
 	m := newDashboard(ui.Options{Monitor: c.mon, Locker: c.locker, Now: time.Now, Poll: 100 * time.Millisecond},
 		140, 44)

@@ -138,7 +138,7 @@ func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
 	p.rebuild()
 	p.cursor = 50000
 	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
-	p.Update(stateMsg{focus: focusLocks})
+	p.Update(stateMsg{mode: mode{focus: focusLocks}})
 	view := p.View()
 	lines := strings.Split(view, "\n")
 	if len(lines) != 20 {

@@ -324,7 +324,7 @@ func (v *demoView) applyDemo(msg DemoMsg) {
 		}
 	}
 	v.routine.prune(v.sh.now())
-	v.sh.log.add(entries...)
+	v.sh.tellLog(entries...)
 	for _, vi := range msg.Violations {
 		v.takeViolation(vi)
 	}
@@ -370,14 +370,14 @@ func (v *demoView) takeViolation(vi demo.Violation) {
 		secondTok: short(vi.Second.Token), at: vi.Time,
 	}
 	b := v.banner
-	v.sh.log.add(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
+	v.sh.tellLog(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
 		text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
 		entry.resource = "" // the lock's own entries are already in the log
 		entry.text = fmt.Sprintf("#%d │ %s", b.id, entry.text)
-		v.sh.log.add(entry)
+		v.sh.tellLog(entry)
 	}
 }
 
@@ -542,7 +542,7 @@ func (v *demoView) otherActions() []action {
 		}},
 		{binding: &k.Dismiss, when: func() bool { return v.banner != nil }, do: func(tea.KeyMsg) tea.Cmd {
 			v.banner = nil
-			v.sh.setStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
+			v.sh.tellStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
 			return nil
 		}},
 	}
@@ -552,11 +552,11 @@ func (v *demoView) otherActions() []action {
 func (v *demoView) pick(msg tea.KeyMsg) tea.Cmd {
 	p := slices.Index(v.sh.keys.Demo.Pick.Keys(), msg.String())
 	if p < 0 || p >= len(v.masters) {
-		v.sh.setStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
+		v.sh.tellStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
 		return nil
 	}
 	v.sh.tell(pickMasterMsg{i: p})
-	v.sh.setStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
+	v.sh.tellStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
 	return nil
 }
 
@@ -584,13 +584,13 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 	var r refusal
 	switch {
 	case errors.As(msg.err, &r):
-		v.sh.setStatus(levelWarn, sanitize(r.Error(), textCap))
+		v.sh.tellStatus(levelWarn, sanitize(r.Error(), textCap))
 	case msg.err != nil:
 		text := sanitize(msg.err.Error(), textCap)
 		v.sh.logf(levelError, "", "demo: %s", text)
-		v.sh.setStatus(levelError, text)
+		v.sh.tellStatus(levelError, text)
 	default:
-		v.sh.setStatus(levelInfo, msg.done)
+		v.sh.tellStatus(levelInfo, msg.done)
 	}
 	return v.nextAction()
 }
@@ -601,7 +601,7 @@ func (v *demoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
 	v.running, v.mode, v.runSince, v.final = name, mode, v.sh.now(), nil
 	v.sh.tell(v.scenarios())
 	v.sh.tell(logNewestMsg{})
-	v.sh.setStatus(levelInfo, "scenario "+name+" "+modeText(mode, v.sh.keys.Demo.Step.Help().Key))
+	v.sh.tellStatus(levelInfo, "scenario "+name+" "+modeText(mode, v.sh.keys.Demo.Step.Help().Key))
 	return scenarioCmd(v.ctx, v.d, name, mode)
 }
 
@@ -625,7 +625,7 @@ func (v *demoView) onScenario(msg scenarioResultMsg) {
 		}
 		text := sanitize(msg.err.Error(), textCap)
 		v.sh.logf(levelError, demo.ScenarioResource, "%s", text)
-		v.sh.setStatus(levelError, text)
+		v.sh.tellStatus(levelError, text)
 		return
 	}
 	if lastStep(msg.res) > v.lastSeq { // its last steps are still on their way through the event channel
@@ -662,7 +662,7 @@ func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 		v.banner.clearAt = v.sh.now().Add(bannerLinger)
 	}
 	v.sh.logf(lvl, demo.ScenarioResource, "%s", text)
-	v.sh.setStatus(lvl, text)
+	v.sh.tellStatus(lvl, text)
 }
 
 // expireBanner hides the violation banner once its time after a clean scenario is up.
@@ -708,7 +708,7 @@ func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Close, k.Demo.Scenarios):
 			return nil, nil
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower) && s.running != "":
-			s.sh.setStatus(levelWarn, "scenario "+s.running+" is still running")
+			s.sh.tellStatus(levelWarn, "scenario "+s.running+" is still running")
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower):
 			s.sh.tell(runScenarioMsg{name: s.selected().Name, mode: menuMode(k, msg)})
 			return nil, nil

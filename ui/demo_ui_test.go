@@ -1,7 +1,6 @@
 package ui_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -14,7 +13,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/internal/app"
@@ -23,17 +21,10 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
-// quietLogger discards go-redis's log lines.
-type quietLogger struct{}
-
-// Printf discards the line.
-func (quietLogger) Printf(context.Context, string, ...any) {}
-
 // startDemo starts a demo for a test, stopped at its end. As main does, it silences go-redis's log of failed
 // dials, which the faults cause on purpose.
 func startDemo(t *testing.T, o demo.Options) *demo.Demo {
 	t.Helper()
-	redis.SetLogger(quietLogger{})
 	d, err := demo.Start(o)
 	if err != nil {
 		t.Fatal(err)

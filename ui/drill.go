@@ -89,7 +89,7 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
 			row, token := findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken)
 			if why := uncopyable(row, token); why != "" {
-				v.sh.setStatus(levelWarn, why)
+				v.sh.tellStatus(levelWarn, why)
 				break
 			}
 			return v, copyRow(v.sh, row, token)
@@ -406,7 +406,7 @@ func (m *Model) openDrill() {
 		v = p.drill()
 	}
 	if v == nil {
-		m.sh.setStatus(levelInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
+		m.sh.tellStatus(levelInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
 		return
 	}
 	m.openModal(v)

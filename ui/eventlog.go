@@ -117,9 +117,9 @@ func newEventLog(sh *shared) *eventLog {
 		action{binding: &k.LogLevel, do: func(tea.KeyMsg) tea.Cmd {
 			l.cycleLevel()
 			if n := l.narrowed(); n != "" {
-				l.sh.setStatus(levelInfo, "event log: "+n)
+				l.sh.tellStatus(levelInfo, "event log: "+n)
 			} else {
-				l.sh.setStatus(levelInfo, "event log: every entry")
+				l.sh.tellStatus(levelInfo, "event log: every entry")
 			}
 			return nil
 		}},
@@ -148,7 +148,7 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			l.scrollBy(n)
 		}
 	case stateMsg:
-		l.focused, l.full, l.row = msg.focus == focusLog, msg.logFull, msg.row
+		l.focused, l.full, l.row = msg.mode.focus == focusLog, msg.mode.logFull, msg.row
 	case scrollToMsg:
 		l.scrollTo(msg.entry)
 	case logNewestMsg:
@@ -165,11 +165,11 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (l *eventLog) toggleLock(tea.KeyMsg) tea.Cmd {
 	if l.resource != "" {
 		l.setResource("")
-		l.sh.setStatus(levelInfo, "event log: every lock's entries")
+		l.sh.tellStatus(levelInfo, "event log: every lock's entries")
 		return nil
 	}
 	l.setResource(l.row.lv.Resource)
-	l.sh.setStatus(levelInfo, "event log: "+l.narrowed()+" ("+l.sh.keys.LogLock.Help().Key+" shows all again)")
+	l.sh.tellStatus(levelInfo, "event log: "+l.narrowed()+" ("+l.sh.keys.LogLock.Help().Key+" shows all again)")
 	return nil
 }
 
@@ -272,8 +272,12 @@ func (l *eventLog) narrowed() string {
 	return strings.Join(parts, " · ")
 }
 
-// SetSize sets the panel's outer size.
-func (l *eventLog) SetSize(w, h int) { l.w, l.h = w, h }
+// SetSize sets the panel's outer size, and takes in the entries logged since the log last looked: the root
+// lays the screen out after every message, so that View finds them filtered.
+func (l *eventLog) SetSize(w, h int) {
+	l.w, l.h = w, h
+	l.catchUp()
+}
 
 // rows is how many lines fit inside the border.
 func (l *eventLog) rows() int { return max(l.h-2, 0) }
@@ -338,7 +342,6 @@ func (j *journal) lastIndex(prefix string) int {
 
 // View draws the log panel: the entries from top, each wrapped in full, as many as fit.
 func (l *eventLog) View() string {
-	l.catchUp()
 	focused := l.focused
 	rows := l.rows()
 	top := l.top

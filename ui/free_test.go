@@ -79,8 +79,10 @@ func lockRowLine(view, resource string) string {
 // last holder and keeps its timeline; the header counts it free; the hide key takes it out and puts it back.
 // Tracked and polled.
 func TestAContendedLockStaysListedFreeAfterItsHolders(t *testing.T) {
+	t.Parallel()
 	for _, polled := range []bool{false, true} {
 		t.Run(map[bool]string{false: "tracked", true: "polled"}[polled], func(t *testing.T) {
+			t.Parallel()
 			masters := redlocktest.Masters(t, 3)
 			clients := redlocktest.Clients(t, masters)
 			locker, err := redlock.New(clients, redlock.WithNodeTimeout(time.Second))

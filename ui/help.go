@@ -21,6 +21,7 @@ type helpView struct {
 	dashboard [][]key.Binding // the dashboard's columns, disabled where a key cannot act in this mode
 	demo      [][]key.Binding // the presenter's columns; nil outside demo mode
 	blocked   string          // why the lock commands cannot act, "" when they can
+	readOnly  bool            // the dashboard is read-only
 }
 
 // SetSize sets the help's outer size; its lines are laid out again for a new width.
@@ -54,23 +55,23 @@ func (v *helpView) View() string {
 
 // openHelp opens the full help, composed from the global keys and every component's, at its top.
 func (m *Model) openHelp() {
-	k := m.sh.keys
+	k, md := m.sh.keys, m.mode()
 	offered := m.offeredKeys(true)
 	closeKey := k.Close
 	closeKey.SetHelp(closeKey.Help().Key, "close")
 	v := &helpView{modalBase: screenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, viewQuitKey(k)}),
 		box: newScrollBox(m.sh), hm: m.help,
-		dashboard: columnsInOrder(k.dashboardHelp(), offered), blocked: m.ops.writeBlocked("locking")}
-	if m.demo != nil {
+		dashboard: columnsInOrder(k.dashboardHelp(), offered), blocked: m.ops.writeBlocked("locking"), readOnly: md.readOnly}
+	if md.source == sourceDemo {
 		v.demo = columnsInOrder(k.Demo.FullHelp(), offered)
 	}
 	m.openModal(v)
 }
 
-// offeredKeys are the bindings the global keys and every component offer (the focused panel's own with them),
-// in the short form (what acts now) or the full one (what can act in this mode).
+// offeredKeys are the bindings the global keys, the lock commands and every component offer (the focused
+// panel's own with them), in the short form (what acts now) or the full one (what can act in this mode).
 func (m *Model) offeredKeys(full bool) []key.Binding {
-	maps := []help.KeyMap{&m.keys}
+	maps := []help.KeyMap{&m.keys, m.ops}
 	for _, c := range m.components() {
 		maps = append(maps, c)
 	}
@@ -112,7 +113,7 @@ func (v *helpView) lines(w int) []string {
 	)
 	if v.blocked != "" {
 		lines = append(lines, "", st.level[levelWarn].Render(v.blocked))
-		if v.demo != nil && v.sh.readOnly {
+		if v.demo != nil && v.readOnly {
 			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
 				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
 		}

@@ -13,11 +13,11 @@ import (
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
-// lockOps is the component that writes to the masters and keeps our locks: it takes the keys that act on
-// locks (Acquire, Extend, Release, AutoExtend, Delete), opens the acquire form and the force-delete
-// confirmation and carries out what they ask, issues every write command, applies their results to our locks,
-// and tells the our-locks panel when they change. Which lock a key acts on comes from the selection the root
-// sends (stateMsg). It has no area of its own (View is empty): its dialogs are the root's modal.
+// lockOps is the controller that writes to the masters and keeps our locks; the root calls it (it is no
+// component: it has no area on the screen). It takes the keys that act on locks (Acquire, Extend, Release,
+// AutoExtend, Delete), opens the acquire form and the force-delete confirmation and carries out what they ask,
+// issues every write command, applies their results to our locks, and tells the our-locks panel when they
+// change. Which lock a key acts on comes from the selection the root sends (stateMsg).
 type lockOps struct {
 	keyTable
 	locker *redlock.Client
@@ -57,21 +57,11 @@ func newLockOps(sh *shared, locker *redlock.Client, owner Ownership, ctx context
 	return ops
 }
 
-// Init does nothing: requests start with keys.
-func (ops *lockOps) Init() tea.Cmd { return nil }
-
-// View is empty: the lock commands have no area of their own.
-func (ops *lockOps) View() string { return "" }
-
-// SetSize does nothing: the lock commands have no area of their own.
-func (ops *lockOps) SetSize(int, int) {}
-
-// Update applies the lock keys, the result of a write command to the lock or dialog it answers, and the
-// ticks that refresh our locks; it takes in the selection and the snapshots, which may withdraw a confirmation.
-func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// update applies the result of a write command to the lock or dialog it answers, and the ticks that refresh
+// our locks; it takes in the selection and the snapshots, which may withdraw a confirmation. The root hands it
+// every message but keys, which go to run.
+func (ops *lockOps) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case tea.KeyMsg:
-		return ops, ops.run(msg)
 	case stateMsg:
 		ops.sel = msg
 	case tickMsg:
@@ -81,7 +71,7 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			a.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
 		}
 	case acquireMsg:
-		return ops, ops.acquire(msg)
+		return ops.acquire(msg)
 	case cancelAcquireMsg:
 		if a := ops.acquiring; a.req == msg.req {
 			a.cancel()
@@ -89,9 +79,9 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			ops.sh.act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", sanitize(a.resource, nameCap))
 		}
 	case deleteMsg:
-		return ops, ops.delete(msg)
+		return ops.delete(msg)
 	case acquireProgressMsg:
-		return ops, ops.onAcquireProgress(msg)
+		return ops.onAcquireProgress(msg)
 	case acquireResultMsg:
 		ops.onAcquired(msg)
 	case extendResultMsg:
@@ -99,13 +89,13 @@ func (ops *lockOps) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case releaseResultMsg:
 		ops.onReleased(msg)
 	case keeperMsg:
-		return ops, ops.onKeeper(msg)
+		return ops.onKeeper(msg)
 	case keeperEndedMsg:
 		ops.onKeeperEnded(msg)
 	case deleteResultMsg:
 		ops.onDeleted(msg)
 	}
-	return ops, nil
+	return nil
 }
 
 // ownGuard is the guard of a key that acts on one of our locks (verb: "extend", what: "extending"): writing
@@ -127,7 +117,7 @@ func (ops *lockOps) ownGuard(verb, what string) func() string {
 func (ops *lockOps) deleteGuard() string {
 	row := ops.sel.row
 	switch {
-	case row == nil || ops.sel.focus != focusLocks:
+	case row == nil || ops.sel.mode.focus != focusLocks:
 		return "delete: select a lock in the locks panel first"
 	case ops.writeBlocked("force-deleting") != "":
 		return ops.writeBlocked("force-deleting")
@@ -142,7 +132,7 @@ func (ops *lockOps) deleteGuard() string {
 // targetOwn is the lock of ours that Extend, Release and AutoExtend act on: the one under the cursor of our
 // locks panel, or ours for the resource under the locks panel's cursor. It says why when there is none.
 func (ops *lockOps) targetOwn() (*ownLock, string) {
-	switch ops.sel.focus {
+	switch ops.sel.mode.focus {
 	case focusOurs:
 		if o := ops.sel.own; o != nil {
 			return o, ""
@@ -228,7 +218,7 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 		reason, rv := failure(msg.err)
 		ops.sh.act(events.KindAcquireFailed, msg.resource, "", "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
 		if !current {
-			ops.sh.setStatus(levelError, "acquire "+name+" failed: "+reason)
+			ops.sh.tellStatus(levelError, "acquire "+name+" failed: "+reason)
 		}
 		return
 	}
@@ -246,18 +236,18 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	}
 	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
 		msg.lock.Acquisition(), dur(o.last.validity), o.last.summary(), o.last.detail())
-	ops.sh.setStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
+	ops.sh.tellStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
 }
 
 // extend issues an extension of the target lock by its TTL.
 func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	if o.busy != "" {
-		ops.sh.setStatus(levelWarn, o.name+" is already "+o.busy)
+		ops.sh.tellStatus(levelWarn, o.name+" is already "+o.busy)
 		return nil
 	}
 	if why := o.unextendable(ops.sh.keys.Release.Help().Key); why != "" {
-		ops.sh.setStatus(levelWarn, "extend: "+why)
+		ops.sh.tellStatus(levelWarn, "extend: "+why)
 		return nil
 	}
 	cmd := ops.issue("extending", extendCmd(ops.ctx, o.lock, o.ttl))
@@ -276,17 +266,17 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 		return
 	}
 	o.busy = ""
-	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	ops.sh.tellLog(o.refresh(ops.sh.now())...)
 	switch {
 	case msg.err == nil:
 		o.extendFailed = ""
 		ops.sh.act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
 			o.last.summary(), o.last.detail())
-		ops.sh.setStatus(levelInfo, "extended "+o.name)
+		ops.sh.tellStatus(levelInfo, "extended "+o.name)
 	case errors.Is(msg.err, redlock.ErrExtendLimit):
 		reason, _ := failure(msg.err)
 		ops.sh.act(events.KindExtendFailed, msg.lock.Resource(), msg.lock.Token(), "extend %s refused: %s", o.name, reason)
-		ops.sh.setStatus(levelWarn, "extend "+o.name+" refused: "+reason)
+		ops.sh.tellStatus(levelWarn, "extend "+o.name+" refused: "+reason)
 	default:
 		ops.extendFailure(o, "extend", msg.err)
 	}
@@ -303,14 +293,14 @@ func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 		o.extendFailed = reason
 		ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s: %s%s", what, o.name, reason,
 			prefixed(" · ", rv.detail()))
-		ops.sh.setStatus(levelWarn, o.name+" expired: "+reason)
+		ops.sh.tellStatus(levelWarn, o.name+" expired: "+reason)
 		return
 	}
 	if redlock.ProvesLost(err) {
 		o.lost = reason
 		ops.sh.act(events.KindLost, o.lock.Resource(), o.lock.Token(), "%s %s failed, LOST: %s%s", what, o.name, reason,
 			prefixed(" · ", rv.detail()))
-		ops.sh.setStatus(levelError, "lost "+o.name+": "+reason)
+		ops.sh.tellStatus(levelError, "lost "+o.name+": "+reason)
 		return
 	}
 	now := ops.sh.now()
@@ -321,14 +311,14 @@ func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 	o.extendFailed = why
 	ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
 		o.name, why, dur(o.left(now)), prefixed(" · ", rv.detail()))
-	ops.sh.setStatus(levelWarn, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
+	ops.sh.tellStatus(levelWarn, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
 }
 
 // release issues the release of the target lock.
 func (ops *lockOps) release(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	if o.busy == "releasing" {
-		ops.sh.setStatus(levelWarn, o.name+" is already releasing")
+		ops.sh.tellStatus(levelWarn, o.name+" is already releasing")
 		return nil
 	}
 	cmd := ops.issue("releasing", releaseCmd(ops.ctx, o.lock, o.keeper))
@@ -349,7 +339,7 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 		return
 	}
 	o.busy, o.keeper = "", nil // the release stopped the keeper
-	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	ops.sh.tellLog(o.refresh(ops.sh.now())...)
 	if !redlock.ProvesReleased(msg.err) {
 		ops.releaseUnconfirmed(o, msg.err, "")
 		return
@@ -362,19 +352,19 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 	switch {
 	case msg.err == nil:
 		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: %s · %s", name, rv.summary(), rv.detail())
-		ops.sh.setStatus(levelInfo, "released "+name)
+		ops.sh.tellStatus(levelInfo, "released "+name)
 	case errors.Is(msg.err, redlock.ErrNotHeld) && o.unconfirmed != "":
 		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: no master holds it any more (the unconfirmed release went "+
 			"through, or it expired): %s", name, rv.detail())
-		ops.sh.setStatus(levelInfo, "released "+name+": no master holds it any more")
+		ops.sh.tellStatus(levelInfo, "released "+name+": no master holds it any more")
 	case errors.Is(msg.err, redlock.ErrNotHeld):
 		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: it was not held any more (expired): %s", name, rv.detail())
-		ops.sh.setStatus(levelWarn, "released "+name+": it had already expired")
+		ops.sh.tellStatus(levelWarn, "released "+name+": it had already expired")
 	default:
 		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: enough masters confirmed that it holds no quorum; "+
 			"keys left on the other %s expire with their TTL: %s · %s", name, plural(unanswered(rv), "master"),
 			rv.summary(), rv.detail())
-		ops.sh.setStatus(levelWarn, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
+		ops.sh.tellStatus(levelWarn, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
 			name, plural(unanswered(rv), "master")))
 	}
 }
@@ -392,7 +382,7 @@ func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
 	left := dur(o.left(ops.sh.now()))
 	ops.sh.act(events.KindReleaseUnconfirmed, o.lock.Resource(), o.lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
 		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
-	ops.sh.setStatus(levelWarn, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
+	ops.sh.tellStatus(levelWarn, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
 		left, key))
 }
 
@@ -401,7 +391,7 @@ func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	switch {
 	case o.autoBusy:
-		ops.sh.setStatus(levelWarn, "auto-extension of "+o.name+" is already changing")
+		ops.sh.tellStatus(levelWarn, "auto-extension of "+o.name+" is already changing")
 		return nil
 	case o.keeper != nil:
 		o.autoBusy = true
@@ -411,7 +401,7 @@ func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 		if why == "" {
 			why = o.name + " is not held"
 		}
-		ops.sh.setStatus(levelWarn, "auto-extend: "+why)
+		ops.sh.tellStatus(levelWarn, "auto-extend: "+why)
 		return nil
 	}
 	cmd := ops.issue("auto-extending", startKeeperCmd(o.lock))
@@ -434,14 +424,14 @@ func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
 	if msg.started {
 		o.keeper = msg.keeper
 		ops.sh.act(events.KindAutoExtendOn, msg.lock.Resource(), msg.lock.Token(), "auto-extend on for %s", o.name)
-		ops.sh.setStatus(levelInfo, "auto-extend on for "+o.name)
+		ops.sh.tellStatus(levelInfo, "auto-extend on for "+o.name)
 		return watchKeeper(msg.lock, msg.keeper)
 	}
 	if o.keeper == msg.keeper {
 		o.keeper = nil
 	}
 	ops.sh.act(events.KindAutoExtendOff, msg.lock.Resource(), msg.lock.Token(), "auto-extend off for %s", o.name)
-	ops.sh.setStatus(levelInfo, "auto-extend off for "+o.name)
+	ops.sh.tellStatus(levelInfo, "auto-extend off for "+o.name)
 	return nil
 }
 
@@ -455,7 +445,7 @@ func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
 	if msg.err == nil {
 		return
 	}
-	ops.sh.log.add(o.refresh(ops.sh.now())...)
+	ops.sh.tellLog(o.refresh(ops.sh.now())...)
 	ops.extendFailure(o, "auto-extend", msg.err)
 }
 
@@ -527,11 +517,11 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 	}
 	switch {
 	case gone == len(msg.rounds):
-		ops.sh.setStatus(levelWarn, "force-delete "+name+": nothing deleted: no master held those tokens any more")
+		ops.sh.tellStatus(levelWarn, "force-delete "+name+": nothing deleted: no master held those tokens any more")
 	case msg.holder:
-		ops.sh.setStatus(levelInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, plural(deleted, "master")))
+		ops.sh.tellStatus(levelInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, plural(deleted, "master")))
 	default:
-		ops.sh.setStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
+		ops.sh.tellStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
 	}
 }
 
@@ -552,7 +542,7 @@ func (ops *lockOps) refreshOurs() {
 	now := ops.sh.now()
 	var ended []*ownLock
 	for _, o := range ops.own {
-		ops.sh.log.add(o.refresh(now)...)
+		ops.sh.tellLog(o.refresh(now)...)
 		if o.unconfirmed != "" && o.busy == "" && o.left(now) == 0 {
 			ended = append(ended, o)
 		}
@@ -564,7 +554,9 @@ func (ops *lockOps) refreshOurs() {
 	}
 }
 
-// writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may.
+// writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may. It
+// reads read-only from the options the dashboard was built with (the mode derives it from them too), so that
+// the guard of issue depends on no message having arrived.
 func (ops *lockOps) writeBlocked(what string) string {
 	switch {
 	case ops.sh.readOnly && ops.production:
@@ -582,7 +574,7 @@ func (ops *lockOps) writeBlocked(what string) string {
 // says why and issue returns nil.
 func (ops *lockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
 	if why := ops.writeBlocked(what); why != "" {
-		ops.sh.setStatus(levelWarn, why)
+		ops.sh.tellStatus(levelWarn, why)
 		return nil
 	}
 	c := ops.locker
@@ -597,7 +589,7 @@ func (ops *lockOps) releaseAll() tea.Cmd {
 	}
 	cmd := ops.issue("releasing", releaseAllCmd(ops.own, ops.sh.now()))
 	if cmd != nil {
-		ops.sh.setStatus(levelInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(ops.own), "lock")))
+		ops.sh.tellStatus(levelInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(ops.own), "lock")))
 	}
 	return cmd
 }

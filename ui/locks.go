@@ -100,7 +100,7 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseMsg:
 		p.mouse(msg)
 	case stateMsg:
-		p.focused = msg.focus == focusLocks
+		p.focused = msg.mode.focus == focusLocks
 	case dataMsg:
 		if d := p.sh.data; d == nil || !sameSlice(d.locks, p.orderOf) || p.sort == sortHeat { // heat counts a moving minute
 			p.rebuild()
@@ -117,7 +117,7 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // sorted says on the status line how the rows are sorted now.
 func (p *locksPanel) sorted() tea.Cmd {
-	p.sh.setStatus(levelInfo, "locks sorted by "+p.sortName())
+	p.sh.tellStatus(levelInfo, "locks sorted by "+p.sortName())
 	return nil
 }
 
@@ -281,9 +281,9 @@ func (p *locksPanel) toggleFree() tea.Cmd {
 	p.hideFree = !p.hideFree
 	p.rebuild()
 	if p.hideFree {
-		p.sh.setStatus(levelInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
+		p.sh.tellStatus(levelInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
 	} else {
-		p.sh.setStatus(levelInfo, "free locks shown: nobody holds them, their holders are in the window")
+		p.sh.tellStatus(levelInfo, "free locks shown: nobody holds them, their holders are in the window")
 	}
 	return nil
 }

@@ -45,13 +45,14 @@ func newMastersPanel(sh *shared, demoMode bool) *mastersPanel {
 func (p *mastersPanel) rows() int { return max(p.h-3-p.noteH, 0) }
 
 // Update moves the cursor with the navigation keys, the mouse and the presenter's picks, and takes in the
-// focus and the demo's faults.
+// focus and the demo's faults; the rows shown follow the cursor.
 func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case stateMsg:
-		p.focused = msg.focus == focusMasters
+		p.focused = msg.mode.focus == focusMasters
 	case tea.KeyMsg:
-		return p, p.run(msg)
+		cmd = p.run(msg)
 	case tea.MouseMsg:
 		p.mouse(msg)
 	case pickMasterMsg:
@@ -59,7 +60,21 @@ func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case faultsMsg:
 		p.faults, p.faultsAt = msg.masters, msg.at
 	}
-	return p, nil
+	p.scroll()
+	return p, cmd
+}
+
+// SetSize sets the outer size (the root sets noteH first), and keeps the cursor's row on screen.
+func (p *mastersPanel) SetSize(w, h int) {
+	p.sized.SetSize(w, h)
+	p.scroll()
+}
+
+// scroll moves the first row shown so that the cursor's row is on screen.
+func (p *mastersPanel) scroll() {
+	if d := p.sh.data; d != nil {
+		p.offset = window(p.cursor, p.offset, p.rows(), len(d.masters))
+	}
 }
 
 // move applies a navigation key to the cursor.
@@ -68,7 +83,6 @@ func (p *mastersPanel) move(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.sh.data.masters), p.rows())
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.sh.data.masters))
 	return nil
 }
 
@@ -204,7 +218,6 @@ func (p *mastersPanel) View() string {
 		}
 	}
 	body := []string{st.table.head.Render(fit(strings.Join(heads, " "), w))}
-	p.offset = window(p.cursor, p.offset, p.rows(), len(d.masters))
 	for i := p.offset; i < len(d.masters) && i < p.offset+p.rows(); i++ {
 		cursor := "  "
 		switch {

@@ -5,25 +5,37 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/events"
 )
 
 // The messages the components exchange inside the dashboard, besides the results of commands (commands.go).
 // The root sends every message that is not a key or a mouse event to all components; the ones a component
 // tells (shared.tell) arrive before the root's Update returns.
 
-// stateMsg tells the components the root's view of the dashboard: which panel has the focus, whether the log
-// fills the body, and what the panels have selected. The root sends it before each key, so that the key acts
-// on what is on the screen, and after each message, so that the help and the panels show it.
+// stateMsg tells the components the root's view of the dashboard: its mode (which panel has the focus,
+// whether the log fills the body, ...), and what the panels have selected. The root sends it before each key,
+// so that the key acts on what is on the screen, and after each message, so that the help and the panels show
+// it.
 type stateMsg struct {
-	focus   panelID
-	logFull bool
-	row     *lockRow // under the locks panel's cursor; nil: none
-	own     *ownLock // under our locks panel's cursor; nil: none
-	master  int      // under the masters panel's cursor: the master the presenter's faults hit
+	mode   mode
+	row    *lockRow // under the locks panel's cursor; nil: none
+	own    *ownLock // under our locks panel's cursor; nil: none
+	master int      // under the masters panel's cursor: the master the presenter's faults hit
 }
 
 // dataMsg tells that a new snapshot is the current one (shared.data).
 type dataMsg struct{}
+
+// statusMsg asks the root to show a message on the status line: the outcome of an action, or why it was
+// refused (shared.tellStatus).
+type statusMsg status
+
+// logMsg asks the root to add entries to the journal, and to hand record, one of the dashboard's own actions
+// (shared.act), to the event sink.
+type logMsg struct {
+	entries []logEntry
+	record  *events.Record // nil: none
+}
 
 // quittingMsg tells that the dashboard is quitting: what runs is cancelled, nothing new starts.
 type quittingMsg struct{}

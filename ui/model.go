@@ -9,11 +9,12 @@
 // the masters and from results is sanitized once, where it enters the model (see sanitize). Write commands
 // leave through one function (issue), which enforces read-only mode.
 //
-// Model is the root of components (see component): the panels, the lock commands and the demo's view, each a
-// tea.Model that is also a help.KeyMap and takes its size from the layout (arrange), and at most one modal (a
-// form, a confirmation, the scenario menu, a text field, a drill-down view, the help). A component's keys are
-// a table whose guards both refuse a key and hide it from the help. Components do not hold one another: the
-// root sends them messages, and they tell one another what they need through it.
+// Model is the root of components (see component): the panels and the demo's view, each a tea.Model that is
+// also a help.KeyMap and takes its size from the layout (arrange), and at most one modal (a form, a
+// confirmation, the scenario menu, a text field, a drill-down view, the help). Beside them, it calls the lock
+// commands (lockOps), a controller with no area of its own. A component's keys are a table whose guards both
+// refuse a key and hide it from the help. Components do not hold one another: the root sends them messages,
+// and they tell one another what they need through it.
 package ui
 
 import (
@@ -65,7 +66,7 @@ type Options struct {
 	// Now is the dashboard's clock (time.Now when nil); tests inject a fixed one.
 	Now func() time.Time
 	// Replay, when not nil, is a recording the dashboard shows instead of masters (Monitor and Locker are then
-	// nil): read-only, with a time cursor that ReplayKeyMap moves, the clock being the moment shown. It starts
+	// nil, and so is Demo): read-only, with a time cursor that ReplayKeyMap moves, the clock being the moment shown. It starts
 	// paused at ReplayAt (the first poll when zero).
 	Replay   *record.Player
 	ReplayAt time.Time
@@ -160,9 +161,10 @@ type Model struct {
 	replay        *replayer // nil outside a replay
 	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
 	// it takes the keys, and says where it shows.
-	modal modal
-	help  help.Model // the footer's
-	quit  quitState
+	modal  modal
+	help   help.Model // the footer's
+	status status     // the status line, as statusMsg last set it
+	quit   quitState
 }
 
 // New returns the dashboard for o.
@@ -177,7 +179,7 @@ func New(o Options) *Model {
 		o.Poll = monitor.DefaultInterval
 	}
 	if o.Replay != nil {
-		o.ReadOnly, o.Monitor, o.Locker = true, nil, nil // a recording is only looked at
+		o.ReadOnly, o.Monitor, o.Locker, o.Demo = true, nil, nil, nil // a recording is only looked at
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	keys := o.Keys
@@ -210,7 +212,7 @@ func New(o Options) *Model {
 	m.help = help.New()
 	m.help.Styles = sh.st.help
 	if o.ReadOnly {
-		sh.log.add(logEntry{at: o.Now(), level: levelInfo,
+		sh.tellLog(logEntry{at: o.Now(), level: levelInfo, // after what the components logged as they started
 			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
 	}
 	m.settle()
@@ -224,15 +226,15 @@ func (m *Model) globalKeys() keyTable {
 	k := m.sh.keys
 	do := func(f func()) func(tea.KeyMsg) tea.Cmd { return func(tea.KeyMsg) tea.Cmd { f(); return nil } }
 	return keyTable{sh: m.sh, focused: true, actions: []action{
-		{binding: &k.Quit, when: func() bool { return !m.logFull }, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
+		{binding: &k.Quit, when: func() bool { return !m.mode().logFull }, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
 		{binding: &k.Interrupt, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
 		{binding: &k.Help, do: do(m.openHelp)},
 		{binding: &k.Open, do: do(m.openDrill)},
 		{binding: &k.NextPanel, do: do(func() { m.cycleFocus(1) })},
 		{binding: &k.PrevPanel, do: do(func() { m.cycleFocus(-1) })},
-		{binding: &k.LogFull, do: do(func() { m.setLogFull(!m.logFull) })},
+		{binding: &k.LogFull, do: do(func() { m.setLogFull(!m.mode().logFull) })},
 		{binding: &k.Pause, do: func(tea.KeyMsg) tea.Cmd {
-			if m.replay != nil {
+			if m.mode().source == sourceReplay {
 				return m.replay.togglePlay()
 			}
 			m.togglePause()
@@ -248,20 +250,21 @@ func (m *Model) globalKeys() keyTable {
 }
 
 // components are the dashboard's components, the focused panel first, then the ones that take keys whatever
-// has the focus, in the order a key not taken goes on through them.
+// has the focus, in the order a key not taken goes on through them. The lock commands (ops), a controller
+// with no area, come right after the focused panel, whose selection they act on.
 func (m *Model) components() []component {
-	out := []component{m.panel(m.focus), m.ops}
-	if m.replay != nil { // its keys before the panels'
-		out = []component{m.replay, m.panel(m.focus), m.ops}
-	}
+	md := m.mode()
+	out := []component{m.panel(md.focus)}
 	switch {
-	case m.demo != nil && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
-		out = []component{m.demo, m.panel(m.focus), m.ops}
-	case m.demo != nil:
+	case md.source == sourceReplay: // its keys before the panels'
+		out = []component{m.replay, m.panel(md.focus)}
+	case md.source == sourceDemo && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
+		out = []component{m.demo, m.panel(md.focus)}
+	case md.source == sourceDemo:
 		out = append(out, m.demo)
 	}
 	for p := range panelCount {
-		if p != m.focus {
+		if p != md.focus {
 			out = append(out, m.panel(p))
 		}
 	}
@@ -329,7 +332,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case monitorSnapshotMsg:
 		return tea.Batch(m.apply(msg.data, msg.entries), waitSnapshot(msg.ch, m.sh.data))
 	case monitorClosedMsg:
-		if !m.quit.active {
+		if !m.mode().quitting {
 			m.sh.logf(levelWarn, "", "monitor stopped: no more snapshots")
 		}
 	case tickMsg:
@@ -340,7 +343,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		if msg.escaped {
 			what += ", escaped as shown (no control character is pasted)"
 		}
-		m.sh.setStatus(levelInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
+		m.sh.tellStatus(levelInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
 		m.quit.summary = m.ops.quitReleased(msg)
 		m.cancel()
@@ -348,8 +351,15 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case confirmQuitMsg:
 		return m.startQuit()
 	case QuitMsg:
-		if !m.quit.active {
+		if !m.mode().quitting {
 			return m.startQuit()
+		}
+	case statusMsg:
+		m.status = status(msg)
+	case logMsg:
+		m.sh.log.add(msg.entries...)
+		if msg.record != nil && m.sh.sink != nil {
+			m.sh.sink.Emit(*msg.record)
 		}
 	case focusMsg:
 		m.focus = msg.panel
@@ -375,14 +385,19 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// broadcast sends msg to every component, and last to the modal.
+// broadcast sends msg to every component and the lock commands, in the order of components, and last to the
+// modal.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
+	focused := component(m.panel(m.mode().focus))
 	for _, c := range m.components() {
 		_, cmd := c.Update(msg)
 		cmds = append(cmds, cmd)
+		if c == focused {
+			cmds = append(cmds, m.ops.update(msg))
+		}
 	}
-	if m.modal != nil {
+	if m.mode().modal {
 		cmds = append(cmds, m.updateModal(msg))
 	}
 	return tea.Batch(cmds...)
@@ -417,7 +432,7 @@ func (m *Model) settle() tea.Cmd {
 
 // state is the root's view of the dashboard as the components are told it.
 func (m *Model) state() stateMsg {
-	return stateMsg{focus: m.focus, logFull: m.logFull, row: m.locks.selectedRow(), own: m.ours.selected(),
+	return stateMsg{mode: m.mode(), row: m.locks.selectedRow(), own: m.ours.selected(),
 		master: m.masters.selected()}
 }
 
@@ -459,7 +474,7 @@ func findRow(d *dashboard, resource string) *lockRow {
 // then q instead of as no key at all. Each key settles as if it had come alone, so that "ab" opens the acquire
 // form and types b into it.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || (m.modal != nil && m.modal.typing()) {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.mode().typing {
 		return m.handleKey(msg)
 	}
 	cmds := make([]tea.Cmd, 0, 2*len(msg.Runes))
@@ -476,8 +491,9 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 // releases.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	interrupts := key.Matches(msg, m.sh.keys.Interrupt)
+	md := m.mode()
 	switch {
-	case m.quit.active:
+	case md.quitting:
 		if interrupts {
 			m.quit.summary = m.ops.summary("quit before releases finished")
 			return tea.Quit
@@ -485,17 +501,21 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case interrupts:
 		return m.requestQuit()
-	case m.modal != nil:
+	case md.modal:
 		return m.updateModal(msg)
 	}
 	m.broadcast(m.state())
 	if m.keys.takes(msg) {
 		return m.keys.run(msg)
 	}
+	focused := component(m.panel(md.focus))
 	for _, c := range m.components() {
 		if c, ok := c.(keyed); ok && c.takes(msg) {
 			_, cmd := c.Update(msg)
 			return cmd
+		}
+		if c == focused && m.ops.takes(msg) {
+			return m.ops.run(msg)
 		}
 	}
 	return nil
@@ -515,7 +535,7 @@ func (m *Model) setLogFull(on bool) {
 
 // cycleFocus moves the focus by dir among the panels on screen.
 func (m *Model) cycleFocus(dir int) {
-	if m.logFull {
+	if m.mode().logFull {
 		m.setLogFull(false)
 	}
 	for range panelCount {
@@ -541,17 +561,17 @@ func (m *Model) showStory(id int) {
 	}
 	i := m.sh.log.lastIndex(storyHead(id))
 	if i < 0 {
-		m.sh.setStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", id))
+		m.sh.tellStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", id))
 		return
 	}
 	m.focus = focusLog
 	m.log.Update(scrollToMsg{entry: i})
 	back := ""
-	if m.logFull {
+	if m.mode().logFull {
 		back = ", " + m.sh.keys.Close.Help().Key + " closes"
 	}
 	k := m.sh.keys
-	m.sh.setStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
+	m.sh.tellStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
 		k.Up.Help().Key, k.Down.Help().Key, k.Bottom.Help().Key, back))
 }
 
@@ -561,16 +581,16 @@ func (m *Model) togglePause() {
 	if m.mon != nil {
 		m.mon.SetPaused(m.paused)
 	}
-	if m.paused {
-		m.sh.setStatus(levelInfo, "polling paused")
+	if m.mode().paused {
+		m.sh.tellStatus(levelInfo, "polling paused")
 	} else {
-		m.sh.setStatus(levelInfo, "polling resumed")
+		m.sh.tellStatus(levelInfo, "polling resumed")
 	}
 }
 
 // stepInterval moves the poll interval one step faster (dir < 0) or slower (dir > 0); in a replay, the speed.
 func (m *Model) stepInterval(dir int) {
-	if m.replay != nil {
+	if m.mode().source == sourceReplay {
 		m.replay.changeSpeed(dir)
 		return
 	}
@@ -591,14 +611,14 @@ func (m *Model) stepInterval(dir int) {
 		}
 	}
 	if next == m.interval {
-		m.sh.setStatus(levelInfo, "poll interval stays "+next.String())
+		m.sh.tellStatus(levelInfo, "poll interval stays "+next.String())
 		return
 	}
 	m.interval = next
 	if m.mon != nil {
 		m.mon.SetInterval(next)
 	}
-	m.sh.setStatus(levelInfo, "polling every "+next.String())
+	m.sh.tellStatus(levelInfo, "polling every "+next.String())
 }
 
 // startQuit releases every lock we hold (bounded in time) and then quits; whatever runs is cancelled first.
@@ -632,15 +652,17 @@ func prefixed(sep, s string) string {
 
 // relayout computes the geometry for the current size and snapshot (arrange) and sizes the components by it.
 func (m *Model) relayout() {
-	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: m.demo != nil, logFull: m.logFull}
-	if m.demo != nil {
+	md := m.mode()
+	demoMode := md.source == sourceDemo
+	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: demoMode, logFull: md.logFull}
+	if demoMode {
 		in.violation = m.demo.violationLines(m.width)
 	}
 	if d := m.sh.data; d != nil {
 		in.masters, in.warnings = max(len(d.masters), 1), len(d.warnings)
 		in.note = m.masters.noteWant(m.width)
 	}
-	if m.demo != nil {
+	if demoMode {
 		in.story = m.demo.storyLines(m.width)
 	}
 	l := arrange(in)
@@ -650,15 +672,15 @@ func (m *Model) relayout() {
 		m.panel(p).SetSize(l.size(p))
 	}
 	m.detail.SetSize(l.detail.w, l.detail.h)
-	if m.demo != nil {
+	if demoMode {
 		m.demo.SetSize(m.width, l.demoBarH+l.violationH)
 		m.demo.storyH = l.storyH
 	}
 	m.help.Width = m.width
-	if m.modal != nil {
+	if md.modal {
 		m.modal.SetSize(l.body.w, l.body.h)
 	}
-	if !m.visible(m.focus) {
+	if !m.visible(md.focus) {
 		m.focus = focusLocks
 	}
 }

@@ -21,11 +21,12 @@ func wheelRows(msg tea.MouseMsg) int {
 // selects the row clicked, and asks to open the row already selected, as Open does). A dialog takes no mouse
 // input. The panel under the pointer is found in the layout View draws.
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
-	if m.quit.active || m.lay.tooSmall {
+	md := m.mode()
+	if md.quitting || m.lay.tooSmall {
 		return nil
 	}
-	if m.modal != nil {
-		switch m.modal.layer() {
+	if md.modal {
+		switch md.layer {
 		case layerDialog:
 			return nil
 		case layerScreen:

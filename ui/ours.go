@@ -237,6 +237,7 @@ type oursPanel struct {
 	keyTable
 	locks          []*ownLock // in order of acquisition
 	cursor, offset int
+	readOnly       bool // the dashboard's mode is read-only: no lock can be acquired
 	sized
 }
 
@@ -245,7 +246,6 @@ func newOursPanel(sh *shared) *oursPanel {
 	p := &oursPanel{keyTable: keyTable{sh: sh}}
 	p.actions = navActions(sh.keys, func(msg tea.KeyMsg) tea.Cmd {
 		p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.locks), p.rows())
-		p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
 		return nil
 	})
 	return p
@@ -255,24 +255,34 @@ func newOursPanel(sh *shared) *oursPanel {
 func (p *oursPanel) rows() int { return max(p.h-2, 0) }
 
 // Update moves the cursor with the navigation keys and a click, takes in the focus and our locks as they
-// change.
+// change; the rows shown follow the cursor.
 func (p *oursPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case oursMsg:
 		p.locks = msg.locks
 		p.cursor = min(p.cursor, max(len(p.locks)-1, 0))
-		p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
 	case stateMsg:
-		p.focused = msg.focus == focusOurs
+		p.focused, p.readOnly = msg.mode.focus == focusOurs, msg.mode.readOnly
 	case tea.KeyMsg:
-		return p, p.run(msg)
+		cmd = p.run(msg)
 	case tea.MouseMsg:
 		if row := msg.Y - 1; wheelRows(msg) == 0 && row >= 0 { // below the border; the wheel does nothing here
 			p.cursor = min(p.offset+row, max(len(p.locks)-1, 0))
 		}
 	}
-	return p, nil
+	p.scroll()
+	return p, cmd
 }
+
+// SetSize sets the outer size, and keeps the cursor's row on screen.
+func (p *oursPanel) SetSize(w, h int) {
+	p.sized.SetSize(w, h)
+	p.scroll()
+}
+
+// scroll moves the first row shown so that the cursor's row is on screen.
+func (p *oursPanel) scroll() { p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks)) }
 
 // selected returns the lock under the cursor, or nil.
 func (p *oursPanel) selected() *ownLock {
@@ -322,14 +332,13 @@ func (p *oursPanel) View() string {
 	var body []string
 	if len(p.locks) == 0 {
 		hint := "none: " + p.sh.keys.Acquire.Help().Key + " acquires one"
-		if p.sh.readOnly {
+		if p.readOnly {
 			hint = "none: read-only"
 		}
 		body = append(body, st.text.muted.Render(hint))
 	}
 	now := p.sh.now()
 	w := p.w - 2
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks))
 	for i := p.offset; i < len(p.locks) && len(body) < p.rows(); i++ {
 		body = append(body, p.row(p.locks[i], w, now, focused && i == p.cursor))
 	}

@@ -11,43 +11,48 @@ import (
 )
 
 // shared is the program context every component reads (gh-dash's): styles, the key bindings as given, the
-// clock, the current snapshot as sanitized for the screen, the journal every component logs to, the status line
-// and the animation frame. The root model sets the snapshot and the frame.
+// clock, the current snapshot as sanitized for the screen, the journal, and the animation frame. Only the root
+// writes it: it sets the snapshot and the frame, and adds to the journal what the components log (logMsg); the
+// status line is the root's (statusMsg). Components write nothing here but the messages they tell (outbox).
 type shared struct {
 	st        *styles
 	keys      *KeyMap // as given: which keys act now is each component's to say (keyTable)
 	now       func() time.Time
 	data      *dashboard // nil until the first snapshot
 	readOnly  bool
-	log       *journal // every component logs here
-	status    status   // the status line
+	log       *journal // the root adds what every component logs (logMsg)
 	frame     int      // advanced by the tick: spinners
 	outbox    []tea.Msg
-	sink      events.Sink                  // Options.Events; nil: none
+	sink      events.Sink                  // Options.Events, which the root hands the actions logged; nil: none
 	keyOf     func(resource string) string // Options.KeyFormat; nil: the resource is the key
 	clipboard func(text string)            // Options.Clipboard, or the terminal's
 	who       *whoSampling                 // naming a lock's holder (whoholds.go)
 }
 
-// setStatus shows a message on the status line.
-func (sh *shared) setStatus(l level, text string) {
-	sh.status = status{at: sh.now(), level: l, text: text}
+// tellStatus asks the root to show text on the status line, stamped now: a statusMsg, told (see tell), so that
+// the last one told is the one shown.
+func (sh *shared) tellStatus(l level, text string) {
+	sh.tell(statusMsg{at: sh.now(), level: l, text: text})
 }
 
-// logf adds a log entry about a raw resource ("" for none); args must already be sanitized.
+// tellLog asks the root to add entries to the journal: a logMsg, told (see tell).
+func (sh *shared) tellLog(entries ...logEntry) {
+	if len(entries) > 0 {
+		sh.tell(logMsg{entries: entries})
+	}
+}
+
+// logf logs an entry about a raw resource ("" for none); args must already be sanitized.
 func (sh *shared) logf(l level, resource, format string, args ...any) {
-	sh.log.add(logEntry{at: sh.now(), level: l, resource: resource, text: fmt.Sprintf(format, args...)})
+	sh.tellLog(logEntry{at: sh.now(), level: l, resource: resource, text: fmt.Sprintf(format, args...)})
 }
 
-// act logs one of the dashboard's own actions as the record of its kind (events.Dashboard, which rates it) and
-// hands the same record to the sink: the event log and the event stream say it in the same words. resource and
-// token are raw; args must already be sanitized.
+// act logs one of the dashboard's own actions as the record of its kind (events.Dashboard, which rates it),
+// which the root also hands to the sink: the event log and the event stream say it in the same words.
+// resource and token are raw; args must already be sanitized.
 func (sh *shared) act(kind, resource, token, format string, args ...any) {
 	r := events.Dashboard(sh.now(), kind, resource, token, fmt.Sprintf(format, args...))
-	sh.log.add(entryOf(r))
-	if sh.sink != nil {
-		sh.sink.Emit(r)
-	}
+	sh.tell(logMsg{entries: []logEntry{entryOf(r)}, record: &r})
 }
 
 // tell sends msg to the other components: the root delivers it, in the order told, before its Update returns,

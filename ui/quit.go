@@ -39,7 +39,7 @@ func (q *quitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			q.sh.tell(confirmQuitMsg{})
 			return nil, nil
 		case key.Matches(msg, k.Close, k.Quit):
-			q.sh.setStatus(levelInfo, "still running; "+plural(len(q.names), "lock")+" held")
+			q.sh.tellStatus(levelInfo, "still running; "+plural(len(q.names), "lock")+" held")
 			return nil, nil
 		}
 	}

@@ -102,7 +102,7 @@ func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if r.cursor == r.p.Len()-1 {
 			r.playing, r.clock = false, r.p.Time(r.cursor)
-			r.sh.setStatus(levelInfo, "end of the recording")
+			r.sh.tellStatus(levelInfo, "end of the recording")
 		}
 	}
 	return r, nil
@@ -147,7 +147,7 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 		}
 		if dir > 0 && e.Time.After(at) || dir < 0 && e.Time.Before(at) {
 			r.playing = false
-			r.sh.setStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, e.Time.Format("15:04:05.000"), sanitize(e.Text, textCap)))
+			r.sh.tellStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, e.Time.Format("15:04:05.000"), sanitize(e.Text, textCap)))
 			return r.show(r.p.IndexAt(e.Time), true)
 		}
 	}
@@ -157,7 +157,7 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 			return r.show(r.p.IndexAt(e.Time), true)
 		}
 	}
-	r.sh.setStatus(levelInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
+	r.sh.tellStatus(levelInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
 	return nil
 }
 
@@ -174,7 +174,7 @@ func (r *replayer) togglePlay() tea.Cmd {
 // changeSpeed steps the speed up (dir < 0, as Faster polls faster) or down.
 func (r *replayer) changeSpeed(dir int) {
 	r.speed = min(max(r.speed-dir, 0), len(replaySpeeds)-1)
-	r.sh.setStatus(levelInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
+	r.sh.tellStatus(levelInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
 }
 
 // headerPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.

@@ -64,6 +64,7 @@ func recordTwoHolders(t *testing.T) *record.Player {
 // the header, stepping one poll back and forth changes the table as recorded, and jumping to the next error
 // or warning lands on the split.
 func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
+	t.Parallel()
 	p := recordTwoHolders(t)
 	d := drive(t, newDashboard(ui.Options{Replay: p}, 140, 44))
 	d.exec(d.m.Init())

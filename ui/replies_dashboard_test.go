@@ -14,6 +14,7 @@ import (
 // TestDashboardAcquireNamesReplicasAndRefuses: with two of three servers replicas, the dashboard's acquire
 // used to say "acquired ... M1 ok", then "lock-lost" (issue 17). It must refuse, and say which are replicas.
 func TestDashboardAcquireNamesReplicasAndRefuses(t *testing.T) {
+	t.Parallel()
 	servers := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
 	addrs := redlocktest.Addrs(servers)
 	redlocktest.ReplicasOf(t, servers[0], servers[1:]...)

@@ -51,7 +51,7 @@ func (v *demoView) stepAction() action {
 				return nil
 			}
 			v.stepping, v.stepStarted = true, v.sh.now()
-			v.sh.setStatus(levelInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
+			v.sh.tellStatus(levelInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
 			return stepCmd(v.ctx, v.d, v.pollNow)
 		}}
 }
@@ -89,7 +89,7 @@ func (v *demoView) onStepDone(msg stepDoneMsg) {
 	v.stepping = false
 	v.setState(msg.state)
 	if msg.err != nil && !v.quitting {
-		v.sh.setStatus(levelWarn, sanitize(msg.err.Error(), textCap))
+		v.sh.tellStatus(levelWarn, sanitize(msg.err.Error(), textCap))
 	}
 }
 

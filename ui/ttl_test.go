@@ -17,8 +17,10 @@ import (
 // until it changes, and the lock's view showed the PTTL of that read for ever. Every master's TTL in the lock's
 // view must stay within a poll of what the master says now, tracked and polled alike.
 func TestPerMasterTTLsAreCountedFromTheirRead(t *testing.T) {
+	t.Parallel()
 	for _, polled := range []bool{false, true} {
 		t.Run(map[bool]string{false: "tracked", true: "polled"}[polled], func(t *testing.T) {
+			t.Parallel()
 			masters := redlocktest.Masters(t, 3)
 			clients := redlocktest.Clients(t, masters)
 			addrs := redlocktest.Addrs(masters)

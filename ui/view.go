@@ -69,7 +69,7 @@ func (m *Model) headerView() string {
 	if m.title != "" {
 		parts = append(parts, part{st.name(m.title, st.header.value), 6})
 	}
-	d := m.sh.data
+	d, md := m.sh.data, m.mode()
 	if d == nil {
 		parts = append(parts, part{st.header.degraded.Render("WAITING"), 0},
 			part{st.header.label.Render("no snapshot yet"), 1})
@@ -81,7 +81,7 @@ func (m *Model) headerView() string {
 		case monitor.HealthUnsafe, monitor.HealthNoQuorum:
 			badge = st.header.noQuorum.Render(" " + d.health.String() + " ")
 		}
-		if m.demo != nil && m.demo.violated() { // never OK beside a violation of mutual exclusion
+		if md.source == sourceDemo && m.demo.violated() { // never OK beside a violation of mutual exclusion
 			badge = st.header.noQuorum.Render(" VIOLATION ")
 		}
 		parts = append(parts, part{badge, 0}, part{st.header.label.Render("masters ") +
@@ -89,14 +89,14 @@ func (m *Model) headerView() string {
 			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
 	}
 	switch {
-	case m.replay != nil: // the time cursor stands for read-only and for the polling
+	case md.source == sourceReplay: // the time cursor stands for read-only and for the polling
 		parts = append(parts, part{m.replay.headerPart(st), 0})
-	case m.sh.readOnly:
+	case md.readOnly:
 		parts = append(parts, part{st.header.readOnly.Render(" READ-ONLY "), 0})
 	}
-	if m.replay == nil {
+	if md.source != sourceReplay {
 		poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
-		if m.paused {
+		if md.paused {
 			poll += st.header.paused.Render("PAUSED")
 		} else {
 			poll += st.header.live.Render("live")
@@ -220,8 +220,8 @@ func (m *Model) bannerView() string {
 
 // bodyView is the panels, with the modal where it says it shows: in their place, over them, or in them.
 func (m *Model) bodyView() string {
-	if m.modal != nil {
-		switch m.modal.layer() {
+	if md := m.mode(); md.modal {
+		switch md.layer {
 		case layerScreen:
 			return m.modal.View()
 		case layerDialog:
@@ -233,7 +233,7 @@ func (m *Model) bodyView() string {
 
 // panelsView is the panels as the layout places them, or the event log alone when it fills the body.
 func (m *Model) panelsView() string {
-	if m.logFull {
+	if m.mode().logFull {
 		return m.log.View()
 	}
 	parts := []string{m.masters.View()}
@@ -257,8 +257,8 @@ const statusWrapFor = 10 * time.Second
 func (m *Model) footerView() string {
 	st := m.sh.st
 	var statusLine string
-	if m.sh.status.text != "" {
-		s := m.sh.status
+	if m.status.text != "" {
+		s := m.status
 		head := st.text.muted.Render(s.at.Format("15:04:05")+" ") + st.level[s.level].Render(levelGlyph[s.level]+" ")
 		statusLine = head + st.name(s.text, st.level[s.level])
 		headW := ansi.StringWidth(head)
@@ -282,7 +282,7 @@ func (m *Model) footerView() string {
 // shortHelp lists the bindings that work right now, for the footer: the modal's, or the focused panel's and
 // the global keys in the order of KeyMap.ShortHelp.
 func (m *Model) shortHelp() []key.Binding {
-	if m.modal != nil {
+	if m.mode().modal {
 		return m.modal.ShortHelp()
 	}
 	return inOrder(m.sh.keys.ShortHelp(), m.offeredKeys(false))

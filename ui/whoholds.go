@@ -52,12 +52,12 @@ func (w *whoState) press(sh *shared, row *lockRow) tea.Cmd {
 	ws := sh.who
 	switch {
 	case ws == nil || ws.sampler == nil:
-		sh.setStatus(levelWarn, "who holds it: this dashboard cannot sample its masters (demo masters do not MONITOR)")
+		sh.tellStatus(levelWarn, "who holds it: this dashboard cannot sample its masters (demo masters do not MONITOR)")
 		return nil
 	case w.running:
 		return nil
 	case row == nil || sh.data == nil:
-		sh.setStatus(levelWarn, "who holds it: the lock is on no master any more")
+		sh.tellStatus(levelWarn, "who holds it: the lock is on no master any more")
 		return nil
 	}
 	target, err := whoholds.TargetOf(&sh.data.snap, row.lv)

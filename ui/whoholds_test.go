@@ -25,6 +25,7 @@ import (
 // lock's view, the who-holds key samples a master and the view names the holder's connection, by the address
 // the master lists for that name.
 func TestLockViewNamesTheRedsyncHoldersConnection(t *testing.T) {
+	t.Parallel()
 	servers := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
 	const resource, name = "billing:invoice-7", "billing-worker-3"
 	var pools []redsyncredis.Pool

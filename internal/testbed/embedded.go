@@ -296,6 +296,10 @@ func (e *Embedded) Close() error {
 		err = e.proxy.Close()
 		e.proxy = nil
 	}
+	// Miniredis.Close lets go of its server before it stops serving, and a command served meanwhile (INFO stats
+	// from a monitor, say) reads the server it let go of and panics; stopping the server first, which waits for
+	// the commands being served, leaves Close nothing to serve.
+	e.mr.Server().Close()
 	e.mr.Close()
 	return err
 }
