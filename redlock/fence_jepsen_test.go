@@ -204,6 +204,7 @@ func (j *jepsen) refused() int {
 }
 
 func TestJepsenFencedWritesUnderFaults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the Jepsen workload takes seconds")
 	}
@@ -232,6 +233,7 @@ func TestJepsenFencedWritesUnderFaults(t *testing.T) {
 // token; the schedule's first phases make it go backwards, and the checks
 // must say so.
 func TestJepsenCatchesTheMaximumOfIncrements(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the Jepsen workload takes seconds")
 	}

@@ -138,6 +138,7 @@ func (f *refusals) apply(i int, kind string, hold time.Duration) {
 // never more than one; and every master an acquisition counted holds its token when read right after,
 // unless a fault that wipes keys began since.
 func TestMutualExclusionWhileMastersRefuse(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 60 s contention run")
 	}
