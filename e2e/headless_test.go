@@ -97,6 +97,7 @@ func (s sample) series(prefix string) []string {
 }
 
 func TestHeadlessMetricsShowMastersAndPlantedLocks(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -224,6 +225,7 @@ func readEvents(t *testing.T, path string) []eventLine {
 }
 
 func TestHeadlessEventStreamRecordsAScriptedSequence(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -297,6 +299,7 @@ func TestHeadlessEventStreamRecordsAScriptedSequence(t *testing.T) {
 }
 
 func TestHeadlessMetricsAddressInUse(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	h := startHeadless(t, bin, "--masters", strings.Join(redlocktest.Addrs(masters), ","))

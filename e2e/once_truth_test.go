@@ -24,6 +24,7 @@ func realServersOnly(t *testing.T, n int, args ...string) []*redlocktest.Server 
 }
 
 func TestOnceFindsALockAmongAMillionOrdinaryKeys(t *testing.T) {
+	t.Parallel()
 	servers := realServersOnly(t, 3, "--enable-debug-command", "yes")
 	ctx := context.Background()
 	addrs := make([]string, len(servers))
@@ -54,6 +55,7 @@ func TestOnceFindsALockAmongAMillionOrdinaryKeys(t *testing.T) {
 }
 
 func TestOnceExitStatusCountsOneServerOnce(t *testing.T) {
+	t.Parallel()
 	servers := realServersOnly(t, 1)
 	// A proxy is a second name for the same server that the command line cannot see through (as a host alias
 	// would be); only INFO's run_id tells.
@@ -75,6 +77,7 @@ func TestOnceExitStatusCountsOneServerOnce(t *testing.T) {
 }
 
 func TestOnceConnectionSetupErrorIsDownAndFailsTheQuorum(t *testing.T) {
+	t.Parallel()
 	servers := realServersOnly(t, 3)
 	bin := buildBinary(t)
 	var masters []string

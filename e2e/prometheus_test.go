@@ -298,6 +298,7 @@ func within(t *testing.T, since time.Time, limit time.Duration, what string, con
 // RedlockMasterEvictionPolicy (10m, a configuration that does not need a page sooner), which a copy shortens to
 // 5s; rulesWithFor checks that nothing else differs.
 func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
+	t.Parallel()
 	promBin := prometheusBinary(t)
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)

@@ -28,6 +28,7 @@ type hold struct {
 // `replay FILE` lists the moments (the fault among them), and `replay FILE --at T --json`, for moments inside
 // each hold, names the holder the clients' log says held the lock then. Nothing connects to a master to replay.
 func TestARecordedIncidentReplaysWhoHeldTheLock(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)

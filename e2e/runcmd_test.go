@@ -375,6 +375,7 @@ func heldOnQuorum(clients []*redis.Client, resource string) (bool, string) {
 const waitScript = `echo $$ > "$D/pid"; while [ ! -e "$D/go" ]; do sleep 0.05; done`
 
 func TestRunGivesTheCommandTheTokenOnTheMastersAndReturnsItsStatus(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -424,6 +425,7 @@ echo "${REDLOCK_FENCE-none}" > "$D/fence"; echo "$REDLOCK_TOKEN" > "$D/token"; `
 }
 
 func TestRunWaitsForTheHolderThenRuns(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -463,6 +465,7 @@ func TestRunWaitsForTheHolderThenRuns(t *testing.T) {
 }
 
 func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
+	// Not parallel: it bounds how soon the command is stopped after the loss, which parallel tests would delay.
 	const ttl, grace = 4 * time.Second, time.Second
 	for _, tc := range []struct {
 		name   string
@@ -512,6 +515,7 @@ func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
 // at once, saying it was deleted; extensions that fail because the masters do not answer prove nothing, so
 // the command runs on while the lock's validity lasts, and is terminated when it runs out, saying it expired.
 func TestRunTellsAProvenLossFromAFailedExtension(t *testing.T) {
+	t.Parallel()
 	const ttl = 3 * time.Second
 	for _, tc := range []struct {
 		name  string
@@ -556,6 +560,7 @@ func TestRunTellsAProvenLossFromAFailedExtension(t *testing.T) {
 }
 
 func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		script   string
@@ -594,6 +599,7 @@ func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
 }
 
 func TestRunCommandThatCannotStart(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -623,6 +629,7 @@ func TestRunCommandThatCannotStart(t *testing.T) {
 }
 
 func TestRunKilledBySIGKILLTakesTheWholeJobWithIt(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -645,6 +652,7 @@ func TestRunKilledBySIGKILLTakesTheWholeJobWithIt(t *testing.T) {
 }
 
 func TestRunForwardsSignalsPastTheWatchdog(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -687,6 +695,7 @@ while :; do sleep 0.05 || :; done`
 }
 
 func TestRunReplacesAWatchdogThatWasKilled(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -723,6 +732,7 @@ func TestRunReplacesAWatchdogThatWasKilled(t *testing.T) {
 }
 
 func TestRunEndsWhatTheCommandLeftInItsGroupOnANormalExit(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	dir := t.TempDir()
@@ -748,6 +758,7 @@ func TestRunEndsWhatTheCommandLeftInItsGroupOnANormalExit(t *testing.T) {
 // ignore SIGINT and SIGQUIT, so the shell exits of the forwarded signal while they run on. run must end them
 // (SIGTERM, then SIGKILL after --grace) and keep the lock until they are gone.
 func TestRunEndsTheWholeJobOnCtrlCBeforeReleasing(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			bin := buildBinary(t)
@@ -798,6 +809,7 @@ echo $! > "$D/slow"; echo $$ > "$D/pid"; wait`
 // quorum ends the job within about a second (the keeper's check), not at the next extension two thirds of the
 // TTL later, while another run could already hold the lock.
 func TestRunStopsTheJobSoonAfterALossAtTheDefaultTTL(t *testing.T) {
+	// Not parallel: it bounds how soon the command is stopped after the loss, which parallel tests would delay.
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -832,6 +844,7 @@ func TestRunStopsTheJobSoonAfterALossAtTheDefaultTTL(t *testing.T) {
 // TestRunLeavesNoKeyAfterAFailedTry is issue 33's item 2 as run shows it: with one of two masters stopped, run
 // cannot acquire, and the reachable master must not keep the key for the TTL after run has exited.
 func TestRunLeavesNoKeyAfterAFailedTry(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	servers := redlocktest.RealServers(t, 2, redlocktest.ServerOptions{})
 	raw := servers[0].NewClient()
@@ -857,6 +870,7 @@ func TestRunLeavesNoKeyAfterAFailedTry(t *testing.T) {
 // TestRunRidesOutWritePausesOnAQuorum is issue 33's item 3 as run shows it: two of three masters pausing
 // writes for 500ms whenever the lock is extended does not end the job.
 func TestRunRidesOutWritePausesOnAQuorum(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	servers := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
 	var raw []*redis.Client
@@ -891,6 +905,7 @@ func TestRunRidesOutWritePausesOnAQuorum(t *testing.T) {
 }
 
 func TestRunWithFencingGivesTheCommandTheLocksFence(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
