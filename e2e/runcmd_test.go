@@ -465,7 +465,8 @@ func TestRunWaitsForTheHolderThenRuns(t *testing.T) {
 }
 
 func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
-	// Not parallel: it bounds how soon the command is stopped after the loss, which parallel tests would delay.
+	// Not parallel with other tests: it bounds how soon the command is stopped after the loss, which they would
+	// delay. Its two cases, alike and light, run in parallel with each other.
 	const ttl, grace = 4 * time.Second, time.Second
 	for _, tc := range []struct {
 		name   string
@@ -476,6 +477,7 @@ func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
 			`trap "" TERM; echo $$ > "$D/pid"; while :; do sleep 0.1; done`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			bin := buildBinary(t)
 			masters := redlocktest.Masters(t, 3)
 			clients := redlocktest.Clients(t, masters)
