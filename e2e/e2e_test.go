@@ -389,6 +389,8 @@ func acquireWithKeys(s *tmuxSession, resource string) {
 
 // startDashboard starts the built binary in tmux on three new masters with the extra flags, and waits until
 // the screen shows every master up. The exit status is printed after the program, on the restored terminal.
+// Its node timeout is a generous second rather than the default 50ms: the tests run beside others on a loaded
+// machine, where a lock command answered late would be a timeout these tests are not about.
 func startDashboard(t *testing.T, flags string) (*tmuxSession, []*redis.Client, []string) {
 	t.Helper()
 	s := startTmux(t)
@@ -396,7 +398,7 @@ func startDashboard(t *testing.T, flags string) (*tmuxSession, []*redis.Client, 
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
 	addrs := redlocktest.Addrs(masters)
-	s.typeText(fmt.Sprintf("%s --masters %s %s; echo \"exit=$?\"", bin, strings.Join(addrs, ","), flags))
+	s.typeText(fmt.Sprintf("%s --masters %s --node-timeout 1s %s; echo \"exit=$?\"", bin, strings.Join(addrs, ","), flags))
 	s.keys("Enter")
 	s.waitFor("all three masters up", func(screen string) bool {
 		for _, a := range addrs {
