@@ -123,6 +123,10 @@ func (p *runProcess) exited() bool {
 	}
 }
 
+// patientNodeTimeout is the --node-timeout of the run tests about signals and process groups rather than
+// timeouts: a second instead of the default 50ms, which a loaded machine overran when releasing.
+const patientNodeTimeout = "--node-timeout=1s"
+
 // readFileEventually waits for a script to write path (non-empty, ending in a newline) and returns it trimmed.
 func readFileEventually(t *testing.T, path string) string {
 	t.Helper()
@@ -577,7 +581,7 @@ func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
 			clients := redlocktest.Clients(t, masters)
 			dir := t.TempDir()
 			const resource = "job:signalled"
-			p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
+			p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
 				resource, "--", "sh", "-c", tc.script)
 			group := watchdogOf(t, readPid(t, filepath.Join(dir, "pid")))
 			eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
@@ -615,7 +619,7 @@ func TestRunCommandThatCannotStart(t *testing.T) {
 		{"no-such-command-redlock-tui", cli.ExitNotFound},
 		{notExecutable, cli.ExitCannotRun},
 	} {
-		p := startRunInSession(t, bin, t.TempDir(), "run", "-m", addrs, "job:broken", "--", tc.command)
+		p := startRunInSession(t, bin, t.TempDir(), "run", patientNodeTimeout, "-m", addrs, "job:broken", "--", tc.command)
 		code, stderr := p.wait(time.Minute), p.stderr.String()
 		if code != tc.wantCode || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("run -- %s: exit %d, stderr %q; want %d and one line", tc.command, code, stderr, tc.wantCode)
@@ -639,7 +643,7 @@ func TestRunKilledBySIGKILLTakesTheWholeJobWithIt(t *testing.T) {
 	const resource = "job:killed"
 	// The command starts a grandchild in the background and waits on a child in the foreground.
 	script := `sleep 300 & echo $! > "$D/grandchild"; echo $$ > "$D/pid"; sleep 300`
-	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
+	p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
 		resource, "--", "sh", "-c", script)
 	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
 	group, session := groupOf(t, command), p.cmd.Process.Pid
@@ -665,7 +669,7 @@ func TestRunForwardsSignalsPastTheWatchdog(t *testing.T) {
 	script := `(trap '' TERM HUP USR1; echo ignoring > "$D/grandchild-ready"; exec sleep 300) & echo $! > "$D/grandchild"
 for s in TERM HUP USR1; do trap "echo $s >> \"\$D/got\"" $s; done; echo $$ > "$D/pid"
 while :; do sleep 0.05 || :; done`
-	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
+	p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
 		resource, "--", "sh", "-c", script)
 	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
 	readFileEventually(t, filepath.Join(dir, "grandchild-ready")) // its signals are ignored from here on
@@ -704,7 +708,7 @@ func TestRunReplacesAWatchdogThatWasKilled(t *testing.T) {
 	dir := t.TempDir()
 	const resource = "job:watchdog-killed"
 	script := `sleep 300 & echo $! > "$D/grandchild"; ` + waitScript
-	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
+	p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
 		resource, "--", "sh", "-c", script)
 	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
 	first := watchdogOf(t, command)
@@ -773,7 +777,7 @@ func TestRunEndsTheWholeJobOnCtrlCBeforeReleasing(t *testing.T) {
 			script := `sleep 300 >/dev/null 2>&1 & echo $! > "$D/sleep"
 (trap 'touch "$D/terminating"; sleep 1; exit 0' TERM; while :; do sleep 0.05; done) >/dev/null 2>&1 &
 echo $! > "$D/slow"; echo $$ > "$D/pid"; wait`
-			p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","),
+			p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","),
 				"--ttl", "30s", "--grace", "20s", resource, "--", "sh", "-c", script)
 			command := readPid(t, filepath.Join(dir, "pid"))
 			jobs := []int{readPid(t, filepath.Join(dir, "sleep")), readPid(t, filepath.Join(dir, "slow"))}
