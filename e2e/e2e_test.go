@@ -62,10 +62,11 @@ func buildBinary(t *testing.T) string {
 	return built.path
 }
 
-// TestMain runs four parallel tests per CPU by default (they own their masters and spend their time waiting
-// on the binary, its polls and its timeouts), then removes the binary the tests built.
+// TestMain runs two parallel tests per CPU by default (they own their masters and spend their time waiting
+// on the binary, its polls and its timeouts; more at once starve the other package that go test runs beside
+// this one), then removes the binary the tests built.
 func TestMain(m *testing.M) {
-	redlocktest.WaitBoundParallelism(4)
+	redlocktest.WaitBoundParallelism(2)
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
