@@ -22,6 +22,7 @@ import (
 // cluster client and checks that --once --json, given the cluster's nodes or only one of them, shows the
 // cluster as one master of quorum 1 with its three primaries, and every lock held on the primary that owns it.
 func TestOnceJSONOnAClusterShowsEveryLockWithItsPrimary(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	cc := c.NewClusterClient()
@@ -86,6 +87,7 @@ func TestOnceJSONOnAClusterShowsEveryLockWithItsPrimary(t *testing.T) {
 // holds REDLOCK_TOKEN, and a --once run from inside the command shows the lock held by that token on the
 // primary that owns it; when it exits, the key is gone.
 func TestRunOnAClusterHoldsTheLockOnItsPrimary(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	cc := c.NewClusterClient()
@@ -127,6 +129,7 @@ func TestRunOnAClusterHoldsTheLockOnItsPrimary(t *testing.T) {
 // clusters' nodes, and --cluster with an independent master: each is bad usage (exit 2), one line that says
 // why, for the dashboard's modes and for run, and the command does not run.
 func TestMixingAClusterWithIndependentMastersIsRefused(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	c1 := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	c2 := redlocktest.StartCluster(t, 1, redlocktest.ServerOptions{})

@@ -11,6 +11,7 @@ import (
 // TestBashCompletionCompletesAfterSourcing sources the bash script as a user's shell would, checks that
 // complete -p knows the program, and completes a flag through it, the binary on PATH.
 func TestBashCompletionCompletesAfterSourcing(t *testing.T) {
+	t.Parallel()
 	const bashCompletion = "/usr/share/bash-completion/bash_completion" // Debian's bash-completion, as users have it
 	if _, err := os.Stat(bashCompletion); err != nil {
 		if os.Getenv("REDLOCK_TEST_REDIS") == "required" {

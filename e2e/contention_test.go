@@ -18,6 +18,7 @@ import (
 // TestOnceWatchGivesContentionAndMarkdown: --once --watch polls for the time given and then prints each lock's
 // contention, whose intervals are the tokens really set; --once --markdown prints the incident report.
 func TestOnceWatchGivesContentionAndMarkdown(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -89,6 +90,7 @@ func TestOnceWatchGivesContentionAndMarkdown(t *testing.T) {
 // TestRunVerboseSaysHowLongItWaitedAndInHowManyRounds: a run that waits for a lock held by another says, with
 // --verbose, how many rounds it took (counted here on the master: SET NX calls) and how long it waited.
 func TestRunVerboseSaysHowLongItWaitedAndInHowManyRounds(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)

@@ -23,6 +23,7 @@ func freeLoopbackPort(t *testing.T) int {
 }
 
 func TestDashboardServesMetricsAndWritesEventsWhileItRuns(t *testing.T) {
+	t.Parallel()
 	port := freeLoopbackPort(t)
 	stream := filepath.Join(t.TempDir(), "events.jsonl")
 	s, clients, addrs := startDashboard(t, fmt.Sprintf("--metrics 127.0.0.1:%d --events %s", port, stream))

@@ -88,6 +88,7 @@ func fileAgreesWithMetrics(t *testing.T, stream string, port int) map[string]int
 }
 
 func TestDemoEventsReachTheScreenTheFileAndTheMetricsAlike(t *testing.T) {
+	t.Parallel()
 	s := startTmux(t)
 	s.tmux("resize-window", "-t", pane, "-x", "200", "-y", "50")
 	bin := buildBinary(t)
@@ -137,6 +138,10 @@ func TestDemoEventsReachTheScreenTheFileAndTheMetricsAlike(t *testing.T) {
 			}
 		}
 		s.keys("Escape") // clears the search
+		// The next key waits for it: sent at once after Escape, a key can reach the program as alt+key.
+		s.waitFor("the search for "+st.name+" cleared", func(screen string) bool {
+			return !strings.Contains(screen, "/"+st.name)
+		})
 	}
 	if total != file["scenario"] {
 		t.Errorf("the stories' steps number %d, the file has %d scenario events", total, file["scenario"])

@@ -9,6 +9,7 @@ import (
 // In a real terminal at 100x30, space in the scenario menu runs a story step by step, and each space
 // performs the step announced: the story box counts the steps up to the end, and the table shows the lock.
 func TestDemoStepByStepInATerminal(t *testing.T) {
+	t.Parallel()
 	s := startTmux(t)
 	s.tmux("resize-window", "-t", pane, "-x", "100", "-y", "30")
 	bin := buildBinary(t)

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -61,8 +62,11 @@ func buildBinary(t *testing.T) string {
 	return built.path
 }
 
-// TestMain removes the binary the tests built.
+// TestMain runs two parallel tests per CPU by default (they own their masters and spend their time waiting
+// on the binary, its polls and its timeouts; more at once starve the other package that go test runs beside
+// this one), then removes the binary the tests built.
 func TestMain(m *testing.M) {
+	redlocktest.WaitBoundParallelism(2)
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
@@ -94,6 +98,7 @@ func runBinary(t *testing.T, bin string, env []string, args ...string) (code int
 }
 
 func TestOnceJSONReportsAHandSetLockAndExitsByQuorum(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -166,6 +171,7 @@ func TestOnceJSONReportsAHandSetLockAndExitsByQuorum(t *testing.T) {
 }
 
 func TestOnceWithPasswords(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server for passwords (install it, or set REDLOCK_TEST_REDIS=required)")
 	}
@@ -222,6 +228,9 @@ type tmuxSession struct {
 	socket string
 }
 
+// tmuxSessions numbers the package's tmux sessions, which makes their sockets' names unique.
+var tmuxSessions atomic.Int64
+
 // pane is the target of every command: the session's only pane.
 const pane = "e2e"
 
@@ -234,7 +243,7 @@ func startTmux(t *testing.T) *tmuxSession {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("redlock-tui-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("redlock-tui-e2e-%d-%d", os.Getpid(), tmuxSessions.Add(1))}
 	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", pane, "-x", "120", "-y", "40",
 		"env", "PS1="+prompt+" ", "/bin/sh")
 	socketPath := strings.TrimSpace(s.tmux("display-message", "-p", "#{socket_path}"))
@@ -381,6 +390,8 @@ func acquireWithKeys(s *tmuxSession, resource string) {
 
 // startDashboard starts the built binary in tmux on three new masters with the extra flags, and waits until
 // the screen shows every master up. The exit status is printed after the program, on the restored terminal.
+// Its node timeout is a generous second rather than the default 50ms: the tests run beside others on a loaded
+// machine, where a lock command answered late would be a timeout these tests are not about.
 func startDashboard(t *testing.T, flags string) (*tmuxSession, []*redis.Client, []string) {
 	t.Helper()
 	s := startTmux(t)
@@ -388,7 +399,7 @@ func startDashboard(t *testing.T, flags string) (*tmuxSession, []*redis.Client, 
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
 	addrs := redlocktest.Addrs(masters)
-	s.typeText(fmt.Sprintf("%s --masters %s %s; echo \"exit=$?\"", bin, strings.Join(addrs, ","), flags))
+	s.typeText(fmt.Sprintf("%s --masters %s --node-timeout 1s %s; echo \"exit=$?\"", bin, strings.Join(addrs, ","), flags))
 	s.keys("Enter")
 	s.waitFor("all three masters up", func(screen string) bool {
 		for _, a := range addrs {
@@ -402,6 +413,7 @@ func startDashboard(t *testing.T, flags string) (*tmuxSession, []*redis.Client, 
 }
 
 func TestDashboardInTmux(t *testing.T) {
+	t.Parallel()
 	s, clients, addrs := startDashboard(t, "--ttl 30s")
 
 	const first = "e2e:orders-1"
@@ -464,6 +476,7 @@ func TestDashboardInTmux(t *testing.T) {
 }
 
 func TestDashboardReleasesOurLocksOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	s, clients, _ := startDashboard(t, "--ttl 30s")
 	const resource = "e2e:sigterm"
 	acquireWithKeys(s, resource)
@@ -495,6 +508,7 @@ func TestDashboardReleasesOurLocksOnSIGTERM(t *testing.T) {
 }
 
 func TestDashboardReadOnlyWritesNothing(t *testing.T) {
+	t.Parallel()
 	s, clients, _ := startDashboard(t, "--read-only")
 	s.keys("a")
 	s.waitFor("the acquire key refused in read-only mode", func(screen string) bool {
@@ -560,6 +574,7 @@ func writeTestPKI(t *testing.T, dir string) (caFile, certFile, keyFile string) {
 }
 
 func TestOnceOverTLS(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server for TLS (install it, or set REDLOCK_TEST_REDIS=required)")
 	}

@@ -38,6 +38,7 @@ func rowOf(screen, resource string) (int, string) {
 // At 80x24 a lock's 40-character token does not fit in the table; Enter on the lock shows it in full, and esc
 // returns to the panels.
 func TestEnterOnALockShowsItsFullTokenAt80x24(t *testing.T) {
+	t.Parallel()
 	s, clients, _ := startDashboard(t, "--read-only")
 	const resource, token = "e2e:drill", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"
 	setOnAll(t, clients, resource, token)
@@ -68,6 +69,7 @@ func TestEnterOnALockShowsItsFullTokenAt80x24(t *testing.T) {
 
 // A left click on a lock row selects it (the cursor moves there), and a second click opens it.
 func TestMouseClickSelectsARow(t *testing.T) {
+	t.Parallel()
 	s, clients, _ := startDashboard(t, "--read-only")
 	for _, r := range []string{"e2e:click-a", "e2e:click-b", "e2e:click-c"} {
 		setOnAll(t, clients, r, "tok-"+r)

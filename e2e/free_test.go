@@ -17,6 +17,7 @@ import (
 // as a Markdown report, has a record of o1:hot: free, with the holders it had, where it said "Locks: none"
 // above its taken-over events.
 func TestOnceWatchKeepsALockItsHoldersLeft(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	addrs := strings.Join(redlocktest.Addrs(masters), ",")

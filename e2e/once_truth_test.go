@@ -23,14 +23,18 @@ func realServersOnly(t *testing.T, n int, args ...string) []*redlocktest.Server 
 	return redlocktest.StartServers(t, n, redlocktest.ServerOptions{Args: args})
 }
 
-func TestOnceFindsALockAmongAMillionOrdinaryKeys(t *testing.T) {
+// TestOnceFindsALockAmongManyOrdinaryKeys hides a lock among a million keys on each master with
+// REDLOCK_TEST_SOAK=full, a quarter of that otherwise: either way its scan spans several polls.
+func TestOnceFindsALockAmongManyOrdinaryKeys(t *testing.T) {
+	t.Parallel()
+	keys := redlocktest.Soak(250_000, 1_000_000)
 	servers := realServersOnly(t, 3, "--enable-debug-command", "yes")
 	ctx := context.Background()
 	addrs := make([]string, len(servers))
 	for i, s := range servers {
 		addrs[i] = s.Addr()
 		c := redis.NewClient(&redis.Options{Addr: s.Addr(), ReadTimeout: time.Minute})
-		if err := c.Do(ctx, "DEBUG", "POPULATE", 1000000, "cache").Err(); err != nil {
+		if err := c.Do(ctx, "DEBUG", "POPULATE", keys, "cache").Err(); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Set(ctx, "orders:settle", "tok-settle-0123456789", 10*time.Minute).Err(); err != nil {
@@ -39,14 +43,14 @@ func TestOnceFindsALockAmongAMillionOrdinaryKeys(t *testing.T) {
 		c.Close()
 	}
 	bin := buildBinary(t)
-	// A generous budget keeps the test short; the scan still spans several polls of 1M keys each.
+	// A generous budget keeps the test short; the scan still spans several polls.
 	code, stdout, stderr := runBinary(t, bin, nil, "--once", "--json", "--scan-budget", "50", "--masters", strings.Join(addrs, ","))
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	s := monitortest.DecodeJSON(t, stdout)
 	if len(s.Locks) != 1 || s.Locks[0].Resource != "orders:settle" || s.Locks[0].State != "held" || s.Locks[0].Count != 3 {
-		t.Fatalf("locks %+v; want orders:settle held on 3 masters among 1,000,000 keys each", s.Locks)
+		t.Fatalf("locks %+v; want orders:settle held on 3 masters among %d keys each", s.Locks, keys)
 	}
 	if strings.Contains(stderr, "scanning") {
 		t.Errorf("progress written to a stderr that is not a terminal: %q", stderr)
@@ -54,6 +58,7 @@ func TestOnceFindsALockAmongAMillionOrdinaryKeys(t *testing.T) {
 }
 
 func TestOnceExitStatusCountsOneServerOnce(t *testing.T) {
+	t.Parallel()
 	servers := realServersOnly(t, 1)
 	// A proxy is a second name for the same server that the command line cannot see through (as a host alias
 	// would be); only INFO's run_id tells.
@@ -75,6 +80,7 @@ func TestOnceExitStatusCountsOneServerOnce(t *testing.T) {
 }
 
 func TestOnceConnectionSetupErrorIsDownAndFailsTheQuorum(t *testing.T) {
+	t.Parallel()
 	servers := realServersOnly(t, 3)
 	bin := buildBinary(t)
 	var masters []string

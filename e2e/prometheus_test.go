@@ -296,8 +296,10 @@ func within(t *testing.T, since time.Time, limit time.Duration, what string, con
 // intervals (and slack for a loaded machine); putting the keys back, deleting the split tokens and setting
 // noeviction again must resolve them. The rules are the shipped files, unchanged, but for the for: of
 // RedlockMasterEvictionPolicy (10m, a configuration that does not need a page sooner), which a copy shortens to
-// 5s; rulesWithFor checks that nothing else differs.
+// 5s, and unless REDLOCK_TEST_SOAK=full the for: of RedlockLockSplit (30s), shortened to 10s like
+// RedlockLockQuorumLost's; rulesWithFor checks that nothing else differs.
 func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
+	t.Parallel()
 	promBin := prometheusBinary(t)
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
@@ -310,9 +312,13 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 		}
 		return abs
 	}
-	const evictionFor = 5 * time.Second
-	rules := []string{shipped("rules.yml"), rulesWithFor(t, shipped("alerts.yml"), t.TempDir(),
-		map[string]string{"RedlockMasterEvictionPolicy": evictionFor.String()})}
+	const evictionFor, shippedSplitFor = 5 * time.Second, 30 * time.Second
+	shorter := map[string]string{"RedlockMasterEvictionPolicy": evictionFor.String()}
+	splitFor := redlocktest.Soak(10*time.Second, shippedSplitFor)
+	if splitFor != shippedSplitFor {
+		shorter["RedlockLockSplit"] = splitFor.String()
+	}
+	rules := []string{shipped("rules.yml"), rulesWithFor(t, shipped("alerts.yml"), t.TempDir(), shorter)}
 
 	h := startHeadless(t, bin, "--masters", strings.Join(addrs, ","), "--poll", "200ms")
 	target := strings.TrimSuffix(strings.TrimPrefix(h.metrics, "http://"), "/metrics")
@@ -389,7 +395,7 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 	firing("RedlockLockQuorumLost", "resource", quorum, 10*time.Second)
 	firing("RedlockQuorumLossRecorded", "resource", "", 0) // the count of losses, which names no lock
 	firing("RedlockMasterEvictionPolicy", "master", addrs[2], evictionFor)
-	firing("RedlockLockSplit", "resource", split, 30*time.Second)
+	firing("RedlockLockSplit", "resource", split, splitFor)
 
 	// The heal: the holder's keys back on the majority (held again); the split tokens deleted (gone).
 	healAt := time.Now()

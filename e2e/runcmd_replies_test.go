@@ -18,6 +18,7 @@ import (
 // reply is never a grant, and another client's key of another type is not an unconfirmed release.
 
 func TestRunRefusesALockThatOnlyReplicasWouldGrant(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	servers := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
 	addrs := redlocktest.Addrs(servers)
@@ -46,6 +47,7 @@ func TestRunRefusesALockThatOnlyReplicasWouldGrant(t *testing.T) {
 }
 
 func TestRunDoesNotCryWolfOverAnotherClientsKeyOfAnotherType(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 5)
 	clients := redlocktest.Clients(t, masters)

@@ -123,6 +123,10 @@ func (p *runProcess) exited() bool {
 	}
 }
 
+// patientNodeTimeout is the --node-timeout of the run tests about signals and process groups rather than
+// timeouts: a second instead of the default 50ms, which a loaded machine overran when releasing.
+const patientNodeTimeout = "--node-timeout=1s"
+
 // readFileEventually waits for a script to write path (non-empty, ending in a newline) and returns it trimmed.
 func readFileEventually(t *testing.T, path string) string {
 	t.Helper()
@@ -375,6 +379,7 @@ func heldOnQuorum(clients []*redis.Client, resource string) (bool, string) {
 const waitScript = `echo $$ > "$D/pid"; while [ ! -e "$D/go" ]; do sleep 0.05; done`
 
 func TestRunGivesTheCommandTheTokenOnTheMastersAndReturnsItsStatus(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -424,6 +429,7 @@ echo "${REDLOCK_FENCE-none}" > "$D/fence"; echo "$REDLOCK_TOKEN" > "$D/token"; `
 }
 
 func TestRunWaitsForTheHolderThenRuns(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -463,6 +469,8 @@ func TestRunWaitsForTheHolderThenRuns(t *testing.T) {
 }
 
 func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
+	// Not parallel with other tests: it bounds how soon the command is stopped after the loss, which they would
+	// delay. Its two cases, alike and light, run in parallel with each other.
 	const ttl, grace = 4 * time.Second, time.Second
 	for _, tc := range []struct {
 		name   string
@@ -473,6 +481,7 @@ func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
 			`trap "" TERM; echo $$ > "$D/pid"; while :; do sleep 0.1; done`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			bin := buildBinary(t)
 			masters := redlocktest.Masters(t, 3)
 			clients := redlocktest.Clients(t, masters)
@@ -512,6 +521,7 @@ func TestRunTerminatesTheCommandWhenTheLockIsLost(t *testing.T) {
 // at once, saying it was deleted; extensions that fail because the masters do not answer prove nothing, so
 // the command runs on while the lock's validity lasts, and is terminated when it runs out, saying it expired.
 func TestRunTellsAProvenLossFromAFailedExtension(t *testing.T) {
+	t.Parallel()
 	const ttl = 3 * time.Second
 	for _, tc := range []struct {
 		name  string
@@ -556,6 +566,7 @@ func TestRunTellsAProvenLossFromAFailedExtension(t *testing.T) {
 }
 
 func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		script   string
@@ -570,7 +581,7 @@ func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
 			clients := redlocktest.Clients(t, masters)
 			dir := t.TempDir()
 			const resource = "job:signalled"
-			p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
+			p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
 				resource, "--", "sh", "-c", tc.script)
 			group := watchdogOf(t, readPid(t, filepath.Join(dir, "pid")))
 			eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
@@ -594,6 +605,7 @@ func TestRunPassesSIGTERMOnAndReleases(t *testing.T) {
 }
 
 func TestRunCommandThatCannotStart(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -607,7 +619,7 @@ func TestRunCommandThatCannotStart(t *testing.T) {
 		{"no-such-command-redlock-tui", cli.ExitNotFound},
 		{notExecutable, cli.ExitCannotRun},
 	} {
-		p := startRunInSession(t, bin, t.TempDir(), "run", "-m", addrs, "job:broken", "--", tc.command)
+		p := startRunInSession(t, bin, t.TempDir(), "run", patientNodeTimeout, "-m", addrs, "job:broken", "--", tc.command)
 		code, stderr := p.wait(time.Minute), p.stderr.String()
 		if code != tc.wantCode || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("run -- %s: exit %d, stderr %q; want %d and one line", tc.command, code, stderr, tc.wantCode)
@@ -623,6 +635,7 @@ func TestRunCommandThatCannotStart(t *testing.T) {
 }
 
 func TestRunKilledBySIGKILLTakesTheWholeJobWithIt(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -630,7 +643,7 @@ func TestRunKilledBySIGKILLTakesTheWholeJobWithIt(t *testing.T) {
 	const resource = "job:killed"
 	// The command starts a grandchild in the background and waits on a child in the foreground.
 	script := `sleep 300 & echo $! > "$D/grandchild"; echo $$ > "$D/pid"; sleep 300`
-	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
+	p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
 		resource, "--", "sh", "-c", script)
 	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
 	group, session := groupOf(t, command), p.cmd.Process.Pid
@@ -645,6 +658,7 @@ func TestRunKilledBySIGKILLTakesTheWholeJobWithIt(t *testing.T) {
 }
 
 func TestRunForwardsSignalsPastTheWatchdog(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -655,7 +669,7 @@ func TestRunForwardsSignalsPastTheWatchdog(t *testing.T) {
 	script := `(trap '' TERM HUP USR1; echo ignoring > "$D/grandchild-ready"; exec sleep 300) & echo $! > "$D/grandchild"
 for s in TERM HUP USR1; do trap "echo $s >> \"\$D/got\"" $s; done; echo $$ > "$D/pid"
 while :; do sleep 0.05 || :; done`
-	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
+	p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
 		resource, "--", "sh", "-c", script)
 	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
 	readFileEventually(t, filepath.Join(dir, "grandchild-ready")) // its signals are ignored from here on
@@ -687,13 +701,14 @@ while :; do sleep 0.05 || :; done`
 }
 
 func TestRunReplacesAWatchdogThatWasKilled(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
 	dir := t.TempDir()
 	const resource = "job:watchdog-killed"
 	script := `sleep 300 & echo $! > "$D/grandchild"; ` + waitScript
-	p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
+	p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
 		resource, "--", "sh", "-c", script)
 	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
 	first := watchdogOf(t, command)
@@ -723,6 +738,7 @@ func TestRunReplacesAWatchdogThatWasKilled(t *testing.T) {
 }
 
 func TestRunEndsWhatTheCommandLeftInItsGroupOnANormalExit(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	dir := t.TempDir()
@@ -748,6 +764,7 @@ func TestRunEndsWhatTheCommandLeftInItsGroupOnANormalExit(t *testing.T) {
 // ignore SIGINT and SIGQUIT, so the shell exits of the forwarded signal while they run on. run must end them
 // (SIGTERM, then SIGKILL after --grace) and keep the lock until they are gone.
 func TestRunEndsTheWholeJobOnCtrlCBeforeReleasing(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			bin := buildBinary(t)
@@ -760,7 +777,7 @@ func TestRunEndsTheWholeJobOnCtrlCBeforeReleasing(t *testing.T) {
 			script := `sleep 300 >/dev/null 2>&1 & echo $! > "$D/sleep"
 (trap 'touch "$D/terminating"; sleep 1; exit 0' TERM; while :; do sleep 0.05; done) >/dev/null 2>&1 &
 echo $! > "$D/slow"; echo $$ > "$D/pid"; wait`
-			p := startRunInSession(t, bin, dir, "run", "-m", strings.Join(redlocktest.Addrs(masters), ","),
+			p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","),
 				"--ttl", "30s", "--grace", "20s", resource, "--", "sh", "-c", script)
 			command := readPid(t, filepath.Join(dir, "pid"))
 			jobs := []int{readPid(t, filepath.Join(dir, "sleep")), readPid(t, filepath.Join(dir, "slow"))}
@@ -798,6 +815,7 @@ echo $! > "$D/slow"; echo $$ > "$D/pid"; wait`
 // quorum ends the job within about a second (the keeper's check), not at the next extension two thirds of the
 // TTL later, while another run could already hold the lock.
 func TestRunStopsTheJobSoonAfterALossAtTheDefaultTTL(t *testing.T) {
+	// Not parallel: it bounds how soon the command is stopped after the loss, which parallel tests would delay.
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
@@ -832,6 +850,7 @@ func TestRunStopsTheJobSoonAfterALossAtTheDefaultTTL(t *testing.T) {
 // TestRunLeavesNoKeyAfterAFailedTry is issue 33's item 2 as run shows it: with one of two masters stopped, run
 // cannot acquire, and the reachable master must not keep the key for the TTL after run has exited.
 func TestRunLeavesNoKeyAfterAFailedTry(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	servers := redlocktest.RealServers(t, 2, redlocktest.ServerOptions{})
 	raw := servers[0].NewClient()
@@ -857,6 +876,7 @@ func TestRunLeavesNoKeyAfterAFailedTry(t *testing.T) {
 // TestRunRidesOutWritePausesOnAQuorum is issue 33's item 3 as run shows it: two of three masters pausing
 // writes for 500ms whenever the lock is extended does not end the job.
 func TestRunRidesOutWritePausesOnAQuorum(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	servers := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
 	var raw []*redis.Client
@@ -891,6 +911,7 @@ func TestRunRidesOutWritePausesOnAQuorum(t *testing.T) {
 }
 
 func TestRunWithFencingGivesTheCommandTheLocksFence(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)

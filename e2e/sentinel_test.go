@@ -54,6 +54,7 @@ func valueOn(s *redlocktest.Server, key string) (string, error) {
 }
 
 func TestOnceThroughSentinelsShowsThePrimarysLocks(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
 	primary := g.Servers[0]
@@ -75,6 +76,7 @@ func TestOnceThroughSentinelsShowsThePrimarysLocks(t *testing.T) {
 }
 
 func TestHeadlessReportsASentinelFailoverAndRunLocksOnTheNewPrimary(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
 	plantReplicated(t, g.Servers[0], "orders:8", "dG9rZW4tYmVmb3JlLWZhaWxvdmVy", time.Minute)
@@ -146,6 +148,7 @@ func TestHeadlessReportsASentinelFailoverAndRunLocksOnTheNewPrimary(t *testing.T
 }
 
 func TestASentinelGivenAsAMasterAndAnUnknownNameAreNamed(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
 	s1 := g.SentinelAddrs()[0]
@@ -178,6 +181,7 @@ func TestASentinelGivenAsAMasterAndAnUnknownNameAreNamed(t *testing.T) {
 }
 
 func TestDashboardShowsASentinelFailover(t *testing.T) {
+	t.Parallel()
 	s := startTmux(t)
 	bin := buildBinary(t)
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})

@@ -16,6 +16,7 @@ import (
 // real ACL user: the refusal, which Redis reports by the script's line only, names the command, and a refused
 // GET is not taken for another client's token.
 func TestScriptRefusalNamesTheCommand(t *testing.T) {
+	t.Parallel()
 	srv := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
 	admin := srv.NewClient()
 	defer admin.Close()
@@ -73,6 +74,7 @@ func TestScriptRefusalNamesTheCommand(t *testing.T) {
 // TestTheREADMEsWriterACLsAreEnough runs the client as users allowed exactly what the README says run needs,
 // plus what it says --fencing and force-deleting a Redisson lock add.
 func TestTheREADMEsWriterACLsAreEnough(t *testing.T) {
+	t.Parallel()
 	srv := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
 	admin := srv.NewClient()
 	defer admin.Close()

@@ -13,6 +13,7 @@ import (
 )
 
 func TestNewRejectsBadMasterLists(t *testing.T) {
+	t.Parallel()
 	a := redis.NewClient(&redis.Options{Addr: "127.0.0.1:7001"})
 	b := redis.NewClient(&redis.Options{Addr: "127.0.0.1:7002"})
 	sameAsA := redis.NewClient(&redis.Options{Addr: "localhost:7001", DB: 3})
@@ -55,6 +56,7 @@ func TestNewRejectsBadMasterLists(t *testing.T) {
 }
 
 func TestQuorumAndTopologyWarning(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		n, quorum int
 		warns     bool
@@ -80,6 +82,7 @@ func TestQuorumAndTopologyWarning(t *testing.T) {
 }
 
 func TestAcquireExcludesSecondClientUntilRelease(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	a, b := cl.client(t), cl.client(t)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -128,6 +131,7 @@ func TestAcquireExcludesSecondClientUntilRelease(t *testing.T) {
 }
 
 func TestAcquireSurvivesMinorityDownAndFailsFastWithMajorityDown(t *testing.T) {
+	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
 	cl := newCluster(t, 5)
 	const nodeTimeout, retries, maxDelay = 200 * time.Millisecond, 2, 20 * time.Millisecond
 	c := cl.client(t, WithNodeTimeout(nodeTimeout), WithRetries(retries), WithRetryDelay(10*time.Millisecond, maxDelay))
@@ -171,14 +175,14 @@ func TestAcquireSurvivesMinorityDownAndFailsFastWithMajorityDown(t *testing.T) {
 	if took > bound {
 		t.Fatalf("failed acquire took %s, bound %s", took, bound)
 	}
-	for i := 3; i < 5; i++ {
-		if n, _ := cl.raw[i].Exists(ctx, "three-down").Result(); n != 0 {
-			t.Fatalf("failed acquire left its key on live master %d", i+1)
-		}
+	// The last round's release may still be on its way to the live masters when the call returns.
+	if n := cl.settle(t, "three-down", "", 5); n != 5 {
+		t.Fatalf("failed acquire left its key on live masters: %q", cl.values(t, "three-down"))
 	}
 }
 
 func TestPausedMasterDoesNotDelayAcquire(t *testing.T) {
+	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
 	cl := newCluster(t, 5)
 	const nodeTimeout = time.Second
 	c := cl.client(t, WithNodeTimeout(nodeTimeout))
@@ -221,6 +225,7 @@ func TestPausedMasterDoesNotDelayAcquire(t *testing.T) {
 }
 
 func TestTryAcquireWithEndedContextSendsNothing(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -235,6 +240,7 @@ func TestTryAcquireWithEndedContextSendsNothing(t *testing.T) {
 }
 
 func TestAcquireReportsEveryFailedRound(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	for _, r := range cl.raw[:2] {
 		if err := r.Set(context.Background(), "taken", "other", time.Minute).Err(); err != nil {
@@ -270,6 +276,7 @@ func (l *logRecorder) Printf(_ context.Context, format string, v ...any) {
 }
 
 func TestPrivateConnectionsLeaveTheCallersClientAlone(t *testing.T) {
+	// Not parallel: it records go-redis's process-wide logger, which other tests' stopped masters would fill.
 	cl := newCluster(t, 3)
 	rec := &logRecorder{}
 	redis.SetLogger(rec)
@@ -305,6 +312,7 @@ func TestPrivateConnectionsLeaveTheCallersClientAlone(t *testing.T) {
 // tells how many rounds it took (one more than the failed rounds reported) and how long it waited, which is no
 // less than the first lock's keys lived after the second began, and no more than its call took.
 func TestAcquisitionTellsTheRoundsAndTheWait(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	a := cl.client(t)
 	b := cl.client(t, WithRetries(1000), WithRetryDelay(10*time.Millisecond, 30*time.Millisecond))

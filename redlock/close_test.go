@@ -9,6 +9,7 @@ import (
 )
 
 func TestCallsAfterCloseAreAnswered(t *testing.T) {
+	t.Parallel()
 	conn := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer conn.Close()
 	c, err := New([]*redis.Client{conn})

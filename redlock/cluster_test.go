@@ -54,6 +54,7 @@ func nodeValue(t *testing.T, s *redlocktest.Server, key string) string {
 // the cluster is one master of quorum 1, the key is on the primary that owns it, and a second client is
 // refused while it is held.
 func TestClusterLocksOnEveryPrimary(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	a, b := clusterClient(t, c.Addrs()), clusterClient(t, c.Addrs()[1:2])
 	if a.Quorum() != 1 || len(a.Masters()) != 1 || !strings.HasPrefix(a.Masters()[0], "cluster ") {
@@ -94,6 +95,7 @@ func TestClusterLocksOnEveryPrimary(t *testing.T) {
 // there, through ASK once it moved, through MOVED after), released through ASK, and acquired again through
 // ASK on the node importing the slot.
 func TestClusterLockFollowsItsSlotAcrossAMigration(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	a := clusterClient(t, c.Addrs()[:1])
 	ctx := ctxTimeout(t, 2*time.Minute)
@@ -162,6 +164,7 @@ func fakeClusterNode(t *testing.T) *redlocktest.ReplyProxy {
 // redirections to itself, or with replies that are not SET's success value: none is a grant, the round says
 // what the node answered, and the lock is not acquired. The same node answering OK grants.
 func TestClusterRedirectionsAreNeverGrants(t *testing.T) {
+	t.Parallel()
 	p := fakeClusterNode(t)
 	a := clusterClient(t, []string{p.Addr()}, WithRetries(0))
 	ctx := ctxTimeout(t, 30*time.Second)
@@ -203,6 +206,7 @@ func TestClusterRedirectionsAreNeverGrants(t *testing.T) {
 // TestClusterFencingNeedsTheCounterInTheLocksSlot checks that a fenced lock on a cluster needs a resource
 // whose counter hashes to its slot, and then works: the counter is on the lock's primary.
 func TestClusterFencingNeedsTheCounterInTheLocksSlot(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	a := clusterClient(t, c.Addrs(), WithFencing())
 	ctx := ctxTimeout(t, 30*time.Second)

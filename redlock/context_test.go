@@ -11,6 +11,7 @@ import (
 )
 
 func TestReleaseWithEndedContextSendsNothingAndSaysSo(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -72,6 +73,7 @@ func (c *pausingClock) Now() time.Time {
 // hold the caller past its context's deadline; masters left to release are
 // released in the background.
 func TestTryAcquireReturnsByItsDeadline(t *testing.T) {
+	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
 	cl := newProxiedCluster(t, 3, 0) // for its clients' read timeout (2s), longer than the node timeout
 	const nodeTimeout, ttl = 1800 * time.Millisecond, time.Minute
 	clk := &pausingClock{t: t, masters: cl.masters, ttl: ttl}
@@ -108,6 +110,7 @@ func TestTryAcquireReturnsByItsDeadline(t *testing.T) {
 }
 
 func TestExtendWithEndedContextSendsNothing(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -135,13 +138,19 @@ func TestExtendWithEndedContextSendsNothing(t *testing.T) {
 // commands are on their way (Keeper.Stop does) says nothing about the lock,
 // which stays held: the masters may well renew it.
 func TestInterruptedExtensionKeepsTheLock(t *testing.T) {
+	t.Parallel()
 	const oneWay = 200 * time.Millisecond
-	cl := newProxiedCluster(t, 3, oneWay)
+	cl := newProxiedCluster(t, 3, 0)
 	c := cl.client(t, WithNodeTimeout(5*time.Second))
 	ctx := ctxTimeout(t, 30*time.Second)
 	l, err := c.TryAcquire(ctx, "interrupted", time.Minute)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The latency comes once the connections are set up: on a loaded machine, setting them up over a slow
+	// link could take longer than their budget, which this test is not about.
+	for _, p := range cl.proxies {
+		p.SetLatency(oneWay)
 	}
 	before := l.Validity()
 	ext, cancel := context.WithCancel(ctx)

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
 // section is one critical section, on the test's monotonic clock.
@@ -73,10 +75,13 @@ func (s section) String() string {
 }
 
 func TestMutualExclusion(t *testing.T) {
+	// Not parallel: its clients contend without pause, and the CPU they take would starve the timing of
+	// the tests beside it.
 	if testing.Short() {
 		t.Skip("contention run takes seconds")
 	}
-	const workers, rounds = 8, 200
+	const workers = 8
+	rounds := redlocktest.Soak(50, 200) // 400 contended acquisitions already overlap when exclusion breaks
 	cl := newCluster(t, 5)
 	sections := runContention(t, cl, workers, rounds, nil)
 	if len(sections) != workers*rounds {
@@ -88,6 +93,8 @@ func TestMutualExclusion(t *testing.T) {
 }
 
 func TestMutualExclusionWhileAMasterRestarts(t *testing.T) {
+	// Not parallel: its clients contend without pause, and the CPU they take would starve the timing of
+	// the tests beside it.
 	if testing.Short() {
 		t.Skip("contention run takes seconds")
 	}
@@ -118,10 +125,13 @@ func TestMutualExclusionWhileAMasterRestarts(t *testing.T) {
 // proxies with different latencies, so that rounds are decided at quorum
 // with commands still on their way and several connections per master.
 func TestMutualExclusionWithLatency(t *testing.T) {
+	// Not parallel: its clients contend without pause, and the CPU they take would starve the timing of
+	// the tests beside it.
 	if testing.Short() {
 		t.Skip("contention run takes seconds")
 	}
-	const workers, rounds = 8, 200
+	const workers = 8
+	rounds := redlocktest.Soak(50, 200)
 	cl := newProxiedCluster(t, 5, 0)
 	for i, p := range cl.proxies {
 		p.SetLatency(time.Duration(i+1) * 200 * time.Microsecond) // 0.2ms to 1ms each way

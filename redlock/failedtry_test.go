@@ -13,6 +13,7 @@ import (
 // acquisition whose SET on the reachable master was answered after the round was decided must not leave its
 // key there for the TTL once the client is closed, as `run` closes it on exit.
 func TestAFailedTryLeavesNoKeyAfterClose(t *testing.T) {
+	t.Parallel()
 	servers := redlocktest.RealServers(t, 2, redlocktest.ServerOptions{})
 	raw := servers[0].NewClient()
 	defer raw.Close()

@@ -204,6 +204,8 @@ func (j *jepsen) refused() int {
 }
 
 func TestJepsenFencedWritesUnderFaults(t *testing.T) {
+	// Not parallel: its clients contend without pause, and the CPU they take would starve the timing of
+	// the tests beside it.
 	if testing.Short() {
 		t.Skip("the Jepsen workload takes seconds")
 	}
@@ -232,6 +234,8 @@ func TestJepsenFencedWritesUnderFaults(t *testing.T) {
 // token; the schedule's first phases make it go backwards, and the checks
 // must say so.
 func TestJepsenCatchesTheMaximumOfIncrements(t *testing.T) {
+	// Not parallel: its clients contend without pause, and the CPU they take would starve the timing of
+	// the tests beside it.
 	if testing.Short() {
 		t.Skip("the Jepsen workload takes seconds")
 	}

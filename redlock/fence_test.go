@@ -28,6 +28,7 @@ func acquireFence(t *testing.T, c *Client, resource string) uint64 {
 }
 
 func TestFenceGrowsAndSurvivesExtension(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	c := cl.client(t, WithFencing())
 	var prev uint64
@@ -64,6 +65,7 @@ func TestFenceGrowsAndSurvivesExtension(t *testing.T) {
 }
 
 func TestFenceSuffixNamesTheCounter(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t, WithFencing(), WithFenceSuffix("/token"))
 	f := acquireFence(t, c, "job")
@@ -99,6 +101,7 @@ func rotate(t *testing.T, cl *cluster, c *Client, down []int, n int) []uint64 {
 var rotation = [][]int{{3, 4}, {0, 1}, {2, 3}}
 
 func TestFenceRoundKeepsTokensGrowingAcrossQuorums(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		opts      []Option
@@ -127,6 +130,7 @@ func TestFenceRoundKeepsTokensGrowingAcrossQuorums(t *testing.T) {
 }
 
 func TestFenceSurvivesLessThanAQuorumOfLostCounters(t *testing.T) {
+	t.Parallel()
 	ss := redlocktest.StartServers(t, 3, redlocktest.ServerOptions{})
 	ms := []redlocktest.Master{ss[0], ss[1], ss[2]}
 	cl := &cluster{masters: ms, raw: redlocktest.Clients(t, ms)}
@@ -166,6 +170,7 @@ func TestFenceSurvivesLessThanAQuorumOfLostCounters(t *testing.T) {
 }
 
 func TestFencedAcquireRefusesANonIntegerCounter(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	for _, r := range cl.raw {
 		r.Set(context.Background(), "odd:fence", "not a number", 0)
@@ -181,6 +186,7 @@ func TestFencedAcquireRefusesANonIntegerCounter(t *testing.T) {
 }
 
 func TestFencedAndUnfencedClientsExcludeEachOther(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	fenced := cl.client(t, WithFencing(), WithRetries(0))
 	plain := cl.client(t, WithRetries(0))

@@ -96,19 +96,24 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
-// TestMain silences go-redis's pool log: the tests stop masters on purpose.
+// TestMain silences go-redis's pool log (the tests stop masters on purpose) and runs two parallel tests per
+// CPU by default: they own their masters, and spend their time waiting on them, but many count on a keeper or
+// a node timeout answering within a third of a second, which more at once would starve on a loaded machine.
 func TestMain(m *testing.M) {
 	redis.SetLogger(quietLogger{})
+	redlocktest.WaitBoundParallelism(2)
 	os.Exit(m.Run())
 }
 
-// settle waits up to a second for n masters to hold want for key ("" for
-// absent) and returns how many do: a round is decided at quorum, and a failed
+// settle waits for n masters to hold want for key ("" for absent) and
+// returns how many do: a round is decided at quorum, and a failed
 // acquisition's late answers are released in the background, so the last
-// masters' commands may still be on their way when a call returns.
+// masters' commands may still be on their way when a call returns. It returns
+// as soon as n do; its deadline of ten seconds only bounds a failure, and is
+// generous for a loaded machine running the package's tests in parallel.
 func (c *cluster) settle(t testing.TB, key, want string, n int) int {
 	t.Helper()
-	deadline := time.Now().Add(time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := count(c.values(t, key), want)
 		if got == n || time.Now().After(deadline) {

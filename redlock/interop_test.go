@@ -16,6 +16,7 @@ import (
 // lock is an ordinary Redlock key, so each excludes the other, and the
 // fence counter is not disturbed by redsync's lock in between.
 func TestFencedLockAndRedsyncExcludeEachOther(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	ours := cl.client(t, WithFencing(), WithRetries(0))
 	var pools []redsyncredis.Pool

@@ -9,6 +9,7 @@ import (
 // between the keeper's check and its Extend is the caller's doing, not a
 // loss.
 func TestKeeperDoesNotReportAReleasedLockAsLost(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	clk := &tickingClock{now: time.Unix(1000, 0)} // moves only when told
 	c := cl.client(t, WithClock(clk))
@@ -39,6 +40,7 @@ func TestKeeperDoesNotReportAReleasedLockAsLost(t *testing.T) {
 // TestKeeperEndsWithReleaseAndClose: a keeper must not sleep on until its
 // next extension once its lock is released or its client closed.
 func TestKeeperEndsWithReleaseAndClose(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	const ttl = time.Minute // the keeper's next extension is 40s away
 	for _, end := range []string{"release", "close"} {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestForeignTokenIsNeverReleasedOrExtended(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	c := cl.client(t)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -56,6 +57,7 @@ func TestForeignTokenIsNeverReleasedOrExtended(t *testing.T) {
 }
 
 func TestReleaseAfterExpiryReportsIt(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	c := cl.client(t)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -85,6 +87,7 @@ func TestReleaseAfterExpiryReportsIt(t *testing.T) {
 }
 
 func TestValidityArithmeticWithInjectedClock(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	clk := &tickingClock{now: time.Unix(1000, 0), step: 7 * time.Millisecond}
 	c := cl.client(t, WithClock(clk), WithDriftFactor(0.01))
@@ -128,6 +131,7 @@ func TestValidityArithmeticWithInjectedClock(t *testing.T) {
 }
 
 func TestValidityRunOutIsNotAcquired(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	// Every clock reading advances 60ms: a 50ms TTL has no validity left.
 	clk := &tickingClock{now: time.Unix(1000, 0), step: 60 * time.Millisecond}
@@ -147,6 +151,7 @@ func TestValidityRunOutIsNotAcquired(t *testing.T) {
 }
 
 func TestExtendIsBounded(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	c := cl.client(t, WithMaxExtensions(2))
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -182,6 +187,7 @@ func TestExtendIsBounded(t *testing.T) {
 }
 
 func TestExtendDoesNotRetakeAFreeKey(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	c := cl.client(t)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -207,6 +213,7 @@ func TestExtendDoesNotRetakeAFreeKey(t *testing.T) {
 }
 
 func TestAutoExtendKeepsLockAndReportsLoss(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	const ttl = time.Second // leaves the keeper a third of a second per extension on a loaded machine
 	c := cl.client(t, WithMaxExtensions(100))
@@ -243,6 +250,7 @@ func TestAutoExtendKeepsLockAndReportsLoss(t *testing.T) {
 }
 
 func TestAutoExtendReportsLapseAtTheBound(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t, WithMaxExtensions(1))
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -263,6 +271,7 @@ func TestAutoExtendReportsLapseAtTheBound(t *testing.T) {
 }
 
 func TestAutoExtendStopsQuietlyOnRelease(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -285,6 +294,7 @@ func TestAutoExtendStopsQuietlyOnRelease(t *testing.T) {
 }
 
 func TestCancelInterruptsRetryWait(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	holder := cl.client(t)
 	waiter := cl.client(t, WithRetries(100), WithRetryDelay(5*time.Second, 5*time.Second))
@@ -308,6 +318,7 @@ func TestCancelInterruptsRetryWait(t *testing.T) {
 }
 
 func TestScriptsSurviveScriptCacheFlush(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t)
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -329,6 +340,7 @@ func TestScriptsSurviveScriptCacheFlush(t *testing.T) {
 }
 
 func TestLockIsSafeForConcurrentUse(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t, WithMaxExtensions(1000))
 	ctx := ctxTimeout(t, 10*time.Second)

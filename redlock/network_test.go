@@ -17,6 +17,7 @@ import (
 // sent at once on another connection, not wait for the first round trip, and
 // each master's latency must count any wait before sending.
 func TestCallsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
+	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
 	const oneWay = 150 * time.Millisecond
 	cl := newProxiedCluster(t, 3, oneWay)
 	c := cl.client(t, WithNodeTimeout(5*time.Second))
@@ -85,6 +86,7 @@ func TestCallsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
 // client's first acquisition succeeds, and so do acquisitions once the
 // connections a stall broke had time to be set up again.
 func TestConnectionSetupHasItsOwnBudget(t *testing.T) {
+	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
 	const oneWay = 100 * time.Millisecond
 	cl := newProxiedCluster(t, 3, oneWay)
 	ctx := ctxTimeout(t, 30*time.Second)
@@ -124,6 +126,7 @@ func TestConnectionSetupHasItsOwnBudget(t *testing.T) {
 // out in time, calls to it are answered at their deadline, and Close does
 // not wait for it to resume.
 func TestPausedMasterCannotWedgeAClientWithoutReadDeadlines(t *testing.T) {
+	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
 	cl := newCluster(t, 3)
 	var masters []*redis.Client
 	for _, m := range cl.masters {
@@ -194,6 +197,7 @@ func TestPausedMasterCannotWedgeAClientWithoutReadDeadlines(t *testing.T) {
 // release sent with it timed out. The client keeps releasing them in the
 // background, so the key does not outlive the pause by a TTL.
 func TestUnknownSetsAreReleasedOnceTheMastersAnswer(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	c := cl.client(t, WithNodeTimeout(100*time.Millisecond))
 	ctx := ctxTimeout(t, 30*time.Second)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestObserverHearsEveryAcquisitionExtensionAndRelease(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	var mu sync.Mutex
 	var heard []Action

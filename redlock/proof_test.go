@@ -18,6 +18,7 @@ func round(op Op, outcomes ...Outcome) Round {
 }
 
 func TestProofThatALockIsGone(t *testing.T) {
+	t.Parallel()
 	const (
 		ok      = OutcomeOK
 		gone    = OutcomeGone

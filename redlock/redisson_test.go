@@ -8,6 +8,7 @@ import (
 )
 
 func TestReleaseRedissonDeletesTheHolderSeenAndWakesWaiters(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 3)
 	ctx := context.Background()
 	const name, holder = "jobs:nightly", "6f1c2a40-93e4-4b0f-87c9-389b853be697:1"
@@ -43,6 +44,7 @@ func TestReleaseRedissonDeletesTheHolderSeenAndWakesWaiters(t *testing.T) {
 }
 
 func TestReleaseRedissonLeavesAHashThatChangedHolder(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 3)
 	ctx := context.Background()
 	const name, seen, now = "jobs:nightly", "6f1c2a40-93e4-4b0f-87c9-389b853be697:1", "0b2d7e11-5a6c-4f3e-9d21-7c4e8f9a1b2c:9"
@@ -65,6 +67,7 @@ func TestReleaseRedissonLeavesAHashThatChangedHolder(t *testing.T) {
 }
 
 func TestRedissonUnlockChannels(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, mode, channel, message string }{
 		{"a", "", "redisson_lock__channel:{a}", "0"},
 		{"a", "read", "redisson_rwlock:{a}", "0"},

@@ -46,6 +46,7 @@ func outcomesOf(r Round) []Outcome {
 // replicas of the first, the client used to acquire in its second round, as go-redis dropped the connection
 // after READONLY and the next command on it came back with neither a value nor an error.
 func TestReplicasNeverCountTowardsAQuorum(t *testing.T) {
+	t.Parallel()
 	cl, servers := realCluster(t, 3, redlocktest.ServerOptions{})
 	makeReplicas(t, servers, 1)
 	ctx := ctxTimeout(t, 30*time.Second)
@@ -84,6 +85,7 @@ func TestReplicasNeverCountTowardsAQuorum(t *testing.T) {
 // TestAQuorumOfMastersBesideReplicasAcquiresAndNamesThem: five servers of which two are replicas leave three
 // masters, a quorum: the lock is held on exactly those, and the replicas are named in the round.
 func TestAQuorumOfMastersBesideReplicasAcquiresAndNamesThem(t *testing.T) {
+	t.Parallel()
 	cl, servers := realCluster(t, 5, redlocktest.ServerOptions{})
 	// servers 3 and 4 (0-based) become replicas of server 0
 	for _, s := range servers[3:] {
@@ -120,6 +122,7 @@ func TestAQuorumOfMastersBesideReplicasAcquiresAndNamesThem(t *testing.T) {
 // took is overwritten at its primary's next synchronisation. It said role:slave when the connection was set
 // up, so its OK is not a grant, and the key it took is released.
 func TestWritableReplicaIsNamedAndNotCounted(t *testing.T) {
+	t.Parallel()
 	cl, servers := realCluster(t, 3, redlocktest.ServerOptions{Args: []string{"--replica-read-only", "no"}})
 	makeReplicas(t, servers, 1)
 	c := cl.client(t, WithRetries(2), WithRetryDelay(5*time.Millisecond, 10*time.Millisecond))
@@ -158,6 +161,7 @@ func TestWritableReplicaIsNamedAndNotCounted(t *testing.T) {
 // TestAMasterTurnedReplicaAndBackIsFollowed: REPLICAOF at run time, while the client holds connections, is
 // seen at the next write; REPLICAOF NO ONE makes the server count again once the client has a new connection.
 func TestAMasterTurnedReplicaAndBackIsFollowed(t *testing.T) {
+	t.Parallel()
 	cl, servers := realCluster(t, 3, redlocktest.ServerOptions{})
 	c := cl.client(t, WithRetries(0))
 	ctx := ctxTimeout(t, 20*time.Second)
@@ -205,6 +209,7 @@ func TestAMasterTurnedReplicaAndBackIsFollowed(t *testing.T) {
 // confirms that our token is not there: release and extension name it "held by another token" instead of an
 // unconfirmed error, and Release returns nil.
 func TestAKeyOfAnotherTypeConfirmsOurTokenIsNotThere(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 5)
 	ctx := ctxTimeout(t, 20*time.Second)
 	c := cl.client(t, WithRetries(0))
@@ -265,6 +270,7 @@ func TestAKeyOfAnotherTypeConfirmsOurTokenIsNotThere(t *testing.T) {
 // TestAFencedAcquireGrantsOnlyOnACounter: the fenced acquire's success value is a positive counter; its
 // round was classified as a plain SET's, which took any reply without an error for a grant.
 func TestAFencedAcquireGrantsOnlyOnACounter(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		val  any
 		want Outcome
@@ -300,6 +306,7 @@ func TestAFencedAcquireGrantsOnlyOnACounter(t *testing.T) {
 // TestGrantsAreLiteral: every reply that is not the command's success value is refused, and the outcome
 // carries what the master said.
 func TestGrantsAreLiteral(t *testing.T) {
+	t.Parallel()
 	readonly := replyError("READONLY You can't write against a read only replica.")
 	for _, tc := range []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 // A master that restarts closes the connections the client keeps warm. The first command after the restart
 // must not fail on such a connection: the master that closed it never ran the command.
 func TestFirstAcquisitionAfterMastersRestartSucceeds(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t, WithRetries(0))
 	ctx := ctxTimeout(t, 10*time.Second)
@@ -32,6 +33,7 @@ func TestFirstAcquisitionAfterMastersRestartSucceeds(t *testing.T) {
 // While a master is down, calls to it fail fast with the setup's error; the first call after it is back must
 // not be answered with that old error.
 func TestFirstAcquisitionAfterADelayedRestartSucceeds(t *testing.T) {
+	t.Parallel()
 	cl := newCluster(t, 3)
 	c := cl.client(t, WithRetries(0))
 	ctx := ctxTimeout(t, 10*time.Second)

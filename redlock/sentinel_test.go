@@ -51,6 +51,7 @@ func replicated(t *testing.T, s *redlocktest.Server) {
 }
 
 func TestFailoverClientLocksOnThePrimaryAndFollowsAFailover(t *testing.T) {
+	t.Parallel()
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
 	ctx := ctxTimeout(t, 2*time.Minute)
 	fc := failoverClient(t, Sentinel{MasterName: g.Name, Addrs: g.SentinelAddrs()})
@@ -120,6 +121,7 @@ func TestFailoverClientLocksOnThePrimaryAndFollowsAFailover(t *testing.T) {
 }
 
 func TestFailoverClientSaysWhatTheSentinelsAnswered(t *testing.T) {
+	t.Parallel()
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
 	dataNode := g.Servers[0].Addr()
 	tests := []struct {
@@ -160,6 +162,7 @@ func TestFailoverClientSaysWhatTheSentinelsAnswered(t *testing.T) {
 }
 
 func TestASentinelGivenAsAMasterIsNamed(t *testing.T) {
+	t.Parallel()
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
 	s := g.Sentinels[0]
 	c := s.NewClient()
@@ -182,6 +185,7 @@ func TestASentinelGivenAsAMasterIsNamed(t *testing.T) {
 }
 
 func TestSentinelPortErrorText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		e    SentinelPortError
 		want string
@@ -202,6 +206,7 @@ func TestSentinelPortErrorText(t *testing.T) {
 }
 
 func TestSentinelMastersAreTheSameWhenTheyShareANameAndASentinel(t *testing.T) {
+	t.Parallel()
 	// Nothing listens: New connects in the background, and these tests only compare.
 	a, b, c := "127.0.0.1:1", "localhost:01", "127.0.0.1:2"
 	tests := []struct {
@@ -232,6 +237,7 @@ func TestSentinelMastersAreTheSameWhenTheyShareANameAndASentinel(t *testing.T) {
 }
 
 func TestGoRedisFailoverClientsAreTwoMasters(t *testing.T) {
+	t.Parallel()
 	x := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "a", SentinelAddrs: []string{"127.0.0.1:1"}})
 	y := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "b", SentinelAddrs: []string{"127.0.0.1:1"}})
 	t.Cleanup(func() { x.Close(); y.Close() })

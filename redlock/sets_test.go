@@ -38,6 +38,7 @@ func membersOn(t *testing.T, c *cluster, i int, key string) []string {
 }
 
 func TestReleaseSetMembersRemovesOnlyTheHolderSeen(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 3)
 	ctx := context.Background()
 	rc := c.client(t)
@@ -75,6 +76,7 @@ func TestReleaseSetMembersRemovesOnlyTheHolderSeen(t *testing.T) {
 }
 
 func TestReleaseSetMembersLeavesASetWithoutTheHolderSeen(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 3)
 	ctx := context.Background()
 	rc := c.client(t)

@@ -370,7 +370,7 @@ func (s *Server) spawn() (*serverProcess, error) {
 	return p, nil
 }
 
-// waitReady polls PING until it answers, the process exits, or
+// waitReady polls the server until p answers, p exits, or
 // serverReadyTimeout passes.
 func (s *Server) waitReady(p *serverProcess) error {
 	c := s.NewClient()
@@ -382,7 +382,7 @@ func (s *Server) waitReady(p *serverProcess) error {
 		err := dialCheck(s.Addr())
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), clientDialTimeout)
-			err = c.Ping(ctx).Err()
+			err = answeredBy(ctx, c, p)
 			cancel()
 		}
 		switch {
@@ -395,6 +395,23 @@ func (s *Server) waitReady(p *serverProcess) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// answeredBy reports whether c's server is p, by the process id it gives in INFO. Until p has found that
+// its port is taken and exited, the server that took the port (another test's, when tests run in parallel)
+// answers in its stead.
+func answeredBy(ctx context.Context, c *redis.Client, p *serverProcess) error {
+	info, err := c.Info(ctx, "server").Result()
+	if err != nil {
+		return err
+	}
+	want := "process_id:" + strconv.Itoa(p.cmd.Process.Pid)
+	for line := range strings.Lines(info) {
+		if strings.TrimSpace(line) == want {
+			return nil
+		}
+	}
+	return errors.New("another process answers on the port")
 }
 
 // dialCheck reports whether addr accepts TCP connections.

@@ -13,6 +13,23 @@ import (
 	"time"
 )
 
+// TestAServerWhosePortIsTakenIsNotReady: a redis-server started on a port that another server took (tests
+// running in parallel can pick the same free port) is not ready because the other answers; it fails to bind,
+// and its start is tried again on another port.
+func TestAServerWhosePortIsTakenIsNotReady(t *testing.T) {
+	requireRedisServer(t)
+	holder := startServers(t, 1, ServerOptions{})[0]
+	late := &Server{port: holder.Port(), dir: t.TempDir()}
+	p, err := late.spawn()
+	if err == nil {
+		p.kill()
+		t.Fatalf("a redis-server on %s, the port of another, was taken as ready", holder.Addr())
+	}
+	if !errors.Is(err, errPortInUse) {
+		t.Fatalf("a redis-server on a taken port: %v, want %v", err, errPortInUse)
+	}
+}
+
 func TestStartServerGivesDistinctServers(t *testing.T) {
 	requireRedisServer(t)
 	ss := startServers(t, 3, ServerOptions{})
