@@ -48,6 +48,7 @@ func heldOn(s Snapshot, resource, token, addr string) bool {
 // primary's slots through a cluster client, as an application would, and checks that the monitor of the
 // cluster shows each held (quorum 1 of one service) on the primary that owns its slot.
 func TestClusterLocksOnEverySlotRangeAreHeldWithTheirPrimary(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	cc := c.NewClusterClient()
 	defer cc.Close()
@@ -97,6 +98,7 @@ func TestClusterLocksOnEverySlotRangeAreHeldWithTheirPrimary(t *testing.T) {
 // held (or, at worst, not read: never absent, never gone), on the node that answers for it at each step: the
 // former owner while the key is there, the new one once it moved (through ASK), then as owner.
 func TestClusterReshardingLosesNoLockFromView(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	cc := c.NewClusterClient()
 	defer cc.Close()
@@ -192,6 +194,7 @@ func TestClusterReshardingLosesNoLockFromView(t *testing.T) {
 // also once the cluster says it is down (CLUSTERDOWN, which refuses no script: the scans stay scripted). Once
 // the primary is back (with its keys: persistence), every lock is held again.
 func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{Persistence: true})
 	cc := c.NewClusterClient()
 	defer cc.Close()

@@ -126,6 +126,7 @@ func contendFor(ctx context.Context, c contender, resource string, rest time.Dur
 // TestContentionMatchesTheClientsLogs runs the workload and compares the monitor's intervals and figures with
 // the clients' logs.
 func TestContentionMatchesTheClientsLogs(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server")
 	}

@@ -76,6 +76,7 @@ func shownWithin(c *cluster, resource string, polls int) (bool, Snapshot) {
 // notifications (the control) shows none of a lock of each kind in those polls: only the scan could find them,
 // and the chance that it comes across one is about 1 in 10,000.
 func TestNotifiedLocksAppearWithinTwoPolls(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	formats := append(lockFormats[:len(lockFormats):len(lockFormats)], lockFormat{name: "Symfony Lock", key: verbatim,
 		token: func() string { return "symfony-token-0123456789" },
@@ -113,6 +114,7 @@ func TestNotifiedLocksAppearWithinTwoPolls(t *testing.T) {
 // without a TTL, a hash that is not Redisson's, and under a pattern of the user's keys outside it. None is
 // listed, while a lock written with them is.
 func TestNotifiedKeysFollowTheCandidateRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("default pattern", func(t *testing.T) {
 		c := notifiedMaster(t, "KEA", Config{})
@@ -157,6 +159,7 @@ func must(t *testing.T, err error) {
 // TestKilledNotificationConnectionResubscribes kills the monitor's Pub/Sub connections: the next polls still
 // answer and the scan goes on, one of them subscribes again, and after that a new lock shows within two polls.
 func TestKilledNotificationConnectionResubscribes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{ScanCount: 100}) // a hundred keys a poll: the scan's progress shows
 	subscription := func() (*redis.PubSub, bool) { return reading.Subscription(c.mon.pollers[0]) }
@@ -195,6 +198,7 @@ func TestKilledNotificationConnectionResubscribes(t *testing.T) {
 // the keys dropped). A lock written behind the flood still shows within two polls, though a queue full of
 // cache keys is read a few thousand a poll: its expire event puts it in the queue of lock events, read first.
 func TestNotifiedQueueIsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{})
 	fillCacheKeys(t, c.masters[0].Addr(), "flood:", 2*reading.MaxNotified)
@@ -228,6 +232,7 @@ func TestNotifiedQueueIsBounded(t *testing.T) {
 // shows within two polls, also when the ACL refuses scripts too (the named keys are then read with plain
 // commands); without SUBSCRIBE it waits for the scan, and the master says why.
 func TestNotificationsNeedCONFIGGet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newACLServer(t)
 	must(t, a.admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err())
@@ -282,6 +287,7 @@ func documentedAddition(t *testing.T, prefix string) []string {
 // (made due here rather than waited a minute for) the monitor drops its subscription when they are turned
 // off, and subscribes to what is turned on, saying which kinds of lock it covers.
 func TestNotificationsFollowTheMastersSetting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{})
 	for _, tt := range []struct {
@@ -318,6 +324,7 @@ func TestNotificationsFollowTheMastersSetting(t *testing.T) {
 // refusal, an error reply on the notification connection, ends the barriers but not the connection, which the
 // next polls keep using.
 func TestNotificationsWithoutPINGKeepTheirConnection(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newACLServer(t)
 	must(t, a.admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err())
@@ -345,6 +352,7 @@ func TestNotificationsWithoutPINGKeepTheirConnection(t *testing.T) {
 // budget until a sweep that started after the new subscription is over. A master without notifications keeps
 // the full budget.
 func TestNotifiedMasterScansAtASafetyNetsPace(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server (keyspace notifications)")
 	}

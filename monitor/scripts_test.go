@@ -22,6 +22,7 @@ const pausedWritesFor = 3 * time.Second
 // Tracked, such a master reads only what changes: a key whose TTL runs out in the pause, read on the tracking
 // connection, whose scripts the pause holds, and read again with plain commands.
 func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		flagged  bool // the read scripts are flagged no-writes
@@ -111,6 +112,7 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 // monitor still reads it: with EVAL_RO where only EVAL is gone, with plain commands where every script command
 // is, the hash lock then unknown there, never absent.
 func TestMasterWithoutScriptsIsNamed(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server (rename-command)")
 	}

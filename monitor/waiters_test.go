@@ -12,6 +12,7 @@ import (
 // TestRedissonWaitersAreTheSubscribersOfItsChannel: clients waiting for a Redisson lock subscribe to its channel
 // on the master they wait on; the lock shows the most any master counts, and a string lock shows none known.
 func TestRedissonWaitersAreTheSubscribersOfItsChannel(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
 	for i := range 3 {
@@ -54,6 +55,7 @@ func TestRedissonWaitersAreTheSubscribersOfItsChannel(t *testing.T) {
 // TestWaitersOfManyRedissonLocksAreAllCounted: more hash locks than one PUBSUB NUMSUB asks about are counted in
 // several commands of one pipeline, every one of them.
 func TestWaitersOfManyRedissonLocksAreAllCounted(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
 	n := reading.WaiterChunk + 100
