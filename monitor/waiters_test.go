@@ -56,7 +56,9 @@ func TestRedissonWaitersAreTheSubscribersOfItsChannel(t *testing.T) {
 // several commands of one pipeline, every one of them.
 func TestWaitersOfManyRedissonLocksAreAllCounted(t *testing.T) {
 	t.Parallel()
-	c, _ := serverCluster(t, 3, Config{})
+	// A generous read timeout: waiters are counted only when a round trip as slow as the poll's slowest
+	// (twice over) still fits, and on a loaded machine reading 600 hashes in 2s left none in any poll.
+	c, _ := serverCluster(t, 3, Config{Timeout: 20 * time.Second})
 	ctx := context.Background()
 	n := reading.WaiterChunk + 100
 	pipe := c.admin[0].Pipeline()
