@@ -358,7 +358,7 @@ func TestNotifiedMasterScansAtASafetyNetsPace(t *testing.T) {
 	}
 	ctx := context.Background()
 	cfg := Config{Interval: 100 * time.Millisecond, ScanBudget: 0.05, ScanCount: 50}
-	start := func(flags string) *cluster {
+	start := func(t *testing.T, flags string) *cluster {
 		srv := redlocktest.StartServers(t, 1, redlocktest.ServerOptions{Args: []string{"--notify-keyspace-events", flags}})[0]
 		fillCacheKeys(t, srv.Addr(), "cache:", 20_000) // several polls' scan at the full budget
 		c := watch(t, []redlocktest.Master{srv}, cfg)
@@ -366,7 +366,7 @@ func TestNotifiedMasterScansAtASafetyNetsPace(t *testing.T) {
 		return c
 	}
 	// pollUntil polls at the interval until ok holds of a poll's master, for up to a minute.
-	pollUntil := func(c *cluster, what string, ok func(MasterStatus) bool) {
+	pollUntil := func(t *testing.T, c *cluster, what string, ok func(MasterStatus) bool) {
 		t.Helper()
 		for deadline := time.Now().Add(time.Minute); ; {
 			if m := c.mon.Poll(ctx).Masters[0]; ok(m) {
@@ -380,31 +380,37 @@ func TestNotifiedMasterScansAtASafetyNetsPace(t *testing.T) {
 	}
 	safetyNet := func(m MasterStatus) bool { return strings.Contains(m.NotifiedWhy, "safety net") }
 
-	notified := start("KEA")
-	pollUntil(notified, "the scan at a safety net's pace", safetyNet)
-	// A poll's budget is its share of at most two intervals, of which the scan keeps a tenth; its calls are
-	// charged at least minKeyCost a key, and the last may end its page of ScanCount keys.
-	most := int64(float64(2*cfg.Interval)*cfg.ScanBudget*0.1/float64(reading.MinKeyCost)) + int64(cfg.ScanCount)
-	prev := notified.mon.Poll(ctx).Masters[0].Sweep
-	for range 10 {
-		time.Sleep(cfg.Interval)
-		m := notified.mon.Poll(ctx).Masters[0]
-		if m.Sweep.Completed == prev.Completed {
-			if scanned := m.Sweep.Scanned - prev.Scanned; scanned > most {
-				t.Errorf("a poll at the safety net's pace scanned %d keys, want at most %d", scanned, most)
+	// The two masters are watched side by side: each sweep takes many polls.
+	t.Run("notifications name every lock", func(t *testing.T) {
+		t.Parallel()
+		notified := start(t, "KEA")
+		pollUntil(t, notified, "the scan at a safety net's pace", safetyNet)
+		// A poll's budget is its share of at most two intervals, of which the scan keeps a tenth; its calls are
+		// charged at least minKeyCost a key, and the last may end its page of ScanCount keys.
+		most := int64(float64(2*cfg.Interval)*cfg.ScanBudget*0.1/float64(reading.MinKeyCost)) + int64(cfg.ScanCount)
+		prev := notified.mon.Poll(ctx).Masters[0].Sweep
+		for range 10 {
+			time.Sleep(cfg.Interval)
+			m := notified.mon.Poll(ctx).Masters[0]
+			if m.Sweep.Completed == prev.Completed {
+				if scanned := m.Sweep.Scanned - prev.Scanned; scanned > most {
+					t.Errorf("a poll at the safety net's pace scanned %d keys, want at most %d", scanned, most)
+				}
 			}
+			prev = m.Sweep
 		}
-		prev = m.Sweep
-	}
-	must(t, notified.admin[0].ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
-	pollUntil(notified, "the full budget after the notification connection was killed", func(m MasterStatus) bool {
-		return m.Notified && !safetyNet(m)
+		must(t, notified.admin[0].ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
+		pollUntil(t, notified, "the full budget after the notification connection was killed", func(m MasterStatus) bool {
+			return m.Notified && !safetyNet(m)
+		})
+		pollUntil(t, notified, "the safety net's pace again after a sweep", safetyNet)
 	})
-	pollUntil(notified, "the safety net's pace again after a sweep", safetyNet)
-
-	plain := start("")
-	pollUntil(plain, "a full sweep", func(m MasterStatus) bool { return m.Sweep.Completed >= 2 })
-	if m := plain.mon.Poll(ctx).Masters[0]; safetyNet(m) || m.Notified {
-		t.Errorf("a master without notifications: notified %v, %q; want the scan at its full budget", m.Notified, m.NotifiedWhy)
-	}
+	t.Run("no notifications", func(t *testing.T) {
+		t.Parallel()
+		plain := start(t, "")
+		pollUntil(t, plain, "a full sweep", func(m MasterStatus) bool { return m.Sweep.Completed >= 2 })
+		if m := plain.mon.Poll(ctx).Masters[0]; safetyNet(m) || m.Notified {
+			t.Errorf("a master without notifications: notified %v, %q; want the scan at its full budget", m.Notified, m.NotifiedWhy)
+		}
+	})
 }
