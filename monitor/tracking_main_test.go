@@ -14,13 +14,14 @@ var polling = flag.Bool("polling", false, "poll every master: do not track keys 
 
 // waitBoundParallel is how many tests per core run at once unless -parallel says otherwise: the tests that
 // run in parallel each own their servers and spend most of their time waiting for polls and expiries, not
-// computing, so a core serves several.
+// computing, so a core serves several. Not with -race, whose CPU time would make a loaded core late for
+// polls: go test's default of one per core then.
 const waitBoundParallel = 4
 
 func TestMain(m *testing.M) {
 	flag.Parse()
 	trackingByDefault = !*polling
-	if !flagSet("test.parallel") {
+	if !flagSet("test.parallel") && !raceDetector {
 		_ = flag.Set("test.parallel", strconv.Itoa(waitBoundParallel*runtime.GOMAXPROCS(0)))
 	}
 	os.Exit(m.Run())
