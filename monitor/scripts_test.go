@@ -35,12 +35,15 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			servers := realServers(t, 3)
 			masters := make([]redlocktest.Master, len(servers))
 			for i, s := range servers {
 				masters[i] = s
 			}
-			c := watch(t, masters, Config{NoTracking: !tt.tracked})
+			// An interval of 2s: a poll waits up to that (the read timeout) for a master that is slow to answer on
+			// a loaded machine, still less than the pause, which a held read would outlast.
+			c := watch(t, masters, Config{NoTracking: !tt.tracked, Interval: 2 * time.Second})
 			t.Cleanup(func() { _ = c.mon.Close() })
 			reading.SetFlaggedScripts(c.mon.pollers[0], tt.flagged)
 			const key, token, hashKey = "orders:paused", "token-paused-0123456789", "reports:paused"
