@@ -542,8 +542,10 @@ func TestPollScriptsAndInfoRefusedByACL(t *testing.T) {
 	}
 }
 
+// The clock tests over real time are not run in parallel with the rest: their estimates come from round
+// trips, which a core shared with a dozen tests makes uneven (a 5% fast clock measured at 4.1%).
+
 func TestPollMeasuresJumpedClock(t *testing.T) {
-	t.Parallel()
 	e, err := redlocktest.StartEmbedded(redlocktest.EmbeddedOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -569,7 +571,6 @@ func TestPollMeasuresJumpedClock(t *testing.T) {
 }
 
 func TestPollMeasuresClockDrift(t *testing.T) {
-	t.Parallel()
 	es, err := redlocktest.StartEmbeddedCluster(3)
 	if err != nil {
 		t.Fatal(err)
