@@ -110,6 +110,8 @@ type watched struct {
 	up         [][]bool    // each snapshot's masters that answered
 	victims    []string    // each snapshot's view of the victim, for a failure's message
 	final      monitor.Snapshot
+	swept      chan struct{} // closed at the first snapshot after a full sweep of every master
+	sweptOnce  sync.Once
 	done       chan struct{}
 }
 
@@ -135,8 +137,11 @@ func watch(ctx context.Context, t *testing.T, servers []*redlocktest.Server, int
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &watched{interval: interval, noTracking: noTracking, done: make(chan struct{})}
+	w := &watched{interval: interval, noTracking: noTracking, swept: make(chan struct{}), done: make(chan struct{})}
 	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) {
+		if s.Swept {
+			w.sweptOnce.Do(func() { close(w.swept) })
+		}
 		up := make([]bool, len(s.Masters))
 		allTracked := true
 		for i, m := range s.Masters {
@@ -395,7 +400,13 @@ func runGroundTruth(t *testing.T, faults bool) *groundTruth {
 	// Each interval in both modes: the masters allow tracking, so two monitors track keys, and two read every key.
 	g.monitors = []*watched{watch(monCtx, t, g.servers, 100*time.Millisecond, false), watch(monCtx, t, g.servers, monitor.DefaultInterval, false),
 		watch(monCtx, t, g.servers, 100*time.Millisecond, true), watch(monCtx, t, g.servers, monitor.DefaultInterval, true)}
-	time.Sleep(time.Second) // the monitors' first sweep: locks it finds are described, not announced
+	for _, w := range g.monitors { // the monitors' first sweep: locks it finds are described, not announced
+		select {
+		case <-w.swept:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("monitor %v: no full sweep of five empty masters in 30s", w)
+		}
+	}
 
 	var mu sync.Mutex
 	workCtx, stopWork := context.WithTimeout(ctx, g.length)
