@@ -44,17 +44,21 @@ const nodeDir = "testdata/noderedlock"
 // CI runs the default, long enough for every fault once.
 const groundTruthEnv = "REDLOCK_GROUNDTRUTH"
 
-// defaultGroundTruth is the length of a ground-truth run unless groundTruthEnv says otherwise: 20s with
-// REDLOCK_TEST_SOAK=full, as CI runs it; in a contributor's run, long enough for each fault once on the
-// shorter plan of shortFaults.
-var defaultGroundTruth = redlocktest.Soak(9*time.Second, 20*time.Second)
+// fullGroundTruth is the length of a ground-truth run with REDLOCK_TEST_SOAK=full, as CI runs it, and the
+// least that runs the faults on fullFaults' plan.
+const fullGroundTruth = 20 * time.Second
+
+// defaultGroundTruth is the length of a ground-truth run unless groundTruthEnv says otherwise: in a
+// contributor's run, long enough for each fault once on shortFaults' plan.
+var defaultGroundTruth = redlocktest.Soak(9*time.Second, fullGroundTruth)
 
 // faultPlan is when inject acts, from the start of the workload: the victim set on masters 0-2, master 4
 // first stopped, master 0 killed.
 type faultPlan struct{ victimAt, pauseAt, killAt time.Duration }
 
-// shortFaults and fullFaults are the plans of a contributor's run and of CI's: the short one keeps every
-// fault and its order, and leaves the monitors more than two slow polls after master 0's return.
+// shortFaults and fullFaults are the plans of a contributor's run and of CI's (and of any run as long): the
+// short one keeps every fault and its order, and leaves the monitors more than two slow polls after master
+// 0's return.
 var (
 	shortFaults = faultPlan{victimAt: time.Second, pauseAt: 2 * time.Second, killAt: 5 * time.Second}
 	fullFaults  = faultPlan{victimAt: 2 * time.Second, pauseAt: 4 * time.Second, killAt: 10 * time.Second}
@@ -428,9 +432,9 @@ func runGroundTruth(t *testing.T, faults bool) *groundTruth {
 	return g
 }
 
-// inject runs the faults of the plan Soak picks: master 4 stopped for 1.5s, then every 15s; the victim set on
-// exactly masters 0-2, then master 0 killed and restarted empty. It records what was lost for real at the
-// restart: every lock whose token is left on fewer than a quorum of masters.
+// inject runs the faults of the plan for the run's length: master 4 stopped for 1.5s, then every 15s; the
+// victim set on exactly masters 0-2, then master 0 killed and restarted empty. It records what was lost for
+// real at the restart: every lock whose token is left on fewer than a quorum of masters.
 func (g *groundTruth) inject(t *testing.T, ctx context.Context) {
 	t.Helper()
 	start := time.Now()
@@ -460,7 +464,10 @@ func (g *groundTruth) inject(t *testing.T, ctx context.Context) {
 		w.to = time.Now()
 		g.paused = append(g.paused, w)
 	}
-	plan := redlocktest.Soak(shortFaults, fullFaults)
+	plan := shortFaults
+	if g.length >= fullGroundTruth {
+		plan = fullFaults
+	}
 	g.victimTok = "victimToken0123456789"
 	if !at(plan.victimAt) {
 		return
