@@ -125,6 +125,7 @@ func deniedWarnings(s Snapshot) []Warning {
 }
 
 func TestDocumentedACLs(t *testing.T) {
+	t.Parallel()
 	a := newACLServer(t)
 	ctx := context.Background()
 
@@ -180,6 +181,7 @@ func TestDocumentedACLs(t *testing.T) {
 }
 
 func TestEachPermissionRemovedGivesItsOwnWarning(t *testing.T) {
+	t.Parallel()
 	a := newACLServer(t)
 	watcher, locker := documentedACL(t, "watcher"), documentedACL(t, "locker")
 	for _, tc := range []struct {
@@ -247,6 +249,7 @@ func TestEachPermissionRemovedGivesItsOwnWarning(t *testing.T) {
 // GETRANGE (nor INFO, TIME or scripts). Its lock cannot be listed; the snapshot says why instead of showing
 // an empty list as if there were no lock.
 func TestTheIssuesTooSmallACLIsNotSilent(t *testing.T) {
+	t.Parallel()
 	a := newACLServer(t)
 	a.setUser(t, "small", []string{"on", ">pw", "~*", "+get", "+pttl", "+scan"})
 	s := a.watch(t, "small", Config{})
@@ -267,6 +270,7 @@ func TestTheIssuesTooSmallACLIsNotSilent(t *testing.T) {
 // TestARefusedReadIsUnknownNotAbsent takes GETRANGE from a user while it watches a held lock: the lock's cell
 // becomes unknown (the key was not read), never absent, and nothing says the lock was released.
 func TestARefusedReadIsUnknownNotAbsent(t *testing.T) {
+	t.Parallel()
 	a := newACLServer(t)
 	ctx := context.Background()
 	rules := documentedACL(t, "watcher")
@@ -314,6 +318,7 @@ func TestARefusedReadIsUnknownNotAbsent(t *testing.T) {
 // locks there are listed, the keys it may not read are counted and said, and a pattern within the user's keys
 // reads nothing it may not. A writer limited so is told where it cannot write.
 func TestKeyPatternsThatRefuseReadsAreCounted(t *testing.T) {
+	t.Parallel()
 	a := newACLServer(t)
 	ctx := context.Background()
 	if err := a.admin.Set(ctx, "lock:orders", "tokOrders0123456789", 10*time.Minute).Err(); err != nil {
@@ -361,6 +366,7 @@ func TestWarningsSortErrorsFirstThenWarningsThenInformation(t *testing.T) {
 // (%R~*): Redis refuses the refresh script, which declares its keys, so reads fall back to plain commands;
 // the dashboard says so rather than lose Redisson's hash locks in silence.
 func TestReadOnlyKeyPatternsRefuseTheReadScripts(t *testing.T) {
+	t.Parallel()
 	a := newACLServer(t)
 	rules := slices.Clone(documentedACL(t, "watcher"))
 	rules[slices.Index(rules, "~*")] = "%R~*"

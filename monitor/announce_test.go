@@ -52,6 +52,7 @@ func pollFor(t *testing.T, c *cluster, what string, ok func(Snapshot) bool) Snap
 // within two polls, because the master announces it; a lock under a prefix no lock had (the control) does not:
 // only the scan could find it.
 func TestAnnouncedLocksAppearWithinTwoPolls(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := announcedMaster(t, "orders:lock:1", "billing:nightly")
 	for i := range 5 {
@@ -71,6 +72,7 @@ func TestAnnouncedLocksAppearWithinTwoPolls(t *testing.T) {
 // TestAnnouncementsSurviveKilledConnections kills every connection of the monitor's on the master: the next
 // polls connect, subscribe and ask for the prefixes again, and a new lock shows within a few polls.
 func TestAnnouncementsSurviveKilledConnections(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := announcedMaster(t, "orders:lock:1")
 	must(t, c.admin[0].ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
@@ -87,6 +89,7 @@ func TestAnnouncementsSurviveKilledConnections(t *testing.T) {
 // TestAStormyPrefixIsLeftToTheScan writes 60,000 cache keys under a lock family's prefix between two polls: the
 // prefix is left to the scan (its new locks no longer announced), while another family's still are.
 func TestAStormyPrefixIsLeftToTheScan(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := announcedMaster(t, "app:lock", "orders:lock:1")
 	if why := c.mon.Poll(ctx).Masters[0].NotifiedWhy; !strings.Contains(why, "2 lock prefixes") {
@@ -108,6 +111,7 @@ func TestAStormyPrefixIsLeftToTheScan(t *testing.T) {
 // TestAnnouncementsNeedTheirPermissions watches as a user whose ACL refuses CLIENT: the master is watched all
 // the same, and says why new keys are not announced.
 func TestAnnouncementsNeedTheirPermissions(t *testing.T) {
+	t.Parallel()
 	a := newACLServer(t)
 	a.setUser(t, "noclient", []string{"on", ">pw", "~*", "&*", "+@all", "-client"})
 	s := a.watch(t, "noclient", Config{})

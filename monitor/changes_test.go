@@ -29,6 +29,7 @@ type modelCell struct {
 // count, the warnings, the time to the next change and the keys the next poll refreshes; and no poll changes
 // a view of the snapshot before, which it shares.
 func TestPollsWithChangesMatchPollsThatReadEveryKey(t *testing.T) {
+	t.Parallel()
 	m := changeModel{cells: map[string][]modelCell{}, rng: rand.New(rand.NewPCG(7, 24))}
 	now := t0
 	for i := range 40 {

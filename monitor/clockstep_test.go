@@ -41,6 +41,7 @@ func TestAClockSetBackIsNotReadAsDrift(t *testing.T) {
 
 // A clock that runs fast all along is still drift: each move is what the drift measured explains.
 func TestAFastClockIsStillDrift(t *testing.T) {
+	t.Parallel()
 	s := clockPolls(t, 8, func(i, j int) time.Duration {
 		if j == 1 {
 			return time.Duration(i) * 500 * time.Millisecond // 50% fast
@@ -70,6 +71,7 @@ func TestAClockTurnedFastIsDriftSoonAfter(t *testing.T) {
 // steps: the drift window stays open and the drift reads about zero, instead of restarting at every jitter and
 // reading thousands of ppm over a window of seconds.
 func TestJitterIsNotAStep(t *testing.T) {
+	t.Parallel()
 	jitter := []time.Duration{40, -30, 0, 25, -40, 10, -20} // ms, in turn
 	for polls := 50; polls < 57; polls++ {                  // whichever poll the figure is read at
 		s := clockPolls(t, polls, func(i, j int) time.Duration {

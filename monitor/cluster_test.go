@@ -48,6 +48,7 @@ func heldOn(s Snapshot, resource, token, addr string) bool {
 // primary's slots through a cluster client, as an application would, and checks that the monitor of the
 // cluster shows each held (quorum 1 of one service) on the primary that owns its slot.
 func TestClusterLocksOnEverySlotRangeAreHeldWithTheirPrimary(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	cc := c.NewClusterClient()
 	defer cc.Close()
@@ -97,6 +98,7 @@ func TestClusterLocksOnEverySlotRangeAreHeldWithTheirPrimary(t *testing.T) {
 // held (or, at worst, not read: never absent, never gone), on the node that answers for it at each step: the
 // former owner while the key is there, the new one once it moved (through ASK), then as owner.
 func TestClusterReshardingLosesNoLockFromView(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	cc := c.NewClusterClient()
 	defer cc.Close()
@@ -174,16 +176,13 @@ func TestClusterReshardingLosesNoLockFromView(t *testing.T) {
 	if len(bad) > 0 || seen == 0 {
 		t.Fatalf("%d snapshots while resharding; the lock left view or was not held in: %v", seen, bad)
 	}
-	s := pollUntil(t, mon, 30*time.Second, "the lock is held on node 0, its new owner", func(s Snapshot) bool {
-		return heldOn(s, key, token, c.Nodes[0].Addr()) && s.Masters[0].Cluster.Primaries[0].Slots[len(s.Masters[0].Cluster.Primaries[0].Slots)-1] == SlotRange{Start: 15495, End: 15495}
+	// Every primary up: a poll of the watch stopped above may have been cut short, which the next poll mends.
+	s := pollUntil(t, mon, 30*time.Second, "the lock is held on node 0, its new owner, every primary up", func(s Snapshot) bool {
+		return heldOn(s, key, token, c.Nodes[0].Addr()) && s.Masters[0].Cluster.Primaries[0].Slots[len(s.Masters[0].Cluster.Primaries[0].Slots)-1] == SlotRange{Start: 15495, End: 15495} &&
+			!slices.ContainsFunc(s.Masters[0].Cluster.Primaries, func(p ClusterPrimary) bool { return !p.Up })
 	})
 	if !slices.ContainsFunc(s.Events, func(e Event) bool { return e.Kind == EventClusterResharded }) {
 		t.Errorf("no resharding event: %v", s.Events)
-	}
-	for _, p := range s.Masters[0].Cluster.Primaries {
-		if !p.Up {
-			t.Errorf("primary %s not up after the resharding: %s", p.Addr, p.Err)
-		}
 	}
 }
 
@@ -192,7 +191,10 @@ func TestClusterReshardingLosesNoLockFromView(t *testing.T) {
 // also once the cluster says it is down (CLUSTERDOWN, which refuses no script: the scans stay scripted). Once
 // the primary is back (with its keys: persistence), every lock is held again.
 func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
-	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{Persistence: true})
+	t.Parallel()
+	// A node timeout of 2s rather than the helper's 5s: the cluster says it is down sooner, and a healthy node
+	// a loaded machine makes late is at worst unknown for a moment, which every check below allows.
+	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{Persistence: true, Args: []string{"--cluster-node-timeout", "2000"}})
 	cc := c.NewClusterClient()
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -226,7 +228,7 @@ func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
 	}) {
 		t.Errorf("no warning about the stopped primary: %v", s.Warnings)
 	}
-	// The others say the cluster is down after its node timeout (5s): their locks are not read either.
+	// The others say the cluster is down after its node timeout (2s): their locks are not read either.
 	admin := c.Nodes[0].NewClient()
 	defer admin.Close()
 	deadline := time.Now().Add(time.Minute)

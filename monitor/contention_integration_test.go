@@ -30,10 +30,13 @@ const (
 	contResources = 3
 	contMinHold   = 300 * time.Millisecond
 	contMaxHold   = 700 * time.Millisecond
-	contRun       = 15 * time.Second
 	contInterval  = 100 * time.Millisecond
 	contTTL       = 10 * time.Second
 )
+
+// contRun is how long the clients contend: 15s with REDLOCK_TEST_SOAK=full, as CI runs it; 6s otherwise,
+// some ten tenures of each contended resource and four of the rested one.
+var contRun = redlocktest.Soak(6*time.Second, 15*time.Second)
 
 // tenure is one client's holding, from its own log: from when its acquisition returned to when its release
 // began (to) and returned (released).
@@ -126,6 +129,7 @@ func contendFor(ctx context.Context, c contender, resource string, rest time.Dur
 // TestContentionMatchesTheClientsLogs runs the workload and compares the monitor's intervals and figures with
 // the clients' logs.
 func TestContentionMatchesTheClientsLogs(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server")
 	}

@@ -28,6 +28,7 @@ func TestSnapshotContentionCoversOnlyTheTimeWatched(t *testing.T) {
 // TestAcquiredSinceCountsWhatTheFiguresCount: the heat the locks panel sorts by is the figures' acquisitions
 // over the last minute, across chunks.
 func TestAcquiredSinceCountsWhatTheFiguresCount(t *testing.T) {
+	t.Parallel()
 	snaps := story(t, Config{}, handovers(100)...)
 	s := snaps[99]
 	l := lockOf(t, s, "r")

@@ -54,6 +54,7 @@ func pollUntil(t *testing.T, mon *Monitor, limit time.Duration, what string, ok 
 }
 
 func TestMonitorFollowsASentinelFailover(t *testing.T) {
+	t.Parallel()
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -121,6 +122,7 @@ func TestMonitorFollowsASentinelFailover(t *testing.T) {
 }
 
 func TestMonitorNamesASentinelGivenAsAMaster(t *testing.T) {
+	t.Parallel()
 	g := redlocktest.StartSentinels(t, redlocktest.SentinelOptions{})
 	s := g.Sentinels[0]
 	c := s.NewClient()

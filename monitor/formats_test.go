@@ -146,6 +146,7 @@ return 1`, []string{key, timeout}, formatTTL.Milliseconds(), token).Err()
 }
 
 func TestEveryClientsLockFormatIsRecognised(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 5, Config{})
 	ctx := context.Background()
 	locker := c.locker(t)
@@ -221,6 +222,7 @@ func TestEveryClientsLockFormatIsRecognised(t *testing.T) {
 }
 
 func TestRedissonRedLockAcrossClientsIsGroupedByThread(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 5, Config{})
 	ctx := context.Background()
 	// RedissonMultiLock locks each master's RLock with the same thread id; each RLock comes from its own
@@ -241,6 +243,7 @@ func TestRedissonRedLockAcrossClientsIsGroupedByThread(t *testing.T) {
 }
 
 func TestALockOverSeveralKeysIsShownAsOne(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
 	// node-redlock's ACQUIRE_SCRIPT (src/index.ts at afe5cf9): one random value SET PX on every key of the lock.

@@ -281,6 +281,7 @@ type freeJSONLock struct {
 // handover in its hold log, in the snapshot, the JSON and the report; a master that does not answer leaves
 // its cell unknown, never free; and the lock stays, polled or tracked, until its holders leave the window.
 func TestContentionOutlivesItsHolders(t *testing.T) {
+	t.Parallel()
 	c, servers := serverCluster(t, 3, Config{Interval: 100 * time.Millisecond})
 	const res, hold, tenures = "o1:hot", 400 * time.Millisecond, 6
 	var mu sync.Mutex
@@ -412,6 +413,7 @@ func TestContentionOutlivesItsHolders(t *testing.T) {
 // TestAFreeLockDoesNotKeepANewLockOutOfSight: free locks, which no master has, do not count against
 // --max-keys: a new lock is listed even when the free ones fill the cap.
 func TestAFreeLockDoesNotKeepANewLockOutOfSight(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 3, Config{MaxKeys: 2})
 	ctx := context.Background()
 	c.set(t, "jobs:a", "token-a-0123456789abcdef", time.Minute, 0, 1, 2)

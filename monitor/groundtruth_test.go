@@ -44,8 +44,25 @@ const nodeDir = "testdata/noderedlock"
 // CI runs the default, long enough for every fault once.
 const groundTruthEnv = "REDLOCK_GROUNDTRUTH"
 
-// defaultGroundTruth is the length of a ground-truth run unless groundTruthEnv says otherwise.
-const defaultGroundTruth = 20 * time.Second
+// fullGroundTruth is the length of a ground-truth run with REDLOCK_TEST_SOAK=full, as CI runs it, and the
+// least that runs the faults on fullFaults' plan.
+const fullGroundTruth = 20 * time.Second
+
+// defaultGroundTruth is the length of a ground-truth run unless groundTruthEnv says otherwise: in a
+// contributor's run, long enough for each fault once on shortFaults' plan.
+var defaultGroundTruth = redlocktest.Soak(9*time.Second, fullGroundTruth)
+
+// faultPlan is when inject acts, from the start of the workload: the victim set on masters 0-2, master 4
+// first stopped, master 0 killed.
+type faultPlan struct{ victimAt, pauseAt, killAt time.Duration }
+
+// shortFaults and fullFaults are the plans of a contributor's run and of CI's (and of any run as long): the
+// short one keeps every fault and its order, and leaves the monitors more than two slow polls after master
+// 0's return.
+var (
+	shortFaults = faultPlan{victimAt: time.Second, pauseAt: 2 * time.Second, killAt: 5 * time.Second}
+	fullFaults  = faultPlan{victimAt: 2 * time.Second, pauseAt: 4 * time.Second, killAt: 10 * time.Second}
+)
 
 // Workload shape: resources contended by clientsPer clients each, holding a lock for a uniform time in
 // [minHold, maxHold); with these figures about ten releases a second in all.
@@ -97,6 +114,8 @@ type watched struct {
 	up         [][]bool    // each snapshot's masters that answered
 	victims    []string    // each snapshot's view of the victim, for a failure's message
 	final      monitor.Snapshot
+	swept      chan struct{} // closed at the first snapshot after a full sweep of every master
+	sweptOnce  sync.Once
 	done       chan struct{}
 }
 
@@ -122,8 +141,11 @@ func watch(ctx context.Context, t *testing.T, servers []*redlocktest.Server, int
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &watched{interval: interval, noTracking: noTracking, done: make(chan struct{})}
+	w := &watched{interval: interval, noTracking: noTracking, swept: make(chan struct{}), done: make(chan struct{})}
 	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) {
+		if s.Swept {
+			w.sweptOnce.Do(func() { close(w.swept) })
+		}
 		up := make([]bool, len(s.Masters))
 		allTracked := true
 		for i, m := range s.Masters {
@@ -382,7 +404,13 @@ func runGroundTruth(t *testing.T, faults bool) *groundTruth {
 	// Each interval in both modes: the masters allow tracking, so two monitors track keys, and two read every key.
 	g.monitors = []*watched{watch(monCtx, t, g.servers, 100*time.Millisecond, false), watch(monCtx, t, g.servers, monitor.DefaultInterval, false),
 		watch(monCtx, t, g.servers, 100*time.Millisecond, true), watch(monCtx, t, g.servers, monitor.DefaultInterval, true)}
-	time.Sleep(time.Second) // the monitors' first sweep: locks it finds are described, not announced
+	for _, w := range g.monitors { // the monitors' first sweep: locks it finds are described, not announced
+		select {
+		case <-w.swept:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("monitor %v: no full sweep of five empty masters in 30s", w)
+		}
+	}
 
 	var mu sync.Mutex
 	workCtx, stopWork := context.WithTimeout(ctx, g.length)
@@ -404,9 +432,9 @@ func runGroundTruth(t *testing.T, faults bool) *groundTruth {
 	return g
 }
 
-// inject runs the faults: master 4 stopped for 1.5s every 15s; the victim set on exactly masters 0-2, then
-// master 0 killed and restarted empty. It records what was lost for real at the restart: every lock whose
-// token is left on fewer than a quorum of masters.
+// inject runs the faults of the plan for the run's length: master 4 stopped for 1.5s, then every 15s; the
+// victim set on exactly masters 0-2, then master 0 killed and restarted empty. It records what was lost for
+// real at the restart: every lock whose token is left on fewer than a quorum of masters.
 func (g *groundTruth) inject(t *testing.T, ctx context.Context) {
 	t.Helper()
 	start := time.Now()
@@ -436,8 +464,12 @@ func (g *groundTruth) inject(t *testing.T, ctx context.Context) {
 		w.to = time.Now()
 		g.paused = append(g.paused, w)
 	}
+	plan := shortFaults
+	if g.length >= fullGroundTruth {
+		plan = fullFaults
+	}
 	g.victimTok = "victimToken0123456789"
-	if !at(2 * time.Second) {
+	if !at(plan.victimAt) {
 		return
 	}
 	for _, i := range []int{0, 1, 2} {
@@ -445,11 +477,11 @@ func (g *groundTruth) inject(t *testing.T, ctx context.Context) {
 			t.Fatal(err)
 		}
 	}
-	if !at(4 * time.Second) {
+	if !at(plan.pauseAt) {
 		return
 	}
 	pause()
-	if !at(10 * time.Second) {
+	if !at(plan.killAt) {
 		return
 	}
 	g.killed = window{master: 0, from: time.Now()}
@@ -477,7 +509,7 @@ func (g *groundTruth) inject(t *testing.T, ctx context.Context) {
 		}
 	}
 	g.realLoss[victim] = g.victimTok
-	for d := 19 * time.Second; d+2*time.Second < g.length; d += 15 * time.Second {
+	for d := plan.killAt + 9*time.Second; d+2*time.Second < g.length; d += 15 * time.Second {
 		if !at(d) {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 // they began in; the holder already there at the first poll is not a handover, and the parts before the first
 // poll are not watched rather than quiet.
 func TestHandoversCountsEachPartOfTheWindow(t *testing.T) {
+	t.Parallel()
 	// A 40s window in 8 parts of 5s; 35 polls a second apart, from t0.
 	polls := make([]poll, 35)
 	for i := range polls {

@@ -120,6 +120,7 @@ func handovers(n int) []poll {
 // TestHoldLogIsBoundedByCountAndWindow: a lock that changes hands at every poll keeps at most MaxIntervals
 // intervals, and none that ended before the window; a lock gone for longer than the window leaves no log.
 func TestHoldLogIsBoundedByCountAndWindow(t *testing.T) {
+	t.Parallel()
 	snaps := story(t, Config{MaxIntervals: 32}, handovers(200)...)
 	h := snaps[len(snaps)-1].holdLogs[0]
 	if n := closedCount(h); n > 32 || n <= 32-holds.ChunkLen {
@@ -153,6 +154,7 @@ func TestHoldLogIsBoundedByCountAndWindow(t *testing.T) {
 // TestHoldLogOfAnEarlierSnapshotNeverChanges: snapshots share hold logs, so a later poll must leave an earlier
 // snapshot's intervals as they were.
 func TestHoldLogOfAnEarlierSnapshotNeverChanges(t *testing.T) {
+	t.Parallel()
 	snaps := story(t, Config{MaxIntervals: 16}, handovers(60)...)
 	for i := 10; i < 60; i += 7 {
 		got := snaps[i].holdLogs[0].Intervals(t0)

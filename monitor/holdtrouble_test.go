@@ -65,6 +65,7 @@ func TestHoldLogRecordsSplitAndQuorumLossSpans(t *testing.T) {
 // TestHoldLogTroublesAreBoundedByCountAndWindow: a lock split every other poll keeps at most MaxIntervals
 // spans, and a log with nothing but spans that ended before the window is dropped.
 func TestHoldLogTroublesAreBoundedByCountAndWindow(t *testing.T) {
+	t.Parallel()
 	split := poll{cells: []cell{at9("A"), at9("A"), at9("B"), at9("B"), {}}}
 	none := poll{cells: make([]cell, 5)}
 	var polls []poll

@@ -76,6 +76,7 @@ func shownWithin(c *cluster, resource string, polls int) (bool, Snapshot) {
 // notifications (the control) shows none of a lock of each kind in those polls: only the scan could find them,
 // and the chance that it comes across one is about 1 in 10,000.
 func TestNotifiedLocksAppearWithinTwoPolls(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	formats := append(lockFormats[:len(lockFormats):len(lockFormats)], lockFormat{name: "Symfony Lock", key: verbatim,
 		token: func() string { return "symfony-token-0123456789" },
@@ -113,6 +114,7 @@ func TestNotifiedLocksAppearWithinTwoPolls(t *testing.T) {
 // without a TTL, a hash that is not Redisson's, and under a pattern of the user's keys outside it. None is
 // listed, while a lock written with them is.
 func TestNotifiedKeysFollowTheCandidateRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("default pattern", func(t *testing.T) {
 		c := notifiedMaster(t, "KEA", Config{})
@@ -157,6 +159,7 @@ func must(t *testing.T, err error) {
 // TestKilledNotificationConnectionResubscribes kills the monitor's Pub/Sub connections: the next polls still
 // answer and the scan goes on, one of them subscribes again, and after that a new lock shows within two polls.
 func TestKilledNotificationConnectionResubscribes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{ScanCount: 100}) // a hundred keys a poll: the scan's progress shows
 	subscription := func() (*redis.PubSub, bool) { return reading.Subscription(c.mon.pollers[0]) }
@@ -195,6 +198,7 @@ func TestKilledNotificationConnectionResubscribes(t *testing.T) {
 // the keys dropped). A lock written behind the flood still shows within two polls, though a queue full of
 // cache keys is read a few thousand a poll: its expire event puts it in the queue of lock events, read first.
 func TestNotifiedQueueIsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{})
 	fillCacheKeys(t, c.masters[0].Addr(), "flood:", 2*reading.MaxNotified)
@@ -228,6 +232,7 @@ func TestNotifiedQueueIsBounded(t *testing.T) {
 // shows within two polls, also when the ACL refuses scripts too (the named keys are then read with plain
 // commands); without SUBSCRIBE it waits for the scan, and the master says why.
 func TestNotificationsNeedCONFIGGet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newACLServer(t)
 	must(t, a.admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err())
@@ -282,6 +287,7 @@ func documentedAddition(t *testing.T, prefix string) []string {
 // (made due here rather than waited a minute for) the monitor drops its subscription when they are turned
 // off, and subscribes to what is turned on, saying which kinds of lock it covers.
 func TestNotificationsFollowTheMastersSetting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := notifiedMaster(t, "KEA", Config{})
 	for _, tt := range []struct {
@@ -318,6 +324,7 @@ func TestNotificationsFollowTheMastersSetting(t *testing.T) {
 // refusal, an error reply on the notification connection, ends the barriers but not the connection, which the
 // next polls keep using.
 func TestNotificationsWithoutPINGKeepTheirConnection(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newACLServer(t)
 	must(t, a.admin.ConfigSet(ctx, "notify-keyspace-events", "KEA").Err())
@@ -345,12 +352,13 @@ func TestNotificationsWithoutPINGKeepTheirConnection(t *testing.T) {
 // budget until a sweep that started after the new subscription is over. A master without notifications keeps
 // the full budget.
 func TestNotifiedMasterScansAtASafetyNetsPace(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server (keyspace notifications)")
 	}
 	ctx := context.Background()
 	cfg := Config{Interval: 100 * time.Millisecond, ScanBudget: 0.05, ScanCount: 50}
-	start := func(flags string) *cluster {
+	start := func(t *testing.T, flags string) *cluster {
 		srv := redlocktest.StartServers(t, 1, redlocktest.ServerOptions{Args: []string{"--notify-keyspace-events", flags}})[0]
 		fillCacheKeys(t, srv.Addr(), "cache:", 20_000) // several polls' scan at the full budget
 		c := watch(t, []redlocktest.Master{srv}, cfg)
@@ -358,7 +366,7 @@ func TestNotifiedMasterScansAtASafetyNetsPace(t *testing.T) {
 		return c
 	}
 	// pollUntil polls at the interval until ok holds of a poll's master, for up to a minute.
-	pollUntil := func(c *cluster, what string, ok func(MasterStatus) bool) {
+	pollUntil := func(t *testing.T, c *cluster, what string, ok func(MasterStatus) bool) {
 		t.Helper()
 		for deadline := time.Now().Add(time.Minute); ; {
 			if m := c.mon.Poll(ctx).Masters[0]; ok(m) {
@@ -372,31 +380,37 @@ func TestNotifiedMasterScansAtASafetyNetsPace(t *testing.T) {
 	}
 	safetyNet := func(m MasterStatus) bool { return strings.Contains(m.NotifiedWhy, "safety net") }
 
-	notified := start("KEA")
-	pollUntil(notified, "the scan at a safety net's pace", safetyNet)
-	// A poll's budget is its share of at most two intervals, of which the scan keeps a tenth; its calls are
-	// charged at least minKeyCost a key, and the last may end its page of ScanCount keys.
-	most := int64(float64(2*cfg.Interval)*cfg.ScanBudget*0.1/float64(reading.MinKeyCost)) + int64(cfg.ScanCount)
-	prev := notified.mon.Poll(ctx).Masters[0].Sweep
-	for range 10 {
-		time.Sleep(cfg.Interval)
-		m := notified.mon.Poll(ctx).Masters[0]
-		if m.Sweep.Completed == prev.Completed {
-			if scanned := m.Sweep.Scanned - prev.Scanned; scanned > most {
-				t.Errorf("a poll at the safety net's pace scanned %d keys, want at most %d", scanned, most)
+	// The two masters are watched side by side: each sweep takes many polls.
+	t.Run("notifications name every lock", func(t *testing.T) {
+		t.Parallel()
+		notified := start(t, "KEA")
+		pollUntil(t, notified, "the scan at a safety net's pace", safetyNet)
+		// A poll's budget is its share of at most two intervals, of which the scan keeps a tenth; its calls are
+		// charged at least minKeyCost a key, and the last may end its page of ScanCount keys.
+		most := int64(float64(2*cfg.Interval)*cfg.ScanBudget*0.1/float64(reading.MinKeyCost)) + int64(cfg.ScanCount)
+		prev := notified.mon.Poll(ctx).Masters[0].Sweep
+		for range 10 {
+			time.Sleep(cfg.Interval)
+			m := notified.mon.Poll(ctx).Masters[0]
+			if m.Sweep.Completed == prev.Completed {
+				if scanned := m.Sweep.Scanned - prev.Scanned; scanned > most {
+					t.Errorf("a poll at the safety net's pace scanned %d keys, want at most %d", scanned, most)
+				}
 			}
+			prev = m.Sweep
 		}
-		prev = m.Sweep
-	}
-	must(t, notified.admin[0].ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
-	pollUntil(notified, "the full budget after the notification connection was killed", func(m MasterStatus) bool {
-		return m.Notified && !safetyNet(m)
+		must(t, notified.admin[0].ClientKillByFilter(ctx, "TYPE", "pubsub").Err())
+		pollUntil(t, notified, "the full budget after the notification connection was killed", func(m MasterStatus) bool {
+			return m.Notified && !safetyNet(m)
+		})
+		pollUntil(t, notified, "the safety net's pace again after a sweep", safetyNet)
 	})
-	pollUntil(notified, "the safety net's pace again after a sweep", safetyNet)
-
-	plain := start("")
-	pollUntil(plain, "a full sweep", func(m MasterStatus) bool { return m.Sweep.Completed >= 2 })
-	if m := plain.mon.Poll(ctx).Masters[0]; safetyNet(m) || m.Notified {
-		t.Errorf("a master without notifications: notified %v, %q; want the scan at its full budget", m.Notified, m.NotifiedWhy)
-	}
+	t.Run("no notifications", func(t *testing.T) {
+		t.Parallel()
+		plain := start(t, "")
+		pollUntil(t, plain, "a full sweep", func(m MasterStatus) bool { return m.Sweep.Completed >= 2 })
+		if m := plain.mon.Poll(ctx).Masters[0]; safetyNet(m) || m.Notified {
+			t.Errorf("a master without notifications: notified %v, %q; want the scan at its full budget", m.Notified, m.NotifiedWhy)
+		}
+	})
 }

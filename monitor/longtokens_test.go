@@ -17,6 +17,7 @@ import (
 // not held, though what is shown of the three tokens is alike. Under a pattern of the user's any value is
 // listed; under the default one, bsm/redislock's token followed by its users' metadata is.
 func TestTokensAreComparedWhole(t *testing.T) {
+	t.Parallel()
 	prefix := strings.Repeat("x", DefaultMaxValueLen+44)
 	bsm := "AAAAAAAAAAAAAAAAAAAAAQ" + `{"owner":"` + strings.Repeat("worker-7 ", 40) + `"}`
 	tests := []struct {
@@ -61,6 +62,7 @@ func TestTokensAreComparedWhole(t *testing.T) {
 // scripts do): one long token on all three is held 3/3, and once the master without scripts has another that
 // differs only after its first bytes, the lock is held by the other two with a foreign token there.
 func TestLongTokensReadWithPlainCommandsAreComparedWhole(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server (rename-command)")
 	}

@@ -8,6 +8,7 @@ import (
 
 // PollNow polls at once, with an interval of an hour, and the poll sees a lock set after the previous one.
 func TestPollNowPollsAheadOfTheInterval(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, 3, Config{Interval: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

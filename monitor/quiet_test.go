@@ -34,6 +34,7 @@ func quietCluster(t *testing.T) (*cluster, Snapshot) {
 // share the locks of the snapshot before, with a validity that still counts down, and the first change on
 // one master to end that, shown by the very next poll.
 func TestQuietPollsShareTheLocksAndTheirValidityRunsOn(t *testing.T) {
+	t.Parallel()
 	c, first := quietCluster(t)
 	second := c.mon.Poll(context.Background())
 	if !second.quiet || &second.Locks[0] != &first.Locks[0] {
@@ -56,6 +57,7 @@ func TestQuietPollsShareTheLocksAndTheirValidityRunsOn(t *testing.T) {
 // TestQuietPollsLetALockExpire holds a short lock beside the quiet ones: polls that read nothing must never
 // show it held without validity, and it must be reported expired once its keys run out.
 func TestQuietPollsLetALockExpire(t *testing.T) {
+	t.Parallel()
 	c, _ := quietCluster(t)
 	c.set(t, "quiet:short", "token-short-0123456789ab", 1500*time.Millisecond, 0, 1, 2)
 	deadline := time.Now().Add(20 * time.Second)
@@ -86,6 +88,7 @@ func TestQuietPollsLetALockExpire(t *testing.T) {
 // the poll after a sweep does: the read script's arguments overflowed the server's Lua stack in one batch, and
 // the refusal turned the master to pipelined reads (five times the work) for good.
 func TestTrackedReadOfManyFoundKeysStaysScripted(t *testing.T) {
+	t.Parallel()
 	if *polling {
 		t.Skip("a test of tracking, run without -polling")
 	}

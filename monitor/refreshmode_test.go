@@ -11,6 +11,7 @@ import (
 // and with it on: neither fell back from tracking; a master that refuses it does (TestTrackingRefusedByACLPolls
 // and the storm tests).
 func TestTrackingFellBackOnlyWhenTrackingWasWanted(t *testing.T) {
+	t.Parallel()
 	if *polling {
 		t.Skip("a test of tracking, run without -polling")
 	}

@@ -77,6 +77,7 @@ func endOfLast(t *testing.T, s Snapshot, resource string) EndKind {
 // evicted from all three is evicted, an error, and so its holder's tenure ends; and one evicted master after
 // master loses its quorum, then is evicted.
 func TestEvictedLockIsNotReleased(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("from every master at once", func(t *testing.T) {
 		c, servers := evictingMasters(t, 3)
@@ -151,6 +152,7 @@ func TestEvictedLockIsNotReleased(t *testing.T) {
 // event on that master (a warning; the lock still held on two), and a FLUSHDB of the other two, which takes
 // the lock from under its holder, is the lock's event flushed, an error, not a release.
 func TestFlushIsTold(t *testing.T) {
+	t.Parallel()
 	servers := realServers(t, 3)
 	masters := make([]redlocktest.Master, len(servers))
 	for i, s := range servers {
@@ -199,6 +201,7 @@ func TestFlushIsTold(t *testing.T) {
 // TestHowALockWentFromTheCounters moves three masters' counters between two polls, in which a lock held on all
 // three goes from all of them before its TTL, and requires the event the counters tell of.
 func TestHowALockWentFromTheCounters(t *testing.T) {
+	t.Parallel()
 	addrs := []string{"m0", "m1", "m2"}
 	base := KeyCounters{Known: true, Evicted: 10, Expired: 5, Flushes: 1, Deletes: 100}
 	evicted := func(c KeyCounters) KeyCounters { c.Evicted += 3; return c }

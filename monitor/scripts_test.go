@@ -22,6 +22,7 @@ const pausedWritesFor = 3 * time.Second
 // Tracked, such a master reads only what changes: a key whose TTL runs out in the pause, read on the tracking
 // connection, whose scripts the pause holds, and read again with plain commands.
 func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		flagged  bool // the read scripts are flagged no-writes
@@ -34,12 +35,15 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			servers := realServers(t, 3)
 			masters := make([]redlocktest.Master, len(servers))
 			for i, s := range servers {
 				masters[i] = s
 			}
-			c := watch(t, masters, Config{NoTracking: !tt.tracked})
+			// An interval of 2s: a poll waits up to that (the read timeout) for a master that is slow to answer on
+			// a loaded machine, still less than the pause, which a held read would outlast.
+			c := watch(t, masters, Config{NoTracking: !tt.tracked, Interval: 2 * time.Second})
 			t.Cleanup(func() { _ = c.mon.Close() })
 			reading.SetFlaggedScripts(c.mon.pollers[0], tt.flagged)
 			const key, token, hashKey = "orders:paused", "token-paused-0123456789", "reports:paused"
@@ -111,6 +115,7 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 // monitor still reads it: with EVAL_RO where only EVAL is gone, with plain commands where every script command
 // is, the hash lock then unknown there, never absent.
 func TestMasterWithoutScriptsIsNamed(t *testing.T) {
+	t.Parallel()
 	if redlocktest.Backend() != "redis-server" {
 		t.Skip("needs redis-server (rename-command)")
 	}

@@ -199,6 +199,7 @@ func sweptPoll(t *testing.T, c *cluster) Snapshot {
 }
 
 func TestSymfonyLockSortedSetsAreShownWithEachHolder(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 5, Config{})
 	ctx := context.Background()
 	locker := c.locker(t)
@@ -269,6 +270,7 @@ func TestSymfonyLockSortedSetsAreShownWithEachHolder(t *testing.T) {
 }
 
 func TestSymfonyLockOnASingleStore(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 1, Config{})
 	w, r1, r2 := symfonyTokenOf(), symfonyTokenOf(), symfonyTokenOf()
 	symfonyOn(t, c, symfonySave, "deploy", w, formatTTL, 0)
@@ -301,6 +303,7 @@ func sortedOf(ss ...string) []string {
 }
 
 func TestSetLockRowFollowsReadersAndWritersWithinAPoll(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
 	r1, r2, w := symfonyTokenOf(), symfonyTokenOf(), symfonyTokenOf()
@@ -364,6 +367,7 @@ func hasEvent(events []Event, kind EventKind, token string) bool {
 }
 
 func TestExpiredMembersAreShownExpiredNotHeld(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	all := []int{0, 1, 2}
 	live, lapsing := symfonyTokenOf(), symfonyTokenOf()
@@ -452,6 +456,7 @@ func acquireSemaphore(t *testing.T, c *cluster, name, identifier string, limit i
 }
 
 func TestRedisSemaphoreLocksAreShownWithTheirPermits(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 5, Config{Permits: map[string]int{"pool": 3}})
 	ctx := context.Background()
 	locker := c.locker(t)
@@ -517,6 +522,7 @@ func TestRedisSemaphoreLocksAreShownWithTheirPermits(t *testing.T) {
 }
 
 func TestAnExpiredSemaphoreHolderIsShownExpired(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	now := time.Now()
 	live, lapsed := uuid4(), uuid4()
@@ -535,6 +541,7 @@ func TestAnExpiredSemaphoreHolderIsShownExpired(t *testing.T) {
 }
 
 func TestARefusedSetReadIsUnknownNotAbsent(t *testing.T) {
+	t.Parallel()
 	a := newACLServer(t)
 	ctx := context.Background()
 	w := symfonyTokenOf()
@@ -567,6 +574,7 @@ func TestARefusedSetReadIsUnknownNotAbsent(t *testing.T) {
 }
 
 func TestMalkuschLockIsNamedByItsResourceAndValidForItsTimeout(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
 	// malkusch/lock 2.2.1 (php-lock/lock 63c1b268f521a702cb8755ed92631c1fac1775e6): SpinlockMutex names the key
@@ -593,6 +601,7 @@ func TestMalkuschLockIsNamedByItsResourceAndValidForItsTimeout(t *testing.T) {
 func randomHex(n int) string { return fmt.Sprintf("%x", randomBytes(n)) }
 
 func TestAKeyFormatExcludesThePeersLocks(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
 	locker := c.locker(t)

@@ -88,6 +88,7 @@ const sharedKeys = 3000
 // locks taken by this project's client and by redsync. Only the locks are listed, the others are counted, and
 // the hour-long TTLs do not make the restart rule fire; a pattern of the user's own lists everything it matches.
 func TestSharedRedisListsOnlyTheLocks(t *testing.T) {
+	t.Parallel()
 	servers := realServers(t, 1)
 	ctx := context.Background()
 	admin := servers[0].NewClient()

@@ -17,6 +17,7 @@ import (
 // and while the connection cannot come back (the master at its maxclients), every poll reads every key.
 // Once it is back, the master is tracked again and a change reaches the next poll.
 func TestTrackingLostInvalidationConnectionReadsAll(t *testing.T) {
+	t.Parallel()
 	const key = "lock:killed"
 	c, _ := trackedCluster(t, key)
 	ctx := context.Background()
@@ -53,6 +54,7 @@ func TestTrackingLostInvalidationConnectionReadsAll(t *testing.T) {
 // keys and invalidates them although they did not change, and the monitor turns the master to polling, with
 // a warning, while the locks stay read.
 func TestTrackingStormFallsBackToPolling(t *testing.T) {
+	t.Parallel()
 	c, _ := trackedCluster(t, "lock:0")
 	ctx := context.Background()
 	const locks = 400
@@ -83,6 +85,7 @@ func TestTrackingStormFallsBackToPolling(t *testing.T) {
 // TestTrackingRefusedByACLPolls watches as the README's read-only user, which may not track: the master is
 // polled as before, and says why; with the README's rules for tracking added, it is tracked.
 func TestTrackingRefusedByACLPolls(t *testing.T) {
+	t.Parallel()
 	if *polling {
 		t.Skip("a test of tracking, run without -polling")
 	}

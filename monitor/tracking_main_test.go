@@ -3,6 +3,8 @@ package monitor
 import (
 	"flag"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -10,8 +12,24 @@ import (
 // -args -polling`. Without it masters that allow tracking are tracked, so the tests run in both modes.
 var polling = flag.Bool("polling", false, "poll every master: do not track keys (CLIENT TRACKING)")
 
+// waitBoundParallel is how many tests per core run at once unless -parallel says otherwise: the tests that
+// run in parallel each own their servers and spend most of their time waiting for polls and expiries, not
+// computing, so a core serves several. Not with -race, whose CPU time would make a loaded core late for
+// polls: go test's default of one per core then.
+const waitBoundParallel = 4
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	trackingByDefault = !*polling
+	if !flagSet("test.parallel") && !raceDetector {
+		_ = flag.Set("test.parallel", strconv.Itoa(waitBoundParallel*runtime.GOMAXPROCS(0)))
+	}
 	os.Exit(m.Run())
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -15,6 +15,7 @@ import (
 // watched): it is polled, with the warning, and says when tracking is tried again; after the backoff it is
 // tracked again, every key read anew; the storm, still there, turns it to polling again for twice as long.
 func TestTrackingStormRetriesAfterBackoff(t *testing.T) {
+	t.Parallel()
 	c, _ := trackedCluster(t, "lock:0")
 	reading.SetStormBackoff(c.mon.pollers[0], 2*time.Second) // the poller's: no poll runs now
 	const locks = 400

@@ -51,6 +51,7 @@ func cellOf(s Snapshot, resource string) *MasterLock {
 // TestTrackingSeesEveryKindOfChange changes a tracked lock key in each way a client or the server can, and
 // requires the very next poll, which reads only what the master said changed, to show the change.
 func TestTrackingSeesEveryKindOfChange(t *testing.T) {
+	t.Parallel()
 	const key = "lock:tracked"
 	ctx := context.Background()
 	gone := func(c *MasterLock) bool { return c == nil || c.State == CellAbsent }
@@ -88,6 +89,7 @@ func TestTrackingSeesEveryKindOfChange(t *testing.T) {
 
 // TestTrackingSeesExpiry lets a tracked key's TTL run out: the poll after shows it gone.
 func TestTrackingSeesExpiry(t *testing.T) {
+	t.Parallel()
 	const key = "lock:expiring"
 	c, _ := trackedCluster(t, key)
 	ctx := context.Background()
@@ -107,6 +109,7 @@ func TestTrackingSeesExpiry(t *testing.T) {
 // TestTrackingReadsOnlyWhatChanged requires the poll of a quiet tracked master to read no key (the refresh
 // script's MGET does not run), and the poll after one change to read it.
 func TestTrackingReadsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	c, _ := trackedCluster(t, "lock:a")
 	ctx := context.Background()
 	for i := range 50 {
@@ -155,6 +158,7 @@ func commandCalls(t *testing.T, c *cluster, command string) int {
 // TestTrackingFullReadIsDue sets the safety net's period short: once it has passed, a quiet tracked master has
 // every key read again, and says so.
 func TestTrackingFullReadIsDue(t *testing.T) {
+	t.Parallel()
 	c, _ := trackedClusterWith(t, "lock:due", Config{FullReadEvery: 2 * time.Second})
 	s := pollUntil(t, c.mon, 20*time.Second, "the full re-read due", func(s Snapshot) bool {
 		return strings.HasPrefix(s.Masters[0].RefreshWhy, "full re-read: due every")

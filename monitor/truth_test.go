@@ -29,6 +29,7 @@ func newEvents(prev, s Snapshot) []Event {
 }
 
 func TestPollAMasterThatMissesAPollKeepsItsLocksUnknownNotReleased(t *testing.T) {
+	t.Parallel()
 	c, servers := serverCluster(t, 5, Config{})
 	ctx := context.Background()
 	c.set(t, "billing:nightly", "tokHeld0123456789", time.Minute, 1, 2, 3)
@@ -121,6 +122,7 @@ func pollUntilAllAnswer(t *testing.T, c *cluster, from Snapshot) Snapshot {
 }
 
 func TestPollConnectionSetupErrorIsADownMaster(t *testing.T) {
+	t.Parallel()
 	servers := realServers(t, 1)
 	ctx := context.Background()
 	admin := servers[0].NewClient()
@@ -163,6 +165,7 @@ func TestPollConnectionSetupErrorIsADownMaster(t *testing.T) {
 }
 
 func TestPollStuckLockWithoutTTLIsShownAndOrdinaryDataIsNot(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 5, Config{})
 	ctx := context.Background()
 	c.set(t, "stuck:deploy", "Zq3vX9kLm2Pa7TbW", 0, 0, 1, 2)          // a token without a TTL on 3 of 5
@@ -192,6 +195,7 @@ func TestPollStuckLockWithoutTTLIsShownAndOrdinaryDataIsNot(t *testing.T) {
 }
 
 func TestPollHeldLockThatLosesItsQuorumIsAnError(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 5, Config{})
 	ctx := context.Background()
 	c.set(t, "billing:nightly", "tokHeld0123456789", time.Minute, 0, 1, 2)
@@ -233,6 +237,7 @@ func TestPollHeldLockThatLosesItsQuorumIsAnError(t *testing.T) {
 }
 
 func TestPollReleasedAndExpiredAreToldApart(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
 	c.set(t, "short", "tokShort0123456789", 300*time.Millisecond, 0, 1, 2)
@@ -258,6 +263,7 @@ func TestPollReleasedAndExpiredAreToldApart(t *testing.T) {
 // persistence. The monitor reports the master's fall and return, and the lost quorum within two polls of its
 // return (the first shows it unconfirmed).
 func TestPollAHolderRestartedEmptyIsALostQuorum(t *testing.T) {
+	t.Parallel()
 	c, servers := serverCluster(t, 5, Config{})
 	ctx := context.Background()
 	c.set(t, "billing:nightly", "tokHeld0123456789", time.Minute, 0, 1, 2)
@@ -296,6 +302,7 @@ func TestPollAHolderRestartedEmptyIsALostQuorum(t *testing.T) {
 // (SIGSTOP) and a read deadline far longer than the interval, a poll returns with the others' fresh reads long
 // before that deadline, and the stopped master's cells are unknown, not absent.
 func TestPollAStoppedMasterDoesNotDelayTheOthers(t *testing.T) {
+	t.Parallel()
 	const timeout = 20 * time.Second
 	c, servers := serverCluster(t, 5, Config{})
 	// The monitor's own clients wait for an answer as long as its deadline allows, whatever their defaults.

@@ -48,6 +48,7 @@ func TestValueTimeReadsUnixSecondsAndMillisecondsNearTheRead(t *testing.T) {
 // under lock:<name>) is listed and held; its value is read as the time it is, and its holder is unknown in
 // the table and the report; a millisecond timestamp cached under another name is still left out.
 func TestALockStoredAsItsExpiryIsListedWithoutAHolder(t *testing.T) {
+	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	expiry := time.Now().Add(30 * time.Second)
 	stamp := strconv.FormatInt(expiry.UnixMilli(), 10)

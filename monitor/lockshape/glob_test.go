@@ -12,6 +12,7 @@ import (
 // which matches as SCAN MATCH does): the keys named by notifications pass the pattern exactly when a SCAN
 // would have returned them.
 func TestPatternMatchesAsRedisDoes(t *testing.T) {
+	t.Parallel()
 	srv := realServers(t)[0]
 	c := srv.NewClient()
 	defer c.Close()

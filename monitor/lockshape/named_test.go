@@ -74,6 +74,7 @@ func TestAKeyNamedAsALockIsLockShapedWhateverItsValue(t *testing.T) {
 // TestNamedLockLuaIsNamedAsLock runs the discovery scripts' namedLock on a real server: it must say what
 // NamedAsLock says of every key, or a long value under a lock's name would be dropped by the script.
 func TestNamedLockLuaIsNamedAsLock(t *testing.T) {
+	t.Parallel()
 	servers := realServers(t)
 	c := servers[0].NewClient()
 	defer c.Close()

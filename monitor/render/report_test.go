@@ -38,6 +38,7 @@ func reportStory(t *testing.T) monitor.Snapshot {
 }
 
 func TestReportGolden(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := WriteReport(&b, reportStory(t), ReportOptions{Events: 8}); err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func TestReportGolden(t *testing.T) {
 // TestReportEscapesHostileNames: no control byte reaches the report, and no name or token adds a table column
 // or markup.
 func TestReportEscapesHostileNames(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := WriteReport(&b, reportStory(t), ReportOptions{}); err != nil {
 		t.Fatal(err)

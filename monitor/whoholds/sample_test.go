@@ -112,6 +112,7 @@ func addrsNamed(t *testing.T, c *redis.Client, name string) []string {
 // sees it held; TargetOf picks a master and the holder's token there; the sample names the holder's connection
 // by address and name, and tells apart a contender and a reader of the same key.
 func TestSampleNamesTheRedsyncHoldersConnection(t *testing.T) {
+	t.Parallel()
 	servers := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
 	const resource = "billing:invoice-7"
 	redsyncHolder(t, servers, resource, 300*time.Millisecond)
@@ -196,6 +197,7 @@ func roleOf(r whoholds.Report, name string) (whoholds.Role, bool) {
 // TestSampleOfAQuietHolderSaysSo samples a lock whose holder does not touch it during the sample: the report
 // names nobody and says to sample longer.
 func TestSampleOfAQuietHolderSaysSo(t *testing.T) {
+	t.Parallel()
 	s := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
 	c := s.NewClient()
 	defer c.Close()
@@ -219,6 +221,7 @@ func TestSampleOfAQuietHolderSaysSo(t *testing.T) {
 // TestSampleStopsAtItsLineBudget loads a master with commands on other keys: the sample reads no more lines
 // than asked, long before its time.
 func TestSampleStopsAtItsLineBudget(t *testing.T) {
+	t.Parallel()
 	s := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
 	c := s.NewClient()
 	defer c.Close()
@@ -247,6 +250,7 @@ func TestSampleStopsAtItsLineBudget(t *testing.T) {
 // TestSampleIsRefusedWhereTheACLDeniesIt samples as users whose ACL denies MONITOR, or CLIENT LIST: each is a
 // DeniedError naming the command, and no sampling connection is left on the master.
 func TestSampleIsRefusedWhereTheACLDeniesIt(t *testing.T) {
+	t.Parallel()
 	s := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
 	admin := s.NewClient()
 	defer admin.Close()
@@ -286,6 +290,7 @@ func TestSampleIsRefusedWhereTheACLDeniesIt(t *testing.T) {
 // TestSampleNamesARedissonStyleHolder holds a hash lock as Redisson does and renews it with Redisson's script,
 // given the holder field: the renewing connection is the holder.
 func TestSampleNamesARedissonStyleHolder(t *testing.T) {
+	t.Parallel()
 	s := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
 	c := namedClient(t, s, "inventory-service")
 	ctx, stop := context.WithCancel(context.Background())

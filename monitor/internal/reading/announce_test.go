@@ -27,6 +27,7 @@ func TestFamilyPrefix(t *testing.T) {
 }
 
 func TestChoosePrefixesCoversEveryFamilyWithoutOverlaps(t *testing.T) {
+	t.Parallel()
 	none := func(string) bool { return false }
 	keys := []string{"lock:a", "lock:b", "lock:orders:1", "lock:orders:2", "billing:nightly", "lock_x", "plain"}
 	got, complete := choosePrefixes(keys, none)
