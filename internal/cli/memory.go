@@ -14,8 +14,8 @@ const (
 	// its hold logs and the tracked masters' caches hold for a lock and for each master it is read on, as
 	// measured at 100,000 locks on five masters (docs/scaling.md).
 	heapBase    = 40 << 20
-	heapPerLock = 900
-	heapPerCell = 160
+	heapPerLock = 1100
+	heapPerCell = 80
 )
 
 // tuneMemory sets the garbage collector for watching up to maxKeys locks on masters masters, unless the
