@@ -3,9 +3,9 @@ package monitor
 import (
 	"flag"
 	"os"
-	"runtime"
-	"strconv"
 	"testing"
+
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
 // polling runs this package's tests with every master polled, as with --no-tracking: `go test ./monitor
@@ -21,15 +21,8 @@ const waitBoundParallel = 4
 func TestMain(m *testing.M) {
 	flag.Parse()
 	trackingByDefault = !*polling
-	if !flagSet("test.parallel") && !raceDetector {
-		_ = flag.Set("test.parallel", strconv.Itoa(waitBoundParallel*runtime.GOMAXPROCS(0)))
+	if !raceDetector {
+		redlocktest.WaitBoundParallelism(waitBoundParallel)
 	}
 	os.Exit(m.Run())
-}
-
-// flagSet reports whether the command line set the flag name.
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
