@@ -130,36 +130,18 @@ func buildBench(b *testing.B) string {
 // watch is a running `redlock-tui --headless` of a benchmark, and what it has written so far.
 type watch struct {
 	cmd     *exec.Cmd
-	stderr  *lockedBuffer
+	stderr  *syncBuffer
 	events  string // the --events file
 	offset  int64  // how far the event file was read
 	metrics string // the /metrics URL
 	seen    map[string]time.Time
 }
 
-// lockedBuffer is a buffer safe for one writer and concurrent readers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // startWatch starts bin --headless on addrs, at its default settings, and waits for its metrics address.
 func startWatch(b *testing.B, bin string, addrs []string) *watch {
 	b.Helper()
 	dir := b.TempDir()
-	w := &watch{stderr: &lockedBuffer{}, events: filepath.Join(dir, "events.jsonl"), seen: map[string]time.Time{}}
+	w := &watch{stderr: &syncBuffer{}, events: filepath.Join(dir, "events.jsonl"), seen: map[string]time.Time{}}
 	// --max-keys 100,000 (the default) would leave the new locks out of sight, counted: 1% more makes room.
 	w.cmd = exec.Command(bin, "--headless", "--metrics", "127.0.0.1:0", "--events", w.events, "--max-keys", "101000",
 		"-m", strings.Join(addrs, ","))

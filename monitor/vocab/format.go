@@ -5,7 +5,6 @@ package vocab
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,26 +12,8 @@ import (
 )
 
 // ShortDuration writes a duration rounded to what matters, for sentences and table cells: 850ms, 8.2s, 42s,
-// 12m05s, 3h04m, 5d.
-func ShortDuration(d time.Duration) string {
-	neg := ""
-	if d < 0 {
-		neg, d = "-", -d
-	}
-	switch {
-	case d < time.Second:
-		return neg + strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-	case d < 10*time.Second:
-		return neg + fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return neg + fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return neg + fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 100*time.Hour:
-		return neg + fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return neg + fmt.Sprintf("%dd", int(d.Hours()/24))
-}
+// 12m05s, 3h04m, 5d (textfmt.ShortDuration, which the reader below monitor uses too).
+func ShortDuration(d time.Duration) string { return textfmt.ShortDuration(d) }
 
 // Latency writes a round trip as people read one: to the hundredth of a millisecond below 10ms, to the
 // millisecond below a second, as ShortDuration beyond.
