@@ -45,7 +45,8 @@ func TestQAndEscCloseTheHelpAndEveryViewBeforeQuitting(t *testing.T) {
 }
 
 // TestQuitAsksWhileTheDashboardHoldsLocks: quitting releases the locks the dashboard acquired, so while it
-// holds any, q (and ctrl+c, from anywhere) asks first; esc or q stays, holding them; enter, or a second
+// holds any, q in the help or a lock's view closes it, neither quitting nor asking; on the main screen q (and
+// ctrl+c, from anywhere) asks first; esc or q stays, holding them; enter, or a second
 // ctrl+c, quits and releases them.
 func TestQuitAsksWhileTheDashboardHoldsLocks(t *testing.T) {
 	c := newCluster(t)
@@ -65,6 +66,18 @@ func TestQuitAsksWhileTheDashboardHoldsLocks(t *testing.T) {
 			t.Fatalf("%s: quit %v, or the question is still on screen:\n%s", after, d.quit, d.m.View())
 		}
 		c.heldEverywhere("quit:held")
+	}
+	c.poll(d) // the lock is listed, and enter opens its view
+	for _, v := range []struct{ open, shown string }{{"?", "Help · ? or esc/q closes"}, {"enter", "Lock quit:held · esc/q back"}} {
+		d.press(v.open)
+		if !strings.Contains(d.m.View(), v.shown) {
+			t.Fatalf("%s did not open %q:\n%s", v.open, v.shown, d.m.View())
+		}
+		d.press("q") // closes what is open: neither quits nor asks
+		if view := d.m.View(); strings.Contains(view, v.shown) {
+			t.Fatalf("q did not close %q:\n%s", v.shown, view)
+		}
+		stayed(v.open + ", q")
 	}
 	d.press("q")
 	asked("q")
