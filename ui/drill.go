@@ -242,6 +242,10 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 	st, d, lv, now := sh.st, sh.data, row.lv, sh.now()
 	out := []string{"", st.table.head.Render("Masters") + st.text.muted.Render("  ● holder  ○ another token  · no key  ? not read")}
 	add := func(lines ...string) { out = append(out, lines...) }
+	valueLabel := "    token"
+	if !lv.ValueTime.IsZero() { // a time, not a token: what each master holds is named for what it is
+		valueLabel = "    value"
+	}
 	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, gs := cellGlyph(st, c, row.primaryOn(j), lv.State)
 		head := st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " " +
@@ -263,7 +267,7 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 		}
 		add(wrapLines(head, w)...)
 		if row.tokens[j] != "" && c.Set() == nil {
-			add(labelled(st, "    token", row.tokens[j], w, st.text.normal)...)
+			add(labelled(st, valueLabel, row.tokens[j], w, st.text.normal)...)
 		}
 		if c.Node() != "" { // a Redis Cluster's key: the primary that owns its slot
 			add(labelled(st, "    owner", c.Node(), w, st.text.normal)...)
