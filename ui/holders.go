@@ -80,8 +80,9 @@ func holderLine(st *styles, hr holderRow, masters int, quorum int, snapTime, now
 	return gs.Render(glyph) + " " + st.name(fit(hr.token, tokenW), st.text.normal) + st.text.muted.Render(tail)
 }
 
-// holderCells is one holder's member on each master, for a lock's view: "M1 9.8s  M2 9.8s  M3 expired".
-func holderCells(d *dashboard, h *monitor.Holder, snapTime time.Time) string {
+// holderCells is one holder's member on each master, for a lock's view: "M1 9.8s  M2 9.8s  M3 expired",
+// counted to now, as the holder's validity beside it is, rather than to the poll that read them.
+func holderCells(d *dashboard, h *monitor.Holder, now time.Time) string {
 	var parts []string
 	for j, c := range h.Masters[:min(len(h.Masters), len(d.masters))] {
 		text := "-"
@@ -89,8 +90,8 @@ func holderCells(d *dashboard, h *monitor.Holder, snapTime time.Time) string {
 		case c.State == monitor.CellUnknown:
 			text = "?"
 		case c.State == monitor.CellAbsent:
-		case c.Live(snapTime):
-			text = dur(c.Expires.Sub(snapTime))
+		case c.Live(now):
+			text = dur(c.Expires.Sub(now))
 		default:
 			text = "expired"
 		}
@@ -120,7 +121,7 @@ func holderLines(sh *shared, row *lockRow, w int) []string {
 	out := []string{"", st.table.head.Render("Holders") + st.text.muted.Render("  ● held  ● on too few masters  × expired  ? not read")}
 	for _, hr := range row.holders {
 		out = append(out, holderLine(st, hr, len(d.masters), d.snap.Quorum, d.snap.Time, sh.now(), w))
-		out = append(out, wrapLines(st.text.muted.Render("    "+holderCells(d, hr.h, d.snap.Time)), w)...)
+		out = append(out, wrapLines(st.text.muted.Render("    "+holderCells(d, hr.h, sh.now())), w)...)
 	}
 	return out
 }

@@ -161,3 +161,19 @@ func TestTheAcquireFormTakesTheLockInThePeersKeyConvention(t *testing.T) {
 		}
 	}
 }
+
+// TestSetLockMembersAreCountedToNow: a sorted-set lock's view counts each holder's member on each master down
+// to now, as the key's TTL and the holder's validity beside them are (issue 34's item 1), rather than showing
+// what they were at the poll that read them: 3s after it, the member read with 25s left shows 22s.
+func TestSetLockMembersAreCountedToNow(t *testing.T) {
+	later := func() time.Time { return testNow.Add(3 * time.Second) }
+	d := drive(t, newDashboard(ui.Options{Locker: idleLocker(t), Now: later}, 80, 24))
+	d.update(ui.SnapshotMsg{Snapshot: setLocksSnapshot()})
+	d.press("j", "enter")
+	view := d.m.View()
+	for _, want := range []string{"M1 22s  M2 22s  M3 22s", "M1 26s  M2 26s  M3 -", "key 26s"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("3s after the poll, the lock's view lacks %q:\n%s", want, view)
+		}
+	}
+}
