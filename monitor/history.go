@@ -121,10 +121,10 @@ type appearance struct {
 var appearances = map[LockState]appearance{
 	StateLost: {alarmLost, EventLockLost, func(int, string) string { return "our lock is on no quorum" }},
 	StateStuck: {0, EventLockStuck, func(count int, _ string) string {
-		return fmt.Sprintf("appeared without a TTL on %d masters: it never expires", count)
+		return "appeared without a TTL on " + textfmt.Plural(count, "master") + ": it never expires"
 	}},
 	StateSplit: {alarmSplit, EventLockAppeared, func(count int, _ string) string {
-		return fmt.Sprintf("appeared split, %d masters with the most common token", count)
+		return "appeared split, " + textfmt.Plural(count, "master") + " with the most common token"
 	}},
 	StateHeld: {0, EventLockAppeared, func(_ int, holder string) string { return "appeared, held by " + vocab.Quote(holder) }},
 	StatePartial: {0, EventLockAppeared, func(count int, _ string) string {
@@ -180,7 +180,7 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 	}
 	v.QuorumLost = v.hist.standing&alarmQuorumLost != 0
 	if v.State == StateStuck && p.State != StateStuck {
-		events = m.event(events, now, EventLockStuck, fmt.Sprintf("has no TTL on %d masters: it never expires", v.Count))
+		events = m.event(events, now, EventLockStuck, "has no TTL on "+textfmt.Plural(v.Count, "master")+": it never expires")
 	}
 	if pending != 0 {
 		v.hist.pending = pending

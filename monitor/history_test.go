@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,34 @@ func TestAggregateANewLockStartsInItsAlarm(t *testing.T) {
 	}
 	if l := lockOf(t, snaps[2], "r"); l.State != StateSplit || len(raised(snaps[2])) != 0 {
 		t.Errorf("split again: state %s, events %v; want split and no event", l.State, raised(snaps[2]))
+	}
+}
+
+// TestAppearanceCountsItsMastersInWords: a lock first seen on one master appeared "on 1 master", and one
+// first seen split with its most common token on one master says "1 master" too (issue 34 saw "1 masters").
+func TestAppearanceCountsItsMastersInWords(t *testing.T) {
+	tests := []struct {
+		name  string
+		cells []cell
+		want  string
+	}{
+		{"partial on one master", []cell{at9("A"), {}, {}, {}, {}}, "appeared on 1 master"},
+		{"partial on two masters", []cell{at9("A"), at9("A"), {}, {}, {}}, "appeared on 2 masters"},
+		{"split, each token on one master", []cell{at9("A"), at9("B"), at9("C"), at9("D"), at9("E")},
+			"appeared split, 1 master with the most common token"},
+		{"split, two tokens on two masters", []cell{at9("A"), at9("A"), at9("B"), at9("B"), {}},
+			"appeared split, 2 masters with the most common token"},
+	}
+	for _, tt := range tests {
+		snaps := story(t, Config{}, poll{}, poll{cells: tt.cells})
+		var texts []string
+		for _, e := range snaps[1].Events {
+			if e.Kind == EventLockAppeared {
+				texts = append(texts, e.Text)
+			}
+		}
+		if len(texts) != 1 || !strings.HasSuffix(texts[0], tt.want) {
+			t.Errorf("%s: appearance events %q, want one ending %q", tt.name, texts, tt.want)
+		}
 	}
 }
