@@ -308,3 +308,24 @@ func TestHostileKeyNameIsEscapedOnceInWarnings(t *testing.T) {
 		t.Errorf("the JSON's warning carries the name escaped, want it as it is, JSON-escaped once: %+v", doc.WarningDetails)
 	}
 }
+
+// TestWriteTableRoundsSpreadsAsItRoundsTheirNeighbours: a TTL spread is written to a tenth of a millisecond,
+// so that it reads beside another (issue 34 saw SPREAD 8.181515ms above 0.498ms).
+func TestWriteTableRoundsSpreadsAsItRoundsTheirNeighbours(t *testing.T) {
+	rs := fixture(t0, []string{"a", "b", "c"}, map[string][]cell{
+		"wide":   {{"tokA", 9 * time.Second, 0}, {"tokA", 9*time.Second + 8181515*time.Nanosecond, 0}, {"tokA", 9 * time.Second, 0}},
+		"narrow": {{"tokB", 9 * time.Second, 0}, {"tokB", 9*time.Second + 498*time.Microsecond, 0}, {"tokB", 9 * time.Second, 0}}})
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, monitor.Aggregate(nil, rs, nil, t0, monitor.Config{})); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{" 8.2ms ", " 500µs "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks the spread %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "8.181515ms") {
+		t.Errorf("the table writes a spread to the nanosecond:\n%s", out)
+	}
+}
