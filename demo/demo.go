@@ -44,6 +44,10 @@ type Options struct {
 	// PresenterTTL is the TTL of the scenarios' locks when they run in slow motion or step by step
 	// (default DefaultPresenterTTL, at least MaxTTL): the time a presenter has from A's lock to B's.
 	PresenterTTL time.Duration
+	// NodeTimeout is how long a simulated client waits for one master in a round (default
+	// DefaultNodeTimeout, at most MaxTTL/4). Tests that run many demos side by side on a busy machine
+	// raise it, so that a starved client is not taken for a failed master.
+	NodeTimeout time.Duration
 }
 
 // The bounds of the workload rate.
@@ -57,6 +61,9 @@ const (
 	DefaultClients      = 5
 	DefaultResources    = 3
 	DefaultScenarioPace = 300 * time.Millisecond
+	// DefaultNodeTimeout is small next to the TTLs, yet above the round trip through the demo's two proxy
+	// hops on a busy machine.
+	DefaultNodeTimeout = 150 * time.Millisecond
 )
 
 // maxClientsOrResources bounds Options.Clients and Options.Resources.
@@ -73,6 +80,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("demo: negative rate %v", o.Rate)
 	case o.ScenarioPace < 0 || o.ScenarioPace > MaxTTL/5:
 		return o, fmt.Errorf("demo: scenario pace %v: want 0 to %v", o.ScenarioPace, MaxTTL/5)
+	case o.NodeTimeout < 0 || o.NodeTimeout > MaxTTL/4:
+		return o, fmt.Errorf("demo: node timeout %v: want 0 to %v", o.NodeTimeout, MaxTTL/4)
 	case o.PresenterTTL != 0 && o.PresenterTTL < MaxTTL:
 		return o, fmt.Errorf("demo: presenter TTL %v: want at least %v", o.PresenterTTL, MaxTTL)
 	}
@@ -91,6 +100,9 @@ func (o Options) withDefaults() (Options, error) {
 	o.Rate = clampRate(o.Rate)
 	if o.ScenarioPace == 0 {
 		o.ScenarioPace = DefaultScenarioPace
+	}
+	if o.NodeTimeout == 0 {
+		o.NodeTimeout = DefaultNodeTimeout
 	}
 	return o, nil
 }

@@ -179,7 +179,8 @@ func (d *Demo) SetMasterPaused(i int, paused bool) error {
 
 // SetMasterLatency adds latency to each direction between the simulated
 // clients and master i; 0 removes it. A round trip slower than a client's
-// node timeout (150ms) makes the master count as failed in every round.
+// node timeout (Options.NodeTimeout, 150ms by default) makes the master
+// count as failed in every round.
 func (d *Demo) SetMasterLatency(i int, latency time.Duration) error {
 	if _, err := d.master(i); err != nil {
 		return err

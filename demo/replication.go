@@ -84,8 +84,8 @@ func (r *scenarioRun) newSingleActor(name string, i int) (*actor, error) {
 		return nil, fmt.Errorf("path from %s to master %d: %w", name, i+1, err)
 	}
 	a.paths = append(a.paths, p)
-	a.locker, a.conns, err = newLocker([]string{p.Addr()}, redlock.WithNodeTimeout(nodeTimeout),
-		redlock.WithRetries(0), redlock.WithDriftFactor(driftFactor))
+	a.locker, a.conns, err = newLocker([]string{p.Addr()}, r.d.opts.NodeTimeout, redlock.WithRetries(0),
+		redlock.WithDriftFactor(driftFactor))
 	if err != nil {
 		return nil, err
 	}

@@ -360,13 +360,13 @@ func (r *scenarioRun) newActor(name string, reach []int) (*actor, error) {
 		p.SetPartitioned(!slices.Contains(reach, i))
 		addrs[i] = p.Addr()
 	}
-	opts := []redlock.Option{redlock.WithNodeTimeout(nodeTimeout), redlock.WithRetries(0),
+	opts := []redlock.Option{redlock.WithRetries(0),
 		redlock.WithDriftFactor(driftFactor)}
 	if r.store != nil {
 		opts = append(opts, redlock.WithFencing())
 	}
 	var err error
-	a.locker, a.conns, err = newLocker(addrs, opts...)
+	a.locker, a.conns, err = newLocker(addrs, r.d.opts.NodeTimeout, opts...)
 	if err != nil {
 		return nil, err
 	}

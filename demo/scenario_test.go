@@ -13,8 +13,7 @@ import (
 )
 
 func TestScenariosEndAsTheStorySays(t *testing.T) {
-	d := startDemo(t, Options{ScenarioPace: 50 * time.Millisecond})
-	go collect(d, time.Hour, nil) // keep the channel drained, as the dashboard would
+	parallelUnlessRace(t)
 	wantKind := map[string]ViolationKind{
 		"replication-race": ViolationOverlap,
 		"crash-restart":    ViolationOverlap,
@@ -23,6 +22,9 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 	}
 	for _, sc := range Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
+			parallelUnlessRace(t)
+			d := startDemo(t, sideBySide(Options{ScenarioPace: 50 * time.Millisecond}))
+			go collect(d, time.Hour, nil) // keep the channel drained, as the dashboard would
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			res, err := d.RunScenario(ctx, sc.Name)
@@ -30,6 +32,9 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 				t.Fatalf("RunScenario: %v\nsteps:\n%s", err, strings.Join(texts(res.Steps), "\n"))
 			}
 			t.Logf("%s took %v in %d steps", sc.Name, res.Duration.Round(time.Millisecond), len(res.Steps))
+			if ms := d.Masters(); ms[victim].Down {
+				t.Errorf("master %d left down after the story", victim+1)
+			}
 			if len(res.Steps) != sc.Steps {
 				t.Errorf("%d steps logged, the menu says %d:\n%s", len(res.Steps), sc.Steps,
 					strings.Join(texts(res.Steps), "\n"))
@@ -60,13 +65,11 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 			}
 		})
 	}
-	if ms := d.Masters(); ms[victim].Down {
-		t.Errorf("master %d left down after the scenarios", victim+1)
-	}
 }
 
 func TestRunScenarioRejectsUnknownAndConcurrentRuns(t *testing.T) {
-	d := startDemo(t, Options{Paused: true, ScenarioPace: 50 * time.Millisecond})
+	parallelUnlessRace(t)
+	d := startDemo(t, sideBySide(Options{Paused: true, ScenarioPace: 50 * time.Millisecond}))
 	if _, err := d.RunScenario(context.Background(), "no-such-story"); err == nil {
 		t.Error("an unknown scenario ran")
 	}
@@ -108,7 +111,7 @@ func TestScenarioStopsWhenCancelled(t *testing.T) {
 // demo's count of refused writes, and the events logged.
 func fencedRun(t *testing.T, name string) (ScenarioResult, int, []Event) {
 	t.Helper()
-	d := startDemo(t, Options{Paused: true, ScenarioPace: 50 * time.Millisecond})
+	d := startDemo(t, sideBySide(Options{Paused: true, ScenarioPace: 50 * time.Millisecond}))
 	var mu sync.Mutex
 	var events []Event
 	go func() {
@@ -144,6 +147,7 @@ func storeLines(ws []redlocktest.StoreWrite) string {
 }
 
 func TestGCPauseFencedStoreRefusesTheStaleWrite(t *testing.T) {
+	parallelUnlessRace(t)
 	res, refused, events := fencedRun(t, "gc-pause-fenced")
 	// On new masters the counters start at fenceFloor: A draws 33 and B, on its first round, 34, as in
 	// Kleppmann's figure. A round that fails (a loaded machine) still draws on the masters it reached, so B's
@@ -172,6 +176,7 @@ func TestGCPauseFencedStoreRefusesTheStaleWrite(t *testing.T) {
 }
 
 func TestCrashRestartFencedGivesBALowerTokenThatTheStoreRefuses(t *testing.T) {
+	parallelUnlessRace(t)
 	res, refused, _ := fencedRun(t, "crash-restart-fenced")
 	var a, b []redlocktest.StoreWrite
 	for _, w := range res.Store {

@@ -62,10 +62,12 @@ func stepUntilOver(t *testing.T, d *Demo, name string, check func(StepState)) Sc
 // Every story, run step by step, announces each step and performs it only when told, and ends as it does
 // at the demo's pace.
 func TestEveryScenarioRunsStepByStepAsItsStorySays(t *testing.T) {
-	d := startDemo(t, Options{Paused: true, PresenterTTL: MaxTTL})
-	go collect(d, time.Hour, nil)
+	parallelUnlessRace(t)
 	for _, sc := range Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
+			parallelUnlessRace(t)
+			d := startDemo(t, sideBySide(Options{Paused: true, PresenterTTL: MaxTTL}))
+			go collect(d, time.Hour, nil)
 			res := stepUntilOver(t, d, sc.Name, func(st StepState) {
 				if st.Steps != sc.Steps {
 					t.Errorf("step %d: the story has %d steps, the state says %d", st.Step, sc.Steps, st.Steps)
@@ -87,10 +89,10 @@ func TestEveryScenarioRunsStepByStepAsItsStorySays(t *testing.T) {
 			if _, ok := d.Stepping(); ok {
 				t.Error("the run is over, but a step is still shown")
 			}
+			if _, _, err := d.Step(context.Background()); err == nil {
+				t.Error("Step with no stepped run did not fail")
+			}
 		})
-	}
-	if _, _, err := d.Step(context.Background()); err == nil {
-		t.Error("Step with no stepped run did not fail")
 	}
 }
 
@@ -111,7 +113,8 @@ func countSteps(d *Demo, name string) int {
 // After each step of crash-restart, a poll shows the state the step produced: A's key on masters 1-3, then
 // master 3 down, then back without A's key, then B's token on masters 3-5 beside A's on 1 and 2.
 func TestAPollAfterEachStepShowsWhatItDid(t *testing.T) {
-	d := startDemo(t, Options{Paused: true, PresenterTTL: 20 * time.Second})
+	parallelUnlessRace(t)
+	d := startDemo(t, sideBySide(Options{Paused: true, PresenterTTL: 20 * time.Second}))
 	go collect(d, time.Hour, nil)
 	conns := d.NewClients()
 	defer closeAll(conns)
@@ -169,7 +172,8 @@ func TestAPollAfterEachStepShowsWhatItDid(t *testing.T) {
 // In slow motion a story pauses SlowMotionPace between steps and its locks last the presenter's TTL, and it
 // still ends as the story says.
 func TestSlowMotionPausesBetweenStepsWithThePresentersTTL(t *testing.T) {
-	d := startDemo(t, Options{Paused: true, PresenterTTL: 10 * time.Second})
+	parallelUnlessRace(t)
+	d := startDemo(t, sideBySide(Options{Paused: true, PresenterTTL: 10 * time.Second}))
 	go collect(d, time.Hour, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -39,10 +39,6 @@ const (
 	// writeGuard is the validity a careful client wants left before a write,
 	// so that the write ends well within it.
 	writeGuard = 100 * time.Millisecond
-	// nodeTimeout is how long a simulated client waits for one master in a
-	// round: small next to the TTLs, yet above the round trip through the
-	// demo's two proxy hops on a busy machine.
-	nodeTimeout = 150 * time.Millisecond
 	// releaseTimeout bounds a release.
 	releaseTimeout = 500 * time.Millisecond
 	// gcPauseExtra is how much longer than its lock's TTL a frozen client
@@ -64,12 +60,13 @@ type simClient struct {
 }
 
 // newRedisClient returns a client for addr with short timeouts and no
-// retries, so that faults show up at once, as in testbed.
-func newRedisClient(addr string) *redis.Client {
+// retries, so that faults show up at once, as in testbed. Its connections
+// may take the node timeout to set up, and 200ms at least.
+func newRedisClient(addr string, nodeTimeout time.Duration) *redis.Client {
 	return redis.NewClient(&redis.Options{
 		Addr:                  addr,
 		ContextTimeoutEnabled: true,
-		DialTimeout:           200 * time.Millisecond,
+		DialTimeout:           max(200*time.Millisecond, nodeTimeout),
 		ReadTimeout:           500 * time.Millisecond,
 		WriteTimeout:          500 * time.Millisecond,
 		MaxRetries:            -1,
@@ -78,13 +75,16 @@ func newRedisClient(addr string) *redis.Client {
 	})
 }
 
-// newLocker returns a Redlock client over new connections to addrs, with
-// the connections to close after it.
-func newLocker(addrs []string, opts ...redlock.Option) (*redlock.Client, []*redis.Client, error) {
+// newLocker returns a Redlock client over new connections to addrs, waiting
+// nodeTimeout for each master in a round, with the connections to close
+// after it.
+func newLocker(addrs []string, nodeTimeout time.Duration, opts ...redlock.Option) (*redlock.Client,
+	[]*redis.Client, error) {
 	conns := make([]*redis.Client, len(addrs))
 	for i, a := range addrs {
-		conns[i] = newRedisClient(a)
+		conns[i] = newRedisClient(a, nodeTimeout)
 	}
+	opts = append([]redlock.Option{redlock.WithNodeTimeout(nodeTimeout)}, opts...)
 	// The embedded masters' INFO stats is not redis-server's: it reads a server that a master closing at the
 	// same moment has already let go of (a panic in miniredis), so the demo's keepers do not read it.
 	l, err := redlock.New(conns, append([]redlock.Option{redlock.WithoutEvictionCounts()}, opts...)...)
@@ -100,7 +100,7 @@ const warmUpTimeout = time.Second
 
 // warmUp opens a connection to every master that answers, so that a client's
 // first round is not spent dialling (a round allows each master only
-// nodeTimeout).
+// Options.NodeTimeout).
 func warmUp(ctx context.Context, conns []*redis.Client) {
 	ctx, cancel := context.WithTimeout(ctx, warmUpTimeout)
 	defer cancel()
@@ -120,8 +120,7 @@ func closeAll(conns []*redis.Client) {
 
 // newSimClient returns the simulated client name, dialling addrs.
 func newSimClient(d *Demo, name string, addrs []string) (*simClient, error) {
-	locker, conns, err := newLocker(addrs,
-		redlock.WithNodeTimeout(nodeTimeout),
+	locker, conns, err := newLocker(addrs, d.opts.NodeTimeout,
 		redlock.WithRetries(acquireRetries),
 		redlock.WithRetryDelay(retryDelayMin, retryDelayMax))
 	if err != nil {
@@ -283,7 +282,7 @@ func (c *simClient) crashWhileAcquiring(ctx context.Context, resource string, tt
 	token := cryptorand.Text()
 	var reached []string
 	for _, i := range rand.Perm(len(c.conns))[:1+rand.N(2)] {
-		sctx, cancel := context.WithTimeout(ctx, nodeTimeout)
+		sctx, cancel := context.WithTimeout(ctx, c.d.opts.NodeTimeout)
 		err := c.conns[i].SetArgs(sctx, resource, token, redis.SetArgs{Mode: "NX", TTL: ttl}).Err()
 		cancel()
 		if err == nil {

@@ -61,6 +61,7 @@ type stepCase struct {
 // matters on screen, and after each the table shows what the step did, although the monitor polls only every
 // 30s: the dashboard asks it for a poll once the step is done.
 func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
+	parallelUnlessRace(t)
 	const short = 8 * time.Second
 	for _, c := range []stepCase{
 		{name: "replication-race", downs: 0, steps: 7, over: "VIOLATION", cells: map[int]string{
@@ -120,14 +121,18 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 			7: "● ● ● ● ●", // A's expired, B acquired on all five
 		}, newer: []int{7}},
 	} {
-		t.Run(c.name, func(t *testing.T) { stepThrough(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			parallelUnlessRace(t)
+			stepThrough(t, c)
+		})
 	}
 }
 
 // stepThrough runs c step by step on a demo program at 100x30 and checks the screen before every step.
 func stepThrough(t *testing.T, c stepCase) {
 	ttl := cmp.Or(c.ttl, 20*time.Second)
-	a, err := app.Open(app.Config{Demo: demo.Options{Clients: 1, Resources: 1, Paused: true, PresenterTTL: ttl}})
+	a, err := app.Open(app.Config{Demo: sideBySide(demo.Options{Clients: 1, Resources: 1, Paused: true,
+		PresenterTTL: ttl})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,9 +255,12 @@ func checkWhyShown(t *testing.T, view string, dm *demo.Demo) {
 // Every story runs step by step with its step and its story on screen at 100x30 and at 80x24, and ends as
 // it does at the demo's pace.
 func TestEveryStoryFitsStepByStep(t *testing.T) {
+	parallelUnlessRace(t)
 	for _, size := range []struct{ w, h int }{{100, 30}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			dm := startDemo(t, demo.Options{Clients: 1, Resources: 1, Paused: true, PresenterTTL: demo.MaxTTL})
+			parallelUnlessRace(t)
+			dm := startDemo(t, sideBySide(demo.Options{Clients: 1, Resources: 1, Paused: true,
+				PresenterTTL: demo.MaxTTL}))
 			d := demoDashboard(t, dm, ui.Options{})
 			d.update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
 			for i, sc := range demo.Scenarios() {

@@ -30,6 +30,7 @@ func onceMasterError(t *testing.T, args []string, env Environment) (int, string)
 // wrong one, without TLS to a TLS port, and with TLS to a plain port. Each error keeps the server's words and adds the flag that fixes
 // it; run says the same when it cannot acquire.
 func TestErrorTextsNameTheNextStep(t *testing.T) {
+	t.Parallel()
 	secured := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
 	admin := secured.NewClient()
 	defer admin.Close()

@@ -14,6 +14,7 @@ import (
 // CLUSTER, so that they cannot tell they are a cluster's nodes and are watched as independent masters: a
 // node asked for a key of another node's slot answers MOVED, and its error says what it is and what to give.
 func TestClusterNodeNotKnownAsOneSaysWhatItIs(t *testing.T) {
+	t.Parallel()
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	cc := c.NewClusterClient()
 	defer cc.Close()

@@ -88,6 +88,7 @@ func newTestPKI(t *testing.T, dir string) testPKI {
 // certificate (tls-auth-clients yes): with --tls-cert and --tls-key every master answers and the lock is
 // taken; without them, or with a certificate the servers do not trust, none does.
 func TestTLSClientCertificates(t *testing.T) {
+	t.Parallel()
 	pki := newTestPKI(t, t.TempDir())
 	var masters []string
 	for range 3 {

@@ -54,6 +54,7 @@ func holdWithRedsync(t *testing.T, servers []*redlocktest.Server, resource, name
 // TestOnceWhoNamesTheHoldersConnection runs --once --who on three real masters where a redsync client, its
 // connections named billing-worker-3, holds the lock and extends it: the text and the JSON name its connection.
 func TestOnceWhoNamesTheHoldersConnection(t *testing.T) {
+	t.Parallel()
 	servers := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
 	holdWithRedsync(t, servers, "billing:invoice-7", "billing-worker-3")
 	masters := strings.Join(redlocktest.Addrs(servers), ",")

@@ -22,6 +22,7 @@ func startCluster(t *testing.T, n int) *Cluster {
 // TestStartClusterSplitsTheSlots checks that a started cluster is ok, that its nodes own the slots in
 // thirds, in order, and that our slot function agrees with the server's CLUSTER KEYSLOT.
 func TestStartClusterSplitsTheSlots(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3)
 	ctx := timeout(t, 30*time.Second)
 	for _, tc := range []struct {
@@ -52,6 +53,7 @@ func TestStartClusterSplitsTheSlots(t *testing.T) {
 // TestMigrationMovesAKeyWithItsSlot moves a slot holding a key step by step: during the migration the key
 // is reachable only with ASKING on the target, and after it the target owns the slot.
 func TestMigrationMovesAKeyWithItsSlot(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3)
 	ctx := timeout(t, 60*time.Second)
 	cc := c.NewClusterClient()

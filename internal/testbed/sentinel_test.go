@@ -18,6 +18,7 @@ func startSentinelGroup(t *testing.T, opts SentinelOptions) *SentinelGroup {
 }
 
 func TestSentinelGroupFailsOverToItsReplica(t *testing.T) {
+	t.Parallel()
 	g := startSentinelGroup(t, SentinelOptions{})
 	if len(g.Servers) != 2 || len(g.Sentinels) != 3 || g.Name != "mymaster" {
 		t.Fatalf("group of %d data nodes and %d Sentinels named %q; want 2, 3 and mymaster", len(g.Servers), len(g.Sentinels), g.Name)
