@@ -14,8 +14,8 @@ import (
 // at their default pace (a second apart) and with checks off. The locks are held by one client, whose calls
 // to a master share batches, and by a client each, as 1,000 `run` processes hold them: a connection and a
 // request per check on every master. The node timeout is a second: a thousand clients in one process on a
-// small, busy machine overrun the default 50ms, and the figures are the masters' CPU, not the clients'. The
-// figures are reported as metrics; run it with -benchtime 1x.
+// small, busy machine can overrun the default 50ms (a lock once expired so), and the figures are the masters'
+// CPU, not the clients'. The figures are reported as metrics; run it with -benchtime 1x.
 func BenchmarkKeeperChecks(b *testing.B) {
 	const locks, ttl, window = 1000, 10 * time.Second, 10 * time.Second
 	for _, holders := range []struct {
