@@ -785,18 +785,35 @@ func TestLateResultsApplyToTheLockTheyAnswer(t *testing.T) {
 	c.heldEverywhere("first")
 }
 
+// TestKeeperLossShowsTheLockLost: a lock the keeper finds gone or another's is shown lost, and the screen says
+// how (issue 33: deleted or taken over, as redlock tells them).
 func TestKeeperLossShowsTheLockLost(t *testing.T) {
-	c := newCluster(t)
-	d := c.dashboard(ui.Options{TTL: 900 * time.Millisecond})
-	d.acquire("short")
-	d.press("tab", "x")
-	d.waitView("auto-extend on for short")
-	for _, cl := range c.clients { // someone deletes the key behind our back
-		cl.Del(context.Background(), "short")
-	}
-	d.waitView("lost short")
-	if !strings.Contains(d.m.View(), "LOST") {
-		t.Errorf("our locks panel does not show the loss:\n%s", d.m.View())
+	for _, tc := range []struct {
+		name  string
+		fault func(c *redis.Client) error
+		want  string
+	}{
+		{"deleted", func(c *redis.Client) error { return c.Del(context.Background(), "short").Err() }, "lost short: deleted"},
+		{"taken over", func(c *redis.Client) error {
+			return c.Set(context.Background(), "short", "someone-else", time.Minute).Err()
+		}, "lost short: taken over"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			d := c.dashboard(ui.Options{TTL: 900 * time.Millisecond})
+			d.acquire("short")
+			d.press("tab", "x")
+			d.waitView("auto-extend on for short")
+			for _, cl := range c.clients { // someone deletes or takes the key behind our back
+				if err := tc.fault(cl); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d.waitView("lost short")
+			if view := d.m.View(); !strings.Contains(view, "LOST") || !strings.Contains(view, tc.want) {
+				t.Errorf("the screen does not show the loss as LOST and say %q:\n%s", tc.want, view)
+			}
+		})
 	}
 }
 
