@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +186,61 @@ func (p *promServer) query(q string) (string, error) {
 	return fmt.Sprint(r.Data.Result[0].Value[1]), nil
 }
 
+// firstSample returns the time of the oldest sample above 0 of the one series selector selects, within the
+// last 15 minutes of Prometheus's storage: the time of the scrape (or, for ALERTS, of the evaluation) that first
+// saw it so.
+func (p *promServer) firstSample(selector string) (time.Time, error) {
+	q := selector + "[15m]"
+	status, body, err := promGet(p.url + "/api/v1/query?query=" + url.QueryEscape(q))
+	if err != nil {
+		return time.Time{}, err
+	}
+	var r struct {
+		Data struct {
+			Result []struct {
+				Values [][2]any `json:"values"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || status != http.StatusOK || len(r.Data.Result) != 1 {
+		return time.Time{}, fmt.Errorf("query %s: %d %s (%v), want one series", q, status, body, err)
+	}
+	for _, v := range r.Data.Result[0].Values {
+		at, ok := v[0].(float64)
+		value, err := strconv.ParseFloat(fmt.Sprint(v[1]), 64)
+		if !ok || err != nil {
+			return time.Time{}, fmt.Errorf("query %s: a sample %v that is not a time and a number", q, v)
+		}
+		if value > 0 {
+			return time.UnixMilli(int64(math.Round(at * 1000))), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("query %s: no sample above 0 in %s", q, body)
+}
+
+// missedEvaluations returns how many rule group evaluations Prometheus skipped so far because it ran late
+// (prometheus_rule_group_iterations_missed_total, summed over the groups): each may delay an alert by an
+// evaluation interval.
+func (p *promServer) missedEvaluations() (int, error) {
+	status, body, err := promGet(p.url + "/metrics")
+	if err != nil || status != http.StatusOK {
+		return 0, fmt.Errorf("GET /metrics: %d (%v)", status, err)
+	}
+	missed := 0.0
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "prometheus_rule_group_iterations_missed_total{") {
+			continue
+		}
+		fields := strings.Fields(line)
+		n, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("GET /metrics: %q: %v", line, err)
+		}
+		missed += n
+	}
+	return int(missed), nil
+}
+
 // findAlert returns the alert named name whose label label is value ("" for an alert without it), or nil.
 func findAlert(alerts []promAlert, name, label, value string) *promAlert {
 	for i, a := range alerts {
@@ -292,9 +349,11 @@ func within(t *testing.T, since time.Time, limit time.Duration, what string, con
 // binary that watches three real masters. A lock whose keys are deleted on two masters while the third keeps it
 // has lost its quorum, a lock with one token on one master and another token on a second is split, and a master
 // set to maxmemory-policy allkeys-lru may evict locks: RedlockLockQuorumLost, RedlockLockSplit and
-// RedlockMasterEvictionPolicy must fire, naming the lock or the master, within their for: plus two scrape
-// intervals (and slack for a loaded machine); putting the keys back, deleting the split tokens and setting
-// noeviction again must resolve them. The rules are the shipped files, unchanged, but for the for: of
+// RedlockMasterEvictionPolicy must fire, naming the lock or the master: by Prometheus's own timestamps no sooner
+// than their for: after it first scraped the condition from the watcher and no later than their for: plus two
+// scrape intervals, and by the wall clock within that and slack for the watcher's confirming poll and a loaded
+// machine after the fault; putting the keys back, deleting the split tokens and setting noeviction again must
+// resolve them. The rules are the shipped files, unchanged, but for the for: of
 // RedlockMasterEvictionPolicy (10m, a configuration that does not need a page sooner), which a copy shortens to
 // 5s, and unless REDLOCK_TEST_SOAK=full the for: of RedlockLockSplit (30s), shortened to 10s like
 // RedlockLockQuorumLost's; rulesWithFor checks that nothing else differs.
@@ -369,11 +428,15 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 	set(split, "token-b-0123456789abcdef", 1)
 	policy(2, "allkeys-lru")
 	// firing waits for alert name about the lock or master value (the alert's label label) to fire, at most
-	// its for: plus two scrapes (and the slack) after the fault.
-	firing := func(name, label, value string, forDuration time.Duration) {
+	// its for: plus two scrapes (and the slack for the watcher's confirming poll and a loaded machine) after
+	// the fault. Then it reads in Prometheus's own record when the watcher's condition (the series the
+	// alert's expression reads) was first scraped and when the alert first fired: Prometheus must have fired
+	// it no sooner than its for: after that scrape, and within its for: plus two scrape intervals (one more
+	// evaluation interval for each evaluation Prometheus missed running late).
+	firing := func(name, label, value string, forDuration time.Duration, condition string) {
 		t.Helper()
 		limit := forDuration + 2*promScrape + promSlack
-		took := within(t, faultAt, limit, name+" firing for "+value, func() (bool, string) {
+		within(t, faultAt, limit, name+" firing for "+value, func() (bool, string) {
 			alerts, err := prom.alerts()
 			if err != nil {
 				return false, err.Error()
@@ -389,13 +452,40 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 			}
 			return true, ""
 		})
-		t.Logf("%s %q fired %s after the fault (for: %s, bound %s)", name, value, took.Round(100*time.Millisecond),
-			forDuration, limit)
+		seenAt, err := prom.firstSample(condition)
+		if err != nil {
+			t.Fatalf("%s: the condition it fires on: %v", name, err)
+		}
+		firedAt, err := prom.firstSample(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", %s=%q}`, name, label, value))
+		if err != nil {
+			t.Fatalf("%s: when it fired: %v", name, err)
+		}
+		missed, err := prom.missedEvaluations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound := forDuration + 2*promScrape + time.Duration(missed)*promEval
+		if seenAt.Before(faultAt.Add(-promScrape)) {
+			t.Errorf("%s: %s was scraped at %s, before the fault at %s: the test's condition is not the fault's",
+				name, condition, seenAt.Format(time.StampMilli), faultAt.Format(time.StampMilli))
+		}
+		if took := firedAt.Sub(seenAt); took < forDuration || took > bound {
+			t.Errorf("%s %q fired %s after Prometheus first scraped %s; want from its for: %s to %s (for: plus two "+
+				"scrapes, and %d missed evaluations)", name, value, took, condition, forDuration, bound, missed)
+		}
+		t.Logf("%s %q: the watcher's condition scraped %s after the fault, the alert fired %s after that "+
+			"(for: %s, bound %s); %s after the fault in all (bound with slack %s)", name, value,
+			seenAt.Sub(faultAt).Round(10*time.Millisecond), firedAt.Sub(seenAt), forDuration, bound,
+			firedAt.Sub(faultAt).Round(10*time.Millisecond), limit)
 	}
-	firing("RedlockLockQuorumLost", "resource", quorum, 10*time.Second)
-	firing("RedlockQuorumLossRecorded", "resource", "", 0) // the count of losses, which names no lock
-	firing("RedlockMasterEvictionPolicy", "master", addrs[2], evictionFor)
-	firing("RedlockLockSplit", "resource", split, splitFor)
+	firing("RedlockLockQuorumLost", "resource", quorum, 10*time.Second,
+		fmt.Sprintf(`redlock_warning{job="redlock", kind=~"quorum-lost|lock-lost", resource=%q}`, quorum))
+	firing("RedlockQuorumLossRecorded", "resource", "", 0, // the count of losses, which names no lock
+		`redlock_lock_lost_total{job="redlock"}`)
+	firing("RedlockMasterEvictionPolicy", "master", addrs[2], evictionFor,
+		fmt.Sprintf(`redlock_warning{job="redlock", kind="eviction-policy", master=%q}`, addrs[2]))
+	firing("RedlockLockSplit", "resource", split, splitFor,
+		fmt.Sprintf(`redlock_lock_split{job="redlock", resource=%q}`, split))
 
 	// The heal: the holder's keys back on the majority (held again); the split tokens deleted (gone).
 	healAt := time.Now()
