@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -506,4 +507,93 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 		return true, ""
 	})
 	t.Logf("the three resolved %s after the heal", took.Round(100*time.Millisecond))
+}
+
+// dashboardVariables are what Grafana puts for the variables the shipped dashboard's queries use: every job,
+// watcher and lock, and intervals as a dashboard of the last hour would have them.
+var dashboardVariables = map[string]string{"job": ".*", "instance": ".*", "resource": ".*",
+	"__rate_interval": "1m", "__interval": "15s", "__range": "1h"}
+
+// TestPrometheusEvaluatesEveryDashboardQuery sends each query of the shipped Grafana dashboard (its panels' and
+// its variables' PromQL), with the variables as Grafana would fill them, to a real Prometheus that has loaded the
+// shipped rules: each must parse and evaluate, as a typo or a range where an instant vector is due would leave a
+// panel showing an error. The metrics tests check the names it reads against the exporter's; this checks the
+// language around them.
+func TestPrometheusEvaluatesEveryDashboardQuery(t *testing.T) {
+	t.Parallel()
+	promBin := prometheusBinary(t)
+	data, err := os.ReadFile(filepath.Join("..", "deploy", "grafana", "redlock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type panel struct {
+		Title   string
+		Targets []struct{ Expr string }
+		Panels  []json.RawMessage
+	}
+	var d struct {
+		Panels     []json.RawMessage
+		Templating struct {
+			List []struct {
+				Name, Type, Definition string
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	type query struct{ where, expr string }
+	var queries []query
+	var walk func(raw []json.RawMessage)
+	walk = func(raw []json.RawMessage) {
+		for _, r := range raw {
+			var p panel
+			if err := json.Unmarshal(r, &p); err != nil {
+				t.Fatal(err)
+			}
+			for _, tg := range p.Targets {
+				queries = append(queries, query{"panel " + p.Title, tg.Expr})
+			}
+			walk(p.Panels)
+		}
+	}
+	walk(d.Panels)
+	for _, v := range d.Templating.List {
+		// label_values(EXPR, label): Prometheus evaluates EXPR.
+		if inner, ok := strings.CutPrefix(v.Definition, "label_values("); ok && v.Type == "query" {
+			inner = strings.TrimSuffix(inner, ")")
+			queries = append(queries, query{"variable " + v.Name, inner[:strings.LastIndex(inner, ",")]})
+		}
+	}
+	if len(queries) < 10 {
+		t.Fatalf("%d queries in the dashboard; the test reads it wrong", len(queries))
+	}
+
+	rules, err := filepath.Glob(filepath.Join("..", "deploy", "prometheus", "*.yml"))
+	if err != nil || len(rules) == 0 {
+		t.Fatalf("no rule files (%v)", err)
+	}
+	for i, r := range rules {
+		if rules[i], err = filepath.Abs(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Nothing listens on the target: the queries are checked, not the data.
+	prom := startPrometheus(t, promBin, fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t)), rules)
+	variable := regexp.MustCompile(`\$\{?(\w+)\}?`)
+	for _, q := range queries {
+		expr := variable.ReplaceAllStringFunc(q.expr, func(v string) string {
+			name := variable.FindStringSubmatch(v)[1]
+			value, ok := dashboardVariables[name]
+			if !ok {
+				t.Errorf("%s: %q uses $%s, which the test does not fill in", q.where, q.expr, name)
+			}
+			return value
+		})
+		status, body, err := promGet(prom.url + "/api/v1/query?query=" + url.QueryEscape(expr))
+		if err != nil || status != http.StatusOK || !strings.Contains(string(body), `"status":"success"`) {
+			t.Errorf("%s: %s does not evaluate in Prometheus: %d %s (%v)", q.where, expr, status, body, err)
+		}
+	}
+	t.Logf("%d queries of the dashboard sent", len(queries))
 }
