@@ -187,10 +187,10 @@ func (p *promServer) query(q string) (string, error) {
 	return fmt.Sprint(r.Data.Result[0].Value[1]), nil
 }
 
-// firstSample returns the time of the oldest sample above 0 of the one series selector selects, within the
-// last 15 minutes of Prometheus's storage: the time of the scrape (or, for ALERTS, of the evaluation) that first
-// saw it so.
-func (p *promServer) firstSample(selector string) (time.Time, error) {
+// firstSample returns the time of the oldest sample for which holds is true of the one series selector
+// selects, within the last 15 minutes of Prometheus's storage: the time of the scrape (or, for ALERTS, of the
+// evaluation) that first saw it so.
+func (p *promServer) firstSample(selector string, holds func(float64) bool) (time.Time, error) {
 	q := selector + "[15m]"
 	status, body, err := promGet(p.url + "/api/v1/query?query=" + url.QueryEscape(q))
 	if err != nil {
@@ -212,11 +212,11 @@ func (p *promServer) firstSample(selector string) (time.Time, error) {
 		if !ok || err != nil {
 			return time.Time{}, fmt.Errorf("query %s: a sample %v that is not a time and a number", q, v)
 		}
-		if value > 0 {
+		if holds(value) {
 			return time.UnixMilli(int64(math.Round(at * 1000))), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("query %s: no sample above 0 in %s", q, body)
+	return time.Time{}, fmt.Errorf("query %s: no sample of the fault in %s", q, body)
 }
 
 // missedEvaluations returns how many rule group evaluations Prometheus skipped so far because it ran late
@@ -330,6 +330,92 @@ func rulesWithFor(t *testing.T, src, dir string, shorter map[string]string) stri
 	return path
 }
 
+// expectedAlert is an alert a test's fault must fire: its name, the label and value that say what it is
+// about, its for:, and the series of the watcher's that its expression reads, with the values that are the
+// fault's.
+type expectedAlert struct {
+	name, label, value string
+	forDuration        time.Duration
+	condition          string             // a series selector
+	holds              func(float64) bool // nil: above 0
+}
+
+// assertFires waits for a to fire, at most its for: plus two scrapes (and the slack for the watcher's
+// confirming poll and a loaded machine) after faultAt, with a severity, a summary naming a.value and a
+// description with the next step. Then it reads in Prometheus's own record when the watcher's condition was
+// first scraped and when the alert first fired: Prometheus must have fired it no sooner than its for: after
+// that scrape, and within its for: plus two scrape intervals (one more evaluation interval for each evaluation
+// Prometheus missed running late).
+func (p *promServer) assertFires(t *testing.T, faultAt time.Time, a expectedAlert) {
+	t.Helper()
+	limit := a.forDuration + 2*promScrape + promSlack
+	within(t, faultAt, limit, a.name+" firing for "+a.value, func() (bool, string) {
+		alerts, err := p.alerts()
+		if err != nil {
+			return false, err.Error()
+		}
+		found := findAlert(alerts, a.name, a.label, a.value)
+		if found == nil || found.State != "firing" {
+			return false, fmt.Sprintf("alerts %+v", alerts)
+		}
+		if !strings.Contains(found.Annotations["summary"], a.value) || !strings.Contains(found.Annotations["description"], "Next:") ||
+			found.Labels["severity"] == "" {
+			t.Errorf("%s: severity %q, summary %q, description %q; want a severity, %q named and the next step",
+				a.name, found.Labels["severity"], found.Annotations["summary"], found.Annotations["description"], a.value)
+		}
+		return true, ""
+	})
+	holds := a.holds
+	if holds == nil {
+		holds = func(v float64) bool { return v > 0 }
+	}
+	seenAt, err := p.firstSample(a.condition, holds)
+	if err != nil {
+		t.Fatalf("%s: the condition it fires on: %v", a.name, err)
+	}
+	firedAt, err := p.firstSample(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", %s=%q}`, a.name, a.label, a.value),
+		func(v float64) bool { return v > 0 })
+	if err != nil {
+		t.Fatalf("%s: when it fired: %v", a.name, err)
+	}
+	missed, err := p.missedEvaluations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := a.forDuration + 2*promScrape + time.Duration(missed)*promEval
+	if seenAt.Before(faultAt.Add(-promScrape)) {
+		t.Errorf("%s: %s was scraped at %s, before the fault at %s: the test's condition is not the fault's",
+			a.name, a.condition, seenAt.Format(time.StampMilli), faultAt.Format(time.StampMilli))
+	}
+	if took := firedAt.Sub(seenAt); took < a.forDuration || took > bound {
+		t.Errorf("%s %q fired %s after Prometheus first scraped %s; want from its for: %s to %s (for: plus two "+
+			"scrapes, and %d missed evaluations)", a.name, a.value, took, a.condition, a.forDuration, bound, missed)
+	}
+	t.Logf("%s %q: the watcher's condition scraped %s after the fault, the alert fired %s after that "+
+		"(for: %s, bound %s); %s after the fault in all (bound with slack %s)", a.name, a.value,
+		seenAt.Sub(faultAt).Round(10*time.Millisecond), firedAt.Sub(seenAt), a.forDuration, bound,
+		firedAt.Sub(faultAt).Round(10*time.Millisecond), limit)
+}
+
+// assertResolved waits for each of alerts to be neither pending nor firing, at most ten scrapes (and the
+// slack) after healAt, and logs how long that took.
+func (p *promServer) assertResolved(t *testing.T, healAt time.Time, alerts ...expectedAlert) {
+	t.Helper()
+	took := within(t, healAt, 10*promScrape+promSlack, "the alerts resolved", func() (bool, string) {
+		active, err := p.alerts()
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, a := range alerts {
+			if found := findAlert(active, a.name, a.label, a.value); found != nil {
+				return false, fmt.Sprintf("%s %q still %s", a.name, a.value, found.State)
+			}
+		}
+		return true, ""
+	})
+	t.Logf("the %d alerts resolved %s after the heal", len(alerts), took.Round(100*time.Millisecond))
+}
+
 // within polls cond every 200ms until it holds, and returns how long after since that was; when limit has
 // passed since then it fails the test with what cond said last.
 func within(t *testing.T, since time.Time, limit time.Duration, what string, cond func() (bool, string)) time.Duration {
@@ -428,85 +514,24 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 	set(split, "token-a-0123456789abcdef", 0)
 	set(split, "token-b-0123456789abcdef", 1)
 	policy(2, "allkeys-lru")
-	// firing waits for alert name about the lock or master value (the alert's label label) to fire, at most
-	// its for: plus two scrapes (and the slack for the watcher's confirming poll and a loaded machine) after
-	// the fault. Then it reads in Prometheus's own record when the watcher's condition (the series the
-	// alert's expression reads) was first scraped and when the alert first fired: Prometheus must have fired
-	// it no sooner than its for: after that scrape, and within its for: plus two scrape intervals (one more
-	// evaluation interval for each evaluation Prometheus missed running late).
-	firing := func(name, label, value string, forDuration time.Duration, condition string) {
-		t.Helper()
-		limit := forDuration + 2*promScrape + promSlack
-		within(t, faultAt, limit, name+" firing for "+value, func() (bool, string) {
-			alerts, err := prom.alerts()
-			if err != nil {
-				return false, err.Error()
-			}
-			a := findAlert(alerts, name, label, value)
-			if a == nil || a.State != "firing" {
-				return false, fmt.Sprintf("alerts %+v", alerts)
-			}
-			if !strings.Contains(a.Annotations["summary"], value) || !strings.Contains(a.Annotations["description"], "Next:") ||
-				a.Labels["severity"] == "" {
-				t.Errorf("%s: severity %q, summary %q, description %q; want a severity, %q named and the next step",
-					name, a.Labels["severity"], a.Annotations["summary"], a.Annotations["description"], value)
-			}
-			return true, ""
-		})
-		seenAt, err := prom.firstSample(condition)
-		if err != nil {
-			t.Fatalf("%s: the condition it fires on: %v", name, err)
-		}
-		firedAt, err := prom.firstSample(fmt.Sprintf(`ALERTS{alertname=%q, alertstate="firing", %s=%q}`, name, label, value))
-		if err != nil {
-			t.Fatalf("%s: when it fired: %v", name, err)
-		}
-		missed, err := prom.missedEvaluations()
-		if err != nil {
-			t.Fatal(err)
-		}
-		bound := forDuration + 2*promScrape + time.Duration(missed)*promEval
-		if seenAt.Before(faultAt.Add(-promScrape)) {
-			t.Errorf("%s: %s was scraped at %s, before the fault at %s: the test's condition is not the fault's",
-				name, condition, seenAt.Format(time.StampMilli), faultAt.Format(time.StampMilli))
-		}
-		if took := firedAt.Sub(seenAt); took < forDuration || took > bound {
-			t.Errorf("%s %q fired %s after Prometheus first scraped %s; want from its for: %s to %s (for: plus two "+
-				"scrapes, and %d missed evaluations)", name, value, took, condition, forDuration, bound, missed)
-		}
-		t.Logf("%s %q: the watcher's condition scraped %s after the fault, the alert fired %s after that "+
-			"(for: %s, bound %s); %s after the fault in all (bound with slack %s)", name, value,
-			seenAt.Sub(faultAt).Round(10*time.Millisecond), firedAt.Sub(seenAt), forDuration, bound,
-			firedAt.Sub(faultAt).Round(10*time.Millisecond), limit)
+	quorumLost := expectedAlert{"RedlockLockQuorumLost", "resource", quorum, 10 * time.Second,
+		fmt.Sprintf(`redlock_warning{job="redlock", kind=~"quorum-lost|lock-lost", resource=%q}`, quorum), nil}
+	lossRecorded := expectedAlert{"RedlockQuorumLossRecorded", "resource", "", 0, // the count of losses names no lock
+		`redlock_lock_lost_total{job="redlock"}`, nil}
+	evictionPolicy := expectedAlert{"RedlockMasterEvictionPolicy", "master", addrs[2], evictionFor,
+		fmt.Sprintf(`redlock_warning{job="redlock", kind="eviction-policy", master=%q}`, addrs[2]), nil}
+	splitAlert := expectedAlert{"RedlockLockSplit", "resource", split, splitFor,
+		fmt.Sprintf(`redlock_lock_split{job="redlock", resource=%q}`, split), nil}
+	for _, a := range []expectedAlert{quorumLost, lossRecorded, evictionPolicy, splitAlert} {
+		prom.assertFires(t, faultAt, a)
 	}
-	firing("RedlockLockQuorumLost", "resource", quorum, 10*time.Second,
-		fmt.Sprintf(`redlock_warning{job="redlock", kind=~"quorum-lost|lock-lost", resource=%q}`, quorum))
-	firing("RedlockQuorumLossRecorded", "resource", "", 0, // the count of losses, which names no lock
-		`redlock_lock_lost_total{job="redlock"}`)
-	firing("RedlockMasterEvictionPolicy", "master", addrs[2], evictionFor,
-		fmt.Sprintf(`redlock_warning{job="redlock", kind="eviction-policy", master=%q}`, addrs[2]))
-	firing("RedlockLockSplit", "resource", split, splitFor,
-		fmt.Sprintf(`redlock_lock_split{job="redlock", resource=%q}`, split))
 
 	// The heal: the holder's keys back on the majority (held again); the split tokens deleted (gone).
 	healAt := time.Now()
 	set(quorum, token, 1, 2)
 	del(split, 0, 1)
 	policy(2, "noeviction")
-	took := within(t, healAt, 10*promScrape+promSlack, "the alerts resolved", func() (bool, string) {
-		alerts, err := prom.alerts()
-		if err != nil {
-			return false, err.Error()
-		}
-		for _, a := range []struct{ name, label, value string }{{"RedlockLockQuorumLost", "resource", quorum},
-			{"RedlockLockSplit", "resource", split}, {"RedlockMasterEvictionPolicy", "master", addrs[2]}} {
-			if found := findAlert(alerts, a.name, a.label, a.value); found != nil {
-				return false, fmt.Sprintf("%s %q still %s", a.name, a.value, found.State)
-			}
-		}
-		return true, ""
-	})
-	t.Logf("the three resolved %s after the heal", took.Round(100*time.Millisecond))
+	prom.assertResolved(t, healAt, quorumLost, splitAlert, evictionPolicy)
 }
 
 // dashboardVariables are what Grafana puts for the variables the shipped dashboard's queries use: every job,
