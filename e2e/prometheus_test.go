@@ -534,6 +534,72 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 	prom.assertResolved(t, healAt, quorumLost, splitAlert, evictionPolicy)
 }
 
+// TestPrometheusFiresTheShippedAlertsOnStoppedMasters runs the shipped rules in a real Prometheus scraping the
+// binary that watches three real masters, and crashes two of them: RedlockMasterDown must fire for each and
+// RedlockQuorumUnavailable for the watcher, within their for: plus two scrape intervals as
+// TestPrometheusFiresTheShippedAlertsOnBrokenLocks times them; started again, they resolve them. Unless
+// REDLOCK_TEST_SOAK=full, a copy of the shipped rules shortens the for: of these two alerts (1m and 30s) to 10s;
+// rulesWithFor checks that nothing else differs. (RedlockMasterRestartedWithinTTL is left to the rules' unit
+// tests: masters a test has just started are all within any lock's TTL of their start.)
+func TestPrometheusFiresTheShippedAlertsOnStoppedMasters(t *testing.T) {
+	t.Parallel()
+	promBin := prometheusBinary(t)
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	addrs := redlocktest.Addrs(masters)
+	forOf := map[string]time.Duration{"RedlockMasterDown": time.Minute, "RedlockQuorumUnavailable": 30 * time.Second}
+	shorter := map[string]string{}
+	for name, shipped := range forOf {
+		if forOf[name] = redlocktest.Soak(10*time.Second, shipped); forOf[name] != shipped {
+			shorter[name] = forOf[name].String()
+		}
+	}
+	alertRules, err := filepath.Abs(filepath.Join("..", "deploy", "prometheus", "alerts.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shorter) > 0 {
+		alertRules = rulesWithFor(t, alertRules, t.TempDir(), shorter)
+	}
+	recordingRules, err := filepath.Abs(filepath.Join("..", "deploy", "prometheus", "rules.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	h := startHeadless(t, bin, "--masters", strings.Join(addrs, ","), "--poll", "200ms")
+	target := strings.TrimSuffix(strings.TrimPrefix(h.metrics, "http://"), "/metrics")
+	prom := startPrometheus(t, promBin, target, []string{recordingRules, alertRules})
+	within(t, time.Now(), time.Minute, "Prometheus scraping the watcher of three masters", func() (bool, string) {
+		v, err := prom.query(`redlock_masters_up{job="redlock"}`)
+		return err == nil && v == "3", fmt.Sprintf("%v %v; prometheus output:\n%s", v, err, prom.output.String())
+	})
+
+	var down []expectedAlert
+	for _, i := range []int{1, 2} {
+		down = append(down, expectedAlert{"RedlockMasterDown", "master", addrs[i], forOf["RedlockMasterDown"],
+			fmt.Sprintf(`redlock_master_down{job="redlock", master=%q}`, addrs[i]), nil})
+	}
+	noQuorum := expectedAlert{"RedlockQuorumUnavailable", "instance", target, forOf["RedlockQuorumUnavailable"],
+		`redlock_masters_up{job="redlock"}`, func(up float64) bool { return up < 2 }}
+	faultAt := time.Now()
+	for _, i := range []int{1, 2} {
+		if err := masters[i].Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range append([]expectedAlert{noQuorum}, down...) {
+		prom.assertFires(t, faultAt, a)
+	}
+
+	healAt := time.Now()
+	for _, i := range []int{1, 2} {
+		if err := masters[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prom.assertResolved(t, healAt, append([]expectedAlert{noQuorum}, down...)...)
+}
+
 // dashboardVariables are what Grafana puts for the variables the shipped dashboard's queries use: every job,
 // watcher and lock, and intervals as a dashboard of the last hour would have them.
 var dashboardVariables = map[string]string{"job": ".*", "instance": ".*", "resource": ".*",
