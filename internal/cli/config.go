@@ -144,6 +144,7 @@ type flagValues struct {
 	tlsKey       string // --tls-key: its private key's PEM file
 	retryDelay   string
 	profile      string // --profile NAME, "" none
+	profileRO    bool   // the profile's read_only key: it never writes, even for run
 	configFile   string // --config FILE, "" the default path
 	cfg          Config
 	demoFlag     string       // the first demo-only flag given, "" for none

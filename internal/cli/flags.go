@@ -84,7 +84,7 @@ func addProfileFlags(fs *pflag.FlagSet, v *flagValues) {
 func addRunProfileFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringVarP(&v.profile, "profile", "P", "",
 		"connect with this profile of the config file: its masters, user, password source and TLS; flags given win; "+
-			"a read-only or production profile is refused (run writes)")
+			"a read_only profile is refused (run writes)")
 	addConfigFlag(fs, v)
 }
 

@@ -62,7 +62,7 @@ func runManSections() []manSection {
 	return []manSection{
 		{"EXIT STATUS", definitions(
 			"the command's", "when it ran to its end (128+N when signal N killed it)",
-			"2", "bad usage, or a read-only or production profile (run writes: it takes a lock)",
+			"2", "bad usage, or a read_only profile (run writes: it takes a lock)",
 			"75", "not acquired: another holder has the lock, or too few masters answered; --wait DURATION keeps trying that long",
 			"76", "the lock was lost while the command ran (taken over, evicted, deleted or expired; stderr says which), and the command was ended",
 			"126", "the command (or the watchdog) could not be started",

@@ -107,6 +107,7 @@ func applyProfile(fs *pflag.FlagSet, c *Config, v *flagValues, env Environment) 
 		c.ReadOnly = p.ReadOnly || p.Production
 	}
 	c.Profile, c.ProfileColor, c.Production = p.name, p.Color, p.Production
+	v.profileRO = p.ReadOnly
 	return nil
 }
 
@@ -290,20 +291,16 @@ func useTLS(m *app.Master) {
 }
 
 // applyRunProfile puts the profile --profile names into run's settings, as applyProfile does for the
-// dashboard: its masters, user, password source and TLS apply. run takes a lock, a write, and has no
-// --read-only to override a profile's with: a read-only or production profile refuses run, so that a command
-// line that names production never writes to it by surprise.
+// dashboard: its masters, user, password source and TLS apply. A production profile is taken: it guards
+// production from an operator's writes in the dashboard, and run's one write, its own lock, is what the
+// command line asks for. A read_only profile says it never writes, and refuses run.
 func applyRunProfile(fs *pflag.FlagSet, c *Config, v *flagValues, env Environment) error {
 	if err := applyProfile(fs, c, v, env); err != nil || c.Profile == "" {
 		return err
 	}
-	if c.ReadOnly {
-		what := "read_only"
-		if c.Production {
-			what = "production"
-		}
-		return usagef("--profile %q is %s, so it never writes, and run takes a lock, a write: run with a profile "+
-			"of its own for jobs (without read_only or production) or with --masters", c.Profile, what)
+	if v.profileRO {
+		return usagef("--profile %q is read_only, so it never writes, and run takes a lock, a write: run with a "+
+			"profile of its own for jobs (without read_only) or with --masters", c.Profile)
 	}
 	return nil
 }

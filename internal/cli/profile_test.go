@@ -303,8 +303,8 @@ func TestBadProfilesExitTwoWithOneClearLine(t *testing.T) {
 			"-p: redis-cli's port is part of each master here: -m HOST:PORT", ""},
 		{"a demo flag with a profile", header, []string{"-P", "prod", "--demo-clients", "3"}, nil,
 			"--demo-clients applies to demo mode only, without --masters or --profile", ""},
-		{"a production profile for run", header + "production = true\n", []string{"run", "-P", "prod", "res", "--", "true"},
-			nil, `--profile "prod" is production, so it never writes`, ""},
+		{"a read_only profile for run", header + "read_only = true\n", []string{"run", "-P", "prod", "res", "--", "true"},
+			nil, `--profile "prod" is read_only, so it never writes`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -438,7 +438,8 @@ func TestProfileUserAndPasswordReachTheMasters(t *testing.T) {
 }
 
 // TestRunTakesAProfileButNeverAReadOnlyOne: run -P connects with the profile's masters, user and password
-// source; a read-only or a production profile is refused, since run writes.
+// source, a production profile's too (run's write is its own lock, which the command line asks for); a
+// read_only profile is refused, since run writes.
 func TestRunTakesAProfileButNeverAReadOnlyOne(t *testing.T) {
 	env := fakeEnv(map[string]string{"REDISCLI_AUTH": "cliauth"}, profileFiles(t, prodProfile))
 	rc, err := parseRunConfig([]string{"-P", "dev", "--ttl", "5s", "job", "--", "true"}, env)
@@ -451,20 +452,22 @@ func TestRunTakesAProfileButNeverAReadOnlyOne(t *testing.T) {
 	if got, want := passwords(rc.Config), "cliauth cliauth own"; got != want {
 		t.Errorf("run -P dev: passwords %q, want %q ($REDISCLI_AUTH, and the URL's own)", got, want)
 	}
-	for _, tc := range []struct {
-		profile, want string
-	}{
-		{"staging", `--profile "staging" is read_only, so it never writes, and run takes a lock`},
-		{"prod", `--profile "prod" is production, so it never writes, and run takes a lock`},
-	} {
-		args := []string{"run", "-P", tc.profile, "job", "--", "true"}
-		code, stdout, stderr := runCapture(args, fakeEnv(map[string]string{"PROD_PW": "x"}, profileFiles(t, prodProfile)))
-		checkOneUsageLine(t, args, code, stderr, tc.want)
-		if stdout != "" {
-			t.Errorf("%q: stdout %q", args, stdout)
-		}
+	prod, err := parseRunConfig([]string{"-P", "prod", "job", "--", "true"},
+		fakeEnv(map[string]string{"PROD_PW": "x"}, profileFiles(t, prodProfile)))
+	if err != nil {
+		t.Fatalf("run -P prod: %v", err)
 	}
-	args := []string{"run", "-P", "dev", "-m", "a:1", "job", "--", "true"}
-	code, _, stderr := runCapture(args, env)
+	want := "rediss://10.0.0.1:6379 rediss://10.0.0.2:6379/2 rediss://10.0.0.3:6379"
+	if got := masterNames(prod.Config); got != want {
+		t.Errorf("run -P prod: masters %q, want the production profile's %q", got, want)
+	}
+	args := []string{"run", "-P", "staging", "job", "--", "true"}
+	code, stdout, stderr := runCapture(args, fakeEnv(nil, profileFiles(t, prodProfile)))
+	checkOneUsageLine(t, args, code, stderr, `--profile "staging" is read_only, so it never writes, and run takes a lock`)
+	if stdout != "" {
+		t.Errorf("%q: stdout %q", args, stdout)
+	}
+	args = []string{"run", "-P", "dev", "-m", "a:1", "job", "--", "true"}
+	code, _, stderr = runCapture(args, env)
 	checkOneUsageLine(t, args, code, stderr, `--profile "dev" and --masters exclude each other`)
 }

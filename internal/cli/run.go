@@ -55,7 +55,7 @@ type runConfig struct {
 }
 
 // parseRunConfig parses run's arguments (after "run"): the connection and lock flags, parsed and checked as
-// for the dashboard, a profile (refused when read-only or production: see applyRunProfile), and run's own. A
+// for the dashboard, a profile (refused when read_only: see applyRunProfile), and run's own. A
 // flag of the dashboard's that run does not take is refused by name. Its errors are *UsageError. With --help
 // only Help is set.
 func parseRunConfig(args []string, env Environment) (runConfig, error) {
