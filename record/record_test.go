@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/render"
@@ -25,6 +27,7 @@ type contention struct {
 	mon     *monitor.Monitor
 	cfg     monitor.Config
 	addrs   []string
+	clients []*redis.Client // the masters', to make the fault
 	locker  *redlock.Client
 	holders []string // the token of each hold, in order, as the clients logged it
 	mu      sync.Mutex
@@ -44,7 +47,7 @@ func newContention(t *testing.T, cfg monitor.Config) *contention {
 		t.Fatal(err)
 	}
 	t.Cleanup(locker.Close)
-	return &contention{mon: mon, cfg: cfg, addrs: redlocktest.Addrs(masters), locker: locker}
+	return &contention{mon: mon, cfg: cfg, addrs: redlocktest.Addrs(masters), clients: clients, locker: locker}
 }
 
 // hold takes resource, keeps it for d, releases it and logs its token.
@@ -96,6 +99,20 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 					}()
 				}
 				wg.Wait()
+				// The fault: a holder's keys deleted on two of three masters while it holds.
+				l, err := c.locker.Acquire(context.Background(), "billing:nightly", 30*time.Second)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				time.Sleep(300 * time.Millisecond)
+				for _, m := range c.clients[:2] {
+					if err := m.Del(context.Background(), "billing:nightly").Err(); err != nil {
+						t.Error(err)
+					}
+				}
+				time.Sleep(300 * time.Millisecond)
+				_ = l.Release(context.Background())
 			}()
 			for {
 				c.mon.Poll(context.Background())
@@ -130,9 +147,19 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for i := range p.Len() {
-				if s := p.Snapshot(i); len(s.Locks) > 0 && s.Locks[0].Holder != "" {
-					seen[s.Locks[0].Holder] = true
+				s := p.Snapshot(i)
+				if lv := s.Lock("orders:hot"); lv != nil && lv.Holder != "" {
+					seen[lv.Holder] = true
 				}
+			}
+			faults := 0
+			for _, e := range p.MonitorEvents() {
+				if e.Resource == "billing:nightly" && e.Kind.Severity() != monitor.SeverityInfo {
+					faults++
+				}
+			}
+			if faults == 0 {
+				t.Errorf("the replay tells nothing of the fault on billing:nightly; its events: %v", p.MonitorEvents())
 			}
 			c.mu.Lock()
 			defer c.mu.Unlock()
