@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
@@ -106,4 +107,35 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 	d.waitFor("the end of the recording", func(v string) bool {
 		return strings.Contains(v, "end of the recording") && strings.Contains(v, "token-c")
 	})
+}
+
+// TestTheReplayJumpsToTheDemosViolationsBothWays: { and } reach the errors a recording holds besides the
+// monitor's (a demo's violation, a dashboard's failure), backwards as well as forwards.
+func TestTheReplayJumpsToTheDemosViolationsBothWays(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 27, 3, 12, 0, 0, time.UTC)
+	rec := &record.Recording{Header: record.Header{Masters: []string{"a:1"}}}
+	for i := range 10 {
+		at := start.Add(time.Duration(i) * time.Second)
+		rec.Polls = append(rec.Polls, monitor.Poll{Time: at, Readings: []monitor.Reading{{Addr: "a:1", Role: "master",
+			Sent: at, Received: at, ServerTime: at}}})
+	}
+	rec.Events = []events.Record{
+		{Time: start.Add(3500 * time.Millisecond), Source: events.SourceDemo, Kind: "violation", Severity: "error",
+			Text: "two clients held orders:1 at once"},
+		{Time: start.Add(6500 * time.Millisecond), Source: events.SourceDashboard, Kind: events.KindReleaseUnconfirmed,
+			Severity: "warning", Text: "a release some masters did not confirm"},
+	}
+	d := drive(t, newDashboard(ui.Options{Replay: record.NewPlayer(rec, nil)}, 140, 44))
+	d.exec(d.m.Init())
+	d.waitView("poll 1/10")
+	d.press("}")
+	d.waitView("poll 4/10")
+	d.waitView("two clients held orders:1 at once")
+	d.press("}")
+	d.waitView("poll 7/10")
+	d.press("{")
+	d.waitView("poll 4/10")
+	d.press("{")
+	d.waitView("no error or warning before this moment")
 }
