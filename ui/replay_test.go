@@ -82,6 +82,18 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 	d.press(",")
 	d.waitView("token-a")
 	d.waitView("poll 3/")
+	d.press("enter") // the lock's view follows the cursor, stepped from inside it
+	d.waitView("Lock orders:1")
+	d.press(".")
+	d.waitFor("the lock's view at poll 4, token-b holding", func(v string) bool {
+		return strings.Contains(v, "Lock orders:1") && strings.Contains(v, "poll 4/") && strings.Contains(v, "token-b")
+	})
+	d.press(",")
+	d.waitFor("the lock's view back at poll 3, token-a holding", func(v string) bool {
+		return strings.Contains(v, "Lock orders:1") && strings.Contains(v, "poll 3/") && strings.Contains(v, "token-a") &&
+			!strings.Contains(v, "token-b")
+	})
+	d.press("esc")
 	d.press("}")
 	d.waitFor("the split", func(v string) bool { return strings.Contains(v, "split") && strings.Contains(v, "token-c") })
 	d.press("a")
@@ -102,7 +114,9 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 		return strings.Contains(v, fmt.Sprintf("poll %d/%d", p.Len(), p.Len())) && !strings.Contains(v, "Go to a moment")
 	})
 	d.press("^")
-	d.waitView("token-a")
+	d.waitFor("the first poll, its event log as it stood then", func(v string) bool {
+		return strings.Contains(v, "poll 1/") && strings.Contains(v, "token-a") && !strings.Contains(v, "token-c")
+	})
 	d.press("+", "+", "p") // play at 5x to the end
 	d.waitFor("the end of the recording", func(v string) bool {
 		return strings.Contains(v, "end of the recording") && strings.Contains(v, "token-c")
