@@ -203,3 +203,49 @@ func pollInside(rec *record.Recording, h hold) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// TestAKilledRecordersRecordingReplays: a recorder killed outright (SIGKILL, no chance to close its file)
+// leaves a recording that replays up to its last poll, and says it was not closed.
+func TestAKilledRecordersRecordingReplays(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 1)
+	client := redlocktest.Clients(t, masters)[0]
+	file := filepath.Join(t.TempDir(), "killed.rec")
+	recorder := startRun(t, bin, t.TempDir(), "-m", redlocktest.Addrs(masters)[0], "--headless", "--poll", "100ms",
+		"--record", file)
+	if err := client.Set(context.Background(), "orders:killed", "tok-before-the-kill", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a poll that read orders:killed in the recording", func() (bool, string) {
+		rec, err := record.Open(file)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, p := range rec.Polls {
+			for _, r := range p.Readings {
+				for _, k := range r.Keys {
+					if k.Key == "orders:killed" {
+						return true, ""
+					}
+				}
+			}
+		}
+		return false, fmt.Sprintf("%d polls, none read the key", len(rec.Polls))
+	})
+	if err := recorder.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	recorder.wait(10 * time.Second)
+
+	code, out, stderr := runBinary(t, bin, nil, "replay", file)
+	if code != 0 || !strings.Contains(out, "not closed") && !strings.Contains(out, "cut short") {
+		t.Fatalf("replay of a killed recorder's file: exit %d, stdout:\n%s\nstderr:\n%s\nwant it read, and said unfinished",
+			code, out, stderr)
+	}
+	code, out, stderr = runBinary(t, bin, nil, "replay", file, "--at", "end", "--json")
+	if code != 0 || !strings.Contains(out, `"tok-before-the-kill"`) {
+		t.Fatalf("replay --at end --json of a killed recorder's file: exit %d, stdout:\n%s\nstderr:\n%s\nwant the lock held",
+			code, out, stderr)
+	}
+}

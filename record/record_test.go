@@ -264,22 +264,36 @@ func TestACrashedRecordersFileIsReadable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A fourth poll, then the file cut inside it, as when the recorder dies while the kernel writes it.
+	// The recorder dies between two polls: every poll written reads back, and nothing is said cut short.
 	before, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WritePoll(monitor.Poll{Time: time.Unix(1003, 0), Readings: []monitor.Reading{{Addr: "a:1"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(path, before.Size()+8); err != nil {
-		t.Fatal(err)
-	}
 	rec, err := Open(path)
+	if err != nil || len(rec.Polls) != 3 || rec.Torn || !rec.Unclosed {
+		t.Fatalf("a recording whose recorder died between polls: %v; want its 3 polls, unclosed, none torn (%+v)", err, rec)
+	}
+	// A fourth poll, then the file cut in its middle, as when the recorder dies while the kernel writes it.
+	fourth := monitor.Poll{Time: time.Unix(1003, 0), Readings: []monitor.Reading{{Addr: "a:1"}}}
+	for i := range 50 { // keys that compress little, so that half the line's bytes hold some of it
+		fourth.Readings[0].Keys = append(fourth.Readings[0].Keys, monitor.KeyReading{Key: fmt.Sprintf("lock:%d", i),
+			Value: fmt.Sprintf("%x", i*2654435761), PTTL: time.Duration(i) * time.Millisecond})
+	}
+	if err := w.WritePoll(fourth); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, (before.Size()+after.Size())/2); err != nil {
+		t.Fatal(err)
+	}
+	rec, err = Open(path)
 	if err != nil {
 		t.Fatalf("a recording cut short by a crash: %v", err)
 	}
-	if len(rec.Polls) != 3 || !rec.Torn {
+	if len(rec.Polls) != 3 || !rec.Torn || !rec.Unclosed {
 		t.Errorf("read %d polls, torn %v; want the 3 whole ones, and the cut line skipped", len(rec.Polls), rec.Torn)
 	}
 }
