@@ -354,3 +354,38 @@ func TestARecordingRotatesAtItsSize(t *testing.T) {
 		t.Errorf("a recording over an existing file: %v, want a refusal", err)
 	}
 }
+
+// TestARecordingOfLargePollsRotatesToo: polls whose lines are larger than the writer's buffer (a polled
+// master's thousands of keys) are counted whole, so the file still begins anew at its size.
+func TestARecordingOfLargePollsRotatesToo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "large.rec")
+	const maxBytes = 256 << 10
+	news := 0
+	w, err := Create(path, maxBytes, Header{Started: time.Now(), Masters: []string{"a:1"}}, func() { news++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; news == 0 && i < 50; i++ {
+		poll := monitor.Poll{Time: time.Unix(int64(1000+i), 0), Readings: []monitor.Reading{{Addr: "a:1"}}}
+		for k := range 5000 { // values that compress little: a line of about 100 KB compressed
+			poll.Readings[0].Keys = append(poll.Readings[0].Keys, monitor.KeyReading{Key: fmt.Sprintf("job:%d", k),
+				Value: fmt.Sprintf("%016x", uint64(i*5000+k)*0x9e3779b97f4a7c15), PTTL: time.Duration(k) * time.Millisecond})
+		}
+		if err := w.WritePoll(poll); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.Stat(path + ".1")
+	if news != 1 || err != nil {
+		t.Fatalf("%d new files after writing polls of about 100 KB each past %d bytes (%v); want 1", news, maxBytes, err)
+	}
+	if old.Size() > 2*maxBytes {
+		t.Errorf("the first file grew to %d bytes before a new one began; want about %d", old.Size(), maxBytes)
+	}
+	if _, err := Open(path + ".1"); err != nil {
+		t.Error(err)
+	}
+}
