@@ -249,3 +249,73 @@ func TestAKilledRecordersRecordingReplays(t *testing.T) {
 			code, out, stderr)
 	}
 }
+
+// TestAPresenterReplaysARecordedDemoStory is issue 36's presenter: the demo dashboard with --record runs
+// crash-restart, a story that ends in a violation, and quits; with the demo's masters gone, `replay FILE`
+// lists the violation among its moments, and the replay dashboard at the poll after it shows it in the event
+// log and its lock in the table.
+func TestAPresenterReplaysARecordedDemoStory(t *testing.T) {
+	t.Parallel()
+	s := startTmux(t)
+	s.tmux("resize-window", "-t", pane, "-x", "200", "-y", "50")
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	file, stream := filepath.Join(dir, "demo.rec"), filepath.Join(dir, "events.jsonl")
+	s.typeText(fmt.Sprintf("%s --demo --record %s --events %s; echo \"exit=$?\"", bin, file, stream))
+	s.keys("Enter")
+	s.waitFor("the five demo masters up", func(screen string) bool { return strings.Contains(screen, "5/5 up") })
+	s.keys("w") // the workload pauses: the story is the recording's
+	s.waitFor("the workload paused", func(screen string) bool { return strings.Contains(screen, "PAUSED") })
+	runScenarioFromMenu(s, 2)
+	eventually(t, "crash-restart's last step in the event file", func() (bool, string) {
+		return over(readEvents(t, stream), "crash-restart"), "crash-restart not over"
+	})
+	var violation eventLine
+	for _, e := range readEvents(t, stream) {
+		if e.Source == "demo" && e.Kind == "violation" {
+			violation = e
+			break
+		}
+	}
+	if violation.Time.IsZero() {
+		t.Fatal("crash-restart logged no violation")
+	}
+	time.Sleep(time.Second) // a poll or two after the story
+	s.keys("q")
+	if _, status := waitForExit(s); status != "0" {
+		t.Fatalf("the demo exited %s", status)
+	}
+
+	// No demo master runs now: the replay reads the file alone.
+	code, out, stderr := runBinary(t, bin, nil, "replay", file)
+	if code != 0 || !strings.Contains(out, violation.Time.Format("15:04:05.000")+"  error") ||
+		!strings.Contains(out, "(demo)") {
+		t.Fatalf("replay FILE: exit %d, stdout:\n%s\nstderr:\n%s\nwant the violation of %s among the moments",
+			code, out, stderr, violation.Time.Format("15:04:05.000"))
+	}
+	rec, err := record.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after time.Time
+	for _, p := range rec.Polls {
+		if !p.Time.Before(violation.Time) {
+			after = p.Time
+			break
+		}
+	}
+	if after.IsZero() {
+		t.Fatalf("the recording has no poll after the violation at %s", violation.Time.Format("15:04:05.000"))
+	}
+	s.keys("clear", "Enter")
+	s.typeText(fmt.Sprintf("%s replay %s --at %s", bin, file, after.Format(time.RFC3339Nano)))
+	s.keys("Enter")
+	screen := s.waitFor("the replay at the violation, its lock and the violation in the log", func(screen string) bool {
+		return strings.Contains(screen, "REPLAY") && strings.Contains(screen, violation.Resource) &&
+			strings.Contains(screen, "violation")
+	})
+	if !strings.Contains(screen, after.Format("15:04:05.000")) {
+		t.Errorf("the replay's header does not show the moment %s:\n%s", after.Format("15:04:05.000"), screen)
+	}
+	s.keys("q")
+}

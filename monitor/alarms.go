@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
@@ -84,7 +85,8 @@ func (m lockMove) alarmText(a alarm, now time.Time) string {
 	switch a {
 	case alarmQuorumLost:
 		last := m.v.hist.lastHolder
-		return fmt.Sprintf("holder %s lost its quorum: its key lives on %d masters", vocab.Quote(last), liveOn(m.v, last, now))
+		return fmt.Sprintf("holder %s lost its quorum: its key lives on %s", vocab.Quote(last),
+			textfmt.Plural(liveOn(m.v, last, now), "master"))
 	case alarmSplit:
 		return fmt.Sprintf("split: %d tokens, none on a quorum", len(m.v.hist.tokens))
 	case alarmLost:
