@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
@@ -165,15 +166,63 @@ func TestARecordedIncidentReplaysWhoHeldTheLock(t *testing.T) {
 		}
 		from = pollNumber(t, lost)
 	}
+	// Stepping back from the lost quorum to the holder's last whole poll, and on again: at each poll the
+	// row of billing:nightly counts the masters holding its token as the recording's snapshot does.
+	player := record.NewPlayer(rec, nil)
+	rowAsRecorded := func(screen string, poll int) bool {
+		s := player.Snapshot(poll - 1)
+		lv := s.Lock("billing:nightly")
+		if lv == nil {
+			return !strings.Contains(screen, "billing:nightly")
+		}
+		q := fmt.Sprintf("%d<%d", lv.Count, s.Quorum)
+		if lv.Count >= s.Quorum {
+			q = fmt.Sprintf("%d≥%d", lv.Count, s.Quorum)
+		}
+		return strings.Contains(lockRow(screen, "billing:nightly"), " "+q+" ")
+	}
 	at := pollNumber(t, lost)
-	tm.keys(",")
-	tm.waitFor("one poll back", func(screen string) bool { return pollNumber(t, screen) == at-1 })
-	tm.keys(".")
-	tm.waitFor("one poll on again", func(screen string) bool { return pollNumber(t, screen) == at })
+	if !rowAsRecorded(lost, at) {
+		t.Errorf("at poll %d the row of billing:nightly is not as recorded:\n%s", at, lost)
+	}
+	held := at
+	for held > 1 {
+		s := player.Snapshot(held - 1)
+		if lv := s.Lock("billing:nightly"); lv != nil && lv.State == monitor.StateHeld && lv.Holder == l.Token() {
+			break
+		}
+		tm.keys(",")
+		held--
+		tm.waitFor(fmt.Sprintf("poll %d, as recorded", held), func(screen string) bool {
+			return pollNumber(t, screen) == held && rowAsRecorded(screen, held)
+		})
+	}
+	screen := steadyScreen(tm)
+	if row := lockRow(screen, "billing:nightly"); !strings.Contains(row, "held") || !strings.Contains(row, l.Token()[:8]) {
+		t.Errorf("at poll %d, before the fault, the replay does not show billing:nightly held by %s:\n%s", held,
+			l.Token(), screen)
+	}
+	for held < at {
+		tm.keys(".")
+		held++
+		tm.waitFor(fmt.Sprintf("poll %d on again, as recorded", held), func(screen string) bool {
+			return pollNumber(t, screen) == held && rowAsRecorded(screen, held)
+		})
+	}
 	tm.keys("q")
 	tm.waitFor("the replay to quit", func(screen string) bool {
 		return strings.Contains(screen, prompt) && !strings.Contains(screen, "REPLAY")
 	})
+}
+
+// lockRow is the line of the locks table that lists resource, "" when none does.
+func lockRow(screen, resource string) string {
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.Contains(line, " "+resource+" ") && strings.ContainsAny(line, "≥<") {
+			return line
+		}
+	}
+	return ""
 }
 
 // pollNumber reads the poll under the replay's time cursor from the header ("poll 12/43"), 0 when absent.
