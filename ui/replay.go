@@ -131,7 +131,7 @@ func (r *replayer) arrived(msg replayMsg) bool {
 // seekEvent moves the cursor to the poll of the next (dir > 0) or previous event the monitor told after or
 // before the poll shown, or of the nearest error or warning when alarms (the demo's violations and the
 // dashboard's errors among them); it says so when there is none. An event between two polls is shown with
-// the poll before it.
+// the poll after it, whose event log holds it.
 func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 	what := "event"
 	if alarms {
@@ -143,7 +143,7 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 		if dir < 0 {
 			m = moments[len(moments)-1-n]
 		}
-		if i := r.p.IndexAt(m.at); dir > 0 && i > r.want || dir < 0 && i < r.want && i >= 0 {
+		if i := r.pollAt(m.at); dir > 0 && i > r.want || dir < 0 && i < r.want {
 			r.playing = false
 			r.sh.tellStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, m.at.Format("15:04:05.000"), sanitize(m.text, textCap)))
 			return r.show(i, true)
@@ -151,6 +151,16 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 	}
 	r.sh.tellStatus(levelInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
 	return nil
+}
+
+// pollAt is the poll that shows what happened at t: the first taken at or after t, or the last poll when
+// none was.
+func (r *replayer) pollAt(t time.Time) int {
+	i := r.p.IndexAt(t)
+	if i < 0 || r.p.Time(i).Before(t) && i+1 < r.p.Len() {
+		return i + 1
+	}
+	return i
 }
 
 // moment is a time worth seeking to, and what happened then.

@@ -143,13 +143,15 @@ func TestTheReplayJumpsToTheDemosViolationsBothWays(t *testing.T) {
 	d := drive(t, newDashboard(ui.Options{Replay: record.NewPlayer(rec, nil)}, 140, 44))
 	d.exec(d.m.Init())
 	d.waitView("poll 1/10")
+	d.press("}") // the poll after the violation, whose event log holds it
+	d.waitView("poll 5/10")
+	d.waitFor("the violation in the status line and the log", func(v string) bool {
+		return strings.Count(v, "two clients held orders:1 at once") == 2
+	})
 	d.press("}")
-	d.waitView("poll 4/10")
-	d.waitView("two clients held orders:1 at once")
-	d.press("}")
-	d.waitView("poll 7/10")
+	d.waitView("poll 8/10")
 	d.press("{")
-	d.waitView("poll 4/10")
+	d.waitView("poll 5/10")
 	d.press("{")
 	d.waitView("no error or warning before this moment")
 }
