@@ -144,7 +144,7 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 			m = moments[len(moments)-1-n]
 		}
 		if i := r.pollAt(m.at); dir > 0 && i > r.want || dir < 0 && i < r.want {
-			r.playing = false
+			r.playing, r.clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
 			r.sh.tellStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, m.at.Format("15:04:05.000"), sanitize(m.text, textCap)))
 			return r.show(i, true)
 		}

@@ -145,8 +145,9 @@ func TestTheReplayJumpsToTheDemosViolationsBothWays(t *testing.T) {
 	d.waitView("poll 1/10")
 	d.press("}") // the poll after the violation, whose event log holds it
 	d.waitView("poll 5/10")
-	d.waitFor("the violation in the status line and the log", func(v string) bool {
-		return strings.Count(v, "two clients held orders:1 at once") == 2
+	d.waitFor("the violation in the status line, stamped with the poll's time, and in the log", func(v string) bool {
+		return strings.Count(v, "two clients held orders:1 at once") == 2 &&
+			strings.Contains(v, "03:12:04 • error or warning at 03:12:03.500")
 	})
 	d.press("}")
 	d.waitView("poll 8/10")
