@@ -85,7 +85,8 @@ func (m lockMove) alarmText(a alarm, now time.Time) string {
 	switch a {
 	case alarmQuorumLost:
 		last := m.v.hist.lastHolder
-		return "holder " + vocab.Quote(last) + " lost its quorum: its key lives on " + textfmt.Plural(liveOn(m.v, last, now), "master")
+		return fmt.Sprintf("holder %s lost its quorum: its key lives on %s", vocab.Quote(last),
+			textfmt.Plural(liveOn(m.v, last, now), "master"))
 	case alarmSplit:
 		return fmt.Sprintf("split: %d tokens, none on a quorum", len(m.v.hist.tokens))
 	case alarmLost:

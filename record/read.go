@@ -18,6 +18,9 @@ type Recording struct {
 	Header Header
 	Polls  []monitor.Poll
 	Events []events.Record
+	// Unclosed is set when the recording ends without its end (the recorder stopped without closing it: a
+	// crash, or it is still writing); every whole line was read.
+	Unclosed bool
 	// Torn is set when the last line was cut short (the recorder died while writing it): it was skipped.
 	Torn bool
 }
@@ -65,12 +68,8 @@ func Read(r io.Reader, name string) (*Recording, error) {
 	for n := 2; ; n++ {
 		data, err := readLine(br)
 		if errors.Is(err, io.ErrUnexpectedEOF) { // the stream was cut short: by a recorder that died, or still writing
-			rec.Torn = true
+			rec.Unclosed = true
 			err = io.EOF
-			var l line
-			if json.Unmarshal(data, &l) != nil {
-				return &rec, nil
-			}
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: line %d: %w", name, n, err)

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"syscall"
@@ -62,7 +63,7 @@ type Writer struct {
 	maxBytes int64
 	header   Header
 	file     *os.File
-	buf      *bufio.Writer // over file
+	buf      *bufio.Writer // over a counter of file's bytes
 	gz       *gzip.Writer  // over buf
 	size     int64         // bytes written to file
 	onNew    func()        // called when a new file begins, for the next poll to read every master whole
@@ -93,7 +94,8 @@ func (w *Writer) begin() error {
 	if err != nil {
 		return fmt.Errorf("--record: %w", err)
 	}
-	w.file, w.buf, w.size = f, bufio.NewWriterSize(f, 64<<10), 0
+	w.file, w.size = f, 0
+	w.buf = bufio.NewWriterSize(&counter{w: f, n: &w.size}, 64<<10)
 	w.gz, _ = gzip.NewWriterLevel(w.buf, gzip.BestSpeed) // a valid level: no error
 	return w.writeLine(w.header)
 }
@@ -132,14 +134,12 @@ func (w *Writer) writeLine(v any) error {
 		return fmt.Errorf("recording: %w", err)
 	}
 	data = append(data, '\n')
-	before := w.buf.Buffered()
 	if _, err := w.gz.Write(data); err != nil {
 		return fmt.Errorf("recording %s: %w", w.path, err)
 	}
 	if err := w.gz.Flush(); err != nil {
 		return fmt.Errorf("recording %s: %w", w.path, err)
 	}
-	w.size += int64(w.buf.Buffered() - before)
 	if err := w.buf.Flush(); err != nil {
 		return fmt.Errorf("recording %s: %w", w.path, err)
 	}
@@ -175,6 +175,19 @@ func (w *Writer) rotate() error {
 		w.onNew()
 	}
 	return w.begin()
+}
+
+// counter counts the bytes written through it to w in *n.
+type counter struct {
+	w io.Writer
+	n *int64
+}
+
+// Write writes p to w and counts what was written.
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
 }
 
 // Err returns the first error that stopped the recording, or nil.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/render"
@@ -25,6 +27,7 @@ type contention struct {
 	mon     *monitor.Monitor
 	cfg     monitor.Config
 	addrs   []string
+	clients []*redis.Client // the masters', to make the fault
 	locker  *redlock.Client
 	holders []string // the token of each hold, in order, as the clients logged it
 	mu      sync.Mutex
@@ -44,7 +47,7 @@ func newContention(t *testing.T, cfg monitor.Config) *contention {
 		t.Fatal(err)
 	}
 	t.Cleanup(locker.Close)
-	return &contention{mon: mon, cfg: cfg, addrs: redlocktest.Addrs(masters), locker: locker}
+	return &contention{mon: mon, cfg: cfg, addrs: redlocktest.Addrs(masters), clients: clients, locker: locker}
 }
 
 // hold takes resource, keeps it for d, releases it and logs its token.
@@ -96,6 +99,20 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 					}()
 				}
 				wg.Wait()
+				// The fault: a holder's keys deleted on two of three masters while it holds.
+				l, err := c.locker.Acquire(context.Background(), "billing:nightly", 30*time.Second)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				time.Sleep(300 * time.Millisecond)
+				for _, m := range c.clients[:2] {
+					if err := m.Del(context.Background(), "billing:nightly").Err(); err != nil {
+						t.Error(err)
+					}
+				}
+				time.Sleep(300 * time.Millisecond)
+				_ = l.Release(context.Background())
 			}()
 			for {
 				c.mon.Poll(context.Background())
@@ -130,9 +147,19 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for i := range p.Len() {
-				if s := p.Snapshot(i); len(s.Locks) > 0 && s.Locks[0].Holder != "" {
-					seen[s.Locks[0].Holder] = true
+				s := p.Snapshot(i)
+				if lv := s.Lock("orders:hot"); lv != nil && lv.Holder != "" {
+					seen[lv.Holder] = true
 				}
+			}
+			faults := 0
+			for _, e := range p.MonitorEvents() {
+				if e.Resource == "billing:nightly" && e.Kind.Severity() != monitor.SeverityInfo {
+					faults++
+				}
+			}
+			if faults == 0 {
+				t.Errorf("the replay tells nothing of the fault on billing:nightly; its events: %v", p.MonitorEvents())
 			}
 			c.mu.Lock()
 			defer c.mu.Unlock()
@@ -237,22 +264,36 @@ func TestACrashedRecordersFileIsReadable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A fourth poll, then the file cut inside it, as when the recorder dies while the kernel writes it.
+	// The recorder dies between two polls: every poll written reads back, and nothing is said cut short.
 	before, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WritePoll(monitor.Poll{Time: time.Unix(1003, 0), Readings: []monitor.Reading{{Addr: "a:1"}}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(path, before.Size()+8); err != nil {
-		t.Fatal(err)
-	}
 	rec, err := Open(path)
+	if err != nil || len(rec.Polls) != 3 || rec.Torn || !rec.Unclosed {
+		t.Fatalf("a recording whose recorder died between polls: %v; want its 3 polls, unclosed, none torn (%+v)", err, rec)
+	}
+	// A fourth poll, then the file cut in its middle, as when the recorder dies while the kernel writes it.
+	fourth := monitor.Poll{Time: time.Unix(1003, 0), Readings: []monitor.Reading{{Addr: "a:1"}}}
+	for i := range 50 { // keys that compress little, so that half the line's bytes hold some of it
+		fourth.Readings[0].Keys = append(fourth.Readings[0].Keys, monitor.KeyReading{Key: fmt.Sprintf("lock:%d", i),
+			Value: fmt.Sprintf("%x", i*2654435761), PTTL: time.Duration(i) * time.Millisecond})
+	}
+	if err := w.WritePoll(fourth); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, (before.Size()+after.Size())/2); err != nil {
+		t.Fatal(err)
+	}
+	rec, err = Open(path)
 	if err != nil {
 		t.Fatalf("a recording cut short by a crash: %v", err)
 	}
-	if len(rec.Polls) != 3 || !rec.Torn {
+	if len(rec.Polls) != 3 || !rec.Torn || !rec.Unclosed {
 		t.Errorf("read %d polls, torn %v; want the 3 whole ones, and the cut line skipped", len(rec.Polls), rec.Torn)
 	}
 }
@@ -311,5 +352,40 @@ func TestARecordingRotatesAtItsSize(t *testing.T) {
 	}
 	if _, err := Create(path, 0, Header{}, nil); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("a recording over an existing file: %v, want a refusal", err)
+	}
+}
+
+// TestARecordingOfLargePollsRotatesToo: polls whose lines are larger than the writer's buffer (a polled
+// master's thousands of keys) are counted whole, so the file still begins anew at its size.
+func TestARecordingOfLargePollsRotatesToo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "large.rec")
+	const maxBytes = 256 << 10
+	news := 0
+	w, err := Create(path, maxBytes, Header{Started: time.Now(), Masters: []string{"a:1"}}, func() { news++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; news == 0 && i < 50; i++ {
+		poll := monitor.Poll{Time: time.Unix(int64(1000+i), 0), Readings: []monitor.Reading{{Addr: "a:1"}}}
+		for k := range 5000 { // values that compress little: a line of about 100 KB compressed
+			poll.Readings[0].Keys = append(poll.Readings[0].Keys, monitor.KeyReading{Key: fmt.Sprintf("job:%d", k),
+				Value: fmt.Sprintf("%016x", uint64(i*5000+k)*0x9e3779b97f4a7c15), PTTL: time.Duration(k) * time.Millisecond})
+		}
+		if err := w.WritePoll(poll); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.Stat(path + ".1")
+	if news != 1 || err != nil {
+		t.Fatalf("%d new files after writing polls of about 100 KB each past %d bytes (%v); want 1", news, maxBytes, err)
+	}
+	if old.Size() > 2*maxBytes {
+		t.Errorf("the first file grew to %d bytes before a new one began; want about %d", old.Size(), maxBytes)
+	}
+	if _, err := Open(path + ".1"); err != nil {
+		t.Error(err)
 	}
 }

@@ -501,6 +501,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case interrupts:
 		return m.requestQuit()
+	case md.modal && m.replayKeyInView(msg):
+		if key.Matches(msg, m.sh.keys.Pause) {
+			return m.replay.togglePlay()
+		}
+		return m.replay.run(msg)
 	case md.modal:
 		return m.updateModal(msg)
 	}
@@ -519,6 +524,16 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// replayKeyInView reports whether msg is a replay's key that moves its time cursor (a step, a jump, play and
+// pause) pressed in a drill-down view, which takes it so that the view follows the cursor. Seek opens a form
+// in the view's place: the view does not take it.
+func (m *Model) replayKeyInView(msg tea.KeyMsg) bool {
+	if _, ok := m.modal.(*drillView); !ok || m.replay == nil || key.Matches(msg, m.sh.keys.Replay.Seek) {
+		return false
+	}
+	return m.replay.takes(msg) || key.Matches(msg, m.sh.keys.Pause)
 }
 
 // setLogFull shows the event log in place of the panels, with the focus, or puts it back. The screen opens it

@@ -129,36 +129,64 @@ func (r *replayer) arrived(msg replayMsg) bool {
 }
 
 // seekEvent moves the cursor to the poll of the next (dir > 0) or previous event the monitor told after or
-// before the moment shown, or of the next error or warning when alarms; it says so when there is none.
+// before the poll shown, or of the nearest error or warning when alarms (the demo's violations and the
+// dashboard's errors among them); it says so when there is none. An event between two polls is shown with
+// the poll after it, whose event log holds it.
 func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
-	at := r.p.Time(r.want)
-	evs := r.p.MonitorEvents()
 	what := "event"
 	if alarms {
 		what = "error or warning"
 	}
-	for n := range evs {
-		e := evs[n]
+	moments := r.moments(alarms)
+	for n := range moments {
+		m := moments[n]
 		if dir < 0 {
-			e = evs[len(evs)-1-n]
+			m = moments[len(moments)-1-n]
 		}
-		if alarms && e.Kind.Severity() == monitor.SeverityInfo {
-			continue
-		}
-		if dir > 0 && e.Time.After(at) || dir < 0 && e.Time.Before(at) {
-			r.playing = false
-			r.sh.tellStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, e.Time.Format("15:04:05.000"), sanitize(e.Text, textCap)))
-			return r.show(r.p.IndexAt(e.Time), true)
-		}
-	}
-	for _, e := range r.p.Recording().Events { // the demo's violations and the dashboard's errors count too
-		if sev, ok := monitor.ParseSeverity(e.Severity); alarms && dir > 0 && ok && sev.AtLeast(monitor.SeverityWarning) && e.Time.After(at) {
-			r.playing = false
-			return r.show(r.p.IndexAt(e.Time), true)
+		if i := r.pollAt(m.at); dir > 0 && i > r.want || dir < 0 && i < r.want {
+			r.playing, r.clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
+			r.sh.tellStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, m.at.Format("15:04:05.000"), sanitize(m.text, textCap)))
+			return r.show(i, true)
 		}
 	}
 	r.sh.tellStatus(levelInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
 	return nil
+}
+
+// pollAt is the poll that shows what happened at t: the first taken at or after t, or the last poll when
+// none was.
+func (r *replayer) pollAt(t time.Time) int {
+	i := r.p.IndexAt(t)
+	if i < 0 || r.p.Time(i).Before(t) && i+1 < r.p.Len() {
+		return i + 1
+	}
+	return i
+}
+
+// moment is a time worth seeking to, and what happened then.
+type moment struct {
+	at   time.Time
+	text string
+}
+
+// moments are the events the monitor told, oldest first; with alarms, its errors and warnings and the
+// recording's other ones (the demo's violations, the dashboard's errors).
+func (r *replayer) moments(alarms bool) []moment {
+	var out []moment
+	for _, e := range r.p.MonitorEvents() {
+		if !alarms || e.Kind.Severity() != monitor.SeverityInfo {
+			out = append(out, moment{e.Time, e.Text})
+		}
+	}
+	if alarms {
+		for _, e := range r.p.Recording().Events {
+			if sev, ok := monitor.ParseSeverity(e.Severity); ok && sev.AtLeast(monitor.SeverityWarning) {
+				out = append(out, moment{e.Time, e.Text})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b moment) int { return a.at.Compare(b.at) })
+	return out
 }
 
 // togglePlay plays or pauses the replay; at the end it plays again from the start.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
@@ -81,6 +82,18 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 	d.press(",")
 	d.waitView("token-a")
 	d.waitView("poll 3/")
+	d.press("enter") // the lock's view follows the cursor, stepped from inside it
+	d.waitView("Lock orders:1")
+	d.press(".")
+	d.waitFor("the lock's view at poll 4, token-b holding", func(v string) bool {
+		return strings.Contains(v, "Lock orders:1") && strings.Contains(v, "poll 4/") && strings.Contains(v, "token-b")
+	})
+	d.press(",")
+	d.waitFor("the lock's view back at poll 3, token-a holding", func(v string) bool {
+		return strings.Contains(v, "Lock orders:1") && strings.Contains(v, "poll 3/") && strings.Contains(v, "token-a") &&
+			!strings.Contains(v, "token-b")
+	})
+	d.press("esc")
 	d.press("}")
 	d.waitFor("the split", func(v string) bool { return strings.Contains(v, "split") && strings.Contains(v, "token-c") })
 	d.press("a")
@@ -101,9 +114,45 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 		return strings.Contains(v, fmt.Sprintf("poll %d/%d", p.Len(), p.Len())) && !strings.Contains(v, "Go to a moment")
 	})
 	d.press("^")
-	d.waitView("token-a")
+	d.waitFor("the first poll, its event log as it stood then", func(v string) bool {
+		return strings.Contains(v, "poll 1/") && strings.Contains(v, "token-a") && !strings.Contains(v, "token-c")
+	})
 	d.press("+", "+", "p") // play at 5x to the end
 	d.waitFor("the end of the recording", func(v string) bool {
 		return strings.Contains(v, "end of the recording") && strings.Contains(v, "token-c")
 	})
+}
+
+// TestTheReplayJumpsToTheDemosViolationsBothWays: { and } reach the errors a recording holds besides the
+// monitor's (a demo's violation, a dashboard's failure), backwards as well as forwards.
+func TestTheReplayJumpsToTheDemosViolationsBothWays(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 27, 3, 12, 0, 0, time.UTC)
+	rec := &record.Recording{Header: record.Header{Masters: []string{"a:1"}}}
+	for i := range 10 {
+		at := start.Add(time.Duration(i) * time.Second)
+		rec.Polls = append(rec.Polls, monitor.Poll{Time: at, Readings: []monitor.Reading{{Addr: "a:1", Role: "master",
+			Sent: at, Received: at, ServerTime: at}}})
+	}
+	rec.Events = []events.Record{
+		{Time: start.Add(3500 * time.Millisecond), Source: events.SourceDemo, Kind: "violation", Severity: "error",
+			Text: "two clients held orders:1 at once"},
+		{Time: start.Add(6500 * time.Millisecond), Source: events.SourceDashboard, Kind: events.KindReleaseUnconfirmed,
+			Severity: "warning", Text: "a release some masters did not confirm"},
+	}
+	d := drive(t, newDashboard(ui.Options{Replay: record.NewPlayer(rec, nil)}, 140, 44))
+	d.exec(d.m.Init())
+	d.waitView("poll 1/10")
+	d.press("}") // the poll after the violation, whose event log holds it
+	d.waitView("poll 5/10")
+	d.waitFor("the violation in the status line, stamped with the poll's time, and in the log", func(v string) bool {
+		return strings.Count(v, "two clients held orders:1 at once") == 2 &&
+			strings.Contains(v, "03:12:04 • error or warning at 03:12:03.500")
+	})
+	d.press("}")
+	d.waitView("poll 8/10")
+	d.press("{")
+	d.waitView("poll 5/10")
+	d.press("{")
+	d.waitView("no error or warning before this moment")
 }

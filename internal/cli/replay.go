@@ -143,8 +143,11 @@ func writeMoments(w io.Writer, name string, p *record.Player) {
 	rec := p.Recording()
 	start, end := p.Time(0), p.Time(p.Len()-1)
 	torn := ""
-	if rec.Torn {
+	switch {
+	case rec.Torn:
 		torn = " (its last line was cut short and skipped: the recorder stopped while writing it)"
+	case rec.Unclosed:
+		torn = " (not closed: the recorder stopped without ending it, or is still writing; every line written is read)"
 	}
 	fmt.Fprintf(w, "%s: recorded %s to %s (%s), %d polls of %d masters, part %d%s\n", untrusted.Escape(name),
 		start.Format("2006-01-02 15:04:05"), end.Format("15:04:05"), vocab.ShortDuration(end.Sub(start)), p.Len(),

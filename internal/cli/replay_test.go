@@ -1,6 +1,11 @@
 package cli
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestRecordMaxTakesSizesWithUnits(t *testing.T) {
 	for _, tc := range []struct {
@@ -15,5 +20,37 @@ func TestRecordMaxTakesSizesWithUnits(t *testing.T) {
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("%q: %d, %v; want %d (ok %v)", tc.in, got, err, tc.want, tc.ok)
 		}
+	}
+}
+
+func TestRecordAndReplayCommandLinesAreChecked(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-m", "a:1", "--once", "--record", "x.rec"}, "--record applies to the dashboard and --headless, not --once"},
+		{[]string{"-m", "a:1", "--headless", "--record", "x.rec", "--record-max", "500K"}, `--record-max "500K"`},
+		{[]string{"replay"}, "replay takes one recording"},
+		{[]string{"replay", "a.rec", "b.rec"}, "replay takes one recording"},
+		{[]string{"replay", "a.rec", "--json"}, "give it with --at"},
+		{[]string{"replay", "a.rec", "--at", "end", "--json", "--markdown"}, "exclude each other"},
+		{[]string{"replay", "a.rec", "--moments", "--at", "end"}, "--moments lists the whole recording"},
+	} {
+		code, _, stderr := runCapture(tc.args, realEnv)
+		checkOneUsageLine(t, tc.args, code, stderr, tc.want)
+	}
+}
+
+// TestReplayRefusesARecordingOfALaterVersionClearly: a recording a later release wrote is refused, saying
+// which version it is and what reads it.
+func TestReplayRefusesARecordingOfALaterVersionClearly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "later.rec")
+	if err := os.WriteFile(path, []byte(`{"format":"redlock-tui recording","version":2}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCapture([]string{"replay", path, "--at", "end", "--json"}, realEnv)
+	if code != ExitFailure || stdout != "" || !strings.Contains(stderr, "a recording of format version 2") ||
+		!strings.Contains(stderr, "replay it with a newer redlock-tui") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the version refused, with what reads it", code, stdout, stderr)
 	}
 }
