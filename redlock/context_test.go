@@ -69,11 +69,10 @@ func (c *pausingClock) Now() time.Time {
 	return now
 }
 
-// TestTryAcquireReturnsByItsDeadline: a failed acquisition's cleanup must not
+// tryAcquireReturnsByItsDeadline: a failed acquisition's cleanup must not
 // hold the caller past its context's deadline; masters left to release are
 // released in the background.
-func TestTryAcquireReturnsByItsDeadline(t *testing.T) {
-	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
+func tryAcquireReturnsByItsDeadline(t *testing.T) {
 	cl := newProxiedCluster(t, 3, 0) // for its clients' read timeout (2s), longer than the node timeout
 	const nodeTimeout, ttl = 1800 * time.Millisecond, time.Minute
 	clk := &pausingClock{t: t, masters: cl.masters, ttl: ttl}

