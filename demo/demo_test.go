@@ -28,9 +28,10 @@ func startDemo(t *testing.T, opts Options) *Demo {
 	return d
 }
 
-// sideBySide returns o for a demo that runs beside other tests' demos: its clients wait longer for a master,
-// so that a machine busy with the others does not make a starved client take a master for failed.
-func sideBySide(o Options) Options {
+// patient returns o for a demo whose clients wait longer for a master (MaxTTL/4): beside other tests' demos,
+// or under -race on a loaded machine, a starved client must not take a master for failed, so that a story's
+// outcome does not hang on the machine's speed.
+func patient(o Options) Options {
 	o.NodeTimeout = MaxTTL / 4
 	return o
 }
@@ -66,7 +67,7 @@ func collect(d *Demo, within time.Duration, stop func(Event) bool) []Event {
 
 func TestWorkloadWithoutFaultsHandsLocksAroundSafely(t *testing.T) {
 	parallelUnlessRace(t)
-	d := startDemo(t, sideBySide(Options{}))
+	d := startDemo(t, patient(Options{}))
 	start := time.Now()
 	// A quiet machine sees one within a second; a starved one (seen at a load average of 17) takes longer.
 	first := collect(d, 10*time.Second, func(e Event) bool { return e.Kind == EventAcquired })
@@ -307,7 +308,7 @@ func TestMastersAreReachableAndFaultsShow(t *testing.T) {
 
 func TestGCPausedClientWritesLate(t *testing.T) {
 	parallelUnlessRace(t)
-	d := startDemo(t, sideBySide(Options{Clients: 2, Resources: 1, Rate: 3}))
+	d := startDemo(t, patient(Options{Clients: 2, Resources: 1, Rate: 3}))
 	deadline := time.Now().Add(3 * time.Second)
 	for len(d.Beliefs()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

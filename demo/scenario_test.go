@@ -23,7 +23,7 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 	for _, sc := range Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
 			parallelUnlessRace(t)
-			d := startDemo(t, sideBySide(Options{ScenarioPace: 50 * time.Millisecond}))
+			d := startDemo(t, patient(Options{ScenarioPace: 50 * time.Millisecond}))
 			go collect(d, time.Hour, nil) // keep the channel drained, as the dashboard would
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -69,7 +69,7 @@ func TestScenariosEndAsTheStorySays(t *testing.T) {
 
 func TestRunScenarioRejectsUnknownAndConcurrentRuns(t *testing.T) {
 	parallelUnlessRace(t)
-	d := startDemo(t, sideBySide(Options{Paused: true, ScenarioPace: 50 * time.Millisecond}))
+	d := startDemo(t, patient(Options{Paused: true, ScenarioPace: 50 * time.Millisecond}))
 	if _, err := d.RunScenario(context.Background(), "no-such-story"); err == nil {
 		t.Error("an unknown scenario ran")
 	}
@@ -111,7 +111,7 @@ func TestScenarioStopsWhenCancelled(t *testing.T) {
 // demo's count of refused writes, and the events logged.
 func fencedRun(t *testing.T, name string) (ScenarioResult, int, []Event) {
 	t.Helper()
-	d := startDemo(t, sideBySide(Options{Paused: true, ScenarioPace: 50 * time.Millisecond}))
+	d := startDemo(t, patient(Options{Paused: true, ScenarioPace: 50 * time.Millisecond}))
 	var mu sync.Mutex
 	var events []Event
 	go func() {
@@ -201,7 +201,7 @@ func TestCrashRestartFencedGivesBALowerTokenThatTheStoreRefuses(t *testing.T) {
 }
 
 func TestCrashRestartFencedShowsOnTheMonitorAsACounterThatWentBack(t *testing.T) {
-	d := startDemo(t, Options{Paused: true}) // the default pace, as a presenter runs it
+	d := startDemo(t, patient(Options{Paused: true})) // the default pace, as a presenter runs it
 	go collect(d, time.Hour, nil)
 	conns := d.NewClients()
 	defer closeAll(conns)

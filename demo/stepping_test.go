@@ -66,7 +66,7 @@ func TestEveryScenarioRunsStepByStepAsItsStorySays(t *testing.T) {
 	for _, sc := range Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
 			parallelUnlessRace(t)
-			d := startDemo(t, sideBySide(Options{Paused: true, PresenterTTL: MaxTTL}))
+			d := startDemo(t, patient(Options{Paused: true, PresenterTTL: MaxTTL}))
 			go collect(d, time.Hour, nil)
 			res := stepUntilOver(t, d, sc.Name, func(st StepState) {
 				if st.Steps != sc.Steps {
@@ -114,7 +114,7 @@ func countSteps(d *Demo, name string) int {
 // master 3 down, then back without A's key, then B's token on masters 3-5 beside A's on 1 and 2.
 func TestAPollAfterEachStepShowsWhatItDid(t *testing.T) {
 	parallelUnlessRace(t)
-	d := startDemo(t, sideBySide(Options{Paused: true, PresenterTTL: 20 * time.Second}))
+	d := startDemo(t, patient(Options{Paused: true, PresenterTTL: 20 * time.Second}))
 	go collect(d, time.Hour, nil)
 	conns := d.NewClients()
 	defer closeAll(conns)
@@ -173,7 +173,7 @@ func TestAPollAfterEachStepShowsWhatItDid(t *testing.T) {
 // still ends as the story says.
 func TestSlowMotionPausesBetweenStepsWithThePresentersTTL(t *testing.T) {
 	parallelUnlessRace(t)
-	d := startDemo(t, sideBySide(Options{Paused: true, PresenterTTL: 10 * time.Second}))
+	d := startDemo(t, patient(Options{Paused: true, PresenterTTL: 10 * time.Second}))
 	go collect(d, time.Hour, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

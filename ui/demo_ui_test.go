@@ -233,7 +233,7 @@ func TestReadOnlyKeepsDemoFaults(t *testing.T) {
 
 func TestScenarioMenuShowsTheViolationAndItsSafeVariantNone(t *testing.T) {
 	parallelUnlessRace(t)
-	dm := startDemo(t, sideBySide(demo.Options{Clients: 1, Resources: 1, Paused: true,
+	dm := startDemo(t, patient(demo.Options{Clients: 1, Resources: 1, Paused: true,
 		ScenarioPace: 50 * time.Millisecond}))
 	d := demoDashboard(t, dm, ui.Options{})
 
@@ -565,7 +565,7 @@ func TestDemoQuitsWithoutLeftoverGoroutines(t *testing.T) {
 func TestScenarioResultIsLoggedAfterItsSteps(t *testing.T) {
 	parallelUnlessRace(t)
 	for range 3 { // the result and the steps race through two channels: try a few runs
-		dm := startDemo(t, sideBySide(demo.Options{Clients: 1, Resources: 1, Paused: true,
+		dm := startDemo(t, patient(demo.Options{Clients: 1, Resources: 1, Paused: true,
 			ScenarioPace: 20 * time.Millisecond}))
 		d := demoDashboard(t, dm, ui.Options{})
 		d.press("m", "G", "enter")

@@ -36,9 +36,10 @@ func parallelUnlessRace(t *testing.T) {
 	}
 }
 
-// sideBySide returns o for a demo that runs beside other tests' demos: its clients wait longer for a master,
-// so that a machine busy with the others does not make a starved client take a master for failed.
-func sideBySide(o demo.Options) demo.Options {
+// patient returns o for a demo whose clients wait longer for a master (MaxTTL/4): beside other tests' demos,
+// or under -race on a loaded machine, a starved client must not take a master for failed, so that a story's
+// outcome does not hang on the machine's speed.
+func patient(o demo.Options) demo.Options {
 	o.NodeTimeout = demo.MaxTTL / 4
 	return o
 }

@@ -131,7 +131,7 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 // stepThrough runs c step by step on a demo program at 100x30 and checks the screen before every step.
 func stepThrough(t *testing.T, c stepCase) {
 	ttl := cmp.Or(c.ttl, 20*time.Second)
-	a, err := app.Open(app.Config{Demo: sideBySide(demo.Options{Clients: 1, Resources: 1, Paused: true,
+	a, err := app.Open(app.Config{Demo: patient(demo.Options{Clients: 1, Resources: 1, Paused: true,
 		PresenterTTL: ttl})})
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +259,7 @@ func TestEveryStoryFitsStepByStep(t *testing.T) {
 	for _, size := range []struct{ w, h int }{{100, 30}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
 			parallelUnlessRace(t)
-			dm := startDemo(t, sideBySide(demo.Options{Clients: 1, Resources: 1, Paused: true,
+			dm := startDemo(t, patient(demo.Options{Clients: 1, Resources: 1, Paused: true,
 				PresenterTTL: demo.MaxTTL}))
 			d := demoDashboard(t, dm, ui.Options{})
 			d.update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
