@@ -186,7 +186,9 @@ func snapshotJSON(t *testing.T, s monitor.Snapshot) []byte {
 
 // differs compares two snapshots' JSON and says where they differ, "" when they agree. Times and figures
 // computed from them may differ by a few microseconds: a recording keeps wall-clock times, and the live
-// monitor measured the same spans on the monotonic clock.
+// monitor measured the same spans on the monotonic clock. A TTL may differ by up to ttlTolerance: a key a whole
+// reading found unchanged is replayed with the expiry last written for it, which the live read may give up to
+// that much apart (and so may a time it expires at); a spread of expiries across masters, by twice that.
 func differs(t *testing.T, live, replay []byte) string {
 	t.Helper()
 	var a, b any
@@ -222,13 +224,24 @@ func diffValue(path string, a, b any) string {
 			}
 		}
 	case float64:
-		if y, ok := b.(float64); !ok || math.Abs(x-y) > 0.01+1e-3*math.Abs(x) {
+		within := 0.01 + 1e-3*math.Abs(x)
+		switch {
+		case strings.HasSuffix(path, ".pttl_ms"):
+			within = max(within, float64(ttlTolerance/time.Millisecond))
+		case strings.HasSuffix(path, ".ttl_spread_ms"):
+			within = max(within, float64(2*ttlTolerance/time.Millisecond))
+		}
+		if y, ok := b.(float64); !ok || math.Abs(x-y) > within {
 			return fmt.Sprintf("%s: %v vs %v", path, a, b)
 		}
 	case string:
 		y, ok := b.(string)
+		within := time.Millisecond
+		if strings.HasSuffix(path, ".expires_at") {
+			within = ttlTolerance + time.Microsecond
+		}
 		if ta, err := time.Parse(time.RFC3339Nano, x); err == nil && ok {
-			if tb, err := time.Parse(time.RFC3339Nano, y); err == nil && ta.Sub(tb).Abs() < time.Millisecond {
+			if tb, err := time.Parse(time.RFC3339Nano, y); err == nil && ta.Sub(tb).Abs() < within {
 				return ""
 			}
 		}
