@@ -20,8 +20,9 @@ import (
 // where it stood in the last reading. Discovery then reads known keys again as its sweep passes them, in the
 // master's SCAN order, which holds from sweep to sweep: the keys read out of the last reading's order are kept
 // in the order they came, each moved to the end when it comes again, so that the front of that list is where
-// the sweep goes next; a key in neither order is named. A read in order and one out of it time a key apart
-// (a refresh's batch and a discovery step), so each compares with the last of its kind.
+// the sweep goes next, and a key is told by how far it stands from the last one told there. A read in order
+// and one out of it time a key apart (a refresh's batch and a discovery step), so each compares with the last
+// of its kind.
 
 // ttlTolerance is how far a key's expiry, as a read gives it (ReadAt + PTTL), may move from the one last
 // written and the key still be unchanged, besides how far off the times of the two reads may be (ReadWithin,
@@ -31,8 +32,8 @@ import (
 // live one by at most ttlTolerance and the two reads' ReadWithin.
 const ttlTolerance = 2 * time.Millisecond
 
-// lookAhead is how many keys past where the last one stood a key is looked for in an order (the keys that
-// left or changed in between are passed over).
+// lookAhead is how many keys past where the last one stood a key is looked for in the last reading's order
+// (the keys that left or changed in between are passed over); further on, it is read out of that order.
 const lookAhead = 64
 
 // polledKeys is how the keys of a reading written as a delta of the last one stand (line.Polled).
@@ -49,16 +50,15 @@ type keyRun struct {
 }
 
 // keySpan is keys of a run in order: Same or Changed keys of the last reading's order (after Skip of its
-// keys), Scanned keys of the scan order (after ScanSkip), Named keys, or New ones. Changed and New keys are
-// the next ones the reading holds, written in full.
+// keys), Scanned keys of the scan order (from ScanSkip keys past the last one there, backwards when negative),
+// or New ones. Changed and New keys are the next ones the reading holds, written in full.
 type keySpan struct {
-	Skip     int      `json:"skip,omitempty"`
-	Same     int      `json:"same,omitempty"`
-	Changed  int      `json:"changed,omitempty"`
-	ScanSkip int      `json:"scan_skip,omitempty"`
-	Scanned  int      `json:"scanned,omitempty"`
-	Named    []string `json:"named,omitempty"`
-	New      int      `json:"new,omitempty"`
+	Skip     int `json:"skip,omitempty"`
+	Same     int `json:"same,omitempty"`
+	Changed  int `json:"changed,omitempty"`
+	ScanSkip int `json:"scan_skip,omitempty"`
+	Scanned  int `json:"scanned,omitempty"`
+	New      int `json:"new,omitempty"`
 }
 
 // lastKeys is the last reading of one master that was written as a delta, as the reader rebuilt it.
@@ -66,7 +66,7 @@ type lastKeys struct {
 	names      []string           // its keys, in order
 	scan       []string           // the keys read out of the order of the reading before, in the order they came
 	inOrder    map[string]lastKey // the keys as last written where they stood in the reading before
-	outOfOrder map[string]lastKey // the keys as last written out of that order
+	outOfOrder map[string]lastKey // the keys as last written out of that order: all in scan
 }
 
 // newLastKeys returns the state of a master of which nothing was written.
@@ -172,6 +172,10 @@ func (l *lastKeys) encode(keys []monitor.KeyReading, written *[]monitor.KeyReadi
 	var p polledKeys
 	var inOrder, inScan int // where the last key found stands in l.names and l.scan
 	var moved []string
+	scanAt := make(map[string]int, len(l.scan))
+	for i, name := range l.scan {
+		scanAt[name] = i
+	}
 	for _, k := range keys {
 		run := p.runFor(k.ReadAt, k.ReadWithin)
 		if skip, ok := find(l.names, inOrder, k.Key); ok {
@@ -186,19 +190,16 @@ func (l *lastKeys) encode(keys []monitor.KeyReading, written *[]monitor.KeyReadi
 			continue
 		}
 		moved = append(moved, k.Key)
-		if last, ok := l.outOfOrder[k.Key]; !ok || !last.unchanged(k) {
+		last, ok := l.outOfOrder[k.Key]
+		at, scanned := scanAt[k.Key]
+		if !ok || !scanned || !last.unchanged(k) {
 			*written = append(*written, k)
 			l.outOfOrder[k.Key] = keyOf(k)
 			run.add(newKeys, 0)
 			continue
 		}
-		if skip, ok := find(l.scan, inScan, k.Key); ok {
-			inScan += skip + 1
-			run.add(scannedKeys, skip)
-			continue
-		}
-		named := run.last(func(s keySpan) bool { return s.Named != nil })
-		named.Named = append(named.Named, k.Key)
+		run.add(scannedKeys, at-inScan)
+		inScan = at + 1
 	}
 	l.keep(keys, moved)
 	return p.Runs
@@ -248,7 +249,7 @@ func (r *keyRun) add(kind spanKind, skip int) {
 	s := r.last(func(s keySpan) bool { return skip == 0 && *s.count(kind) > 0 })
 	switch {
 	case *s.count(kind) > 0:
-	case kind == scannedKeys:
+	case kind == scannedKeys: // the keys read out of order are not sure to follow it: it may go back
 		s.ScanSkip = skip
 	default:
 		s.Skip = skip
@@ -341,7 +342,7 @@ func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monito
 		for _, span := range run.Spans {
 			inOrder += span.Skip
 			inScan += span.ScanSkip
-			if inOrder+span.Same+span.Changed > len(l.names) || inScan+span.Scanned > len(l.scan) {
+			if inOrder+span.Same+span.Changed > len(l.names) || inScan < 0 || inScan+span.Scanned > len(l.scan) {
 				return nil, fmt.Errorf("more keys in the last reading's order than it had")
 			}
 			for _, name := range l.names[inOrder : inOrder+span.Same] {
@@ -363,9 +364,7 @@ func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monito
 			}
 			keys = append(keys, changed...)
 			inOrder += span.Same + span.Changed
-			scanned := l.scan[inScan : inScan+span.Scanned]
-			inScan += span.Scanned
-			for _, name := range slices.Concat(scanned, span.Named) { // one of the two
+			for _, name := range l.scan[inScan : inScan+span.Scanned] {
 				k, ok := l.outOfOrder[name]
 				if !ok {
 					return nil, fmt.Errorf("key %q unchanged is not in the last reading", name)
@@ -373,6 +372,7 @@ func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monito
 				keys = append(keys, k.at(run.ReadAt, run.ReadWithin))
 				moved = append(moved, name)
 			}
+			inScan += span.Scanned
 			added, err := take(span.New)
 			if err != nil {
 				return nil, err

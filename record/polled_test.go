@@ -70,8 +70,8 @@ func TestAQuietPolledMasterCostsWhatChanges(t *testing.T) {
 		c.mon.Poll(ctx)
 	}
 	perPoll := (size() - first) / quiet
-	// Each reading's own fields (TIME, INFO, the sweep) and its runs cost a few hundred bytes; its keys, whole,
-	// cost about 10 bytes each.
+	// Each reading's own fields (TIME, INFO, the sweep) and its runs cost a few hundred bytes at most; its keys,
+	// whole, would cost about 8 bytes each: 24 KB a poll here.
 	const perMaster = 700
 	t.Logf("the first sweeps: %d bytes in %d polls; then %d bytes a quiet poll, for %d locks on %d masters",
 		first, len(live), perPoll, locks, len(c.addrs))
