@@ -1,7 +1,10 @@
 package record
 
 import (
+	"bufio"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
 // TestAQuietPolledMasterCostsWhatChanges: three polled masters with a few thousand quiet locks grow a
@@ -109,6 +115,10 @@ func TestAQuietPolledMasterCostsWhatChanges(t *testing.T) {
 	}
 	if len(rec.Polls) != len(live) {
 		t.Fatalf("the recording holds %d polls; the monitor made %d snapshots", len(rec.Polls), len(live))
+	}
+	if written := lastPollWritten(t, path); len(written.Poll.Readings[0].Keys) > 10 || len(written.Polled) != 1 {
+		t.Errorf("the last poll wrote %d keys of %d, and %d readings as deltas; want the cluster's as a delta",
+			len(written.Poll.Readings[0].Keys), len(rec.Polls[len(rec.Polls)-1].Readings[0].Keys), len(written.Polled))
 	}
 	p, within := NewPlayer(rec, nil), ttlWithin(rec)
 	for i := range live {
@@ -239,4 +249,104 @@ func TestARecordingOfVersion1ReadsAsItWas(t *testing.T) {
 	if len(rec.Polls) != 2 || len(rec.Polls[1].Readings[0].Keys) != 1 || rec.Polls[1].Readings[0].Keys[0].PTTL != 4*time.Second {
 		t.Errorf("a version 1 recording read as %+v", rec.Polls)
 	}
+}
+
+// TestARecordedRedisClusterReplaysAsItWas: a Redis Cluster, read as one master whose keys each name their
+// node, is recorded as a delta of its last reading and replayed as the live monitor saw it.
+func TestARecordedRedisClusterReplaysAsItWas(t *testing.T) {
+	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
+	cc := c.NewClusterClient()
+	defer cc.Close()
+	ctx := context.Background()
+	for i := range 300 {
+		if err := cc.Set(ctx, fmt.Sprintf("lock:job:%d", i), fmt.Sprintf("tok-%020d", i), 10*time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seeds := make([]*redis.Client, len(c.Nodes))
+	for i, n := range c.Nodes {
+		seeds[i] = n.NewClient()
+		t.Cleanup(func() { seeds[i].Close() })
+	}
+	cfg := monitor.Config{}
+	mon, err := monitor.NewCluster(seeds, monitor.ClusterName(c.Nodes[0].Addr()), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mon.Close() })
+	path := filepath.Join(t.TempDir(), "cluster.rec")
+	w, err := Create(path, 0, Header{Started: time.Now(), Masters: []string{monitor.ClusterName(c.Nodes[0].Addr())},
+		Config: cfg.Recorded()}, mon.ReadWholeNext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon.ObservePolls(func(p monitor.Poll) {
+		if err := w.WritePoll(p); err != nil {
+			t.Error(err)
+		}
+	})
+	var live [][]byte
+	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { live = append(live, snapshotJSON(t, s)) })
+	for i := range 12 {
+		if i == 6 {
+			if err := cc.Set(ctx, "lock:job:5", "tok-changed-0000000000", 10*time.Minute).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := cc.Del(ctx, "lock:job:6").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mon.Poll(ctx)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Polls) != len(live) {
+		t.Fatalf("the recording holds %d polls; the monitor made %d snapshots", len(rec.Polls), len(live))
+	}
+	if written := lastPollWritten(t, path); len(written.Poll.Readings[0].Keys) > 10 || len(written.Polled) != 1 {
+		t.Errorf("the last poll wrote %d keys of %d, and %d readings as deltas; want the cluster's as a delta",
+			len(written.Poll.Readings[0].Keys), len(rec.Polls[len(rec.Polls)-1].Readings[0].Keys), len(written.Polled))
+	}
+	p, within := NewPlayer(rec, nil), ttlWithin(rec)
+	for i := range live {
+		if where := differs(t, live[i], snapshotJSON(t, p.Snapshot(i)), within); where != "" {
+			t.Fatalf("poll %d of %d replayed differs from the live snapshot at %s", i, len(live), where)
+		}
+	}
+	last := p.Snapshot(p.Len() - 1)
+	if l := last.Lock("lock:job:5"); l == nil || l.Holder != "tok-changed-0000000000" {
+		t.Errorf("the key changed is replayed as %+v", l)
+	}
+}
+
+// lastPollWritten is the last poll of the recording at path as it was written, not rebuilt.
+func lastPollWritten(t *testing.T, path string) line {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last line
+	sc := bufio.NewScanner(gz)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var l line
+		if err := json.Unmarshal(sc.Bytes(), &l); err == nil && l.Poll != nil {
+			last = l
+		}
+	}
+	if last.Poll == nil {
+		t.Fatalf("%s holds no poll (%v)", path, sc.Err())
+	}
+	return last
 }
