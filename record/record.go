@@ -5,9 +5,10 @@
 // monitor's configuration), then one line per poll (what the poll gave the monitor's aggregator: the readings,
 // our locks, the time; see monitor.Poll) and one per event that does not come from the polls (the dashboard's
 // own actions, the demo's story). Replaying the polls through the same aggregator rebuilds every snapshot as it
-// was, with its hold logs, contention and events. A tracked master's reading holds only what changed; a polled
-// master's whole reading is written as a delta of the last one written for it (polled.go), and rebuilt whole
-// when read: a quiet minute costs a few hundred bytes a tracked master, a few kilobytes a polled one.
+// was, with its hold logs, contention and events. A tracked master's reading holds only what changed; a whole
+// reading (a polled master's, a tracked master's full read) is written as a delta of the last one written for
+// its master and rebuilt whole when read (polled.go), its unchanged keys' TTLs to within how far the times of
+// the reads may be off. So a quiet master, tracked or polled, costs a few hundred bytes a poll.
 //
 // Each line is compressed and flushed to the file as it comes (the compressor's state carries from line to line,
 // so repeated fields cost little): what a crashed recorder wrote is readable, and a line it cut short is
