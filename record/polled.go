@@ -327,7 +327,13 @@ func (s polledState) decode(readings []monitor.Reading, polled []polledKeys) err
 // decode returns the keys of a reading as runs say, from the keys written in full (written) and the last
 // reading's, and makes them the last.
 func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monitor.KeyReading, error) {
-	var keys []monitor.KeyReading
+	n := 0
+	for _, run := range runs {
+		for _, span := range run.Spans {
+			n += span.Same + span.Changed + span.Scanned + span.New
+		}
+	}
+	keys := make([]monitor.KeyReading, 0, n) // a poll's keys are most of what a recording holds in memory
 	var moved []string
 	var inOrder, inScan int
 	take := func(n int) ([]monitor.KeyReading, error) {
@@ -342,7 +348,7 @@ func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monito
 		for _, span := range run.Spans {
 			inOrder += span.Skip
 			inScan += span.ScanSkip
-			if inOrder+span.Same+span.Changed > len(l.names) || inScan < 0 || inScan+span.Scanned > len(l.scan) {
+			if inOrder < 0 || inOrder+span.Same+span.Changed > len(l.names) || inScan < 0 || inScan+span.Scanned > len(l.scan) {
 				return nil, fmt.Errorf("more keys in the last reading's order than it had")
 			}
 			for _, name := range l.names[inOrder : inOrder+span.Same] {
