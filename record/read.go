@@ -65,6 +65,7 @@ func Read(r io.Reader, name string) (*Recording, error) {
 		return nil, fmt.Errorf("%s: a recording of format version %d, which this redlock-tui (it reads up to %d) "+
 			"cannot read: replay it with a newer redlock-tui", name, v, Version)
 	}
+	polled := polledState{}
 	for n := 2; ; n++ {
 		data, err := readLine(br)
 		if errors.Is(err, io.ErrUnexpectedEOF) { // the stream was cut short: by a recorder that died, or still writing
@@ -87,6 +88,9 @@ func Read(r io.Reader, name string) (*Recording, error) {
 		}
 		switch {
 		case l.Poll != nil:
+			if derr := polled.decode(l.Poll.Readings, l.Polled); derr != nil {
+				return nil, fmt.Errorf("%s: line %d: %w", name, n, derr)
+			}
 			rec.Polls = append(rec.Polls, *l.Poll)
 		default:
 			rec.Events = append(rec.Events, *l.Event)

@@ -5,8 +5,10 @@
 // monitor's configuration), then one line per poll (what the poll gave the monitor's aggregator: the readings,
 // our locks, the time; see monitor.Poll) and one per event that does not come from the polls (the dashboard's
 // own actions, the demo's story). Replaying the polls through the same aggregator rebuilds every snapshot as it
-// was, with its hold logs, contention and events. A tracked master's reading holds only what changed, so a
-// quiet minute costs a few hundred bytes a master.
+// was, with its hold logs, contention and events. A tracked master's reading holds only what changed; a whole
+// reading (a polled master's, a tracked master's full read) is written as a delta of the last one written for
+// its master and rebuilt whole when read (polled.go), its unchanged keys' TTLs to within how far the times of
+// the reads may be off. So a quiet master, tracked or polled, costs a few hundred bytes a poll.
 //
 // Each line is compressed and flushed to the file as it comes (the compressor's state carries from line to line,
 // so repeated fields cost little): what a crashed recorder wrote is readable, and a line it cut short is
@@ -34,7 +36,7 @@ import (
 // newest it reads.
 const (
 	Format  = "redlock-tui recording"
-	Version = 1
+	Version = 2 // 2: a polled master's whole reading is a delta of the last one (1 wrote it whole)
 )
 
 // DefaultMaxBytes is the size at which a recording starts a new file unless the user says otherwise.
@@ -50,10 +52,12 @@ type Header struct {
 	Config  monitor.RecordedConfig `json:"config"`
 }
 
-// line is one line after the header: a poll or an event.
+// line is one line after the header: a poll or an event. A poll's whole readings hold only the keys that
+// changed since the last one of their master, and Polled says how the others stand (polled.go).
 type line struct {
-	Poll  *monitor.Poll  `json:"poll,omitempty"`
-	Event *events.Record `json:"event,omitempty"`
+	Poll   *monitor.Poll  `json:"poll,omitempty"`
+	Polled []polledKeys   `json:"polled,omitempty"`
+	Event  *events.Record `json:"event,omitempty"`
 }
 
 // Writer appends polls and events to a recording. It is safe for concurrent use.
@@ -68,6 +72,7 @@ type Writer struct {
 	size     int64         // bytes written to file
 	onNew    func()        // called when a new file begins, for the next poll to read every master whole
 	err      error         // the first write error: the recording stops there
+	polled   polledState   // the last whole reading of each master written in this file
 }
 
 // Create starts a recording at path, which must not exist (a recording is never appended to another), with
@@ -94,26 +99,35 @@ func (w *Writer) begin() error {
 	if err != nil {
 		return fmt.Errorf("--record: %w", err)
 	}
-	w.file, w.size = f, 0
+	w.file, w.size, w.polled = f, 0, polledState{} // a file replays on its own
 	w.buf = bufio.NewWriterSize(&counter{w: f, n: &w.size}, 64<<10)
 	w.gz, _ = gzip.NewWriterLevel(w.buf, gzip.BestSpeed) // a valid level: no error
 	return w.writeLine(w.header)
 }
 
-// WritePoll appends a poll.
-func (w *Writer) WritePoll(p monitor.Poll) error { return w.append(line{Poll: &p}) }
+// WritePoll appends a poll, its whole readings as deltas of the last ones of their masters.
+func (w *Writer) WritePoll(p monitor.Poll) error {
+	return w.append(func() line {
+		var l line
+		p.Readings, l.Polled = w.polled.encode(p.Readings)
+		l.Poll = &p
+		return l
+	})
+}
 
 // WriteEvent appends an event that the polls do not remake: the dashboard's own, the demo's.
-func (w *Writer) WriteEvent(r events.Record) error { return w.append(line{Event: &r}) }
+func (w *Writer) WriteEvent(r events.Record) error {
+	return w.append(func() line { return line{Event: &r} })
+}
 
-// append writes one line, and begins a new file once the size is reached.
-func (w *Writer) append(l line) error {
+// append writes the line that next returns, under the lock, and begins a new file once the size is reached.
+func (w *Writer) append(next func() line) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.writeLine(l); err != nil {
+	if err := w.writeLine(next()); err != nil {
 		w.err = err
 		return err
 	}

@@ -139,9 +139,9 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 				t.Fatalf("the recording holds %d polls and %d events (torn %v); the monitor made %d snapshots and 1 event",
 					len(rec.Polls), len(rec.Events), rec.Torn, len(live))
 			}
-			p := NewPlayer(rec, nil)
+			p, within := NewPlayer(rec, nil), ttlWithin(rec)
 			for _, i := range []int{len(live) - 1, 0, len(live) / 2, 1, len(live) - 2} { // out of order: seeks
-				if where := differs(t, live[i], snapshotJSON(t, p.Snapshot(i))); where != "" {
+				if where := differs(t, live[i], snapshotJSON(t, p.Snapshot(i)), within); where != "" {
 					t.Fatalf("poll %d of %d replayed differs from the live snapshot at %s", i, len(live), where)
 				}
 			}
@@ -186,8 +186,10 @@ func snapshotJSON(t *testing.T, s monitor.Snapshot) []byte {
 
 // differs compares two snapshots' JSON and says where they differ, "" when they agree. Times and figures
 // computed from them may differ by a few microseconds: a recording keeps wall-clock times, and the live
-// monitor measured the same spans on the monotonic clock.
-func differs(t *testing.T, live, replay []byte) string {
+// monitor measured the same spans on the monotonic clock. A TTL may differ by up to ttlWithin (ttlWithin): a
+// key a whole reading found unchanged is replayed with the expiry last written for it, which the live read may
+// give that much apart (and so may a time it expires at); a spread of expiries across masters, by twice that.
+func differs(t *testing.T, live, replay []byte, ttlWithin time.Duration) string {
 	t.Helper()
 	var a, b any
 	if err := json.Unmarshal(live, &a); err != nil {
@@ -196,10 +198,24 @@ func differs(t *testing.T, live, replay []byte) string {
 	if err := json.Unmarshal(replay, &b); err != nil {
 		t.Fatal(err)
 	}
-	return diffValue("$", a, b)
+	return diffValue("$", a, b, ttlWithin)
 }
 
-func diffValue(path string, a, b any) string {
+// ttlWithin is how far a replay of rec may give a key's TTL from what the live monitor read: ttlTolerance and
+// twice the most any of its reads' times may be off (KeyReading.ReadWithin), the read written and the live one.
+func ttlWithin(rec *Recording) time.Duration {
+	var within time.Duration
+	for _, p := range rec.Polls {
+		for _, r := range p.Readings {
+			for _, k := range r.Keys {
+				within = max(within, k.ReadWithin)
+			}
+		}
+	}
+	return ttlTolerance + 2*within
+}
+
+func diffValue(path string, a, b any, ttlWithin time.Duration) string {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -207,7 +223,7 @@ func diffValue(path string, a, b any) string {
 			return fmt.Sprintf("%s: %v vs %v", path, a, b)
 		}
 		for k, v := range x {
-			if d := diffValue(path+"."+k, v, y[k]); d != "" {
+			if d := diffValue(path+"."+k, v, y[k], ttlWithin); d != "" {
 				return d
 			}
 		}
@@ -217,18 +233,29 @@ func diffValue(path string, a, b any) string {
 			return fmt.Sprintf("%s: %d items vs %v", path, len(x), b)
 		}
 		for i := range x {
-			if d := diffValue(fmt.Sprintf("%s[%d]", path, i), x[i], y[i]); d != "" {
+			if d := diffValue(fmt.Sprintf("%s[%d]", path, i), x[i], y[i], ttlWithin); d != "" {
 				return d
 			}
 		}
 	case float64:
-		if y, ok := b.(float64); !ok || math.Abs(x-y) > 0.01+1e-3*math.Abs(x) {
+		within := 0.01 + 1e-3*math.Abs(x)
+		switch {
+		case strings.HasSuffix(path, ".pttl_ms"):
+			within = max(within, float64(ttlWithin/time.Millisecond)+1) // and a millisecond cut off
+		case strings.HasSuffix(path, ".ttl_spread_ms"):
+			within = max(within, float64(2*ttlWithin/time.Millisecond)+1)
+		}
+		if y, ok := b.(float64); !ok || math.Abs(x-y) > within {
 			return fmt.Sprintf("%s: %v vs %v", path, a, b)
 		}
 	case string:
 		y, ok := b.(string)
+		within := time.Millisecond
+		if strings.HasSuffix(path, ".expires_at") {
+			within = ttlWithin + time.Millisecond // PTTL's milliseconds
+		}
 		if ta, err := time.Parse(time.RFC3339Nano, x); err == nil && ok {
-			if tb, err := time.Parse(time.RFC3339Nano, y); err == nil && ta.Sub(tb).Abs() < time.Millisecond {
+			if tb, err := time.Parse(time.RFC3339Nano, y); err == nil && ta.Sub(tb).Abs() < within {
 				return ""
 			}
 		}

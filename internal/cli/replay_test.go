@@ -45,11 +45,11 @@ func TestRecordAndReplayCommandLinesAreChecked(t *testing.T) {
 // which version it is and what reads it.
 func TestReplayRefusesARecordingOfALaterVersionClearly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "later.rec")
-	if err := os.WriteFile(path, []byte(`{"format":"redlock-tui recording","version":2}`+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(`{"format":"redlock-tui recording","version":3}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := runCapture([]string{"replay", path, "--at", "end", "--json"}, realEnv)
-	if code != ExitFailure || stdout != "" || !strings.Contains(stderr, "a recording of format version 2") ||
+	if code != ExitFailure || stdout != "" || !strings.Contains(stderr, "a recording of format version 3") ||
 		!strings.Contains(stderr, "replay it with a newer redlock-tui") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the version refused, with what reads it", code, stdout, stderr)
 	}

@@ -3,6 +3,7 @@ package reading
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // The recording codec: a recording (package record) keeps what each poll read, and replays it through the
@@ -95,4 +96,14 @@ func (k *KeyReading) UnmarshalJSON(data []byte) error {
 	*k = KeyReading(rec.keyFields)
 	k.refused, k.cut = rec.Refused, rec.Cut
 	return nil
+}
+
+// SameRead reports whether k and o read the same key alike: equal in everything but when they were read
+// (ReadAt, ReadWithin) and the TTL left then (PTTL), which a recording compares by the expiry they give. A
+// recording writes a polled master's key only when it changed (package record).
+func (k KeyReading) SameRead(o KeyReading) bool {
+	return k.Key == o.Key && k.Node == o.Node && k.Value == o.Value && k.Absent == o.Absent &&
+		(k.Fields == nil) == (o.Fields == nil) && slices.Equal(k.Fields, o.Fields) &&
+		(k.Set == nil) == (o.Set == nil) && slices.Equal(k.Set, o.Set) &&
+		k.refused == o.refused && k.cut == o.cut && k.Len == o.Len && k.Digest == o.Digest
 }

@@ -1,0 +1,398 @@
+package record
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// A polled master's reading (--no-tracking, a Redis Cluster, a master that cannot track, a tracked master's
+// full read) holds every key it read, at every poll. The recording writes such a whole reading as a delta of
+// the last one it wrote for that master: the keys that changed in full, and for the others only where they
+// stand in the reading's order. A key is unchanged when it reads the same (KeyReading.SameRead) and expires
+// near enough to the moment last written for it (unchanged). The reader rebuilds the whole reading, each
+// unchanged key as last written, read at its run's time, with the TTL left then until that moment.
+//
+// A reading's keys come in runs read at one time (a round trip's batches, a discovery step), so the times are
+// written once a run. A poll refreshes the known keys in the same sorted order, so a key is first looked for
+// where it stood in the last reading. Discovery then reads known keys again as its sweep passes them, in the
+// master's SCAN order, which holds from sweep to sweep: the keys read out of the last reading's order are kept
+// in the order they came, each moved to the end when it comes again, so that the front of that list is where
+// the sweep goes next, and a key is told by how far it stands from the last one told there. A read in order
+// and one out of it time a key apart (a refresh's batch and a discovery step), so each compares with the last
+// of its kind.
+
+// ttlTolerance is how far a key's expiry, as a read gives it (ReadAt + PTTL), may move from the one last
+// written and the key still be unchanged, besides how far off the times of the two reads may be (ReadWithin,
+// half their round trip: a batch of keys is read over a round trip, each at a moment within it): the jitter
+// of PTTL's milliseconds and of the clock. A key unchanged expires at one moment, which the read last written
+// gives to within its ReadWithin; so a replayed key's TTL is as near the truth as that read's, and off from the
+// live one by at most ttlTolerance and the two reads' ReadWithin.
+const ttlTolerance = 2 * time.Millisecond
+
+// lookAhead is how many keys past where the last one stood a key is looked for in the last reading's order
+// (the keys that left or changed in between are passed over); further on, it is read out of that order.
+const lookAhead = 64
+
+// polledKeys is how the keys of a reading written as a delta of the last one stand (line.Polled).
+type polledKeys struct {
+	Reading int      `json:"reading"` // the reading's index in the poll's readings
+	Runs    []keyRun `json:"runs"`
+}
+
+// keyRun is keys of a reading read at one time, in order.
+type keyRun struct {
+	ReadAt     time.Time     `json:"at"`
+	ReadWithin time.Duration `json:"within,omitempty"`
+	Spans      []keySpan     `json:"spans"`
+}
+
+// keySpan is keys of a run in order: Same or Changed keys of the last reading's order (after Skip of its
+// keys), Scanned keys of the scan order (from ScanSkip keys past the last one there, backwards when negative),
+// or New ones. Changed and New keys are the next ones the reading holds, written in full.
+type keySpan struct {
+	Skip     int `json:"skip,omitempty"`
+	Same     int `json:"same,omitempty"`
+	Changed  int `json:"changed,omitempty"`
+	ScanSkip int `json:"scan_skip,omitempty"`
+	Scanned  int `json:"scanned,omitempty"`
+	New      int `json:"new,omitempty"`
+}
+
+// lastKeys is the last reading of one master that was written as a delta, as the reader rebuilt it.
+type lastKeys struct {
+	names      []string           // its keys, in order
+	scan       []string           // the keys read out of the order of the reading before, in the order they came
+	inOrder    map[string]lastKey // the keys as last written where they stood in the reading before
+	outOfOrder map[string]lastKey // the keys as last written out of that order: all in scan
+}
+
+// newLastKeys returns the state of a master of which nothing was written.
+func newLastKeys() *lastKeys {
+	return &lastKeys{inOrder: map[string]lastKey{}, outOfOrder: map[string]lastKey{}}
+}
+
+// lastKey is a key as last written in full, with when it expires then (zero: its PTTL is kept as written:
+// absent, without a TTL, or read without a time).
+type lastKey struct {
+	key     monitor.KeyReading
+	expires time.Time
+}
+
+// keyOf returns k as a lastKey, keeping its own copies of k's slices.
+func keyOf(k monitor.KeyReading) lastKey {
+	k.Fields, k.Set = slices.Clone(k.Fields), slices.Clone(k.Set)
+	k.ReadAt = k.ReadAt.Round(0) // the wall clock only, as the reader has it
+	var expires time.Time
+	if expiring(k) {
+		expires = k.ReadAt.Add(k.PTTL)
+	}
+	return lastKey{key: k, expires: expires}
+}
+
+// expiring reports whether k's TTL is written as the moment it expires.
+func expiring(k monitor.KeyReading) bool {
+	return !k.Absent && k.PTTL > 0 && !k.ReadAt.IsZero()
+}
+
+// at is the key as a read at readAt (to within within) that found it unchanged gives it.
+func (l lastKey) at(readAt time.Time, within time.Duration) monitor.KeyReading {
+	k := l.key
+	k.ReadAt, k.ReadWithin = readAt, within
+	if !l.expires.IsZero() {
+		k.PTTL = l.expires.Sub(readAt).Round(time.Millisecond)
+	}
+	return k
+}
+
+// unchanged reports whether k, as read, may be replayed as l: it reads the same, and the TTL l gives it then is
+// within ttlTolerance of what was read, besides how far off the times of both reads may be.
+func (l lastKey) unchanged(k monitor.KeyReading) bool {
+	if !l.key.SameRead(k) {
+		return false
+	}
+	k.ReadAt = k.ReadAt.Round(0)
+	if l.expires.IsZero() || !expiring(k) {
+		return l.expires.IsZero() && !expiring(k) && l.key.PTTL == k.PTTL
+	}
+	ttl := l.at(k.ReadAt, k.ReadWithin).PTTL
+	return ttl > 0 && (ttl-k.PTTL).Abs() <= ttlTolerance+k.ReadWithin+l.key.ReadWithin
+}
+
+// inOrderKey is the key named name as last written where it stood in the last reading's order, or else as
+// last written out of it.
+func (l *lastKeys) inOrderKey(name string) (lastKey, bool) {
+	if k, ok := l.inOrder[name]; ok {
+		return k, true
+	}
+	k, ok := l.outOfOrder[name]
+	return k, ok
+}
+
+// polledState is what the writer wrote, and the reader read, of each master's polled readings, by address.
+type polledState map[string]*lastKeys
+
+// deltaOf reports whether r is written as a delta of the last reading: a whole reading of a master that
+// answered (a tracked master's delta is written as it is).
+func deltaOf(r monitor.Reading) bool { return r.Err == nil && !r.Delta }
+
+// encode returns the polls's readings to write and how the keys of those written as deltas stand.
+func (s polledState) encode(readings []monitor.Reading) ([]monitor.Reading, []polledKeys) {
+	var out []monitor.Reading
+	var polled []polledKeys
+	for i, r := range readings {
+		if r.Err != nil {
+			delete(s, r.Addr) // the next reading is written whole
+		}
+		if !deltaOf(r) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(readings) // the monitor's: not changed
+		}
+		last := s[r.Addr]
+		if last == nil {
+			last = newLastKeys()
+			s[r.Addr] = last
+		}
+		var written []monitor.KeyReading
+		polled = append(polled, polledKeys{Reading: i, Runs: last.encode(r.Keys, &written)})
+		out[i].Keys = written
+	}
+	if out == nil {
+		return readings, nil
+	}
+	return out, polled
+}
+
+// encode returns the runs of keys, appending to written those written in full, and makes keys the last.
+func (l *lastKeys) encode(keys []monitor.KeyReading, written *[]monitor.KeyReading) []keyRun {
+	var p polledKeys
+	var inOrder, inScan int // where the last key found stands in l.names and l.scan
+	var moved []string
+	scanAt := make(map[string]int, len(l.scan))
+	for i, name := range l.scan {
+		scanAt[name] = i
+	}
+	for _, k := range keys {
+		run := p.runFor(k.ReadAt, k.ReadWithin)
+		if skip, ok := find(l.names, inOrder, k.Key); ok {
+			inOrder += skip + 1
+			if last, ok := l.inOrderKey(k.Key); ok && last.unchanged(k) {
+				run.add(sameKeys, skip)
+				continue
+			}
+			*written = append(*written, k)
+			l.inOrder[k.Key] = keyOf(k)
+			run.add(changedKeys, skip)
+			continue
+		}
+		moved = append(moved, k.Key)
+		last, ok := l.outOfOrder[k.Key]
+		at, scanned := scanAt[k.Key]
+		if !ok || !scanned || !last.unchanged(k) {
+			*written = append(*written, k)
+			l.outOfOrder[k.Key] = keyOf(k)
+			run.add(newKeys, 0)
+			continue
+		}
+		run.add(scannedKeys, at-inScan)
+		inScan = at + 1
+	}
+	l.keep(keys, moved)
+	return p.Runs
+}
+
+// find reports whether key is among the lookAhead keys of list from at on, and how many it passes over to it.
+func find(list []string, at int, key string) (int, bool) {
+	skip := slices.Index(list[min(at, len(list)):min(at+lookAhead, len(list))], key)
+	return skip, skip >= 0
+}
+
+// runFor returns the run of keys read at readAt to within within: the last one, or a new one.
+func (p *polledKeys) runFor(readAt time.Time, within time.Duration) *keyRun {
+	if n := len(p.Runs); n == 0 || !p.Runs[n-1].ReadAt.Equal(readAt) || p.Runs[n-1].ReadWithin != within {
+		p.Runs = append(p.Runs, keyRun{ReadAt: readAt, ReadWithin: within})
+	}
+	return &p.Runs[len(p.Runs)-1]
+}
+
+// last returns the run's last span when f says it may extend it, else a new one.
+func (r *keyRun) last(f func(s keySpan) bool) *keySpan {
+	if n := len(r.Spans); n > 0 && f(r.Spans[n-1]) {
+		return &r.Spans[n-1]
+	}
+	r.Spans = append(r.Spans, keySpan{})
+	return &r.Spans[len(r.Spans)-1]
+}
+
+// spanKind is what a span counts: same, changed, scanned or new keys.
+type spanKind int
+
+const (
+	sameKeys spanKind = iota
+	changedKeys
+	scannedKeys
+	newKeys
+)
+
+// count is the count of keys of kind in s.
+func (s *keySpan) count(kind spanKind) *int {
+	return [...]*int{sameKeys: &s.Same, changedKeys: &s.Changed, scannedKeys: &s.Scanned, newKeys: &s.New}[kind]
+}
+
+// add adds a key of kind to the run's last span, when it counts such keys already and the key follows the
+// last (skip 0), else to a new span passing over skip keys of its order.
+func (r *keyRun) add(kind spanKind, skip int) {
+	s := r.last(func(s keySpan) bool { return skip == 0 && *s.count(kind) > 0 })
+	switch {
+	case *s.count(kind) > 0:
+	case kind == scannedKeys: // the keys read out of order are not sure to follow it: it may go back
+		s.ScanSkip = skip
+	default:
+		s.Skip = skip
+	}
+	*s.count(kind)++
+}
+
+// keep makes keys the last reading's keys, forgetting the others, and moves the keys read out of the order
+// of the reading before (moved) to the end of the scan order.
+func (l *lastKeys) keep(keys []monitor.KeyReading, moved []string) {
+	l.names = l.names[:0]
+	in := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		l.names = append(l.names, k.Key)
+		in[k.Key] = true
+	}
+	for _, m := range []map[string]lastKey{l.inOrder, l.outOfOrder} {
+		for name := range m {
+			if !in[name] {
+				delete(m, name)
+			}
+		}
+	}
+	lastAt := make(map[string]int, len(moved)) // where each key moved comes last
+	for i, name := range moved {
+		lastAt[name] = i
+	}
+	scan := l.scan[:0]
+	for _, name := range l.scan {
+		if _, again := lastAt[name]; in[name] && !again {
+			scan = append(scan, name)
+		}
+	}
+	for i, name := range moved {
+		if lastAt[name] == i {
+			scan = append(scan, name)
+		}
+	}
+	l.scan = scan
+}
+
+// decode rebuilds in place the whole readings of a poll read from a recording, of which polled say how the
+// keys stand.
+func (s polledState) decode(readings []monitor.Reading, polled []polledKeys) error {
+	next := 0
+	for i := range readings {
+		r := &readings[i]
+		if r.Err != nil {
+			delete(s, r.Addr)
+		}
+		if next == len(polled) || polled[next].Reading != i {
+			continue
+		}
+		if !deltaOf(*r) {
+			return fmt.Errorf("the reading of %s is not whole but written as one", r.Addr)
+		}
+		last := s[r.Addr]
+		if last == nil {
+			last = newLastKeys()
+			s[r.Addr] = last
+		}
+		keys, err := last.decode(r.Keys, polled[next].Runs)
+		if err != nil {
+			return fmt.Errorf("the reading of %s: %w", r.Addr, err)
+		}
+		r.Keys = keys
+		next++
+	}
+	if next < len(polled) {
+		return fmt.Errorf("keys for reading %d, of %d", polled[next].Reading, len(readings))
+	}
+	return nil
+}
+
+// decode returns the keys of a reading as runs say, from the keys written in full (written) and the last
+// reading's, and makes them the last.
+func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monitor.KeyReading, error) {
+	n := 0
+	for _, run := range runs {
+		for _, span := range run.Spans {
+			n += span.Same + span.Changed + span.Scanned + span.New
+		}
+	}
+	keys := make([]monitor.KeyReading, 0, n) // a poll's keys are most of what a recording holds in memory
+	var moved []string
+	var inOrder, inScan int
+	take := func(n int) ([]monitor.KeyReading, error) {
+		if n > len(written) {
+			return nil, fmt.Errorf("%d keys written, fewer than its runs place", len(keys)+len(written))
+		}
+		taken := written[:n]
+		written = written[n:]
+		return taken, nil
+	}
+	for _, run := range runs {
+		for _, span := range run.Spans {
+			inOrder += span.Skip
+			inScan += span.ScanSkip
+			if inOrder < 0 || inOrder+span.Same+span.Changed > len(l.names) || inScan < 0 || inScan+span.Scanned > len(l.scan) {
+				return nil, fmt.Errorf("more keys in the last reading's order than it had")
+			}
+			for _, name := range l.names[inOrder : inOrder+span.Same] {
+				k, ok := l.inOrderKey(name)
+				if !ok {
+					return nil, fmt.Errorf("key %q unchanged is not in the last reading", name)
+				}
+				keys = append(keys, k.at(run.ReadAt, run.ReadWithin))
+			}
+			changed, err := take(span.Changed)
+			if err != nil {
+				return nil, err
+			}
+			for i, k := range changed {
+				if k.Key != l.names[inOrder+span.Same+i] {
+					return nil, fmt.Errorf("key %q changed is not where the last reading had it", k.Key)
+				}
+				l.inOrder[k.Key] = keyOf(k)
+			}
+			keys = append(keys, changed...)
+			inOrder += span.Same + span.Changed
+			for _, name := range l.scan[inScan : inScan+span.Scanned] {
+				k, ok := l.outOfOrder[name]
+				if !ok {
+					return nil, fmt.Errorf("key %q unchanged is not in the last reading", name)
+				}
+				keys = append(keys, k.at(run.ReadAt, run.ReadWithin))
+				moved = append(moved, name)
+			}
+			inScan += span.Scanned
+			added, err := take(span.New)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range added {
+				l.outOfOrder[k.Key] = keyOf(k)
+				moved = append(moved, k.Key)
+			}
+			keys = append(keys, added...)
+		}
+	}
+	if len(written) > 0 {
+		return nil, fmt.Errorf("%d keys written beyond those its runs place", len(written))
+	}
+	l.keep(keys, moved)
+	return keys, nil
+}
