@@ -24,7 +24,7 @@ func (ms *MasterStatus) measureClock(r Reading, factor float64) {
 	if r.ServerTime.IsZero() {
 		return
 	}
-	mid := r.Sent.Add(ms.RTT / 2)
+	mid := r.Sent.Round(0).Add(ms.RTT / 2) // the wall clock's, as a replay has it (see RTT)
 	h := &ms.hist
 	prev := clockSample{ms.ClockOffset, ms.ClockUncertainty, h.clockAt}
 	ms.ClockKnown = true

@@ -119,7 +119,9 @@ func answered(p *MasterStatus, r Reading, now time.Time) MasterStatus {
 		ms.EvictedKeys = r.Counters.Evicted
 	}
 	if !r.Sent.IsZero() && !r.Received.IsZero() {
-		ms.RTT = r.Received.Sub(r.Sent)
+		// On the wall clock, as a recording keeps the times (it has no monotonic reading), so that a replay
+		// measures the round trip, and the clock beside it, exactly as the live monitor did.
+		ms.RTT = max(r.Received.Round(0).Sub(r.Sent.Round(0)), 0)
 		if ms.RTTSmoothed == 0 {
 			ms.RTTSmoothed = ms.RTT
 		} else {

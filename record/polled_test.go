@@ -23,7 +23,8 @@ import (
 // recording by a few hundred bytes a master a poll, not by their keys; a key changed, deleted, new, or given
 // another expiry between two polls is replayed as the live monitor saw it.
 func TestAQuietPolledMasterCostsWhatChanges(t *testing.T) {
-	const locks = 3000
+	t.Parallel() // it owns its masters
+	const locks = 1000
 	c := newContention(t, monitor.Config{NoTracking: true})
 	ctx := context.Background()
 	for _, m := range c.clients {
@@ -77,7 +78,7 @@ func TestAQuietPolledMasterCostsWhatChanges(t *testing.T) {
 	}
 	perPoll := (size() - first) / quiet
 	// Each reading's own fields (TIME, INFO, the sweep) and its runs cost a few hundred bytes at most; its keys,
-	// whole, would cost about 8 bytes each: 24 KB a poll here.
+	// whole, would cost about 8 bytes each: 8 KB a poll here.
 	const perMaster = 700
 	t.Logf("the first sweeps: %d bytes in %d polls; then %d bytes a quiet poll, for %d locks on %d masters",
 		first, len(live), perPoll, locks, len(c.addrs))
@@ -250,6 +251,7 @@ func TestARecordingOfVersion1ReadsAsItWas(t *testing.T) {
 // TestARecordedRedisClusterReplaysAsItWas: a Redis Cluster, read as one master whose keys each name their
 // node, is recorded as a delta of its last reading and replayed as the live monitor saw it.
 func TestARecordedRedisClusterReplaysAsItWas(t *testing.T) {
+	t.Parallel() // it owns its masters
 	c := redlocktest.StartCluster(t, 3, redlocktest.ServerOptions{})
 	cc := c.NewClusterClient()
 	defer cc.Close()

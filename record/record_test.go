@@ -69,6 +69,7 @@ func (c *contention) hold(t *testing.T, resource string, d time.Duration) {
 // events and contention included, is the one the live monitor made, and the lock's holder at each poll is the
 // token the clients' log says held it then.
 func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
+	t.Parallel() // it owns its masters
 	for _, polled := range []bool{false, true} {
 		t.Run(map[bool]string{false: "tracked", true: "polled"}[polled], func(t *testing.T) {
 			c := newContention(t, monitor.Config{NoTracking: polled})
