@@ -298,7 +298,17 @@ func TestQuitRetriesAnUnconfirmedRelease(t *testing.T) {
 	if got, want := d.m.Summary(), "released 1 lock; 0 still held"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
-	c.goneEverywhere("acl:retry")
+	// The retry released it on a quorum. The ACL changes one master after another, so a retry sent between
+	// two of them may still be refused by one master, which then keeps the key until its TTL.
+	var left int
+	for _, v := range c.values("acl:retry") {
+		if v != "" {
+			left++
+		}
+	}
+	if quorum := len(c.clients)/2 + 1; len(c.clients)-left < quorum {
+		t.Errorf("acl:retry is still on %d of %d masters: released on fewer than a quorum", left, len(c.clients))
+	}
 }
 
 func TestExtendFailingWithErrorsIsNotLost(t *testing.T) {
