@@ -73,17 +73,8 @@ func ascii(s string) bool {
 // durations in its warnings.
 func dur(d time.Duration) string { return vocab.ShortDuration(d) }
 
-// latency formats a round-trip time with sub-millisecond precision: 0.42ms, 12ms, 1.2s.
-func latency(d time.Duration) string {
-	switch {
-	case d < 10*time.Millisecond:
-		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	default:
-		return dur(d)
-	}
-}
+// latency formats a round-trip time as the monitor's outputs do: 0.42ms, 12ms, 1.2s.
+func latency(d time.Duration) string { return vocab.Latency(d) }
 
 // signedMS formats a clock offset in milliseconds with its sign.
 func signedMS(d time.Duration) string {
