@@ -36,20 +36,9 @@ func TestAQuietPolledMasterCostsWhatChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(t.TempDir(), "quiet.rec")
-	w, err := Create(path, 0, Header{Started: time.Now(), Masters: c.addrs, Config: c.cfg.Recorded()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.mon.ObservePolls(func(p monitor.Poll) {
-		if err := w.WritePoll(p); err != nil {
-			t.Error(err)
-		}
-	})
-	var live [][]byte
-	c.mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { live = append(live, snapshotJSON(t, s)) })
+	r := recordLive(t, c.mon, "quiet.rec", c.addrs, c.cfg, nil)
 	size := func() int64 {
-		info, err := os.Stat(path)
+		info, err := os.Stat(r.path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +70,7 @@ func TestAQuietPolledMasterCostsWhatChanges(t *testing.T) {
 	// whole, would cost about 8 bytes each: 8 KB a poll here.
 	const perMaster = 700
 	t.Logf("the first sweeps: %d bytes in %d polls; then %d bytes a quiet poll, for %d locks on %d masters",
-		first, len(live), perPoll, locks, len(c.addrs))
+		first, len(r.live), perPoll, locks, len(c.addrs))
 	if perPoll > perMaster*int64(len(c.addrs)) {
 		t.Errorf("a quiet poll of %d locks on %d polled masters costs %d bytes, want at most %d (the first sweeps cost %d)",
 			locks, len(c.addrs), perPoll, perMaster*len(c.addrs), first)
@@ -106,14 +95,7 @@ func TestAQuietPolledMasterCostsWhatChanges(t *testing.T) {
 	if grown := size() - before; grown > 3*perMaster*int64(len(c.addrs))+2000 {
 		t.Errorf("three polls after 4 changes grew the recording by %d bytes", grown)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	rec, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, live := r.closeAndOpen(), r.live
 	if len(rec.Polls) != len(live) {
 		t.Fatalf("the recording holds %d polls; the monitor made %d snapshots", len(rec.Polls), len(live))
 	}
@@ -272,19 +254,7 @@ func TestARecordedRedisClusterReplaysAsItWas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mon.Close() })
-	path := filepath.Join(t.TempDir(), "cluster.rec")
-	w, err := Create(path, 0, Header{Started: time.Now(), Masters: []string{monitor.ClusterName(c.Nodes[0].Addr())},
-		Config: cfg.Recorded()}, mon.ReadWholeNext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mon.ObservePolls(func(p monitor.Poll) {
-		if err := w.WritePoll(p); err != nil {
-			t.Error(err)
-		}
-	})
-	var live [][]byte
-	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { live = append(live, snapshotJSON(t, s)) })
+	r := recordLive(t, mon, "cluster.rec", []string{monitor.ClusterName(c.Nodes[0].Addr())}, cfg, mon.ReadWholeNext)
 	for i := range 12 {
 		if i == 6 {
 			if err := cc.Set(ctx, "lock:job:5", "tok-changed-0000000000", 10*time.Minute).Err(); err != nil {
@@ -296,17 +266,11 @@ func TestARecordedRedisClusterReplaysAsItWas(t *testing.T) {
 		}
 		mon.Poll(ctx)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, live := r.closeAndOpen(), r.live
 	if len(rec.Polls) != len(live) {
 		t.Fatalf("the recording holds %d polls; the monitor made %d snapshots", len(rec.Polls), len(live))
 	}
-	if written := lastPollWritten(t, path); len(written.Poll.Readings[0].Keys) > 10 || len(written.Polled) != 1 {
+	if written := lastPollWritten(t, r.path); len(written.Poll.Readings[0].Keys) > 10 || len(written.Polled) != 1 {
 		t.Errorf("the last poll wrote %d keys of %d, and %d readings as deltas; want the cluster's as a delta",
 			len(written.Poll.Readings[0].Keys), len(rec.Polls[len(rec.Polls)-1].Readings[0].Keys), len(written.Polled))
 	}

@@ -74,18 +74,7 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 	for _, polled := range []bool{false, true} {
 		t.Run(map[bool]string{false: "tracked", true: "polled"}[polled], func(t *testing.T) {
 			c := newContention(t, monitor.Config{NoTracking: polled})
-			path := filepath.Join(t.TempDir(), "incident.rec")
-			w, err := Create(path, 0, Header{Started: time.Now(), Masters: c.addrs, Config: c.cfg.Recorded()}, c.mon.ReadWholeNext)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.mon.ObservePolls(func(p monitor.Poll) {
-				if err := w.WritePoll(p); err != nil {
-					t.Error(err)
-				}
-			})
-			var live [][]byte
-			c.mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { live = append(live, snapshotJSON(t, s)) })
+			r := recordLive(t, c.mon, "incident.rec", c.addrs, c.cfg, c.mon.ReadWholeNext)
 
 			done := make(chan struct{})
 			go func() { // clients taking "orders:hot" in turn, then one whose keys are deleted under it
@@ -125,18 +114,11 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 				}
 				break
 			}
-			_ = w.WriteEvent(events.Dashboard(time.Now(), events.KindAcquired, "orders:hot", "tok", "a dashboard event"))
+			_ = r.w.WriteEvent(events.Dashboard(time.Now(), events.KindAcquired, "orders:hot", "tok", "a dashboard event"))
 			for range 3 {
 				c.mon.Poll(context.Background())
 			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-
-			rec, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rec, live := r.closeAndOpen(), r.live
 			if len(rec.Polls) != len(live) || len(rec.Events) != 1 || rec.Torn {
 				t.Fatalf("the recording holds %d polls and %d events (torn %v); the monitor made %d snapshots and 1 event",
 					len(rec.Polls), len(rec.Events), rec.Torn, len(live))
@@ -186,9 +168,50 @@ func snapshotJSON(t *testing.T, s monitor.Snapshot) []byte {
 	return b.Bytes()
 }
 
-// differs compares two snapshots' JSON and says where they differ, "" when they agree. Times and figures
-// computed from them may differ by a few microseconds: a recording keeps wall-clock times, and the live
-// monitor measured the same spans on the monotonic clock. A TTL may differ by up to ttlWithin (ttlWithin): a
+// liveRecording is a recording of a live monitor, with the JSON of every snapshot the monitor made, to compare
+// a replay with.
+type liveRecording struct {
+	t    *testing.T
+	path string
+	w    *Writer
+	live [][]byte
+}
+
+// recordLive records mon's polls to a new file named name, as --record does (onNew as Create takes it), and
+// keeps the JSON of every snapshot mon makes.
+func recordLive(t *testing.T, mon *monitor.Monitor, name string, masters []string, cfg monitor.Config,
+	onNew func()) *liveRecording {
+	t.Helper()
+	r := &liveRecording{t: t, path: filepath.Join(t.TempDir(), name)}
+	w, err := Create(r.path, 0, Header{Started: time.Now(), Masters: masters, Config: cfg.Recorded()}, onNew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.w = w
+	mon.ObservePolls(func(p monitor.Poll) {
+		if err := w.WritePoll(p); err != nil {
+			t.Error(err)
+		}
+	})
+	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { r.live = append(r.live, snapshotJSON(t, s)) })
+	return r
+}
+
+// closeAndOpen closes the recording and reads it back.
+func (r *liveRecording) closeAndOpen() *Recording {
+	r.t.Helper()
+	if err := r.w.Close(); err != nil {
+		r.t.Fatal(err)
+	}
+	rec, err := Open(r.path)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return rec
+}
+
+// differs compares two snapshots' JSON and says where they differ, "" when they agree: numbers to 0.1%,
+// times to the millisecond, and an event's duration to its rounding (sameSaveDurations). A TTL may differ by up to ttlWithin (ttlWithin): a
 // key a whole reading found unchanged is replayed with the expiry last written for it, which the live read may
 // give that much apart (and so may a time it expires at); a spread of expiries across masters, by twice that.
 func differs(t *testing.T, live, replay []byte, ttlWithin time.Duration) string {
