@@ -211,7 +211,8 @@ func (r *liveRecording) closeAndOpen() *Recording {
 }
 
 // differs compares two snapshots' JSON and says where they differ, "" when they agree: numbers to 0.1%,
-// times to the millisecond, and an event's duration to its rounding (sameSaveDurations). A TTL may differ by up to ttlWithin (ttlWithin): a
+// times to the millisecond, and an event's duration to its rounding (sameSaveDurations). A TTL, and what is
+// counted from a key's expiry (a holder's expiry on a master, its validity), may differ by up to ttlWithin: a
 // key a whole reading found unchanged is replayed with the expiry last written for it, which the live read may
 // give that much apart (and so may a time it expires at); a spread of expiries across masters, by twice that.
 func differs(t *testing.T, live, replay []byte, ttlWithin time.Duration) string {
@@ -265,7 +266,8 @@ func diffValue(path string, a, b any, ttlWithin time.Duration) string {
 	case float64:
 		within := 0.01 + 1e-3*math.Abs(x)
 		switch {
-		case strings.HasSuffix(path, ".pttl_ms"):
+		case strings.HasSuffix(path, ".pttl_ms"), strings.HasSuffix(path, ".expires_in_ms"),
+			strings.HasSuffix(path, ".validity_ms"): // each counted from a key's expiry
 			within = max(within, float64(ttlWithin/time.Millisecond)+1) // and a millisecond cut off
 		case strings.HasSuffix(path, ".ttl_spread_ms"):
 			within = max(within, float64(2*ttlWithin/time.Millisecond)+1)
