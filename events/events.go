@@ -22,6 +22,7 @@ const (
 	SourceMonitor   Source = "monitor"   // a change between two polls of the masters
 	SourceDashboard Source = "dashboard" // an action taken from the dashboard on one of its own locks
 	SourceDemo      Source = "demo"      // the demo's simulated clients and faults, violations included
+	SourceProgram   Source = "program"   // the program itself: a file it writes stopped, or was reopened
 )
 
 // Kinds of the dashboard's own events; the monitor's kinds are monitor.EventKind values, the demo's
@@ -47,11 +48,17 @@ const (
 	KindWarningCleared     = "warning-cleared"     // a monitor warning no longer holds
 )
 
+// Kinds of the program's own events (SourceProgram): the files it writes. The flag names the file.
+const (
+	KindOutputFailed   = "output-failed"   // writing --record or --events failed: that file stops, the program goes on
+	KindOutputReopened = "output-reopened" // SIGHUP reopened the files written (--events, --debug, --record) at their paths
+)
+
 // Record is one line of the stream. Empty fields are left out.
 type Record struct {
 	Seq      uint64    `json:"seq"`                // increasing from 1 in the order written
 	Time     time.Time `json:"time"`               // when it happened (RFC 3339, local clock)
-	Source   Source    `json:"source"`             // monitor, dashboard or demo
+	Source   Source    `json:"source"`             // monitor, dashboard, demo or program
 	Kind     string    `json:"kind"`               // what happened
 	Severity string    `json:"severity,omitempty"` // "info", "warning" or "error"
 	Resource string    `json:"resource,omitempty"` // the lock concerned
@@ -99,6 +106,14 @@ func (wr *Writer) Emit(r Record) {
 	if _, err := wr.w.Write(append(line, '\n')); err != nil {
 		wr.err = fmt.Errorf("events: writing: %w", err)
 	}
+}
+
+// SetOutput makes w the writer of the next records, and resumes a stream that a write error stopped (Err is
+// nil again); the numbering goes on. A reopened file (SIGHUP) is given this way.
+func (wr *Writer) SetOutput(w io.Writer) {
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	wr.w, wr.err = w, nil
 }
 
 // Err returns the first error that stopped the stream, or nil.
@@ -157,4 +172,19 @@ func DashboardSeverity(kind string) monitor.Severity {
 func Dashboard(at time.Time, kind, resource, token, text string) Record {
 	return Record{Time: at, Source: SourceDashboard, Kind: kind, Severity: DashboardSeverity(kind).String(),
 		Resource: resource, Token: token, Text: text}
+}
+
+// ProgramSeverity is the severity of a kind of the program's own events: a file that stopped is an error,
+// files reopened are information.
+func ProgramSeverity(kind string) monitor.Severity {
+	if kind == KindOutputFailed {
+		return monitor.SeverityError
+	}
+	return monitor.SeverityInfo
+}
+
+// Program is the record of one of the program's own events: its kind, and its sentence, which names the flag
+// of the file concerned (--record, --events).
+func Program(at time.Time, kind, text string) Record {
+	return Record{Time: at, Source: SourceProgram, Kind: kind, Severity: ProgramSeverity(kind).String(), Text: text}
 }

@@ -53,6 +53,7 @@ type Exporter struct {
 	demoEvents map[string]float64            // demo events seen, by kind
 	tallies    map[string]*tally             // the holders counted of each resource named in advance (contention.go)
 	longest    time.Duration                 // the longest TTL read so far (alerting.go)
+	outputs    map[string]output             // the files written, by flag (outputs.go)
 }
 
 // New returns an Exporter with no snapshot yet: until the first Observe only the counters, build info and
@@ -69,6 +70,7 @@ func New(opts Options) *Exporter {
 		events:      map[monitor.EventKind]float64{},
 		restarts:    map[string]float64{},
 		demoEvents:  map[string]float64{},
+		outputs:     map[string]output{},
 	}
 }
 
@@ -181,7 +183,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 		descUpCount, descServers, descLocks, descTrunc, descSnapTime, descPolls, descLockMs, descLockHeld, descLockVal, descLockFence,
 		descHolders, descHolderVal, descEvents, descLost, descViol, descDemoEvents, descScrape, descBuild,
 		descHandovers, descHold, descGap, descWaiters, descRefresh, descWarning, descSplit, descHolderAge,
-		descLongest, descAllowance, descPolicy, descMaxMemory, descEvicted} {
+		descLongest, descAllowance, descPolicy, descMaxMemory, descEvicted, descOutputUp, descOutputFailures} {
 		ch <- d
 	}
 }
@@ -201,6 +203,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 	violations := e.violations
 	demoEvents := maps.Clone(e.demoEvents)
+	outputs := maps.Clone(e.outputs)
 	tallies := make(map[string]tally, len(e.tallies))
 	for r, t := range e.tallies {
 		tallies[r] = tally{handovers: t.handovers, holds: t.holds.copy(), gaps: t.gaps.copy()}
@@ -231,6 +234,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	for kind, n := range demoEvents {
 		ch <- prometheus.MustNewConstMetric(descDemoEvents, prometheus.CounterValue, n, kind)
 	}
+	collectOutputs(ch, outputs)
 	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, e.version, runtime.Version())
 	ch <- prometheus.MustNewConstMetric(descScrape, prometheus.GaugeValue, time.Since(start).Seconds())
 }

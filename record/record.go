@@ -67,11 +67,13 @@ type Writer struct {
 	maxBytes int64
 	header   Header
 	file     *os.File
+	info     os.FileInfo   // file's, to tell whether the path still names it
 	buf      *bufio.Writer // over a counter of file's bytes
 	gz       *gzip.Writer  // over buf
 	size     int64         // bytes written to file
 	onNew    func()        // called when a new file begins, for the next poll to read every master whole
-	err      error         // the first write error: the recording stops there
+	err      error         // the first write error: the recording stops there, until Reopen
+	closed   bool          // Close ran
 	polled   polledState   // the last whole reading of each master written in this file
 }
 
@@ -97,6 +99,10 @@ func (w *Writer) begin() error {
 		return fmt.Errorf("--record %s: the file exists: give a new file (a recording is never appended to)", w.path)
 	}
 	if err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	if w.info, err = f.Stat(); err != nil {
+		f.Close()
 		return fmt.Errorf("--record: %w", err)
 	}
 	w.file, w.size, w.polled = f, 0, polledState{} // a file replays on its own
@@ -191,6 +197,54 @@ func (w *Writer) rotate() error {
 	return w.begin()
 }
 
+// Reopen ends the file written and begins a new one at the path, as a log is reopened after logrotate renamed
+// it (SIGHUP): the new file's header names the next part, and its first poll reads every master whole, so that
+// it replays on its own. When the path still names the file written and the recording is well, nothing
+// changes. When a write error stopped the recording, the recording resumes: in a new file at the path, the
+// stopped one, if it is still there, set aside as FILE.1 as at the size limit. After a Reopen that succeeds,
+// Err is nil.
+func (w *Writer) Reopen() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return w.err
+	}
+	same := w.file != nil && w.isAtPath()
+	if same && w.err == nil {
+		return nil
+	}
+	if w.file != nil {
+		_ = w.finish() // a stream a write error broke ends as well as it can; its reader skips a cut line
+		w.file = nil
+	}
+	if same {
+		if err := os.Rename(w.path, w.path+".1"); err != nil {
+			w.err = fmt.Errorf("recording %s: %w", w.path, err)
+			return w.err
+		}
+	}
+	w.header.Part++
+	w.header.Started = time.Now()
+	if w.onNew != nil {
+		w.onNew()
+	}
+	if err := w.begin(); err != nil {
+		if w.file != nil { // created, but its header could not be written
+			_ = w.file.Close()
+		}
+		w.file, w.err = nil, err
+		return err
+	}
+	w.err = nil
+	return nil
+}
+
+// isAtPath reports whether the path names the file written (it was not renamed or removed).
+func (w *Writer) isAtPath() bool {
+	at, err := os.Lstat(w.path)
+	return err == nil && os.SameFile(at, w.info)
+}
+
 // counter counts the bytes written through it to w in *n.
 type counter struct {
 	w io.Writer
@@ -204,6 +258,9 @@ func (c *counter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Path is the path of the file written.
+func (w *Writer) Path() string { return w.path }
+
 // Err returns the first error that stopped the recording, or nil.
 func (w *Writer) Err() error {
 	w.mu.Lock()
@@ -215,6 +272,7 @@ func (w *Writer) Err() error {
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.closed = true
 	if w.file == nil {
 		return w.err
 	}

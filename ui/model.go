@@ -165,6 +165,8 @@ type Model struct {
 	help   help.Model // the footer's
 	status status     // the status line, as statusMsg last set it
 	quit   quitState
+	// stopped are the files of the program's that a write error stopped, for the banner (OutputMsg).
+	stopped []warningRow
 }
 
 // New returns the dashboard for o.
@@ -354,6 +356,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		if !m.mode().quitting {
 			return m.startQuit()
 		}
+	case OutputMsg:
+		m.takeOutput(msg)
 	case statusMsg:
 		m.status = status(msg)
 	case logMsg:
@@ -674,9 +678,10 @@ func (m *Model) relayout() {
 		in.violation = m.demo.violationLines(m.width)
 	}
 	if d := m.sh.data; d != nil {
-		in.masters, in.warnings = max(len(d.masters), 1), len(d.warnings)
+		in.masters = max(len(d.masters), 1)
 		in.note = m.masters.noteWant(m.width)
 	}
+	in.warnings = len(m.bannerRows())
 	if demoMode {
 		in.story = m.demo.storyLines(m.width)
 	}

@@ -196,9 +196,9 @@ func lockCounts(d *dashboard) string {
 
 // bannerView shows the monitor's current warnings, errors first, so they cannot be missed.
 func (m *Model) bannerView() string {
-	st, d := m.sh.st, m.sh.data
+	st, all := m.sh.st, m.bannerRows()
 	rows := m.lay.bannerH
-	shown := d.warnings
+	shown := all
 	if m.lay.bannerMore > 0 {
 		shown = shown[:rows-1]
 	}
@@ -211,7 +211,7 @@ func (m *Model) bannerView() string {
 		lines = append(lines, style.Render(glyph)+st.name(fit(w.text, m.width-2), style))
 	}
 	if m.lay.bannerMore > 0 {
-		more := len(d.warnings) - len(shown)
+		more := len(all) - len(shown)
 		lines = append(lines, st.banner.warn.Render(fit(fmt.Sprintf("▲ %d more warnings: see the event log", more),
 			m.width)))
 	}

@@ -146,14 +146,14 @@ func (a *App) Publish(out Outputs) error {
 }
 
 // Close closes what was opened, newest first: the Redlock client, the outputs, the clients, the demo, the
-// debug log. It returns the event stream's first error, if there was one.
+// debug log. It returns every write error that stopped an output while the program ran (Feed.Failures), or nil.
 func (a *App) Close() error {
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()
 	}
 	a.closers = nil
 	if a.Feed != nil {
-		return a.Feed.Err()
+		return a.Feed.Failures()
 	}
 	return nil
 }

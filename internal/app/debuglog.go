@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -19,7 +18,7 @@ import (
 // debugLog logs nothing.
 type debugLog struct {
 	log  *slog.Logger
-	file *os.File
+	file *privateFile // reopened by App.Reopen
 }
 
 // openDebug opens FILE for --debug, appending, private (lines name lock tokens: see openPrivate), and makes
@@ -28,7 +27,7 @@ func openDebug(name string) (*debugLog, error) {
 	if name == "" {
 		return nil, nil
 	}
-	f, err := openPrivate("--debug", name)
+	f, err := openPrivateFile("--debug", name)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +39,7 @@ func openDebug(name string) (*debugLog, error) {
 // close closes the file.
 func (d *debugLog) close() {
 	if d != nil {
-		_ = d.file.Close()
+		d.file.close()
 	}
 }
 

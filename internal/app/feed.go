@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/demo"
@@ -33,16 +36,38 @@ type Outputs struct {
 	Stderr       io.Writer // where the metrics server says its address, and reports a failure
 	Record       string    // --record: the file to record every poll and event to, "" none
 	RecordMax    int64     // --record-max: the size at which the recording begins a new file (0: the default)
+	// Notify is told of each file that a write error stopped (an output-failed record, which the event stream
+	// has been given unless the stream is what failed); nil: its text goes to Stderr. The dashboard shows it.
+	Notify func(Notice)
 }
+
+// Notice is what the feed tells of the files it writes: one of the program's own events (output-failed,
+// output-reopened), and the files stopped by a write error after it, each as the sentence of its failure.
+type Notice struct {
+	Record  events.Record
+	Stopped []string
+}
+
+// The flags of the files the feed writes, which name them in messages, events and metrics.
+const (
+	flagEvents = "--events"
+	flagRecord = "--record"
+)
 
 // Feed hands every event to every output: after each poll, the monitor's snapshot to the metrics exporter and
 // its events and warnings to the event stream; the demo's events; and the dashboard's actions (Emit).
 // It runs on the monitor's and the demo's goroutines, never on the screen's.
 type Feed struct {
 	stream   *events.Writer // nil without --events
+	file     *privateFile   // the stream's file; nil for stdout
 	exporter *metrics.Exporter
 	recorder *record.Writer // nil without --record
+	notify   func(Notice)
 	closers  []func()
+
+	mu       sync.Mutex
+	stopped  map[string]string // the outputs a write error stopped, by flag, until reopened: the sentence
+	failures []outputFailure   // every write error that stopped an output, in order
 }
 
 // startFeed opens the outputs and starts feeding them from mon and d (nil outside demo mode); driftFactor is
@@ -50,14 +75,15 @@ type Feed struct {
 // and the monitor's configuration in a recording.
 func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo, driftFactor float64, header record.Header) (*Feed, error) {
 	f := &Feed{exporter: metrics.New(metrics.Options{Resources: out.MetricsLocks, Version: out.Release,
-		DriftFactor: driftFactor})}
+		DriftFactor: driftFactor}), notify: out.Notify, stopped: map[string]string{}}
+	if f.notify == nil {
+		f.notify = func(n Notice) { fmt.Fprintf(out.Stderr, "redlock-tui: %s\n", n.Record.Text) }
+	}
 	if out.Events != "" {
-		w, closeEvents, err := openEvents(out.Events, out.Stdout)
-		if err != nil {
+		if err := f.openEvents(out.Events, out.Stdout); err != nil {
 			return nil, err
 		}
-		f.stream = events.NewWriter(w)
-		f.closers = append(f.closers, closeEvents)
+		f.exporter.SetOutput(flagEvents, true)
 	}
 	if out.Metrics != "" {
 		shutdown, err := serveMetrics(out.Metrics, f.exporter, out.Stderr)
@@ -80,17 +106,81 @@ func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo, driftFactor floa
 	return f, nil
 }
 
-// Err returns the first error that stopped the event stream or the recording, or nil.
-func (f *Feed) Err() error {
-	if f.recorder != nil {
-		if err := f.recorder.Err(); err != nil {
-			return err
+// Failures returns every write error that stopped an output (--events, --record) while the program ran, each
+// naming its flag, as one error; nil when none did.
+func (f *Feed) Failures() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return joinFailures(f.failures)
+}
+
+// failed reports err, when not nil, as the failure of the output flag names, once until it is reopened: in the
+// metrics, in the event stream (unless that is what failed) and to notify. The program goes on without it.
+func (f *Feed) failed(flag string, err error) {
+	if err == nil {
+		return
+	}
+	r := events.Program(time.Now(), events.KindOutputFailed, fmt.Sprintf("%s stopped: %v; the program goes on "+
+		"without it (SIGHUP reopens it; the exit status will say it failed)", flag, err))
+	f.mu.Lock()
+	if f.stopped[flag] != "" {
+		f.mu.Unlock()
+		return
+	}
+	f.stopped[flag] = r.Text
+	f.failures = append(f.failures, outputFailure{flag: flag, err: err})
+	f.mu.Unlock()
+	f.exporter.SetOutput(flag, false)
+	if flag != flagEvents && f.stream != nil {
+		f.stream.Emit(r)
+		f.failed(flagEvents, f.stream.Err())
+	}
+	f.notify(Notice{Record: r, Stopped: f.Stopped()})
+}
+
+// resumed marks the output flag names as written again, after a reopen.
+func (f *Feed) resumed(flag string) {
+	f.mu.Lock()
+	delete(f.stopped, flag)
+	f.mu.Unlock()
+	f.exporter.SetOutput(flag, true)
+}
+
+// Stopped returns the sentence of each output a write error stopped and no reopening has resumed, by flag.
+func (f *Feed) Stopped() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	flags := slices.Sorted(maps.Keys(f.stopped))
+	out := make([]string, len(flags))
+	for i, flag := range flags {
+		out[i] = f.stopped[flag]
+	}
+	return out
+}
+
+// reopen reopens the event stream's file and the recording at their paths (App.Reopen), and returns what was
+// reopened and what could not be, each naming its flag; what could not be is an output failure.
+func (f *Feed) reopen() (done, failed []string) {
+	if f.file != nil {
+		if err := f.file.reopen(); err != nil {
+			failed = append(failed, err.Error())
+			f.failed(flagEvents, err)
+		} else {
+			f.stream.SetOutput(f.file)
+			f.resumed(flagEvents)
+			done = append(done, flagEvents+" "+f.file.name)
 		}
 	}
-	if f.stream == nil {
-		return nil
+	if f.recorder != nil {
+		if err := f.recorder.Reopen(); err != nil {
+			failed = append(failed, flagRecord+": "+err.Error())
+			f.failed(flagRecord, err)
+		} else {
+			f.resumed(flagRecord)
+			done = append(done, flagRecord+" "+f.recorder.Path())
+		}
 	}
-	return f.stream.Err()
+	return done, failed
 }
 
 // startRecording records every poll of mon, and the events the polls do not remake, to out.Record, with
@@ -102,8 +192,9 @@ func (f *Feed) startRecording(out Outputs, mon *monitor.Monitor, header record.H
 		return err
 	}
 	f.recorder = w
-	f.closers = append(f.closers, func() { _ = w.Close() }) // its first error is Err's
-	mon.ObservePolls(func(p monitor.Poll) { _ = w.WritePoll(p) })
+	f.exporter.SetOutput(flagRecord, true)
+	f.closers = append(f.closers, func() { f.failed(flagRecord, w.Close()) }) // ending the stream may fail too
+	mon.ObservePolls(func(p monitor.Poll) { f.failed(flagRecord, w.WritePoll(p)) })
 	return nil
 }
 
@@ -121,9 +212,10 @@ func (f *Feed) emit(rs ...events.Record) {
 	for _, r := range rs {
 		if f.stream != nil {
 			f.stream.Emit(r)
+			f.failed(flagEvents, f.stream.Err())
 		}
 		if f.recorder != nil && (r.Source == events.SourceDashboard || r.Source == events.SourceDemo) {
-			_ = f.recorder.WriteEvent(r) // its first error is Err's
+			f.failed(flagRecord, f.recorder.WriteEvent(r))
 		}
 	}
 }
@@ -155,16 +247,19 @@ func (f *Feed) followDemo(d *demo.Demo) {
 }
 
 // openEvents opens the event stream: "-" is stdout, anything else a file appended to (private: it names lock
-// tokens; see openPrivate). It returns the writer and what closes it.
-func openEvents(name string, stdout io.Writer) (io.Writer, func(), error) {
+// tokens; see openPrivate), which App.Reopen reopens.
+func (f *Feed) openEvents(name string, stdout io.Writer) error {
 	if name == "-" {
-		return stdout, func() {}, nil
+		f.stream = events.NewWriter(stdout)
+		return nil
 	}
-	f, err := openPrivate("--events", name)
+	file, err := openPrivateFile(flagEvents, name)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	return f, func() { f.Close() }, nil // an error closing an append-only file loses nothing already written
+	f.file, f.stream = file, events.NewWriter(file)
+	f.closers = append(f.closers, file.close) // an error closing an append-only file loses nothing already written
+	return nil
 }
 
 // loopback reports whether a listener's address is on the loopback interface alone: what it serves stays on

@@ -28,8 +28,9 @@ var logOpeners = []struct {
 		return func() { d.close(); redis.SetLogger(silentLogger{}) }, nil
 	}},
 	{"--events", func(name string) (func(), error) {
-		_, closeEvents, err := openEvents(name, nil)
-		return closeEvents, err
+		f := &Feed{}
+		err := f.openEvents(name, nil)
+		return f.close, err
 	}},
 }
 

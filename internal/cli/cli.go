@@ -28,6 +28,9 @@ const (
 	ExitFailure  = 1 // the program could not do its work (embedded masters did not start, output failed)
 	ExitUsage    = 2 // bad command line, before anything is connected or drawn
 	ExitNoQuorum = 3 // --once: fewer than a quorum of masters answered
+	// ExitOutputFailed: the dashboard or --headless ran to the end, but a file it writes (--record, --events)
+	// stopped on a write error (a full disk) on the way, so it is incomplete.
+	ExitOutputFailed = 4
 )
 
 // system is what run uses from the outside world, injected for tests: the environment, the standard streams,

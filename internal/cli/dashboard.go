@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -18,8 +19,11 @@ import (
 // runDashboard runs the full-screen dashboard until the user quits, then prints the UI's summary on the
 // restored terminal. With --metrics, --events or --record the feed serves them while it runs.
 func runDashboard(a *app.App, cfg Config, sys system) int {
+	notices := &screenNotices{}
 	if cfg.Metrics != "" || cfg.Events != "" || cfg.Record != "" {
-		if err := a.Publish(outputs(cfg, sys)); err != nil {
+		out := outputs(cfg, sys)
+		out.Notify = notices.tell
+		if err := a.Publish(out); err != nil {
 			fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
 			return ExitFailure
 		}
@@ -32,15 +36,52 @@ func runDashboard(a *app.App, cfg Config, sys system) int {
 			return ExitUsage
 		}
 	}
-	status := runScreen(a, cfg, sys)
-	if err := a.Close(); err != nil { // after the screen is gone, so that the message can be read
-		fmt.Fprintf(sys.stderr, "redlock-tui: --events: %v\n", err)
+	status := runScreen(a, cfg, sys, notices)
+	if closed := closeOutputs(a, sys); status == ExitOK { // after the screen is gone, so that the message can be read
+		status = closed
 	}
 	return status
 }
 
-// runScreen runs the Bubble Tea program over a and prints its summary.
-func runScreen(a *app.App, cfg Config, sys system) int {
+// screenNotices hands the feed's notices to the screen (ui.OutputMsg), keeping those that come before it
+// starts.
+type screenNotices struct {
+	mu      sync.Mutex
+	p       *tea.Program
+	pending []app.Notice
+}
+
+// tell shows n on the screen, or keeps it until the screen starts.
+func (s *screenNotices) tell(n app.Notice) {
+	s.mu.Lock()
+	p := s.p
+	if p == nil {
+		s.pending = append(s.pending, n)
+	}
+	s.mu.Unlock()
+	if p != nil {
+		p.Send(ui.OutputMsg{Record: n.Record, Stopped: n.Stopped}) // returns at once once the program has ended
+	}
+}
+
+// attach makes p the screen the notices go to, and sends it those kept.
+func (s *screenNotices) attach(p *tea.Program) {
+	s.mu.Lock()
+	s.p = p
+	pending := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	if len(pending) > 0 {
+		go func() { // Send waits for the program's loop, which starts with Run
+			for _, n := range pending {
+				p.Send(ui.OutputMsg{Record: n.Record, Stopped: n.Stopped})
+			}
+		}()
+	}
+}
+
+// runScreen runs the Bubble Tea program over a, with the feed's notices, and prints its summary.
+func runScreen(a *app.App, cfg Config, sys system, notices *screenNotices) int {
 	title := fmt.Sprintf("%d masters", len(a.Names))
 	switch {
 	case a.Demo != nil:
@@ -77,7 +118,8 @@ func runScreen(a *app.App, cfg Config, sys system) int {
 		opts = append(opts, tea.WithInputTTY()) // keys come from the terminal even when stdin is redirected
 	}
 	p := tea.NewProgram(model, opts...)
-	stopSignals := quitOnSignal(p)
+	notices.attach(p)
+	stopSignals := quitOnSignal(p, func() { notices.tell(a.Reopen()) })
 	final, err := p.Run()
 	stopSignals()
 	if m, ok := final.(*ui.Model); ok {
@@ -97,17 +139,25 @@ const quitGrace = 5 * time.Second
 // quitOnSignal makes SIGINT, SIGTERM and SIGHUP quit the dashboard the way
 // the quit key does, so that the locks we hold are released and the terminal
 // is restored; a second signal, or quitGrace without an exit, kills the
-// program (Run still restores the terminal). It returns a function that stops
-// listening.
-func quitOnSignal(p *tea.Program) (stop func()) {
+// program (Run still restores the terminal). A SIGHUP while the terminal is
+// still there is not its hangup but a request to reopen the files written, as
+// daemons take it (logrotate): it calls reopen instead, when not nil. It
+// returns a function that stops listening.
+func quitOnSignal(p *tea.Program, reopen func()) (stop func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-sigs:
-		case <-done:
-			return
+		for quit := false; !quit; {
+			select {
+			case sig := <-sigs:
+				quit = sig != syscall.SIGHUP || reopen == nil || !terminalThere()
+				if !quit {
+					reopen()
+				}
+			case <-done:
+				return
+			}
 		}
 		// As a confirmed quit: the dashboard releases our locks, then quits, asking nobody.
 		p.Send(ui.QuitMsg{})
@@ -123,4 +173,10 @@ func quitOnSignal(p *tea.Program) (stop func()) {
 		signal.Stop(sigs)
 		close(done)
 	}
+}
+
+// terminalThere reports whether the dashboard's terminal still answers: after a hangup, asking its size fails.
+func terminalThere() bool {
+	_, _, err := term.GetSize(os.Stdout.Fd())
+	return err == nil
 }

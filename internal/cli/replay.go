@@ -197,7 +197,7 @@ func replayScreen(p *record.Player, name string, at time.Time, sys system) int {
 		opts = append(opts, tea.WithInputTTY())
 	}
 	prog := tea.NewProgram(model, opts...)
-	stopSignals := quitOnSignal(prog)
+	stopSignals := quitOnSignal(prog, nil)
 	_, err := prog.Run()
 	stopSignals()
 	if err != nil {

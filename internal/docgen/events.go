@@ -22,8 +22,9 @@ type EventKind struct {
 
 // EventKinds returns every kind of event, by source: the monitor's (monitor.EventKind constants, and the
 // warnings' records, events.KindWarning and events.KindWarningCleared), the dashboard's (the events package's
-// Kind constants) and the demo's (demo.EventKind constants), each with the severity its source computes
-// (EventKind.Severity, events.DashboardSeverity, demo.EventKind.Severity).
+// other Kind constants), the program's own (events.KindOutputFailed and KindOutputReopened) and the demo's
+// (demo.EventKind constants), each with the severity its source computes (EventKind.Severity,
+// events.DashboardSeverity, events.ProgramSeverity, demo.EventKind.Severity).
 func EventKinds() ([]EventKind, error) {
 	var out []EventKind
 	monitorFiles, err := pkgFiles("monitor")
@@ -49,16 +50,22 @@ func EventKinds() ([]EventKind, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dashboard []EventKind
+	var dashboard, program []EventKind
 	for _, k := range kinds {
-		if k.Value == events.KindWarning || k.Value == events.KindWarningCleared {
+		switch k.Value {
+		case events.KindWarning, events.KindWarningCleared:
 			out = append(out, EventKind{events.SourceMonitor, k.Value, "the warning's: warning or error", k.Doc})
+			continue
+		case events.KindOutputFailed, events.KindOutputReopened:
+			program = append(program, EventKind{events.SourceProgram, k.Value,
+				events.ProgramSeverity(k.Value).String(), k.Doc})
 			continue
 		}
 		dashboard = append(dashboard, EventKind{events.SourceDashboard, k.Value,
 			events.DashboardSeverity(k.Value).String(), k.Doc})
 	}
 	out = append(out, dashboard...)
+	out = append(out, program...)
 	demoFiles, err := pkgFiles("demo")
 	if err != nil {
 		return nil, err
@@ -85,7 +92,7 @@ func checkKinds(kinds []EventKind) error {
 		}
 		seen[k.Source][k.Kind] = true
 	}
-	for _, s := range []events.Source{events.SourceMonitor, events.SourceDashboard, events.SourceDemo} {
+	for _, s := range []events.Source{events.SourceMonitor, events.SourceDashboard, events.SourceDemo, events.SourceProgram} {
 		if len(seen[s]) == 0 {
 			return fmt.Errorf("no kinds of source %s found", s)
 		}
@@ -144,6 +151,8 @@ func Events() ([]byte, error) {
 			"and go (a warning about a lock carries its `resource`)."},
 		{events.SourceDashboard, "The dashboard's actions on its own locks, in the words of the screen's event log."},
 		{events.SourceDemo, "The demo's simulated clients, the presenter's faults, scenarios and violations (demo mode only)."},
+		{events.SourceProgram, "The program's own files: one that stopped on a write error (the program goes on without " +
+			"it, and its exit status says so at the end), and SIGHUP reopening them (see [Headless](headless.md))."},
 	}
 	for _, sec := range sections {
 		fmt.Fprintf(&b, "\n## Source %s\n\n%s\n\n| Kind | Severity | Meaning |\n|---|---|---|\n", code(string(sec.source)), sec.intro)

@@ -151,5 +151,6 @@ func exporterFixture() *metrics.Exporter {
 		{Kind: monitor.EventMasterRestarted, Master: "m0:6379"}})
 	e.AddViolations(1)
 	e.AddDemoEvent("violation")
+	e.SetOutput("--record", true)
 	return e
 }
