@@ -37,7 +37,15 @@ var metricsAt = regexp.MustCompile(`metrics at (http://\S+/metrics)`)
 // metrics address on stderr.
 func startHeadless(t *testing.T, bin string, args ...string) *headless {
 	t.Helper()
-	p := startRun(t, bin, t.TempDir(), append([]string{"--headless", "--metrics", "127.0.0.1:0"}, args...)...)
+	return startHeadlessVia(t, []string{bin}, args...)
+}
+
+// startHeadlessVia is startHeadless with the binary started by a command: cmd's first word, given the rest of
+// cmd then the binary's arguments (a shell that sets limits, then execs the binary given as $0).
+func startHeadlessVia(t *testing.T, cmd []string, args ...string) *headless {
+	t.Helper()
+	args = append([]string{"--headless", "--metrics", "127.0.0.1:0"}, args...)
+	p := startRun(t, cmd[0], t.TempDir(), append(cmd[1:len(cmd):len(cmd)], args...)...)
 	h := &headless{t: t, proc: p}
 	eventually(t, "the metrics address on stderr", func() (bool, string) {
 		m := metricsAt.FindStringSubmatch(p.stderr.String())
