@@ -52,7 +52,8 @@ func Main(args []string, keys ui.KeyMap, release string) int {
 	// the monitor reports every such failure as a down master instead.
 	redis.SetLogger(quietLogger{})
 	return run(args, system{
-		Environment:      Environment{Getenv: os.Getenv, ReadFile: readInputFile, ConfigDir: os.UserConfigDir},
+		Environment: Environment{Getenv: os.Getenv, ReadFile: readInputFile, ConfigDir: os.UserConfigDir,
+			Stat: os.Stat},
 		stdout:           os.Stdout,
 		stderr:           os.Stderr,
 		stdoutIsTerminal: term.IsTerminal(os.Stdout.Fd()),
@@ -112,6 +113,9 @@ func run(args []string, sys system) int {
 	case !cfg.Once && !cfg.Headless && !sys.stdoutIsTerminal:
 		fmt.Fprintln(sys.stderr, "redlock-tui: stdout is not a terminal, so the dashboard cannot start; use --once (with --json for JSON) to print one snapshot")
 		return ExitUsage
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(sys.stderr, "redlock-tui: %s\n", w)
 	}
 	if cfg.TLSSkipVerify {
 		fmt.Fprintln(sys.stderr, "redlock-tui: WARNING: --tls-skip-verify: the masters' TLS certificates are NOT verified; anyone on the network path can impersonate them and read the password")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net"
 	"net/netip"
@@ -101,6 +102,9 @@ type Config struct {
 	Permits   map[string]int // semaphores' limits by name or key (monitor.Config.Permits)
 
 	Who whoConfig // --once --who: name a lock's holder from a sample of its master (whoholds.go)
+
+	// Warnings are about the files given: a secret others may read (secretfiles.go); one line each on stderr.
+	Warnings []string
 }
 
 // Environment is what parsing may read besides the arguments: injected so
@@ -109,6 +113,8 @@ type Environment struct {
 	Getenv    func(string) string
 	ReadFile  func(string) ([]byte, error)
 	ConfigDir func() (string, error) // the user's configuration directory (os.UserConfigDir), for --profile
+	// Stat looks at a file (os.Stat), for the warnings about secrets others may read; nil: no warnings.
+	Stat func(string) (fs.FileInfo, error)
 }
 
 // UsageError is a mistake on the command line: exit status 2, one line on
@@ -152,6 +158,8 @@ type flagValues struct {
 	password     string       // a profile's password from its password_env, for masters whose entry has none
 	allTLS       bool         // a profile's tls: every master connects with TLS, as rediss://
 	from         settingNames // where the masters, the password file and the CA file were given, for messages
+	configPath   string       // the config file of the profile used, "" none
+	warnings     []string     // about the files given (secretfiles.go), for Config.Warnings
 }
 
 // settingNames name, in messages, where the masters, the password file and
@@ -393,12 +401,13 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 	}
 	masters := make([]app.Master, 0, len(entries))
 	seen := make(map[string]string, len(entries))
-	anyTLS := false
+	anyTLS, urlPassword := false, false
 	for _, e := range entries {
 		m, key, err := parseMaster(e)
 		if err != nil {
 			return nil, usagef("%s: %v", v.from.masters, err)
 		}
+		urlPassword = urlPassword || m.Options.Password != ""
 		if first := sameMaster(seen, m, key); first != "" {
 			return nil, usagef("%s: %s and %s are the same master, listed twice (it would count twice towards the quorum)",
 				v.from.masters, first, m.Name)
@@ -433,6 +442,8 @@ func parseMasters(values []string, c *Config, v *flagValues, env Environment) ([
 	if !anyTLS && c.TLSSkipVerify {
 		return nil, usagef("--tls-skip-verify: no rediss:// master to use it with")
 	}
+	warnSecretFiles(v, env, urlPassword)
+	c.Warnings = v.warnings
 	return masters, nil
 }
 

@@ -53,6 +53,7 @@ const maxListedProfiles = 10
 type chosenProfile struct {
 	profile
 	name  string
+	path  string                // the config file
 	dir   string                // the config file's folder: relative file names are read from there
 	given func(key string) bool // whether the file sets key in this profile, even to ""
 }
@@ -77,7 +78,7 @@ func applyProfile(fs *pflag.FlagSet, c *Config, v *flagValues, env Environment) 
 	if err := p.check(); err != nil {
 		return err
 	}
-	v.masters, v.from.masters = p.Masters, p.key("masters")
+	v.masters, v.from.masters, v.configPath = p.Masters, p.key("masters"), p.path
 	v.user, v.allTLS = p.User, p.TLS
 	if !fs.Changed("password-file") {
 		switch {
@@ -136,7 +137,7 @@ func loadProfile(name, file string, env Environment) (chosenProfile, error) {
 		return chosenProfile{}, usagef("--profile %q: no such profile in %q (%s)", name, path, knownProfiles(profiles))
 	}
 	given := func(key string) bool { return md.IsDefined("profiles", name, key) }
-	return chosenProfile{profile: p, name: name, dir: filepath.Dir(path), given: given}, nil
+	return chosenProfile{profile: p, name: name, path: path, dir: filepath.Dir(path), given: given}, nil
 }
 
 // configPath is the config file: file when given, else redlock-tui/config.toml in the user's config directory.

@@ -202,6 +202,9 @@ func runUnderLock(args []string, sys system) int {
 		fmt.Fprint(sys.stdout, runUsage())
 		return ExitOK
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(sys.stderr, "redlock-tui run: %s\n", w)
+	}
 	if cfg.TLSSkipVerify {
 		fmt.Fprintln(sys.stderr, "redlock-tui run: WARNING: --tls-skip-verify: the masters' TLS certificates are NOT verified")
 	}
