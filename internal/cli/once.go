@@ -12,16 +12,31 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
+// onceProgressEvery is how often --once says how far its scan has got when stderr is not a terminal (a log,
+// a CI job): one line at the first poll, then one at this interval.
+const onceProgressEvery = 5 * time.Second
+
 // runOnce polls until every master that answers has finished one full sweep of its keyspace (however long
-// that takes under the scan budget; progress goes to stderr when it is a terminal), every master either
-// answered or was declared down, and --watch has passed; prints the snapshot (a table, JSON or a Markdown
-// report) and reports whether a quorum of distinct servers answered.
+// that takes under the scan budget; progress goes to stderr, in place on a terminal, else a line every
+// onceProgressEvery, and a scan of more than one poll is summed up with what a larger budget would change),
+// every master either answered or was declared down, and --watch has passed; prints the snapshot (a table,
+// JSON or a Markdown report) and reports whether a quorum of distinct servers answered.
 func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 	ctx, stop := interruptible()
 	defer stop()
+	start := time.Now()
 	snap := mon.Poll(ctx)
 	until := snap.Time.Add(cfg.Watch) // --watch is counted in snapshots: the last one is taken that long after the first
+	scanning, lastLine, summary := !snap.Swept, time.Time{}, ""
 	for (!snap.Swept || undecided(snap) || snap.Time.Before(until)) && ctx.Err() == nil {
+		if !snap.Swept && !sys.stderrIsTerminal && time.Since(lastLine) >= onceProgressEvery {
+			so := "" // the first line, at the first poll
+			if !lastLine.IsZero() {
+				so = fmt.Sprintf(" (%s so far)", vocab.ShortDuration(time.Since(start).Round(time.Second)))
+			}
+			lastLine = time.Now()
+			fmt.Fprintf(sys.stderr, "redlock-tui: scanning for locks%s: %s\n", so, sweepProgress(snap))
+		}
 		if sys.stderrIsTerminal && !snap.Swept {
 			fmt.Fprintf(sys.stderr, "\r\x1b[Kscanning for locks: %s", sweepProgress(snap))
 		} else if sys.stderrIsTerminal {
@@ -32,9 +47,15 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 		case <-time.After(cfg.Poll):
 			snap = mon.Poll(ctx)
 		}
+		if scanning && snap.Swept {
+			scanning, summary = false, scanSummary(time.Since(start), cfg.ScanBudget)
+		}
 	}
 	if sys.stderrIsTerminal {
 		fmt.Fprint(sys.stderr, "\r\x1b[K")
+	}
+	if summary != "" {
+		fmt.Fprintln(sys.stderr, summary)
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(sys.stderr, "redlock-tui: interrupted before every master was scanned; the snapshot may miss locks")
@@ -75,6 +96,21 @@ func undecided(s monitor.Snapshot) bool {
 		}
 	}
 	return false
+}
+
+// scanSummary says how long the scan for locks took at the budget given (a percent of a core), and what a
+// budget ten times as large would make of it, up to 100%: the scan's pace is its budget, so its time goes
+// down, and each master's share of a core spent on it up, in proportion.
+func scanSummary(took time.Duration, budget float64) string {
+	took = took.Round(100 * time.Millisecond)
+	text := fmt.Sprintf("redlock-tui: the scan for locks took %s at --scan-budget %g (each master spending up to "+
+		"%g%% of a core on it)", vocab.ShortDuration(took), budget, budget)
+	if larger := min(100, budget*10); larger > budget {
+		faster := time.Duration(float64(took) * budget / larger).Round(100 * time.Millisecond)
+		text += fmt.Sprintf("; --scan-budget %g would take about %s, each master spending up to %g%% of a core "+
+			"meanwhile", larger, vocab.ShortDuration(faster), larger)
+	}
+	return text
 }
 
 // sweepProgress describes, per master still in its first sweep, how far it has got.
