@@ -130,8 +130,8 @@ func addOutputFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.BoolVar(&c.Headless, "headless", false, "no screen: poll until SIGTERM, serving --metrics and writing --events")
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
 	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
-	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless)")
-	fs.StringVar(&c.Record, "record", "", "record every poll and event to this new file (mode 0600), for `redlock-tui replay`")
+	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless); SIGHUP reopens it")
+	fs.StringVar(&c.Record, "record", "", "record every poll and event to this new file (mode 0600), for `redlock-tui replay`; SIGHUP begins a new file")
 	fs.StringVar(&c.RecordMax, "record-max", "256M", "with --record: at this size the file becomes FILE.1 and a new one begins")
 }
 
@@ -146,7 +146,7 @@ func addDemoFlags(fs *pflag.FlagSet, v *flagValues) {
 
 // addDebugFlags declares the debug log.
 func addDebugFlags(fs *pflag.FlagSet, v *flagValues) {
-	fs.StringVar(&v.cfg.Debug, "debug", "", "append a log of connections, Redlock rounds and polls to this file")
+	fs.StringVar(&v.cfg.Debug, "debug", "", "append a log of connections, Redlock rounds and polls to this file; the dashboard and --headless reopen it on SIGHUP")
 }
 
 // addGeneralFlags declares help and version.
