@@ -270,3 +270,51 @@ func TestHeadlessSIGHUPReopensItsFiles(t *testing.T) {
 		t.Errorf("the new recording replays without %s", resource)
 	}
 }
+
+// TestDashboardRecordOnAFullDiskSaysSoAndSIGHUPResumes: the dashboard whose --record fills its disk goes on,
+// shows the recording stopped in its banner, and after room is made, SIGHUP (its terminal being there) resumes
+// the recording instead of quitting; at quit it says the recording failed and exits 4.
+func TestDashboardRecordOnAFullDiskSaysSoAndSIGHUPResumes(t *testing.T) {
+	t.Parallel()
+	small := smallFilesystem(t)
+	if small == "" {
+		t.Skip("no tmpfs to fill (TestHeadlessRecordOnAFullDiskIsAnEventNotAnExit covers a file-size limit)")
+	}
+	rec := filepath.Join(small, "dash.rec")
+	s, _, _ := startDashboard(t, "--poll 100ms --record "+rec)
+	shell := strings.TrimSpace(s.tmux("display-message", "-p", "-t", pane, "#{pane_pid}"))
+	children, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	if err != nil {
+		t.Skipf("cannot find the dashboard's process: %v", err)
+	}
+	pids := strings.Fields(string(children))
+	if len(pids) != 1 {
+		t.Fatalf("the shell has children %q, want only the dashboard", pids)
+	}
+	var pid int
+	if _, err := fmt.Sscan(pids[0], &pid); err != nil {
+		t.Fatal(err)
+	}
+	filler := fill(t, small)
+	banner := func(screen string) string { // the lines above the masters' panel
+		head, _, _ := strings.Cut(screen, "Masters")
+		return head
+	}
+	s.waitFor("the stopped recording in the banner", func(screen string) bool {
+		return strings.Contains(banner(screen), "✖ --record stopped: recording "+rec)
+	})
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor("the reopening in the event log, and the banner without the recording", func(screen string) bool {
+		return strings.Contains(screen, "SIGHUP: reopened --record") && !strings.Contains(banner(screen), "--record stopped")
+	})
+	s.keys("q")
+	screen, status := waitForExit(s)
+	if status != "4" || !strings.Contains(screen, "redlock-tui: --record: ") || strings.Contains(screen, "--events") {
+		t.Errorf("after quitting: exit status %s; want 4 and a line naming --record (and not --events):\n%s", status, screen)
+	}
+}
