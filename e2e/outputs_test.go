@@ -318,3 +318,16 @@ func TestDashboardRecordOnAFullDiskSaysSoAndSIGHUPResumes(t *testing.T) {
 		t.Errorf("after quitting: exit status %s; want 4 and a line naming --record (and not --events):\n%s", status, screen)
 	}
 }
+
+// TestDashboardQuitsWhenItsTerminalHangsUp: SIGHUP reopens files only while the terminal is there; when the
+// terminal hangs up (its window closed), the dashboard quits as on SIGTERM, releasing the lock it holds rather
+// than leaving it to its TTL.
+func TestDashboardQuitsWhenItsTerminalHangsUp(t *testing.T) {
+	t.Parallel()
+	s, clients, _ := startDashboard(t, "--ttl 60s")
+	const resource = "e2e:hangup"
+	acquireWithKeys(s, resource)
+	eventually(t, resource+" held on every master", func() (bool, string) { return heldEverywhere(clients, resource) })
+	s.tmux("kill-session", "-t", pane) // the terminal hangs up: SIGHUP, and the terminal gone
+	eventually(t, resource+" released after the hangup", func() (bool, string) { return goneEverywhere(clients, resource) })
+}
