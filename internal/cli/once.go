@@ -13,12 +13,13 @@ import (
 )
 
 // onceProgressEvery is how often --once says how far its scan has got when stderr is not a terminal (a log,
-// a CI job): one line at the first poll, then one at this interval.
+// a CI job): a line at each such interval of the scan, none for a shorter scan. A scan that long is summed up at
+// its end, on a terminal too.
 const onceProgressEvery = 5 * time.Second
 
 // runOnce polls until every master that answers has finished one full sweep of its keyspace (however long
 // that takes under the scan budget; progress goes to stderr, in place on a terminal, else a line every
-// onceProgressEvery, and a scan of more than one poll is summed up with what a larger budget would change),
+// onceProgressEvery, and a scan longer than that is summed up with what a larger budget would change),
 // every master either answered or was declared down, and --watch has passed; prints the snapshot (a table,
 // JSON or a Markdown report) and reports whether a quorum of distinct servers answered.
 func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
@@ -27,15 +28,12 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 	start := time.Now()
 	snap := mon.Poll(ctx)
 	until := snap.Time.Add(cfg.Watch) // --watch is counted in snapshots: the last one is taken that long after the first
-	scanning, lastLine, summary := !snap.Swept, time.Time{}, ""
+	scanning, lastLine, summary := !snap.Swept, start, ""
 	for (!snap.Swept || undecided(snap) || snap.Time.Before(until)) && ctx.Err() == nil {
 		if !snap.Swept && !sys.stderrIsTerminal && time.Since(lastLine) >= onceProgressEvery {
-			so := "" // the first line, at the first poll
-			if !lastLine.IsZero() {
-				so = fmt.Sprintf(" (%s so far)", vocab.ShortDuration(time.Since(start).Round(time.Second)))
-			}
 			lastLine = time.Now()
-			fmt.Fprintf(sys.stderr, "redlock-tui: scanning for locks%s: %s\n", so, sweepProgress(snap))
+			fmt.Fprintf(sys.stderr, "redlock-tui: scanning for locks (%s so far): %s\n",
+				vocab.ShortDuration(time.Since(start).Round(time.Second)), sweepProgress(snap))
 		}
 		if sys.stderrIsTerminal && !snap.Swept {
 			fmt.Fprintf(sys.stderr, "\r\x1b[Kscanning for locks: %s", sweepProgress(snap))
@@ -48,7 +46,9 @@ func runOnce(mon *monitor.Monitor, cfg Config, sys system) int {
 			snap = mon.Poll(ctx)
 		}
 		if scanning && snap.Swept {
-			scanning, summary = false, scanSummary(time.Since(start), cfg.ScanBudget)
+			if scanning = false; time.Since(start) >= onceProgressEvery {
+				summary = scanSummary(time.Since(start), cfg.ScanBudget)
+			}
 		}
 	}
 	if sys.stderrIsTerminal {
