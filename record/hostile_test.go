@@ -96,8 +96,8 @@ func TestAGzipBombIsRefusedWithinBoundedMemory(t *testing.T) {
 	if openingInProcess() {
 		return
 	}
-	if testing.Short() {
-		t.Skip("writes and reads a 1.2 GiB stream")
+	if testing.Short() || raceDetector {
+		t.Skip("writes and reads a 1.2 GiB stream, and measures memory: not with -short or -race")
 	}
 	path := filepath.Join(t.TempDir(), "bomb.rec")
 	f, err := os.Create(path)
@@ -135,8 +135,8 @@ func TestManyEmptyPollsOpenWithinBoundedMemory(t *testing.T) {
 	if openingInProcess() {
 		return
 	}
-	if testing.Short() {
-		t.Skip("writes and opens 100,000 polls")
+	if testing.Short() || raceDetector {
+		t.Skip("writes and opens 100,000 polls, and measures memory: not with -short or -race")
 	}
 	path := filepath.Join(t.TempDir(), "empty.rec")
 	f, err := os.Create(path)
