@@ -325,32 +325,25 @@ func (s polledState) decode(readings []monitor.Reading, polled []polledKeys) err
 }
 
 // decode returns the keys of a reading as runs say, from the keys written in full (written) and the last
-// reading's, and makes them the last.
+// reading's, and makes them the last. The runs come from a file, which may be anything: each span is checked
+// against what the last reading and the keys written can give (span) before it sizes or places anything.
 func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monitor.KeyReading, error) {
-	n := 0
-	for _, run := range runs {
-		for _, span := range run.Spans {
-			n += span.Same + span.Changed + span.Scanned + span.New
-		}
+	n, err := l.places(len(written), runs)
+	if err != nil {
+		return nil, err
 	}
 	keys := make([]monitor.KeyReading, 0, n) // a poll's keys are most of what a recording holds in memory
 	var moved []string
 	var inOrder, inScan int
-	take := func(n int) ([]monitor.KeyReading, error) {
-		if n > len(written) {
-			return nil, fmt.Errorf("%d keys written, fewer than its runs place", len(keys)+len(written))
-		}
+	take := func(n int) []monitor.KeyReading { // as many as are left, as places checked
 		taken := written[:n]
 		written = written[n:]
-		return taken, nil
+		return taken
 	}
 	for _, run := range runs {
 		for _, span := range run.Spans {
-			inOrder += span.Skip
+			inOrder += span.Skip // within the last reading's keys, as places checked
 			inScan += span.ScanSkip
-			if inOrder < 0 || inOrder+span.Same+span.Changed > len(l.names) || inScan < 0 || inScan+span.Scanned > len(l.scan) {
-				return nil, fmt.Errorf("more keys in the last reading's order than it had")
-			}
 			for _, name := range l.names[inOrder : inOrder+span.Same] {
 				k, ok := l.inOrderKey(name)
 				if !ok {
@@ -358,10 +351,7 @@ func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monito
 				}
 				keys = append(keys, k.at(run.ReadAt, run.ReadWithin))
 			}
-			changed, err := take(span.Changed)
-			if err != nil {
-				return nil, err
-			}
+			changed := take(span.Changed)
 			for i, k := range changed {
 				if k.Key != l.names[inOrder+span.Same+i] {
 					return nil, fmt.Errorf("key %q changed is not where the last reading had it", k.Key)
@@ -379,10 +369,7 @@ func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monito
 				moved = append(moved, name)
 			}
 			inScan += span.Scanned
-			added, err := take(span.New)
-			if err != nil {
-				return nil, err
-			}
+			added := take(span.New)
 			for _, k := range added {
 				l.outOfOrder[k.Key] = keyOf(k)
 				moved = append(moved, k.Key)
@@ -390,9 +377,46 @@ func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monito
 			keys = append(keys, added...)
 		}
 	}
-	if len(written) > 0 {
-		return nil, fmt.Errorf("%d keys written beyond those its runs place", len(written))
-	}
 	l.keep(keys, moved)
 	return keys, nil
+}
+
+// places checks runs against the last reading and the count of keys written in full (written), and returns
+// how many keys they place. No count is negative; no span reaches past the last reading's keys, in its order
+// or in the scan order, nor takes more keys written than are left; and the keys placed from the scan order,
+// which may go back, are at most twice as many as it holds (a poll's discovery passes a key at most once
+// in its sweep, besides the key's own refresh). So the sum cannot overflow, and is at most twice the last
+// reading's keys and the keys written: what a line can ask of memory is bounded by what was read before it.
+func (l *lastKeys) places(written int, runs []keyRun) (int, error) {
+	var n, inOrder, inScan, scanned int
+	left := written
+	for i, run := range runs {
+		for j, s := range run.Spans {
+			where := fmt.Sprintf("run %d, span %d", i+1, j+1)
+			if s.Skip < 0 || s.Same < 0 || s.Changed < 0 || s.Scanned < 0 || s.New < 0 {
+				return 0, fmt.Errorf("%s: a negative count of keys", where)
+			}
+			if s.Skip > len(l.names)-inOrder || s.Same > len(l.names)-inOrder-s.Skip ||
+				s.Changed > len(l.names)-inOrder-s.Skip-s.Same {
+				return 0, fmt.Errorf("%s: more keys in the last reading's order than the %d it had", where, len(l.names))
+			}
+			inOrder += s.Skip + s.Same + s.Changed
+			if s.ScanSkip < -inScan || s.ScanSkip > len(l.scan)-inScan || s.Scanned > len(l.scan)-inScan-s.ScanSkip {
+				return 0, fmt.Errorf("%s: more keys in the scan order than the %d it had", where, len(l.scan))
+			}
+			inScan += s.ScanSkip + s.Scanned
+			if scanned += s.Scanned; scanned > 2*len(l.scan) {
+				return 0, fmt.Errorf("%s: the scan order's keys placed more than twice over", where)
+			}
+			if s.Changed > left || s.New > left-s.Changed {
+				return 0, fmt.Errorf("%s: more keys written in full than the %d the line holds", where, written)
+			}
+			left -= s.Changed + s.New
+			n += s.Same + s.Changed + s.Scanned + s.New
+		}
+	}
+	if left > 0 {
+		return 0, fmt.Errorf("%d keys written beyond those its runs place", left)
+	}
+	return n, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
@@ -25,8 +26,16 @@ type Recording struct {
 	Torn bool
 }
 
-// maxLine bounds one line of a recording: a poll of 100,000 keys on a polled master is tens of megabytes.
-const maxLine = 1 << 30
+// maxLine bounds one line of a recording, which is read whole before it is parsed; a longer line is refused
+// when its bytes pass the bound, before more is read or kept. The longest lines are polls that write a polled
+// master's reading whole (its first poll, or a first sweep): measured with the shipped recorder on 100,000
+// lock keys (22-byte tokens, 10-byte names) a key takes 213 bytes, so a master's whole reading of 100,000
+// keys is 21 MB, and a poll holds one reading a master. 256 MiB holds such a poll of 12 masters, or of 5
+// with keys twice that size (longer tokens, up to the 256 bytes of --max-value-len at most of them).
+const maxLine = 256 << 20
+
+// maxHeader bounds a recording's first line: its masters and configuration, a few hundred bytes.
+const maxHeader = 1 << 20
 
 // Open reads the recording at path. A file that is not a recording, or one of a newer format version than
 // this build reads, is refused with a message that says so.
@@ -53,7 +62,7 @@ func Read(r io.Reader, name string) (*Recording, error) {
 		r = in
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
-	first, err := readLine(br)
+	first, err := readLine(br, maxHeader)
 	if err != nil && len(first) == 0 {
 		return nil, fmt.Errorf("%s: not a redlock-tui recording (empty)", name)
 	}
@@ -67,7 +76,7 @@ func Read(r io.Reader, name string) (*Recording, error) {
 	}
 	polled := polledState{}
 	for n := 2; ; n++ {
-		data, err := readLine(br)
+		data, err := readLine(br, maxLine)
 		if errors.Is(err, io.ErrUnexpectedEOF) { // the stream was cut short: by a recorder that died, or still writing
 			rec.Unclosed = true
 			err = io.EOF
@@ -101,20 +110,29 @@ func Read(r io.Reader, name string) (*Recording, error) {
 	}
 }
 
-// readLine reads one line without its newline; at the end it returns what is left with io.EOF.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var out []byte
+// readLine reads one line without its newline; at the end it returns what is left with io.EOF. A line
+// longer than limit is an error once limit bytes of it were read: the bytes kept never pass limit (they are
+// kept in the reader's chunks, not in a buffer grown by doubling) and are joined once the line is whole.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var chunks [][]byte
+	size := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
-		out = append(out, chunk...)
+		if len(chunk) > limit-size {
+			return nil, fmt.Errorf("a line over %d bytes: longer than any recording writes (see docs/replay.md)", limit)
+		}
+		size += len(chunk)
+		if chunks == nil && err == nil { // the whole line in the reader's buffer: the common case
+			return slices.Clone(chunk[:len(chunk)-1]), nil
+		}
+		chunks = append(chunks, slices.Clone(chunk))
 		switch {
 		case err == nil:
-			return out[:len(out)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull) && len(out) < maxLine:
-			continue
+			line := slices.Concat(chunks...)
+			return line[:len(line)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			return nil, fmt.Errorf("a line over %d bytes", maxLine)
+			continue
 		}
-		return out, err
+		return slices.Concat(chunks...), err
 	}
 }

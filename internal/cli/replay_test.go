@@ -54,3 +54,23 @@ func TestReplayRefusesARecordingOfALaterVersionClearly(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the version refused, with what reads it", code, stdout, stderr)
 	}
 }
+
+// TestReplayRefusesACraftedRecordingClearly: a recording whose polled record holds a crafted span count (a
+// file sent after an incident is untrusted input) makes replay exit 1 with an error naming the line, not panic.
+func TestReplayRefusesACraftedRecordingClearly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crafted.rec")
+	crafted := `{"format":"redlock-tui recording","version":2,"masters":["a:1"]}
+{"poll":{"time":"2026-11-27T03:00:00Z","readings":[{"Addr":"a:1","Keys":[{"Key":"lock:a","Value":"ta","PTTL":5000000000,"ReadAt":"2026-11-27T03:00:00Z"}]}]},"polled":[{"reading":0,"runs":[{"at":"2026-11-27T03:00:00Z","spans":[{"new":1}]}]}]}
+{"poll":{"time":"2026-11-27T03:00:01Z","readings":[{"Addr":"a:1"}]},"polled":[{"reading":0,"runs":[{"at":"2026-11-27T03:00:01Z","spans":[{"changed":-91}]}]}]}
+`
+	if err := os.WriteFile(path, []byte(crafted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"replay", path}, {"replay", path, "--at", "end", "--json"}} {
+		code, stdout, stderr := runCapture(args, realEnv)
+		if code != ExitFailure || stdout != "" ||
+			!strings.Contains(stderr, "crafted.rec: line 3: the reading of a:1: run 1, span 1: a negative count of keys") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 and the line's error", args, code, stdout, stderr)
+		}
+	}
+}
