@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
@@ -28,6 +29,10 @@ type removals struct {
 	evicted bool // it evicted keys
 	flushed bool // FLUSHALL or FLUSHDB ran, and its keys fell
 	deleted bool // DEL, UNLINK or GETDEL ran (a client's, or a script's)
+	expired bool // it expired keys
+	// since is when the poll of its earlier answer began (Reading.Sent): a key read after it was read after the
+	// earlier counters, so what became of it since is in these (handover.go); zero when not known.
+	since time.Time
 }
 
 // removalsBetween compares a master's counters and keys (DBSIZE; -1 unknown) at its last answer (was) and now.
@@ -38,7 +43,7 @@ func removalsBetween(was, is KeyCounters, keysWas, keysIs int64) removals {
 	}
 	fell := keysWas < 0 || keysIs < 0 || keysIs < keysWas // a FLUSHDB of another database leaves this one
 	return removals{known: true, evicted: is.Evicted > was.Evicted, flushed: is.Flushes > was.Flushes && fell,
-		deleted: is.Deletes > was.Deletes}
+		deleted: is.Deletes > was.Deletes, expired: is.Expired > was.Expired}
 }
 
 // noteRemovals sets what m's counters say of the keys that went from it since its last answer (p: nil when it
@@ -46,12 +51,15 @@ func removalsBetween(was, is KeyCounters, keysWas, keysIs int64) removals {
 // behind the address (a restart, a failover: another run_id) has counters of its own: nothing is said.
 func (m *MasterStatus) noteRemovals(p *MasterStatus, r Reading) (Event, bool) {
 	if p == nil || p.RunID != "" && r.RunID != "" && p.RunID != r.RunID {
-		m.hist.counters, m.removed = r.Counters, removals{}
+		m.hist.counters, m.hist.countersSent, m.removed = r.Counters, r.Sent, removals{}
 		return Event{}, false
 	}
 	m.removed = removalsBetween(p.hist.counters, r.Counters, p.Sweep.Total, r.Sweep.Total)
+	if m.removed.known {
+		m.removed.since = p.hist.countersSent
+	}
 	if r.Counters.Known {
-		m.hist.counters = r.Counters
+		m.hist.counters, m.hist.countersSent = r.Counters, r.Sent
 	}
 	if !m.removed.flushed {
 		return Event{}, false
