@@ -69,13 +69,13 @@ const maxJudged = 64
 // holder is named again. A lock's history holds it (nil until a key of its holder goes); it is not changed
 // once a view holds it: a poll that learns more makes a copy.
 type handover struct {
-	from       string            // the holder whose keys went
-	by         [wentKinds]uint64 // the masters (bit j: the j-th) where its key went each way
-	evictTold  uint64            // the masters whose eviction an event told
-	ttlLeft    time.Duration     // the most TTL a key overwritten had left by its last read
-	to         string            // the token that overwrote it first
-	expiredAt  time.Time         // the latest expiry of its keys that expired
-	evictLeft  time.Duration     // the most TTL a key evicted had left by its last read, since the last told
+	from      string            // the holder whose keys went
+	by        [wentKinds]uint64 // the masters (bit j: the j-th) where its key went each way
+	evictTold uint64            // the masters whose eviction an event told
+	ttlLeft   time.Duration     // the most TTL a key overwritten had left by its last read
+	to        string            // the token that overwrote it first
+	expiredAt time.Time         // the latest expiry of its keys that expired
+	evictLeft time.Duration     // the most TTL a key evicted had left by its last read, since the last told
 }
 
 // wentHow is how the key of cell p (the holder's, read at the last poll) went, now that this poll reads c on
