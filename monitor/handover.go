@@ -32,10 +32,13 @@ import (
 //	otherwise                           unknown (expired, when a key expired there with less than 100ms left)
 //
 // What the masters told is kept, poll by poll, until a holder is named again (the lock may be partial or
-// split meanwhile), and judged then (judgeHandover): overwritten on any master is an error; else taken after
-// an eviction or a release is routine (the eviction was told when it happened); else expired is a warning;
-// else the change cannot be told, and the event says so. Its limits: a DEL of any key counts, so an overwrite
-// on a master that ran a DEL of another key between the two reads is told as a release; docs/accuracy.md says more.
+// split meanwhile), and judged then (judgeHandover): overwritten on some master, and released on none, is an
+// error (a release seen anywhere explains the change: the side of routine); else taken after an eviction or a
+// release is routine (the eviction was told when it happened); else expired is a warning; else the change
+// cannot be told, and the event says so. A master whose keys are refreshed by CLIENT TRACKING in both polls
+// vouches for a key it did not re-read: it was not written since. Its limits: a DEL of any key counts, so an
+// overwrite on a master that ran a DEL of another key between the two reads is told as a release;
+// docs/accuracy.md says more.
 
 // Event kinds of the changes of holder judged dangerous. One judged routine, or that cannot be told, is
 // EventTakenOver.
@@ -85,7 +88,7 @@ func wentHow(p, c MasterLock, r removals, now time.Time) keyWent {
 	if p.PTTL != NoTTL {
 		left = p.ReadAt.Add(p.PTTL).Sub(now)
 	}
-	covered := r.known && !r.since.IsZero() && !p.ReadAt.Before(r.since)
+	covered := r.known && !r.since.IsZero() && (r.tracked || !p.ReadAt.Before(r.since))
 	switch {
 	case left <= expiryTolerance:
 		if covered && r.deleted && !r.expired {
@@ -231,7 +234,7 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 			"expired or overwritten cannot be told: its keys were not read at both", vocab.Quote(last), to)
 	}
 	switch {
-	case h.by[wentOverwritten] != 0:
+	case h.by[wentOverwritten] != 0 && h.by[wentReleased] == 0:
 		by := h.to
 		if by == "" {
 			by = v.Holder

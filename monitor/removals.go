@@ -33,6 +33,9 @@ type removals struct {
 	// since is when the poll of its earlier answer began (Reading.Sent): a key read after it was read after the
 	// earlier counters, so what became of it since is in these (handover.go); zero when not known.
 	since time.Time
+	// tracked is that both answers refreshed its keys by CLIENT TRACKING: a key not re-read was not written
+	// since it was read, so its cell is as current as the earlier answer.
+	tracked bool
 }
 
 // removalsBetween compares a master's counters and keys (DBSIZE; -1 unknown) at its last answer (was) and now.
@@ -57,6 +60,7 @@ func (m *MasterStatus) noteRemovals(p *MasterStatus, r Reading) (Event, bool) {
 	m.removed = removalsBetween(p.hist.counters, r.Counters, p.Sweep.Total, r.Sweep.Total)
 	if m.removed.known {
 		m.removed.since = p.hist.countersSent
+		m.removed.tracked = p.Refresh == RefreshTracking && m.Refresh == RefreshTracking
 	}
 	if r.Counters.Known {
 		m.hist.counters, m.hist.countersSent = r.Counters, r.Sent
