@@ -211,3 +211,40 @@ func TestEvictionOnTwoOfThreeIsTold(t *testing.T) {
 		t.Errorf("eviction events %q name %s, which evicted nothing", told.String(), servers[2].Addr())
 	}
 }
+
+// TestHolderFirstSeenInFlightIsNamed: a holder first seen in an acquisition in flight (partial, split) is
+// named by an event when a later poll sees it hold, whatever came before.
+func TestHolderFirstSeenInFlightIsNamed(t *testing.T) {
+	split := []cell{{"A", 10 * time.Second, 0}, {"A", 10 * time.Second, 0}, {"B", 10 * time.Second, 0}, {"B", 10 * time.Second, 0}, {}}
+	heldB := []cell{{"A", 10 * time.Second, 0}, {"A", 10 * time.Second, 0}, {"B", 10 * time.Second, 0}, {"B", 10 * time.Second, 0}, {"B", 10 * time.Second, 0}}
+	tests := []struct {
+		name  string
+		polls [][]cell
+	}{
+		{"split on a new lock", [][]cell{nil, split, heldB}},
+		{"split twice on a new lock", [][]cell{nil, split, split, heldB}},
+		{"partial after another holder", [][]cell{nil, cells("C", 5), cells("B", 2), cells("B", 3)}},
+		{"split after another holder", [][]cell{nil, cells("C", 5), split, split, heldB}},
+		{"partial after the lock was free", [][]cell{nil, cells("C", 5), nil, cells("B", 2), cells("B", 3)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var prev *Snapshot
+			for i, cs := range tt.polls {
+				now := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+				locks := map[string][]cell{}
+				if cs != nil {
+					locks["r"] = cs
+				}
+				s := Aggregate(prev, fixture(now, addrs5, locks), nil, now, Config{})
+				prev = &s
+			}
+			if l := lockOf(t, *prev, "r"); l.Holder != "B" {
+				t.Fatalf("holder %q, want B", l.Holder)
+			}
+			if !slices.ContainsFunc(eventsOf(*prev, "r", ""), func(e Event) bool { return strings.Contains(e.Text, vocab.Quote("B")) }) {
+				t.Errorf("B holds and no event names it: %+v", prev.Events)
+			}
+		})
+	}
+}
