@@ -33,8 +33,8 @@ import (
 //
 // What the masters told is kept, poll by poll, until a holder is named again (the lock may be partial or
 // split meanwhile), and judged then (judgeHandover): overwritten on some master, and released on none, is an
-// error (a release seen anywhere explains the change: the side of routine); else taken after an eviction or a
-// release is routine (the eviction was told when it happened); else expired is a warning; else the change
+// error (a release seen anywhere explains the change: the side of routine); else taken after a release or an
+// eviction is routine (the eviction was told when it happened); else expired is a warning; else the change
 // cannot be told, and the event says so. A master whose keys are refreshed by CLIENT TRACKING in both polls
 // vouches for a key it did not re-read: it was not written since. Its limits: a DEL of any key counts, so an
 // overwrite on a master that ran a DEL of another key between the two reads is told as a release;
@@ -231,7 +231,7 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 	to := vocab.Quote(v.Holder)
 	if h == nil || h.from != last {
 		return EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s between two reads; whether it was released, "+
-			"expired or overwritten cannot be told: its keys were not read at both", vocab.Quote(last), to)
+			"expired or overwritten cannot be told: its keys were not read at both polls (a master not answering)", vocab.Quote(last), to)
 	}
 	switch {
 	case h.by[wentOverwritten] != 0 && h.by[wentReleased] == 0:
@@ -247,15 +247,15 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 			"release, expiry or eviction there between the reads: a client that sets without NX, or a master that lost "+
 			"the key; both clients may believe they hold the lock", vocab.Quote(by), vocab.Quote(last),
 			mastersOf(h.by[wentOverwritten], m.masters), left)
+	case h.by[wentReleased] != 0:
+		return EventTakenOver, fmt.Sprintf("taken over: holder %s released (a DEL ran on %s), then %s took the lock",
+			vocab.Quote(last), mastersOf(h.by[wentReleased], m.masters), to)
 	case h.by[wentEvicted]|h.by[wentFlushed] != 0:
 		how := "evicted from " + mastersOf(h.by[wentEvicted], m.masters)
 		if h.by[wentEvicted] == 0 {
 			how = "flushed from " + mastersOf(h.by[wentFlushed], m.masters)
 		}
 		return EventTakenOver, fmt.Sprintf("taken over: holder %s's key was %s, then %s took the lock", vocab.Quote(last), how, to)
-	case h.by[wentReleased] != 0:
-		return EventTakenOver, fmt.Sprintf("taken over: holder %s released (a DEL ran on %s), then %s took the lock",
-			vocab.Quote(last), mastersOf(h.by[wentReleased], m.masters), to)
 	case h.by[wentExpired] != 0:
 		after := " after"
 		if !h.expiredAt.IsZero() {
@@ -266,7 +266,8 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 			to, after, vocab.Quote(last), vocab.Quote(last), to)
 	}
 	return EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s between two reads; whether it was released, "+
-		"expired or overwritten cannot be told: the masters' INFO counters (stats, commandstats) did not cover both reads",
+		"expired or overwritten cannot be told: the masters' INFO counters (stats, commandstats) did not cover both reads "+
+		"(INFO refused to the monitor's user, a master restarted, or the key not read at the earlier poll)",
 		vocab.Quote(last), to)
 }
 

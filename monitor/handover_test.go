@@ -80,11 +80,19 @@ func TestOverwriteIsAnError(t *testing.T) {
 	if len(es) != 1 || es[0].Kind != EventOverwritten || es[0].Kind.Severity() != SeverityError {
 		t.Fatalf("a live lock overwritten: events %+v, want one %s, an error", es, EventOverwritten)
 	}
-	for _, want := range []string{vocab.Quote(tokA), vocab.Quote(tokB), "of TTL left", "without NX",
-		servers[0].Addr(), servers[1].Addr(), servers[2].Addr()} {
+	for _, want := range []string{vocab.Quote(tokA), vocab.Quote(tokB), "of TTL left", "without NX"} {
 		if !strings.Contains(es[0].Text, want) {
 			t.Errorf("overwrite event %q does not say %q", es[0].Text, want)
 		}
+	}
+	named := 0 // the masters where the poll that named tokB saw it: a quorum at least (a slow SET may come later)
+	for _, srv := range servers {
+		if strings.Contains(es[0].Text, srv.Addr()) {
+			named++
+		}
+	}
+	if named < 2 {
+		t.Errorf("overwrite event %q names %d masters, want the quorum it was seen on", es[0].Text, named)
 	}
 
 	// Routine: tokB released by a script's DEL, as a client releases, then tokC taken with NX.
