@@ -58,6 +58,9 @@
 //   - quiet.go: a poll with nothing new reuses the snapshot before.
 //   - history.go: a lock's move from the last snapshot, as events.
 //   - alarms.go: the alarms and their confirmation by the next poll.
+//   - handover.go: how a holder's keys went, master by master, and the judgement of a change of holder
+//     (released, expired, overwritten, or not told); an eviction on some masters told at once.
+//   - contended.go: tokens contending with no quorum known (an undecided lock), a warning.
 //   - fence.go: fence counters, and a counter gone back.
 //   - holdtrack.go: the hold logs' move from poll to poll, and their trouble spans.
 //   - contention.go: a snapshot's hold logs and their contention figures; handovers.go: Handovers.
