@@ -230,8 +230,8 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 	v, h := m.v, m.v.hist.went
 	to := vocab.Quote(v.Holder)
 	if h == nil || h.from != last {
-		return EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s between two reads; whether it was released, "+
-			"expired or overwritten cannot be told: its keys were not read at both polls (a master not answering)", vocab.Quote(last), to)
+		return EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s; released, expired or overwritten "+
+			"cannot be told: its keys were not read at both polls", vocab.Quote(last), to)
 	}
 	switch {
 	case h.by[wentOverwritten] != 0 && h.by[wentReleased] == 0:
@@ -243,10 +243,9 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 		if h.ttlLeft < math.MaxInt64 {
 			left = vocab.ShortDuration(h.ttlLeft) + " of TTL"
 		}
-		return EventOverwritten, fmt.Sprintf("overwritten: %s replaced holder %s on %s while its key had %s left, with no "+
-			"release, expiry or eviction there between the reads: a client that sets without NX, or a master that lost "+
-			"the key; both clients may believe they hold the lock", vocab.Quote(by), vocab.Quote(last),
-			mastersOf(h.by[wentOverwritten], m.masters), left)
+		return EventOverwritten, fmt.Sprintf("overwritten: %s replaced holder %s on %s with %s left, no release, "+
+			"expiry or eviction seen there: a client setting without NX, or a master that lost the key",
+			vocab.Quote(by), vocab.Quote(last), mastersOf(h.by[wentOverwritten], m.masters), left)
 	case h.by[wentReleased] != 0:
 		return EventTakenOver, fmt.Sprintf("taken over: holder %s released (a DEL ran on %s), then %s took the lock",
 			vocab.Quote(last), mastersOf(h.by[wentReleased], m.masters), to)
@@ -261,14 +260,12 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 		if !h.expiredAt.IsZero() {
 			after = " within " + vocab.ShortDuration(max(now.Sub(h.expiredAt), 0)) + " of"
 		}
-		return EventTakenAfterExpiry, fmt.Sprintf("taken after expiry: %s took the lock%s holder %s's key expiring at its "+
-			"TTL: %s may still be running (a GC pause, a slow job) while %s holds it; fencing tokens make that safe",
-			to, after, vocab.Quote(last), vocab.Quote(last), to)
+		return EventTakenAfterExpiry, fmt.Sprintf("taken after expiry: %s took the lock%s holder %s's key expiring: "+
+			"%s may still be running (a GC pause, a slow job); fencing tokens make that safe",
+			to, after, vocab.Quote(last), vocab.Quote(last))
 	}
-	return EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s between two reads; whether it was released, "+
-		"expired or overwritten cannot be told: the masters' INFO counters (stats, commandstats) did not cover both reads "+
-		"(INFO refused to the monitor's user, a master restarted, or the key not read at the earlier poll)",
-		vocab.Quote(last), to)
+	return EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s; released, expired or overwritten cannot "+
+		"be told without the masters' INFO counters at both reads", vocab.Quote(last), to)
 }
 
 // takenSoon is how soon after a holder's key expired from every master another token taking the lock is told
