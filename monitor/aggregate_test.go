@@ -225,7 +225,8 @@ func TestAggregateHistory(t *testing.T) {
 		// cannot tell this from a release in flight; the next, which sees the same, confirms it.
 		{cells: []cell{{"B", time.Second, 0}, {"B", time.Second, 0}, {"C", time.Second, 0}, {"C", time.Second, 0}, {}}, wantEvents: nil},
 		{cells: []cell{{"B", time.Second, 0}, {"B", time.Second, 0}, {"C", time.Second, 0}, {"C", time.Second, 0}, {}}, wantEvents: []EventKind{EventQuorumLost, EventLockSplit}},
-		{cells: cells("C", 3), wantEvents: []EventKind{EventTakenOver}},
+		// B's keys, read with 1s left a second ago, have expired: C took the lock after B's expiry.
+		{cells: cells("C", 3), wantEvents: []EventKind{EventTakenAfterExpiry}},
 		{cells: make([]cell, 5), wantEvents: []EventKind{EventLockReleased}}, // 10s PTTLs read 1s ago: released before its TTL
 	}
 	var prev *Snapshot

@@ -30,6 +30,7 @@ type lockHistory struct {
 	tokens     []tokenSeen // tokens present in that snapshot with their first sighting
 	lastHolder string      // the most recent holder, kept while the lock is partial or split
 	heldBy     string      // the holder as of the last snapshot that decided the state ("" not held), kept while unknown
+	went       *handover   // what the masters told of the last holder's keys as they went (handover.go); nil: none went
 	pending    alarm       // alarms seen by this poll alone, which the next poll confirms or dismisses
 	standing   alarm       // alarms confirmed and still true (a quorum lost is LockView.QuorumLost)
 	// free marks a lock without a key, listed for its hold log (LockView.Free) until freeUntil (as nanosOf
@@ -49,16 +50,20 @@ const expiryTolerance = 10 * time.Millisecond
 // moves by the appearances table, an undecided one keeps what was known, a decided one names a new holder and
 // moves each alarm by the alarmRules table. Lock events are not raised when announce is false: the first
 // snapshot, and locks found by the first sweep, only describe what is there.
-func history(v, p *LockView, announce bool, now time.Time, events []Event) []Event {
+func history(v, p *LockView, announce bool, masters []MasterStatus, now time.Time, events []Event) []Event {
 	carrySightings(v, p, now)
-	m := lockMove{v: v, p: p, announce: announce || p != nil}
+	m := lockMove{v: v, p: p, announce: announce || p != nil, masters: masters}
 	switch {
 	case p == nil:
 		events = m.appear(events, now)
 	case v.State == StateUnknown:
 		// Undecided: keep what was known, raise nothing; an alarm awaiting confirmation is not confirmed.
 		v.Changes, v.LastChange, v.QuorumLost = p.Changes, p.LastChange, p.QuorumLost
-		v.hist.lastHolder, v.hist.heldBy, v.hist.standing = p.hist.lastHolder, p.hist.heldBy, p.hist.standing
+		v.hist.lastHolder, v.hist.heldBy = p.hist.lastHolder, p.hist.heldBy
+		v.hist.standing = p.hist.standing &^ alarmContended
+		events = m.contend(events, now)
+		v.hist.went = m.noteWent(now)
+		events = m.tellEvictions(events, now)
 	default:
 		events = m.decide(events, now)
 	}
@@ -97,7 +102,8 @@ func carrySightings(v, p *LockView, now time.Time) {
 // not escape to the heap with the events (Aggregate makes a move for each of 100,000 locks).
 type lockMove struct {
 	v, p     *LockView
-	announce bool // the move's events are told
+	announce bool           // the move's events are told
+	masters  []MasterStatus // this snapshot's: what their counters say of the keys that went (removals.go)
 }
 
 // event appends to events one about the lock at now, when the move's events are told.
@@ -150,6 +156,8 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 	v, p := m.v, m.p
 	v.Changes, v.LastChange, v.hist.lastHolder = p.Changes, p.LastChange, p.hist.lastHolder
 	v.hist.heldBy = v.Holder
+	v.hist.went = m.noteWent(now)
+	events = m.tellEvictions(events, now)
 	if v.Holder != "" && v.Holders != nil {
 		events = m.holdersMoved(events, now)
 	} else if v.Holder != "" {
@@ -159,7 +167,9 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 		case last != v.Holder:
 			v.Changes++
 			v.LastChange = now
-			events = m.event(events, now, EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s", vocab.Quote(last), vocab.Quote(v.Holder)))
+			kind, text := m.judgeHandover(last, now)
+			events = m.event(events, now, kind, text)
+			v.hist.went = nil
 		}
 		v.hist.lastHolder = v.Holder
 	}
@@ -173,6 +183,9 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 			v.hist.standing |= rule.alarm
 		case alarmRaised:
 			v.hist.standing |= rule.alarm
+			if rule.alarm == alarmQuorumLost && v.hist.went.evictedOnly() {
+				break // its eviction's event told it (tellEvictions)
+			}
 			events = m.event(events, now, rule.kind, m.alarmText(rule.alarm, now))
 		case alarmPends:
 			pending |= rule.alarm

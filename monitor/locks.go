@@ -131,10 +131,13 @@ func (b *lockBuilder) build(res string, row []MasterLock, read []bool, p, before
 	}
 	announce := b.prev != nil && !(p == nil && b.firstSweep)
 	if p != nil && p.hist.free { // taken again: it appears, as a lock gone and back does, keeping its count
-		b.events = history(&v, nil, announce, b.now, b.events)
+		b.events = history(&v, nil, announce, b.masters, b.now, b.events)
 		v.Changes, v.LastChange = p.Changes, p.LastChange
+		if announce {
+			b.events = afterExpiry(&v, b.prev.HoldLog(res), b.masters, b.now, b.events)
+		}
 	} else {
-		b.events = history(&v, p, announce, b.now, b.events)
+		b.events = history(&v, p, announce, b.masters, b.now, b.events)
 	}
 	if setLock {
 		holdersSeen(&v)

@@ -12,14 +12,15 @@ const rttWeight = 8
 
 // masterHistory is what Aggregate carries from one snapshot to the next for a master, beyond its visible fields.
 type masterHistory struct {
-	infoUptime  time.Duration // last uptime read from INFO, UnknownUptime when unknown
-	driftRef    time.Duration // clock offset at the start of the drift window
-	driftRefUnc time.Duration // its uncertainty
-	driftRefAt  time.Time     // local time of that sample; zero when no window is open
-	clockAt     time.Time     // local time of the last clock sample; zero before the first
-	clockWarned bool          // a clock warning was raised in the previous snapshot
-	replID      string        // INFO master_replid of the last answer: a replica promoted from it continues it
-	counters    KeyCounters   // its key counters as of the last answer that had them (removals.go)
+	infoUptime   time.Duration // last uptime read from INFO, UnknownUptime when unknown
+	driftRef     time.Duration // clock offset at the start of the drift window
+	driftRefUnc  time.Duration // its uncertainty
+	driftRefAt   time.Time     // local time of that sample; zero when no window is open
+	clockAt      time.Time     // local time of the last clock sample; zero before the first
+	clockWarned  bool          // a clock warning was raised in the previous snapshot
+	replID       string        // INFO master_replid of the last answer: a replica promoted from it continues it
+	counters     KeyCounters   // its key counters as of the last answer that had them (removals.go)
+	countersSent time.Time     // when the poll of that answer began (Reading.Sent)
 }
 
 // masterStatus derives one master's status from its reading and its previous status (nil when first seen),

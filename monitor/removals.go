@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
@@ -28,6 +29,13 @@ type removals struct {
 	evicted bool // it evicted keys
 	flushed bool // FLUSHALL or FLUSHDB ran, and its keys fell
 	deleted bool // DEL, UNLINK or GETDEL ran (a client's, or a script's)
+	expired bool // it expired keys
+	// since is when the poll of its earlier answer began (Reading.Sent): a key read after it was read after the
+	// earlier counters, so what became of it since is in these (handover.go); zero when not known.
+	since time.Time
+	// tracked is that both answers refreshed its keys by CLIENT TRACKING: a key not re-read was not written
+	// since it was read, so its cell is as current as the earlier answer.
+	tracked bool
 }
 
 // removalsBetween compares a master's counters and keys (DBSIZE; -1 unknown) at its last answer (was) and now.
@@ -38,7 +46,7 @@ func removalsBetween(was, is KeyCounters, keysWas, keysIs int64) removals {
 	}
 	fell := keysWas < 0 || keysIs < 0 || keysIs < keysWas // a FLUSHDB of another database leaves this one
 	return removals{known: true, evicted: is.Evicted > was.Evicted, flushed: is.Flushes > was.Flushes && fell,
-		deleted: is.Deletes > was.Deletes}
+		deleted: is.Deletes > was.Deletes, expired: is.Expired > was.Expired}
 }
 
 // noteRemovals sets what m's counters say of the keys that went from it since its last answer (p: nil when it
@@ -46,12 +54,16 @@ func removalsBetween(was, is KeyCounters, keysWas, keysIs int64) removals {
 // behind the address (a restart, a failover: another run_id) has counters of its own: nothing is said.
 func (m *MasterStatus) noteRemovals(p *MasterStatus, r Reading) (Event, bool) {
 	if p == nil || p.RunID != "" && r.RunID != "" && p.RunID != r.RunID {
-		m.hist.counters, m.removed = r.Counters, removals{}
+		m.hist.counters, m.hist.countersSent, m.removed = r.Counters, r.Sent, removals{}
 		return Event{}, false
 	}
 	m.removed = removalsBetween(p.hist.counters, r.Counters, p.Sweep.Total, r.Sweep.Total)
+	if m.removed.known {
+		m.removed.since = p.hist.countersSent
+		m.removed.tracked = p.Refresh == RefreshTracking && m.Refresh == RefreshTracking
+	}
 	if r.Counters.Known {
-		m.hist.counters = r.Counters
+		m.hist.counters, m.hist.countersSent = r.Counters, r.Sent
 	}
 	if !m.removed.flushed {
 		return Event{}, false

@@ -58,6 +58,9 @@
 //   - quiet.go: a poll with nothing new reuses the snapshot before.
 //   - history.go: a lock's move from the last snapshot, as events.
 //   - alarms.go: the alarms and their confirmation by the next poll.
+//   - handover.go: how a holder's keys went, master by master, and the judgement of a change of holder
+//     (released, expired, overwritten, or not told); an eviction on some masters told at once.
+//   - contended.go: tokens contending with no quorum known (an undecided lock), a warning.
 //   - fence.go: fence counters, and a counter gone back.
 //   - holdtrack.go: the hold logs' move from poll to poll, and their trouble spans.
 //   - contention.go: a snapshot's hold logs and their contention figures; handovers.go: Handovers.
@@ -503,16 +506,18 @@ const (
 )
 
 // Severity is how much an event of kind k matters, decided here, beside the kinds, for every reader (the
-// screen, the event stream): a lock or a master going about its life is information; a split, a stuck lock
-// or a master that is down, restarted, flushed or drifting is a warning; a lost quorum, one of our locks lost,
-// a lock evicted or flushed from under its holder, or a fence counter gone back (a fencing token may be handed
-// out twice) makes locking unsafe.
+// screen, the event stream): a lock or a master going about its life is information; a split, a stuck lock,
+// tokens contending with no quorum possible or known, a lock taken at once after its holder's key expired (the
+// holder may still run), or a master that is down, restarted, flushed or drifting is a warning; a lost quorum,
+// one of our locks lost, a lock evicted or flushed from under its holder, a holder's key overwritten while it
+// had TTL left, or a fence counter gone back (a fencing token may be handed out twice) makes locking unsafe.
 func (k EventKind) Severity() Severity {
 	switch k {
 	case EventLockSplit, EventLockStuck, EventMasterNotAnswering, EventMasterDown, EventMasterRestarted,
-		EventMasterFailover, EventClockWarning, EventClusterFailover, EventMasterFlushed:
+		EventMasterFailover, EventClockWarning, EventClusterFailover, EventMasterFlushed, EventTakenAfterExpiry,
+		EventLockContended:
 		return SeverityWarning
-	case EventQuorumLost, EventLockLost, EventFenceBackwards, EventLockEvicted, EventLockFlushed:
+	case EventQuorumLost, EventLockLost, EventFenceBackwards, EventLockEvicted, EventLockFlushed, EventOverwritten:
 		return SeverityError
 	}
 	return SeverityInfo
@@ -545,6 +550,7 @@ const (
 	WarnQuorumLost    = "quorum-lost"    // a held lock fell below quorum while its key lives on
 	WarnStuck         = "stuck"          // a lock key without a TTL
 	WarnForeignTokens = "foreign-tokens" // a held lock has another token on some master
+	WarnContended     = "contended"      // tokens contend with no quorum, and the masters not read decide whether one has it
 )
 
 // WarningID identifies a warning across snapshots.

@@ -69,7 +69,7 @@ var (
 	troubleQuorumLost = lockTrouble{SeverityError, WarnQuorumLost, "locks that lost their quorum"}
 	troubleStuck      = lockTrouble{SeverityWarning, WarnStuck, "locks without a TTL"}
 	troubleForeign    = lockTrouble{SeverityWarning, WarnForeignTokens, "held locks with another token on some master"}
-	lockTroubles      = []lockTrouble{troubleLost, troubleQuorumLost, troubleStuck, troubleForeign}
+	lockTroubles      = []lockTrouble{troubleLost, troubleQuorumLost, troubleStuck, troubleForeign, troubleContended}
 )
 
 // warnLocks appends to ws a warning for each lock in trouble (s.troubled), capped per kind of trouble.
@@ -138,6 +138,8 @@ func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bo
 			}
 		}
 		return troubleForeign, fmt.Sprintf("lock %s is held but another token is on %s", vocab.Quote(l.Resource), strings.Join(others, ", ")), true
+	case l.hist.standing&alarmContended != 0:
+		return troubleContended, contendedText(l), true
 	}
 	return lockTrouble{}, "", false
 }

@@ -63,7 +63,7 @@ func recordTwoHolders(t *testing.T) *record.Player {
 
 // TestTheReplayDashboardMovesThroughTheRecording is issue 36's replay dashboard: read-only, a time cursor in
 // the header, stepping one poll back and forth changes the table as recorded, and jumping to the next error
-// or warning lands on the split.
+// or warning lands on the overwrite (token-b set over token-a without NX), then on the split.
 func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 	t.Parallel()
 	p := recordTwoHolders(t)
@@ -94,6 +94,8 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 			!strings.Contains(v, "token-b")
 	})
 	d.press("esc")
+	d.press("}") // token-b was set over token-a's live key without NX: an overwrite, the first error
+	d.waitFor("the overwrite", func(v string) bool { return strings.Contains(v, "poll 4/") && strings.Contains(v, "overwritten") })
 	d.press("}")
 	d.waitFor("the split", func(v string) bool { return strings.Contains(v, "split") && strings.Contains(v, "token-c") })
 	d.press("a")
