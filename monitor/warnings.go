@@ -67,7 +67,7 @@ type lockTrouble struct {
 var (
 	troubleLost       = lockTrouble{SeverityError, WarnLockLost, "of our locks with no quorum"}
 	troubleQuorumLost = lockTrouble{SeverityError, WarnQuorumLost, "locks that lost their quorum"}
-	troubleStuck      = lockTrouble{SeverityWarning, WarnStuck, "locks without a TTL"}
+	troubleStuck      = lockTrouble{SeverityError, WarnStuck, "locks without a TTL"}
 	troubleForeign    = lockTrouble{SeverityWarning, WarnForeignTokens, "held locks with another token on some master"}
 	lockTroubles      = []lockTrouble{troubleLost, troubleQuorumLost, troubleStuck, troubleForeign}
 )
@@ -129,7 +129,7 @@ func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bo
 	case l.QuorumLost:
 		return troubleQuorumLost, "lock " + vocab.Quote(l.Resource) + " lost its quorum: its holder may still believe it holds it while another client can take it", true
 	case l.State == StateStuck:
-		return troubleStuck, fmt.Sprintf("lock %s has no TTL on %s: it is never released by expiry", vocab.Quote(l.Resource), textfmt.Plural(l.Count, "master")), true
+		return troubleStuck, stuckWarningText(l, masters), true
 	case l.Foreign:
 		var others []string
 		for j, c := range l.Masters {
