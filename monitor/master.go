@@ -20,6 +20,7 @@ type masterHistory struct {
 	clockWarned bool          // a clock warning was raised in the previous snapshot
 	replID      string        // INFO master_replid of the last answer: a replica promoted from it continues it
 	counters    KeyCounters   // its key counters as of the last answer that had them (removals.go)
+	restartSeen bool          // a restart was seen (run_id changed, or uptime went back), not only a young process
 }
 
 // masterStatus derives one master's status from its reading and its previous status (nil when first seen),
@@ -50,6 +51,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 			events = append(events, ms.noteFailover(p, r, now))
 		case p != nil && restarted(p, r):
 			ms.forgetDrift() // a new process: measure its clock afresh
+			ms.hist.restartSeen = true
 			events = append(events, Event{Time: now, Kind: EventMasterRestarted, Master: r.Addr, Text: restartText(p, r)})
 		}
 		if r.Uptime >= 0 {

@@ -166,8 +166,7 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 			ws = append(ws, warn(SeverityWarning, WarnHasReplicas, m.Addr, fmt.Sprintf("has %d replicas: a failover can break mutual exclusion", m.Replicas)))
 		}
 		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < longest {
-			ws = append(ws, warn(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %s ago, less than the longest TTL (%s): it may grant a lock others still hold",
-				vocab.ShortDuration(now.Sub(m.LastRestart)), vocab.ShortDuration(longest))))
+			ws = append(ws, restartWarning(m, longest, now))
 		}
 		ws = warnFailover(ws, m, longest, now)
 		ws = warnRefresh(ws, m)
