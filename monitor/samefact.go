@@ -22,3 +22,15 @@ func SameFact(warn string, ev EventKind) bool {
 	}
 	return false
 }
+
+// ToldBy reports whether warning w, raised in the poll that also raised evs, tells a fact one of those events
+// already tells at no lower a severity (SameFact, about the same master and lock): a reader that lists both
+// (the dashboard's event log, a replay's moments) lists the event alone, one line per fact.
+func ToldBy(w Warning, evs []Event) bool {
+	for _, e := range evs {
+		if e.Master == w.Master && e.Resource == w.Resource && SameFact(w.Kind, e.Kind) && e.Kind.Severity().AtLeast(w.Severity) {
+			return true
+		}
+	}
+	return false
+}

@@ -277,7 +277,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	}
 	raised, _ := s.WarningsSince(before)
 	for _, w := range raised {
-		if toldByEvent(w, evs) {
+		if monitor.ToldBy(w, evs) {
 			continue // the event's line tells it
 		}
 		out = append(out, logEntry{at: s.Time, level: levelOf(w.Severity), resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})

@@ -60,16 +60,3 @@ func masterWarnings(snap *monitor.Snapshot, m *monitor.MasterStatus) []monitor.W
 	}
 	return out
 }
-
-// toldByEvent reports whether warning w, raised in the poll that also raised evs, tells a fact one of those
-// events already tells the log at no lower a severity: a master down, a lock without a TTL, a quorum lost.
-// The log then shows the event alone: one line per fact.
-func toldByEvent(w monitor.Warning, evs []monitor.Event) bool {
-	for _, e := range evs {
-		if e.Master == w.Master && e.Resource == w.Resource && monitor.SameFact(w.Kind, e.Kind) &&
-			e.Kind.Severity().Rank() >= w.Severity.Rank() {
-			return true
-		}
-	}
-	return false
-}
