@@ -85,6 +85,10 @@ func TestOnceWatchGivesContentionAndMarkdown(t *testing.T) {
 			t.Errorf("--once --markdown: exit %d, no %q in:\n%s", code, want, stdout)
 		}
 	}
+	// One read without --watch tells nothing of how the lock changes hands: no figures, and the report says why.
+	if !strings.Contains(stdout, "| - | - | - | - |") || !strings.Contains(stdout, "No contention figures") {
+		t.Errorf("--once --markdown without --watch gives contention figures from one read:\n%s", stdout)
+	}
 }
 
 // TestRunVerboseSaysHowLongItWaitedAndInHowManyRounds: a run that waits for a lock held by another says, with

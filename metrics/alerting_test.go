@@ -83,7 +83,7 @@ func TestEveryWarningIsOneSeriesWithoutItsText(t *testing.T) {
 	e := New(Options{})
 	e.Observe(monitor.Snapshot{Warnings: []monitor.Warning{
 		{Severity: monitor.SeverityWarning, Kind: "eviction-policy", Master: "a:1", Text: "maxmemory-policy allkeys-lru evicts any key"},
-		{Severity: monitor.SeverityWarning, Kind: monitor.WarnStuck, Resource: "cron", Text: "no TTL on 3 masters"},
+		{Severity: monitor.SeverityError, Kind: monitor.WarnStuck, Resource: "cron", Text: "no TTL on 3 masters"},
 		{Severity: monitor.SeverityError, Kind: monitor.WarnRestart, Master: "b:1", Text: "started 2s ago"},
 		{Severity: monitor.SeverityError, Kind: monitor.WarnRestart, Master: "b:1", Text: "started 3s ago"},
 	}}, nil)
@@ -91,7 +91,7 @@ func TestEveryWarningIsOneSeriesWithoutItsText(t *testing.T) {
 	got := scrape(t, e)
 	for _, name := range []string{
 		`redlock_warning{kind="eviction-policy",level="warning",master="a:1",resource=""}`,
-		`redlock_warning{kind="stuck",level="warning",master="",resource="cron"}`,
+		`redlock_warning{kind="stuck",level="error",master="",resource="cron"}`,
 		`redlock_warning{kind="restart",level="error",master="b:1",resource=""}`,
 	} {
 		if got[name] != "1" {

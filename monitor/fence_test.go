@@ -88,11 +88,12 @@ func TestRefreshAsksOnlyForCountersThatExist(t *testing.T) {
 }
 
 // TestEventSeverityIsTheMonitors: every reader takes an event's severity from the monitor; a fence counter
-// gone back, which may hand one fencing token out twice, is an error, not information (issue 19).
+// gone back, which may hand one fencing token out twice, is an error, not information (issue 19); so is a
+// lock key without a TTL, which no one can take again (issue 42).
 func TestEventSeverityIsTheMonitors(t *testing.T) {
 	for kind, want := range map[EventKind]Severity{
 		EventFenceBackwards: SeverityError, EventQuorumLost: SeverityError, EventLockLost: SeverityError,
-		EventLockSplit: SeverityWarning, EventMasterDown: SeverityWarning, EventLockStuck: SeverityWarning,
+		EventLockSplit: SeverityWarning, EventMasterDown: SeverityWarning, EventLockStuck: SeverityError,
 		EventLockReleased: SeverityInfo, EventLockAppeared: SeverityInfo, EventMasterUp: SeverityInfo,
 	} {
 		if got := kind.Severity(); got != want {

@@ -125,10 +125,8 @@ type appearance struct {
 // appearances is the table of a new lock's first state: the alarm it starts in and the event it raises. A lock
 // first seen undecided (StateUnknown) raises nothing.
 var appearances = map[LockState]appearance{
-	StateLost: {alarmLost, EventLockLost, func(int, string) string { return "our lock is on no quorum" }},
-	StateStuck: {0, EventLockStuck, func(count int, _ string) string {
-		return "appeared without a TTL on " + textfmt.Plural(count, "master") + ": it never expires"
-	}},
+	StateLost:  {alarmLost, EventLockLost, func(int, string) string { return "our lock is on no quorum" }},
+	StateStuck: {0, EventLockStuck, func(count int, _ string) string { return stuckEventText(true, count) }},
 	StateSplit: {alarmSplit, EventLockAppeared, func(count int, _ string) string {
 		return "appeared split, " + textfmt.Plural(count, "master") + " with the most common token"
 	}},
@@ -193,7 +191,7 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 	}
 	v.QuorumLost = v.hist.standing&alarmQuorumLost != 0
 	if v.State == StateStuck && p.State != StateStuck {
-		events = m.event(events, now, EventLockStuck, "has no TTL on "+textfmt.Plural(v.Count, "master")+": it never expires")
+		events = m.event(events, now, EventLockStuck, stuckEventText(false, v.Count))
 	}
 	if pending != 0 {
 		v.hist.pending = pending

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 )
 
 // aggregateLocks builds one LockView per resource known on any master (plus our registered ones), sorted by
@@ -318,13 +320,13 @@ func smallest(locks []*LockView, li int, hidden []*LockView, hi int, extra []str
 }
 
 // shown reports whether a tracked resource is listed as a lock: it has a TTL somewhere, or it is a key
-// without one that looks like a stuck lock (the same value on more than one master, or matched by a pattern
-// the user gave).
+// without one that looks like a stuck lock: the same value on more than one master, a name or value that marks
+// it as a lock (lockshape.MarkedAsLock) on one master as on many, or matched by a pattern the user gave.
 func shown(v *LockView, cfg Config) bool {
 	if v.State != StateStuck {
 		return true
 	}
-	return v.Count > 1 || cfg.Pattern != DefaultPattern
+	return v.Count > 1 || cfg.Pattern != DefaultPattern || lockshape.MarkedAsLock(v.Resource, LeadToken(v))
 }
 
 // multiKeyMinToken is the shortest token taken as random enough that the same token on two keys means one

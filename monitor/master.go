@@ -21,6 +21,7 @@ type masterHistory struct {
 	replID       string        // INFO master_replid of the last answer: a replica promoted from it continues it
 	counters     KeyCounters   // its key counters as of the last answer that had them (removals.go)
 	countersSent time.Time     // when the poll of that answer began (Reading.Sent)
+	restartSeen  bool          // a restart was seen (run_id changed, or uptime went back), not only a young process
 }
 
 // masterStatus derives one master's status from its reading and its previous status (nil when first seen),
@@ -51,6 +52,7 @@ func masterStatus(p *MasterStatus, r Reading, now time.Time, cfg Config) (Master
 			events = append(events, ms.noteFailover(p, r, now))
 		case p != nil && restarted(p, r):
 			ms.forgetDrift() // a new process: measure its clock afresh
+			ms.hist.restartSeen = true
 			events = append(events, Event{Time: now, Kind: EventMasterRestarted, Master: r.Addr, Text: restartText(p, r)})
 		}
 		if r.Uptime >= 0 {

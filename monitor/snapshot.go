@@ -506,18 +506,20 @@ const (
 )
 
 // Severity is how much an event of kind k matters, decided here, beside the kinds, for every reader (the
-// screen, the event stream): a lock or a master going about its life is information; a split, a stuck lock,
-// tokens contending with no quorum possible or known, a lock taken at once after its holder's key expired (the
-// holder may still run), or a master that is down, restarted, flushed or drifting is a warning; a lost quorum,
-// one of our locks lost, a lock evicted or flushed from under its holder, a holder's key overwritten while it
-// had TTL left, or a fence counter gone back (a fencing token may be handed out twice) makes locking unsafe.
+// screen, the event stream): a lock or a master going about its life is information; a split, tokens contending
+// with no quorum possible or known, a lock taken at once after its holder's key expired (the holder may still
+// run), or a master that is down, restarted, flushed or drifting is a warning; a lost quorum, one of our locks
+// lost, a lock evicted or flushed from under its holder, a holder's key overwritten while it had TTL left, a fence
+// counter gone back (a fencing token may be handed out twice), or a lock key without a TTL (no one can take it
+// again) makes locking unsafe or impossible.
 func (k EventKind) Severity() Severity {
 	switch k {
-	case EventLockSplit, EventLockStuck, EventMasterNotAnswering, EventMasterDown, EventMasterRestarted,
+	case EventLockSplit, EventMasterNotAnswering, EventMasterDown, EventMasterRestarted,
 		EventMasterFailover, EventClockWarning, EventClusterFailover, EventMasterFlushed, EventTakenAfterExpiry,
 		EventLockContended:
 		return SeverityWarning
-	case EventQuorumLost, EventLockLost, EventFenceBackwards, EventLockEvicted, EventLockFlushed, EventOverwritten:
+	case EventQuorumLost, EventLockLost, EventFenceBackwards, EventLockEvicted, EventLockFlushed, EventOverwritten,
+		EventLockStuck:
 		return SeverityError
 	}
 	return SeverityInfo

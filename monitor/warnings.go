@@ -67,7 +67,7 @@ type lockTrouble struct {
 var (
 	troubleLost       = lockTrouble{SeverityError, WarnLockLost, "of our locks with no quorum"}
 	troubleQuorumLost = lockTrouble{SeverityError, WarnQuorumLost, "locks that lost their quorum"}
-	troubleStuck      = lockTrouble{SeverityWarning, WarnStuck, "locks without a TTL"}
+	troubleStuck      = lockTrouble{SeverityError, WarnStuck, "locks without a TTL"}
 	troubleForeign    = lockTrouble{SeverityWarning, WarnForeignTokens, "held locks with another token on some master"}
 	lockTroubles      = []lockTrouble{troubleLost, troubleQuorumLost, troubleStuck, troubleForeign, troubleContended}
 )
@@ -129,7 +129,7 @@ func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bo
 	case l.QuorumLost:
 		return troubleQuorumLost, "lock " + vocab.Quote(l.Resource) + " lost its quorum: its holder may still believe it holds it while another client can take it", true
 	case l.State == StateStuck:
-		return troubleStuck, fmt.Sprintf("lock %s has no TTL on %s: it is never released by expiry", vocab.Quote(l.Resource), textfmt.Plural(l.Count, "master")), true
+		return troubleStuck, stuckWarningText(l, masters), true
 	case l.Foreign:
 		var others []string
 		for j, c := range l.Masters {
@@ -168,8 +168,7 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 			ws = append(ws, warn(SeverityWarning, WarnHasReplicas, m.Addr, fmt.Sprintf("has %d replicas: a failover can break mutual exclusion", m.Replicas)))
 		}
 		if !m.LastRestart.IsZero() && now.Sub(m.LastRestart) < longest {
-			ws = append(ws, warn(SeverityError, WarnRestart, m.Addr, fmt.Sprintf("started %s ago, less than the longest TTL (%s): it may grant a lock others still hold",
-				vocab.ShortDuration(now.Sub(m.LastRestart)), vocab.ShortDuration(longest))))
+			ws = append(ws, restartWarning(m, longest, now))
 		}
 		ws = warnFailover(ws, m, longest, now)
 		ws = warnRefresh(ws, m)

@@ -16,6 +16,7 @@ type Player struct {
 	cfg    monitor.Config
 	kept   []monitor.Snapshot // the snapshot of every keyEvery-th poll
 	events []monitor.Event    // the monitor's events of every poll, in order
+	alarms []Alarm            // the monitor's alarms of every poll, in order (alarmsOf)
 }
 
 // keyEvery is how many polls apart the player keeps a snapshot: seeking remakes at most keyEvery-1 polls.
@@ -32,7 +33,9 @@ func NewPlayer(rec *Recording, advise func(addr string, err error) string) *Play
 		if i%keyEvery == 0 {
 			p.kept = append(p.kept, s)
 		}
-		p.events = append(p.events, s.EventsSince(prev)...)
+		evs := s.EventsSince(prev)
+		p.events = append(p.events, evs...)
+		p.alarms = append(p.alarms, alarmsOf(prev, &s, evs)...)
 		prev = &s
 	}
 	return p

@@ -271,11 +271,15 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	case !prev.snap.Swept && s.Swept:
 		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first scan of every master done: " + baseline(s)})
 	}
-	for _, r := range events.FromMonitor(s.EventsSince(before)) {
+	evs := s.EventsSince(before)
+	for _, r := range events.FromMonitor(evs) {
 		out = append(out, entryOf(r))
 	}
 	raised, _ := s.WarningsSince(before)
 	for _, w := range raised {
+		if monitor.ToldBy(w, evs) {
+			continue // the event's line tells it
+		}
 		out = append(out, logEntry{at: s.Time, level: levelOf(w.Severity), resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out

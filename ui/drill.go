@@ -379,8 +379,8 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 	if newKeys := newKeysText(*s); newKeys != "" {
 		fact("new keys", newKeys)
 	}
-	for _, wn := range s.Warnings {
-		add(labelled(st, "warning", sanitize(wn, textCap), w, st.level[levelWarn])...)
+	for _, wn := range masterWarnings(&sh.data.snap, s) {
+		add(labelled(st, wn.Severity.String(), sanitize(wn.Text, textCap), w, st.level[levelOf(wn.Severity)])...)
 	}
 	return out
 }

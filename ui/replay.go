@@ -169,23 +169,20 @@ type moment struct {
 	text string
 }
 
-// moments are the events the monitor told, oldest first; with alarms, its errors and warnings and the
-// recording's other ones (the demo's violations, the dashboard's errors).
+// moments are the events the monitor told, oldest first; with alarms, every error and warning a surface showed
+// (record.Player.Alarms: the monitor's events and the banner's warnings that no event told, the demo's
+// violations, the dashboard's errors).
 func (r *replayer) moments(alarms bool) []moment {
 	var out []moment
-	for _, e := range r.p.MonitorEvents() {
-		if !alarms || e.Kind.Severity() != monitor.SeverityInfo {
-			out = append(out, moment{e.Time, e.Text})
-		}
-	}
 	if alarms {
-		for _, e := range r.p.Recording().Events {
-			if sev, ok := monitor.ParseSeverity(e.Severity); ok && sev.AtLeast(monitor.SeverityWarning) {
-				out = append(out, moment{e.Time, e.Text})
-			}
+		for _, a := range r.p.Alarms() {
+			out = append(out, moment{a.Time, a.Text})
 		}
+		return out
 	}
-	slices.SortStableFunc(out, func(a, b moment) int { return a.at.Compare(b.at) })
+	for _, e := range r.p.MonitorEvents() {
+		out = append(out, moment{e.Time, e.Text})
+	}
 	return out
 }
 

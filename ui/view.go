@@ -211,9 +211,12 @@ func (m *Model) bannerView() string {
 		lines = append(lines, style.Render(glyph)+st.name(fit(w.text, m.width-2), style))
 	}
 	if m.lay.bannerMore > 0 {
-		more := len(all) - len(shown)
-		lines = append(lines, st.banner.warn.Render(fit(fmt.Sprintf("▲ %d more warnings: see the event log", more),
-			m.width)))
+		text, anyError := moreText(all[len(shown):])
+		style := st.banner.warn
+		if anyError {
+			style = st.banner.err
+		}
+		lines = append(lines, style.Render(fit(text, m.width)))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -5,11 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
+	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/render"
@@ -137,8 +137,9 @@ Flags:
 	return ExitOK
 }
 
-// writeMoments lists a recording: its span, its masters, and the moments worth seeking to: the monitor's
-// errors and warnings, and the recorded events of the dashboard and the demo that are.
+// writeMoments lists a recording: its span, its masters, and the moments worth seeking to: every error and
+// warning a surface showed (record.Player.Alarms: the monitor's events, the banner's warnings no event told,
+// and the recorded events of the dashboard and the demo that are errors or warnings).
 func writeMoments(w io.Writer, name string, p *record.Player) {
 	rec := p.Recording()
 	start, end := p.Time(0), p.Time(p.Len()-1)
@@ -156,31 +157,18 @@ func writeMoments(w io.Writer, name string, p *record.Player) {
 		fmt.Fprintf(w, "  M%d %s\n", i+1, untrusted.Escape(m))
 	}
 	fmt.Fprintln(w, "\nMoments (--at TIME prints the locks as they were then):")
-	type moment struct {
-		at   time.Time
-		line string
-	}
-	var moments []moment
-	for _, e := range p.MonitorEvents() {
-		if sev := e.Kind.Severity(); sev != monitor.SeverityInfo {
-			subject := e.Resource
-			if subject == "" {
-				subject = e.Master
-			}
-			moments = append(moments, moment{e.Time, fmt.Sprintf("%-7s %s: %s", sev, untrusted.Escape(subject),
-				untrusted.Escape(e.Text))})
+	alarms := p.Alarms()
+	for _, a := range alarms {
+		line := fmt.Sprintf("%-7s %s: %s", a.Severity, untrusted.Escape(a.Subject), untrusted.Escape(a.Text))
+		if a.Subject == "" {
+			line = fmt.Sprintf("%-7s %s", a.Severity, untrusted.Escape(a.Text))
 		}
-	}
-	for _, r := range rec.Events {
-		if sev, ok := monitor.ParseSeverity(r.Severity); ok && sev.AtLeast(monitor.SeverityWarning) {
-			moments = append(moments, moment{r.Time, fmt.Sprintf("%-7s %s (%s)", r.Severity, untrusted.Escape(r.Text), r.Source)})
+		if a.Source != events.SourceMonitor {
+			line += fmt.Sprintf(" (%s)", a.Source)
 		}
+		fmt.Fprintf(w, "  %s  %s\n", a.Time.Format("15:04:05.000"), line)
 	}
-	sort.SliceStable(moments, func(i, j int) bool { return moments[i].at.Before(moments[j].at) })
-	for _, m := range moments {
-		fmt.Fprintf(w, "  %s  %s\n", m.at.Format("15:04:05.000"), m.line)
-	}
-	if len(moments) == 0 {
+	if len(alarms) == 0 {
 		fmt.Fprintln(w, "  none: no error or warning was told")
 	}
 }

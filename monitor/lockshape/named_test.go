@@ -89,3 +89,37 @@ func TestNamedLockLuaIsNamedAsLock(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkedAsLockTakesLockKeysAndLeavesCacheKeys: keys that real clients leave without a TTL (Laravel's lock
+// without seconds, django-redis's cache.lock() without a timeout, Medusa's acquire() without expire) are marked
+// as locks; cached values without a TTL, token-shaped or not, are not.
+func TestMarkedAsLockTakesLockKeysAndLeavesCacheKeys(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		key, value string
+		want       bool
+	}{
+		{"medusa_lock:order:8", "*", true},
+		{"laravel_database_laravel_cache_:reports", "Vq3kLm9XzP2aTb7W", true},
+		{"laravel_cache:reports", "Vq3kLm9XzP2aTb7W", true},
+		{":1:nightly-import", "4a7d1ed414474e4033ac29ccb8653d9b", true},
+		{"lock_billing", "0123456789abcdef0123456789abcdef", true},
+		{"jobs:mutex", "anything at all", true},
+		{"laravel_cache_:greeting", `s:5:"hello";`, false},        // a cached value: serialised
+		{"laravel_cache_:user:7", "i:42;", false},                 // another
+		{":1:user:7", "Vq3kLm9XzP2aTb7W", false},                  // a cached string, not redis-py's token
+		{"session:cache", "kP8sN2xQ7wL4rT9v", false},              // token-shaped, named as nothing
+		{"cache:short", "0123456789abcdef", false},                // the same
+		{"api:key:7", "4a7d1ed414474e4033ac29ccb8653d9b", false},  // a hex digest under a plain name
+		{"cache:product:7", `{"id":7,"name":"lamp"}`, false},      // JSON
+		{"config:colour", "blue", false},                          // ordinary data
+		{"clock:offset", "3", false},                              // "clock" is not "lock"
+		{"laravel_cache_:x", "Vq3kLm9XzP2aTb7W-with-more", false}, // not Str::random(16)
+		{"a:b:c", "4a7d1ed414474e4033ac29ccb8653d9b", false},      // not django's version number
+		{"", "", false},
+	} {
+		if got := MarkedAsLock(tt.key, tt.value); got != tt.want {
+			t.Errorf("MarkedAsLock(%q, %q) = %v, want %v", tt.key, tt.value, got, tt.want)
+		}
+	}
+}

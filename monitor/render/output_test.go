@@ -289,7 +289,7 @@ func TestHostileKeyNameIsEscapedOnceInWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	const want = `warning: lock "res\x1b[2J" has no TTL on 3 masters: it is never released by expiry`
+	const want = `error: lock "res\x1b[2J" has no TTL on a, b, c: it is never released by expiry`
 	if !strings.Contains(out, want) {
 		t.Errorf("the table's warning about the hostile key: want %q in\n%s", want, out)
 	}

@@ -78,6 +78,8 @@ func WriteReport(w io.Writer, s monitor.Snapshot, o ReportOptions) error {
 func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 	p("\n## Locks\n\n| Resource | State | Holder | Quorum | Validity | Handovers/min (1m, window) | Hold p50/p95/max | Free gap p50 | Holders, busiest share | Waiters |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	shown, matched := 0, 0
+	watched := s.Time.Sub(s.WatchedFrom())
+	watchedEnough := watched >= ContentionAfter
 	for _, l := range s.Locks {
 		if o.Match != nil && !o.Match(l) {
 			continue
@@ -87,7 +89,6 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 			continue
 		}
 		shown++
-		minute, all := s.Contention(l.History, monitor.LastMinute), s.Contention(l.History, s.Window())
 		holder := short(l.Holder)
 		switch {
 		case l.Holders != nil:
@@ -103,10 +104,9 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 		if l.WaitersKnown {
 			waiters = fmt.Sprint(l.Waiters)
 		}
-		p("| %s | %s | %s | %d of %d, quorum %d | %s | %.1f, %.1f | %s/%s/%s | %s | %d, %.0f%% | %s |\n",
+		p("| %s | %s | %s | %d of %d, quorum %d | %s | %s | %s |\n",
 			md(l.ResourceText()), state, md(orDash(holder)), l.Count, s.Servers, s.Quorum, vocab.ShortDuration(l.ValidityAt(s.Time)),
-			minute.PerMinute, all.PerMinute, sample(all.Holds, all.HoldP50), sample(all.Holds, all.HoldP95),
-			vocab.ShortDuration(all.HoldMax), sample(all.Gaps, all.GapP50), all.Holders, 100*all.BusiestShare, waiters)
+			contentionCells(s, l, watchedEnough), waiters)
 	}
 	if matched == 0 {
 		p("| none | | | | | | | | | |\n")
@@ -114,6 +114,23 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 	if matched > shown {
 		p("\n%s more not listed.\n", textfmt.Plural(matched-shown, "lock"))
 	}
+	if !watchedEnough && matched > 0 {
+		p("\nNo contention figures: watched for %s, and how a lock changes hands takes %s or more to tell "+
+			"(`--once --markdown --watch 30s` watches for longer).\n", vocab.ShortDuration(watched), vocab.ShortDuration(ContentionAfter))
+	}
+}
+
+// contentionCells are a lock's contention columns of the report: handovers a minute, holds, free gaps and
+// holders, each "-" when s watched less than ContentionAfter (watchedEnough false): one read tells nothing of
+// how a lock changes hands.
+func contentionCells(s *monitor.Snapshot, l *monitor.LockView, watchedEnough bool) string {
+	if !watchedEnough {
+		return "- | - | - | -"
+	}
+	minute, all := s.Contention(l.History, monitor.LastMinute), s.Contention(l.History, s.Window())
+	return fmt.Sprintf("%.1f, %.1f | %s/%s/%s | %s | %d, %.0f%%", minute.PerMinute, all.PerMinute,
+		sample(all.Holds, all.HoldP50), sample(all.Holds, all.HoldP95), vocab.ShortDuration(all.HoldMax),
+		sample(all.Gaps, all.GapP50), all.Holders, 100*all.BusiestShare)
 }
 
 // sample is a percentile d of n values, "-" when there are none.

@@ -91,3 +91,35 @@ func TestReportListsOnlyTheLocksThatMatch(t *testing.T) {
 		t.Errorf("filtered report:\n%s", out)
 	}
 }
+
+// TestReportGivesNoContentionFromOneRead: a snapshot of one poll gives no handovers, holds or holders (one read
+// cannot tell how a lock changes hands) and says why; one watched for 30s gives them.
+func TestReportGivesNoContentionFromOneRead(t *testing.T) {
+	t.Parallel()
+	one := monitor.Aggregate(nil, fixture(t0, addrs5, map[string][]cell{"orders": cells("tok-00-9f86d081884c", 5)}), nil, t0, monitor.Config{})
+	var b bytes.Buffer
+	if err := WriteReport(&b, one, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	row := lineWith(b.String(), "| orders |")
+	if !strings.HasSuffix(row, "| - | - | - | - | - |") || !strings.Contains(b.String(), "No contention figures: watched for") {
+		t.Errorf("one read: want no contention figures and why:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteReport(&b, reportStory(t), ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if row := lineWith(b.String(), "| orders |"); strings.Contains(row, "| - | - | - | - |") || strings.Contains(b.String(), "No contention figures") {
+		t.Errorf("30s watched: want contention figures:\n%s", b.String())
+	}
+}
+
+// lineWith is the first line of s that begins with prefix, "" when none does.
+func lineWith(s, prefix string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
+}

@@ -13,7 +13,8 @@ import (
 // lockshape.NamedLockLua; a hash lock's fields and
 // values, or a sorted set's members, see setLockLua) and PTTL of k
 // when it is a lock candidate: a string with a TTL, or without one when its value looks like a token (16-64
-// token characters) or anyNoTTL; or a hash lock or a small sorted set with a TTL. It returns nil otherwise,
+// token characters), its name marks it as a lock (lockshape.NamedAsLock: "medusa_lock:order:8" holds "*") or
+// anyNoTTL; or a hash lock or a small sorted set with a TTL. It returns nil otherwise,
 // and nil, nil and the error when the master refused a read other than for the key's type.
 const candidateLua = lockshape.NamedLockLua + `local function candidate(k, n, anyNoTTL)
   local ms = redis.call('PTTL', k)
@@ -38,6 +39,11 @@ const candidateLua = lockshape.NamedLockLua + `local function candidate(k, n, an
     if type(len) == 'number' and len >= 16 and len <= 64 then
       local v = redis.call('GET', k)
       if string.find(v, '^[%w%+/=_%-]+$') then return v, ms end
+    end
+    if type(len) == 'number' and namedLock(k) then
+      local v = redis.call('GETRANGE', k, 0, n - 1)
+      if len > n then v = marked(v, len, len <= maxDigested and redis.call('GET', k) or nil) end
+      return v, ms
     end
   end
   return nil
@@ -111,11 +117,12 @@ func anyNoTTL(cfg Config) string {
 }
 
 // pipelinedCandidates keeps, of keys read with plain commands, the lock candidates: present, with a TTL or, when
-// without one, a token's shape (or under a pattern of the user's), as discoverScript decides.
+// without one, a token's shape or a name that says lock (or under a pattern of the user's), as discoverScript
+// decides.
 func pipelinedCandidates(cfg Config, keys []KeyReading) []KeyReading {
 	var out []KeyReading
 	for _, k := range keys {
-		if k.Absent || k.PTTL == NoTTL && cfg.Pattern == DefaultPattern && !looksLikeToken(k.Value) {
+		if k.Absent || k.PTTL == NoTTL && cfg.Pattern == DefaultPattern && !looksLikeToken(k.Value) && !lockshape.NamedAsLock(k.Key) {
 			continue
 		}
 		k.ReadAt = time.Time{}

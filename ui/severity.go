@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
+)
+
+// moreText is the banner's last line when it cannot show every warning: the errors and the warnings it leaves
+// out, each counted under its own word ("✖ 10 more errors · ▲ 1 more warning: see the event log"), and
+// whether any of them is an error (the line then takes the error's style).
+func moreText(left []warningRow) (string, bool) {
+	errs, warns := 0, 0
+	for _, w := range left {
+		if w.severity == monitor.SeverityError {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	var parts []string
+	if errs > 0 {
+		parts = append(parts, fmt.Sprintf("✖ %d more %s", errs, pluralWord(errs, "error")))
+	}
+	if warns > 0 {
+		parts = append(parts, fmt.Sprintf("▲ %d more %s", warns, pluralWord(warns, "warning")))
+	}
+	return strings.Join(parts, " · ") + ": see the event log", errs > 0
+}
+
+// pluralWord is word, with an s unless n is 1.
+func pluralWord(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// masterWarnings are the warnings of snap about master m, each with its severity: about m itself, and, for a
+// Redis Cluster, about each of its primaries, the text then after the primary's address (as
+// MasterStatus.Warnings gives them, without their severity).
+func masterWarnings(snap *monitor.Snapshot, m *monitor.MasterStatus) []monitor.Warning {
+	var out []monitor.Warning
+	for _, w := range snap.Warnings {
+		if w.Master == m.Addr {
+			out = append(out, w)
+		}
+	}
+	if m.Cluster == nil {
+		return out
+	}
+	for _, p := range m.Cluster.Primaries {
+		for _, w := range snap.Warnings {
+			if w.Master == p.Addr && p.Addr != m.Addr {
+				w.Text = p.Addr + ": " + w.Text
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
