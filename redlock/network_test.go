@@ -1,6 +1,7 @@
 package redlock
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -83,14 +84,24 @@ func callsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
 // costs a round trip, which must not come out of the node timeout. Over a
 // link where a round trip fits the node timeout but two do not, a new
 // client's first acquisition succeeds, and so do acquisitions once the
-// connections a stall broke had time to be set up again.
+// connections a stall broke are set up again. The round trip is long beside
+// what a loaded machine adds to one (a round trip's half: 200ms), and the
+// setup budget (twice the DialTimeout) long beside a setup's three.
 func connectionSetupHasItsOwnBudget(t *testing.T) {
-	const oneWay = 100 * time.Millisecond
+	const oneWay = 200 * time.Millisecond
 	cl := newProxiedCluster(t, 3, oneWay)
-	ctx := ctxTimeout(t, 30*time.Second)
+	ctx := ctxTimeout(t, time.Minute)
 	var c *Client
 	for i := range 3 {
-		c = cl.client(t, WithNodeTimeout(3*oneWay)) // one and a half round trips
+		masters := cl.clients(t)
+		for _, m := range masters {
+			m.Options().DialTimeout = 3 * time.Second
+		}
+		var err error
+		if c, err = New(masters, WithNodeTimeout(3*oneWay)); err != nil { // one and a half round trips
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
 		l, err := c.TryAcquire(ctx, fmt.Sprintf("first:%d", i), time.Minute)
 		if err != nil {
 			t.Fatalf("new client %d: first acquisition failed: %v", i+1, err)
@@ -108,13 +119,38 @@ func connectionSetupHasItsOwnBudget(t *testing.T) {
 	for _, p := range cl.proxies {
 		p.SetPaused(false)
 	}
-	time.Sleep(time.Second) // for connections broken by the stall to be set up again
+	waitSettled(t, ctx, c) // the connections broken by the stall are set up again
 	for i := range 3 {
 		l, err := c.TryAcquire(ctx, fmt.Sprintf("after:%d", i), time.Minute)
 		if err != nil {
 			t.Fatalf("acquisition %d after the stall: %v", i+1, err)
 		}
 		_ = l.Release(ctx)
+	}
+}
+
+// waitSettled waits until every sender of every master of c has a connection and waits for calls: none is
+// setting up one, nor has a pipeline in flight.
+func waitSettled(t *testing.T, ctx context.Context, c *Client) {
+	t.Helper()
+	settled := func() bool {
+		for _, m := range c.nodes {
+			n := m.(*node)
+			n.grow.Lock()
+			senders := int32(n.senders)
+			n.grow.Unlock()
+			if n.ready.Load() != senders || n.idle.Load() != senders {
+				return false
+			}
+		}
+		return true
+	}
+	for !settled() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the masters' connections were not set up again")
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 }
 
