@@ -195,11 +195,11 @@ func (a *announcer) keepUp(ctx context.Context, known *KnownList, now time.Time)
 	a.checkedAt = now
 }
 
-// check sends a PING on each connection, the two round trips at once, and reports which answered. The
+// check sends a PING on each connection, the two round trips at once, and reports which is there. The
 // subscription's PONG comes through the receiver after every announcement the master sent before it, so once
-// it is in, every key announced before this poll is queued (a barrier); without it within a quarter of the
-// time ctx leaves, the subscription is taken as lost. A master whose ACL refuses that PING has no barrier, and
-// the subscription is taken as there while its receiver runs.
+// it is in, every key announced before this poll is queued (a barrier). Without it within a quarter of the
+// time ctx leaves, or when the master's ACL refuses that PING, the subscription is there while its receiver
+// runs: a lost connection ends the receiver at once, while a slow one must not be dropped with what it holds.
 func (a *announcer) check(ctx context.Context) (subOK, trackOK bool) {
 	a.mu.Lock()
 	sub := a.sub
@@ -226,9 +226,9 @@ func (a *announcer) check(ctx context.Context) (subOK, trackOK bool) {
 				return a.isRunning(), trackOK
 			}
 		case <-timer.C:
-			return false, trackOK
+			return a.isRunning(), trackOK
 		case <-ctx.Done():
-			return false, trackOK
+			return a.isRunning(), trackOK
 		}
 	}
 }
