@@ -213,7 +213,7 @@ func stepThrough(t *testing.T, c stepCase) {
 				held = heldCells(masters, e.Token)
 				f := strings.Fields(held)
 				for _, i := range granted {
-					if f[i] != "●" {
+					if f[i] != "●" && f[i] != "?" { // a master too slow to answer is asked again next look
 						t.Fatalf("master %d does not hold %s's token, which the log says it granted: %s", i+1,
 							client, held)
 					}
