@@ -726,6 +726,12 @@ func (r *scenarioRun) useFencing() error {
 	ctx, cancel := context.WithTimeout(r.ctx, levelTimeout)
 	defer cancel()
 	conns := r.d.NewClients()
+	for i, c := range conns { // their own dial and I/O timeouts, for faults to show at once, are far shorter
+		o := *c.Options()
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = levelTimeout, levelTimeout, levelTimeout
+		_ = c.Close()
+		conns[i] = redis.NewClient(&o)
+	}
 	defer closeAll(conns)
 	level := uint64(fenceFloor)
 	for i, c := range conns {

@@ -86,6 +86,38 @@ func TestAnnouncementsSurviveKilledConnections(t *testing.T) {
 	}
 }
 
+// TestAKilledTrackingConnectionIsSeenByTheNextPoll kills only the connection in BCAST mode, which nothing tells
+// the monitor of: the next poll finds it gone and arms another, so that a lock written after that poll shows
+// within two polls, not once some later check comes round.
+func TestAKilledTrackingConnectionIsSeenByTheNextPoll(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := announcedMaster(t, "orders:lock:1")
+	clients, err := c.admin[0].ClientList(ctx).Result()
+	must(t, err)
+	killed := 0
+	for _, l := range strings.Split(clients, "\n") {
+		var id int64
+		if _, err := fmt.Sscanf(l, "id=%d", &id); err == nil && strings.Contains(l, " flags=") &&
+			strings.ContainsRune(strings.Fields(strings.SplitN(l, " flags=", 2)[1])[0], 'B') { // BCAST
+			must(t, c.admin[0].ClientKillByFilter(ctx, "ID", fmt.Sprint(id)).Err())
+			killed++
+		}
+	}
+	if killed != 1 {
+		t.Fatalf("killed %d connections in BCAST mode, want the one:\n%s", killed, clients)
+	}
+	// The next poll that reads the master (a loaded machine may keep one past its timeout) arms again.
+	s := pollFor(t, c, "the master read after the kill", func(s Snapshot) bool { return s.Masters[0].Up })
+	if !strings.Contains(s.Masters[0].NotifiedWhy, "announced") {
+		t.Fatalf("the poll after the kill: %q; want announcing again", s.Masters[0].NotifiedWhy)
+	}
+	must(t, setNXPX(ctx, c.admin[0], "orders:lock:2", "Zk3q9V2mXc7LbR1tYw8sNa"))
+	if shown, s := shownWithin(c, "orders:lock:2", 2); !shown {
+		t.Errorf("not shown within two polls after the tracking connection was killed (%q)", s.Masters[0].NotifiedWhy)
+	}
+}
+
 // TestAStormyPrefixIsLeftToTheScan writes 60,000 cache keys under a lock family's prefix between two polls: the
 // prefix is left to the scan (its new locks no longer announced), while another family's still are.
 func TestAStormyPrefixIsLeftToTheScan(t *testing.T) {

@@ -1,6 +1,7 @@
 package redlock
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -79,42 +80,89 @@ func callsDoNotQueueBehindAPipelineInFlight(t *testing.T) {
 	}
 }
 
-// connectionSetupHasItsOwnBudget: a new connection's handshake (HELLO)
-// costs a round trip, which must not come out of the node timeout. Over a
-// link where a round trip fits the node timeout but two do not, a new
-// client's first acquisition succeeds, and so do acquisitions once the
-// connections a stall broke had time to be set up again.
+// connectionSetupHasItsOwnBudget: a new connection's setup (dial, HELLO,
+// the probes) must not come out of the node timeout. A new client's
+// handshake is held up, by paused proxies, for twice the node timeout: its
+// first acquisition succeeds all the same once the proxies resume. A stall
+// then breaks the connections in use; once they are set up again (the
+// event, not a duration), acquisitions succeed. The node timeout is long
+// beside a loopback round trip, so a loaded machine is no reason to fail.
 func connectionSetupHasItsOwnBudget(t *testing.T) {
-	const oneWay = 100 * time.Millisecond
-	cl := newProxiedCluster(t, 3, oneWay)
-	ctx := ctxTimeout(t, 30*time.Second)
+	const nodeTimeout = time.Second
+	cl := newProxiedCluster(t, 3, 0)
+	ctx := ctxTimeout(t, 2*time.Minute)
+	pause := func(on bool) {
+		for _, p := range cl.proxies {
+			p.SetPaused(on)
+		}
+	}
 	var c *Client
 	for i := range 3 {
-		c = cl.client(t, WithNodeTimeout(3*oneWay)) // one and a half round trips
-		l, err := c.TryAcquire(ctx, fmt.Sprintf("first:%d", i), time.Minute)
-		if err != nil {
-			t.Fatalf("new client %d: first acquisition failed: %v", i+1, err)
+		masters := cl.clients(t)
+		for _, m := range masters { // a setup budget of 10s, and a handshake's reads their own 5s
+			m.Options().DialTimeout, m.Options().ReadTimeout, m.Options().WriteTimeout = 5*time.Second,
+				5*time.Second, 5*time.Second
 		}
-		_ = l.Release(ctx)
+		pause(true)
+		var err error
+		if c, err = New(masters, WithNodeTimeout(nodeTimeout)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		acquired := make(chan error, 1)
+		go func() {
+			l, err := c.TryAcquire(ctx, fmt.Sprintf("first:%d", i), time.Minute)
+			if err == nil {
+				_ = l.Release(ctx)
+			}
+			acquired <- err
+		}()
+		time.Sleep(2 * nodeTimeout) // the handshake held up longer than a node timeout, at least
+		pause(false)
+		if err := <-acquired; err != nil {
+			t.Fatalf("new client %d, its setup held up for twice the node timeout: first acquisition failed: %v",
+				i+1, err)
+		}
 	}
 
-	for _, p := range cl.proxies {
-		p.SetPaused(true)
-	}
+	pause(true)
 	if _, err := c.TryAcquire(ctx, "stalled", time.Minute); err == nil {
 		t.Fatal("acquired through paused proxies")
 	}
-	time.Sleep(4 * oneWay)
-	for _, p := range cl.proxies {
-		p.SetPaused(false)
-	}
-	time.Sleep(time.Second) // for connections broken by the stall to be set up again
+	time.Sleep(nodeTimeout) // the connections in use time out, at least
+	pause(false)
+	waitSettled(t, ctx, c) // the connections broken by the stall are set up again
 	for i := range 3 {
 		l, err := c.TryAcquire(ctx, fmt.Sprintf("after:%d", i), time.Minute)
 		if err != nil {
 			t.Fatalf("acquisition %d after the stall: %v", i+1, err)
 		}
 		_ = l.Release(ctx)
+	}
+}
+
+// waitSettled waits until every sender of every master of c has a connection and waits for calls: none is
+// setting up one, nor has a pipeline in flight.
+func waitSettled(t *testing.T, ctx context.Context, c *Client) {
+	t.Helper()
+	settled := func() bool {
+		for _, m := range c.nodes {
+			n := m.(*node)
+			n.grow.Lock()
+			senders := int32(n.senders)
+			n.grow.Unlock()
+			if n.ready.Load() != senders || n.idle.Load() != senders {
+				return false
+			}
+		}
+		return true
+	}
+	for !settled() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the masters' connections were not set up again")
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 }
 

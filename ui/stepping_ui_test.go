@@ -2,15 +2,20 @@ package ui_test
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/internal/app"
@@ -53,6 +58,10 @@ type stepCase struct {
 	steps int
 	ttl   time.Duration // the presenter's TTL: short in the stories that wait for a lock to run out
 	cells map[int]string
+	// got names, before step k, the client whose latest acquisition the table shows: ● on the masters its
+	// acquisition logged, · on the others. A client that tries until A's lock runs out gets it once a quorum
+	// of A's keys expired, which may be before the last of them did: on three, four or all five masters.
+	got   map[int]string
 	newer []int  // the steps before which the table shows a holder other than before the previous step
 	over  string // what the screen shows at the end
 }
@@ -109,8 +118,7 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 		{name: "gc-pause", downs: 7, steps: 7, ttl: short, over: "VIOLATION", cells: map[int]string{
 			4: "● ● ● ● ●", // A acquired on all five
 			5: "● ● ● ● ●", // A froze: its keys stay
-			6: "● ● ● ● ●", // A's expired, B acquired on all five
-		}, newer: []int{6}},
+		}, got: map[int]string{6: "B"}, newer: []int{6}}, // A's expired, B acquired
 		{name: "gc-pause-checked", downs: 8, steps: 6, ttl: short, over: "no violation", cells: map[int]string{
 			4: "● ● ● ● ●", // A acquired on all five
 			5: "● ● ● ● ●", // A froze: its keys stay
@@ -118,8 +126,7 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 		{name: "gc-pause-fenced", downs: 9, steps: 8, ttl: short, over: "no violation", cells: map[int]string{
 			5: "● ● ● ● ●", // A acquired on all five
 			6: "● ● ● ● ●", // A froze
-			7: "● ● ● ● ●", // A's expired, B acquired on all five
-		}, newer: []int{7}},
+		}, got: map[int]string{7: "B"}, newer: []int{7}}, // A's expired, B acquired
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			parallelUnlessRace(t)
@@ -141,6 +148,13 @@ func stepThrough(t *testing.T, c stepCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	acquisitions := loggedAcquisitions(a.Demo)
+	masters := a.Demo.NewClients()
+	defer func() {
+		for _, m := range masters {
+			_ = m.Close()
+		}
+	}()
 	var polledAt atomic.Int64 // when the monitor's latest poll finished, in Unix nanoseconds
 	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { polledAt.Store(s.Time.UnixNano()) })
 	m := ui.New(ui.Options{Monitor: mon, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now, Demo: a.Demo,
@@ -148,7 +162,15 @@ func stepThrough(t *testing.T, c stepCase) {
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d := drive(t, m)
 	d.exec(m.Init())
-	d.waitView("masters 5/5 up")
+	// A first poll that a loaded machine kept past its timeout shows masters silent, and the next is 30s
+	// away: until every master shows up, each look asks for another.
+	d.waitFor("masters 5/5 up", func(v string) bool {
+		up := strings.Contains(v, "masters 5/5 up")
+		if !up {
+			mon.PollNow()
+		}
+		return up
+	})
 	d.press("m")
 	for range c.downs {
 		d.press("j")
@@ -180,6 +202,25 @@ func stepThrough(t *testing.T, c stepCase) {
 				return orPollAgain(slices.Contains(strings.Split(cells, "|"), cellsOf(scenarioRow(v))))
 			})
 		}
+		if client, ok := c.got[k]; ok {
+			// The round returns at a quorum: the masters it logged as granted hold the token, and those that
+			// answered later hold it or refused it (one of A's keys outlived the others). Each look compares
+			// the screen with what the masters hold, once it holds still (A's keys gone) and agrees with the log.
+			e, granted := acquisitions.acquired(t, client, k)
+			var held string
+			d.waitFor(fmt.Sprintf("the lock's cells as the masters hold them before step %d, %s's acquisition %q",
+				k, client, e.Text), func(v string) bool {
+				held = heldCells(masters, e.Token)
+				f := strings.Fields(held)
+				for _, i := range granted {
+					if f[i] != "●" && f[i] != "?" { // a master too slow to answer is asked again next look
+						t.Fatalf("master %d does not hold %s's token, which the log says it granted: %s", i+1,
+							client, held)
+					}
+				}
+				return orPollAgain(!strings.ContainsAny(held, "○?") && cellsOf(scenarioRow(v)) == held)
+			})
+		}
 		if slices.Contains(c.newer, k) {
 			d.waitFor(fmt.Sprintf("a holder other than %q before step %d", holder, k), func(v string) bool {
 				h := holderOf(scenarioRow(v))
@@ -204,6 +245,88 @@ func stepThrough(t *testing.T, c stepCase) {
 	if v := m.View(); strings.Contains(v, "STEP ") {
 		t.Errorf("space after the story's end left the box up:\n%s", v)
 	}
+}
+
+// acquisitionLog is the scenario lock's acquisitions a demo logged, by client (the latest one), and how many
+// of the story's steps it logged.
+type acquisitionLog struct {
+	mu     sync.Mutex
+	latest map[string]demo.Event
+	steps  int
+}
+
+// loggedAcquisitions reads dm's events from now on into an acquisitionLog.
+func loggedAcquisitions(dm *demo.Demo) *acquisitionLog {
+	l := &acquisitionLog{latest: map[string]demo.Event{}}
+	events := dm.Events()
+	go func() {
+		for e := range events {
+			l.mu.Lock()
+			switch {
+			case e.Kind == demo.EventAcquired && e.Resource == demo.ScenarioResource:
+				l.latest[e.Client] = e
+			case e.Kind == demo.EventScenario:
+				l.steps++
+			}
+			l.mu.Unlock()
+		}
+	}()
+	return l
+}
+
+// acquired returns client's latest acquisition of the scenario lock before step k, once step k is logged
+// (after the steps before it and their events), and the masters it logged as granted ("on masters 1,2,3").
+func (l *acquisitionLog) acquired(t *testing.T, client string, k int) (demo.Event, []int) {
+	t.Helper()
+	var e demo.Event
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		l.mu.Lock()
+		logged := l.steps
+		e = l.latest[client]
+		l.mu.Unlock()
+		if logged >= k {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("step %d not logged within 10s (%d were)", k, logged)
+		}
+	}
+	_, rest, ok := strings.Cut(e.Text, " on masters ")
+	if !ok || e.Token == "" {
+		t.Fatalf("no acquisition of %s's logged with its masters and token: %q", client, e.Text)
+	}
+	list, _, _ := strings.Cut(rest, " ")
+	var granted []int
+	for _, n := range strings.Split(list, ",") {
+		i, err := strconv.Atoi(n)
+		if err != nil || i < 1 || i > 5 {
+			t.Fatalf("%s's acquisition names master %q: %q", client, n, e.Text)
+		}
+		granted = append(granted, i-1)
+	}
+	return e, granted
+}
+
+// heldCells returns the five cells of the scenario lock as the masters hold it now, for a holder of token: ●
+// its token, ○ another, · no key. A master that did not answer reads as "?".
+func heldCells(masters []*redis.Client, token string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cells := make([]string, len(masters))
+	for i, m := range masters {
+		v, err := m.Get(ctx, demo.ScenarioResource).Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+			cells[i] = "·"
+		case err != nil:
+			cells[i] = "?"
+		case v == token:
+			cells[i] = "●"
+		default:
+			cells[i] = "○"
+		}
+	}
+	return strings.Join(cells, " ")
 }
 
 // holderOf returns the HOLDER column of a locks table row, "" for none.

@@ -36,9 +36,6 @@ const (
 	// before it is left to the scan.
 	announceStormRate   = 2000
 	announceStormWindow = time.Second
-	// announceCheckEvery is how often a PING checks the connection in BCAST mode is still there; a poll's read
-	// pays for no round trip in between.
-	announceCheckEvery = 10 * time.Second
 	// announceStormFirst is how long a stormy prefix is first left to the scan; each storm after doubles it,
 	// up to announceStormLongest.
 	announceStormFirst   = time.Minute
@@ -121,7 +118,7 @@ type announcer struct {
 	trackConn  *redis.Conn // the connection in BCAST mode; nil when not armed
 	armed      []string    // the prefixes trackConn announces
 	armedID    int64       // the subscription connection's ID trackConn redirects to
-	checkedAt  time.Time   // when trackConn was last seen there (armed, or answering a PING)
+	checkedAt  time.Time   // when both connections were last seen there (armed, or answering a PING)
 	want       []string    // the prefixes chosen last
 	complete   bool        // want covers every family found
 	chosenFrom *KnownList  // the known keys they were chosen from
@@ -129,7 +126,10 @@ type announcer struct {
 	uncovered  bool                     // discovery found a key of a family want does not cover: choose again
 	storms     map[string]announceStorm // by prefix
 
-	subID atomic.Int64 // CLIENT ID of the subscription connection, as it last connected
+	subID       atomic.Int64  // CLIENT ID of the subscription connection, as it last connected
+	pongs       chan string   // the receiver hands the check its PONGs
+	barrier     atomic.Uint64 // numbers the checks' PINGs
+	pingRefused atomic.Bool   // the master's ACL refuses PING on the subscription: its loss is seen by the receiver only
 
 	mu       sync.Mutex
 	running  bool           // the receiver runs on sub
@@ -145,12 +145,13 @@ type announcer struct {
 // newAnnouncer returns the announcer of the master client reaches, queueing in queue.
 func newAnnouncer(client *redis.Client, queue *notifier) *announcer {
 	o := *client.Options()
-	return &announcer{base: &o, queue: queue, storms: map[string]announceStorm{}, named: map[string]int{}}
+	return &announcer{base: &o, queue: queue, storms: map[string]announceStorm{}, named: map[string]int{},
+		pongs: make(chan string, 4)}
 }
 
 // keepUp chooses the prefixes again when due, leaves the stormy ones to the scan, and makes the master announce
-// the chosen ones: it subscribes, arms tracking, and checks the armed connection is still there. A master that
-// refuses (before Redis 6, an ACL without CLIENT) announces nothing, and is not asked again.
+// the chosen ones: it subscribes, arms tracking, and checks that both connections are still there (check). A
+// master that refuses (before Redis 6, an ACL without CLIENT) announces nothing, and is not asked again.
 func (a *announcer) keepUp(ctx context.Context, known *KnownList, now time.Time) {
 	if a == nil || a.off != "" || a.isClosed() {
 		return
@@ -171,22 +172,65 @@ func (a *announcer) keepUp(ctx context.Context, known *KnownList, now time.Time)
 		}
 	}
 	if a.trackConn != nil && a.armedID == a.subID.Load() && slices.Equal(a.armed, a.want) {
-		if now.Sub(a.checkedAt) < announceCheckEvery {
-			return
-		}
-		if a.trackConn.Ping(ctx).Err() == nil {
+		subOK, trackOK := a.check(ctx)
+		if subOK && trackOK {
 			a.checkedAt = now
 			return
 		}
-		// The connection was lost, and the master stopped announcing with it, at some time since it was
-		// last seen.
+		// A connection was lost, and the master stopped announcing with it, at some time since both were
+		// last seen: the keys written since are a gap, and the connections lost are opened again now, so
+		// that this poll does not go on as though the master announced.
 		a.dropTracking(a.checkedAt)
+		if !subOK {
+			if err := a.subscribe(ctx); err != nil {
+				a.refused(err)
+				return
+			}
+		}
 	}
 	if err := a.arm(ctx); err != nil {
 		a.refused(err)
 		return
 	}
 	a.checkedAt = now
+}
+
+// check sends a PING on each connection, the two round trips at once, and reports which is there. The
+// subscription's PONG comes through the receiver after every announcement the master sent before it, so once
+// it is in, every key announced before this poll is queued (a barrier). Without it within a quarter of the
+// time ctx leaves, or when the master's ACL refuses that PING, the subscription is there while its receiver
+// runs: a lost connection ends the receiver at once, while a slow one must not be dropped with what it holds.
+func (a *announcer) check(ctx context.Context) (subOK, trackOK bool) {
+	a.mu.Lock()
+	sub := a.sub
+	a.mu.Unlock()
+	token := "redlock-tui-announce-" + strconv.FormatUint(a.barrier.Add(1), 10)
+	barrier := !a.pingRefused.Load() && sub != nil
+	if barrier && sub.Ping(ctx, token) != nil {
+		return false, a.trackConn.Ping(ctx).Err() == nil
+	}
+	trackOK = a.trackConn.Ping(ctx).Err() == nil
+	if !barrier {
+		return a.isRunning(), trackOK
+	}
+	timer := time.NewTimer(timeUntil(ctx) / 4)
+	defer timer.Stop()
+	for {
+		select {
+		case p := <-a.pongs:
+			switch p {
+			case token:
+				return true, trackOK
+			case "":
+				a.pingRefused.Store(true)
+				return a.isRunning(), trackOK
+			}
+		case <-timer.C:
+			return a.isRunning(), trackOK
+		case <-ctx.Done():
+			return a.isRunning(), trackOK
+		}
+	}
 }
 
 // noteFound takes note of the keys discovery found: the prefixes are chosen again when one is of a family they
@@ -219,7 +263,13 @@ func (a *announcer) subscribe(ctx context.Context) error {
 	o := *a.base
 	o.Protocol, o.PoolSize, o.MinIdleConns, o.DisableIdentity = 2, 1, 0, true
 	onConnect := o.OnConnect
+	var connected atomic.Bool
 	o.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
+		// go-redis connects a lost subscription again on its own, but the tracking redirected to the one lost
+		// ended with it: the receiver is to see the loss, and the next poll to subscribe and arm again.
+		if connected.Swap(true) {
+			return errors.New("the subscription was lost: the next poll subscribes again")
+		}
 		if onConnect != nil {
 			if err := onConnect(ctx, cn); err != nil {
 				return err
@@ -308,15 +358,31 @@ func (a *announcer) receive(sub *redis.PubSub) {
 		switch {
 		case errors.As(err, &ne) && ne.Timeout():
 		case err != nil && isServerError(err):
-			// a FLUSHALL's invalidation, which names no key: nothing new to read
+			// a FLUSHALL's invalidation, which names no key: nothing new to read; or the check's PING refused
+			if redis.HasErrorPrefix(err, "NOPERM") {
+				a.pong("")
+			}
 		case err != nil:
 			a.lose(sub)
 			return
 		default:
-			if m, ok := msg.(*redis.Message); ok && m.Channel == invalidateChannel {
-				a.take(m)
+			switch m := msg.(type) {
+			case *redis.Message:
+				if m.Channel == invalidateChannel {
+					a.take(m)
+				}
+			case *redis.Pong:
+				a.pong(m.Payload)
 			}
 		}
+	}
+}
+
+// pong hands the check a PONG's payload, "" for a refused PING; none waits when its buffer is full.
+func (a *announcer) pong(payload string) {
+	select {
+	case a.pongs <- payload:
+	default:
 	}
 }
 
