@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -42,7 +41,7 @@ type Options struct {
 // for concurrent use.
 type Exporter struct {
 	resources   []string
-	version     string
+	build       []string // redlock_build_info's labels
 	driftFactor float64
 
 	mu         sync.Mutex
@@ -52,7 +51,6 @@ type Exporter struct {
 	violations float64                       // demo violations seen
 	demoEvents map[string]float64            // demo events seen, by kind
 	tallies    map[string]*tally             // the holders counted of each resource named in advance (contention.go)
-	longest    time.Duration                 // the longest TTL read so far (alerting.go)
 }
 
 // New returns an Exporter with no snapshot yet: until the first Observe only the counters, build info and
@@ -64,7 +62,7 @@ func New(opts Options) *Exporter {
 	}
 	return &Exporter{
 		resources:   slices.Clone(opts.Resources),
-		version:     opts.Version,
+		build:       buildLabels(opts.Version),
 		driftFactor: factor,
 		events:      map[monitor.EventKind]float64{},
 		restarts:    map[string]float64{},
@@ -139,12 +137,11 @@ var (
 	descHolderVal = desc("lock_holder_validity_seconds", "Each holder that holds the lock (its token's fingerprint, "+
 		"sha256: and the first 8 hex digits of the token's SHA-256, never the token; and its mode: exclusive, write, "+
 		"read or permit): how long it stays held, less the drift allowance.", "resource", "holder", "mode")
-	descEvents     = desc("events_total", "Events the monitor reported, by kind.", "kind")
+	descEvents     = desc("events_total", "Events the monitor reported, by kind; every kind the monitor has is served from the start, at 0 until its first event.", "kind")
 	descLost       = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
 	descViol       = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
 	descDemoEvents = desc("demo_events_total", "Events the demo reported, by kind (demo mode only).", "kind")
 	descScrape     = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
-	descBuild      = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
 )
 
 // statesHelp lists the lock states, as the state label writes them, with the word the screen shows where it
@@ -214,16 +211,16 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		collectLocks(ch, *snap, e.resources)
 		collectWarnings(ch, *snap)
 		collectSplit(ch, *snap)
-		longest := longestTTL(*snap)
-		e.mu.Lock()
-		e.longest = max(e.longest, longest)
-		longest = e.longest
-		e.mu.Unlock()
-		collectTTL(ch, longest, e.driftFactor)
+		collectTTL(ch, longestTTL(*snap), e.driftFactor)
 	}
 	collectContention(ch, snap, e.resources, tallies)
-	for kind, n := range events {
-		ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, n, string(kind))
+	for _, kind := range monitorKinds { // every kind from the start: an alert sees the first one as an increase
+		ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, events[kind], string(kind))
+	}
+	for kind, n := range events { // a kind the list does not know yet (none, while the list is current)
+		if !slices.Contains(monitorKinds, kind) {
+			ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, n, string(kind))
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(descLost, prometheus.CounterValue,
 		events[monitor.EventQuorumLost]+events[monitor.EventLockLost])
@@ -231,7 +228,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	for kind, n := range demoEvents {
 		ch <- prometheus.MustNewConstMetric(descDemoEvents, prometheus.CounterValue, n, kind)
 	}
-	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, e.version, runtime.Version())
+	collectBuild(ch, e.build)
 	ch <- prometheus.MustNewConstMetric(descScrape, prometheus.GaugeValue, time.Since(start).Seconds())
 }
 
@@ -245,6 +242,10 @@ func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts m
 		gauge(descMasterUp, boolValue(m.Up), a)
 		gauge(descDown, boolValue(m.Down), a)
 		gauge(descMissed, float64(m.Missed), a)
+		ch <- prometheus.MustNewConstMetric(descRestarts, prometheus.CounterValue, restarts[a], a)
+		if !m.Up { // what it said before is not what it says now: only its up and error series, as redis_exporter
+			continue
+		}
 		gauge(descRTT, m.RTT.Seconds(), a)
 		if m.ClockKnown {
 			gauge(descOffset, m.ClockOffset.Seconds(), a)
@@ -256,7 +257,6 @@ func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts m
 		if m.Uptime >= 0 {
 			gauge(descUptime, m.Uptime.Seconds(), a)
 		}
-		ch <- prometheus.MustNewConstMetric(descRestarts, prometheus.CounterValue, restarts[a], a)
 		gauge(descLockKeys, float64(m.Keys), a)
 		gauge(descScanned, float64(m.Sweep.Scanned), a)
 		if m.Sweep.Total >= 0 {

@@ -167,7 +167,7 @@ Usage:
   redlock-tui [flags]                       embedded demo masters (--demo, said or not)
   redlock-tui -m host1:6379,host2:6379,...  your masters
   redlock-tui -m ... --once [--json]        one snapshot, no screen
-  redlock-tui -m ... --headless --metrics :9121 --events FILE   no screen: metrics and an event stream
+  redlock-tui -m ... --headless --metrics :9379 --events FILE   no screen: metrics and an event stream
   redlock-tui run -m ... RESOURCE -- CMD    run a command under a lock (run --help)
 
 ` + commandsUsage() + groupUsages(dashboardGroups, &v) + `
