@@ -520,7 +520,7 @@ func TestMetricNamesFindsTheSelectedMetricsOnly(t *testing.T) {
 		{`sum(redlock_locks) by (state)`, "redlock_locks"},
 		{`histogram_quantile(0.95, sum by (le) (rate(redlock_lock_hold_seconds_bucket{resource=~"$resource"}[$__rate_interval])))`,
 			"redlock_lock_hold_seconds_bucket"},
-		{`redlock:quorum_margin < 0`, "redlock:quorum_margin"},
+		{`instance:redlock_masters_up:sub_quorum < 0`, "instance:redlock_masters_up:sub_quorum"},
 		{`a - 2 * b > on (job, instance) group_left () c`, "a b c"},
 		{`quantile_over_time(0.5, x[2m] offset 5m) - 300 * (abs(y) or 0 * x)`, "x y x"},
 		{`label_replace(vector(600), "resource", "billing:nightly", "", "") or max by (resource) (0 * held + 3600)`, "held"},
@@ -531,6 +531,38 @@ func TestMetricNamesFindsTheSelectedMetricsOnly(t *testing.T) {
 	for _, tc := range tests {
 		if got := strings.Join(metricNames(tc.expr), " "); got != tc.want {
 			t.Errorf("metricNames(%q) = %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// recordName is the convention of recording rules' names, level:metric:operations: the labels the result keeps
+// (joined by _), the metric it is made from, and the operations applied, newest first.
+var recordName = regexp.MustCompile(`^([a-z]+(?:_[a-z]+)*):(redlock_[a-z_]+):([a-z0-9_]+)$`)
+
+// TestRecordingRulesAreNamedLevelMetricOperations: every recording rule is named level:metric:operations, of a
+// metric the exporter serves (less _total, as the convention drops it; a threshold's :max names its own), and
+// its level names labels of the exporter's series.
+func TestRecordingRulesAreNamedLevelMetricOperations(t *testing.T) {
+	served := servedNames(t)
+	for file, rules := range ruleFiles(t) {
+		for _, r := range rules {
+			if r.Record == "" {
+				continue
+			}
+			m := recordName.FindStringSubmatch(r.Record)
+			if m == nil {
+				t.Errorf("%s: recording rule %q is not named level:metric:operations", file, r.Record)
+				continue
+			}
+			if metric := m[2]; !served[metric] && !served[metric+"_total"] && !served[metric+"_bucket"] &&
+				!strings.HasSuffix(r.Record, ":max") { // a threshold's own metric, which the rule makes
+				t.Errorf("%s: %q names %s, which the exporter does not serve", file, r.Record, metric)
+			}
+			for _, label := range strings.Split(m[1], "_") {
+				if !slices.Contains([]string{"instance", "job", "master", "resource"}, label) {
+					t.Errorf("%s: %q's level names %q, not a label of the exporter's series", file, r.Record, label)
+				}
+			}
 		}
 	}
 }

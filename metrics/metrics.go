@@ -213,6 +213,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		collectSplit(ch, *snap)
 		collectTTL(ch, longestTTL(*snap), e.driftFactor)
 	}
+	var polls uint64 // 0 from the start, so that an alert on its rate sees a watcher that never polls
+	if snap != nil {
+		polls = snap.Seq
+	}
+	ch <- prometheus.MustNewConstMetric(descPolls, prometheus.CounterValue, float64(polls))
 	collectContention(ch, snap, e.resources, tallies)
 	for _, kind := range monitorKinds { // every kind from the start: an alert sees the first one as an increase
 		ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, events[kind], string(kind))
@@ -270,7 +275,6 @@ func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts m
 	gauge(descServers, float64(s.Servers))
 	gauge(descTrunc, boolValue(s.Truncated))
 	gauge(descSnapTime, float64(s.Time.UnixNano())/1e9)
-	ch <- prometheus.MustNewConstMetric(descPolls, prometheus.CounterValue, float64(s.Seq))
 	counts := make(map[monitor.LockState]int, len(monitor.LockStates))
 	for _, l := range s.Locks {
 		counts[l.State]++
