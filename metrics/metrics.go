@@ -44,8 +44,12 @@ type Exporter struct {
 	build       []string // redlock_build_info's labels
 	driftFactor float64
 
+	now     func() time.Time // the clock of the health endpoints
+	started time.Time        // when New made the exporter
+
 	mu         sync.Mutex
 	snap       *monitor.Snapshot
+	observed   time.Time                     // when the latest snapshot was observed, by now; zero before the first
 	events     map[monitor.EventKind]float64 // monitor events seen, by kind
 	restarts   map[string]float64            // master-restarted events, by master
 	violations float64                       // demo violations seen
@@ -63,6 +67,8 @@ func New(opts Options) *Exporter {
 	return &Exporter{
 		resources:   slices.Clone(opts.Resources),
 		build:       buildLabels(opts.Version),
+		now:         time.Now,
+		started:     time.Now(),
 		driftFactor: factor,
 		events:      map[monitor.EventKind]float64{},
 		restarts:    map[string]float64{},
@@ -76,6 +82,7 @@ func (e *Exporter) Observe(s monitor.Snapshot, fresh []monitor.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.snap = &s
+	e.observed = e.now()
 	e.tallyContention(&s)
 	for _, ev := range fresh {
 		e.events[ev.Kind]++

@@ -79,6 +79,7 @@ type Config struct {
 	Watch         time.Duration // with Once: poll this long before printing (contention); 0 print once swept
 	Headless      bool          // no screen: poll until a signal, for --metrics and --events
 	Metrics       string        // address to serve Prometheus metrics on, "" none
+	WebConfig     string        // --web.config.file: TLS and basic auth of the metrics, "" none
 	MetricsLocks  []string      // resources with series of their own in the metrics
 	Events        string        // file to append the event stream to, "-" stdout (headless only), "" none
 	Record        string        // --record: file to record every poll and event to, for replay; "" none
@@ -312,6 +313,8 @@ func checkOutputFlags(c *Config, _ *flagValues) error {
 		return usagef("--events - (standard output) needs --headless: the dashboard owns the screen")
 	case len(c.MetricsLocks) > 0 && c.Metrics == "":
 		return usagef("--metrics-locks needs --metrics")
+	case c.WebConfig != "" && c.Metrics == "":
+		return usagef("--web.config.file needs --metrics")
 	}
 	size, err := parseSize(c.RecordMax)
 	if err != nil {
