@@ -139,7 +139,10 @@ func (f *Feed) emit(rs ...events.Record) {
 func (f *Feed) poll(prev *monitor.Snapshot, s monitor.Snapshot) {
 	fresh := s.EventsSince(prev)
 	f.exporter.Observe(s, fresh)
-	f.emit(events.FromMonitor(fresh)...)
+	if prev == nil { // the locks held before the watcher started, which no change tells
+		f.emit(events.AlreadyHeld(s)...)
+	}
+	f.emit(events.FromPoll(prev, s, fresh)...)
 	f.emit(events.Warnings(prev, s)...)
 }
 

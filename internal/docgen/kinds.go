@@ -24,7 +24,8 @@ func MetricsKinds() ([]byte, error) {
 		"// monitorKinds are every kind of the monitor's events: redlock_events_total serves each from the start.\n" +
 		"var monitorKinds = []monitor.EventKind{\n")
 	for _, k := range kinds {
-		if k.Source != events.SourceMonitor || k.Kind == events.KindWarning || k.Kind == events.KindWarningCleared {
+		if k.Source != events.SourceMonitor || k.Kind == events.KindWarning || k.Kind == events.KindWarningCleared ||
+			k.Kind == events.KindAlreadyHeld { // the events package's records of the monitor, not its events
 			continue
 		}
 		fmt.Fprintf(&b, "\t%q,\n", k.Kind)
