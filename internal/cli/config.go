@@ -193,6 +193,9 @@ func parseConfig(args []string, env Environment) (Config, error) {
 	if err := fs.Parse(args); err != nil {
 		return Config{}, &UsageError{Msg: err.Error()}
 	}
+	if err := applyEnv(fs, env); err != nil {
+		return Config{}, err
+	}
 	c := v.cfg
 	if c.Help || c.Version {
 		return Config{Help: c.Help, Version: c.Version && !c.Help}, nil
