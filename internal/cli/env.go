@@ -11,8 +11,8 @@ import (
 // REDLOCK_TUI_WEB_CONFIG_FILE).
 const envPrefix = "REDLOCK_TUI_"
 
-// envName is the environment variable of the flag name.
-func envName(flag string) string {
+// EnvName is the environment variable that sets the dashboard command's flag named flag.
+func EnvName(flag string) string {
 	return envPrefix + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(flag))
 }
 
@@ -26,12 +26,12 @@ func applyEnv(fs *pflag.FlagSet, env Environment) error {
 		if err != nil || fs.Changed(f.Name) || f.Name == "help" || f.Name == "version" {
 			return
 		}
-		value := env.Getenv(envName(f.Name))
+		value := env.Getenv(EnvName(f.Name))
 		if value == "" {
 			return
 		}
 		if setErr := fs.Set(f.Name, value); setErr != nil {
-			err = usagef("%s=%q: %v", envName(f.Name), value, setErr)
+			err = usagef("%s=%q: %v", EnvName(f.Name), value, setErr)
 		}
 	})
 	return err
