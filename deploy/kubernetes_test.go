@@ -58,8 +58,8 @@ type container struct {
 		Name          string `yaml:"name"`
 		ContainerPort int    `yaml:"containerPort"`
 	} `yaml:"ports"`
-	LivenessProbe  probe `yaml:"livenessProbe"`
-	ReadinessProbe probe `yaml:"readinessProbe"`
+	LivenessProbe   probe `yaml:"livenessProbe"`
+	ReadinessProbe  probe `yaml:"readinessProbe"`
 	SecurityContext struct {
 		AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
 		ReadOnlyRootFilesystem   bool  `yaml:"readOnlyRootFilesystem"`
