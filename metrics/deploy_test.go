@@ -152,9 +152,15 @@ type panel struct {
 		H, W, X, Y int
 	} `json:"gridPos"`
 	Targets []struct {
-		Expr  string `json:"expr"`
-		RefID string `json:"refId"`
+		Expr         string `json:"expr"`
+		RefID        string `json:"refId"`
+		LegendFormat string `json:"legendFormat"`
 	} `json:"targets"`
+	FieldConfig struct {
+		Defaults struct {
+			Unit string `json:"unit"`
+		} `json:"defaults"`
+	} `json:"fieldConfig"`
 	Panels []panel `json:"panels"` // a collapsed row's
 }
 
@@ -564,5 +570,54 @@ func TestRecordingRulesAreNamedLevelMetricOperations(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEveryPanelHasAUnitAndEachWatcherItsOwnLines: every panel says its unit (rates per minute in ops/min, the
+// CPU in percent, never the unitless "short" for a rate), every graph's legend names the watcher's instance and
+// no graph's expression aggregates it away (two watchers draw two lines), and a variable picks the watcher.
+func TestEveryPanelHasAUnitAndEachWatcherItsOwnLines(t *testing.T) {
+	_, d := readDashboard(t)
+	aggregation := regexp.MustCompile(`\b(sum|max|min|avg|count)\s*(by\s*\(([^)]*)\))?\s*\(`)
+	for _, p := range allPanels(d) {
+		if p.Type == "row" {
+			continue
+		}
+		unit := p.FieldConfig.Defaults.Unit
+		if unit == "" || unit == "short" {
+			t.Errorf("panel %q has unit %q; want one that says what it counts", p.Title, unit)
+		}
+		perMinute := strings.Contains(strings.ToLower(p.Title), "per minute")
+		for _, tg := range p.Targets {
+			if strings.Contains(tg.Expr, "* 60") && !strings.Contains(tg.Expr, "[1h]") {
+				perMinute = true
+			}
+		}
+		if perMinute && unit != "opm" {
+			t.Errorf("panel %q shows a rate per minute in %q; want opm", p.Title, unit)
+		}
+		if strings.Contains(p.Title, "CPU") && unit != "percentunit" {
+			t.Errorf("panel %q shows the CPU in %q; want percentunit", p.Title, unit)
+		}
+		if p.Type != "timeseries" {
+			continue
+		}
+		for _, tg := range p.Targets {
+			if !strings.Contains(tg.LegendFormat, "{{instance}}") {
+				t.Errorf("panel %q: legend %q does not name the watcher's instance", p.Title, tg.LegendFormat)
+			}
+			for _, m := range aggregation.FindAllStringSubmatch(tg.Expr, -1) {
+				if !strings.Contains(m[3], "instance") {
+					t.Errorf("panel %q: %q aggregates the watchers' instances away", p.Title, tg.Expr)
+				}
+			}
+		}
+	}
+	found := false
+	for _, v := range d.Templating.List {
+		found = found || v.Name == "instance"
+	}
+	if !found {
+		t.Error("no variable picks the watcher's instance")
 	}
 }
