@@ -534,6 +534,62 @@ func TestPrometheusFiresTheShippedAlertsOnBrokenLocks(t *testing.T) {
 	prom.assertResolved(t, healAt, quorumLost, splitAlert, evictionPolicy)
 }
 
+// TestPrometheusFiresRedlockLockEvictedOnTheFirstEviction runs the shipped rules, unchanged, in a real
+// Prometheus scraping a watcher just started on three real masters, and has the masters evict a held lock's keys
+// (allkeys-random with a maxmemory of 1 byte: the next write evicts every key): the first eviction the watcher
+// ever sees must fire RedlockLockEvicted, which reads an increase of redlock_events_total{kind="evicted"}. It
+// fires only because the exporter serves that series at 0 from its first scrape; a series that appeared with the
+// event would show Prometheus no increase.
+func TestPrometheusFiresRedlockLockEvictedOnTheFirstEviction(t *testing.T) {
+	t.Parallel()
+	promBin := prometheusBinary(t)
+	bin := buildBinary(t)
+	masters := redlocktest.Masters(t, 3)
+	clients := redlocktest.Clients(t, masters)
+	addrs := redlocktest.Addrs(masters)
+	rules := make([]string, 2)
+	for i, name := range []string{"rules.yml", "alerts.yml"} {
+		abs, err := filepath.Abs(filepath.Join("..", "deploy", "prometheus", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules[i] = abs
+	}
+	h := startHeadless(t, bin, "--masters", strings.Join(addrs, ","), "--poll", "200ms")
+	target := strings.TrimSuffix(strings.TrimPrefix(h.metrics, "http://"), "/metrics")
+	prom := startPrometheus(t, promBin, target, rules)
+
+	ctx := context.Background()
+	const resource, token = "e2e:evicted", "holder-0123456789abcdef"
+	for _, c := range clients {
+		if err := c.Set(ctx, resource, token, 10*time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	within(t, time.Now(), time.Minute, "the held lock in Prometheus", func() (bool, string) {
+		held, err := prom.query(`redlock_locks{job="redlock",state="held"}`)
+		return err == nil && held == "1", fmt.Sprintf("%v %v", held, err)
+	})
+
+	faultAt := time.Now()
+	for _, c := range clients {
+		for _, kv := range [][2]string{{"maxmemory-policy", "allkeys-random"}, {"maxmemory", "1"}} {
+			if err := c.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = c.Set(ctx, "e2e:filler", "x", 0).Err() // evicts every key first; refused itself (OOM) once none is left
+		if n, err := c.Exists(ctx, resource).Result(); err != nil || n != 0 {
+			t.Fatalf("the lock's key was not evicted: exists %d, %v", n, err)
+		}
+		if err := c.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prom.assertFires(t, faultAt, expectedAlert{"RedlockLockEvicted", "kind", "evicted", 0,
+		`redlock_events_total{job="redlock", kind="evicted"}`, nil})
+}
+
 // TestPrometheusFiresTheShippedAlertsOnStoppedMasters runs the shipped rules in a real Prometheus scraping the
 // binary that watches three real masters, and crashes two of them: RedlockMasterDown must fire for each and
 // RedlockQuorumUnavailable for the watcher, within their for: plus two scrape intervals as

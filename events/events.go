@@ -46,6 +46,7 @@ const (
 	KindForceDeleteFailed  = "force-delete-failed" // the deletion found nothing to delete, or failed
 	KindWarning            = "warning"             // a monitor warning appeared
 	KindWarningCleared     = "warning-cleared"     // a monitor warning no longer holds
+	KindAlreadyHeld        = "already-held"        // a lock held when the watcher started: its first poll found it held, one record each
 )
 
 // Kinds of the program's own events (SourceProgram): the files it writes. The flag names the file.
@@ -54,19 +55,38 @@ const (
 	KindOutputReopened = "output-reopened" // SIGHUP reopened the files written (--events, --debug, --record) at their paths
 )
 
+// SchemaVersion is the version of the stream's records, in each line's schema field: it changes when a field
+// is removed or changes meaning, not when one is added.
+const SchemaVersion = 1
+
+// TimeLayout is how a line writes its time: RFC 3339 in UTC with milliseconds, 2026-01-02T15:04:05.123Z.
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
 // Record is one line of the stream. Empty fields are left out.
 type Record struct {
+	Schema   int       `json:"schema"`             // the version of the record's fields, 1 (SchemaVersion): it changes when a field is removed or changes meaning
 	Seq      uint64    `json:"seq"`                // increasing from 1 in the order written
-	Time     time.Time `json:"time"`               // when it happened (RFC 3339, local clock)
+	Time     time.Time `json:"time"`               // when it happened: RFC 3339 in UTC with milliseconds (2026-01-02T15:04:05.123Z)
 	Source   Source    `json:"source"`             // monitor, dashboard, demo or program
-	Kind     string    `json:"kind"`               // what happened
+	Kind     string    `json:"kind"`               // what happened: one of the kinds below
 	Severity string    `json:"severity,omitempty"` // "info", "warning" or "error"
 	Resource string    `json:"resource,omitempty"` // the lock concerned
 	Master   string    `json:"master,omitempty"`   // the master concerned, as given on the command line
-	Token    string    `json:"token,omitempty"`    // the lock token concerned
+	Token    string    `json:"token,omitempty"`    // the lock token concerned: the holder's, the one that took over, or the one that went (a lock of several holders has none)
+	Masters  []string  `json:"masters,omitempty"`  // the masters the token was read on, as given on the command line (in the poll before, for a lock that went)
+	Warning  string    `json:"warning,omitempty"`  // warning and warning-cleared: the warning's kind (see Warning kinds)
 	Client   string    `json:"client,omitempty"`   // demo: the simulated client concerned
 	Text     string    `json:"text"`               // a self-contained sentence for people
 }
+
+// line is a Record as the stream writes it: its time as TimeLayout in UTC.
+type line struct {
+	Time string `json:"time"`
+	plain
+}
+
+// plain is a Record's fields without its time's own encoding, for line.
+type plain Record
 
 // Sink receives events. The dashboard calls Emit for its own actions (acquired, extended, released, lost);
 // implementations are safe for concurrent use and never block for long.
@@ -85,7 +105,8 @@ type Writer struct {
 // NewWriter returns a Writer appending to w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// Emit numbers r, stamps it with the current time when it has none, and writes it as one line. After a
+// Emit numbers r, stamps it with the current time when it has none and with SchemaVersion, and writes it as
+// one line, its time in UTC with milliseconds (TimeLayout). After a
 // write error nothing more is written; Err reports it.
 func (wr *Writer) Emit(r Record) {
 	if r.Time.IsZero() {
@@ -97,13 +118,13 @@ func (wr *Writer) Emit(r Record) {
 		return
 	}
 	wr.seq++
-	r.Seq = wr.seq
-	line, err := json.Marshal(r)
+	r.Seq, r.Schema = wr.seq, SchemaVersion
+	out, err := json.Marshal(line{Time: r.Time.UTC().Format(TimeLayout), plain: plain(r)})
 	if err != nil {
 		wr.err = fmt.Errorf("events: encoding: %w", err)
 		return
 	}
-	if _, err := wr.w.Write(append(line, '\n')); err != nil {
+	if _, err := wr.w.Write(append(out, '\n')); err != nil {
 		wr.err = fmt.Errorf("events: writing: %w", err)
 	}
 }
@@ -150,7 +171,7 @@ func Warnings(prev *monitor.Snapshot, s monitor.Snapshot) []Record {
 // warningRecord is the record of a warning raised or cleared at t.
 func warningRecord(t time.Time, kind string, w monitor.Warning) Record {
 	return Record{Time: t, Source: SourceMonitor, Kind: kind, Severity: w.Severity.String(), Master: w.Master,
-		Resource: w.Resource, Text: w.Kind + ": " + w.Text}
+		Resource: w.Resource, Warning: w.Kind, Text: w.Kind + ": " + w.Text}
 }
 
 // DashboardSeverity is the severity of a kind of the dashboard's own events: a lock of ours lost or an

@@ -28,12 +28,12 @@ var (
 	descHolderAge = desc("lock_holder_age_seconds", "Each holder that holds the lock (labels as "+
 		"redlock_lock_holder_validity_seconds): how long ago this process first saw its token, a lower bound of "+
 		"how long it has held the lock.", "resource", "holder", "mode")
-	descLongest = desc("longest_ttl_seconds", "The longest TTL of a lock key read on a master in the polls "+
-		"scraped so far (the remaining TTL, so a lower bound of the TTL given): a master restarted less than "+
-		"this ago may grant a lock others still hold. Absent until a lock with a TTL is seen.")
-	descAllowance = desc("clock_allowance_seconds", "The clock drift allowance of the longest TTL seen "+
+	descLongest = desc("longest_ttl_seconds", "The longest TTL of a lock key read on a master in the last poll "+
+		"(the remaining TTL, so a lower bound of the TTL given): a master restarted less than this ago may grant a "+
+		"lock others still hold. Absent while no lock with a TTL is read.")
+	descAllowance = desc("clock_allowance_seconds", "The clock drift allowance of the longest TTL read in the last poll "+
 		"(drift factor x TTL + 2ms): a master's clock that moves by more than this against ours within a TTL "+
-		"lets a lock expire there before its holder's validity ends. Absent until a lock with a TTL is seen.")
+		"lets a lock expire there before its holder's validity ends. Absent while no lock with a TTL is read.")
 )
 
 // collectWarnings writes the warnings of s, one series each. Two warnings of one identity (the monitor tells
@@ -78,8 +78,8 @@ func longestTTL(s monitor.Snapshot) time.Duration {
 	return longest
 }
 
-// collectTTL writes the longest TTL seen so far and the clock allowance it gives with factor, when one is
-// known.
+// collectTTL writes the longest TTL read in the last poll and the clock allowance it gives with factor, when
+// a lock with a TTL was read.
 func collectTTL(ch chan<- prometheus.Metric, longest time.Duration, factor float64) {
 	if longest <= 0 {
 		return

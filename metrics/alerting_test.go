@@ -132,28 +132,40 @@ func TestSplitLocksAreNamedUpToTen(t *testing.T) {
 	}
 }
 
-// TestLongestTTLAndTheClockAllowanceItGives: the longest TTL read stays the longest when shorter locks follow,
-// and the allowance is the drift factor's share of it plus 2ms; neither is written before a TTL is seen.
+// TestLongestTTLAndTheClockAllowanceItGives: the longest TTL is the longest read in the last poll, so it falls
+// when the long lock goes and shorter locks follow, and the allowance is the drift factor's share of it plus
+// 2ms; neither is written while no TTL is read.
 func TestLongestTTLAndTheClockAllowanceItGives(t *testing.T) {
 	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	e := New(Options{DriftFactor: 0.05})
-	e.Observe(poll(nil, now, nil, nil, nil), nil)
-	for name := range scrape(t, e) {
-		if strings.HasPrefix(name, "redlock_longest_ttl_seconds") || strings.HasPrefix(name, "redlock_clock_allowance_seconds") {
-			t.Errorf("%s is written before any lock was seen", name)
+	noTTL := func(when string) {
+		t.Helper()
+		for name := range scrape(t, e) {
+			if strings.HasPrefix(name, "redlock_longest_ttl_seconds") || strings.HasPrefix(name, "redlock_clock_allowance_seconds") {
+				t.Errorf("%s is written %s", name, when)
+			}
 		}
 	}
+	e.Observe(poll(nil, now, nil, nil, nil), nil)
+	noTTL("before any lock was seen")
 	long := key{"long", "token-0123456789abcdef", 30 * time.Second}
 	s := poll(nil, now, []key{long}, []key{long}, nil)
 	e.Observe(s, nil)
-	scrape(t, e)
-	short := key{"short", "token-0123456789abcdef", 2 * time.Second}
-	e.Observe(poll(&s, now.Add(time.Second), []key{short}, []key{short}, nil), nil)
 	got := scrape(t, e)
 	if got["redlock_longest_ttl_seconds"] != "30" || got["redlock_clock_allowance_seconds"] != "1.502" {
-		t.Errorf("longest TTL %q, allowance %q; want 30 and 1.502 (0.05 x 30s + 2ms), kept after the 30s lock went",
+		t.Errorf("longest TTL %q, allowance %q; want 30 and 1.502 (0.05 x 30s + 2ms) while the 30s lock is read",
 			got["redlock_longest_ttl_seconds"], got["redlock_clock_allowance_seconds"])
 	}
+	short := key{"short", "token-0123456789abcdef", 2 * time.Second}
+	s = poll(&s, now.Add(time.Second), []key{short}, []key{short}, nil)
+	e.Observe(s, nil)
+	got = scrape(t, e)
+	if got["redlock_longest_ttl_seconds"] != "2" || got["redlock_clock_allowance_seconds"] != "0.102" {
+		t.Errorf("longest TTL %q, allowance %q; want 2 and 0.102 once the 30s lock went and a 2s one is read",
+			got["redlock_longest_ttl_seconds"], got["redlock_clock_allowance_seconds"])
+	}
+	e.Observe(poll(&s, now.Add(2*time.Second), nil, nil, nil), nil)
+	noTTL("after every lock went")
 }
 
 // TestAHolderAgeCountsFromWhenItsTokenWasFirstSeen: a listed lock held by one token for 90 seconds of polls

@@ -23,7 +23,7 @@ var (
 
 // Bucket bounds, in seconds, of the hold time and free gap histograms.
 var (
-	holdBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300}
+	holdBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400}
 	gapBuckets  = []float64{0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 5, 30}
 )
 

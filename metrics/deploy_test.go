@@ -152,9 +152,15 @@ type panel struct {
 		H, W, X, Y int
 	} `json:"gridPos"`
 	Targets []struct {
-		Expr  string `json:"expr"`
-		RefID string `json:"refId"`
+		Expr         string `json:"expr"`
+		RefID        string `json:"refId"`
+		LegendFormat string `json:"legendFormat"`
 	} `json:"targets"`
+	FieldConfig struct {
+		Defaults struct {
+			Unit string `json:"unit"`
+		} `json:"defaults"`
+	} `json:"fieldConfig"`
 	Panels []panel `json:"panels"` // a collapsed row's
 }
 
@@ -520,7 +526,7 @@ func TestMetricNamesFindsTheSelectedMetricsOnly(t *testing.T) {
 		{`sum(redlock_locks) by (state)`, "redlock_locks"},
 		{`histogram_quantile(0.95, sum by (le) (rate(redlock_lock_hold_seconds_bucket{resource=~"$resource"}[$__rate_interval])))`,
 			"redlock_lock_hold_seconds_bucket"},
-		{`redlock:quorum_margin < 0`, "redlock:quorum_margin"},
+		{`instance:redlock_masters_up:sub_quorum < 0`, "instance:redlock_masters_up:sub_quorum"},
 		{`a - 2 * b > on (job, instance) group_left () c`, "a b c"},
 		{`quantile_over_time(0.5, x[2m] offset 5m) - 300 * (abs(y) or 0 * x)`, "x y x"},
 		{`label_replace(vector(600), "resource", "billing:nightly", "", "") or max by (resource) (0 * held + 3600)`, "held"},
@@ -532,5 +538,86 @@ func TestMetricNamesFindsTheSelectedMetricsOnly(t *testing.T) {
 		if got := strings.Join(metricNames(tc.expr), " "); got != tc.want {
 			t.Errorf("metricNames(%q) = %q, want %q", tc.expr, got, tc.want)
 		}
+	}
+}
+
+// recordName is the convention of recording rules' names, level:metric:operations: the labels the result keeps
+// (joined by _), the metric it is made from, and the operations applied, newest first.
+var recordName = regexp.MustCompile(`^([a-z]+(?:_[a-z]+)*):(redlock_[a-z_]+):([a-z0-9_]+)$`)
+
+// TestRecordingRulesAreNamedLevelMetricOperations: every recording rule is named level:metric:operations, of a
+// metric the exporter serves (less _total, as the convention drops it; a threshold's :max names its own), and
+// its level names labels of the exporter's series.
+func TestRecordingRulesAreNamedLevelMetricOperations(t *testing.T) {
+	served := servedNames(t)
+	for file, rules := range ruleFiles(t) {
+		for _, r := range rules {
+			if r.Record == "" {
+				continue
+			}
+			m := recordName.FindStringSubmatch(r.Record)
+			if m == nil {
+				t.Errorf("%s: recording rule %q is not named level:metric:operations", file, r.Record)
+				continue
+			}
+			if metric := m[2]; !served[metric] && !served[metric+"_total"] && !served[metric+"_bucket"] &&
+				!strings.HasSuffix(r.Record, ":max") { // a threshold's own metric, which the rule makes
+				t.Errorf("%s: %q names %s, which the exporter does not serve", file, r.Record, metric)
+			}
+			for _, label := range strings.Split(m[1], "_") {
+				if !slices.Contains([]string{"instance", "job", "master", "resource"}, label) {
+					t.Errorf("%s: %q's level names %q, not a label of the exporter's series", file, r.Record, label)
+				}
+			}
+		}
+	}
+}
+
+// TestEveryPanelHasAUnitAndEachWatcherItsOwnLines: every panel says its unit (rates per minute in ops/min, the
+// CPU in percent, never the unitless "short" for a rate), every graph's legend names the watcher's instance and
+// no graph's expression aggregates it away (two watchers draw two lines), and a variable picks the watcher.
+func TestEveryPanelHasAUnitAndEachWatcherItsOwnLines(t *testing.T) {
+	_, d := readDashboard(t)
+	aggregation := regexp.MustCompile(`\b(sum|max|min|avg|count)\s*(by\s*\(([^)]*)\))?\s*\(`)
+	for _, p := range allPanels(d) {
+		if p.Type == "row" {
+			continue
+		}
+		unit := p.FieldConfig.Defaults.Unit
+		if unit == "" || unit == "short" {
+			t.Errorf("panel %q has unit %q; want one that says what it counts", p.Title, unit)
+		}
+		perMinute := strings.Contains(strings.ToLower(p.Title), "per minute")
+		for _, tg := range p.Targets {
+			if strings.Contains(tg.Expr, "* 60") && !strings.Contains(tg.Expr, "[1h]") {
+				perMinute = true
+			}
+		}
+		if perMinute && unit != "opm" {
+			t.Errorf("panel %q shows a rate per minute in %q; want opm", p.Title, unit)
+		}
+		if strings.Contains(p.Title, "CPU") && unit != "percentunit" {
+			t.Errorf("panel %q shows the CPU in %q; want percentunit", p.Title, unit)
+		}
+		if p.Type != "timeseries" {
+			continue
+		}
+		for _, tg := range p.Targets {
+			if !strings.Contains(tg.LegendFormat, "{{instance}}") {
+				t.Errorf("panel %q: legend %q does not name the watcher's instance", p.Title, tg.LegendFormat)
+			}
+			for _, m := range aggregation.FindAllStringSubmatch(tg.Expr, -1) {
+				if !strings.Contains(m[3], "instance") {
+					t.Errorf("panel %q: %q aggregates the watchers' instances away", p.Title, tg.Expr)
+				}
+			}
+		}
+	}
+	found := false
+	for _, v := range d.Templating.List {
+		found = found || v.Name == "instance"
+	}
+	if !found {
+		t.Error("no variable picks the watcher's instance")
 	}
 }

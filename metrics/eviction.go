@@ -21,6 +21,9 @@ var (
 // collectEviction writes the eviction figures each master of s told, leaving out those it did not.
 func collectEviction(ch chan<- prometheus.Metric, s monitor.Snapshot) {
 	for _, m := range s.Masters {
+		if !m.Up { // not what it says now
+			continue
+		}
 		if m.EvictionPolicy != "" {
 			ch <- prometheus.MustNewConstMetric(descPolicy, prometheus.GaugeValue, 1, m.Addr, m.EvictionPolicy)
 			ch <- prometheus.MustNewConstMetric(descMaxMemory, prometheus.GaugeValue, float64(m.MaxMemory), m.Addr)

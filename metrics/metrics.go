@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -42,17 +41,20 @@ type Options struct {
 // for concurrent use.
 type Exporter struct {
 	resources   []string
-	version     string
+	build       []string // redlock_build_info's labels
 	driftFactor float64
+
+	now     func() time.Time // the clock of the health endpoints
+	started time.Time        // when New made the exporter
 
 	mu         sync.Mutex
 	snap       *monitor.Snapshot
+	observed   time.Time                     // when the latest snapshot was observed, by now; zero before the first
 	events     map[monitor.EventKind]float64 // monitor events seen, by kind
 	restarts   map[string]float64            // master-restarted events, by master
 	violations float64                       // demo violations seen
 	demoEvents map[string]float64            // demo events seen, by kind
 	tallies    map[string]*tally             // the holders counted of each resource named in advance (contention.go)
-	longest    time.Duration                 // the longest TTL read so far (alerting.go)
 	outputs    map[string]output             // the files written, by flag (outputs.go)
 }
 
@@ -65,7 +67,9 @@ func New(opts Options) *Exporter {
 	}
 	return &Exporter{
 		resources:   slices.Clone(opts.Resources),
-		version:     opts.Version,
+		build:       buildLabels(opts.Version),
+		now:         time.Now,
+		started:     time.Now(),
 		driftFactor: factor,
 		events:      map[monitor.EventKind]float64{},
 		restarts:    map[string]float64{},
@@ -80,6 +84,7 @@ func (e *Exporter) Observe(s monitor.Snapshot, fresh []monitor.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.snap = &s
+	e.observed = e.now()
 	e.tallyContention(&s)
 	for _, ev := range fresh {
 		e.events[ev.Kind]++
@@ -141,12 +146,11 @@ var (
 	descHolderVal = desc("lock_holder_validity_seconds", "Each holder that holds the lock (its token's fingerprint, "+
 		"sha256: and the first 8 hex digits of the token's SHA-256, never the token; and its mode: exclusive, write, "+
 		"read or permit): how long it stays held, less the drift allowance.", "resource", "holder", "mode")
-	descEvents     = desc("events_total", "Events the monitor reported, by kind.", "kind")
+	descEvents     = desc("events_total", "Events the monitor reported, by kind; every kind the monitor has is served from the start, at 0 until its first event.", "kind")
 	descLost       = desc("lock_lost_total", "Held locks that lost their quorum while their key lived on (quorum-lost), and locks of ours found without a quorum (lock-lost).")
 	descViol       = desc("violations_total", "Breaches of mutual exclusion the demo's detector saw (demo mode only).")
 	descDemoEvents = desc("demo_events_total", "Events the demo reported, by kind (demo mode only).", "kind")
 	descScrape     = desc("scrape_duration_seconds", "Time this scrape took to render the metrics (the masters are polled independently).")
-	descBuild      = desc("build_info", "Always 1; the labels name the build.", "version", "goversion")
 )
 
 // statesHelp lists the lock states, as the state label writes them, with the word the screen shows where it
@@ -217,16 +221,21 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		collectLocks(ch, *snap, e.resources)
 		collectWarnings(ch, *snap)
 		collectSplit(ch, *snap)
-		longest := longestTTL(*snap)
-		e.mu.Lock()
-		e.longest = max(e.longest, longest)
-		longest = e.longest
-		e.mu.Unlock()
-		collectTTL(ch, longest, e.driftFactor)
+		collectTTL(ch, longestTTL(*snap), e.driftFactor)
 	}
+	var polls uint64 // 0 from the start, so that an alert on its rate sees a watcher that never polls
+	if snap != nil {
+		polls = snap.Seq
+	}
+	ch <- prometheus.MustNewConstMetric(descPolls, prometheus.CounterValue, float64(polls))
 	collectContention(ch, snap, e.resources, tallies)
-	for kind, n := range events {
-		ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, n, string(kind))
+	for _, kind := range monitorKinds { // every kind from the start: an alert sees the first one as an increase
+		ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, events[kind], string(kind))
+	}
+	for kind, n := range events { // a kind the list does not know yet (none, while the list is current)
+		if !slices.Contains(monitorKinds, kind) {
+			ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, n, string(kind))
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(descLost, prometheus.CounterValue,
 		events[monitor.EventQuorumLost]+events[monitor.EventLockLost])
@@ -235,7 +244,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descDemoEvents, prometheus.CounterValue, n, kind)
 	}
 	collectOutputs(ch, outputs)
-	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, e.version, runtime.Version())
+	collectBuild(ch, e.build)
 	ch <- prometheus.MustNewConstMetric(descScrape, prometheus.GaugeValue, time.Since(start).Seconds())
 }
 
@@ -249,6 +258,10 @@ func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts m
 		gauge(descMasterUp, boolValue(m.Up), a)
 		gauge(descDown, boolValue(m.Down), a)
 		gauge(descMissed, float64(m.Missed), a)
+		ch <- prometheus.MustNewConstMetric(descRestarts, prometheus.CounterValue, restarts[a], a)
+		if !m.Up { // what it said before is not what it says now: only its up and error series, as redis_exporter
+			continue
+		}
 		gauge(descRTT, m.RTT.Seconds(), a)
 		if m.ClockKnown {
 			gauge(descOffset, m.ClockOffset.Seconds(), a)
@@ -260,7 +273,6 @@ func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts m
 		if m.Uptime >= 0 {
 			gauge(descUptime, m.Uptime.Seconds(), a)
 		}
-		ch <- prometheus.MustNewConstMetric(descRestarts, prometheus.CounterValue, restarts[a], a)
 		gauge(descLockKeys, float64(m.Keys), a)
 		gauge(descScanned, float64(m.Sweep.Scanned), a)
 		if m.Sweep.Total >= 0 {
@@ -274,7 +286,6 @@ func collectSnapshot(ch chan<- prometheus.Metric, s monitor.Snapshot, restarts m
 	gauge(descServers, float64(s.Servers))
 	gauge(descTrunc, boolValue(s.Truncated))
 	gauge(descSnapTime, float64(s.Time.UnixNano())/1e9)
-	ch <- prometheus.MustNewConstMetric(descPolls, prometheus.CounterValue, float64(s.Seq))
 	counts := make(map[monitor.LockState]int, len(monitor.LockStates))
 	for _, l := range s.Locks {
 		counts[l.State]++

@@ -47,7 +47,7 @@ func TestExporterWritesTheSnapshotAndCountsEvents(t *testing.T) {
 	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	e := New(Options{Resources: []string{"billing", "absent"}, Version: "v1.2.3"})
 	before := scrape(t, e)
-	if before[`redlock_violations_total`] != "0" || before[`redlock_lock_lost_total`] != "0" ||
+	if before[`redlock_violations_total`] != "0" || before[`redlock_lock_lost_total`] != "0" || before[`redlock_polls_total`] != "0" ||
 		before["redlock_scrape_duration_seconds"] == "" {
 		t.Fatalf("before any snapshot: %v; want the counters at 0 and the scrape's duration", before)
 	}

@@ -17,7 +17,7 @@ func TestExporterSaysWhichMastersAreTracked(t *testing.T) {
 		{Addr: "d:1", Down: true, Refresh: monitor.RefreshTracking},
 	}}, nil)
 	got := scrape(t, e)
-	for master, want := range map[string]string{"a:1": "1", "b:1": "0", "c:1": "0", "d:1": "0"} {
+	for master, want := range map[string]string{"a:1": "1", "b:1": "0", "c:1": "0", "d:1": ""} {
 		name := `redlock_master_refresh_tracking{master="` + master + `"}`
 		if got[name] != want {
 			t.Errorf("%s = %q, want %s", name, got[name], want)

@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/prometheus/exporter-toolkit/web"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/events"
@@ -30,6 +35,7 @@ const (
 type Outputs struct {
 	Events       string    // --events: the file to append the event stream to, "-" Stdout, "" none
 	Metrics      string    // --metrics: the address to serve Prometheus metrics on, "" none
+	WebConfig    string    // --web.config.file: the exporter toolkit's TLS and basic auth configuration, "" none
 	MetricsLocks []string  // resources with series of their own in the metrics
 	Release      string    // the program's release, in the metrics' build information
 	Stdout       io.Writer // the event stream's destination for "-"
@@ -86,7 +92,7 @@ func startFeed(out Outputs, mon *monitor.Monitor, d *demo.Demo, driftFactor floa
 		f.exporter.SetOutput(flagEvents, true)
 	}
 	if out.Metrics != "" {
-		shutdown, err := serveMetrics(out.Metrics, f.exporter, out.Stderr)
+		shutdown, err := serveMetrics(out.Metrics, out.WebConfig, f.exporter, healthAge(header.Config), out.Stderr)
 		if err != nil {
 			f.close()
 			return nil, err
@@ -225,7 +231,10 @@ func (f *Feed) emit(rs ...events.Record) {
 func (f *Feed) poll(prev *monitor.Snapshot, s monitor.Snapshot) {
 	fresh := s.EventsSince(prev)
 	f.exporter.Observe(s, fresh)
-	f.emit(events.FromMonitor(fresh)...)
+	if prev == nil { // the locks held before the watcher started, which no change tells
+		f.emit(events.AlreadyHeld(s)...)
+	}
+	f.emit(events.FromPoll(prev, s, fresh)...)
 	f.emit(events.Warnings(prev, s)...)
 }
 
@@ -269,30 +278,51 @@ func loopback(a net.Addr) bool {
 	return ok && tcp.IP.IsLoopback()
 }
 
-// serveMetrics listens on addr and serves the exporter at /metrics in the background; the address it listens
-// on goes to stderr (useful with port 0), with a warning when it is not the loopback interface alone (the
-// metrics have no authentication). It returns what stops the server.
-func serveMetrics(addr string, exporter *metrics.Exporter, stderr io.Writer) (shutdown func(), err error) {
+// healthAge is how long after the last poll /healthz says the process no longer polls: three polls and their
+// timeouts, and never less than 30s.
+func healthAge(cfg monitor.RecordedConfig) time.Duration {
+	return max(3*(cfg.Interval+cfg.Timeout), 30*time.Second)
+}
+
+// serveMetrics listens on addr and serves, in the background, the exporter at /metrics, whether it polls at
+// /healthz (a poll within maxAge) and whether a quorum answered at /readyz, with TLS and basic auth when
+// webConfig (the Prometheus exporter toolkit's web configuration file) sets them; the address it listens on
+// goes to stderr (useful with port 0), with a warning when it is not the loopback interface alone and webConfig
+// sets no authentication. An unreadable or invalid webConfig is an error before anything is served. It returns
+// what stops the server.
+func serveMetrics(addr, webConfig string, exporter *metrics.Exporter, maxAge time.Duration, stderr io.Writer) (shutdown func(), err error) {
+	auth, tlsOn, err := checkWebConfig(webConfig)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", exporter.Handler())
+	mux.Handle("/healthz", exporter.Healthz(maxAge))
+	mux.Handle("/readyz", exporter.Readyz())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: metricsReadTimeout, ReadTimeout: metricsReadTimeout,
 		WriteTimeout: metricsWriteTimeout}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})) // the toolkit's notes are not the user's
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		if err := web.Serve(ln, srv, &web.FlagConfig{WebConfigFile: &webConfig}, logger); !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintf(stderr, "redlock-tui: metrics server: %v\n", err)
 		}
 	}()
-	fmt.Fprintf(stderr, "redlock-tui: metrics at http://%s/metrics\n", ln.Addr())
-	if !loopback(ln.Addr()) {
+	scheme := "http"
+	if tlsOn {
+		scheme = "https"
+	}
+	fmt.Fprintf(stderr, "redlock-tui: metrics at %s://%s/metrics\n", scheme, ln.Addr())
+	if !loopback(ln.Addr()) && !auth {
 		fmt.Fprintf(stderr, "redlock-tui: WARNING: --metrics %s: the metrics are served to the network without "+
 			"authentication: anyone who can reach %s reads the masters' and the locks' names; listen on "+
-			"127.0.0.1 or [::1], or behind a proxy that authenticates\n", addr, ln.Addr())
+			"127.0.0.1 or [::1], set basic_auth_users in a --web.config.file, or serve behind a proxy that "+
+			"authenticates\n", addr, ln.Addr())
 	}
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), metricsShutdownTimeout)
@@ -300,4 +330,33 @@ func serveMetrics(addr string, exporter *metrics.Exporter, stderr io.Writer) (sh
 		_ = srv.Shutdown(ctx) // past the deadline the process exits anyway
 		<-done
 	}, nil
+}
+
+// webConfigFile is what checkWebConfig reads of a web configuration file, beyond the toolkit's own checks.
+type webConfigFile struct {
+	TLS struct {
+		CertFile string `yaml:"cert_file"`
+		Cert     string `yaml:"cert"`
+	} `yaml:"tls_server_config"`
+	Users map[string]string `yaml:"basic_auth_users"`
+}
+
+// checkWebConfig validates the web configuration file name, as the toolkit will read it (its certificates
+// and its users' bcrypt hashes included), and says whether it sets basic auth and TLS; "" sets neither.
+func checkWebConfig(name string) (auth, tlsOn bool, err error) {
+	if name == "" {
+		return false, false, nil
+	}
+	if err := web.Validate(name); err != nil {
+		return false, false, fmt.Errorf("--web.config.file %s: %w", name, err)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return false, false, fmt.Errorf("--web.config.file: %w", err)
+	}
+	var c webConfigFile
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return false, false, fmt.Errorf("--web.config.file %s: %w", name, err)
+	}
+	return len(c.Users) > 0, c.TLS.CertFile != "" || c.TLS.Cert != "", nil
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redlock-tui/redlock-tui/metrics"
 )
@@ -36,7 +37,7 @@ func TestMetricsServedToTheNetworkAreWarnedOf(t *testing.T) {
 				t.Skip("no IPv6 on this host")
 			}
 			var stderr bytes.Buffer
-			shutdown, err := serveMetrics(tc.addr, metrics.New(metrics.Options{}), &stderr)
+			shutdown, err := serveMetrics(tc.addr, "", metrics.New(metrics.Options{}), time.Minute, &stderr)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -80,6 +80,7 @@ type Config struct {
 	Watch         time.Duration // with Once: poll this long before printing (contention); 0 print once swept
 	Headless      bool          // no screen: poll until a signal, for --metrics and --events
 	Metrics       string        // address to serve Prometheus metrics on, "" none
+	WebConfig     string        // --web.config.file: TLS and basic auth of the metrics, "" none
 	MetricsLocks  []string      // resources with series of their own in the metrics
 	Events        string        // file to append the event stream to, "-" stdout (headless only), "" none
 	Record        string        // --record: file to record every poll and event to, for replay; "" none
@@ -175,7 +176,7 @@ Usage:
   redlock-tui [flags]                       embedded demo masters (--demo, said or not)
   redlock-tui -m host1:6379,host2:6379,...  your masters
   redlock-tui -m ... --once [--json]        one snapshot, no screen
-  redlock-tui -m ... --headless --metrics :9121 --events FILE   no screen: metrics and an event stream
+  redlock-tui -m ... --headless --metrics :9379 --events FILE   no screen: metrics and an event stream
   redlock-tui run -m ... RESOURCE -- CMD    run a command under a lock (run --help)
 
 ` + commandsUsage() + groupUsages(dashboardGroups, &v) + `
@@ -199,6 +200,9 @@ func parseConfig(args []string, env Environment) (Config, error) {
 	fs.SetOutput(io.Discard) // errors are reported by the caller, on one line
 	if err := fs.Parse(args); err != nil {
 		return Config{}, &UsageError{Msg: err.Error()}
+	}
+	if err := applyEnv(fs, env); err != nil {
+		return Config{}, err
 	}
 	c := v.cfg
 	if c.Help || c.Version {
@@ -320,6 +324,8 @@ func checkOutputFlags(c *Config, _ *flagValues) error {
 		return usagef("--events - (standard output) needs --headless: the dashboard owns the screen")
 	case len(c.MetricsLocks) > 0 && c.Metrics == "":
 		return usagef("--metrics-locks needs --metrics")
+	case c.WebConfig != "" && c.Metrics == "":
+		return usagef("--web.config.file needs --metrics")
 	}
 	size, err := parseSize(c.RecordMax)
 	if err != nil {

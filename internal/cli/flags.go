@@ -129,6 +129,7 @@ func addOutputFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.DurationVar(&c.Watch, "watch", 0, "with --once: poll for this long before printing, for each lock's contention")
 	fs.BoolVar(&c.Headless, "headless", false, "no screen: poll until SIGTERM, serving --metrics and writing --events")
 	fs.StringVar(&c.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
+	fs.StringVar(&c.WebConfig, "web.config.file", "", "TLS and basic auth of --metrics: a Prometheus exporter toolkit web configuration `FILE`")
 	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
 	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless); SIGHUP reopens it")
 	fs.StringVar(&c.Record, "record", "", "record every poll and event to this new file (mode 0600), for `redlock-tui replay`; SIGHUP begins a new file")

@@ -50,7 +50,7 @@ func closeOutputs(a *app.App, sys system) int {
 
 // outputs are the feed's outputs the command line asks for.
 func outputs(cfg Config, sys system) app.Outputs {
-	return app.Outputs{Events: cfg.Events, Metrics: cfg.Metrics, MetricsLocks: cfg.MetricsLocks,
+	return app.Outputs{Events: cfg.Events, Metrics: cfg.Metrics, WebConfig: cfg.WebConfig, MetricsLocks: cfg.MetricsLocks,
 		Release: buildVersion(sys.release), Stdout: sys.stdout, Stderr: sys.stderr,
 		Record: cfg.Record, RecordMax: cfg.recordMax}
 }

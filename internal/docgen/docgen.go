@@ -19,7 +19,7 @@ import (
 	"unicode"
 )
 
-// Page is one generated page: where it goes, from the repository's root, and what writes it.
+// Page is one generated page (or source file): where it goes, from the repository's root, and what writes it.
 type Page struct {
 	Path     string
 	Generate func() ([]byte, error)
@@ -33,6 +33,7 @@ func Pages() []Page {
 		{"docs/metrics.md", Metrics},
 		{"docs/events.md", Events},
 		{"docs/json.md", JSON},
+		{"metrics/eventkinds.go", MetricsKinds},
 	}
 }
 

@@ -53,6 +53,9 @@ func EventKinds() ([]EventKind, error) {
 	var dashboard, program []EventKind
 	for _, k := range kinds {
 		switch k.Value {
+		case events.KindAlreadyHeld:
+			out = append(out, EventKind{events.SourceMonitor, k.Value, monitor.SeverityInfo.String(), k.Doc})
+			continue
 		case events.KindWarning, events.KindWarningCleared:
 			out = append(out, EventKind{events.SourceMonitor, k.Value, "the warning's: warning or error", k.Doc})
 			continue
@@ -162,6 +165,12 @@ func Events() ([]byte, error) {
 			}
 		}
 	}
+	b.WriteString("\n## Answers with jq\n\nThe stream answers an on-call's questions with `jq` alone (1.6 or later; its " +
+		"`fromdateiso8601` takes no decimals, so `ts` cuts the milliseconds), here on `events.jsonl`. A test runs each " +
+		"command on a stream the writer wrote.\n")
+	for _, r := range JQRecipes {
+		fmt.Fprintf(&b, "\n%s\n\n```sh\n%s\n```\n", r.Question, r.Command)
+	}
 	b.WriteString("\n## Warning kinds\n\nThe `kind` of a warning (the `warning` and `warning-cleared` records' text " +
 		"begins with it; the JSON's `warning_details` and the `redlock_warning` metric carry it). Its severity " +
 		"is the warning's own: most kinds are warnings or errors as the case is.\n\n| Kind | Meaning |\n|---|---|\n")
@@ -169,6 +178,29 @@ func Events() ([]byte, error) {
 		fmt.Fprintf(&b, "| %s | %s |\n", code(w.Value), cell(w.Doc))
 	}
 	return []byte(b.String()), nil
+}
+
+// JQRecipe is a question the event stream answers with jq alone, and the command that answers it from
+// events.jsonl in the current directory.
+type JQRecipe struct {
+	Question, Command string
+}
+
+// jqTime is the jq definition that reads a line's time as Unix seconds: jq 1.6's fromdateiso8601 takes no
+// decimals.
+const jqTime = `def ts: sub("\\.[0-9]+Z$"; "Z") | fromdateiso8601;`
+
+// JQRecipes are the questions docs/events.md answers with jq; TestJQRecipesAnswerFromAStream runs them.
+var JQRecipes = []JQRecipe{
+	{"Who held `billing:nightly` at 12:00 UTC on 2 June 2026 (its last token before then, unless the lock went " +
+		"or lost its quorum after it; `null` when no token was told):",
+		`jq -rs --arg r billing:nightly --arg at 2026-06-02T12:00:00Z '` + jqTime + `
+  map(select(.resource == $r and .token and (.time | ts) <= ($at | fromdateiso8601))) | last
+  | if . == null or (.kind | IN("released", "expired", "evicted", "flushed", "deleted", "quorum-lost")) then null else .token end' events.jsonl`},
+	{"How many takeovers in the last minute:",
+		`jq -s '` + jqTime + ` map(select(.kind == "taken-over" and (.time | ts) > now - 60)) | length' events.jsonl`},
+	{"Which master was down, and when (each `master-down`, and the `master-up` that ended it):",
+		`jq -r 'select(.kind == "master-down" or .kind == "master-up") | "\(.time) \(.kind) \(.master)"' events.jsonl`},
 }
 
 // boolRank is 1 for true, 0 for false, for sorting.
