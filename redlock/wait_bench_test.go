@@ -55,7 +55,7 @@ func waitersRun(b *testing.B, poll bool, n int) {
 	c.cfg.pollOnly = poll
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	const job, ttl = 10 * time.Millisecond, 10 * time.Second
+	const job, ttl = 50 * time.Millisecond, 10 * time.Second
 	var (
 		running, overlaps atomic.Int32
 		mu                sync.Mutex
