@@ -131,15 +131,23 @@ func (ns *notices) close() {
 	ns.done.Wait()
 }
 
-// announce publishes the release of token's lock on resource on the masters where released says it deleted the key, without
-// waiting for their answers: a lost notice costs a waiter its next poll, nothing else.
+// announce publishes the release of token's lock on resource on the masters where released says it deleted the
+// key. It does not wait for their answers, a lost notice costing a waiter its next poll and nothing else, but
+// Close does (within a node timeout), so that a program that exits right after a release still announces it.
 func (c *Client) announce(resource, token string, released []bool) {
-	out := make(chan reply, len(c.nodes)) // answered, never read
+	out := make(chan reply, len(c.nodes))
 	deadline := time.Now().Add(c.cfg.nodeTimeout)
+	sent := 0
 	for i, nd := range c.nodes {
 		if released[i] {
 			nd.send(&call{args: []any{"publish", ReleaseChannel(resource), token}, kind: replyText,
 				routeKey: resource, deadline: deadline, index: i, out: out, queued: time.Now()})
+			sent++
 		}
 	}
+	c.track(func() {
+		for range sent {
+			<-out
+		}
+	})
 }

@@ -12,7 +12,7 @@ import (
 // TestAWaiterWakesOnTheRelease is issue 43's item 8: a waiter for a lock held with a long TTL backs off (it
 // reads the TTL left, and sleeps seconds between rounds once a master confirmed its subscription to the
 // lock's release channel) and still acquires as soon as the holder releases, woken by the notice the
-// releasing client publishes. The waiter's second sleep lasts at least watchCap/2 (2.5s) without the notice;
+// releasing client publishes, even when it closes right after the release. The waiter's second sleep lasts at least watchCap/2 (2.5s) without the notice;
 // it acquires well within that after the release.
 func TestAWaiterWakesOnTheRelease(t *testing.T) {
 	t.Parallel()
@@ -48,6 +48,7 @@ func TestAWaiterWakesOnTheRelease(t *testing.T) {
 	if err := held.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
+	holder.Close() // as run does when its command has exited: the notice still goes out
 	r := <-got
 	if r.err != nil {
 		t.Fatalf("the waiter did not acquire: %v", r.err)
