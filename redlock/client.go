@@ -464,6 +464,13 @@ func (c *Client) abandon(ctx context.Context, resource, token string, ttl time.D
 		}
 	} else if any {
 		r, _ := c.run(ctx, OpRelease, resource, need, tail.finished, releaseCall(resource, token))
+		if r.OK > 0 { // the keys of a failed acquisition kept waiters out as a holder's would: wake them
+			released := make([]bool, n)
+			for i := range n {
+				released[i] = r.Nodes[i].Outcome == OutcomeOK
+			}
+			c.announce(resource, token, released)
+		}
 		for i := range n {
 			if !need[i] {
 				continue

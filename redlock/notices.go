@@ -29,8 +29,11 @@ type notices struct {
 	waiters   map[string]map[chan struct{}]bool // by channel: each waiter's wake-up
 	confirmed map[string]map[int]bool           // by channel: the masters that confirmed the subscription
 	last      map[string]string                 // by channel: the last token announced, heard from any master
-	done      sync.WaitGroup                    // the readers of subs
+	done      sync.WaitGroup                    // the readers of subs, and the subscriptions being sent
 }
+
+// maxIdleChannels is how many release channels without waiters a client stays subscribed to.
+const maxIdleChannels = 64
 
 // watch subscribes to resource's release channel on every master where it can and returns a channel that
 // receives when a release is announced there, a function that reports whether some master confirmed the
@@ -56,7 +59,13 @@ func (c *Client) watch(resource string) (wake <-chan struct{}, heard func() bool
 	}
 	if ns.waiters[ch] == nil {
 		ns.waiters[ch], ns.confirmed[ch] = map[chan struct{}]bool{}, map[int]bool{}
-		c.eachSub(func(ctx context.Context, ps *redis.PubSub) { _ = ps.Subscribe(ctx, ch) })
+		// In the background: a master that is slow to answer (paused, or dialled anew) must not hold up the
+		// waiter, nor the notices of other channels. The confirmation comes through read.
+		ns.done.Add(1)
+		go func() {
+			defer ns.done.Done()
+			c.eachSub(func(ctx context.Context, ps *redis.PubSub) { _ = ps.Subscribe(ctx, ch) })
+		}()
 	}
 	ns.waiters[ch][w] = true
 	heard = func() bool {
@@ -68,13 +77,30 @@ func (c *Client) watch(resource string) (wake <-chan struct{}, heard func() bool
 		ns.mu.Lock()
 		defer ns.mu.Unlock()
 		delete(ns.waiters[ch], w)
-		if len(ns.waiters[ch]) > 0 || ns.closed {
+		if ns.closed {
 			return
 		}
-		delete(ns.waiters, ch)
-		delete(ns.confirmed, ch)
-		delete(ns.last, ch)
-		c.eachSub(func(ctx context.Context, ps *redis.PubSub) { _ = ps.Unsubscribe(ctx, ch) })
+		// A channel without waiters stays subscribed, so that the next Acquire of a contended lock finds its
+		// subscription confirmed rather than setting it up again, until there are more than maxIdleChannels.
+		var idle []string
+		for other, ws := range ns.waiters {
+			if len(ws) == 0 {
+				idle = append(idle, other)
+			}
+		}
+		if len(idle) <= maxIdleChannels {
+			return
+		}
+		for _, other := range idle {
+			delete(ns.waiters, other)
+			delete(ns.confirmed, other)
+			delete(ns.last, other)
+		}
+		ns.done.Add(1)
+		go func() {
+			defer ns.done.Done()
+			c.eachSub(func(ctx context.Context, ps *redis.PubSub) { _ = ps.Unsubscribe(ctx, idle...) })
+		}()
 	}
 	return w, heard, stop
 }
@@ -102,7 +128,7 @@ func (ns *notices) read(i int, ps *redis.PubSub) {
 				got[i] = true
 			}
 		case *redis.Message:
-			if ns.waiters[m.Channel] == nil || ns.last[m.Channel] == m.Payload {
+			if len(ns.waiters[m.Channel]) == 0 || ns.last[m.Channel] == m.Payload {
 				break
 			}
 			ns.last[m.Channel] = m.Payload
