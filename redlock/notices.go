@@ -158,8 +158,9 @@ func (ns *notices) close() {
 }
 
 // announce publishes the release of token's lock on resource on the masters where released says it deleted the
-// key. It does not wait for their answers, a lost notice costing a waiter its next poll and nothing else, but
-// Close does (within a node timeout), so that a program that exits right after a release still announces it.
+// key, and waits for their answers (within a node timeout): the caller's next command then finds the
+// connections free rather than queued behind a notice, and a program that exits right after a release has
+// announced it. A refused notice costs a waiter its next poll, nothing else.
 func (c *Client) announce(resource, token string, released []bool) {
 	out := make(chan reply, len(c.nodes))
 	deadline := time.Now().Add(c.cfg.nodeTimeout)
@@ -171,9 +172,7 @@ func (c *Client) announce(resource, token string, released []bool) {
 			sent++
 		}
 	}
-	c.track(func() {
-		for range sent {
-			<-out
-		}
-	})
+	for range sent {
+		<-out
+	}
 }
