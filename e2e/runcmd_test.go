@@ -943,3 +943,56 @@ func TestRunWithFencingGivesTheCommandTheLocksFence(t *testing.T) {
 		t.Errorf("the fence counter holds %d on %d masters, want a quorum", second, counted)
 	}
 }
+
+// TestRunWaiterWakesOnTheRelease is issue 43's item 8 end to end: a `run --wait` waiter for a lock held with a
+// long TTL backs off (it reads the TTL left with PTTL, and sleeps seconds between rounds once subscribed to the
+// lock's release channel), and starts its command as soon as the holding run releases: the holding run
+// publishes the release as it exits. Once the waiter has subscribed and read the TTL twice, its sleep lasts
+// at least 2.5s without a notice; it starts well within that.
+func TestRunWaiterWakesOnTheRelease(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	servers := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
+	masters := make([]redlocktest.Master, len(servers))
+	for i, s := range servers {
+		masters[i] = s
+	}
+	clients := redlocktest.Clients(t, masters)
+	addrs := strings.Join(redlocktest.Addrs(masters), ",")
+	first, second := t.TempDir(), t.TempDir()
+	const resource = "cron:wake"
+	holder := startRun(t, bin, first, "run", "-m", addrs, "--ttl", "30s", resource, "--", "sh", "-c", waitScript)
+	readFileEventually(t, filepath.Join(first, "pid"))
+	eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
+	waiter := startRun(t, bin, second, "run", "-m", addrs, "--wait", "2m", resource, "--", "sh", "-c", `echo started > "$D/started"`)
+	eventually(t, "the waiter subscribed and backing off", func() (bool, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		subs, err := clients[0].PubSubNumSub(ctx, redlock.ReleaseChannel(resource)).Result()
+		if err != nil {
+			return false, err.Error()
+		}
+		info, err := clients[0].Info(ctx, "commandstats").Result()
+		if err != nil {
+			return false, err.Error()
+		}
+		pttl := 0
+		if _, rest, ok := strings.Cut(info, "cmdstat_pttl:calls="); ok {
+			v, _, _ := strings.Cut(rest, ",")
+			pttl, _ = strconv.Atoi(v)
+		}
+		return subs[redlock.ReleaseChannel(resource)] >= 1 && pttl >= 2, fmt.Sprintf("%v subscribed, %d PTTL", subs, pttl)
+	})
+	touched := time.Now()
+	touch(t, filepath.Join(first, "go"))
+	readFileEventually(t, filepath.Join(second, "started"))
+	if took := time.Since(touched); took >= 2*time.Second {
+		t.Errorf("the waiter's command started %s after the holder's command was told to end: not woken by the release", took)
+	}
+	if code := holder.wait(30 * time.Second); code != 0 {
+		t.Errorf("the holding run exited %d; stderr:\n%s", code, holder.stderr.String())
+	}
+	if code := waiter.wait(30 * time.Second); code != 0 {
+		t.Errorf("the waiting run exited %d; stderr:\n%s", code, waiter.stderr.String())
+	}
+}

@@ -43,6 +43,8 @@ type Client struct {
 	warmReady int
 	warmTried int
 	warmAll   int // masters
+
+	notices notices // subscriptions to release channels, for waiters (see watch)
 }
 
 // New returns a client for the given masters. It rejects an empty list, nil
@@ -231,6 +233,7 @@ func (c *Client) Close() {
 		c.bgMu.Unlock()
 		close(c.closing)
 		c.bg.Wait()
+		c.notices.close()
 		for _, n := range c.nodes {
 			n.close()
 		}
@@ -365,7 +368,12 @@ func checkTTL(ttl time.Duration) error {
 }
 
 // Acquire runs acquire rounds until one succeeds, the retries are used up or
-// ctx ends, waiting a random delay between rounds. Its errors match
+// ctx ends, waiting a random delay between rounds (see WithRetryDelay). While
+// the lock is held on a quorum, it waits longer, up to the time until the
+// lock would expire (at most a few seconds), and meanwhile listens on the
+// lock's release channel (ReleaseChannel), on which a holder of this package
+// announces its release: such a waiter costs the masters few commands and
+// tries again as soon as the lock is released. Its errors match
 // ErrNotAcquired, and also ErrRetriesExhausted or the context's error.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lock, error) {
 	return c.AcquireWithProgress(ctx, resource, ttl, nil)
@@ -379,6 +387,8 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 func (c *Client) AcquireWithProgress(ctx context.Context, resource string, ttl time.Duration,
 	progress func(attempt int, r Round)) (*Lock, error) {
 	var first time.Time // the first round's start: the wait is counted from it, with no clock read of its own
+	w := &waiter{c: c}
+	defer w.end()
 	for attempt := 1; ; attempt++ {
 		l, err := c.TryAcquire(ctx, resource, ttl)
 		if err == nil {
@@ -411,12 +421,8 @@ func (c *Client) AcquireWithProgress(ctx context.Context, resource string, ttl t
 			c.cfg.notify(Action{Op: OpAcquire, Resource: resource, Round: re.Round.clone(), Err: re})
 			return nil, re
 		}
-		t := time.NewTimer(c.retryDelay())
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			re.cause = ctx.Err()
+		if err := w.sleep(ctx, resource, re.Round); err != nil {
+			re.cause = err
 			re.Reason = "cancelled while waiting to retry"
 			return nil, re
 		}
@@ -458,6 +464,13 @@ func (c *Client) abandon(ctx context.Context, resource, token string, ttl time.D
 		}
 	} else if any {
 		r, _ := c.run(ctx, OpRelease, resource, need, tail.finished, releaseCall(resource, token))
+		if r.OK > 0 { // the keys of a failed acquisition kept waiters out as a holder's would: wake them
+			released := make([]bool, n)
+			for i := range n {
+				released[i] = r.Nodes[i].Outcome == OutcomeOK
+			}
+			c.announce(resource, token, released)
+		}
 		for i := range n {
 			if !need[i] {
 				continue

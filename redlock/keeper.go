@@ -22,7 +22,9 @@ type Keeper struct {
 }
 
 // AutoExtend starts a keeper for the lock. Each time the lock's validity falls
-// to a third of its TTL, the keeper extends it by its TTL; an extension that
+// to a third of its TTL, the keeper extends it by its TTL, but never sooner
+// than a tenth of the TTL (at least a node timeout) after the last extension,
+// whatever the drift factor (see MaxDriftFactor); an extension that
 // fails with errors or timeouts is tried again after about a node timeout
 // (jittered) until one succeeds or the validity runs out. Between extensions
 // it checks the lock (Lock.Check, see WithCheckInterval), so that a lock
@@ -71,9 +73,13 @@ func (k *Keeper) run() {
 	}
 	var failed error // the last extension's error while extensions fail without proof
 	failures := 0
+	var floor time.Duration // after an extension, the least interval to the next (none before the first)
 	for {
 		ttl := l.TTL()
-		next := l.Validity() - ttl/3
+		// Never sooner than the floor: an extension whose validity starts below a third of the TTL (a drift
+		// factor that leaves no time to extend) would make the next one due at once, again and again. Never
+		// later than the validity either: a lock that cannot be extended in time is lost, and said so.
+		next := max(l.Validity()-ttl/3, min(floor, l.Validity()))
 		if failed != nil {
 			next = min(l.client.extendRetryDelay(), l.Validity())
 		}
@@ -88,7 +94,7 @@ func (k *Keeper) run() {
 		err = l.Extend(ctx, ttl)
 		switch {
 		case err == nil:
-			failed, failures = nil, 0
+			failed, failures, floor = nil, 0, l.client.minExtendInterval(ttl)
 			continue
 		case ctx.Err() != nil, l.isReleased(): // stopped, or released by the caller since the check above
 			return
@@ -138,6 +144,22 @@ func (k *Keeper) wait(ctx context.Context, d, ttl time.Duration) (error, bool) {
 			return err, true
 		}
 	}
+}
+
+// minExtendInterval is the least time a keeper waits between two extensions of a lock of ttl, whatever the
+// settings: a tenth of the TTL, and at least a node timeout, which is what one extension may take.
+func (c *Client) minExtendInterval(ttl time.Duration) time.Duration {
+	return max(ttl/10, c.cfg.nodeTimeout)
+}
+
+// MaxDriftFactor is the largest drift factor (WithDriftFactor) with which a Keeper has time to extend a lock of
+// ttl on masters that answer within nodeTimeout: after an extension that took a node timeout, the validity
+// left must exceed the third of the TTL at which the keeper extends by the least interval between extensions
+// (a tenth of the TTL, at least a node timeout). Above it each extension is due as soon as the last ends, or
+// the lock lapses between them. It is negative when ttl is too short for nodeTimeout whatever the factor.
+func MaxDriftFactor(ttl, nodeTimeout time.Duration) float64 {
+	gap := max(ttl/10, nodeTimeout)
+	return (float64(ttl)*2/3 - float64(nodeTimeout+2*time.Millisecond+gap)) / float64(ttl)
 }
 
 // extendRetryDelay is how long a keeper waits before it tries again an extension that failed without proof:

@@ -234,6 +234,13 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.last, l.prev = r, tail.finished
 	l.mu.Unlock()
 	err := releaseError(r)
+	released := make([]bool, len(r.Nodes))
+	for i, n := range r.Nodes {
+		released[i] = n.Outcome == OutcomeOK
+	}
+	if r.OK > 0 {
+		c.announce(l.resource, l.token, released)
+	}
 	c.cfg.notify(Action{Op: OpRelease, Resource: l.resource, Token: l.token, Fence: l.fence, Round: r.clone(), Err: err})
 	return err
 }

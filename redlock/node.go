@@ -247,25 +247,42 @@ var errQueueFull = errors.New("redlock: too many commands waiting for this maste
 
 var errClosed = errors.New("redlock: client closed")
 
-// noScriptsError answers an acquisition or a script on a master that cannot run Lua scripts: it would grant
-// the SET, and then never release nor extend the key, which would lock everyone else out for its TTL.
+// noScriptsError answers an acquisition or a script on a master that cannot run the client's Lua scripts: it
+// would grant the SET, and then never release nor extend the key, which would lock everyone else out for its TTL.
 type noScriptsError struct {
-	reply error // what the master answered the setup's script
+	reply error // what the master answered the setup's probe
 }
 
-// Error says what the master answered and what follows.
+// Error says what the master answered, why it cannot run scripts, and what follows.
 func (e *noScriptsError) Error() string {
-	return fmt.Sprintf("redlock: the master cannot run Lua scripts (it answered %q: EVAL or EVALSHA is renamed "+
-		"or disabled): a lock taken there could never be released or extended, so none is taken there", e.reply)
+	why := "EVAL or EVALSHA is renamed or disabled"
+	if redis.HasErrorPrefix(e.reply, "NOPERM") {
+		why = "its ACL refuses EVAL or EVALSHA to this user"
+	}
+	return fmt.Sprintf("redlock: the master cannot run Lua scripts (it answered %q: %s): a lock taken there could "+
+		"never be released or extended, so none is taken there", e.reply, why)
 }
 
-// probeSource is the script a new connection runs to learn whether the master runs scripts at all.
+// probeSource is the script a new connection runs, by EVAL and then by EVALSHA, to learn whether the master runs
+// the client's scripts: the client loads its scripts with EVAL and runs them with EVALSHA, so it needs both.
+// EVALSHA alone would not do: any client may SCRIPT LOAD a script that EVALSHA then runs where EVAL is renamed
+// away or refused, and the client's own scripts, not cached there, could then never run.
 const probeSource = "return 1"
 
 var probeScript = redis.NewScript(probeSource)
 
+// probeRefusal returns the probe's failure that makes a master unable to run the client's scripts, or nil: a
+// script command the master does not know (renamed away, disabled) or that its ACL refuses (NOPERM). Other
+// errors (a busy or loading master) say nothing of its scripts.
+func probeRefusal(err error) error {
+	if scriptsDisabled(err) || redis.HasErrorPrefix(err, "NOPERM") {
+		return err
+	}
+	return nil
+}
+
 // scriptsDisabled reports whether a script's reply says the master does not know EVAL or EVALSHA: renamed away
-// (rename-command) or disabled. An ACL's refusal (NOPERM) is not that: it is named where it happens.
+// (rename-command) or disabled.
 func scriptsDisabled(err error) bool {
 	return redis.HasErrorPrefix(err, "unknown command") || redis.HasErrorPrefix(err, "Unknown command")
 }
@@ -318,8 +335,9 @@ func (n *node) sender(first bool) {
 }
 
 // connect sets up one connection under the setup budget: dial, handshake,
-// and a PING with a ROLE in the same round trip, so that no command's
-// deadline pays for them. It reports whether the server is a replica; a
+// and a PING with a ROLE and the scripts' probe (see probeSource) in the same
+// round trip, so that no command's deadline pays for them. A master that fails
+// the probe is counted out of acquisitions until a new connection passes it. It reports whether the server is a replica; a
 // server that does not allow ROLE (an ACL, a proxy) is taken for a master,
 // and a read-only replica still refuses every write with READONLY. A
 // Sentinel given as a master fails the setup with a SentinelPortError, which
@@ -329,8 +347,9 @@ func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 	defer cancel()
 	conn = n.client.Conn()
 	ping, role := redis.NewStatusCmd(ctx, "ping"), redis.NewCmd(ctx, "role")
-	probe := redis.NewCmd(ctx, "evalsha", probeScript.Hash(), 0)
-	if err := pipeline(ctx, conn, []redis.Cmder{ping, role, probe}); err != nil && !isReply(err) {
+	eval := redis.NewCmd(ctx, "eval", probeSource, 0)
+	evalsha := redis.NewCmd(ctx, "evalsha", probeScript.Hash(), 0)
+	if err := pipeline(ctx, conn, []redis.Cmder{ping, role, eval, evalsha}); err != nil && !isReply(err) {
 		_ = conn.Close()
 		return nil, false, err
 	}
@@ -345,15 +364,12 @@ func (n *node) connect() (conn *redis.Conn, replica bool, err error) {
 		}
 		replica = r[0] == "slave"
 	}
-	if redis.HasErrorPrefix(probe.Err(), "NOSCRIPT") { // the first connection to this server: load it
-		probe = redis.NewCmd(ctx, "eval", probeSource, 0)
-		if err := pipeline(ctx, conn, []redis.Cmder{probe}); err != nil && !isReply(err) {
-			_ = conn.Close()
-			return nil, false, err
-		}
+	refusal := probeRefusal(eval.Err())
+	if refusal == nil {
+		refusal = probeRefusal(evalsha.Err())
 	}
-	if scriptsDisabled(probe.Err()) {
-		n.noScripts.Store(&noScriptsError{reply: probe.Err()})
+	if refusal != nil {
+		n.noScripts.Store(&noScriptsError{reply: refusal})
 	} else {
 		n.noScripts.Store(nil)
 	}

@@ -36,6 +36,9 @@ type config struct {
 	// acquire round as the token without the fence round: unsafe, to show
 	// that the tests catch it.
 	skipFenceRound bool
+	// pollOnly, set only by tests and benchmarks, makes Acquire wait the random retry delay alone between rounds,
+	// without backing off nor listening for releases: the waiting of earlier versions, to compare with.
+	pollOnly bool
 }
 
 func defaultConfig() config {

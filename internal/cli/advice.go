@@ -25,7 +25,10 @@ const (
 	adviceNeedsTLS  = "the server may require TLS: use rediss:// (in a profile: tls = true)"
 	adviceNoTLS     = "the server may not speak TLS on this port (a plain port leaves the TLS handshake unanswered): " +
 		"use redis:// (in a profile: tls = false), or the port of its tls-port"
-	adviceCluster = "the master is a node of a Redis Cluster, which is one lock service: give the cluster's nodes alone " +
+	adviceScriptsACL = "the user needs +eval and +evalsha (docs/acl.md): the client loads its release and extend scripts " +
+		"with EVAL and runs them with EVALSHA"
+	adviceScriptsRenamed = "the master's configuration renames EVAL or EVALSHA away (rename-command): a Redlock master needs both"
+	adviceCluster        = "the master is a node of a Redis Cluster, which is one lock service: give the cluster's nodes alone " +
 		"(or --cluster) to watch and lock on it as one"
 )
 
@@ -56,6 +59,10 @@ func advice(err error, tls bool) string {
 	case strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "invalid username-password") ||
 		strings.Contains(msg, "invalid password"):
 		return adviceWrongPass
+	case strings.Contains(msg, "cannot run Lua scripts") && strings.Contains(msg, "NOPERM"):
+		return adviceScriptsACL
+	case strings.Contains(msg, "cannot run Lua scripts"):
+		return adviceScriptsRenamed
 	case strings.HasPrefix(msg, "MOVED ") || strings.HasPrefix(msg, "ASK "):
 		return adviceCluster // a cluster's node not known as one at the start (an ACL refusing INFO and CLUSTER)
 	case !tls && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||

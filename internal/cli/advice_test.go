@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,5 +158,61 @@ func TestRunNotAcquiredSaysWait(t *testing.T) {
 		if code != ExitNotAcquired || !strings.Contains(stderr, "held by another token") || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want %d, the holder and %q", args, code, stderr, ExitNotAcquired, tc.want)
 		}
+	}
+}
+
+// TestRunSaysWhyMastersCannotRunScripts is issue 43's item 3 through run: masters whose ACL refuses the user
+// EVAL, and a master whose EVAL is renamed away (with the probe's script cached there by SCRIPT LOAD), grant
+// nothing. run does not start the command, exits 75, and says what each master answered and what to change.
+func TestRunSaysWhyMastersCannotRunScripts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acl := redlocktest.RealServers(t, 3, redlocktest.ServerOptions{})
+	var urls []string
+	for _, s := range acl {
+		admin := s.NewClient()
+		err := admin.Do(ctx, "ACL", "SETUSER", "noscripts", "reset", "on", ">pw", "~*", "-@all", "+ping", "+role",
+			"+set", "+get", "+del", "+pexpire").Err()
+		_ = admin.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, "redis://noscripts:pw@"+s.Addr())
+	}
+	renamed := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{Args: []string{"--rename-command", "EVAL", ""}})[0]
+	admin := renamed.NewClient()
+	defer admin.Close()
+	if err := admin.ScriptLoad(ctx, "return 1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	good := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
+	stopped := redlocktest.RealServers(t, 1, redlocktest.ServerOptions{})[0]
+	if err := stopped.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, masters string
+		want          []string
+	}{
+		{"ACL", strings.Join(urls, ","), []string{"NOPERM", "cannot run Lua scripts", adviceScriptsACL}},
+		{"renamed", strings.Join([]string{good.Addr(), stopped.Addr(), renamed.Addr()}, ","),
+			[]string{"unknown command", "cannot run Lua scripts", adviceScriptsRenamed}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := t.TempDir() + "/ran"
+			code, _, stderr := runCapture([]string{"run", "-m", tc.masters, "--retries", "1", "--node-timeout", "2s",
+				"job", "--", "touch", marker}, realEnv)
+			if code != ExitNotAcquired {
+				t.Errorf("exit %d; want %d", code, ExitNotAcquired)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not say %q", stderr, w)
+				}
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("the command ran")
+			}
+		})
 	}
 }

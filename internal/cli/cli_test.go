@@ -138,3 +138,38 @@ func TestDriftFactorZeroReachesTheMonitorAsZero(t *testing.T) {
 		t.Errorf("--drift-factor 0.05 reaches the monitor as %v", f)
 	}
 }
+
+// TestDriftFactorMustLeaveTimeToExtend is issue 43's item 4: from a drift factor of about 2/3 up, an extended
+// lock is due for its next extension at once. Such a factor is refused, for the dashboard and run alike, with
+// the largest that works with the TTL and node timeout given, which is accepted; a TTL too short for the node
+// timeout whatever the factor says so.
+func TestDriftFactorMustLeaveTimeToExtend(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ttl", "30s", "--drift-factor", "0.7"},
+			"--drift-factor 0.7 leaves no time to extend a lock of --ttl 30s with --node-timeout 50ms: the largest that works is 0.564"},
+		{[]string{"--ttl", "30s", "--drift-factor", "0.565"}, "the largest that works is 0.564"},
+		{[]string{"--ttl", "10s", "--node-timeout", "1s", "--drift-factor", "0.999"}, "the largest that works is 0.466"},
+		{[]string{"--ttl", "60ms", "--node-timeout", "50ms"},
+			"--ttl 60ms is too short to extend a lock with --node-timeout 50ms, whatever the --drift-factor"},
+	} {
+		for _, mode := range [][]string{nil, {"run", "-m", "127.0.0.1:1"}} {
+			args := append(append(append([]string(nil), mode...), tc.args...), "r", "--", "true")
+			if mode == nil {
+				args = tc.args
+			}
+			code, _, stderr := runCapture(args, realEnv)
+			checkOneUsageLine(t, args, code, stderr, tc.want)
+		}
+	}
+	var v flagValues
+	fs := newFlagSet(dashboardGroups, &v)
+	if err := fs.Parse([]string{"--ttl", "30s", "--drift-factor", "0.564"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkLockFlags(&v.cfg, &v); err != nil {
+		t.Errorf("--drift-factor 0.564 with --ttl 30s: %v; want it accepted, the largest that works", err)
+	}
+}

@@ -275,6 +275,15 @@ func checkLockFlags(c *Config, v *flagValues) error {
 	case math.IsNaN(c.DriftFactor) || c.DriftFactor < 0 || c.DriftFactor >= 1:
 		return usagef("--drift-factor must be in [0,1), got %v", c.DriftFactor)
 	}
+	if most := redlock.MaxDriftFactor(c.TTL, c.NodeTimeout); c.DriftFactor > most {
+		if most < 0 {
+			return usagef("--ttl %s is too short to extend a lock with --node-timeout %s, whatever the --drift-factor: "+
+				"give a longer --ttl or a shorter --node-timeout", c.TTL, c.NodeTimeout)
+		}
+		return usagef("--drift-factor %v leaves no time to extend a lock of --ttl %s with --node-timeout %s: the "+
+			"largest that works is %s", c.DriftFactor, c.TTL, c.NodeTimeout,
+			strconv.FormatFloat(math.Floor(most*1000)/1000, 'f', -1, 64))
+	}
 	lo, hi, err := parseRetryDelay(v.retryDelay)
 	if err != nil {
 		return err

@@ -101,7 +101,8 @@ func addLockFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.DurationVar(&c.NodeTimeout, "node-timeout", defaultNodeTimeout, "how long one master may take to answer one lock command")
 	fs.IntVar(&c.Retries, "retries", defaultRetries, "acquire rounds tried after the first fails")
 	fs.StringVar(&v.retryDelay, "retry-delay", defaultRetryDelay, "random delay between acquire rounds: min-max, or a single max")
-	fs.Float64Var(&c.DriftFactor, "drift-factor", defaultDriftFactor, "clock drift allowance as a fraction of the TTL, in [0,1)")
+	fs.Float64Var(&c.DriftFactor, "drift-factor", defaultDriftFactor, "clock drift allowance as a fraction of the TTL: from 0 to what leaves a lock of --ttl time to be extended "+
+		"(under 0.567; less when --ttl is short next to --node-timeout)")
 	fs.BoolVar(&c.Fencing, "fencing", false, "locks we take carry fencing tokens, counted on the masters (see the README)")
 }
 

@@ -132,7 +132,8 @@ var runGroups = []flagGroup{connectionFlags, runProfileFlags, lockFlags, keyForm
 func newRunFlagSet(v *flagValues, rc *runConfig) *pflag.FlagSet {
 	own := flagGroup{"Run", func(fs *pflag.FlagSet, v *flagValues) {
 		fs.DurationVar(&rc.Wait, "wait", 0,
-			"keep trying to acquire for this long (rounds every --retry-delay); 0: give up after --retries")
+			"keep trying to acquire for this long (rounds every --retry-delay, longer while the lock is held, and at "+
+				"once when its holder announces its release); 0: give up after --retries")
 		fs.DurationVar(&rc.Grace, "grace", defaultGrace,
 			"when the lock is lost the command gets SIGTERM, then SIGKILL after this long")
 		fs.BoolVar(&rc.Verbose, "verbose", false,
