@@ -266,8 +266,9 @@ func (a *announcer) subscribe(ctx context.Context) error {
 	var connected atomic.Bool
 	o.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
 		// go-redis connects a lost subscription again on its own, but the tracking redirected to the one lost
-		// ended with it: the receiver is to see the loss, and the next poll to subscribe and arm again.
-		if connected.Swap(true) {
+		// ended with it: the receiver is to see the loss, and the next poll to subscribe and arm again. A
+		// connection that never came up (the master refused its setup) is no loss: its refusal is the answer.
+		if connected.Load() {
 			return errors.New("the subscription was lost: the next poll subscribes again")
 		}
 		if onConnect != nil {
@@ -276,8 +277,12 @@ func (a *announcer) subscribe(ctx context.Context) error {
 			}
 		}
 		id, err := cn.ClientID(ctx).Result()
+		if err != nil {
+			return err
+		}
 		a.subID.Store(id)
-		return err
+		connected.Store(true)
+		return nil
 	}
 	client := redis.NewClient(&o)
 	sub := client.Subscribe(ctx, invalidateChannel)
