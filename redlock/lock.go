@@ -252,7 +252,7 @@ func releaseError(r Round) error {
 	for _, n := range r.Nodes {
 		var noScripts *noScriptsError
 		switch {
-		case errors.As(n.Err, &noScripts): // the client never takes a lock there: none of ours is there
+		case errors.As(n.Err, &noScripts) && !noScripts.byACL(): // scripts renamed away: no lock of ours is there
 		case n.Outcome == OutcomeTimeout, n.Outcome == OutcomeError, n.Outcome == OutcomePending,
 			n.Outcome == OutcomeReplica: // a replica refused the DEL: it may hold our token
 			unconfirmed++

@@ -131,7 +131,7 @@ type node struct {
 	mu     sync.RWMutex
 	closed bool
 
-	noScripts atomic.Pointer[noScriptsError] // set while the master answers scripts with "unknown command"
+	noScripts atomic.Pointer[noScriptsError] // set while the master cannot run the client's scripts (connect)
 
 	idle    atomic.Int32          // senders waiting for a call
 	ready   atomic.Int32          // senders with a connection
@@ -253,10 +253,14 @@ type noScriptsError struct {
 	reply error // what the master answered the setup's probe
 }
 
+// byACL reports whether the master's ACL refused the probe (NOPERM), which can change while the client runs,
+// rather than not knowing the script commands at all.
+func (e *noScriptsError) byACL() bool { return redis.HasErrorPrefix(e.reply, "NOPERM") }
+
 // Error says what the master answered, why it cannot run scripts, and what follows.
 func (e *noScriptsError) Error() string {
 	why := "EVAL or EVALSHA is renamed or disabled"
-	if redis.HasErrorPrefix(e.reply, "NOPERM") {
+	if e.byACL() {
 		why = "its ACL refuses EVAL or EVALSHA to this user"
 	}
 	return fmt.Sprintf("redlock: the master cannot run Lua scripts (it answered %q: %s): a lock taken there could "+
@@ -287,11 +291,18 @@ func scriptsDisabled(err error) bool {
 	return redis.HasErrorPrefix(err, "unknown command") || redis.HasErrorPrefix(err, "Unknown command")
 }
 
-// refusesAcquisition answers c with errNoScripts, and reports true, when the master cannot run scripts and c
-// would take a lock there, or run a script.
+// refusesAcquisition answers c with the master's refusal, and reports true, when the master cannot run the
+// client's scripts and c would take a lock there. Where scripts are renamed away (a setting only a restart
+// changes) a script is refused too, and no key of ours can be there. Where the ACL refuses them (a setting that
+// changes while the client runs, maybe after a lock was taken there) a script goes to the master, whose own reply
+// says whether it released or extended our key.
 func (n *node) refusesAcquisition(c *call) bool {
 	refusal := n.noScripts.Load()
-	if refusal == nil || c.kind != replySet && c.kind != replyFencedSet && c.script == nil {
+	if refusal == nil {
+		return false
+	}
+	acquires := c.kind == replySet || c.kind == replyFencedSet
+	if !acquires && (c.script == nil || refusal.byACL()) {
 		return false
 	}
 	c.answer(reply{err: refusal})
