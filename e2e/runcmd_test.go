@@ -775,7 +775,7 @@ func TestRunEndsTheWholeJobOnCtrlCBeforeReleasing(t *testing.T) {
 			// Two background jobs: a plain sleep, and one that takes a second to end on SIGTERM, during which
 			// the lock must still be held.
 			script := `sleep 300 >/dev/null 2>&1 & echo $! > "$D/sleep"
-(trap 'touch "$D/terminating"; sleep 1; exit 0' TERM; while :; do sleep 0.05; done) >/dev/null 2>&1 &
+(trap 'touch "$D/terminating"; sleep 1; exit 0' TERM; touch "$D/trapped"; while :; do sleep 0.05; done) >/dev/null 2>&1 &
 echo $! > "$D/slow"; echo $$ > "$D/pid"; wait`
 			p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","),
 				"--ttl", "30s", "--grace", "20s", resource, "--", "sh", "-c", script)
@@ -784,6 +784,12 @@ echo $! > "$D/slow"; echo $$ > "$D/pid"; wait`
 			group, session := groupOf(t, command), p.cmd.Process.Pid
 			killLeftovers(t, append([]int{command}, jobs...), group, session)
 			eventually(t, resource+" held on a quorum", func() (bool, string) { return heldOnQuorum(clients, resource) })
+			// The slow job must have set its trap before run's SIGTERM can reach it: on a loaded machine the
+			// background subshell may not have run its first line yet.
+			eventually(t, "the slow job to set its trap", func() (bool, string) {
+				_, err := os.Stat(filepath.Join(dir, "trapped"))
+				return err == nil, "no trap yet"
+			})
 
 			if err := p.cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
