@@ -340,8 +340,9 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 		ops.sh.logf(levelInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
 		return
 	}
+	// Whether its validity had run out, read before the refresh: the release ends the client's hold.
+	ranOut := o.left(ops.sh.now()) == 0
 	o.busy, o.keeper = "", nil // the release stopped the keeper
-	ranOut := o.left(ops.sh.now()) == 0 // before the refresh: the release ends the client's hold
 	ops.sh.tellLog(o.refresh(ops.sh.now())...)
 	if !redlock.ProvesReleased(msg.err) {
 		ops.releaseUnconfirmed(o, msg.err, "")

@@ -144,7 +144,7 @@ type ownLock struct {
 	validUntil time.Time // on the dashboard's clock: the end of the validity we last held it with
 	ttl        time.Duration
 	extensions int
-	toldValid  int // the extensions when the validity was last told to the register (Ownership.Valid); -1 never
+	toldValid  int  // the extensions when the validity was last told to the register (Ownership.Valid); -1 never
 	held       bool // the Redlock client still holds it: extensions and auto-extension are possible
 	last       roundView
 }
