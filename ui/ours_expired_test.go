@@ -63,3 +63,29 @@ func expiredWarning(s monitor.Snapshot, resource string) (monitor.Warning, bool)
 	}
 	return monitor.Warning{}, false
 }
+
+// TestOurLockDeletedBeforeItsTTLIsStillLost: only the expiry at the TTL is on purpose; our key deleted from
+// every master while its validity lasts is a loss, an error.
+func TestOurLockDeletedBeforeItsTTLIsStillLost(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	d := c.dashboard(ui.Options{TTL: 30 * time.Second})
+	d.acquire("acq:b")
+	c.heldOnQuorum("acq:b")
+	for _, cl := range c.clients {
+		if err := cl.Del(context.Background(), "acq:b").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := c.pollSnapshot(d)
+	if w, ok := expiredWarning(s, "acq:b"); ok {
+		t.Errorf("our lock deleted with 30s of validity left is called expired: %+v", w)
+	}
+	lost := false
+	for _, w := range s.Warnings {
+		lost = lost || w.Kind == monitor.WarnLockLost && w.Resource == "acq:b" && w.Severity == monitor.SeverityError
+	}
+	if !lost {
+		t.Errorf("our lock deleted before its TTL is not an error %q: %+v", monitor.WarnLockLost, s.Warnings)
+	}
+}
