@@ -117,7 +117,7 @@ func classifySet(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, m
 	decideSetState(v, stuck, quorum, now)
 	v.Mine = isOwn
 	if isOwn { // our token is a string: a set on its key is another's
-		judgeOwn(v, own, 0, quorum)
+		judgeOwn(v, own, 0, quorum, false)
 	}
 	v.Family, v.Families = setFamily(v, shape)
 	applyLimit(v, cfg)

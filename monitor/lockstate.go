@@ -22,15 +22,19 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	counts, carried := tallyTokens(v, dup, buf[:0])
 	arena = recordTokens(v, counts, carried, arena)
 	v.Mine = isOwn
+	ranOut := isOwn && !own.ValidUntil.IsZero() && !now.Before(own.ValidUntil)
 	lead := leadCount(counts)
 	if lead < 0 { // nothing read: every master that answered has no key, the others were not read
 		switch {
 		case v.Unknown >= quorum:
 			v.State = StateUnknown // the masters not read could make it held
-		case isOwn:
+		case isOwn && !ranOut:
 			v.State = StateLost
 		default:
 			v.State = StatePartial // even if every master not read held it, it could not have a quorum
+		}
+		if isOwn {
+			judgeExpired(v, own, ranOut, now)
 		}
 		return arena
 	}
@@ -56,7 +60,8 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	}
 	decideState(v, token, stuck, len(counts), quorum, now)
 	if isOwn {
-		judgeOwn(v, own, countOf(counts, own.Token), quorum)
+		judgeOwn(v, own, countOf(counts, own.Token), quorum, ranOut)
+		judgeExpired(v, own, ranOut, now)
 	}
 	for _, c := range v.Masters {
 		if c.Holds(token) {
@@ -185,10 +190,10 @@ func decideState(v *LockView, token string, stuck bool, tokens, quorum int, now 
 }
 
 // judgeOwn judges v as our lock, of which ours masters read our token: lost when our token is not the
-// holder (unless the key is stuck), but unknown while the masters not read could still give it a quorum; and
-// acquired when we acquired it, if some master has it.
-func judgeOwn(v *LockView, own OwnLock, ours, quorum int) {
-	if v.Holder != own.Token && v.State != StateStuck {
+// holder (unless the key is stuck, or our validity has run out: ranOut), but unknown while the masters not
+// read could still give it a quorum; and acquired when we acquired it, if some master has it.
+func judgeOwn(v *LockView, own OwnLock, ours, quorum int, ranOut bool) {
+	if v.Holder != own.Token && v.State != StateStuck && !ranOut {
 		v.State = StateLost
 		if ours+v.Unknown >= quorum {
 			v.State = StateUnknown
@@ -196,6 +201,14 @@ func judgeOwn(v *LockView, own OwnLock, ours, quorum int) {
 	}
 	if ours > 0 {
 		v.AcquiredAt = own.AcquiredAt
+	}
+}
+
+// judgeExpired marks v, our lock, Expired when our token no longer holds it after our validity ran out
+// (ranOut): it expired at its TTL, as the operator let it, and is told so for one TTL, or until released.
+func judgeExpired(v *LockView, own OwnLock, ranOut bool, now time.Time) {
+	if until := own.ValidUntil.Add(own.TTL); ranOut && v.Holder != own.Token && now.Before(until) {
+		v.Expired, v.expiredUntil = true, until
 	}
 }
 

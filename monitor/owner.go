@@ -12,7 +12,11 @@ type OwnLock struct {
 	Token      string
 	AcquiredAt time.Time
 	TTL        time.Duration // counts among the TTLs a restarted master is weighed against
-	Deleted    []string      // tokens this process force-deleted: when they go, it is a deletion, not a release
+	// ValidUntil is the end of the validity we last held it with (acquired or extended), on this process's
+	// clock; zero when not known. Its keys cannot have run out before: our token gone before it is a loss;
+	// gone after it, the expiry at its TTL, which the operator let happen (LockView.Expired).
+	ValidUntil time.Time
+	Deleted    []string // tokens this process force-deleted: when they go, it is a deletion, not a release
 }
 
 // Owner is the register of this process's own locks and force-deletions, kept by the program that writes

@@ -51,7 +51,8 @@ func quietAfter(prev, s *Snapshot, readings []Reading, delta []bool, own map[str
 
 // sameOwnLock reports whether two records of one of our locks are the same.
 func sameOwnLock(a, b OwnLock) bool {
-	return a.Token == b.Token && a.AcquiredAt.Equal(b.AcquiredAt) && a.TTL == b.TTL && slices.Equal(a.Deleted, b.Deleted)
+	return a.Token == b.Token && a.AcquiredAt.Equal(b.AcquiredAt) && a.TTL == b.TTL && a.ValidUntil.Equal(b.ValidUntil) &&
+		slices.Equal(a.Deleted, b.Deleted)
 }
 
 // noteQuietUntil sets s.quietEnds, each lock's quietEnd, and s.quietUntil: the first time the state of one
@@ -88,6 +89,9 @@ func quietEnd(v *LockView) time.Time {
 	end := cellsQuietEnd(v.Masters)
 	if v.hist.free {
 		end = earlier(end, timeOf(v.hist.freeUntil))
+	}
+	if v.Expired {
+		end = earlier(end, v.expiredUntil)
 	}
 	if !v.validEnd.IsZero() {
 		// ValidityAt reaches 0 where the time left equals the drift allowance: before validEnd by at most

@@ -395,26 +395,29 @@ func (c MasterLock) Holds(token string) bool { return c.State == CellSeen && c.T
 
 // LockView is one resource across all masters.
 type LockView struct {
-	Resource   string
-	State      LockState
-	Holder     string        // token present on >= quorum masters, "" if none
-	Count      int           // distinct masters with the holder's token, or with the most common token
-	Unknown    int           // distinct masters whose cell is unknown
-	Masters    []MasterLock  // aligned with Snapshot.Masters
-	TTLSpread  time.Duration // spread of the holder's (or most common token's) expiries across masters
-	Foreign    bool          // held, but another token is present on some master
-	Mine       bool          // token registered as ours
-	QuorumLost bool          // the last holder's token lives on, but on fewer than a quorum of masters
-	Family     string        // the client family the key and value shapes suggest: a hint, never a certainty
-	ValueTime  time.Time     // the lead token read as a Unix time (ValueTime): a client that stores a time, not a token, so the holder is unknown; zero otherwise
-	Heuristic  bool          // held by grouping hash holders on thread id (Redisson RedLock: one client id per master)
-	Keys       []string      // every key of a lock over several keys (one random token on all, as node-redlock and bsm/redislock take them); nil for one key
-	FirstSeen  time.Time     // when this monitor first saw the leading token (not when it was acquired)
-	AcquiredAt time.Time     // ours: when we acquired it; zero otherwise
-	Changes    int           // holder changes seen
-	LastChange time.Time     // when the last holder change was seen
-	Fence      uint64        // the highest fence counter of the resource on the masters (fenced locks); 0 none
-	History    *HoldLog      // its holders over the window (Config.History); shared between snapshots, never changed
+	Resource  string
+	State     LockState
+	Holder    string        // token present on >= quorum masters, "" if none
+	Count     int           // distinct masters with the holder's token, or with the most common token
+	Unknown   int           // distinct masters whose cell is unknown
+	Masters   []MasterLock  // aligned with Snapshot.Masters
+	TTLSpread time.Duration // spread of the holder's (or most common token's) expiries across masters
+	Foreign   bool          // held, but another token is present on some master
+	Mine      bool          // token registered as ours
+	// Expired: ours, and our token is gone after the validity we held it with ran out (OwnLock.ValidUntil):
+	// it expired at its TTL, not released; a warning, not a loss, until it is released or one TTL later.
+	Expired    bool
+	QuorumLost bool      // the last holder's token lives on, but on fewer than a quorum of masters
+	Family     string    // the client family the key and value shapes suggest: a hint, never a certainty
+	ValueTime  time.Time // the lead token read as a Unix time (ValueTime): a client that stores a time, not a token, so the holder is unknown; zero otherwise
+	Heuristic  bool      // held by grouping hash holders on thread id (Redisson RedLock: one client id per master)
+	Keys       []string  // every key of a lock over several keys (one random token on all, as node-redlock and bsm/redislock take them); nil for one key
+	FirstSeen  time.Time // when this monitor first saw the leading token (not when it was acquired)
+	AcquiredAt time.Time // ours: when we acquired it; zero otherwise
+	Changes    int       // holder changes seen
+	LastChange time.Time // when the last holder change was seen
+	Fence      uint64    // the highest fence counter of the resource on the masters (fenced locks); 0 none
+	History    *HoldLog  // its holders over the window (Config.History); shared between snapshots, never changed
 	// Waiters are a Redisson lock's waiters: the most subscribers a master counts on its channel (waiters.go),
 	// when WaitersKnown; other clients' waiters do not show on the masters.
 	Waiters      int
@@ -436,6 +439,8 @@ type LockView struct {
 	// validEnd is when the holder's keys drop below a quorum (see ValidityAt); zero when no token has a quorum.
 	validEnd    time.Time
 	driftFactor float64
+	// expiredUntil is when Expired stops being told: one TTL after our validity ran out.
+	expiredUntil time.Time
 }
 
 // SetValidity makes v's validity at time at validity, with no drift allowance beyond the fixed one: for views
@@ -549,6 +554,7 @@ const (
 	WarnUnread        = "unread"         // locks some master that answered could not read in the last poll
 	WarnSweeping      = "sweeping"       // a master's first discovery sweep has not finished: locks may be missing
 	WarnLockLost      = "lock-lost"      // one of our locks lost its quorum
+	WarnOwnExpired    = "expired"        // one of our locks expired at its TTL, not released (LockView.Expired)
 	WarnQuorumLost    = "quorum-lost"    // a held lock fell below quorum while its key lives on
 	WarnStuck         = "stuck"          // a lock key without a TTL
 	WarnForeignTokens = "foreign-tokens" // a held lock has another token on some master

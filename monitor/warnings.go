@@ -66,10 +66,11 @@ type lockTrouble struct {
 // The kinds of lock trouble, in the order a lock is checked for them: the first that fits is the one told.
 var (
 	troubleLost       = lockTrouble{SeverityError, WarnLockLost, "of our locks with no quorum"}
+	troubleExpired    = lockTrouble{SeverityWarning, WarnOwnExpired, "of our locks that expired"}
 	troubleQuorumLost = lockTrouble{SeverityError, WarnQuorumLost, "locks that lost their quorum"}
 	troubleStuck      = lockTrouble{SeverityError, WarnStuck, "locks without a TTL"}
 	troubleForeign    = lockTrouble{SeverityWarning, WarnForeignTokens, "held locks with another token on some master"}
-	lockTroubles      = []lockTrouble{troubleLost, troubleQuorumLost, troubleStuck, troubleForeign, troubleContended}
+	lockTroubles      = []lockTrouble{troubleLost, troubleExpired, troubleQuorumLost, troubleStuck, troubleForeign, troubleContended}
 )
 
 // warnLocks appends to ws a warning for each lock in trouble (s.troubled), capped per kind of trouble.
@@ -126,6 +127,9 @@ func lockTroubleOf(l *LockView, masters []MasterStatus) (lockTrouble, string, bo
 	switch {
 	case l.State == StateLost:
 		return troubleLost, "our lock on " + vocab.Quote(l.Resource) + " has no quorum", true
+	case l.Expired:
+		return troubleExpired, "our lock on " + vocab.Quote(l.Resource) + " expired: its TTL ran out before it was released " +
+			"or extended; release it to clear this", true
 	case l.QuorumLost:
 		return troubleQuorumLost, "lock " + vocab.Quote(l.Resource) + " lost its quorum: its holder may still believe it holds it while another client can take it", true
 	case l.State == StateStuck:

@@ -314,6 +314,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 	r.Validity = c.validity(ttl, r.Elapsed)
 	if r.OK >= c.quorum && r.Validity > 0 {
 		prev, fence, held := tail.finished, uint64(0), true
+		won := r
 		if c.cfg.fencing {
 			r, prev, fence, held = c.confirmFence(ctx, resource, token, ttl, r, tail)
 		}
@@ -329,6 +330,7 @@ func (c *Client) TryAcquire(ctx context.Context, resource string, ttl time.Durat
 				validUntil: r.ValidUntil(),
 				last:       r,
 				prev:       prev,
+				landing:    land(won, tail),
 			}, nil
 		}
 	}
@@ -649,7 +651,7 @@ func (c *Client) run(ctx context.Context, op Op, resource string, only []bool, a
 			tail.replies[rep.index], tail.answered[rep.index] = rep, true
 			res := &r.Nodes[rep.index]
 			res.Outcome, res.Err = classify(rep, kind, want)
-			res.Latency = rep.latency
+			res.Latency, res.Unsent = rep.latency, !rep.sent
 			answered++
 			if res.Outcome == OutcomeOK {
 				r.OK++
@@ -684,5 +686,5 @@ func (c *Client) markPending(r *Round, o Outcome, err error) {
 // token and ErrIncomplete when some master did not confirm.
 func (c *Client) ReleaseToken(ctx context.Context, resource, token string) (Round, error) {
 	r, _ := c.runRelease(ctx, resource, token, nil)
-	return r, releaseError(r)
+	return r, releaseError(r, nil)
 }

@@ -29,6 +29,7 @@ type Lock struct {
 	prev       []<-chan struct{} // the last round's commands, per master: the next waits for them
 	releasedC  chan struct{}     // closed on release; made on demand
 	evicted    []int64           // the masters' evicted_keys when a keeper started, -1 unknown; nil: not taken
+	landing    *landing          // what the winning round's SETs did on each master
 }
 
 // Resource is the locked resource: the Redis key on every master.
@@ -233,7 +234,7 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.mu.Lock()
 	l.last, l.prev = r, tail.finished
 	l.mu.Unlock()
-	err := releaseError(r)
+	err := releaseError(r, func(i int) bool { return l.noKeyOn(ctx, i) })
 	released := make([]bool, len(r.Nodes))
 	for i, n := range r.Nodes {
 		released[i] = n.Outcome == OutcomeOK
@@ -246,13 +247,16 @@ func (l *Lock) Release(ctx context.Context) error {
 }
 
 // releaseError turns a release round into Release's error: nil when some master
-// deleted our key and every master answered.
-func releaseError(r Round) error {
+// deleted our key and every master that may hold it answered. noKey (nil: none)
+// tells the masters that cannot hold our key: the SET that won the lock never
+// landed there, so what they answer, or not, confirms nothing and leaves nothing.
+func releaseError(r Round, noKey func(int) bool) error {
 	unconfirmed := 0
-	for _, n := range r.Nodes {
+	for i, n := range r.Nodes {
 		var noScripts *noScriptsError
 		switch {
 		case errors.As(n.Err, &noScripts) && !noScripts.byACL(): // scripts renamed away: no lock of ours is there
+		case noKey != nil && noKey(i):
 		case n.Outcome == OutcomeTimeout, n.Outcome == OutcomeError, n.Outcome == OutcomePending,
 			n.Outcome == OutcomeReplica: // a replica refused the DEL: it may hold our token
 			unconfirmed++

@@ -58,9 +58,9 @@ func TestProofThatALockIsGone(t *testing.T) {
 		lost     bool
 	}{
 		{"release nil", nil, true, false},
-		{"release not held", releaseError(round(OpRelease, gone, gone, gone)), true, false},
-		{"release unconfirmed on a quorum", releaseError(round(OpRelease, ok, errored, errored)), false, false},
-		{"release unconfirmed on a minority", releaseError(round(OpRelease, ok, ok, errored)), true, false},
+		{"release not held", releaseError(round(OpRelease, gone, gone, gone), nil), true, false},
+		{"release unconfirmed on a quorum", releaseError(round(OpRelease, ok, errored, errored), nil), false, false},
+		{"release unconfirmed on a minority", releaseError(round(OpRelease, ok, ok, errored), nil), true, false},
 		{"extension refused", &RoundError{Round: lostRound, kinds: []error{ErrLost}}, false, true},
 		{"extension failed with errors", &RoundError{Round: erroredRound, kinds: []error{ErrLost}}, false, false},
 		{"extension after the validity ran out", fmt.Errorf("extend: %w", ErrLost), false, true},

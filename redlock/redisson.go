@@ -32,7 +32,7 @@ func (c *Client) ReleaseRedisson(ctx context.Context, resource string, holders [
 	r, _ := c.run(ctx, OpRelease, resource, nil, nil, func(cl *call) {
 		cl.script, cl.keys, cl.argv, cl.kind = redissonReleaseScript, []string{resource}, argv, replyScript
 	})
-	return r, releaseError(r)
+	return r, releaseError(r, nil)
 }
 
 // redissonUnlockMessage is the channel and message of Redisson's forceUnlock for a lock named name: an RLock

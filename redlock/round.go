@@ -71,6 +71,10 @@ type NodeResult struct {
 	Outcome Outcome
 	Latency time.Duration // zero while pending
 	Err     error         // set for OutcomeError, OutcomeTimeout and OutcomeReplica: what the master said, or why it said nothing
+	// Unsent is set when the master answered and the command never went out to it (its connection could not
+	// be set up: refused, a TLS handshake or a SELECT or AUTH that failed) or timed out still queued: the
+	// master did not run it. False while pending, and whenever it may have reached the master.
+	Unsent bool
 }
 
 // Round is what happened in one acquire, extend or release round.

@@ -33,5 +33,5 @@ func (c *Client) ReleaseSetMembers(ctx context.Context, resource string, members
 	r, _ := c.run(ctx, OpRelease, resource, nil, nil, func(cl *call) {
 		cl.script, cl.keys, cl.argv, cl.kind = setReleaseScript, []string{resource}, argv, replyScript
 	})
-	return r, releaseError(r)
+	return r, releaseError(r, nil)
 }

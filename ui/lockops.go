@@ -229,6 +229,7 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	if ops.owner != nil {
 		ops.owner.Acquired(msg.lock.Resource(), msg.lock.Token(), now, msg.lock.TTL())
 	}
+	ops.tellValid(o)
 	if msg.cancelled { // won as it was cancelled, and the release that followed was not confirmed
 		o.validUntil = now.Add(msg.validity)
 		ops.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
@@ -267,6 +268,7 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 	}
 	o.busy = ""
 	ops.sh.tellLog(o.refresh(ops.sh.now())...)
+	ops.tellValid(o)
 	switch {
 	case msg.err == nil:
 		o.extendFailed = ""
@@ -338,6 +340,8 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 		ops.sh.logf(levelInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
 		return
 	}
+	// Whether its validity had run out, read before the refresh: the release ends the client's hold.
+	ranOut := o.left(ops.sh.now()) == 0
 	o.busy, o.keeper = "", nil // the release stopped the keeper
 	ops.sh.tellLog(o.refresh(ops.sh.now())...)
 	if !redlock.ProvesReleased(msg.err) {
@@ -357,6 +361,10 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: no master holds it any more (the unconfirmed release went "+
 			"through, or it expired): %s", name, rv.detail())
 		ops.sh.tellStatus(levelInfo, "released "+name+": no master holds it any more")
+	case errors.Is(msg.err, redlock.ErrNotHeld) && ranOut:
+		// Its validity had run out: its keys expired at their TTL, as the operator let them. Nothing to warn of.
+		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: it had expired at its TTL: %s", name, rv.detail())
+		ops.sh.tellStatus(levelInfo, "released "+name+": it had expired at its TTL")
 	case errors.Is(msg.err, redlock.ErrNotHeld):
 		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: it was not held any more (expired): %s", name, rv.detail())
 		ops.sh.tellStatus(levelWarn, "released "+name+": it had already expired")
@@ -525,6 +533,16 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 	}
 }
 
+// tellValid tells the register the validity lock o is held with, once after it is acquired and after each
+// extension: the monitor tells our token gone after it as an expiry at the TTL, not a loss.
+func (ops *lockOps) tellValid(o *ownLock) {
+	if ops.owner == nil || !o.held || o.toldValid == o.extensions {
+		return
+	}
+	o.toldValid = o.extensions
+	ops.owner.Valid(o.lock.Resource(), o.lock.Token(), o.validUntil)
+}
+
 // endOwn drops one of our locks that has ended (released, or run out), here and in the register.
 func (ops *lockOps) endOwn(o *ownLock) {
 	if i := slices.Index(ops.own, o); i >= 0 {
@@ -543,6 +561,7 @@ func (ops *lockOps) refreshOurs() {
 	var ended []*ownLock
 	for _, o := range ops.own {
 		ops.sh.tellLog(o.refresh(now)...)
+		ops.tellValid(o)
 		if o.unconfirmed != "" && o.busy == "" && o.left(now) == 0 {
 			ended = append(ended, o)
 		}

@@ -144,13 +144,14 @@ type ownLock struct {
 	validUntil time.Time // on the dashboard's clock: the end of the validity we last held it with
 	ttl        time.Duration
 	extensions int
+	toldValid  int  // the extensions when the validity was last told to the register (Ownership.Valid); -1 never
 	held       bool // the Redlock client still holds it: extensions and auto-extension are possible
 	last       roundView
 }
 
 // newOwnLock records a lock just acquired.
 func newOwnLock(l *redlock.Lock, now time.Time) *ownLock {
-	o := &ownLock{lock: l, name: sanitize(l.Resource(), nameCap), acquired: now}
+	o := &ownLock{lock: l, name: sanitize(l.Resource(), nameCap), acquired: now, toldValid: -1}
 	o.refresh(now)
 	return o
 }

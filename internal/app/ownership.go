@@ -32,6 +32,18 @@ func (o *Ownership) Acquired(resource, token string, at time.Time, ttl time.Dura
 	o.locks[resource] = l
 }
 
+// Valid records until as the end of the validity this process holds its lock on resource with, if resource
+// is still recorded with token: it was acquired or extended. Our token gone after it is the lock's expiry at
+// its TTL, not a loss (monitor.OwnLock.ValidUntil).
+func (o *Ownership) Valid(resource, token string, until time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if l, ok := o.locks[resource]; ok && l.Token == token {
+		l.ValidUntil = until
+		o.locks[resource] = l
+	}
+}
+
 // Ended removes the lock Acquired recorded, if resource is still recorded with token: it was released, or
 // it ran out.
 func (o *Ownership) Ended(resource, token string) {

@@ -242,13 +242,17 @@ func runUnderLock(args []string, sys system) int {
 	if lock == nil {
 		return status
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*cfg.NodeTimeout) // every SET is answered within one
+	won := acquiredOn{unreached: lock.Unreached(ctx)}
+	cancel()
+	won.sayUnreached(cfg.Resource, len(locker.Masters()), sys.stderr)
 	if cfg.Verbose {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: acquired %q %v, valid %s\n", cfg.Resource, lock.Acquisition(),
 			lock.Validity().Round(time.Millisecond))
 	}
 	acquired := time.Now()
 	status = superviseCommand(lock, cfg, sigs, sys)
-	releaseAfterRun(lock, cfg, status == ExitLockLost, sys)
+	releaseAfterRun(lock, cfg, status == ExitLockLost, &won, sys)
 	if cfg.Verbose {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: held %q for %s, extended %s; exit status %d\n", cfg.Resource,
 			time.Since(acquired).Round(time.Millisecond), textfmt.Plural(lock.Extensions(), "time"), status)
@@ -290,7 +294,7 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 	switch {
 	case got != nil:
 		if lock != nil {
-			releaseAfterRun(lock, cfg, false, sys)
+			releaseAfterRun(lock, cfg, false, nil, sys)
 		}
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %s while acquiring %q; the command was not started\n", got, cfg.Resource)
 		return nil, 128 + signalNumber(got)
@@ -486,14 +490,25 @@ func signalGroup(pid int, sig os.Signal) {
 	_ = syscall.Kill(-pid, sig.(syscall.Signal)) // ESRCH: nothing left to signal
 }
 
-// releaseAfterRun releases the lock within a bounded time and says so when a master did not confirm: the key
-// then expires there at its TTL. After a loss, finding nothing to release is expected and not reported.
-func releaseAfterRun(lock *redlock.Lock, cfg runConfig, lost bool, sys system) {
+// releaseAfterRun releases the lock within a bounded time and says so when a master that may hold the key
+// (won, nil when not known: every master may) did not confirm, naming each with its reason: the key then
+// expires there at its TTL. A master that never got the key is not reported, nor, after a loss, finding
+// nothing to release.
+func releaseAfterRun(lock *redlock.Lock, cfg runConfig, lost bool, won *acquiredOn, sys system) {
 	ctx, cancel := context.WithTimeout(context.Background(), max(minReleaseTimeout, 10*cfg.NodeTimeout))
 	defer cancel()
 	err := lock.Release(ctx)
+	var re *redlock.RoundError
 	switch {
 	case err == nil, lost:
+	case errors.Is(err, redlock.ErrIncomplete) && errors.As(err, &re) && len(re.Round.Nodes) > 0:
+		if won == nil {
+			won = &acquiredOn{}
+		}
+		if where := won.unconfirmedWhereHeld(re.Round); len(where) > 0 {
+			fmt.Fprintf(sys.stderr, "redlock-tui run: release of %q unconfirmed on %d of %d masters: %s; the key expires there within %s\n",
+				cfg.Resource, len(where), len(re.Round.Nodes), strings.Join(where, "; "), cfg.TTL)
+		}
 	case errors.Is(err, redlock.ErrIncomplete):
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v; the key expires there within %s\n", err, cfg.TTL)
 	default:
