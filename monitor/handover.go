@@ -33,7 +33,9 @@ import (
 //
 // What the masters told is kept, poll by poll, until a holder is named again (the lock may be partial or
 // split meanwhile), and judged then (judgeHandover): overwritten on some master, and released on none, is an
-// error (a release seen anywhere explains the change: the side of routine); else taken after a release or an
+// error (a release seen anywhere explains the change: the side of routine), told a poll later, once that poll's
+// counters, read after the keys that showed the change, count no DEL there either (confirmOverwrite); else
+// taken after a release or an
 // eviction is routine (the eviction was told when it happened); else expired is a warning; else the change
 // cannot be told, and the event says so. A master whose keys are refreshed by CLIENT TRACKING in both polls
 // vouches for a key it did not re-read: it was not written since. Its limits: a DEL of any key counts, so an
@@ -227,8 +229,13 @@ func (h *handover) evictedOnly() bool {
 // judgeHandover is the kind and text of the event of the change of holder from last to v's holder, from what
 // the masters told of last's keys (v's handover).
 func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) {
-	v, h := m.v, m.v.hist.went
-	to := vocab.Quote(v.Holder)
+	return judge(m.v.hist.went, last, m.v.Holder, m.masters, now)
+}
+
+// judge is the kind and text of the event of the change of holder from last to holder, from what the masters
+// told of last's keys (h).
+func judge(h *handover, last, holder string, masters []MasterStatus, now time.Time) (EventKind, string) {
+	to := vocab.Quote(holder)
 	if h == nil || h.from != last {
 		return EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s; released, expired or overwritten "+
 			"cannot be told: its keys were not read at both polls", vocab.Quote(last), to)
@@ -237,7 +244,7 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 	case h.by[wentOverwritten] != 0 && h.by[wentReleased] == 0:
 		by := h.to
 		if by == "" {
-			by = v.Holder
+			by = holder
 		}
 		left := "no TTL"
 		if h.ttlLeft < math.MaxInt64 {
@@ -245,14 +252,14 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 		}
 		return EventOverwritten, fmt.Sprintf("overwritten: %s replaced holder %s on %s with %s left, no release, "+
 			"expiry or eviction seen there: a client setting without NX, or a master that lost the key",
-			vocab.Quote(by), vocab.Quote(last), mastersOf(h.by[wentOverwritten], m.masters), left)
+			vocab.Quote(by), vocab.Quote(last), mastersOf(h.by[wentOverwritten], masters), left)
 	case h.by[wentReleased] != 0:
 		return EventTakenOver, fmt.Sprintf("taken over: holder %s released (a DEL ran on %s), then %s took the lock",
-			vocab.Quote(last), mastersOf(h.by[wentReleased], m.masters), to)
+			vocab.Quote(last), mastersOf(h.by[wentReleased], masters), to)
 	case h.by[wentEvicted]|h.by[wentFlushed] != 0:
-		how := "evicted from " + mastersOf(h.by[wentEvicted], m.masters)
+		how := "evicted from " + mastersOf(h.by[wentEvicted], masters)
 		if h.by[wentEvicted] == 0 {
-			how = "flushed from " + mastersOf(h.by[wentFlushed], m.masters)
+			how = "flushed from " + mastersOf(h.by[wentFlushed], masters)
 		}
 		return EventTakenOver, fmt.Sprintf("taken over: holder %s's key was %s, then %s took the lock", vocab.Quote(last), how, to)
 	case h.by[wentExpired] != 0:
@@ -266,6 +273,37 @@ func (m lockMove) judgeHandover(last string, now time.Time) (EventKind, string) 
 	}
 	return EventTakenOver, fmt.Sprintf("taken over: holder %s replaced by %s; released, expired or overwritten cannot "+
 		"be told without the masters' INFO counters at both reads", vocab.Quote(last), to)
+}
+
+// overwriteToConfirm is an overwrite told by one poll, to be confirmed by the next. A poll reads a master's
+// counters before its keys, so a release that ran between the two (a DEL, then another client's SET NX) shows
+// as a key replaced with TTL left and no DEL counted; the next poll's counters, read after those keys, count
+// that DEL. An overwrite is told only where they count none.
+type overwriteToConfirm struct {
+	went   handover // what the masters told, as judged
+	from   string   // the holder replaced
+	holder string   // the holder named
+}
+
+// confirmOverwrite tells the overwrite the poll before judged (p's), now that this poll's counters cover the
+// time between that poll's counters and its keys: a master whose counters now show a DEL released the key
+// rather than saw it overwritten. A master that did not answer keeps what it told.
+func (m lockMove) confirmOverwrite(events []Event, now time.Time) []Event {
+	o := m.p.hist.overwrite
+	if o == nil {
+		return events
+	}
+	h := o.went
+	for set := h.by[wentOverwritten]; set != 0; {
+		j := bits.TrailingZeros64(set)
+		set &^= 1 << j
+		if j < len(m.masters) && m.masters[j].removed.known && m.masters[j].removed.deleted {
+			h.by[wentOverwritten] &^= 1 << j
+			h.by[wentReleased] |= 1 << j
+		}
+	}
+	kind, text := judge(&h, o.from, o.holder, m.masters, now)
+	return m.event(events, now, kind, text)
 }
 
 // takenSoon is how soon after a holder's key expired from every master another token taking the lock is told

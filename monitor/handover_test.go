@@ -39,6 +39,20 @@ func (c *cluster) heldBy(t *testing.T, resource, token string) Snapshot {
 	})
 }
 
+// handoverTold polls until token holds resource and returns the events that judged the change of holder to
+// it: that poll's, and the next's, which confirms an overwrite (confirmOverwrite).
+func (c *cluster) handoverTold(t *testing.T, resource, token string) []Event {
+	t.Helper()
+	s := c.heldBy(t, resource, token)
+	es := handoverEvents(s, resource, token)
+	for _, e := range handoverEvents(c.mon.Poll(context.Background()), resource, token) {
+		if !slices.Contains(es, e) { // a snapshot's events may hold the one before's
+			es = append(es, e)
+		}
+	}
+	return es
+}
+
 // handoverEvents returns the events of s about resource that name a change of holder to token.
 func handoverEvents(s Snapshot, resource, token string) []Event {
 	var out []Event
@@ -75,8 +89,7 @@ func TestOverwriteIsAnError(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := c.heldBy(t, key, tokB)
-	es := handoverEvents(s, key, tokB)
+	es := c.handoverTold(t, key, tokB)
 	if len(es) != 1 || es[0].Kind != EventOverwritten || es[0].Kind.Severity() != SeverityError {
 		t.Fatalf("a live lock overwritten: events %+v, want one %s, an error", es, EventOverwritten)
 	}
@@ -106,8 +119,7 @@ func TestOverwriteIsAnError(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s = c.heldBy(t, key, tokC)
-	es = handoverEvents(s, key, tokC)
+	es = c.handoverTold(t, key, tokC)
 	if len(es) != 1 || es[0].Kind != EventTakenOver || es[0].Kind.Severity() != SeverityInfo ||
 		!strings.Contains(es[0].Text, "released") || !strings.Contains(es[0].Text, vocab.Quote(tokB)) {
 		t.Fatalf("a lock released then taken: events %+v, want one %s, info, saying %s released", es, EventTakenOver, tokB)
@@ -134,8 +146,7 @@ func TestTakenAfterExpiryIsAWarning(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	c.set(t, key, tokB, time.Minute, 0, 1, 2)
-	s := c.heldBy(t, key, tokB)
-	es := handoverEvents(s, key, tokB)
+	es := c.handoverTold(t, key, tokB)
 	if len(es) != 1 || es[0].Kind != EventTakenAfterExpiry || es[0].Kind.Severity() != SeverityWarning {
 		t.Fatalf("a lock taken right after its expiry: events %+v, want one %s, a warning", es, EventTakenAfterExpiry)
 	}
@@ -252,6 +263,46 @@ func TestHolderFirstSeenInFlightIsNamed(t *testing.T) {
 			}
 			if !slices.ContainsFunc(eventsOf(*prev, "r", ""), func(e Event) bool { return strings.Contains(e.Text, vocab.Quote("B")) }) {
 				t.Errorf("B holds and no event names it: %+v", prev.Events)
+			}
+		})
+	}
+}
+
+// TestAReleaseBetweenAPollsCountersAndItsKeysIsNoOverwrite: a poll reads a master's counters before its keys, so
+// a release and another client's SET NX between the two show as the key replaced with TTL left and no DEL
+// counted; the next poll's counters count that DEL, and the change is told as a release, not an overwrite. An
+// overwrite whose masters count no DEL at the next poll either is told as one.
+func TestAReleaseBetweenAPollsCountersAndItsKeysIsNoOverwrite(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		laterDel int64 // the DELs the poll after the change counts on each master
+		want     EventKind
+	}{
+		{"a DEL the next poll counts", 1, EventTakenOver},
+		{"no DEL at the next poll either", 0, EventOverwritten},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var prev *Snapshot
+			var told []Event
+			for i, step := range []struct {
+				tok  string
+				dels int64
+			}{{"A", 0}, {"A", 0}, {"B", 0}, {"B", tt.laterDel}} {
+				now := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+				rs := fixture(now, addrs5, map[string][]cell{"r": cells(step.tok, 5)})
+				for j := range rs {
+					rs[j].Counters = KeyCounters{Known: true, Deletes: step.dels}
+				}
+				s := Aggregate(prev, rs, nil, now, Config{})
+				prev = &s
+				for _, e := range eventsOf(s, "r", "") {
+					if e.Kind == EventTakenOver || e.Kind == EventOverwritten {
+						told = append(told, e)
+					}
+				}
+			}
+			if len(told) != 1 || told[0].Kind != tt.want {
+				t.Fatalf("the change of holder from A to B told as %+v, want one %s", told, tt.want)
 			}
 		})
 	}

@@ -27,12 +27,13 @@ func roomFor(arena []tokenSeen, n int) []tokenSeen {
 
 // lockHistory is what Aggregate carries from one snapshot to the next for a resource.
 type lockHistory struct {
-	tokens     []tokenSeen // tokens present in that snapshot with their first sighting
-	lastHolder string      // the most recent holder, kept while the lock is partial or split
-	heldBy     string      // the holder as of the last snapshot that decided the state ("" not held), kept while unknown
-	went       *handover   // what the masters told of the last holder's keys as they went (handover.go); nil: none went
-	pending    alarm       // alarms seen by this poll alone, which the next poll confirms or dismisses
-	standing   alarm       // alarms confirmed and still true (a quorum lost is LockView.QuorumLost)
+	tokens     []tokenSeen         // tokens present in that snapshot with their first sighting
+	lastHolder string              // the most recent holder, kept while the lock is partial or split
+	heldBy     string              // the holder as of the last snapshot that decided the state ("" not held), kept while unknown
+	went       *handover           // what the masters told of the last holder's keys as they went (handover.go); nil: none went
+	overwrite  *overwriteToConfirm // an overwrite this poll judged, which the next poll confirms or tells as a release
+	pending    alarm               // alarms seen by this poll alone, which the next poll confirms or dismisses
+	standing   alarm               // alarms confirmed and still true (a quorum lost is LockView.QuorumLost)
 	// free marks a lock without a key, listed for its hold log (LockView.Free) until freeUntil (as nanosOf
 	// gives it: 8 bytes a lock, not a time's 24), when the log's last interval leaves the window (HoldLog.IdleAt).
 	free      bool
@@ -53,9 +54,10 @@ const expiryTolerance = 10 * time.Millisecond
 func history(v, p *LockView, announce bool, masters []MasterStatus, now time.Time, events []Event) []Event {
 	carrySightings(v, p, now)
 	m := lockMove{v: v, p: p, announce: announce || p != nil, masters: masters}
+	if p == nil {
+		return m.appear(events, now)
+	}
 	switch {
-	case p == nil:
-		events = m.appear(events, now)
 	case v.State == StateUnknown:
 		// Undecided: keep what was known, raise nothing; an alarm awaiting confirmation is not confirmed.
 		v.Changes, v.LastChange, v.QuorumLost = p.Changes, p.LastChange, p.QuorumLost
@@ -166,7 +168,11 @@ func (m lockMove) decide(events []Event, now time.Time) []Event {
 			v.Changes++
 			v.LastChange = now
 			kind, text := m.judgeHandover(last, now)
-			events = m.event(events, now, kind, text)
+			if kind == EventOverwritten && v.hist.went != nil {
+				v.hist.overwrite = &overwriteToConfirm{went: *v.hist.went, from: last, holder: v.Holder}
+			} else {
+				events = m.event(events, now, kind, text)
+			}
 			v.hist.went = nil
 		}
 		v.hist.lastHolder = v.Holder

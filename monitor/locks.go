@@ -101,6 +101,9 @@ func newLockBuilder(prev *Snapshot, readings []Reading, delta []bool, masters []
 // and the cells it had before (before: p, or prev's hidden view of it), and appends its view to the views or
 // the hidden ones, or its event when it is gone.
 func (b *lockBuilder) build(res string, row []MasterLock, read []bool, p, before *LockView) {
+	if p != nil { // an overwrite p's poll told is told now, confirmed or not, whatever becomes of the lock
+		b.events = lockMove{v: p, p: p, announce: true, masters: b.masters}.confirmOverwrite(b.events, b.now)
+	}
 	quorum := len(b.readings)/2 + 1
 	carry(row, read, before, b.delta, b.notRead[res], b.now)
 	shareTokens(row)

@@ -83,7 +83,8 @@ func (s *Snapshot) noteQuietUntil(ends []int64, changes *lockChanges) {
 // validity, or a free lock's hold log leaving the window; the zero time for a lock whose state waits on the
 // next poll.
 func quietEnd(v *LockView) time.Time {
-	if v.State == StateUnknown || v.State == StateUnconfirmed || v.Holders != nil || v.WaitersKnown {
+	if v.State == StateUnknown || v.State == StateUnconfirmed || v.Holders != nil || v.WaitersKnown ||
+		v.hist.overwrite != nil { // the next poll confirms it (confirmOverwrite)
 		return time.Time{}
 	}
 	end := cellsQuietEnd(v.Masters)
