@@ -94,8 +94,9 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 			!strings.Contains(v, "token-b")
 	})
 	d.press("esc")
-	d.press("}") // token-b was set over token-a's live key without NX: an overwrite, the first error
-	d.waitFor("the overwrite", func(v string) bool { return strings.Contains(v, "poll 4/") && strings.Contains(v, "overwritten") })
+	d.press("}") // token-b was set over token-a's live key without NX: an overwrite, the first error, told by
+	// the poll after the one that showed token-b (its counters confirm no DEL ran there)
+	d.waitFor("the overwrite", func(v string) bool { return strings.Contains(v, "poll 5/") && strings.Contains(v, "overwritten") })
 	d.press("}")
 	d.waitFor("the split", func(v string) bool { return strings.Contains(v, "split") && strings.Contains(v, "token-c") })
 	d.press("a")
