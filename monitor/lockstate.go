@@ -240,7 +240,8 @@ func redissonThreadQuorum(cells []MasterLock, dup []bool, quorum int) (string, i
 func threadOf(holder string) string { return holder[strings.LastIndexByte(holder, ':')+1:] }
 
 // LeadToken is the token a lock is about: its holder's or, when nobody holds it, the one on the most masters,
-// counting the value last seen on masters not read this time (ties go to the smaller token); "" when no master
+// counting the value last seen on masters not read this time (ties go to the token read on more masters this
+// time, then to the smaller token: what a master says now outweighs what one said before); "" when no master
 // has or had one. It is the one rule for every reader: the dashboard shows it in a lock's holder column and
 // marks its cells by it; the monitor dates FirstSeen by it, groups the keys of one lock by it, and names it
 // when a lock nobody held goes.
@@ -248,19 +249,22 @@ func LeadToken(v *LockView) string {
 	if v.Holder != "" {
 		return v.Holder
 	}
-	best, bestN := "", 0
+	best, bestN, bestRead := "", 0, 0
 	for j, c := range v.Masters {
 		if c.Token == "" { // absent, or not read and never seen there
 			continue
 		}
-		n := 0
+		n, read := 0, 0
 		for _, o := range v.Masters[j:] { // the first cell with a token counts all of them
 			if o.Token == c.Token {
 				n++
+				if o.State != CellUnknown {
+					read++
+				}
 			}
 		}
-		if n > bestN || n == bestN && c.Token < best {
-			best, bestN = c.Token, n
+		if n > bestN || n == bestN && (read > bestRead || read == bestRead && c.Token < best) {
+			best, bestN, bestRead = c.Token, n, read
 		}
 	}
 	return best

@@ -17,6 +17,7 @@ func TestLeadTokenIsTheTokenALockIsAbout(t *testing.T) {
 		{"nobody holds it: the most common token", LockView{Masters: []MasterLock{seen("B"), seen("A"), seen("B"), absent}}, "B"},
 		{"a tie goes to the smaller token", LockView{Masters: []MasterLock{seen("B"), seen("A"), absent}}, "A"},
 		{"values last seen on masters not read count", LockView{Masters: []MasterLock{seen("A"), lastSeen("B"), lastSeen("B")}}, "B"},
+		{"a tie goes to the token read now over one last seen", LockView{Masters: []MasterLock{absent, lastSeen("A"), seen("B"), absent}}, "B"},
 		{"only values last seen: still named", LockView{Masters: []MasterLock{lastSeen("B"), unread, absent}}, "B"},
 		{"no token anywhere", LockView{Masters: []MasterLock{absent, unread, absent}}, ""},
 	}
