@@ -17,10 +17,17 @@ import (
 // realMasters starts n real redis-server masters with a monitor on them, polled by hand.
 func realMasters(t *testing.T, n int) (*cluster, []*redlocktest.Server) {
 	t.Helper()
+	return realMastersWith(t, n, redlocktest.ServerOptions{}, "INFO commandstats")
+}
+
+// realMastersWith starts n real redis-server masters started with opts, with a monitor on them, polled by hand;
+// where only embedded masters can be had, the test is skipped for what it needs (need).
+func realMastersWith(t *testing.T, n int, opts redlocktest.ServerOptions, need string) (*cluster, []*redlocktest.Server) {
+	t.Helper()
 	if redlocktest.Backend() != "redis-server" {
-		t.Skip("needs redis-server (INFO commandstats)")
+		t.Skip("needs redis-server (" + need + ")")
 	}
-	servers := redlocktest.StartServers(t, n, redlocktest.ServerOptions{})
+	servers := redlocktest.StartServers(t, n, opts)
 	masters := make([]redlocktest.Master, len(servers))
 	for i, s := range servers {
 		masters[i] = s

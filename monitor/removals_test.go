@@ -15,17 +15,8 @@ import (
 // monitor on them.
 func evictingMasters(t *testing.T, n int) (*cluster, []*redlocktest.Server) {
 	t.Helper()
-	if redlocktest.Backend() != "redis-server" {
-		t.Skip("needs redis-server (maxmemory, INFO stats)")
-	}
-	servers := redlocktest.StartServers(t, n, redlocktest.ServerOptions{Args: []string{"--maxmemory", "4mb", "--maxmemory-policy", "volatile-lru"}})
-	masters := make([]redlocktest.Master, len(servers))
-	for i, s := range servers {
-		masters[i] = s
-	}
-	c := watch(t, masters, Config{})
-	t.Cleanup(func() { _ = c.mon.Close() })
-	return c, servers
+	return realMastersWith(t, n, redlocktest.ServerOptions{Args: []string{"--maxmemory", "4mb", "--maxmemory-policy", "volatile-lru"}},
+		"maxmemory, INFO stats")
 }
 
 // fillUntilGone writes cache keys without a TTL on master i until key is evicted from it: under volatile-lru
