@@ -302,8 +302,8 @@ func diffValue(path string, a, b any, ttlWithin time.Duration) string {
 	return ""
 }
 
-// durationWord is a duration as event texts write it: "4.8s", "350ms", "2m".
-var durationWord = regexp.MustCompile(`\d+(?:\.\d+)?(?:ms|s|m|h)\b`)
+// durationWord is a duration as event texts write it: "4.8s", "350ms", "2m", "9m59s".
+var durationWord = regexp.MustCompile(`(?:\d+(?:\.\d+)?(?:ms|s|m|h))+\b`)
 
 // sameSaveDurations reports whether a and b are the same text but for durations that differ by at most within
 // and one unit of their last digit (their rounding).
@@ -323,10 +323,11 @@ func sameSaveDurations(a, b string, within time.Duration) bool {
 	return true
 }
 
-// roundingUnit is one unit of a duration word's last digit: 100ms for "4.8s", 1ms for "350ms".
+// roundingUnit is one unit of a duration word's last digit: 100ms for "4.8s", 1ms for "350ms", 1s for "9m59s".
 func roundingUnit(word string) time.Duration {
-	unit := strings.TrimLeft(word, "0123456789.")
-	n := strings.TrimSuffix(word, unit)
+	last := word[strings.LastIndexAny(word[:len(strings.TrimRight(word, "hms"))], "hms")+1:]
+	unit := strings.TrimLeft(last, "0123456789.")
+	n := strings.TrimSuffix(last, unit)
 	d, _ := time.ParseDuration("1" + unit)
 	if i := strings.IndexByte(n, '.'); i >= 0 {
 		for range len(n) - i - 1 {
@@ -495,6 +496,9 @@ func TestSameSaveDurations(t *testing.T) {
 		{"held 350ms", "held 352ms", true},
 		{"held 350ms", "held 360ms", false},
 		{"no duration", "no duration!", false},
+		{"less than the longest TTL (9m59s)", "less than the longest TTL (10m00s)", true},
+		{"less than the longest TTL (9m59s)", "less than the longest TTL (10m02s)", false},
+		{"held 9m59s by x", "held 10m00s by y", false},
 	} {
 		if got := sameSaveDurations(c.a, c.b, 2*time.Millisecond); got != c.want {
 			t.Errorf("sameSaveDurations(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
