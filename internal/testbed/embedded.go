@@ -65,27 +65,19 @@ func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
-	p, err := NewProxyOn(listen, mr.Addr())
-	if err != nil {
-		mr.Close()
-		return nil, fmt.Errorf("testbed: embedded master on %s: %w", listen, err)
-	}
 	now := time.Now()
-	e := &Embedded{
-		mr:       mr,
-		addr:     p.Addr(),
-		stopTick: make(chan struct{}),
-		tickDone: make(chan struct{}),
-		rate:     1,
-		realBase: now,
-		virtBase: now.Round(0),
-		proxy:    p,
-		persist:  opts.Persistence,
-	}
+	e := &Embedded{mr: mr, persist: opts.Persistence, rate: 1, realBase: now, virtBase: now.Round(0),
+		stopTick: make(chan struct{}), tickDone: make(chan struct{})}
 	e.syncClock()
 	// From now on TTLs shrink by however much the clock set by syncClock
 	// moves between two commands.
 	mr.ClockTTL(true)
+	p, err := newProxyOn(listen, mr.Addr(), e.clockRequest)
+	if err != nil {
+		mr.Close()
+		return nil, fmt.Errorf("testbed: embedded master on %s: %w", listen, err)
+	}
+	e.addr, e.proxy = p.Addr(), p
 	go e.tickLoop()
 	return e, nil
 }
@@ -131,9 +123,18 @@ func (e *Embedded) syncClock() time.Time {
 	return now
 }
 
-// Now returns this master's clock, which TIME answers. TIME follows the
-// clock in steps of a few milliseconds, so a TIME sent after Now returns
-// answers at least Now's value.
+// clockRequest brings the miniredis clock to now as a client's request passes
+// the proxy, so that the request runs at a time no earlier than it was sent:
+// a key set while the ticker was starved (a loaded machine) would otherwise
+// start its TTL at the last tick, lose the lag at the next, and expire before
+// the client that set it had counted its validity out.
+func (e *Embedded) clockRequest() {
+	e.syncClock()
+}
+
+// Now returns this master's clock, which TIME answers. A request's bytes
+// sync the clock as they pass the proxy, so a TIME sent after Now answers at
+// least Now's value.
 func (e *Embedded) Now() time.Time {
 	return e.syncClock()
 }
@@ -231,7 +232,7 @@ func (e *Embedded) Start() error {
 		return err
 	}
 	err := rebind(func() error {
-		p, err := NewProxyOn(e.addr, e.mr.Addr())
+		p, err := newProxyOn(e.addr, e.mr.Addr(), e.clockRequest)
 		if err == nil {
 			e.proxy = p
 		}

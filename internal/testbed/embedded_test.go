@@ -349,3 +349,34 @@ func TestEmbeddedClose(t *testing.T) {
 		t.Fatal("closed master accepted a connection")
 	}
 }
+
+// TestAKeySetWhileTheTickerIsStarvedKeepsItsWholeTTL: a key's TTL starts when its SET reaches the master, not at
+// the clock's last tick. The ticker is stopped here, as a loaded machine's scheduler may stop it; a key set then
+// must not lose the time the ticker missed when the clock next moves, or it would expire before the client that
+// set it had counted out its validity.
+func TestAKeySetWhileTheTickerIsStarvedKeepsItsWholeTTL(t *testing.T) {
+	e := startEmbedded(t, EmbeddedOptions{})
+	c := client(t, e)
+	ctx := timeout(t, 5*time.Second)
+	if err := c.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	close(e.stopTick) // the ticker stops for good; Close finds it stopped
+	<-e.tickDone
+	e.stopTick = make(chan struct{})
+	const starved, ttl = 300 * time.Millisecond, 2 * time.Second
+	time.Sleep(starved)
+	before := time.Now()
+	if err := c.Set(ctx, "lock:starved", "tok", ttl).Err(); err != nil {
+		t.Fatal(err)
+	}
+	e.Now() // the clock moves, as at the ticker's next tick
+	left, err := c.PTTL(ctx, "lock:starved").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(before); left < ttl-took-time.Millisecond {
+		t.Errorf("a %v TTL set after the ticker missed %v had %v left %v later; want at least %v",
+			ttl, starved, left, took, ttl-took)
+	}
+}

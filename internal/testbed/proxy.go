@@ -16,6 +16,8 @@ const proxyQueueLen = 64
 // All methods are safe for concurrent use.
 type Proxy struct {
 	relay *relay
+	// beforeRequest, when set, runs before each chunk of a client's bytes is passed on to the target.
+	beforeRequest func()
 
 	mu      sync.Mutex
 	latency time.Duration
@@ -38,7 +40,12 @@ func NewProxy(target string) (*Proxy, error) {
 // that forwards TCP connections to target. The target is dialled once per
 // accepted connection; if that fails, the accepted connection is closed.
 func NewProxyOn(listen, target string) (*Proxy, error) {
-	p := &Proxy{}
+	return newProxyOn(listen, target, nil)
+}
+
+// newProxyOn is NewProxyOn with a function run before each chunk of a client's bytes reaches the target.
+func newProxyOn(listen, target string, beforeRequest func()) (*Proxy, error) {
+	p := &Proxy{beforeRequest: beforeRequest}
 	r, err := newRelay(listen, target, p.serve)
 	if err != nil {
 		return nil, err
@@ -107,9 +114,9 @@ func (p *Proxy) serve(c *pair) {
 	}()
 	go func() {
 		defer p.relay.wg.Done()
-		p.write(c, c.server, up)
+		p.write(c, c.server, up, p.beforeRequest)
 	}()
-	p.write(c, c.client, down)
+	p.write(c, c.client, down, nil)
 }
 
 // read queues what src sends, stamped with the time it is due; it closes q
@@ -136,9 +143,9 @@ func (p *Proxy) read(c *pair, src net.Conn, q chan<- chunk) {
 }
 
 // write sends queued chunks to dst once they are due and the proxy is not
-// paused. When the queue ends (the other side closed) or a write fails, the
-// whole connection is cut.
-func (p *Proxy) write(c *pair, dst net.Conn, q <-chan chunk) {
+// paused, running before (when set) ahead of each. When the queue ends (the
+// other side closed) or a write fails, the whole connection is cut.
+func (p *Proxy) write(c *pair, dst net.Conn, q <-chan chunk, before func()) {
 	defer c.cut()
 	for ch := range q {
 		if wait := time.Until(ch.due); wait > 0 {
@@ -152,6 +159,9 @@ func (p *Proxy) write(c *pair, dst net.Conn, q <-chan chunk) {
 		}
 		if !p.waitResumed(c) {
 			return
+		}
+		if before != nil {
+			before()
 		}
 		if _, err := dst.Write(ch.data); err != nil {
 			return
