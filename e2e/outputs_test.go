@@ -169,7 +169,7 @@ func TestHeadlessRecordOnAFullDiskIsAnEventNotAnExit(t *testing.T) {
 			if err != nil {
 				return false, err.Error()
 			}
-			return len(r.Polls) >= 2 && r.Header.Part == 2, fmt.Sprintf("%d polls, part %d", len(r.Polls), r.Header.Part)
+			return r.Len() >= 2 && r.Header.Part == 2, fmt.Sprintf("%d polls, part %d", r.Len(), r.Header.Part)
 		})
 	}
 
@@ -259,11 +259,11 @@ func TestHeadlessSIGHUPReopensItsFiles(t *testing.T) {
 		}
 	}
 	old, err := record.Open(rec + ".old")
-	if err != nil || old.Unclosed || old.Torn || old.Header.Part != 1 || len(old.Polls) < 2 {
+	if err != nil || old.Unclosed || old.Torn || old.Header.Part != 1 || old.Len() < 2 {
 		t.Errorf("the renamed recording: %v, %+v; want its polls, ended cleanly, part 1", err, old)
 	}
 	cur, err := record.Open(rec)
-	if err != nil || cur.Unclosed || cur.Header.Part != 2 || len(cur.Polls) == 0 {
+	if err != nil || cur.Unclosed || cur.Header.Part != 2 || cur.Len() == 0 {
 		t.Fatalf("the new recording: %v, %+v; want polls, ended cleanly, part 2", err, cur)
 	}
 	player := record.NewPlayer(cur, nil)
@@ -321,7 +321,7 @@ func TestDashboardRecordOnAFullDiskSaysSoAndSIGHUPResumes(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return len(r.Polls) >= 1 && r.Header.Part == 2, fmt.Sprintf("%d polls, part %d", len(r.Polls), r.Header.Part)
+		return r.Len() >= 1 && r.Header.Part == 2, fmt.Sprintf("%d polls, part %d", r.Len(), r.Header.Part)
 	})
 	s.keys("q")
 	screen, status := waitForExit(s)

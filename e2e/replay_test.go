@@ -241,7 +241,7 @@ func pollNumber(t *testing.T, screen string) int {
 
 // pollInside finds a poll whose every reading was sent after h's acquisition and that ended before its release.
 func pollInside(rec *record.Recording, h hold) (time.Time, bool) {
-	for _, p := range rec.Polls {
+	for _, p := range rec.Polls() {
 		inside := p.Time.Before(h.released)
 		for _, r := range p.Readings {
 			inside = inside && r.Err == nil && r.Sent.After(h.acquired)
@@ -271,7 +271,7 @@ func TestAKilledRecordersRecordingReplays(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		for _, p := range rec.Polls {
+		for _, p := range rec.Polls() {
 			for _, r := range p.Readings {
 				for _, k := range r.Keys {
 					if k.Key == "orders:killed" {
@@ -280,7 +280,7 @@ func TestAKilledRecordersRecordingReplays(t *testing.T) {
 				}
 			}
 		}
-		return false, fmt.Sprintf("%d polls, none read the key", len(rec.Polls))
+		return false, fmt.Sprintf("%d polls, none read the key", rec.Len())
 	})
 	if err := recorder.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -347,7 +347,7 @@ func TestAPresenterReplaysARecordedDemoStory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var after time.Time
-	for _, p := range rec.Polls {
+	for _, p := range rec.Polls() {
 		if !p.Time.Before(violation.Time) {
 			after = p.Time
 			break

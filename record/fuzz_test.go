@@ -46,7 +46,7 @@ func FuzzPlayer(f *testing.F) {
 	f.Add([]byte(polledRecording(`[{"same":1},{"skip":1,"changed":0,"same":1}]`)), "03:00:01")
 	f.Fuzz(func(t *testing.T, data []byte, moment string) {
 		rec, err := Read(bytes.NewReader(data), "fuzz.rec")
-		if err != nil || len(rec.Polls) == 0 {
+		if err != nil || rec.Len() == 0 {
 			return
 		}
 		p := NewPlayer(rec, nil)

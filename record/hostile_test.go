@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,8 +38,8 @@ func polledRecording(spans string) string {
 // naming the line, before anything is sized from them.
 func TestCraftedSpanCountsAreRefusedClearly(t *testing.T) {
 	if rec, err := Read(strings.NewReader(polledRecording(`[{"same":3}]`)), "quiet.rec"); err != nil ||
-		len(rec.Polls) != 2 || len(rec.Polls[1].Readings[0].Keys) != 3 ||
-		rec.Polls[1].Readings[0].Keys[2].PTTL != 4*time.Second {
+		rec.Len() != 2 || len(pollsOf(rec)[1].Readings[0].Keys) != 3 ||
+		pollsOf(rec)[1].Readings[0].Keys[2].PTTL != 4*time.Second {
 		t.Fatalf("the untouched recording: %v, %+v; want its 2 polls, the second rebuilt whole", err, rec)
 	}
 	for _, tc := range []struct{ spans, want string }{
@@ -78,7 +79,7 @@ func TestASpanCannotPlaceTheScanOrderOverAndOver(t *testing.T) {
 		`{"Key":"lock:a","Value":"ta","PTTL":5000000000,"ReadAt":"2026-11-27T03:00:01Z"}]}]`, 1)
 	again := `{"poll":{"time":"2026-11-27T03:00:02Z","readings":[{"Addr":"a:1"}]},"polled":[{"reading":0,"runs":[` +
 		`{"at":"2026-11-27T03:00:02Z","spans":[{"scanned":3},{"scan_skip":-3,"scanned":3}]}]}]}` + "\n"
-	if got, err := Read(strings.NewReader(rec+again), "twice.rec"); err != nil || len(got.Polls[2].Readings[0].Keys) != 6 {
+	if got, err := Read(strings.NewReader(rec+again), "twice.rec"); err != nil || len(pollsOf(got)[2].Readings[0].Keys) != 6 {
 		t.Fatalf("the scan order placed twice: %v; want it read, 6 keys", err)
 	}
 	thrice := strings.Replace(again, `{"scan_skip":-3,"scanned":3}]`, `{"scan_skip":-3,"scanned":3},{"scan_skip":-3,"scanned":3}]`, 1)
@@ -139,34 +140,18 @@ func TestManyEmptyPollsOpenWithinBoundedMemory(t *testing.T) {
 		t.Skip("writes and opens 100,000 polls, and measures memory: not with -short or -race")
 	}
 	path := filepath.Join(t.TempDir(), "empty.rec")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gz := gzip.NewWriter(f)
-	out := bufio.NewWriter(gz)
-	size := 0
-	n, _ := fmt.Fprintln(out, `{"format":"redlock-tui recording","version":2,"masters":["a:1"]}`)
-	size += n
 	start := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
 	const polls = 100_000
-	for i := range polls {
-		at := start.Add(time.Duration(i) * 500 * time.Millisecond).Format(time.RFC3339Nano)
-		n, _ := fmt.Fprintf(out, `{"poll":{"time":%q,"readings":[{"Addr":"a:1","Sent":%[1]q,"Received":%[1]q,`+
-			`"ServerTime":%[1]q,"Role":"master","Version":"7.0.15","RunID":"d33efd0a8a7b4517b2d1a74026b27e08f8cae3d0",`+
-			`"Uptime":37000000000,"Refresh":"polling","RefreshWhy":"tracking turned off"}]},`+
-			`"polled":[{"reading":0,"runs":[]}]}`+"\n", at)
-		size += n
-	}
-	if err := out.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	size := writeLines(t, path, func(out io.Writer) {
+		fmt.Fprintln(out, `{"format":"redlock-tui recording","version":2,"masters":["a:1"]}`)
+		for i := range polls {
+			at := start.Add(time.Duration(i) * 500 * time.Millisecond).Format(time.RFC3339Nano)
+			fmt.Fprintf(out, `{"poll":{"time":%q,"readings":[{"Addr":"a:1","Sent":%[1]q,"Received":%[1]q,`+
+				`"ServerTime":%[1]q,"Role":"master","Version":"7.0.15","RunID":"d33efd0a8a7b4517b2d1a74026b27e08f8cae3d0",`+
+				`"Uptime":37000000000,"Refresh":"polling","RefreshWhy":"tracking turned off"}]},`+
+				`"polled":[{"reading":0,"runs":[]}]}`+"\n", at)
+		}
+	})
 	errText, peak := openInProcess(t, path)
 	if errText != "" {
 		t.Fatalf("opening %d empty polls: %s", polls, errText)
@@ -177,6 +162,85 @@ func TestManyEmptyPollsOpenWithinBoundedMemory(t *testing.T) {
 			polls, size>>20, peak>>20, limit>>20)
 	}
 	t.Logf("%d empty polls, %d MiB decompressed, opened and replayed at a peak RSS of %d MiB", polls, size>>20, peak>>20)
+}
+
+// TestAQuietPolledMasterOfManyKeysOpensWithinBoundedMemory: a polled master's 2,000 keys, written whole once
+// and then, at each of 1,000 polls, as one span of unchanged keys, are rebuilt whole at every poll of a replay;
+// kept whole they would take 1,000 times 2,000 readings (over 300 MB) from 0.6 MB of lines. They are kept as
+// written, and the replay's keyframes only as far as the file's size pays for them.
+func TestAQuietPolledMasterOfManyKeysOpensWithinBoundedMemory(t *testing.T) {
+	if openingInProcess() {
+		return
+	}
+	if testing.Short() || raceDetector {
+		t.Skip("writes and opens 1,000 polls of 2,000 keys, and measures memory: not with -short or -race")
+	}
+	path := filepath.Join(t.TempDir(), "quiet.rec")
+	start := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
+	const keys, polls = 2000, 1000
+	size := writeLines(t, path, func(out io.Writer) {
+		fmt.Fprintln(out, `{"format":"redlock-tui recording","version":2,"masters":["a:1"]}`)
+		for i := range polls {
+			at := start.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano)
+			fmt.Fprintf(out, `{"poll":{"time":%q,"readings":[{"Addr":"a:1","Sent":%[1]q,"Received":%[1]q,`+
+				`"ServerTime":%[1]q,"Role":"master","Version":"7.0.15","Uptime":37000000000,"Refresh":"polling","Keys":[`, at)
+			span := fmt.Sprintf(`{"same":%d}`, keys)
+			if i == 0 {
+				for k := range keys {
+					if k > 0 {
+						fmt.Fprint(out, ",")
+					}
+					fmt.Fprintf(out, `{"Key":"lock:job:%d","Value":"tok-%020d","PTTL":3600000000000,"ReadAt":%q}`, k, k, at)
+				}
+				span = fmt.Sprintf(`{"new":%d}`, keys)
+			}
+			fmt.Fprintf(out, `]}]},"polled":[{"reading":0,"runs":[{"at":%q,"spans":[%s]}]}]}`+"\n", at, span)
+		}
+	})
+	errText, peak := openInProcess(t, path)
+	if errText != "" {
+		t.Fatalf("opening %d polls of %d keys: %s", polls, keys, errText)
+	}
+	// The program itself; the keyframes, up to their budget, twice over (the collector lets the heap grow to
+	// twice what it holds); and the polls and snapshots, at most 8 times their bytes.
+	if limit := int64(64<<20 + 2*keyframeBudget(size) + 8*size); peak > limit {
+		t.Errorf("opening %d polls of %d keys (%d MiB decompressed) peaked at %d MiB of RSS; want at most %d MiB",
+			polls, keys, size>>20, peak>>20, limit>>20)
+	}
+	t.Logf("%d polls of %d keys, %d MiB decompressed, opened and replayed at a peak RSS of %d MiB",
+		polls, keys, size>>20, peak>>20)
+}
+
+// writeLines writes the recording lines writes to path, compressed as a recorder does, and returns their
+// size decompressed.
+func writeLines(t *testing.T, path string, lines func(out io.Writer)) int {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := gzip.NewWriter(f)
+	out := bufio.NewWriter(gz)
+	counted := &byteCount{w: out}
+	lines(counted)
+	for _, err := range []error{out.Flush(), gz.Close(), f.Close()} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return counted.n
+}
+
+// byteCount counts the bytes written through it.
+type byteCount struct {
+	w io.Writer
+	n int
+}
+
+func (c *byteCount) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 // openInProcess opens the recording at path, and makes its player, in a new process running this test

@@ -9,7 +9,7 @@ import (
 
 func TestReplayAtTakesTheMomentsPeopleQuote(t *testing.T) {
 	start := time.Date(2026, 11, 27, 3, 10, 0, 0, time.UTC)
-	rec := &Recording{Polls: []monitor.Poll{{Time: start}, {Time: start.Add(5 * time.Minute)}}}
+	rec := &Recording{polls: []writtenPoll{{poll: monitor.Poll{Time: start}}, {poll: monitor.Poll{Time: start.Add(5 * time.Minute)}}}}
 	p := NewPlayer(rec, nil)
 	for _, tc := range []struct {
 		in   string

@@ -67,6 +67,9 @@ type lastKeys struct {
 	scan       []string           // the keys read out of the order of the reading before, in the order they came
 	inOrder    map[string]lastKey // the keys as last written where they stood in the reading before
 	outOfOrder map[string]lastKey // the keys as last written out of that order: all in scan
+
+	decoded int       // the readings decoded into it: a clone of it with as many is the same (Player)
+	origin  *lastKeys // a clone's: the state it was cloned from
 }
 
 // newLastKeys returns the state of a master of which nothing was written.
@@ -332,6 +335,7 @@ func (l *lastKeys) decode(written []monitor.KeyReading, runs []keyRun) ([]monito
 	if err != nil {
 		return nil, err
 	}
+	l.decoded++
 	keys := make([]monitor.KeyReading, 0, n) // a poll's keys are most of what a recording holds in memory
 	var moved []string
 	var inOrder, inScan int

@@ -96,8 +96,8 @@ func TestAQuietPolledMasterCostsWhatChanges(t *testing.T) {
 		t.Errorf("three polls after 4 changes grew the recording by %d bytes", grown)
 	}
 	rec, live := r.closeAndOpen(), r.live
-	if len(rec.Polls) != len(live) {
-		t.Fatalf("the recording holds %d polls; the monitor made %d snapshots", len(rec.Polls), len(live))
+	if rec.Len() != len(live) {
+		t.Fatalf("the recording holds %d polls; the monitor made %d snapshots", rec.Len(), len(live))
 	}
 	p, within := NewPlayer(rec, nil), ttlWithin(rec)
 	for i := range live {
@@ -194,7 +194,7 @@ func TestWholeReadingsReplayAsWrittenInEveryFile(t *testing.T) {
 	if err1 != nil || err2 != nil || news != 1 {
 		t.Fatalf("%d new files; reading them: %v, %v", news, err1, err2)
 	}
-	read := append(old.Polls, cur.Polls...)
+	read := append(pollsOf(old), pollsOf(cur)...)
 	if len(read) != len(polls) {
 		t.Fatalf("read %d polls of %d", len(read), len(polls))
 	}
@@ -225,8 +225,8 @@ func TestARecordingOfVersion1ReadsAsItWas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Polls) != 2 || len(rec.Polls[1].Readings[0].Keys) != 1 || rec.Polls[1].Readings[0].Keys[0].PTTL != 4*time.Second {
-		t.Errorf("a version 1 recording read as %+v", rec.Polls)
+	if rec.Len() != 2 || len(pollsOf(rec)[1].Readings[0].Keys) != 1 || pollsOf(rec)[1].Readings[0].Keys[0].PTTL != 4*time.Second {
+		t.Errorf("a version 1 recording read as %+v", pollsOf(rec))
 	}
 }
 
@@ -267,12 +267,12 @@ func TestARecordedRedisClusterReplaysAsItWas(t *testing.T) {
 		mon.Poll(ctx)
 	}
 	rec, live := r.closeAndOpen(), r.live
-	if len(rec.Polls) != len(live) {
-		t.Fatalf("the recording holds %d polls; the monitor made %d snapshots", len(rec.Polls), len(live))
+	if rec.Len() != len(live) {
+		t.Fatalf("the recording holds %d polls; the monitor made %d snapshots", rec.Len(), len(live))
 	}
 	if written := lastPollWritten(t, r.path); len(written.Poll.Readings[0].Keys) > 10 || len(written.Polled) != 1 {
 		t.Errorf("the last poll wrote %d keys of %d, and %d readings as deltas; want the cluster's as a delta",
-			len(written.Poll.Readings[0].Keys), len(rec.Polls[len(rec.Polls)-1].Readings[0].Keys), len(written.Polled))
+			len(written.Poll.Readings[0].Keys), len(pollsOf(rec)[rec.Len()-1].Readings[0].Keys), len(written.Polled))
 	}
 	p, within := NewPlayer(rec, nil), ttlWithin(rec)
 	for i := range live {

@@ -7,23 +7,68 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// Recording is a recording as read: its header, its polls in order and the events it holds besides.
+// Recording is a recording as read: its header, its polls in order (Polls) and the events it holds besides.
+//
+// A poll is kept as its line wrote it, a polled master's whole reading as a delta of the last (polled.go), and
+// rebuilt whole as it is replayed: a quiet master of many keys writes a few hundred bytes a poll but reads its
+// keys whole at each, so keeping every poll whole would make memory grow with the polls times the keys, however
+// small the file.
 type Recording struct {
 	Header Header
-	Polls  []monitor.Poll
+	polls  []writtenPoll
 	Events []events.Record
 	// Unclosed is set when the recording ends without its end (the recorder stopped without closing it: a
 	// crash, or it is still writing); every whole line was read.
 	Unclosed bool
 	// Torn is set when the last line was cut short (the recorder died while writing it): it was skipped.
 	Torn bool
+}
+
+// writtenPoll is a poll as its line wrote it: a polled master's reading holds only its keys written in full,
+// and polled says how the others stand. size is the line's length, by which what a replay may keep of it is
+// counted (Player).
+type writtenPoll struct {
+	poll   monitor.Poll
+	polled []polledKeys
+	size   int
+}
+
+// Len is the number of polls.
+func (r *Recording) Len() int { return len(r.polls) }
+
+// Time is when poll i was taken.
+func (r *Recording) Time(i int) time.Time { return r.polls[i].poll.Time }
+
+// Polls yields the polls in order, each rebuilt whole. A poll's slices are its own: it may be kept.
+func (r *Recording) Polls() iter.Seq2[int, monitor.Poll] {
+	return func(yield func(int, monitor.Poll) bool) {
+		r.replay(polledState{}, 0, yield)
+	}
+}
+
+// replay yields the polls from poll from on, rebuilt whole from state, what was read of the polls before from
+// (which it changes as it goes), until yield returns false.
+func (r *Recording) replay(state polledState, from int, yield func(int, monitor.Poll) bool) {
+	for i := from; i < len(r.polls); i++ {
+		w := r.polls[i]
+		p := w.poll
+		p.Readings = slices.Clone(p.Readings) // decode rebuilds them in place: the written ones are kept
+		if err := state.decode(p.Readings, w.polled); err != nil {
+			panic(fmt.Sprintf("record: poll %d, checked when read, no longer decodes: %v", i, err))
+		}
+		if !yield(i, p) {
+			return
+		}
+	}
 }
 
 // maxLine bounds one line of a recording, which is read whole before it is parsed; a longer line is refused
@@ -96,11 +141,11 @@ func Read(r io.Reader, name string) (*Recording, error) {
 			return nil, fmt.Errorf("%s: line %d is not a poll or an event: %v", name, n, jerr)
 		}
 		switch {
-		case l.Poll != nil:
-			if derr := polled.decode(l.Poll.Readings, l.Polled); derr != nil {
+		case l.Poll != nil: // checked whole now, kept as written
+			if derr := polled.decode(slices.Clone(l.Poll.Readings), l.Polled); derr != nil {
 				return nil, fmt.Errorf("%s: line %d: %w", name, n, derr)
 			}
-			rec.Polls = append(rec.Polls, *l.Poll)
+			rec.polls = append(rec.polls, writtenPoll{poll: *l.Poll, polled: l.Polled, size: len(data)})
 		default:
 			rec.Events = append(rec.Events, *l.Event)
 		}

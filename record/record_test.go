@@ -119,9 +119,9 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 				c.mon.Poll(context.Background())
 			}
 			rec, live := r.closeAndOpen(), r.live
-			if len(rec.Polls) != len(live) || len(rec.Events) != 1 || rec.Torn {
+			if rec.Len() != len(live) || len(rec.Events) != 1 || rec.Torn {
 				t.Fatalf("the recording holds %d polls and %d events (torn %v); the monitor made %d snapshots and 1 event",
-					len(rec.Polls), len(rec.Events), rec.Torn, len(live))
+					rec.Len(), len(rec.Events), rec.Torn, len(live))
 			}
 			p, within := NewPlayer(rec, nil), ttlWithin(rec)
 			for _, i := range []int{len(live) - 1, 0, len(live) / 2, 1, len(live) - 2} { // out of order: seeks
@@ -231,7 +231,7 @@ func differs(t *testing.T, live, replay []byte, ttlWithin time.Duration) string 
 // twice the most any of its reads' times may be off (KeyReading.ReadWithin), the read written and the live one.
 func ttlWithin(rec *Recording) time.Duration {
 	var within time.Duration
-	for _, p := range rec.Polls {
+	for _, p := range pollsOf(rec) {
 		for _, r := range p.Readings {
 			for _, k := range r.Keys {
 				within = max(within, k.ReadWithin)
@@ -364,7 +364,7 @@ func TestACrashedRecordersFileIsReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, err := Open(path)
-	if err != nil || len(rec.Polls) != 3 || rec.Torn || !rec.Unclosed {
+	if err != nil || rec.Len() != 3 || rec.Torn || !rec.Unclosed {
 		t.Fatalf("a recording whose recorder died between polls: %v; want its 3 polls, unclosed, none torn (%+v)", err, rec)
 	}
 	// A fourth poll, then the file cut in its middle, as when the recorder dies while the kernel writes it.
@@ -387,8 +387,8 @@ func TestACrashedRecordersFileIsReadable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a recording cut short by a crash: %v", err)
 	}
-	if len(rec.Polls) != 3 || !rec.Torn || !rec.Unclosed {
-		t.Errorf("read %d polls, torn %v; want the 3 whole ones, and the cut line skipped", len(rec.Polls), rec.Torn)
+	if rec.Len() != 3 || !rec.Torn || !rec.Unclosed {
+		t.Errorf("read %d polls, torn %v; want the 3 whole ones, and the cut line skipped", rec.Len(), rec.Torn)
 	}
 }
 
@@ -437,9 +437,9 @@ func TestARecordingRotatesAtItsSize(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatalf("after rotation: %v, %v", err1, err2)
 	}
-	if news != 1 || cur.Header.Part != 2 || old.Header.Part != 1 || len(cur.Polls) != 2 || len(old.Polls)+2 != i {
+	if news != 1 || cur.Header.Part != 2 || old.Header.Part != 1 || cur.Len() != 2 || old.Len()+2 != i {
 		t.Errorf("rotations %d, parts %d then %d, %d polls then %d of %d", news, old.Header.Part, cur.Header.Part,
-			len(old.Polls), len(cur.Polls), i)
+			old.Len(), cur.Len(), i)
 	}
 	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("a recording names tokens: mode %v (%v), want 0600", info.Mode(), err)
@@ -504,4 +504,13 @@ func TestSameSaveDurations(t *testing.T) {
 			t.Errorf("sameSaveDurations(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
+}
+
+// pollsOf is every poll of rec, rebuilt whole.
+func pollsOf(rec *Recording) []monitor.Poll {
+	var polls []monitor.Poll
+	for _, p := range rec.Polls() {
+		polls = append(polls, p)
+	}
+	return polls
 }

@@ -50,11 +50,11 @@ func TestARecordingReopensAfterARename(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, err := Open(path + ".rotated")
-	if err != nil || len(old.Polls) != 3 || old.Unclosed || old.Header.Part != 1 {
+	if err != nil || old.Len() != 3 || old.Unclosed || old.Header.Part != 1 {
 		t.Fatalf("the renamed recording: %v, %+v; want its 3 polls, ended cleanly, part 1", err, old)
 	}
 	cur, err := Open(path)
-	if err != nil || len(cur.Polls) != 2 || cur.Unclosed || cur.Header.Part != 2 || news != 1 {
+	if err != nil || cur.Len() != 2 || cur.Unclosed || cur.Header.Part != 2 || news != 1 {
 		t.Fatalf("the new recording: %v, %+v, %d new files; want 2 polls, ended cleanly, part 2, one new file",
 			err, cur, news)
 	}
@@ -94,11 +94,11 @@ func TestARecordingAWriteErrorStoppedResumesOnReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped, err := Open(path + ".1")
-	if err != nil || len(stopped.Polls) != 1 {
+	if err != nil || stopped.Len() != 1 {
 		t.Errorf("the stopped recording, set aside: %v, %+v; want its one poll", err, stopped)
 	}
 	cur, err := Open(path)
-	if err != nil || len(cur.Polls) != 1 || cur.Header.Part != 2 || !cur.Polls[0].Time.Equal(pollAt(3).Time) {
+	if err != nil || cur.Len() != 1 || cur.Header.Part != 2 || !pollsOf(cur)[0].Time.Equal(pollAt(3).Time) {
 		t.Errorf("the resumed recording: %v, %+v; want the poll written after the reopen, part 2", err, cur)
 	}
 }

@@ -131,17 +131,34 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 func TestTheReplayJumpsToTheDemosViolationsBothWays(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 27, 3, 12, 0, 0, time.UTC)
-	rec := &record.Recording{Header: record.Header{Masters: []string{"a:1"}}}
+	path := filepath.Join(t.TempDir(), "demo.rec")
+	w, err := record.Create(path, 0, record.Header{Started: start, Masters: []string{"a:1"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 10 {
 		at := start.Add(time.Duration(i) * time.Second)
-		rec.Polls = append(rec.Polls, monitor.Poll{Time: at, Readings: []monitor.Reading{{Addr: "a:1", Role: "master",
-			Sent: at, Received: at, ServerTime: at}}})
+		if err := w.WritePoll(monitor.Poll{Time: at, Readings: []monitor.Reading{{Addr: "a:1", Role: "master",
+			Sent: at, Received: at, ServerTime: at}}}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	rec.Events = []events.Record{
+	for _, e := range []events.Record{
 		{Time: start.Add(3500 * time.Millisecond), Source: events.SourceDemo, Kind: "violation", Severity: "error",
 			Text: "two clients held orders:1 at once"},
 		{Time: start.Add(6500 * time.Millisecond), Source: events.SourceDashboard, Kind: events.KindReleaseUnconfirmed,
 			Severity: "warning", Text: "a release some masters did not confirm"},
+	} {
+		if err := w.WriteEvent(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := record.Open(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	d := drive(t, newDashboard(ui.Options{Replay: record.NewPlayer(rec, nil)}, 140, 44))
 	d.exec(d.m.Init())

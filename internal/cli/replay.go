@@ -97,7 +97,7 @@ Flags:
 		fmt.Fprintf(sys.stderr, "redlock-tui replay: %v\n", err)
 		return ExitFailure
 	}
-	if len(rec.Polls) == 0 {
+	if rec.Len() == 0 {
 		fmt.Fprintf(sys.stderr, "redlock-tui replay: %s holds no poll\n", rc.File)
 		return ExitFailure
 	}
