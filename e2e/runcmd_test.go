@@ -669,10 +669,15 @@ func TestRunForwardsSignalsPastTheWatchdog(t *testing.T) {
 	script := `(trap '' TERM HUP USR1; echo ignoring > "$D/grandchild-ready"; exec sleep 300) & echo $! > "$D/grandchild"
 for s in TERM HUP USR1; do trap "echo $s >> \"\$D/got\"" $s; done; echo $$ > "$D/pid"
 while :; do sleep 0.05 || :; done`
+	debug := filepath.Join(dir, "debug.log")
 	p := startRunInSession(t, bin, dir, "run", patientNodeTimeout, "-m", strings.Join(redlocktest.Addrs(masters), ","), "--ttl", "30s",
-		resource, "--", "sh", "-c", script)
+		"--debug", debug, resource, "--", "sh", "-c", script)
 	command, grandchild := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "grandchild"))
 	readFileEventually(t, filepath.Join(dir, "grandchild-ready")) // its signals are ignored from here on
+	// logrotate renames the debug log before the HUP: run reopens it at its path, besides passing HUP on.
+	if err := os.Rename(debug, debug+".1"); err != nil {
+		t.Fatal(err)
+	}
 	watchdog := watchdogOf(t, command)
 	session := p.cmd.Process.Pid
 	killLeftovers(t, []int{command, grandchild, watchdog}, watchdog, session)
@@ -686,6 +691,9 @@ while :; do sleep 0.05 || :; done`
 			t.Fatal(err)
 		}
 		fileLinesEventually(t, filepath.Join(dir, "got"), sig.name)
+	}
+	if _, err := os.Stat(debug); err != nil {
+		t.Errorf("run did not reopen --debug at its path on SIGHUP: %v; stderr:\n%s", err, p.stderr.String())
 	}
 	if !isLive(command) || !isLive(grandchild) || p.exited() {
 		t.Fatalf("run, the command or its grandchild ended of signals they trapped or ignored; stderr:\n%s",

@@ -48,10 +48,12 @@ type Outputs struct {
 }
 
 // Notice is what the feed tells of the files it writes: one of the program's own events (output-failed,
-// output-reopened), and the files stopped by a write error after it, each as the sentence of its failure.
+// output-reopened), the files stopped by a write error after it, each as the sentence of its failure, and,
+// for a reopening, the files that could not be reopened.
 type Notice struct {
-	Record  events.Record
-	Stopped []string
+	Record      events.Record
+	Stopped     []string
+	NotReopened []string
 }
 
 // The flags of the files the feed writes, which name them in messages, events and metrics.

@@ -86,7 +86,7 @@ func (a *App) Reopen() Notice {
 	case len(failed) > 0:
 		text = "SIGHUP: not reopened: " + strings.Join(failed, "; ")
 	}
-	n := Notice{Record: events.Program(time.Now(), events.KindOutputReopened, text)}
+	n := Notice{Record: events.Program(time.Now(), events.KindOutputReopened, text), NotReopened: failed}
 	if a.Feed != nil {
 		a.Feed.emit(n.Record)
 		n.Stopped = a.Feed.Stopped()

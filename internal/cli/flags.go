@@ -148,7 +148,7 @@ func addDemoFlags(fs *pflag.FlagSet, v *flagValues) {
 
 // addDebugFlags declares the debug log.
 func addDebugFlags(fs *pflag.FlagSet, v *flagValues) {
-	fs.StringVar(&v.cfg.Debug, "debug", "", "append a log of connections, Redlock rounds and polls to this file; the dashboard and --headless reopen it on SIGHUP")
+	fs.StringVar(&v.cfg.Debug, "debug", "", "append a log of connections, Redlock rounds and polls to this file; the dashboard, --headless and run reopen it on SIGHUP")
 }
 
 // addGeneralFlags declares help and version.

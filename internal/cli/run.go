@@ -162,7 +162,8 @@ Usage:
 The lock is acquired (see --wait and --retries), extended while the command runs (by --ttl each time a third
 of it is left), and released when the command exits. The command runs in a process group of its own, the job's,
 and gets REDLOCK_RESOURCE, REDLOCK_TOKEN and REDLOCK_VALID_UNTIL (RFC 3339, when the lock lapses unless
-extended). Signals sent to run (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to the job's process group.
+extended). Signals sent to run (INT, TERM, HUP, QUIT, USR1, USR2) are passed on to the job's process group;
+HUP also reopens the --debug file at its path, as daemons reopen their logs once logrotate renamed them.
 
 Between extensions run reads the lock's key on every master (a tenth of --ttl apart, at most a second), so a
 lock deleted, evicted or taken over on a quorum is known within about a second. An extension that fails with
@@ -251,7 +252,15 @@ func runUnderLock(args []string, sys system) int {
 			lock.Validity().Round(time.Millisecond))
 	}
 	acquired := time.Now()
-	status = superviseCommand(lock, cfg, sigs, sys)
+	reopen := func() { // SIGHUP reopens --debug, as daemons reopen their logs, besides reaching the command
+		if cfg.Debug == "" {
+			return
+		}
+		if n := a.Reopen(); len(n.NotReopened) > 0 {
+			fmt.Fprintf(sys.stderr, "redlock-tui run: %s\n", n.Record.Text)
+		}
+	}
+	status = superviseCommand(lock, cfg, sigs, sys, reopen)
 	releaseAfterRun(lock, cfg, status == ExitLockLost, &won, sys)
 	if cfg.Verbose {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: held %q for %s, extended %s; exit status %d\n", cfg.Resource,
@@ -314,7 +323,7 @@ func acquireForRun(locker *redlock.Client, cfg runConfig, sigs <-chan os.Signal,
 // whatever it left in its process group (a shell's background jobs, which ignore the SIGINT that ended the
 // shell) is terminated the same way, and the lock is kept until the group is empty: no part of the job runs
 // on without it. It returns run's exit status once the group is empty.
-func superviseCommand(lock *redlock.Lock, cfg runConfig, sigs <-chan os.Signal, sys system) int {
+func superviseCommand(lock *redlock.Lock, cfg runConfig, sigs <-chan os.Signal, sys system, reopen func()) int {
 	wd, err := startWatchdog(0)
 	if err != nil {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: %v; the command was not started\n", err)
@@ -365,6 +374,9 @@ func superviseCommand(lock *redlock.Lock, cfg runConfig, sigs <-chan os.Signal, 
 		select {
 		case sig := <-sigs:
 			signalGroup(group, sig)
+			if sig == syscall.SIGHUP {
+				reopen()
+			}
 		case err, ok := <-lost:
 			lost = nil
 			if ok { // the keeper ends without a loss only when it is stopped
