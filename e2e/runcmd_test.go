@@ -58,22 +58,22 @@ func (b *syncBuffer) String() string {
 // startRun starts bin with args, with D=dir in its environment; t.Cleanup kills it if it is still running.
 func startRun(t *testing.T, bin, dir string, args ...string) *runProcess {
 	t.Helper()
-	return startProcess(t, nil, bin, dir, args...)
+	return startProcess(t, nil, nil, bin, dir, args...)
 }
 
 // startRunInSession is startRun with bin leading a session of its own, so that every process it starts, and
 // every process those start, can be found by that session's id (bin's pid) until one calls setsid itself.
 func startRunInSession(t *testing.T, bin, dir string, args ...string) *runProcess {
 	t.Helper()
-	return startProcess(t, &syscall.SysProcAttr{Setsid: true}, bin, dir, args...)
+	return startProcess(t, &syscall.SysProcAttr{Setsid: true}, nil, bin, dir, args...)
 }
 
-// startProcess starts bin for startRun and startRunInSession.
-func startProcess(t *testing.T, attr *syscall.SysProcAttr, bin, dir string, args ...string) *runProcess {
+// startProcess starts bin for startRun and startRunInSession, with env added to its environment.
+func startProcess(t *testing.T, attr *syscall.SysProcAttr, env []string, bin, dir string, args ...string) *runProcess {
 	t.Helper()
 	p := &runProcess{t: t, cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	p.cmd.SysProcAttr = attr
-	p.cmd.Env = append(os.Environ(), "D="+dir)
+	p.cmd.Env = append(append(os.Environ(), "D="+dir), env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 // OwnLock is what this process did on a resource: the lock it acquired there (its token, when the
 // acquisition completed and its TTL; Token "" for none), and the tokens of others it force-deleted there.
 type OwnLock struct {
-	Token      string
-	AcquiredAt time.Time
+	Token      string        // our lock's token; "" when we hold none there
+	AcquiredAt time.Time     // when its acquisition completed
 	TTL        time.Duration // counts among the TTLs a restarted master is weighed against
 	// ValidUntil is the end of the validity we last held it with (acquired or extended), on this process's
 	// clock; zero when not known. Its keys cannot have run out before: our token gone before it is a loss;

@@ -12,9 +12,9 @@ import (
 // Poll is what one poll gave Aggregate: the readings, our locks and the time. A Monitor hands one to each
 // function given to ObservePolls; Aggregate(prev, p.Readings, p.Own, p.Time, cfg) remakes its snapshot.
 type Poll struct {
-	Time     time.Time          `json:"time"`
-	Readings []Reading          `json:"readings"`
-	Own      map[string]OwnLock `json:"own,omitempty"`
+	Time     time.Time          `json:"time"`          // the poll's time, the snapshot's
+	Readings []Reading          `json:"readings"`      // what each master (a Redis Cluster: the cluster) answered, in order
+	Own      map[string]OwnLock `json:"own,omitempty"` // this process's own locks and force-deletions, by resource
 }
 
 // ObservePolls registers f to be called after every poll, in the polling goroutine, with what the poll gave
@@ -37,20 +37,20 @@ func (m *Monitor) ReadWholeNext() {
 // RecordedConfig is the part of a Config that Aggregate reads and a recording keeps: a replay aggregates with
 // it. Advise, Owner and the I/O settings are not kept.
 type RecordedConfig struct {
-	Pattern      string         `json:"pattern"`
-	MaxValueLen  int            `json:"max_value_len"`
-	Interval     time.Duration  `json:"interval"`
-	Timeout      time.Duration  `json:"timeout"`
-	DownAfter    int            `json:"down_after"`
-	DriftFactor  float64        `json:"drift_factor"`
-	MaxEvents    int            `json:"max_events"`
-	FenceSuffix  string         `json:"fence_suffix"`
-	Writes       bool           `json:"writes"`
-	Permits      map[string]int `json:"permits,omitempty"`
-	History      time.Duration  `json:"history"`
-	MaxIntervals int            `json:"max_intervals"`
-	NoTracking   bool           `json:"no_tracking"`
-	MaxKeys      int            `json:"max_keys"`
+	Pattern      string         `json:"pattern"`           // SCAN MATCH pattern of discovery
+	MaxValueLen  int            `json:"max_value_len"`     // values longer than this are cut
+	Interval     time.Duration  `json:"interval"`          // poll interval
+	Timeout      time.Duration  `json:"timeout"`           // per-master deadline of one poll
+	DownAfter    int            `json:"down_after"`        // polls a master may miss before it is declared down
+	DriftFactor  float64        `json:"drift_factor"`      // clock drift allowance, as a fraction of a TTL
+	MaxEvents    int            `json:"max_events"`        // events a snapshot keeps
+	FenceSuffix  string         `json:"fence_suffix"`      // names a resource's fence counter
+	Writes       bool           `json:"writes"`            // the program also wrote (acquire, extend, release)
+	Permits      map[string]int `json:"permits,omitempty"` // semaphores' limits, by key
+	History      time.Duration  `json:"history"`           // how long each lock's holders are kept
+	MaxIntervals int            `json:"max_intervals"`     // holders kept per lock at most
+	NoTracking   bool           `json:"no_tracking"`       // every master was polled: all known keys read each poll
+	MaxKeys      int            `json:"max_keys"`          // distinct lock keys tracked at most
 }
 
 // Recorded returns what a recording keeps of c, with the defaults applied.

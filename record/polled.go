@@ -39,14 +39,14 @@ const lookAhead = 64
 // polledKeys is how the keys of a reading written as a delta of the last one stand (line.Polled).
 type polledKeys struct {
 	Reading int      `json:"reading"` // the reading's index in the poll's readings
-	Runs    []keyRun `json:"runs"`
+	Runs    []keyRun `json:"runs"`    // its keys, in runs read at one time
 }
 
 // keyRun is keys of a reading read at one time, in order.
 type keyRun struct {
-	ReadAt     time.Time     `json:"at"`
-	ReadWithin time.Duration `json:"within,omitempty"`
-	Spans      []keySpan     `json:"spans"`
+	ReadAt     time.Time     `json:"at"`               // when its keys were read (their ReadAt)
+	ReadWithin time.Duration `json:"within,omitempty"` // how far that may be off (their ReadWithin)
+	Spans      []keySpan     `json:"spans"`            // its keys, in order
 }
 
 // keySpan is keys of a run in order: Same or Changed keys of the last reading's order (after Skip of its

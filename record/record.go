@@ -44,20 +44,20 @@ const DefaultMaxBytes int64 = 256 << 20
 
 // Header is a recording's first line.
 type Header struct {
-	Format  string                 `json:"format"`
-	Version int                    `json:"version"`
-	Started time.Time              `json:"started"`
-	Part    int                    `json:"part"` // 1 for the first file, then one more at each new file
-	Masters []string               `json:"masters"`
-	Config  monitor.RecordedConfig `json:"config"`
+	Format  string                 `json:"format"`  // the file's format: "redlock-tui recording" (Format)
+	Version int                    `json:"version"` // the format version it is written in (Version); later ones are refused
+	Started time.Time              `json:"started"` // when this file began
+	Part    int                    `json:"part"`    // 1 for the first file, then one more at each new file
+	Masters []string               `json:"masters"` // the masters watched, as the monitor names them, in its order
+	Config  monitor.RecordedConfig `json:"config"`  // the monitor's configuration, which a replay aggregates with
 }
 
 // line is one line after the header: a poll or an event. A poll's whole readings hold only the keys that
 // changed since the last one of their master, and Polled says how the others stand (polled.go).
 type line struct {
-	Poll   *monitor.Poll  `json:"poll,omitempty"`
-	Polled []polledKeys   `json:"polled,omitempty"`
-	Event  *events.Record `json:"event,omitempty"`
+	Poll   *monitor.Poll  `json:"poll,omitempty"`   // a poll: what it gave the monitor's aggregator
+	Polled []polledKeys   `json:"polled,omitempty"` // with a poll: how the keys of its readings written as deltas stand
+	Event  *events.Record `json:"event,omitempty"`  // an event the polls do not remake: the dashboard's own, the demo's
 }
 
 // Writer appends polls and events to a recording. It is safe for concurrent use.

@@ -180,8 +180,9 @@ Usage:
   redlock-tui run -m ... RESOURCE -- CMD    run a command under a lock (run --help)
 
 ` + commandsUsage() + groupUsages(dashboardGroups, &v) + `
-Environment: REDISCLI_AUTH is the masters' password (as redis-cli reads it) where neither a URL nor
---password-file gives one; NO_COLOR, when set, turns colours off. Keys: ? in the dashboard, or the man page.
+Environment: ` + envHelp + `.
+REDISCLI_AUTH is the masters' password (as redis-cli reads it) where neither a URL nor --password-file gives
+one; NO_COLOR, when set, turns colours off. Keys: ? in the dashboard, or the man page.
 
 Exit status: 0 ok; 1 failure; 2 bad usage; 3 (--once) fewer than a quorum of masters answered.
 `

@@ -79,6 +79,7 @@ func runManSections() []manSection {
 // out what only the dashboard reads.
 func environment(forRun bool) []string {
 	env := []string{
+		"REDLOCK_TUI_*", envHelp,
 		"REDISCLI_AUTH", "the masters' password, as redis-cli reads it, for masters whose URL gives none, unless " +
 			"--password-file (or a profile's password_env or password_file) gives one",
 		"XDG_CONFIG_HOME", "where the profiles' file is looked for, on Linux (default ~/.config)",

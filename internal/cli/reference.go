@@ -16,6 +16,9 @@ type Command struct {
 	Usage  string      // the synopsis, as cobra's UseLine gives it: "redlock-tui run [flags] RESOURCE -- ..."
 	Short  string      // what the command does, in a line
 	Groups []FlagGroup // its flags, by group; empty when it takes none
+	// Vars are the REDLOCK_TUI_* variables its flags are also read from (EnvName), by flag name; nil for a
+	// command that reads none (cobra's completion and man).
+	Vars map[string]string
 }
 
 // FlagGroup is a titled group of a command's flags, in the order its help lists them.
@@ -36,7 +39,8 @@ func Commands() []Command {
 	for _, g := range dashboardGroups {
 		groups = append(groups, FlagGroup{Title: g.title, Flags: flagsOf(newFlagSet([]flagGroup{g}, &v))})
 	}
-	out := []Command{{Name: tree.Name(), Usage: tree.UseLine(), Short: tree.Short, Groups: groups}}
+	out := []Command{{Name: tree.Name(), Usage: tree.UseLine(), Short: tree.Short, Groups: groups,
+		Vars: envVars(newFlagSet(dashboardGroups, &v))}}
 	listed := map[string]bool{}
 	for _, sub := range commands { // in the order --help lists them
 		listed[sub.name] = true
@@ -46,7 +50,15 @@ func Commands() []Command {
 			out = append(out, Command{Name: tree.Name() + " " + sub.name, Usage: tree.Name() + " " + sub.name + " [COMMAND]",
 				Short: sub.what})
 		case sub.name == "run":
-			out = append(out, Command{Name: c.CommandPath(), Usage: c.UseLine(), Short: c.Short, Groups: runFlagGroups()})
+			var rv flagValues
+			var rc runConfig
+			out = append(out, Command{Name: c.CommandPath(), Usage: c.UseLine(), Short: c.Short, Groups: runFlagGroups(),
+				Vars: envVars(newRunFlagSet(&rv, &rc))})
+		case sub.name == "replay":
+			var rc replayConfig
+			cmd := cobraCommands(c)[0]
+			cmd.Vars = envVars(newReplayFlagSet(&rc))
+			out = append(out, cmd)
 		default:
 			out = append(out, cobraCommands(c)...)
 		}

@@ -44,12 +44,16 @@ func newReplayFlagSet(rc *replayConfig) *pflag.FlagSet {
 	return fs
 }
 
-// parseReplayConfig parses replay's arguments (after "replay").
-func parseReplayConfig(args []string) (replayConfig, *pflag.FlagSet, error) {
+// parseReplayConfig parses replay's arguments (after "replay"), each flag not given taken from its variable in
+// env (applyEnv), as the dashboard's are.
+func parseReplayConfig(args []string, env Environment) (replayConfig, *pflag.FlagSet, error) {
 	var rc replayConfig
 	fs := newReplayFlagSet(&rc)
 	if err := fs.Parse(args); err != nil {
 		return rc, fs, &UsageError{Msg: err.Error()}
+	}
+	if err := applyEnv(fs, env); err != nil {
+		return rc, fs, err
 	}
 	switch rest := fs.Args(); {
 	case rc.Help:
@@ -70,7 +74,7 @@ func parseReplayConfig(args []string) (replayConfig, *pflag.FlagSet, error) {
 // replayCommand is `redlock-tui replay FILE [--at TIME] [--json | --markdown]`: it reads a recording made with
 // --record, and lists its moments, or prints the locks as they were at one of them. It connects to nothing.
 func replayCommand(args []string, sys system) int {
-	rc, fs, err := parseReplayConfig(args)
+	rc, fs, err := parseReplayConfig(args, sys.Environment)
 	switch {
 	case err != nil:
 		fmt.Fprintf(sys.stderr, "redlock-tui replay: %v\n", err)
@@ -88,7 +92,7 @@ On a terminal replay opens the dashboard, paused: p plays and pauses, + and - ch
 ^ and $ to the start and the end. When stdout is not a terminal it prints the moments, or the tables with --at.
 Nothing connects to a master: every snapshot is rebuilt from the recorded polls.
 
-Flags:
+Flags (`+envHelp+`):
 `+fs.FlagUsages())
 		return ExitOK
 	}

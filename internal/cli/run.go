@@ -55,7 +55,7 @@ type runConfig struct {
 }
 
 // parseRunConfig parses run's arguments (after "run"): the connection and lock flags, parsed and checked as
-// for the dashboard, a profile (refused when read_only: see applyRunProfile), and run's own. A
+// for the dashboard, with the same variables from the environment (applyEnv), a profile (refused when read_only: see applyRunProfile), and run's own. A
 // flag of the dashboard's that run does not take is refused by name. Its errors are *UsageError. With --help
 // only Help is set.
 func parseRunConfig(args []string, env Environment) (runConfig, error) {
@@ -65,6 +65,9 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		return runConfig{}, runFlagError(err)
+	}
+	if err := applyEnv(fs, env); err != nil {
+		return runConfig{}, err
 	}
 	if v.cfg.Help {
 		return runConfig{Config: Config{Help: true}}, nil
@@ -184,7 +187,7 @@ the command itself is killed (on Linux). The lock is only as good as its TTL: a 
 key on the masters until it expires, and a run stalled (stopped, a paused VM) for longer than --ttl can lose
 the lock while the command runs on until run resumes (see --fencing).
 
-Flags:
+Flags (` + envHelp + `):
 ` + fs.FlagUsages() + `
 Exit status: the command's (128+N when killed by signal N); 2 bad usage; 75 not acquired (another holder, or
 no quorum) within --wait or --retries; 76 the lock was lost while the command ran (taken over, evicted, deleted

@@ -1,7 +1,8 @@
 // Package docgen writes the reference pages of docs/ from the code they describe, so that they cannot say
 // something the program does not do: the flags from the command line's flag sets (flags.md), the key bindings
 // from keymap.go (keys.md), the metrics from the exporter (metrics.md), the event kinds from their declarations
-// (events.md) and the --once --json schema from its type (json.md).
+// (events.md), the --once --json schema from its type (json.md) and a recording's records from the types the
+// recorder writes (recording.md).
 //
 // TestGeneratedPagesAreCurrent fails when a committed page differs from what the code generates; it rewrites
 // them with -update, which go generate runs:
@@ -33,6 +34,7 @@ func Pages() []Page {
 		{"docs/metrics.md", Metrics},
 		{"docs/events.md", Events},
 		{"docs/json.md", JSON},
+		{"docs/recording.md", Recording},
 		{"metrics/eventkinds.go", MetricsKinds},
 	}
 }

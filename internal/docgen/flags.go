@@ -14,7 +14,8 @@ import (
 func Flags() ([]byte, error) {
 	var b strings.Builder
 	header(&b, "Flags", "the command line's flag sets (internal/cli)")
-	b.WriteString("Every flag of every command, grouped as `--help` groups them. The dashboard, `--once` and " +
+	b.WriteString("Every flag of every command, grouped as `--help` groups them, with the `REDLOCK_TUI_*` variable " +
+		"it is also read from. The dashboard, `--once` and " +
 		"`--headless` share one set; `run` takes the connection, lock and debugging groups and its own. " +
 		"[Usage](usage.md) says more of the main ones, with examples; `redlock-tui man` has the same as a man page.\n\n")
 	cmds := cli.Commands()
@@ -27,11 +28,24 @@ func Flags() ([]byte, error) {
 		if len(c.Groups) == 0 {
 			b.WriteString("\nNo flags.\n")
 		}
+		if c.Vars != nil {
+			b.WriteString("\nEach flag not given on the command line is read from its variable when that is set and not " +
+				"empty ([settings from the environment](headless.md#settings-from-the-environment)).\n")
+		}
 		for _, g := range c.Groups {
 			fmt.Fprintf(&b, "\n### %s: %s\n\n", c.Name, g.Title)
-			b.WriteString("| Flag | Type | Default | Meaning |\n|---|---|---|---|\n")
+			if c.Vars == nil {
+				b.WriteString("| Flag | Type | Default | Meaning |\n|---|---|---|---|\n")
+			} else {
+				b.WriteString("| Flag | Variable | Type | Default | Meaning |\n|---|---|---|---|---|\n")
+			}
 			for _, f := range g.Flags {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", flagName(f), flagType(f), code(flagDefault(f)), cell(f.Usage))
+				if c.Vars == nil {
+					fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", flagName(f), flagType(f), code(flagDefault(f)), cell(f.Usage))
+				} else {
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", flagName(f), code(c.Vars[f.Name]), flagType(f),
+						code(flagDefault(f)), cell(f.Usage))
+				}
 			}
 		}
 	}

@@ -27,8 +27,8 @@ import (
 
 // SetMember is one member of a sorted-set lock and its score, as read.
 type SetMember struct {
-	Member string
-	Score  float64
+	Member string  // a holder's token or identifier, or Symfony's "__write__" marker
+	Score  float64 // Symfony's: the expiry, redis-semaphore's: the acquisition, in Unix milliseconds
 }
 
 // WriteMarker is the member Symfony Lock adds beside the writer's token for an exclusive lock.

@@ -35,7 +35,10 @@ type PrimaryReading struct {
 }
 
 // SlotRange is the hash slots from Start to End, both included.
-type SlotRange struct{ Start, End int }
+type SlotRange struct {
+	Start int // the first slot
+	End   int // the last slot, included
+}
 
 // maxRedirects bounds the rounds of redirections (MOVED, ASK, TRYAGAIN) a key read follows in one poll.
 const maxRedirects = 4

@@ -13,12 +13,12 @@ import (
 // unexported fields Aggregate reads.
 type recordedReading struct {
 	readingFields
-	Err     string   `json:"Err,omitempty"`
-	Seq     uint64   `json:"seq,omitempty"`
-	DeltaOf uint64   `json:"delta_of,omitempty"`
-	Delta   bool     `json:"delta,omitempty"`
-	Unread  []string `json:"unread,omitempty"`
-	Mode    string   `json:"mode,omitempty"`
+	Err     string   `json:"Err,omitempty"`      // the master's error as text; the rest is then empty
+	Seq     uint64   `json:"seq,omitempty"`      // a tracked master's reading's number
+	DeltaOf uint64   `json:"delta_of,omitempty"` // a delta's: the number of the reading it builds on
+	Delta   bool     `json:"delta,omitempty"`    // only the keys that changed since the reading numbered delta_of
+	Unread  []string `json:"unread,omitempty"`   // keys a delta had no time to read: their cells are unknown
+	Mode    string   `json:"mode,omitempty"`     // INFO server redis_mode: "sentinel" for a Sentinel given as a master
 }
 
 // readingFields is Reading without its methods, so that encoding it does not recurse.
@@ -52,9 +52,9 @@ func (r *Reading) UnmarshalJSON(data []byte) error {
 // recordedPrimary is a cluster primary's reading as a recording holds it: Reading's own encoding would
 // otherwise stand for the whole PrimaryReading and drop its id and slots.
 type recordedPrimary struct {
-	Reading Reading     `json:"reading"`
-	ID      string      `json:"id"`
-	Slots   []SlotRange `json:"slots"`
+	Reading Reading     `json:"reading"` // what the primary answered; its keys are in the cluster's reading
+	ID      string      `json:"id"`      // its node id
+	Slots   []SlotRange `json:"slots"`   // the slots it owns
 }
 
 // MarshalJSON writes the primary's reading for a recording.
@@ -75,8 +75,8 @@ func (p *PrimaryReading) UnmarshalJSON(data []byte) error {
 // recordedKey is a KeyReading as a recording holds it, with what is known of its value's reading.
 type recordedKey struct {
 	keyFields
-	Refused bool     `json:"refused,omitempty"`
-	Cut     cutState `json:"cut,omitempty"`
+	Refused bool     `json:"refused,omitempty"` // the master's ACL refused the read of this sorted set: not read, never absent
+	Cut     cutState `json:"cut,omitempty"`     // of a value longer than Value: 1 too long to digest, 2 not digested (no lock), 3 Len and Digest unread
 }
 
 // keyFields is KeyReading without its methods.

@@ -18,7 +18,7 @@ import (
 // Reading is the raw result of polling one master once: what it answered, with the local times needed to
 // interpret it. Aggregate turns a Reading per master into a Snapshot.
 type Reading struct {
-	Addr       string
+	Addr       string        // the master, as the monitor names it
 	Err        error         // nil when the master answered; otherwise the rest is empty
 	Refused    bool          // with Err: the master answered but cannot be used (login, setup, refused connection)
 	Sent       time.Time     // local clock when TIME was sent
@@ -87,7 +87,7 @@ type Reading struct {
 
 // KeyReading is one key as read from one master.
 type KeyReading struct {
-	Key    string
+	Key    string                // the key's name
 	Node   string                // a Redis Cluster's key: the node that answered for it (its slot's owner); "" for a master
 	Value  string                // capped to Config.MaxValueLen bytes
 	Fields []string              // a hash lock (Redisson's): its fields and values, in pairs; nil for a string
