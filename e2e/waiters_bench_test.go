@@ -116,6 +116,10 @@ func waitingProcesses(b *testing.B, bin string, n int) {
 	}
 	slices.Sort(gaps)
 	calls1 := commandCalls(b, clients)
+	if os.Getenv("REDLOCK_BENCH_COMMANDS") != "" {
+		info, _ := clients[0].Info(context.Background(), "commandstats").Result()
+		b.Logf("the first master's commands:\n%s", info)
+	}
 	var busiest int64
 	for i := range calls1 {
 		busiest = max(busiest, calls1[i]-calls0[i])
