@@ -139,9 +139,13 @@ func TestHeadlessRecordOnAFullDiskIsAnEventNotAnExit(t *testing.T) {
 		!strings.Contains(failed.Text, rec) {
 		t.Errorf("the event of the full disk: %+v; want severity error and a text naming --record and %s", failed, rec)
 	}
-	if stderr := h.proc.stderr.String(); !strings.Contains(stderr, "redlock-tui: --record stopped: ") ||
-		strings.Contains(stderr, "--events") {
-		t.Errorf("stderr when the recording stopped:\n%s\nwant a line naming --record, and nothing about --events", stderr)
+	// The event and the stderr line are written one after the other, in no set order: wait for the line.
+	eventually(t, "a line naming --record on stderr", func() (bool, string) {
+		stderr := h.proc.stderr.String()
+		return strings.Contains(stderr, "redlock-tui: --record stopped: "), stderr
+	})
+	if stderr := h.proc.stderr.String(); strings.Contains(stderr, "--events") {
+		t.Errorf("stderr when the recording stopped:\n%s\nwant nothing about --events", stderr)
 	}
 	var at float64
 	scrapeHas("redlock_output_up 0 and one failure", func(s sample) bool {
