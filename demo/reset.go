@@ -30,7 +30,7 @@ func (d *Demo) ResetFaults() error {
 		}
 		d.net[i].SetLatency(0)
 		d.net[i].SetPartitioned(false)
-		offset := m.Now().Sub(time.Now())
+		offset := time.Until(m.Now())
 		m.ResetClock()
 		d.mu.Lock()
 		d.faults[i].paused, d.faults[i].latency, d.faults[i].partitioned = false, 0, false

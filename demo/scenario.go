@@ -653,7 +653,7 @@ func (r *scenarioRun) crashFenced() error {
 		"masters 4 and 5, cut off from A, stay behind")
 	first := a.lock
 	if err := first.Release(r.ctx); err != nil && !errors.Is(err, redlock.ErrIncomplete) {
-		return fmt.Errorf("A's release: %w", err) // incomplete: masters 4 and 5, which A cannot reach, did not answer
+		return fmt.Errorf("%s's release: %w", a.name, err) // incomplete: masters 4 and 5, which A cannot reach, did not answer
 	}
 	r.d.stopBelieving(first.Token())
 	r.d.emit(Event{Kind: EventReleased, Client: a.name, Resource: ScenarioResource, Token: first.Token(), Master: -1,

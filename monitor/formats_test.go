@@ -25,7 +25,6 @@ type lockFormat struct {
 	key        func(resource string) string
 	token      func() string
 	write      func(ctx context.Context, c *redis.Client, key, token string) error
-	holder     func(token string) string // the holder the monitor should report ("" : the token itself)
 	family     string
 	reentrancy int
 	mode       string
@@ -151,12 +150,11 @@ func TestEveryClientsLockFormatIsRecognised(t *testing.T) {
 	ctx := context.Background()
 	locker := c.locker(t)
 	type planted struct {
-		f             lockFormat
-		key, a, b     string
-		layout        string
-		want          LockState
-		onA, onB      []int
-		wantHolderTok string
+		f         lockFormat
+		key, a, b string
+		layout    string
+		want      LockState
+		onA, onB  []int
 	}
 	var all []planted
 	for _, f := range lockFormats {

@@ -124,11 +124,10 @@ func TestNotifiedKeysFollowTheCandidateRules(t *testing.T) {
 		must(t, a.HSet(ctx, "profile:1", "name", "ada").Err())
 		must(t, a.Expire(ctx, "profile:1", time.Minute).Err())
 		c.set(t, "lock:new", "token-new-0123456789", time.Minute, 0)
-		shown, s := shownWithin(c, "lock:new", 2)
-		if !shown {
+		if shown, _ := shownWithin(c, "lock:new", 2); !shown {
 			t.Fatal("the lock named with them is not shown within two polls")
 		}
-		s = c.mon.Poll(ctx)
+		s := c.mon.Poll(ctx)
 		for _, k := range []string{"cache:new", "profile:1"} {
 			if cellOf(s, k) != nil {
 				t.Errorf("%s is listed as a lock", k)

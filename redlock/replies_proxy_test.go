@@ -63,7 +63,7 @@ type replyOp struct {
 	name   string
 	script bool     // its commands are scripts (EVALSHA, and EVAL after NOSCRIPT); otherwise SET
 	opts   []Option // client options
-	run    func(t *testing.T, c *Client, resource string, arm func()) (error, Round)
+	run    func(t *testing.T, c *Client, resource string, arm func()) (Round, error)
 }
 
 // The locks' TTLs: room for a loaded machine, and a shorter one so that a keeper's extension comes soon.
@@ -72,20 +72,20 @@ const replyTTL, keeperTTL = 2 * time.Second, time.Second
 var replyOps = []replyOp{
 	{name: "acquire with retries", run: acquireOp},
 	{name: "fenced acquire", script: true, opts: []Option{WithFencing()}, run: acquireOp},
-	{name: "extend", script: true, run: func(t *testing.T, c *Client, resource string, arm func()) (error, Round) {
+	{name: "extend", script: true, run: func(t *testing.T, c *Client, resource string, arm func()) (Round, error) {
 		l := mustAcquire(t, c, resource)
 		arm()
 		err := l.Extend(ctxTimeout(t, 20*time.Second), replyTTL)
-		return err, l.LastRound()
+		return l.LastRound(), err
 	}},
-	{name: "release", script: true, run: func(t *testing.T, c *Client, resource string, arm func()) (error, Round) {
+	{name: "release", script: true, run: func(t *testing.T, c *Client, resource string, arm func()) (Round, error) {
 		l := mustAcquire(t, c, resource)
 		arm()
 		err := l.Release(ctxTimeout(t, 20*time.Second))
 		if errors.Is(err, ErrIncomplete) {
-			return err, l.LastRound()
+			return l.LastRound(), err
 		}
-		return fmt.Errorf("release returned %v, want ErrIncomplete: %w", err, errNotRefused), l.LastRound()
+		return l.LastRound(), fmt.Errorf("release returned %v, want ErrIncomplete: %w", err, errNotRefused)
 	}},
 	{name: "auto-extend", script: true, run: autoExtendOp},
 }
@@ -93,7 +93,7 @@ var replyOps = []replyOp{
 // autoExtendOp has a keeper extend a lock while the fault is armed, and returns what the keeper reported
 // with the extension round that decided it. A keeper that a starved machine wakes too late loses the lock
 // before it asks the masters anything, which says nothing about the reply: that is tried again.
-func autoExtendOp(t *testing.T, c *Client, resource string, arm func()) (error, Round) {
+func autoExtendOp(t *testing.T, c *Client, resource string, arm func()) (Round, error) {
 	for range 3 {
 		l, err := c.Acquire(ctxTimeout(t, 20*time.Second), resource, keeperTTL) // the keeper extends at a third left
 		if err != nil {
@@ -109,26 +109,26 @@ func autoExtendOp(t *testing.T, c *Client, resource string, arm func()) (error, 
 		k.Stop()
 		switch r := l.LastRound(); {
 		case lost == nil:
-			return errNotRefused, r
+			return r, errNotRefused
 		case r.Op == OpExtend:
-			return lost, r
+			return r, lost
 		}
 		t.Logf("the keeper lost the lock before it could extend it (%v): again", lost)
 		_ = l.Release(ctxTimeout(t, 20*time.Second))
 	}
 	t.Fatal("the keeper never got to extend the lock before it lapsed: the machine is too starved for this test")
-	return nil, Round{}
+	return Round{}, nil
 }
 
 // acquireOp acquires with retries once the fault is armed; it returns the last round.
-func acquireOp(t *testing.T, c *Client, resource string, arm func()) (error, Round) {
+func acquireOp(t *testing.T, c *Client, resource string, arm func()) (Round, error) {
 	arm()
 	var last Round
 	l, err := c.AcquireWithProgress(ctxTimeout(t, 20*time.Second), resource, replyTTL, func(_ int, r Round) { last = r })
 	if err == nil {
-		return nil, l.LastRound()
+		return l.LastRound(), nil
 	}
-	return err, last
+	return last, err
 }
 
 // errNotRefused marks an operation that succeeded although only a minority of masters could grant it.
@@ -164,7 +164,7 @@ func TestNoReplyButTheSuccessValueIsAGrant(t *testing.T) {
 					var err error
 					var r Round
 					for attempt := 1; ; attempt++ {
-						err, r = runReplyCase(t, masters[:n], faulted, op, rep, fmt.Sprintf("%s#%d", name, attempt))
+						r, err = runReplyCase(t, masters[:n], faulted, op, rep, fmt.Sprintf("%s#%d", name, attempt))
 						if attempt == 3 || !timedOutInstead(r, faulted, rep) {
 							break
 						}
@@ -187,7 +187,7 @@ func TestNoReplyButTheSuccessValueIsAGrant(t *testing.T) {
 // runReplyCase runs op on resource through new reply proxies in front of masters, with rep armed on the first
 // faulted of them, and returns what op returned.
 func runReplyCase(t *testing.T, masters []redlocktest.Master, faulted int, op replyOp, rep injected,
-	resource string) (error, Round) {
+	resource string) (Round, error) {
 	t.Helper()
 	proxies, addrs := make([]*redlocktest.ReplyProxy, len(masters)), make([]string, len(masters))
 	for i, m := range masters {

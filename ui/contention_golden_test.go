@@ -224,7 +224,7 @@ func goldenScreen(t *testing.T, s monitor.Snapshot, w, h int, keys keySeq) strin
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	view := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(tea.Model).View()
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).View()
 	checkScreen(t, view, w, h)
 	return view
 }

@@ -184,11 +184,11 @@ func parseProfiles(data []byte) (map[string]profile, toml.MetaData, error) {
 			return nil, md, fmt.Errorf("%s: passwords are never stored in the config file: use password_env or password_file", k)
 		}
 	}
-	for _, k := range undecoded {
-		if len(k) == 3 && k[0] == "profiles" {
+	if len(undecoded) > 0 {
+		if k := undecoded[0]; len(k) == 3 && k[0] == "profiles" {
 			return nil, md, fmt.Errorf("unknown key %s (a profile's keys: %s)", k, profileKeys)
 		}
-		return nil, md, fmt.Errorf("unknown key %s (the file holds [profiles.NAME] tables)", k)
+		return nil, md, fmt.Errorf("unknown key %s (the file holds [profiles.NAME] tables)", undecoded[0])
 	}
 	return f.Profiles, md, nil
 }

@@ -121,7 +121,7 @@ func TestEmbeddedCommands(t *testing.T) {
 	if n, err := c.DBSize(ctx).Result(); err != nil || n != 26 {
 		t.Fatalf("DBSIZE = %d, %v", n, err)
 	}
-	if now, err := c.Time(ctx).Result(); err != nil || now.Sub(time.Now()).Abs() > time.Second {
+	if now, err := c.Time(ctx).Result(); err != nil || time.Until(now).Abs() > time.Second {
 		t.Fatalf("TIME = %v, %v", now, err)
 	}
 	info, err := c.Info(ctx).Result()
@@ -316,7 +316,7 @@ func TestEmbeddedCluster(t *testing.T) {
 	if d := es[0].Now().Sub(es[1].Now()); d < 59*time.Minute {
 		t.Fatalf("master 0 is %v ahead of master 1, want about 1h", d)
 	}
-	if d := es[2].Now().Sub(time.Now()).Abs(); d > time.Second {
+	if d := time.Until(es[2].Now()).Abs(); d > time.Second {
 		t.Fatalf("master 2 is %v off real time", d)
 	}
 	// Keys are independent.

@@ -20,7 +20,10 @@ const (
 	respBufSize = 32 << 10
 )
 
-// errProtocol is wrapped by every RESP syntax error.
+// errProtocol is wrapped by every RESP syntax error. Its text is redis-server's own ("-ERR Protocol error: …"),
+// which the proxy answers as redis-server does.
+//
+//lint:ignore ST1005 the text is redis-server's reply, capital and all, not a Go error to be wrapped.
 var errProtocol = errors.New("Protocol error")
 
 // ReplyProxy is a RESP-aware proxy on a loopback port in front of a Redis

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/slots"
 	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
@@ -62,13 +61,4 @@ func tableClusters(p func(string, ...any), masters []monitor.MasterStatus) {
 				column(untrusted.Escape(status)), rtt, offset, uptime, pr.Keys, scanned)
 		}
 	}
-}
-
-// slotsText writes a primary's slot ranges as "0-5460,10923".
-func slotsText(rs []monitor.SlotRange) string {
-	conv := make([]slots.Range, len(rs))
-	for i, r := range rs {
-		conv[i] = slots.Range(r)
-	}
-	return slots.SlotsText(conv)
 }

@@ -74,9 +74,6 @@ func StartEmbeddedCluster(n int) ([]*Embedded, error) { return testbed.StartEmbe
 // NewProxy starts a fault Proxy on a free 127.0.0.1 port to target.
 func NewProxy(target string) (*Proxy, error) { return testbed.NewProxy(target) }
 
-// NewProxyOn starts a fault Proxy listening on listen, to target.
-func NewProxyOn(listen, target string) (*Proxy, error) { return testbed.NewProxyOn(listen, target) }
-
 // NewReplyProxy starts a ReplyProxy on a free 127.0.0.1 port to target.
 func NewReplyProxy(target string) (*ReplyProxy, error) { return testbed.NewReplyProxy(target) }
 

@@ -27,15 +27,6 @@ const setLockLua = `local function otherLock(k, n)
 end
 `
 
-// scriptRefusal is an error a read script met inside, as the script returns it (not a reply to a command of
-// ours), typed as a server error.
-type scriptRefusal string
-
-func (e scriptRefusal) Error() string { return string(e) }
-
-// RedisError marks it as an error reply of the server.
-func (scriptRefusal) RedisError() {}
-
 // setReading reads the value the scripts return for a sorted set (see setLockLua): its members, or that the
 // master refused to read it. ok is false when v is not a set.
 func setReading(v []any, maxLen int) (members []lockshape.SetMember, refused bool, ok bool) {
