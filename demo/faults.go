@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/testbed"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
 
 // RestartDelay is how long a delayed restart keeps a crashed master down: a

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/testbed"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
 
 // The replication race is the first failure on the Redlock page, the reason the algorithm exists: a single

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/testbed"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
 
 // The demo's replication copies a key, with its TTL, to the replica once the lag has passed; a crash of the

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redlock-tui/redlock-tui/internal/testbed"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
 
 // Scenario is a scripted failure story from the seeds, offered in a menu.

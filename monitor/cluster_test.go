@@ -10,9 +10,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/slots"
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+	"github.com/redlock-tui/redlock-tui/redlock/slots"
 )
 
 // watchRedisCluster starts a monitor of the real cluster c, given all its nodes as seeds.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/slots"
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
+	"github.com/redlock-tui/redlock-tui/redlock/slots"
 )
 
 // ClusterStatus is a Redis Cluster watched as one master, as of the snapshot: its primaries.

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
@@ -166,5 +165,5 @@ func notLockShapedText(n int64) string {
 	case n == 1:
 		return "1 key with a TTL is not lock-shaped: --pattern shows it"
 	}
-	return fmt.Sprintf("%s keys with a TTL are not lock-shaped: --pattern shows them", textfmt.Thousands(int(n)))
+	return fmt.Sprintf("%s keys with a TTL are not lock-shaped: --pattern shows them", vocab.Thousands(int(n)))
 }

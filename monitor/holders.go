@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
@@ -412,13 +411,13 @@ func (v *LockView) HoldersText() string {
 	case mode == ModeWrite && holders == 1:
 		return "write lock"
 	case mode == ModeRead:
-		return textfmt.Plural(holders, "reader")
+		return vocab.Plural(holders, "reader")
 	case v.Limit > 0:
-		return fmt.Sprintf("%d of %s", permits, textfmt.Plural(v.Limit, "permit"))
+		return fmt.Sprintf("%d of %s", permits, vocab.Plural(v.Limit, "permit"))
 	case permits != holders:
-		return fmt.Sprintf("%s, %s", textfmt.Plural(permits, "permit"), textfmt.Plural(holders, "holder"))
+		return fmt.Sprintf("%s, %s", vocab.Plural(permits, "permit"), vocab.Plural(holders, "holder"))
 	}
-	return textfmt.Plural(holders, "holder")
+	return vocab.Plural(holders, "holder")
 }
 
 // holdersMoved is the move of a set lock's held holders from the last snapshot's (v.hist.lastHolder, joined by

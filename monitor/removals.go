@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
@@ -70,7 +69,7 @@ func (m *MasterStatus) noteRemovals(p *MasterStatus, r Reading) (Event, bool) {
 	}
 	text := "flushed: FLUSHALL or FLUSHDB ran there"
 	if p.Sweep.Total >= 0 && r.Sweep.Total >= 0 {
-		text += fmt.Sprintf(", its keys went from %s to %s", vocab.Count(p.Sweep.Total, "key"), textfmt.Thousands(int(r.Sweep.Total)))
+		text += fmt.Sprintf(", its keys went from %s to %s", vocab.Count(p.Sweep.Total, "key"), vocab.Thousands(int(r.Sweep.Total)))
 	}
 	return Event{Kind: EventMasterFlushed, Master: m.Addr, Text: text + ": every lock it held is gone from it"}, true
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -147,7 +147,7 @@ func TestSharedRedisListsOnlyTheLocks(t *testing.T) {
 	if n := s.NotLockShaped(); n != 2*sharedKeys {
 		t.Errorf("%d keys counted as not lock-shaped, want %d", n, 2*sharedKeys)
 	}
-	want := fmt.Sprintf("%s keys with a TTL are not lock-shaped: --pattern shows them", textfmt.Thousands(int(2*sharedKeys)))
+	want := fmt.Sprintf("%s keys with a TTL are not lock-shaped: --pattern shows them", vocab.Thousands(int(2*sharedKeys)))
 	if i := slices.IndexFunc(s.Warnings, func(w Warning) bool { return w.Kind == WarnNotLockShaped }); i < 0 ||
 		s.Warnings[i].Text != want || s.Warnings[i].Severity != SeverityInfo {
 		t.Errorf("warnings %v; want the information %q", s.Warnings, want)

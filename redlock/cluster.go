@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/slots"
+	"github.com/redlock-tui/redlock-tui/redlock/slots"
 )
 
 // master is where a round sends its command for one master: an independent master (node), or a Redis

@@ -12,8 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/slots"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
+	"github.com/redlock-tui/redlock-tui/redlock/slots"
 )
 
 // clusterClient returns a Redlock client of the real cluster c, given all its nodes, with a generous node

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
@@ -111,10 +110,10 @@ func window(cursor, offset, height, total int) int {
 }
 
 // plural writes n and the noun, adding s when n is not 1, as the monitor's warnings do.
-func plural(n int, noun string) string { return textfmt.Plural(n, noun) }
+func plural(n int, noun string) string { return vocab.Plural(n, noun) }
 
 // thousands writes n with separators every three digits: 100,000.
-func thousands(n int) string { return textfmt.Thousands(n) }
+func thousands(n int) string { return vocab.Thousands(n) }
 
 // wrap wraps text (plain or styled) to lines of at most w cells, breaking at spaces only: a token with hyphens
 // (a lock token, a key name, an address) stays whole on its line, so that a copy of it from the screen is the

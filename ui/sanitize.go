@@ -5,7 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
 // mark starts every text that sanitize had to change (escape or cut). The sanitizer escapes the glyph itself

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/render"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
 // onceProgressEvery is how often --once says how far its scan has got when stderr is not a terminal (a log,

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/internal/app"
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -267,7 +267,7 @@ func runUnderLock(args []string, sys system) int {
 	releaseAfterRun(lock, cfg, status == ExitLockLost, &won, sys)
 	if cfg.Verbose {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: held %q for %s, extended %s; exit status %d\n", cfg.Resource,
-			time.Since(acquired).Round(time.Millisecond), textfmt.Plural(lock.Extensions(), "time"), status)
+			time.Since(acquired).Round(time.Millisecond), vocab.Plural(lock.Extensions(), "time"), status)
 	}
 	return status
 }

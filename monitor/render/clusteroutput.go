@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
 // jsonCluster is a cluster master's "cluster" in the --once --json format.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
 type jsonHolder struct {

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
-	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
 // ReportOptions choose what an incident report tells.
@@ -35,7 +34,7 @@ func WriteReport(w io.Writer, s monitor.Snapshot, o ReportOptions) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Redlock incident report, %s\n\n", s.Time.UTC().Format("2006-01-02 15:04:05 MST"))
-	p("%d of %s up, quorum %d; watched for %s", s.UpCount, textfmt.Plural(s.Servers, "server"), s.Quorum,
+	p("%d of %s up, quorum %d; watched for %s", s.UpCount, vocab.Plural(s.Servers, "server"), s.Quorum,
 		vocab.ShortDuration(s.Time.Sub(s.WatchedFrom())))
 	if o.Filter != "" {
 		p("; locks matching %s", md(o.Filter))
@@ -112,7 +111,7 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 		p("| none | | | | | | | | | |\n")
 	}
 	if matched > shown {
-		p("\n%s more not listed.\n", textfmt.Plural(matched-shown, "lock"))
+		p("\n%s more not listed.\n", vocab.Plural(matched-shown, "lock"))
 	}
 	if !watchedEnough && matched > 0 {
 		p("\nNo contention figures: watched for %s, and how a lock changes hands takes %s or more to tell "+

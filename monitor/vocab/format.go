@@ -1,5 +1,5 @@
-// Package vocab holds the words the program writes for durations, clock rates and names, defined once for
-// the monitor's own sentences, the renderer (monitor/render), the UI, the metrics and the docs.
+// Package vocab holds the words the program writes for counts, durations, clock rates and names, defined once
+// for the monitor's own sentences, the renderer (monitor/render), the UI, the metrics and the docs.
 package vocab
 
 import (
@@ -7,13 +7,7 @@ import (
 	"math"
 	"strings"
 	"time"
-
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 )
-
-// ShortDuration writes a duration rounded to what matters, for sentences and table cells: 850ms, 8.2s, 42s,
-// 12m05s, 3h04m, 5d (textfmt.ShortDuration, which the reader below monitor uses too).
-func ShortDuration(d time.Duration) string { return textfmt.ShortDuration(d) }
 
 // Latency writes a round trip as people read one: to the hundredth of a millisecond below 10ms, to the
 // millisecond below a second, as ShortDuration beyond.
@@ -82,7 +76,7 @@ func Count(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return textfmt.Thousands(n) + " " + noun + "s"
+	return Thousands(n) + " " + noun + "s"
 }
 
 // DriftSize writes how far a clock rate is off, without its direction, by the rule of DriftText: "12ppm",

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
 // Client is a connection as the master's CLIENT LIST describes it. Its text fields are made safe for a

@@ -9,7 +9,7 @@
 // Sample blocks for the sample's length and does I/O: call it from a goroutine (the dashboard's tea.Cmd). The
 // attribution of commands to connections (attribute) and the parsing of MONITOR's and CLIENT LIST's lines are
 // pure and tested without a server. Text from the master (client names, addresses) is made safe for a
-// terminal once, where it is read (internal/untrusted): a Report's and Client's strings are safe as they are.
+// terminal once, where it is read (monitor/vocab/untrusted): a Report's and Client's strings are safe as they are.
 //
 // Whether a sample may run at all (read-only and production profiles ask for a confirmation) is the caller's
 // policy; this package only refuses what the master's ACL refuses (DeniedError).

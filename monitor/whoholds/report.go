@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
-	"github.com/redlock-tui/redlock-tui/internal/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
 // Role is what a connection did to the lock's key during a sample; the lower, the stronger the evidence that
@@ -337,14 +336,14 @@ func (r Report) Summary(longer string) []string {
 		}
 	case len(r.Conns) == 0:
 		out = append(out, fmt.Sprintf("nothing touched %s %s (%s commands read): a holder that extends less often "+
-			"than that does not show; %s", r.Key, span, textfmt.Thousands(r.Lines), longer))
+			"than that does not show; %s", r.Key, span, vocab.Thousands(r.Lines), longer))
 	default:
 		out = append(out, fmt.Sprintf("no connection sent the holder's token %s: a holder that extends less often "+
 			"than that does not show; %s", span, longer))
 	}
 	if r.Stopped == StopLines {
 		out = append(out, fmt.Sprintf("stopped after %s MONITOR lines in %s: a busy master; a larger line budget "+
-			"samples longer", textfmt.Thousands(r.Lines), vocab.ShortDuration(r.Took)))
+			"samples longer", vocab.Thousands(r.Lines), vocab.ShortDuration(r.Took)))
 	}
 	if r.Err != "" {
 		out = append(out, "the sample ended early: "+r.Err)
@@ -363,7 +362,7 @@ func (r Report) Summary(longer string) []string {
 		out = append(out, fmt.Sprintf("and %d more connections touched the key", others-maxListed))
 	}
 	if len(holders) > 0 || len(expiry) > 0 || len(r.Conns) > 0 {
-		out = append(out, fmt.Sprintf("sampled %s (%s commands read, %d on the key)", span, textfmt.Thousands(r.Lines),
+		out = append(out, fmt.Sprintf("sampled %s (%s commands read, %d on the key)", span, vocab.Thousands(r.Lines),
 			r.onKey()))
 	}
 	return out

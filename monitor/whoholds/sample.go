@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/untrusted"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
 // Sampling bounds. MONITOR makes the master copy every command it runs, on every key, to the sampling

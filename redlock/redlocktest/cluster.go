@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/redlock-tui/redlock-tui/internal/testbed"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
 
 type (

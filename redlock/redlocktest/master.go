@@ -19,7 +19,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/testbed"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
 
 // The masters, faults and store, as testbed defines them.

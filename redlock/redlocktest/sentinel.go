@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/testbed"
+	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
 
 // sentinelStartLimit bounds how long StartSentinels waits for a group to be ready: its Sentinels find each

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/slots"
+	"github.com/redlock-tui/redlock-tui/redlock/slots"
 )
 
 // A Redis Cluster is one lock service: a lock's key lives on the one primary that owns its slot, so a lock is

@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // discoverNotified reads, at the start of discovery, the keys the master's keyspace notifications named since
@@ -38,7 +38,7 @@ func (p *poller) discoverNotified(ctx context.Context, cfg Config, t *tracking, 
 		r.NotifiedWhy += "; " + why
 	}
 	if dropped := n.droppedSoFar(); dropped > 0 {
-		r.NotifiedWhy += "; " + textfmt.Thousands(dropped) + " named keys dropped, the queue full: left to the scan"
+		r.NotifiedWhy += "; " + vocab.Thousands(dropped) + " named keys dropped, the queue full: left to the scan"
 	}
 	var used time.Duration
 	for first := true; first || used < budget/2; first = false {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // An invalidation storm: a master whose tracking table is over its tracking-table-max-keys evicts keys from
@@ -58,7 +58,7 @@ func (t *tracker) stormed(read []KeyReading, before map[string]cachedKey) bool {
 	wait := t.backoff
 	t.retryAt, t.backoff = time.Now().Add(wait), min(2*wait, stormRetryMax)
 	_ = t.turnOff(fmt.Sprintf("%s: %d invalidations of unchanged keys in %d polls (is the master's tracking-table-max-keys below the keys watched?); polled instead, tracking tried again after %s, at %s",
-		StormWhy, w.unchanged, w.polls, textfmt.ShortDuration(wait), t.retryAt.Format("15:04:05")))
+		StormWhy, w.unchanged, w.polls, vocab.ShortDuration(wait), t.retryAt.Format("15:04:05")))
 	return true
 }
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
 	"github.com/redlock-tui/redlock-tui/monitor/lockshape"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // lockShaped reports whether a key that discovery found, read as k, may be a lock under the default pattern:
@@ -55,7 +55,7 @@ type Sweep struct {
 // Progress describes the sweep in a few words: "41% of 1,000,000 keys" or "12,000 keys".
 func (w Sweep) Progress() string {
 	if w.Total > 0 {
-		return fmt.Sprintf("%d%% of %s keys", min(100, w.Scanned*100/w.Total), textfmt.Thousands(w.Total))
+		return fmt.Sprintf("%d%% of %s keys", min(100, w.Scanned*100/w.Total), vocab.Thousands(w.Total))
 	}
-	return textfmt.Thousands(w.Scanned) + " keys"
+	return vocab.Thousands(w.Scanned) + " keys"
 }

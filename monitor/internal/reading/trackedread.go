@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/textfmt"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // refreshKeys reads INFO and DBSIZE and the known keys: by tracking where the master allows it (only the keys
@@ -128,7 +128,7 @@ func (t *tracker) plan(ctx context.Context, known []string, ahead time.Duration)
 	case pl.deltaOf == 0:
 		pl.why = "full re-read: the last reading could not be applied"
 	case time.Since(t.lastFull) >= t.fullRead:
-		pl.why = "full re-read: due every " + textfmt.ShortDuration(t.fullRead)
+		pl.why = "full re-read: due every " + vocab.ShortDuration(t.fullRead)
 	}
 	if pl.why != "" {
 		t.lastFull = time.Now()

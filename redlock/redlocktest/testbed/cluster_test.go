@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/internal/slots"
+	"github.com/redlock-tui/redlock-tui/redlock/slots"
 )
 
 // startCluster starts a cluster of n nodes, closed at cleanup.

@@ -16,7 +16,7 @@ func (replyError) RedisError()     {}
 var _ redis.Error = replyError("")
 
 // TestOfHashesAsRedisCluster checks key slots against values CLUSTER KEYSLOT gave on redis-server 7.0, hash
-// tags included (the real-server comparison is TestStartClusterSplitsTheSlots in internal/testbed).
+// tags included (the real-server comparison is TestStartClusterSplitsTheSlots in redlock/redlocktest/testbed).
 func TestOfHashesAsRedisCluster(t *testing.T) {
 	for _, tc := range []struct {
 		key  string

@@ -1,6 +1,7 @@
-// Package textfmt writes counts for people, one way for the whole program: the monitor's warnings and the
-// dashboard's titles say "1 master", "3 masters" and "100,000 keys" alike.
-package textfmt
+package vocab
+
+// Counts and durations for people, one way for the whole program: the monitor's warnings and the dashboard's
+// titles say "1 master", "3 masters" and "100,000 keys" alike.
 
 import (
 	"fmt"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/internal/slots"
+	"github.com/redlock-tui/redlock-tui/redlock/slots"
 )
 
 // clusterReadyTimeout bounds how long StartCluster waits for every node to agree that the cluster is ok; a
