@@ -2,14 +2,13 @@
 // (Redlock) across N independent masters: who holds what, on which masters,
 // for how long, and what is wrong with the masters. Without --masters it
 // starts embedded demo masters; with --once it prints one snapshot and exits.
-// The command line lives in internal/cli; the key bindings in ui/keymap.go.
+// The command line lives in internal/cli; the key bindings in keymap.go.
 package main
 
 import (
 	"os"
 
 	"github.com/redlock-tui/redlock-tui/internal/cli"
-	"github.com/redlock-tui/redlock-tui/ui"
 )
 
 // version is the release, set at build time with -ldflags "-X main.version=v1.2.3";
@@ -17,5 +16,5 @@ import (
 var version string
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], ui.DefaultKeyMap(), version))
+	os.Exit(cli.Main(os.Args[1:], newKeyMap(), version))
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
 // testNow is the fixed clock of the screen tests.
@@ -61,7 +62,7 @@ func idleLocker(t testing.TB) *redlock.Client {
 // sized w by h.
 func newDashboard(o ui.Options, w, h int) *ui.Model {
 	lipgloss.SetColorProfile(termenv.Ascii)
-	o.Keys = ui.DefaultKeyMap()
+	o.Keys = uitest.KeyMap()
 	if o.Now == nil {
 		o.Now = func() time.Time { return testNow }
 	}
@@ -1273,7 +1274,7 @@ func BenchmarkSnapshotWithChanges100k(b *testing.B) {
 func TestColourScreenKeepsItsShape(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.TrueColor)
 	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
-	m := ui.New(ui.Options{Keys: ui.DefaultKeyMap(), Locker: idleLocker(t), Now: func() time.Time { return testNow }})
+	m := ui.New(ui.Options{Keys: uitest.KeyMap(), Locker: idleLocker(t), Now: func() time.Time { return testNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
 	m.Update(ui.SnapshotMsg{Snapshot: splitSnapshot()})
 	m.Update(keyMsg("j"))

@@ -18,6 +18,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
 // startDemo starts a demo for a test, stopped at its end. As main does, it silences go-redis's log of failed
@@ -483,7 +484,7 @@ func newDemoProgram(t *testing.T) *demoProgram {
 		a.Close()
 		t.Fatal(err)
 	}
-	m := ui.New(ui.Options{Monitor: mon, Locker: a.Locker, Ownership: a.Own, Keys: ui.DefaultKeyMap(), Title: "demo",
+	m := ui.New(ui.Options{Monitor: mon, Locker: a.Locker, Ownership: a.Own, Keys: uitest.KeyMap(), Title: "demo",
 		Now: time.Now, Demo: a.Demo})
 	return &demoProgram{app: a, model: m}
 }

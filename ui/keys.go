@@ -2,7 +2,7 @@ package ui
 
 import "github.com/charmbracelet/bubbles/key"
 
-// KeyMap holds every key binding of the dashboard. Its values are built in one place, DefaultKeyMap (keymap.go);
+// KeyMap holds every key binding of the dashboard. Its values are built in one place, the command's keymap.go;
 // the dashboard only reads them. Which of them act at the moment is each component's to say (its key table's
 // guards): the help shows copies of the bindings, those that do nothing at the moment disabled, so that they
 // vanish from it.

@@ -44,7 +44,7 @@ type Options struct {
 	// Ownership is told of our locks as they are acquired and end, and of the force-deletions issued, so that
 	// the monitor marks them as ours; nil: nobody is told.
 	Ownership Ownership
-	// Keys are the key bindings, built by DefaultKeyMap (keymap.go).
+	// Keys are the key bindings, built by the command's keymap.go.
 	Keys KeyMap
 	// ReadOnly forbids every write command: acquire, extend, auto-extend, release, force-delete.
 	ReadOnly bool

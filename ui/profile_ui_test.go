@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
 // headerLine is the dashboard's first line.
@@ -86,7 +87,7 @@ func TestHeaderPaintsTheProfileInItsColour(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.o.Keys, tc.o.Now = ui.DefaultKeyMap(), func() time.Time { return testNow }
+			tc.o.Keys, tc.o.Now = uitest.KeyMap(), func() time.Time { return testNow }
 			m := ui.New(tc.o)
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			m.Update(ui.SnapshotMsg{Snapshot: normalSnapshot()})

@@ -21,6 +21,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
 // stepHead is the story box's first words at step k of n.
@@ -156,7 +157,7 @@ func stepThrough(t *testing.T, c stepCase) {
 	}()
 	var polledAt atomic.Int64 // when the monitor's latest poll finished, in Unix nanoseconds
 	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { polledAt.Store(s.Time.UnixNano()) })
-	m := ui.New(ui.Options{Monitor: mon, Keys: ui.DefaultKeyMap(), Title: "demo", Now: time.Now, Demo: a.Demo,
+	m := ui.New(ui.Options{Monitor: mon, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now, Demo: a.Demo,
 		Poll: monitor.MaxInterval})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d := drive(t, m)

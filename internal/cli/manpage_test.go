@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
 // TestManPageHasKeysExitStatusEnvironmentAndFiles renders the pages with man and finds the sections cobra
@@ -19,7 +19,7 @@ func TestManPageHasKeysExitStatusEnvironmentAndFiles(t *testing.T) {
 		}
 		t.Skip("man is not on PATH")
 	}
-	keys := ui.DefaultKeyMap()
+	keys := uitest.KeyMap()
 	for _, page := range []struct {
 		args []string
 		want []string

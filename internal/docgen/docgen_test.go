@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/redlock-tui/redlock-tui/internal/cli"
 	"github.com/redlock-tui/redlock-tui/monitor/render"
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated pages of docs/ from the code")
@@ -112,7 +112,7 @@ func TestFlagsPageListsEveryFlagOfEveryCommand(t *testing.T) {
 // TestKeysPageListsEveryBinding: every binding of keymap.go is on the page with its keys and help, and a
 // binding that no column of the help holds is named rather than left off the page.
 func TestKeysPageListsEveryBinding(t *testing.T) {
-	km := ui.DefaultKeyMap()
+	km := uitest.KeyMap()
 	page := generate(t, Keys)
 	var check func(v reflect.Value, prefix string)
 	check = func(v reflect.Value, prefix string) {

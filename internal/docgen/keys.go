@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
 // Titles of the full help's columns (ui.KeyMap.FullHelp), in their order: the dashboard's, then the demo's
@@ -20,10 +21,10 @@ var (
 	replayColumns    = []string{"Replay: the time cursor"}
 )
 
-// Keys writes docs/keys.md from the key bindings ui.DefaultKeyMap gives the dashboard, grouped as the full
-// help (?) groups them.
+// Keys writes docs/keys.md from the key bindings keymap.go gives the dashboard (read by uitest.KeyMap, which
+// TestKeyMapIsKeymapGos checks against the program's own), grouped as the full help (?) groups them.
 func Keys() ([]byte, error) {
-	return KeysPage(ui.DefaultKeyMap())
+	return KeysPage(uitest.KeyMap())
 }
 
 // KeysPage writes the keys page of km: each column of its full help as a table of keys and what they do. It
@@ -39,7 +40,7 @@ func KeysPage(km ui.KeyMap) ([]byte, error) {
 		return nil, fmt.Errorf("bindings in no column of the full help: %s", strings.Join(missing, ", "))
 	}
 	var b strings.Builder
-	header(&b, "Key bindings", "ui/keymap.go, grouped as ui.KeyMap.FullHelp groups them")
+	header(&b, "Key bindings", "keymap.go, grouped as ui.KeyMap.FullHelp groups them")
 	b.WriteString("Every key of the dashboard, in the columns of its full help (`?`). The help shows only the keys " +
 		"that can act in the current mode: the lock actions are hidden with `--read-only`, and the demo's keys " +
 		"exist only in demo mode, the replay's only in `redlock-tui replay`. In a form a letter is a letter; the footer lists what acts right now. The " +

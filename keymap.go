@@ -1,12 +1,14 @@
-package ui
+package main
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/redlock-tui/redlock-tui/ui"
+)
 
-// DefaultKeyMap returns every key binding of the dashboard: the one place where keys are chosen. The help
-// texts are what the footer and the full help (?) show. The program, the UI's tests and the keys page
-// (docs/keys.md) all take it from here.
-func DefaultKeyMap() KeyMap {
-	return KeyMap{
+// newKeyMap returns every key binding of the dashboard: the one place where keys are chosen. The help texts
+// are what the footer and the full help (?) show.
+func newKeyMap() ui.KeyMap {
+	return ui.KeyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
@@ -51,7 +53,7 @@ func DefaultKeyMap() KeyMap {
 
 		// The presenter's keys, in demo mode only. Faults act on the selected master (the masters panel's
 		// cursor, or picked by number).
-		Demo: DemoKeyMap{
+		Demo: ui.DemoKeyMap{
 			Pick:           key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "pick master")),
 			Crash:          key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "master: crash / start")),
 			Restart:        key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "master: restart now, data lost")),
@@ -73,7 +75,7 @@ func DefaultKeyMap() KeyMap {
 		},
 
 		// A replay's time cursor (redlock-tui replay FILE); p plays and pauses it, + and - change its speed.
-		Replay: ReplayKeyMap{
+		Replay: ui.ReplayKeyMap{
 			StepBack:    key.NewBinding(key.WithKeys(","), key.WithHelp(",", "replay: one poll back")),
 			StepForward: key.NewBinding(key.WithKeys("."), key.WithHelp(".", "replay: one poll on")),
 			PrevEvent:   key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "replay: previous event")),
