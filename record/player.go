@@ -24,6 +24,7 @@ type Player struct {
 	kept   []keyframe      // in order of their polls, every `every` polls
 	every  int             // polls between two keyframes: keyEvery, doubled each time the budget was passed
 	budget int             // what the keyframes may hold (keyframeBudget)
+	held   int             // what the keyframes kept are counted to hold: their costs' sum
 	events []monitor.Event // the monitor's events of every poll, in order
 	alarms []Alarm         // the monitor's alarms of every poll, in order (alarmsOf)
 }
@@ -110,26 +111,18 @@ func (p *Player) keep(i int, s monitor.Snapshot, state polledState) {
 		before = p.kept[n-1]
 	}
 	kept := state.clone(before.state)
-	p.kept = append(p.kept, keyframe{at: i, snap: s, state: kept, cost: keyframeCost(before, s, kept)})
-	for p.cost() > p.budget && len(p.kept) > 1 {
+	cost := keyframeCost(before, s, kept)
+	p.kept, p.held = append(p.kept, keyframe{at: i, snap: s, state: kept, cost: cost}), p.held+cost
+	for p.held > p.budget && len(p.kept) > 1 {
 		p.every *= 2
-		thinned := p.kept[:0:0]
+		thinned, held := p.kept[:0:0], 0
 		for _, k := range p.kept {
 			if k.at%p.every == 0 {
-				thinned = append(thinned, k)
+				thinned, held = append(thinned, k), held+k.cost
 			}
 		}
-		p.kept = thinned
+		p.kept, p.held = thinned, held
 	}
-}
-
-// cost is what the keyframes are counted to hold.
-func (p *Player) cost() int {
-	n := 0
-	for _, k := range p.kept {
-		n += k.cost
-	}
-	return n
 }
 
 // Len is the number of polls.
