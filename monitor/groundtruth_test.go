@@ -113,6 +113,7 @@ type watched struct {
 	tracked    int         // the snapshots in which every master's keys were refreshed by tracking
 	times      []time.Time // each snapshot's time
 	up         [][]bool    // each snapshot's masters that answered
+	runIDs     []string    // each snapshot's run_id of master 0: it changes when master 0 is restarted
 	victims    []string    // each snapshot's view of the victim, for a failure's message
 	final      monitor.Snapshot
 	swept      chan struct{} // closed at the first snapshot after a full sweep of every master
@@ -164,6 +165,7 @@ func watch(ctx context.Context, t *testing.T, servers []*redlocktest.Server, int
 		}
 		w.mu.Lock()
 		w.times, w.up, w.victims, w.final = append(w.times, s.Time), append(w.up, up), append(w.victims, v), s
+		w.runIDs = append(w.runIDs, s.Masters[0].RunID)
 		if allTracked {
 			w.tracked++
 		}
@@ -715,42 +717,42 @@ func TestGroundTruthFaults(t *testing.T) {
 }
 
 // checkVictimReported fails unless the victim's lost quorum is reported by the second poll that sees master 0
-// back, and logs the delay from its return.
+// back, and logs the delay from its return. A poll sees it back when master 0 answers it with a new run_id:
+// a poll that began before the kill, or a missed poll before it, is not its return.
 func (g *groundTruth) checkVictimReported(t *testing.T, w *watched) {
 	t.Helper()
-	back, down := -1, false
+	before, back := "", -1
 	for i, at := range w.times {
 		if at.Before(g.killed.from) {
+			before = w.runIDs[i]
 			continue
 		}
-		if !w.up[i][0] {
-			down = true
-		} else if down {
+		if w.up[i][0] && w.runIDs[i] != before {
 			back = i
 			break
 		}
 	}
+	var trace strings.Builder
+	for i := max(0, back-3); back >= 0 && i < min(len(w.times), back+6); i++ {
+		fmt.Fprintf(&trace, "\n  %s up %v run_id %.8s: %s", w.times[i].Format("15:04:05.000"), w.up[i], w.runIDs[i], w.victims[i])
+	}
 	if back < 0 {
-		t.Errorf("monitor %v: never saw master 0 back", w)
+		t.Errorf("monitor %v: never saw master 0 back with a new run_id (before the kill: %q)", w, before)
 		return
 	}
 	for _, e := range w.final.Events {
 		if e.Resource == victim && e.Kind == monitor.EventQuorumLost {
 			if back+1 >= len(w.times) || e.Time.After(w.times[back+1]) {
-				t.Errorf("monitor %v: the victim's lost quorum reported at %s, after the second poll that saw master 0 back",
-					w, e.Time.Format("15:04:05.000"))
+				t.Errorf("monitor %v: the victim's lost quorum reported at %s, after the second poll that saw master 0 back; around its return:%s",
+					w, e.Time.Format("15:04:05.000"), trace.String())
 			}
 			t.Logf("monitor %v: real loss reported %v after the first poll that saw master 0 back (restart to report: %v)",
 				w, e.Time.Sub(w.times[back]).Round(time.Millisecond), e.Time.Sub(g.killed.to).Round(time.Millisecond))
 			return
 		}
 	}
-	var b strings.Builder
-	for i := max(0, back-3); i < min(len(w.times), back+6); i++ {
-		fmt.Fprintf(&b, "\n  %s up %v: %s", w.times[i].Format("15:04:05.000"), w.up[i], w.victims[i])
-	}
 	t.Errorf("monitor %v: the victim, on exactly a quorum whose master 0 was restarted empty, has no quorum-lost event; around its return:%s",
-		w, b.String())
+		w, trace.String())
 }
 
 // checkMasterEvents fails unless master 0 is seen restarted exactly once and no other master is restarted or
