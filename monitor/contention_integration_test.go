@@ -112,7 +112,9 @@ func contendFor(ctx context.Context, c contender, resource string, rest time.Dur
 		}
 	}
 	for ctx.Err() == nil {
-		token, release, err := c(ctx, resource)
+		// The run's end stops new acquisitions, never one in flight: cut short once it had its quorum, it
+		// would fail and release, leaving on a quorum for a poll a holder no client logged.
+		token, release, err := c(context.WithoutCancel(ctx), resource)
 		if err != nil {
 			sleep(10*time.Millisecond, 40*time.Millisecond)
 			continue
