@@ -125,6 +125,19 @@ func TestSharedRedisListsOnlyTheLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer theirs.Unlock()
+	// Both locks are held however long the sweep takes on a loaded machine: redsync's is extended as ours is.
+	extending, stopExtending := context.WithCancel(ctx)
+	defer stopExtending()
+	go func() {
+		for {
+			select {
+			case <-extending.Done():
+				return
+			case <-time.After(lockTTL / 4):
+				_, _ = theirs.ExtendContext(extending)
+			}
+		}
+	}()
 
 	mon, err := New([]*redis.Client{servers[0].NewClient()}, []string{servers[0].Addr()}, Config{Timeout: testTimeout, ScanBudget: 1})
 	if err != nil {
