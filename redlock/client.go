@@ -397,6 +397,13 @@ func (c *Client) AcquireWithProgress(ctx context.Context, resource string, ttl t
 			if first.IsZero() {
 				first = l.last.Start
 			}
+			if w.woken { // the other clients' waiters woken by the same notice need not try: tell them, meanwhile
+				won := make([]bool, len(c.nodes))
+				for i, n := range l.last.Nodes {
+					won[i] = n.Outcome == OutcomeOK
+				}
+				c.track(func() { c.announceTaken(resource, l.token, won) })
+			}
 			l.acquired = Acquisition{Rounds: attempt, Waited: l.last.Start.Add(l.last.Elapsed).Sub(first)}
 			return l, nil
 		}
@@ -449,12 +456,15 @@ func (c *Client) retryDelay() time.Duration {
 func (c *Client) abandon(ctx context.Context, resource, token string, ttl time.Duration, tail *roundTail) {
 	n := len(c.nodes)
 	need, unknown := make([]bool, n), make([]bool, n)
-	any := false
+	any, landed := false, 0
 	for i := range n {
 		if tail.answered[i] {
-			landed, unk := setOutcome(tail.replies[i])
-			need[i], unknown[i] = landed || unk, unk
+			set, unk := setOutcome(tail.replies[i])
+			need[i], unknown[i] = set || unk, unk
 			any = any || need[i]
+			if set {
+				landed++
+			}
 		}
 	}
 	until := time.Now().Add(ttl)
@@ -466,7 +476,10 @@ func (c *Client) abandon(ctx context.Context, resource, token string, ttl time.D
 		}
 	} else if any {
 		r, _ := c.run(ctx, OpRelease, resource, need, tail.finished, releaseCall(resource, token))
-		if r.OK > 0 { // the keys of a failed acquisition kept waiters out as a holder's would: wake them
+		// Keys on a quorum (an acquisition that failed on its validity) kept waiters out as a holder's would:
+		// wake them. Fewer were a split vote: its waiters retry at the retry delay, and a notice would only
+		// wake every other client's waiter into the next split.
+		if landed >= c.quorum && r.OK > 0 {
 			released := make([]bool, n)
 			for i := range n {
 				released[i] = r.Nodes[i].Outcome == OutcomeOK
