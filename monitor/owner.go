@@ -1,9 +1,13 @@
 package monitor
 
 import (
+	"cmp"
+	"encoding/json"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/millis"
 )
 
 // OwnLock is what this process did on a resource: the lock it acquired there (its token, when the
@@ -58,4 +62,31 @@ func (s *Snapshot) Shows(resource string, tokens []string) bool {
 	return l != nil && slices.ContainsFunc(l.Masters, func(c MasterLock) bool {
 		return c.State != CellAbsent && slices.Contains(tokens, c.Token)
 	})
+}
+
+// ownLockJSON is OwnLock as a recording holds it: its TTL in milliseconds (format version 3), and the
+// nanoseconds of versions 1 and 2 still read.
+type ownLockJSON struct {
+	ownLockFields
+	TTLMS millis.Duration `json:"ttl_ms,omitempty"` // counts among the TTLs a restarted master is weighed against
+	TTL   time.Duration   `json:"TTL,omitempty"`    // versions 1 and 2: the TTL in nanoseconds
+}
+
+// ownLockFields is OwnLock without its methods.
+type ownLockFields OwnLock
+
+// MarshalJSON writes the lock for a recording, its TTL in milliseconds.
+func (o OwnLock) MarshalJSON() ([]byte, error) {
+	return json.Marshal(ownLockJSON{ownLockFields: ownLockFields(o), TTLMS: millis.Duration(o.TTL)})
+}
+
+// UnmarshalJSON reads a lock a recording holds, in any format version.
+func (o *OwnLock) UnmarshalJSON(data []byte) error {
+	var rec ownLockJSON
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return err
+	}
+	*o = OwnLock(rec.ownLockFields)
+	o.TTL = cmp.Or(rec.TTL, time.Duration(rec.TTLMS))
+	return nil
 }

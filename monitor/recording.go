@@ -1,7 +1,11 @@
 package monitor
 
 import (
+	"cmp"
+	"encoding/json"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/millis"
 )
 
 // A recording (package record) keeps what each poll read, not what it made of it: Aggregate is a pure function
@@ -51,6 +55,39 @@ type RecordedConfig struct {
 	MaxIntervals int            `json:"max_intervals"`     // holders kept per lock at most
 	NoTracking   bool           `json:"no_tracking"`       // every master was polled: all known keys read each poll
 	MaxKeys      int            `json:"max_keys"`          // distinct lock keys tracked at most
+}
+
+// recordedConfigJSON is RecordedConfig as a recording holds it: its durations in milliseconds (format version
+// 3), and those of versions 1 and 2, in nanoseconds under their old keys, still read.
+type recordedConfigJSON struct {
+	recordedConfigFields
+	IntervalMS millis.Duration `json:"interval_ms"`        // poll interval
+	TimeoutMS  millis.Duration `json:"timeout_ms"`         // per-master deadline of one poll
+	HistoryMS  millis.Duration `json:"history_ms"`         // how long each lock's holders are kept
+	Interval   time.Duration   `json:"interval,omitempty"` // versions 1 and 2: the poll interval in nanoseconds
+	Timeout    time.Duration   `json:"timeout,omitempty"`  // versions 1 and 2: the deadline in nanoseconds
+	History    time.Duration   `json:"history,omitempty"`  // versions 1 and 2: the history in nanoseconds
+}
+
+// recordedConfigFields is RecordedConfig without its methods.
+type recordedConfigFields RecordedConfig
+
+// MarshalJSON writes the configuration for a recording, its durations in milliseconds.
+func (r RecordedConfig) MarshalJSON() ([]byte, error) {
+	return json.Marshal(recordedConfigJSON{recordedConfigFields: recordedConfigFields(r),
+		IntervalMS: millis.Duration(r.Interval), TimeoutMS: millis.Duration(r.Timeout), HistoryMS: millis.Duration(r.History)})
+}
+
+// UnmarshalJSON reads the configuration a recording holds, in any format version.
+func (r *RecordedConfig) UnmarshalJSON(data []byte) error {
+	var rec recordedConfigJSON
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return err
+	}
+	*r = RecordedConfig(rec.recordedConfigFields)
+	r.Interval, r.Timeout, r.History = cmp.Or(rec.Interval, time.Duration(rec.IntervalMS)),
+		cmp.Or(rec.Timeout, time.Duration(rec.TimeoutMS)), cmp.Or(rec.History, time.Duration(rec.HistoryMS))
+	return nil
 }
 
 // Recorded returns what a recording keeps of c, with the defaults applied.

@@ -1,11 +1,14 @@
 package record
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/millis"
 )
 
 // A polled master's reading (--no-tracking, a Redis Cluster, a master that cannot track, a tracked master's
@@ -44,9 +47,33 @@ type polledKeys struct {
 
 // keyRun is keys of a reading read at one time, in order.
 type keyRun struct {
-	ReadAt     time.Time     `json:"at"`               // when its keys were read (their ReadAt)
-	ReadWithin time.Duration `json:"within,omitempty"` // how far that may be off (their ReadWithin)
-	Spans      []keySpan     `json:"spans"`            // its keys, in order
+	ReadAt     time.Time     // when its keys were read (their ReadAt)
+	ReadWithin time.Duration // how far that may be off (their ReadWithin)
+	Spans      []keySpan     // its keys, in order
+}
+
+// keyRunJSON is a keyRun as a recording holds it: its ReadWithin in milliseconds (format version 3), and the
+// nanoseconds of version 2 still read.
+type keyRunJSON struct {
+	ReadAt       time.Time       `json:"at"`                  // when its keys were read (their ReadAt)
+	ReadWithinMS millis.Duration `json:"within_ms,omitempty"` // how far that may be off (their ReadWithin), in milliseconds
+	ReadWithin   time.Duration   `json:"within,omitempty"`    // versions 1 and 2: how far off, in nanoseconds
+	Spans        []keySpan       `json:"spans"`               // its keys, in order
+}
+
+// MarshalJSON writes the run for a recording.
+func (r keyRun) MarshalJSON() ([]byte, error) {
+	return json.Marshal(keyRunJSON{ReadAt: r.ReadAt, ReadWithinMS: millis.Duration(r.ReadWithin), Spans: r.Spans})
+}
+
+// UnmarshalJSON reads a run a recording holds, in any format version.
+func (r *keyRun) UnmarshalJSON(data []byte) error {
+	var rec keyRunJSON
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return err
+	}
+	*r = keyRun{ReadAt: rec.ReadAt, ReadWithin: cmp.Or(rec.ReadWithin, time.Duration(rec.ReadWithinMS)), Spans: rec.Spans}
+	return nil
 }
 
 // keySpan is keys of a run in order: Same or Changed keys of the last reading's order (after Skip of its

@@ -36,7 +36,9 @@ import (
 // newest it reads.
 const (
 	Format  = "redlock-tui recording"
-	Version = 2 // 2: a polled master's whole reading is a delta of the last one (1 wrote it whole)
+	// 2: a polled master's whole reading is a delta of the last one (1 wrote it whole); 3: durations are
+	// milliseconds, under keys ending in _ms (1 and 2 wrote nanoseconds under the Go fields' names)
+	Version = 3
 )
 
 // DefaultMaxBytes is the size at which a recording starts a new file unless the user says otherwise.

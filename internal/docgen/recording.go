@@ -29,7 +29,14 @@ var recordedAs = map[string]string{
 	"reading.Reading":        "reading.recordedReading",
 	"reading.KeyReading":     "reading.recordedKey",
 	"reading.PrimaryReading": "reading.recordedPrimary",
+	"monitor.RecordedConfig": "monitor.recordedConfigJSON",
+	"monitor.OwnLock":        "monitor.ownLockJSON",
+	"record.keyRun":          "record.keyRunJSON",
 }
+
+// legacyDoc starts the comment of a key that only versions 1 and 2 wrote: it is read, not written, and the
+// page leaves it out (its introduction says how those versions wrote durations).
+const legacyDoc = "versions 1 and 2:"
 
 // goType is a type declared in one of recordingPackages: its package's name and its spec.
 type goType struct {
@@ -245,6 +252,9 @@ func (rs recordingSource) structFields(name string, inside map[string]bool) ([]s
 				k = n.Name
 			}
 			names[k] = true
+			if strings.HasPrefix(rs.fieldDocs[docsOf][n.Name], legacyDoc) {
+				continue
+			}
 			out = append(out, structField{name: k, doc: rs.fieldDocs[docsOf][n.Name], expr: field.Type, omitEmpty: omit})
 			goNamesOf = append(goNamesOf, n.Name)
 		}
@@ -300,6 +310,8 @@ func (rs recordingSource) describe(pkg string, expr ast.Expr) (string, []string)
 			switch x.Name + "." + t.Sel.Name {
 			case "time.Duration":
 				return "integer: nanoseconds", nil
+			case "millis.Duration":
+				return "number: milliseconds", nil
 			case "time.Time":
 				return "time: RFC 3339, nanoseconds, the recorder's offset", nil
 			case "events.Record":
@@ -353,8 +365,10 @@ func Recording() ([]byte, error) {
 		"The first is a [record.Header](#%s); each other is a [record.line](#%s): a poll (with `polled` when "+
 		"some of its readings are written as deltas) or an event. This build writes format version %d and reads "+
 		"versions 1 to %d; version 1 wrote every reading whole, with no `polled`. The keys are the Go fields' "+
-		"names where no JSON name is given, and durations are integer nanoseconds, as Go writes them; every key "+
-		"marked \"left out when empty\" is absent when empty. The types are internal to the recorder: this page "+
+		"names where no JSON name is given; durations are milliseconds under keys ending in `_ms`, a whole "+
+		"number or a decimal fraction to the nanosecond (versions 1 and 2 wrote integer nanoseconds under the "+
+		"Go fields' names: `PTTL`, `ReadWithin`, `Uptime`, `TTL`, `interval`, `timeout`, `history` and "+
+		"`within`; they are still read); every key marked \"left out when empty\" is absent when empty. The types are internal to the recorder: this page "+
 		"says what each key holds for a tool that reads a recording, not a stable interface.\n",
 		anchor("record.Header"), anchor("record.line"), record.Version, record.Version)
 	for _, t := range types {

@@ -58,10 +58,15 @@ func TestRecordingPageHasEveryKeyARecordingWrites(t *testing.T) {
 	}
 
 	keys := recordedKeys(t, path)
-	for _, want := range []string{"format", "config", "poll", "polled", "runs", "spans", "readings", "Keys", "PTTL",
-		"Cluster", "Primaries", "reading", "slots", "own", "event", "Err", "delta", "delta_of"} {
+	for _, want := range []string{"format", "config", "poll", "polled", "runs", "spans", "readings", "Keys", "pttl_ms",
+		"read_within_ms", "uptime_ms", "ttl_ms", "interval_ms", "within_ms", "Cluster", "Primaries", "reading", "slots", "own", "event", "Err", "delta", "delta_of"} {
 		if !keys[want] {
 			t.Errorf("the recording holds no key %q: the test's recording misses part of the format", want)
+		}
+	}
+	for _, old := range []string{"PTTL", "ReadWithin", "Uptime", "TTL", "interval", "timeout", "history", "within"} {
+		if keys[old] {
+			t.Errorf("the recording holds %q, a key of versions 1 and 2: durations go in milliseconds", old)
 		}
 	}
 	if len(keys) < 70 {
@@ -72,7 +77,7 @@ func TestRecordingPageHasEveryKeyARecordingWrites(t *testing.T) {
 			t.Errorf("the recording holds the key %q, which the page does not list", k)
 		}
 	}
-	for _, want := range []string{"| `PTTL` | integer: nanoseconds | remaining TTL as the master reported it",
+	for _, want := range []string{"| `pttl_ms` | number: milliseconds | remaining TTL as the master reported it",
 		"| `polled` | array of [record.polledKeys](#recordpolledkeys) |", "| `Keys` | array of [reading.recordedKey](#readingrecordedkey) |",
 		"| `event` | [event record](events.md#the-record) or null |", "| `DeniedOnKeys` | array of string | see `Denied` |"} {
 		if !strings.Contains(page, want) {

@@ -4,10 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/millis"
 )
 
 // The recording codec: a recording (package record) keeps what each poll read, and replays it through the
-// monitor's Aggregate. Readings are JSON with the fields Aggregate reads, unexported ones included.
+// monitor's Aggregate. Readings are JSON with the fields Aggregate reads, unexported ones included. Durations
+// are milliseconds under keys ending in _ms (format version 3); the nanoseconds of versions 1 and 2, under the
+// Go fields' names, are still read.
 
 // recordedReading is a Reading as a recording holds it: its exported fields, its error as text, and the
 // unexported fields Aggregate reads.
@@ -19,6 +24,9 @@ type recordedReading struct {
 	Delta   bool     `json:"delta,omitempty"`    // only the keys that changed since the reading numbered delta_of
 	Unread  []string `json:"unread,omitempty"`   // keys a delta had no time to read: their cells are unknown
 	Mode    string   `json:"mode,omitempty"`     // INFO server redis_mode: "sentinel" for a Sentinel given as a master
+	// INFO server uptime_in_seconds, in milliseconds; -1 when unknown
+	UptimeMS millis.Duration `json:"uptime_ms"`
+	Uptime   time.Duration   `json:"Uptime,omitempty"` // versions 1 and 2: the uptime in nanoseconds (UnknownUptime: -1)
 }
 
 // readingFields is Reading without its methods, so that encoding it does not recurse.
@@ -27,7 +35,7 @@ type readingFields Reading
 // MarshalJSON writes the reading for a recording (see Poll).
 func (r Reading) MarshalJSON() ([]byte, error) {
 	rec := recordedReading{readingFields: readingFields(r), Seq: r.Seq, DeltaOf: r.DeltaOf, Delta: r.Delta,
-		Unread: r.Unread, Mode: r.mode}
+		Unread: r.Unread, Mode: r.mode, UptimeMS: toMillis(r.Uptime, UnknownUptime)}
 	if r.Err != nil {
 		rec.Err = r.Err.Error()
 	}
@@ -46,7 +54,29 @@ func (r *Reading) UnmarshalJSON(data []byte) error {
 		r.Err = errors.New(rec.Err)
 	}
 	r.Seq, r.DeltaOf, r.Delta, r.Unread, r.mode = rec.Seq, rec.DeltaOf, rec.Delta, rec.Unread, rec.Mode
+	r.Uptime = fromMillis(rec.UptimeMS, rec.Uptime, UnknownUptime)
 	return nil
+}
+
+// toMillis is d for a key in milliseconds, with the sentinel unknown (a nanosecond below zero) written as -1,
+// as Redis writes a TTL that does not exist.
+func toMillis(d, unknown time.Duration) millis.Duration {
+	if d == unknown {
+		return millis.Duration(-time.Millisecond)
+	}
+	return millis.Duration(d)
+}
+
+// fromMillis is the duration a record holds: its nanoseconds under the Go field's name when a version 1 or 2
+// record wrote them (not zero), else its milliseconds, with -1 the sentinel unknown.
+func fromMillis(ms millis.Duration, nanos, unknown time.Duration) time.Duration {
+	switch {
+	case nanos != 0:
+		return nanos
+	case ms == millis.Duration(-time.Millisecond):
+		return unknown
+	}
+	return time.Duration(ms)
 }
 
 // recordedPrimary is a cluster primary's reading as a recording holds it: Reading's own encoding would
@@ -77,6 +107,12 @@ type recordedKey struct {
 	keyFields
 	Refused bool     `json:"refused,omitempty"` // the master's ACL refused the read of this sorted set: not read, never absent
 	Cut     cutState `json:"cut,omitempty"`     // of a value longer than Value: 1 too long to digest, 2 not digested (no lock), 3 Len and Digest unread
+	// remaining TTL as the master reported it, in milliseconds; -1 when the key never expires
+	PTTLMS millis.Duration `json:"pttl_ms"`
+	// how far ReadAt may be off, in milliseconds: half the round trip the read was made in
+	ReadWithinMS millis.Duration `json:"read_within_ms,omitempty"`
+	PTTL         time.Duration   `json:"PTTL,omitempty"`       // versions 1 and 2: the TTL in nanoseconds (NoTTL: -1)
+	ReadWithin   time.Duration   `json:"ReadWithin,omitempty"` // versions 1 and 2: ReadWithin in nanoseconds
 }
 
 // keyFields is KeyReading without its methods.
@@ -84,7 +120,8 @@ type keyFields KeyReading
 
 // MarshalJSON writes the key's reading for a recording.
 func (k KeyReading) MarshalJSON() ([]byte, error) {
-	return json.Marshal(recordedKey{keyFields: keyFields(k), Refused: k.refused, Cut: k.cut})
+	return json.Marshal(recordedKey{keyFields: keyFields(k), Refused: k.refused, Cut: k.cut,
+		PTTLMS: toMillis(k.PTTL, NoTTL), ReadWithinMS: millis.Duration(k.ReadWithin)})
 }
 
 // UnmarshalJSON reads a key's reading a recording holds.
@@ -95,6 +132,8 @@ func (k *KeyReading) UnmarshalJSON(data []byte) error {
 	}
 	*k = KeyReading(rec.keyFields)
 	k.refused, k.cut = rec.Refused, rec.Cut
+	k.PTTL = fromMillis(rec.PTTLMS, rec.PTTL, NoTTL)
+	k.ReadWithin = fromMillis(rec.ReadWithinMS, rec.ReadWithin, -time.Millisecond)
 	return nil
 }
 
