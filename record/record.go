@@ -35,7 +35,7 @@ import (
 // Format names the file format in a recording's header; Version is the version this build writes and the
 // newest it reads.
 const (
-	Format  = "redlock-tui recording"
+	Format = "redlock-tui recording"
 	// 2: a polled master's whole reading is a delta of the last one (1 wrote it whole); 3: durations are
 	// milliseconds, under keys ending in _ms (1 and 2 wrote nanoseconds under the Go fields' names)
 	Version = 3
