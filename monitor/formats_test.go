@@ -45,6 +45,23 @@ func uuid4() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
+// uuid1Bytes returns a version-1 UUID of now, with a random clock sequence and node, as 16 bytes.
+func uuid1Bytes() []byte {
+	ts := uint64(time.Now().UnixNano()/100) + 0x01B21DD213814000
+	b := randomBytes(16)
+	b[0], b[1], b[2], b[3] = byte(ts>>24), byte(ts>>16), byte(ts>>8), byte(ts)
+	b[4], b[5] = byte(ts>>40), byte(ts>>32)
+	b[6], b[7] = byte(ts>>56)&0x0f|0x10, byte(ts>>48)
+	b[8] = b[8]&0x3f | 0x80
+	return b
+}
+
+// uuid1 returns a version-1 UUID of now in its 36-character form (the uuid package's v1()).
+func uuid1() string {
+	h := hex.EncodeToString(uuid1Bytes())
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
 // alnum returns n characters of [A-Za-z0-9], as redlock-py draws them.
 func alnum(n int) string {
 	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -110,6 +127,26 @@ end`, []string{key}, token, formatTTL.Milliseconds(), "yes").Err()
 			return c.Eval(ctx, `if redis.call("MSETNX", KEYS[1], ARGV[1]) == 0 then return false end
 return redis.call("PEXPIRE", KEYS[1], ARGV[2])`, []string{key}, token, formatTTL.Milliseconds()).Err()
 		}, family: "bsm/redislock"},
+	// redis/redis-py 5.0 redis/lock.py: token uuid.uuid1().hex, SET name token NX PX.
+	{name: "redis-py", key: verbatim, token: func() string { return hex.EncodeToString(uuid1Bytes()) }, write: setNXPX,
+		family: "redis-py Lock (or django-redis)"},
+	// django-redis 5.4 (client/default.py lock, the default key function "%s:%s:%s" of KEY_PREFIX "" and version 1):
+	// redis-py's Lock on ":1:<name>".
+	{name: "django-redis", key: func(r string) string { return ":1:" + r }, token: func() string { return hex.EncodeToString(uuid1Bytes()) },
+		write: setNXPX, family: "django-redis"},
+	// npm redislock 1.3.0 (danielstjules/redislock, lib/lock.js): uuid.v1(), SET key id PX ttl NX.
+	{name: "redislock", key: verbatim, token: uuid1, write: setNXPX, family: "UUID v1: redislock (npm)"},
+	// npm node-redis-warlock 1.0.2 (lib/warlock.js): the key "<name>:lock", UUID.v1 into 16 bytes in base64.
+	{name: "node-redis-warlock", key: func(r string) string { return r + ":lock" },
+		token: func() string { return base64.StdEncoding.EncodeToString(uuid1Bytes()) }, write: setNXPX, family: "node-redis-warlock"},
+	// laravel/framework 10 Illuminate/Cache/RedisLock.php: Str::random(16) as owner, SET key owner EX seconds NX,
+	// the key the cache prefix and the name under the connection's prefix.
+	{name: "Laravel", key: func(r string) string { return "laravel_database_laravel_cache:" + r }, token: func() string { return alnum(16) },
+		write: setNXPX, family: "Laravel"},
+	// medusajs/medusa 2.x locking-redis provider: the key "medusa_lock:<key>", the value "execute:<uuid>" for a job
+	// run under the lock (or the caller's owner id).
+	{name: "Medusa", key: func(r string) string { return "medusa_lock:" + r }, token: func() string { return "execute:" + uuid4() },
+		write: setNXPX, family: "Medusa"},
 	// This project: redlock/token.go, 20 random bytes in RawURL base64.
 	{name: "redlock-tui", key: verbatim, token: func() string { return base64.RawURLEncoding.EncodeToString(randomBytes(20)) },
 		write: setNXPX, family: "redlock-tui"},

@@ -1,6 +1,8 @@
 package lockshape
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"regexp"
 	"strings"
 )
@@ -16,6 +18,9 @@ var familyShapes = []struct {
 }{
 	{regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`), "UUID: redlock-rb, RedLock.net or pottery",
 		[]string{"redlock-rb", "RedLock.net", "pottery"}},
+	// danielstjules/redislock 1.3.0 (npm redislock), lib/lock.js: this._id = uuid.v1(), SET key id PX ttl NX.
+	{regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-1[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`), "UUID v1: redislock (npm)",
+		[]string{"redislock"}},
 	// alexpota/redlock-universal e5aac03 (0.8.5), src/utils/crypto.ts generateLockValue: 16 random bytes in hex.
 	{regexp.MustCompile(`^[0-9a-f]{32}$`), "node-redlock or redlock-universal", []string{"node-redlock", "redlock-universal"}},
 	{regexp.MustCompile(`^[1-9a-f][0-9a-f]{63}$`), "php-lock/lock", []string{"php-lock/lock"}},
@@ -49,6 +54,16 @@ func FamilyHint(resource, token string, hash bool, mode string) (string, []strin
 		return one("redis-semaphore")
 	case len(token) == 16 && token[7]>>4 == 4 && token[8]&0xC0 == 0x80:
 		return one("Redlock-cs (binary GUID)")
+	case strings.HasPrefix(resource, "medusa_lock:"):
+		return one("Medusa")
+	case laravelKey.MatchString(resource) && laravelOwner.MatchString(token):
+		return one("Laravel")
+	case strings.HasSuffix(resource, ":lock") && warlockToken(token):
+		return one("node-redis-warlock")
+	case uuid1Hex(token) && djangoKey.MatchString(resource):
+		return one("django-redis")
+	case uuid1Hex(token):
+		return "redis-py Lock (or django-redis)", []string{"redis-py", "django-redis"}
 	}
 	for _, f := range familyShapes {
 		if f.shape.MatchString(token) {
@@ -60,6 +75,47 @@ func FamilyHint(resource, token string, hash bool, mode string) (string, []strin
 	}
 	return "", nil
 }
+
+// Clients named by their key and token together (the shapes are in nottl.go): Laravel (illuminate/cache,
+// RedisLock: the owner Str::random(16) under the cache store's prefix), django-redis (":<version>:<name>",
+// redis-py's Lock inside), and node-redis-warlock 1.0.2 (lib/warlock.js: the key "<name>:lock", the token a
+// version-1 UUID's 16 bytes in base64).
+
+// uuid1Hex reports whether token is redis-py's Lock token, uuid1().hex: 32 hex digits of a version-1 UUID of
+// the RFC's variant whose time is between 2010 and 2100 (a random 32-hex token, node-redlock's, is one in
+// about 2,600 times).
+func uuid1Hex(token string) bool {
+	if len(token) != 32 || token[12] != '1' || strings.IndexByte("89ab", token[16]) < 0 {
+		return false
+	}
+	b, err := hex.DecodeString(token)
+	return err == nil && uuid1Plausible(b)
+}
+
+// warlockToken reports whether token is node-redis-warlock's: a version-1 UUID's 16 bytes in base64.
+func warlockToken(token string) bool {
+	b, err := base64.StdEncoding.DecodeString(token)
+	return err == nil && len(b) == 16 && b[6]>>4 == 1 && b[8]&0xC0 == 0x80 && uuid1Plausible(b)
+}
+
+// uuid1Plausible reports whether the 16 bytes of a version-1 UUID hold a time between 2010 and 2100: its
+// 60-bit count of 100 ns since 1582-10-15.
+func uuid1Plausible(b []byte) bool {
+	ts := uint64(b[6]&0x0F)<<56 | uint64(b[7])<<48 | uint64(b[4])<<40 | uint64(b[5])<<32 |
+		uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])
+	const gregorianToUnix = 0x01B21DD213814000 // 100 ns intervals from 1582-10-15 to 1970-01-01
+	if ts < gregorianToUnix {
+		return false
+	}
+	unix := int64((ts - gregorianToUnix) / 1e7)
+	return unix >= uuid1Since && unix < uuid1Until
+}
+
+// The years a version-1 UUID's time may fall in, as Unix seconds: 2010 to 2100.
+const (
+	uuid1Since = 1262304000
+	uuid1Until = 4102444800
+)
 
 // IsClientInternal reports whether a key is bookkeeping of a lock client rather than a lock: Redisson's
 // per-reader timeout keys and unlock latches.
