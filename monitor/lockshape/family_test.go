@@ -27,7 +27,7 @@ func TestClientsNamedByTheirTokensAndKeys(t *testing.T) {
 		// Shapes shared with others stay theirs.
 		{"jobs:nightly", "0123456789abcdef0123456789abcdef", "node-redlock or redlock-universal"}, // version digit 6, not 1
 		{"jobs:nightly", "6a3c7e52cd3401efa1b20242ac120002", "node-redlock or redlock-universal"}, // a 1 at [12], a time of 1583
-		{"jobs:nightly", base64.StdEncoding.EncodeToString(v1bytes), "redsync"},                  // warlock's needs its key
+		{"jobs:nightly", base64.StdEncoding.EncodeToString(v1bytes), "redsync"},                   // warlock's needs its key
 		{"import", "Xq3v9LmP0aZt7RcW", ""},
 	} {
 		if got, _ := FamilyHint(tc.resource, tc.token, false, ""); got != tc.want {
