@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -622,6 +623,20 @@ func TestAKeyFormatExcludesThePeersLocks(t *testing.T) {
 		}},
 		{"redlock-net", func(i int, key string) error {
 			return c.admin[i].SetArgs(ctx, key, uuid4(), redis.SetArgs{Mode: "NX", TTL: formatTTL}).Err()
+		}},
+		// redis-py's Lock inside django-redis: SET name token NX PX; Medusa's locking-redis: SET key value NX PX;
+		// Laravel's RedisLock: SET key owner EX seconds NX (the keys as formats_test.go writes them).
+		{"django-redis", func(i int, key string) error {
+			return c.admin[i].SetArgs(ctx, key, hex.EncodeToString(uuid1Bytes()), redis.SetArgs{Mode: "NX", TTL: formatTTL}).Err()
+		}},
+		{"medusa", func(i int, key string) error {
+			return c.admin[i].SetArgs(ctx, key, "execute:"+uuid4(), redis.SetArgs{Mode: "NX", TTL: formatTTL}).Err()
+		}},
+		{"laravel", func(i int, key string) error {
+			return c.admin[i].Do(ctx, "SET", key, alnum(16), "EX", 30, "NX").Err()
+		}},
+		{"laravel:shop", func(i int, key string) error {
+			return c.admin[i].Do(ctx, "SET", key, alnum(16), "EX", 30, "NX").Err()
 		}},
 	}
 	for _, p := range peers {

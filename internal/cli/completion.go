@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui"
 )
 
@@ -83,9 +84,17 @@ func commandTree(stdout io.Writer, env Environment, release string, keys ui.KeyM
 				buildVersion(release), Manual: "User Commands", Date: &date}, sections)
 		},
 	}
+	for _, c := range []*cobra.Command{root, runCmd} {
+		_ = c.RegisterFlagCompletionFunc("key-format", completeKeyFormats)
+	}
 	root.AddCommand(runCmd, replayCmd, versionCmd, manCmd)
 	root.SetOut(stdout)
 	return root
+}
+
+// completeKeyFormats offers --key-format's conventions by name, and Laravel's for an app as a form to fill in.
+func completeKeyFormats(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return append(monitor.KeyFormatNames(), "laravel:"), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
 // runGenerated answers a subcommand of generated with cobra; it returns the exit status.

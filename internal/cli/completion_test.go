@@ -62,6 +62,19 @@ func TestCompletionOffersExactlyTheFlagsThereAre(t *testing.T) {
 	}
 }
 
+// TestCompletionOffersTheKeyFormatsByName: --key-format completes to every client convention by name, for the
+// dashboard and for run (issue 46), and to Laravel's form for an app's name.
+func TestCompletionOffersTheKeyFormatsByName(t *testing.T) {
+	for _, args := range [][]string{{"--masters", "a:1", "--key-format", ""}, {"run", "--key-format", ""}} {
+		got := offered(t, args...)
+		for _, want := range []string{"plain", "malkusch", "django-redis", "medusa", "laravel", "laravel:"} {
+			if !slices.Contains(got, want) {
+				t.Errorf("completing %q offers %q; want %s among them", args, got, want)
+			}
+		}
+	}
+}
+
 func TestCompletionOffersTheProfilesOfTheConfigFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(file, []byte("[profiles.prod]\nmasters = [\"a:1\"]\n[profiles.staging]\nmasters = [\"b:1\"]\n"), 0o600); err != nil {

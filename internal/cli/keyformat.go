@@ -19,7 +19,7 @@ var (
 // addKeyFormatFlags declares --key-format.
 func addKeyFormatFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringVar(&v.cfg.KeyFormat, "key-format", "plain", "take our locks in a peer's key convention, to exclude its jobs: "+
-		strings.Join(monitor.KeyFormatNames(), ", ")+", or a template with {} for the resource (app:{}:lock)")
+		strings.Join(monitor.KeyFormatNames(), ", ")+", laravel:APP (an app's), or a template with {} for the resource (app:{}:lock)")
 }
 
 // checkKeyFormatFlags refuses a key format that is neither a known convention nor a template.

@@ -17,6 +17,10 @@ func TestKeyFormatNamesRunsLockInAPeersConvention(t *testing.T) {
 		{"redis-semaphore-semaphore", "semaphore:billing"},
 		{"redlock-net", "redlock:billing"},
 		{"pottery", "redlock:billing"},
+		{"django-redis", ":1:billing"},
+		{"medusa", "medusa_lock:billing"},
+		{"laravel", "laravel_database_laravel_cache:billing"},
+		{"laravel:my_shop", "my_shop_database_my_shop_cache:billing"},
 		{"app:{}:lock", "app:billing:lock"},
 	} {
 		rc, err := parseRunConfig([]string{"-m", "127.0.0.1:1", "--key-format", tc.format, "billing", "--", "true"}, realEnv)
@@ -28,6 +32,10 @@ func TestKeyFormatNamesRunsLockInAPeersConvention(t *testing.T) {
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "malkusch") || !strings.Contains(ue.Msg, "{}") {
 		t.Errorf("an unknown format: %v; want a usage error listing the formats and the template", err)
+	}
+	_, err = parseRunConfig([]string{"-m", "127.0.0.1:1", "--key-format", "laravel:My Shop", "billing", "--", "true"}, realEnv)
+	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "my_shop") {
+		t.Errorf("a Laravel app's name as typed, not as Laravel slugs it: %v; want a usage error showing the slug", err)
 	}
 	if _, err := parseRunConfig([]string{"-m", "127.0.0.1:1", "--permits", "pool=3", "billing", "--", "true"}, realEnv); err == nil {
 		t.Error("run took --permits, a watching flag")

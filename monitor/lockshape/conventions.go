@@ -36,7 +36,12 @@ type KeyConvention struct {
 //   - redis-semaphore 5.7.0 (swarthy/redis-semaphore 63c2d01, src/RedisMutex.ts, src/RedisSemaphore.ts):
 //     "mutex:" and "semaphore:";
 //   - RedLock.net (samcook/RedLock.net dcfe373, RedLock.cs) and pottery (brainix/pottery e2f4042,
-//     pottery/redlock.py): "redlock:".
+//     pottery/redlock.py): "redlock:";
+//   - django-redis (default key function "<KEY_PREFIX>:<version>:<key>", no prefix, version 1): ":1:", with
+//     redis-py's Lock token (its cache values share the prefix);
+//   - Medusa's locking module (locking-redis provider): "medusa_lock:";
+//   - Laravel (Illuminate\Cache\RedisStore::lock under the default prefixes of an app named "laravel"):
+//     "laravel_database_laravel_cache:", with its owner token; "laravel:APP" names another app's (KeyFormat).
 var KeyConventions = []KeyConvention{
 	{Name: "malkusch", Client: "malkusch/lock", Prefix: "lock_", Token: regexp.MustCompile(`^[0-9a-f]{32}$`), Grace: time.Second},
 	{Name: "php-lock", Client: "php-lock/lock", Prefix: "php-malkusch-lock:", Grace: time.Millisecond},
@@ -44,7 +49,17 @@ var KeyConventions = []KeyConvention{
 	{Name: "redis-semaphore-semaphore", Client: "redis-semaphore", Prefix: "semaphore:"},
 	{Name: "redlock-net", Client: "RedLock.net or pottery", Prefix: "redlock:"},
 	{Name: "pottery", Client: "RedLock.net or pottery", Prefix: "redlock:"},
+	{Name: "django-redis", Client: "django-redis", Prefix: ":1:", Token: redisPyToken},
+	{Name: "medusa", Client: "Medusa", Prefix: "medusa_lock:"},
+	{Name: "laravel", Client: "Laravel", Prefix: laravelPrefix("laravel"), Token: laravelOwner},
 }
+
+// laravelPrefix is the prefix of Laravel's cache locks for an app whose name Laravel slugs as app: the Redis
+// connection's "<app>_database_", then the cache store's "<app>_cache" and its ":".
+func laravelPrefix(app string) string { return app + "_database_" + app + "_cache:" }
+
+// laravelApp is an app's name as Laravel slugs it (Str::slug(APP_NAME, '_')).
+var laravelApp = regexp.MustCompile(`^[a-z0-9_]+$`)
 
 // ConventionOf is the convention a lock's key follows, given its lead token ("" none), or nil.
 func ConventionOf(key, token string) *KeyConvention {
@@ -76,11 +91,19 @@ func KeyFormat(spec string) (func(resource string) string, error) {
 	case i >= 0:
 		prefix := KeyConventions[i].Prefix
 		return func(r string) string { return prefix + r }, nil
+	case strings.HasPrefix(spec, "laravel:"):
+		app := strings.TrimPrefix(spec, "laravel:")
+		if !laravelApp.MatchString(app) {
+			return nil, fmt.Errorf("key format %q: the app's name as Laravel slugs it (lower-case letters, digits and _: "+
+				"\"My Shop\" is my_shop)", spec)
+		}
+		prefix := laravelPrefix(app)
+		return func(r string) string { return prefix + r }, nil
 	case strings.Count(spec, "{}") == 1:
 		before, after, _ := strings.Cut(spec, "{}")
 		return func(r string) string { return before + r + after }, nil
 	}
-	return nil, fmt.Errorf("unknown key format %q: use %s, or a template with {} for the resource (app:{}:lock)",
+	return nil, fmt.Errorf("unknown key format %q: use %s, laravel:APP, or a template with {} for the resource (app:{}:lock)",
 		spec, strings.Join(KeyFormatNames(), ", "))
 }
 
