@@ -1,0 +1,75 @@
+package monitor
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// pythonEnv set to "required" fails TestRedisPyLocksAreNamed when Debian's redis-py (python3-redis, for
+// /usr/bin/python3) is not installed; otherwise the test is skipped. CI installs it.
+const pythonEnv = "REDLOCK_TEST_PYTHON"
+
+// redisPyLocks takes, with Debian's real redis-py, the lock "jobs:nightly" as redis-py's Lock names it and
+// ":1:report" as django-redis's cache.lock() does, each with one token (Lock.acquire(token=...), a uuid1().hex
+// drawn by Python) on every master given, and prints the two tokens as JSON.
+const redisPyLocks = `
+import json, sys, uuid, redis
+tokens = {"jobs:nightly": uuid.uuid1().hex, ":1:report": uuid.uuid1().hex}
+for addr in sys.argv[1:]:
+    host, port = addr.rsplit(":", 1)
+    r = redis.Redis(host=host, port=int(port))
+    for name, token in tokens.items():
+        if not r.lock(name, timeout=60).acquire(blocking=False, token=token):
+            sys.exit("not acquired: " + name + " on " + addr)
+print(json.dumps(tokens))
+`
+
+// TestRedisPyLocksAreNamed: locks taken by the real redis-py (Debian's python3-redis) are held, with redis-py's
+// token as holder, and named as its (issue 46): plain as redis-py's Lock, under django-redis's key as
+// django-redis, on screen and in the JSON's family.
+func TestRedisPyLocksAreNamed(t *testing.T) {
+	t.Parallel()
+	python := "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import redis").Run(); err != nil {
+		if os.Getenv(pythonEnv) == "required" {
+			t.Fatalf("%s cannot import redis (apt-get install python3-redis): %v", python, err)
+		}
+		t.Skipf("Debian's redis-py is not installed (%v)", err)
+	}
+	c, servers := serverCluster(t, 3, Config{})
+	var addrs []string
+	for _, s := range servers {
+		addrs = append(addrs, s.Addr())
+	}
+	out, err := exec.Command(python, append([]string{"-c", redisPyLocks}, addrs...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("redis-py: %v: %s", err, out)
+	}
+	var tokens map[string]string
+	if err := json.Unmarshal(out, &tokens); err != nil {
+		t.Fatalf("redis-py printed %q: %v", out, err)
+	}
+	ctx := context.Background()
+	s := c.mon.Poll(ctx)
+	for !s.Swept {
+		s = c.mon.Poll(ctx)
+	}
+	var js strings.Builder
+	if err := WriteJSON(&js, s); err != nil {
+		t.Fatal(err)
+	}
+	for key, family := range map[string]string{"jobs:nightly": "redis-py Lock (or django-redis)", ":1:report": "django-redis"} {
+		l := lockOf(t, s, key)
+		if l.State != StateHeld || l.Holder != tokens[key] || l.Family != family {
+			t.Errorf("%s: %s by %q named %q; want held by redis-py's %q, named %q", key, l.State, l.Holder, l.Family,
+				tokens[key], family)
+		}
+		if want, _ := json.Marshal(family); !strings.Contains(js.String(), `"family": `+string(want)) {
+			t.Errorf("the JSON snapshot does not name %s's family %s", key, want)
+		}
+	}
+}
