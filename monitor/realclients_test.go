@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -72,4 +73,45 @@ func TestRedisPyLocksAreNamed(t *testing.T) {
 			t.Errorf("the JSON snapshot does not name %s's family %s", key, want)
 		}
 	}
+}
+
+// TestNpmRedislockLocksAreNamed: a lock taken by the real npm redislock 1.3.0 (monitor/testdata/noderedlock,
+// installed by npm ci) is held, with its uuid.v1() token as holder, and named as its (issue 46).
+func TestNpmRedislockLocksAreNamed(t *testing.T) {
+	t.Parallel()
+	const dir = "testdata/noderedlock" // the ground-truth tests' node packages
+	if _, err := exec.LookPath("node"); err != nil || !fileExists(filepath.Join(dir, "node_modules", "redislock")) {
+		if os.Getenv("REDLOCK_TEST_NODE") == "required" {
+			t.Fatalf("REDLOCK_TEST_NODE=required but npm redislock is not installed: npm ci --prefix monitor/%s", dir)
+		}
+		t.Skip("npm redislock is not installed (npm ci --prefix monitor/" + dir + ")")
+	}
+	c, servers := serverCluster(t, 3, Config{})
+	var addrs []string
+	for _, s := range servers {
+		addrs = append(addrs, s.Addr())
+	}
+	out, err := exec.Command("node", append([]string{filepath.Join(dir, "redislock.js")}, addrs...)...).Output()
+	if err != nil {
+		t.Fatalf("redislock: %v: %s", err, out)
+	}
+	var got struct{ Token string }
+	if err := json.Unmarshal(out, &got); err != nil || got.Token == "" {
+		t.Fatalf("redislock printed %q: %v", out, err)
+	}
+	ctx := context.Background()
+	s := c.mon.Poll(ctx)
+	for !s.Swept {
+		s = c.mon.Poll(ctx)
+	}
+	if l := lockOf(t, s, "jobs:npm"); l.State != StateHeld || l.Holder != got.Token || l.Family != "UUID v1: redislock (npm)" {
+		t.Errorf("jobs:npm: %s by %q named %q; want held by redislock's %q, named \"UUID v1: redislock (npm)\"", l.State,
+			l.Holder, l.Family, got.Token)
+	}
+}
+
+// fileExists reports whether path names a file or directory.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
