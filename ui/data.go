@@ -7,8 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // masterRow is one master of a snapshot as the dashboard shows it; every string is sanitized.
@@ -43,6 +46,8 @@ type lockRow struct {
 	holder  string        // sanitized primary token
 	tokens  []string      // sanitized token per master, "" where absent
 	ref     time.Duration // scale of the validity and PTTL bars: the longest PTTL seen for this holder
+	// labelW and holderW are the cells label and holder take on screen, for the widths of the table's columns.
+	labelW, holderW int
 }
 
 // warningRow is one current warning, sanitized.
@@ -58,6 +63,7 @@ type dashboard struct {
 	health   monitor.Health   // the header's overall state
 	masters  []masterRow
 	locks    []*lockRow // in snapshot order: sorted by raw resource; later dashboards share the rows of views they share
+	byName   []int      // indices into locks in the order people read their names (vocab.CompareNames)
 	warnings []warningRow
 	counts   stateCounts
 }
@@ -113,9 +119,10 @@ func (d *dashboard) ingestMasters(prev *dashboard) {
 func (d *dashboard) ingestLocks(prev *dashboard) {
 	s := &d.snap
 	if prev != nil && sameSlice(s.Locks, prev.snap.Locks) {
-		d.locks, d.counts = prev.locks, prev.counts
+		d.locks, d.counts, d.byName = prev.locks, prev.counts, prev.byName
 		return
 	}
+	defer func() { d.byName = namesOrder(d.locks, prev) }()
 	n := len(s.Masters)
 	d.locks = make([]*lockRow, len(s.Locks))
 	var prevLocks []*lockRow
@@ -161,7 +168,37 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 		if before != nil && before.primary == row.primary {
 			row.ref = max(row.ref, before.ref)
 		}
+		row.labelW, row.holderW = ansi.StringWidth(row.label), ansi.StringWidth(row.holder)
 	}
+}
+
+// namesOrder returns the indices of rows in the order people read their labels (vocab.CompareNames: numbers
+// by value, so that orders:lock:492 comes before orders:lock:4902), which the locks panel lists by resource:
+// prev's order when rows are of the same resources as prev's, which a poll that only changed locks keeps.
+func namesOrder(rows []*lockRow, prev *dashboard) []int {
+	if prev != nil && len(prev.locks) == len(rows) && prev.byName != nil {
+		same := true
+		for i, r := range rows {
+			if r.lv.Resource != prev.locks[i].lv.Resource {
+				same = false
+				break
+			}
+		}
+		if same {
+			return prev.byName
+		}
+	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := vocab.CompareNames(rows[a].label, rows[b].label); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b) // the same label (sanitizing made two names one): by raw resource
+	})
+	return order
 }
 
 // rowMaker hands out the rows a snapshot makes again, from arrays that grow with their number (up to
