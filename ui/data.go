@@ -63,7 +63,7 @@ type dashboard struct {
 	health   monitor.Health   // the header's overall state
 	masters  []masterRow
 	locks    []*lockRow // in snapshot order: sorted by raw resource; later dashboards share the rows of views they share
-	byName   []int      // indices into locks in the order people read their names (vocab.CompareNames)
+	byName   []int      // indices into locks in the order people read their resources (vocab.CompareNames)
 	warnings []warningRow
 	counts   stateCounts
 }
@@ -172,9 +172,9 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 	}
 }
 
-// namesOrder returns the indices of rows in the order people read their labels (vocab.CompareNames: numbers
-// by value, so that orders:lock:492 comes before orders:lock:4902), which the locks panel lists by resource:
-// prev's order when rows are of the same resources as prev's, which a poll that only changed locks keeps.
+// namesOrder returns the indices of rows in the order people read their resources (vocab.CompareNames:
+// numbers by value, so that orders:lock:492 comes before orders:lock:4902), which the locks panel lists them
+// in: prev's order when rows are of the same resources as prev's, which a poll that only changed locks keeps.
 func namesOrder(rows []*lockRow, prev *dashboard) []int {
 	if prev != nil && len(prev.locks) == len(rows) && prev.byName != nil {
 		same := true
@@ -192,12 +192,7 @@ func namesOrder(rows []*lockRow, prev *dashboard) []int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := vocab.CompareNames(rows[a].label, rows[b].label); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b) // the same label (sanitizing made two names one): by raw resource
-	})
+	slices.SortFunc(order, func(a, b int) int { return vocab.CompareNames(rows[a].lv.Resource, rows[b].lv.Resource) })
 	return order
 }
 
