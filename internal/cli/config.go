@@ -200,7 +200,7 @@ func parseConfig(args []string, env Environment) (Config, error) {
 	}
 	fs.SetOutput(io.Discard) // errors are reported by the caller, on one line
 	if err := fs.Parse(args); err != nil {
-		return Config{}, &UsageError{Msg: err.Error()}
+		return Config{}, flagParseError(err, fs)
 	}
 	if err := applyEnv(fs, env); err != nil {
 		return Config{}, err
@@ -210,6 +210,10 @@ func parseConfig(args []string, env Environment) (Config, error) {
 		return Config{Help: c.Help, Version: c.Version && !c.Help}, nil
 	}
 	if rest := fs.Args(); len(rest) > 0 {
+		if close := closeNames(rest[0], commandNames()); len(close) > 0 {
+			return Config{}, usagef("unexpected argument %q: no command of that name (did you mean redlock-tui %s?); "+
+				"masters go in --masters", rest[0], strings.Join(close, " or redlock-tui "))
+		}
 		return Config{}, usagef("unexpected argument %q (masters go in --masters)", rest[0])
 	}
 	for _, name := range []string{"demo-clients", "demo-resources"} {

@@ -155,11 +155,10 @@ func helpCommand(args []string, sys system) int {
 	case "completion", "man":
 		return runGenerated([]string{args[0], "--help"}, sys)
 	}
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
+	err := usagef("help: no command %q (commands: %s)", args[0], strings.Join(commandNames(), ", "))
+	if close := closeNames(args[0], commandNames()); len(close) > 0 {
+		err = usagef("help: no command %q (did you mean help %s?)", args[0], strings.Join(close, " or help "))
 	}
-	err := usagef("help: no command %q (commands: %s)", args[0], strings.Join(names, ", "))
 	fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
 	return ExitUsage
 }
