@@ -74,3 +74,36 @@ func TestReplayRefusesACraftedRecordingClearly(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayRefusesAMomentOutsideTheRecordingNamingItsSpan: --at before the first poll or past the last is a
+// usage error that names the recording's span, not the first or last poll shown as if it were then.
+func TestReplayRefusesAMomentOutsideTheRecordingNamingItsSpan(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "one.rec")
+	one := `{"format":"redlock-tui recording","version":2,"masters":["a:1"]}
+{"poll":{"time":"2026-11-27T03:00:00.25Z","readings":[{"Addr":"a:1","Keys":[{"Key":"lock:a","Value":"ta","PTTL":5000000000,"ReadAt":"2026-11-27T03:00:00.25Z"}]}]},"polled":[{"reading":0,"runs":[{"at":"2026-11-27T03:00:00.25Z","spans":[{"new":1}]}]}]}
+`
+	if err := os.WriteFile(path, []byte(one), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	span := "it spans 2026-11-27 03:00:00.250 to 03:00:00.250 (0ms)"
+	for _, tc := range []struct{ at, want string }{
+		{"03:00:01", `--at "03:00:01": 03:00:01.000 is after the recording ended: ` + span},
+		{"+1h", `--at "+1h": 04:00:00.250 is after the recording ended: ` + span},
+		{"2026-11-28T03:00:00Z", `--at "2026-11-28T03:00:00Z": 2026-11-28 03:00:00.000 is after the recording ended: ` + span},
+		{"03:00:00", `--at "03:00:00": 03:00:00.000 is before the recording began: ` + span},
+		{"02:00", `--at "02:00": 02:00:00.000 is before the recording began: ` + span},
+	} {
+		args := []string{"replay", path, "--at", tc.at, "--json"}
+		code, stdout, stderr := runCapture(args, realEnv)
+		checkOneUsageLine(t, args, code, stderr, tc.want)
+		if stdout != "" {
+			t.Errorf("%v: printed %q besides the error", args, stdout)
+		}
+	}
+	for _, at := range []string{"03:00:00.25", "end", "+0s"} { // the poll, and within its second
+		args := []string{"replay", path, "--at", at, "--json"}
+		if code, stdout, stderr := runCapture(args, realEnv); code != ExitOK || !strings.Contains(stdout, `"lock:a"`) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want the poll's locks", args, code, stdout, stderr)
+		}
+	}
+}
