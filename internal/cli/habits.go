@@ -45,9 +45,9 @@ func redisCLIHabit(args []string, fs *pflag.FlagSet) error {
 			return usagef("-p: redis-cli's port is part of each master here: -m HOST:PORT (e.g. -m %s:%s; "+
 				"several masters as a comma list); -P names a profile", hostIn(args), portIn(args))
 		case 'a':
-			return usagef("-a: a password on the command line shows in the process list: set $REDISCLI_AUTH " +
-				"(as redis-cli reads it), give --password-file FILE, or put it in a master's URL " +
-				"(-m redis://:PASSWORD@HOST:PORT)")
+			return usagef("-a: a password on the command line shows in the process list: give --password-file " +
+				"FILE (a file only you can read; in a profile, password_file), or set $REDISCLI_AUTH (as redis-cli " +
+				"reads it); a password in a -m URL shows in the process list too")
 		case 'u':
 			return usagef("-u: redis-cli's URL is a master here: -m redis://[USER[:PASSWORD]@]HOST:PORT " +
 				"(rediss:// for TLS; several masters as a comma list)")
