@@ -227,6 +227,9 @@ func parseConfig(args []string, env Environment) (Config, error) {
 	if err := validateScalars(dashboardGroups, &c, &v); err != nil {
 		return Config{}, err
 	}
+	if err := checkNewRecording(c.Record, env); err != nil {
+		return Config{}, err
+	}
 	masters, err := parseMasters(v.masters, &c, &v, env)
 	if err != nil {
 		return Config{}, err
@@ -313,6 +316,18 @@ func checkMonitorFlags(c *Config, _ *flagValues) error {
 		return usagef("--pattern must not be empty (use '*' for every key)")
 	case c.FullReadEvery < c.Poll || c.FullReadEvery > 24*time.Hour:
 		return usagef("--full-read-every must be from --poll (%s) to 24h, got %s", c.Poll, c.FullReadEvery)
+	}
+	return nil
+}
+
+// checkNewRecording refuses a --record file that exists as a usage error, before anything is connected: a
+// recording is never appended to (record.Create refuses one made since, too).
+func checkNewRecording(path string, env Environment) error {
+	if path == "" || env.Stat == nil {
+		return nil
+	}
+	if _, err := env.Stat(path); err == nil {
+		return usagef("--record %s: the file exists: give a new file (a recording is never appended to)", path)
 	}
 	return nil
 }

@@ -107,3 +107,28 @@ func TestReplayRefusesAMomentOutsideTheRecordingNamingItsSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordOntoAnExistingFileIsAUsageError: --record onto a file that exists exits 2 with one line, before
+// anything is connected or drawn, and leaves the file as it was.
+func TestRecordOntoAnExistingFileIsAUsageError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.rec")
+	if err := os.WriteFile(path, []byte("an earlier recording"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := realEnv
+	env.Stat = os.Stat
+	for _, args := range [][]string{
+		{"-m", "127.0.0.1:1", "--headless", "--record", path},
+		{"--demo", "--headless", "--record", path},
+		{"-m", "127.0.0.1:1", "--record", path}, // the dashboard: refused before it finds no terminal
+	} {
+		code, stdout, stderr := runCapture(args, env)
+		checkOneUsageLine(t, args, code, stderr, "--record "+path+": the file exists: give a new file")
+		if stdout != "" {
+			t.Errorf("%q: printed %q", args, stdout)
+		}
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != "an earlier recording" {
+		t.Errorf("the existing file was changed: %q, %v", data, err)
+	}
+}
