@@ -115,7 +115,7 @@ var commands = []struct{ name, what string }{
 	{"replay", "the locks as a recording (--record) saw them, later (redlock-tui help replay)"},
 	{"version", "print the version"},
 	{"completion", "print the shell completion script: bash, zsh, fish or powershell"},
-	{"man", "print the man page in roff (man run: run's): redlock-tui man | man -l -"},
+	{"man", "print the man page in roff (man run, man replay: theirs): redlock-tui man | man -l -"},
 	{"help", "print this help, or a subcommand's (help run)"},
 }
 
