@@ -87,9 +87,9 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 	case rest[1] == "":
 		return runConfig{}, usagef("the command must not be empty")
 	case rc.Wait < 0:
-		return runConfig{}, usagef("--wait must not be negative, got %s", rc.Wait)
+		return runConfig{}, usagef("--wait must not be negative, got %s", vocab.ExactDuration(rc.Wait))
 	case rc.Grace < 0:
-		return runConfig{}, usagef("--grace must not be negative, got %s", rc.Grace)
+		return runConfig{}, usagef("--grace must not be negative, got %s", vocab.ExactDuration(rc.Grace))
 	}
 	c := v.cfg
 	if err := applyRunProfile(fs, &c, &v, env); err != nil {
