@@ -174,26 +174,67 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 
 // namesOrder returns the indices of rows in the order people read their resources (vocab.CompareNames:
 // numbers by value, so that orders:lock:492 comes before orders:lock:4902), which the locks panel lists them
-// in: prev's order when rows are of the same resources as prev's, which a poll that only changed locks keeps.
+// in. It starts from prev's order: the resources prev had keep their order (prev's very slice when they are
+// the same), and only those new since are sorted and merged in, so that a poll with 100,000 locks and a few
+// new ones costs a few comparisons per new lock, not a sort of them all.
 func namesOrder(rows []*lockRow, prev *dashboard) []int {
-	if prev != nil && len(prev.locks) == len(rows) && prev.byName != nil {
-		same := true
-		for i, r := range rows {
-			if r.lv.Resource != prev.locks[i].lv.Resource {
-				same = false
-				break
-			}
+	if prev == nil || prev.byName == nil {
+		return sortByName(rows, seq(len(rows)))
+	}
+	// Where each of prev's rows is now (-1: gone), walking both in snapshot order, by raw resource.
+	now := make([]int, len(prev.locks))
+	old := make([]bool, len(rows))
+	j := 0
+	for i, r := range prev.locks {
+		for j < len(rows) && rows[j].lv.Resource < r.lv.Resource {
+			j++
 		}
-		if same {
-			return prev.byName
+		now[i] = -1
+		if j < len(rows) && rows[j].lv.Resource == r.lv.Resource {
+			now[i], old[j] = j, true
+			j++
 		}
 	}
-	order := make([]int, len(rows))
-	for i := range order {
-		order[i] = i
+	kept := make([]int, 0, len(rows))
+	for _, i := range prev.byName {
+		if now[i] >= 0 {
+			kept = append(kept, now[i])
+		}
 	}
-	slices.SortFunc(order, func(a, b int) int { return vocab.CompareNames(rows[a].lv.Resource, rows[b].lv.Resource) })
-	return order
+	var added []int
+	for j := range rows {
+		if !old[j] {
+			added = append(added, j)
+		}
+	}
+	if len(added) == 0 && len(kept) == len(prev.locks) {
+		return prev.byName // the same resources
+	}
+	added = sortByName(rows, added)
+	out := make([]int, 0, len(rows))
+	for len(kept) > 0 && len(added) > 0 {
+		if vocab.CompareNames(rows[added[0]].lv.Resource, rows[kept[0]].lv.Resource) < 0 {
+			out, added = append(out, added[0]), added[1:]
+		} else {
+			out, kept = append(out, kept[0]), kept[1:]
+		}
+	}
+	return append(append(out, kept...), added...)
+}
+
+// sortByName sorts the indices of rows idx by their resources, as people read them (vocab.CompareNames).
+func sortByName(rows []*lockRow, idx []int) []int {
+	slices.SortFunc(idx, func(a, b int) int { return vocab.CompareNames(rows[a].lv.Resource, rows[b].lv.Resource) })
+	return idx
+}
+
+// seq returns 0, 1, ... n-1.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // rowMaker hands out the rows a snapshot makes again, from arrays that grow with their number (up to
