@@ -116,10 +116,7 @@ Flags (`+envHelp+`):
 	}
 	var at time.Time
 	if rc.At != "" {
-		if at, err = p.Moment(rc.At); err == nil {
-			err = checkInRecording(at, p)
-		}
-		if err != nil {
+		if at, err = p.Moment(rc.At); err != nil {
 			fmt.Fprintf(sys.stderr, "redlock-tui replay: --at %q: %v\n", rc.At, err)
 			return ExitUsage
 		}
@@ -140,36 +137,6 @@ Flags (`+envHelp+`):
 		return ExitFailure
 	}
 	return ExitOK
-}
-
-// checkInRecording refuses a moment outside the recording p, naming its span, rather than showing its first
-// or last poll as if it were then: before the first poll, or after the second of the last (--at takes
-// seconds, the moments are listed to the millisecond).
-func checkInRecording(at time.Time, p *record.Player) error {
-	start, end := p.Time(0), p.Time(p.Len()-1)
-	switch {
-	case at.Before(start):
-		return fmt.Errorf("%s is before the recording began: it spans %s", clockText(at, start), recordingSpan(p))
-	case !at.Before(end.Truncate(time.Second).Add(time.Second)):
-		return fmt.Errorf("%s is after the recording ended: it spans %s", clockText(at, start), recordingSpan(p))
-	}
-	return nil
-}
-
-// clockText writes t, a moment of a recording that began at start, as the moments are listed: its time of
-// day to the millisecond, after its date when that is not start's.
-func clockText(t, start time.Time) string {
-	if y, m, d := t.Date(); y != start.Year() || m != start.Month() || d != start.Day() {
-		return t.Format("2006-01-02 15:04:05.000")
-	}
-	return t.Format("15:04:05.000")
-}
-
-// recordingSpan is the span of the recording p in words: "2026-11-27 03:00:00.250 to 03:12:07.500 (12m07s)".
-func recordingSpan(p *record.Player) string {
-	start, end := p.Time(0), p.Time(p.Len()-1)
-	return fmt.Sprintf("%s to %s (%s)", start.Format("2006-01-02 15:04:05.000"), clockText(end, start),
-		vocab.ShortDuration(end.Sub(start)))
 }
 
 // writeMoments lists a recording: its span, its masters, and the moments worth seeking to: every error and
