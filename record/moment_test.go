@@ -32,3 +32,27 @@ func TestReplayAtTakesTheMomentsPeopleQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestAMomentOutsideTheRecordingIsRefusedNamingItsSpan: a moment before the first poll or past the second of
+// the last is an error naming the recording's span, not its first or last poll.
+func TestAMomentOutsideTheRecordingIsRefusedNamingItsSpan(t *testing.T) {
+	start := time.Date(2026, 11, 27, 3, 10, 0, 5e8, time.UTC)
+	rec := &Recording{polls: []writtenPoll{{poll: monitor.Poll{Time: start}}, {poll: monitor.Poll{Time: start.Add(5 * time.Minute)}}}}
+	p := NewPlayer(rec, nil)
+	span := "it spans 2026-11-27 03:10:00.500 to 03:15:00.500 (5m00s)"
+	for _, tc := range []struct{ in, want string }{
+		{"03:10", "03:10:00.000 is before the recording began: " + span},
+		{"03:15:01", "03:15:01.000 is after the recording ended: " + span},
+		{"+6m", "03:16:00.500 is after the recording ended: " + span},
+		{"2026-11-28T03:12:00Z", "2026-11-28 03:12:00.000 is after the recording ended: " + span},
+	} {
+		if at, err := p.Moment(tc.in); err == nil || err.Error() != tc.want {
+			t.Errorf("--at %q: %v, %v; want the error %q", tc.in, at, err, tc.want)
+		}
+	}
+	for _, in := range []string{"03:10:00.5", "03:15:00", "03:15:00.999", "end", "+0s"} { // the span, to the last's second
+		if _, err := p.Moment(in); err != nil {
+			t.Errorf("--at %q: %v; want it taken", in, err)
+		}
+	}
+}

@@ -932,6 +932,8 @@ func TestHostileKeyNameRendersEscaped(t *testing.T) {
 	s.Events = []monitor.Event{{Time: testNow, Kind: monitor.EventLockAppeared, Resource: hostile, Text: "appeared"}}
 	m := newDashboard(ui.Options{Locker: idleLocker(t)}, 160, 40)
 	m.Update(ui.SnapshotMsg{Snapshot: s})
+	m.Update(keyMsg("j")) // listed by resource: billing:invoice:42, cache:warmup, evil...
+	m.Update(keyMsg("j"))
 	view := m.View()
 	checkScreen(t, view, 160, 40)
 	if strings.ContainsAny(view, "\x1b\a\r\u202e\u200b") {

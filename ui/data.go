@@ -7,8 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // masterRow is one master of a snapshot as the dashboard shows it; every string is sanitized.
@@ -43,6 +46,8 @@ type lockRow struct {
 	holder  string        // sanitized primary token
 	tokens  []string      // sanitized token per master, "" where absent
 	ref     time.Duration // scale of the validity and PTTL bars: the longest PTTL seen for this holder
+	// labelW and holderW are the cells label and holder take on screen, for the widths of the table's columns.
+	labelW, holderW int
 }
 
 // warningRow is one current warning, sanitized.
@@ -58,6 +63,7 @@ type dashboard struct {
 	health   monitor.Health   // the header's overall state
 	masters  []masterRow
 	locks    []*lockRow // in snapshot order: sorted by raw resource; later dashboards share the rows of views they share
+	byName   []int      // indices into locks in the order people read their resources (vocab.CompareNames)
 	warnings []warningRow
 	counts   stateCounts
 }
@@ -113,9 +119,10 @@ func (d *dashboard) ingestMasters(prev *dashboard) {
 func (d *dashboard) ingestLocks(prev *dashboard) {
 	s := &d.snap
 	if prev != nil && sameSlice(s.Locks, prev.snap.Locks) {
-		d.locks, d.counts = prev.locks, prev.counts
+		d.locks, d.counts, d.byName = prev.locks, prev.counts, prev.byName
 		return
 	}
+	defer func() { d.byName = namesOrder(d.locks, prev) }()
 	n := len(s.Masters)
 	d.locks = make([]*lockRow, len(s.Locks))
 	var prevLocks []*lockRow
@@ -161,7 +168,73 @@ func (d *dashboard) ingestLocks(prev *dashboard) {
 		if before != nil && before.primary == row.primary {
 			row.ref = max(row.ref, before.ref)
 		}
+		row.labelW, row.holderW = ansi.StringWidth(row.label), ansi.StringWidth(row.holder)
 	}
+}
+
+// namesOrder returns the indices of rows in the order people read their resources (vocab.CompareNames:
+// numbers by value, so that orders:lock:492 comes before orders:lock:4902), which the locks panel lists them
+// in. It starts from prev's order: the resources prev had keep their order (prev's very slice when they are
+// the same), and only those new since are sorted and merged in, so that a poll with 100,000 locks and a few
+// new ones costs a few comparisons per new lock, not a sort of them all.
+func namesOrder(rows []*lockRow, prev *dashboard) []int {
+	if prev == nil || prev.byName == nil {
+		return sortByName(rows, seq(len(rows)))
+	}
+	// Where each of prev's rows is now (-1: gone), walking both in snapshot order, by raw resource.
+	now := make([]int, len(prev.locks))
+	old := make([]bool, len(rows))
+	j := 0
+	for i, r := range prev.locks {
+		for j < len(rows) && rows[j].lv.Resource < r.lv.Resource {
+			j++
+		}
+		now[i] = -1
+		if j < len(rows) && rows[j].lv.Resource == r.lv.Resource {
+			now[i], old[j] = j, true
+			j++
+		}
+	}
+	kept := make([]int, 0, len(rows))
+	for _, i := range prev.byName {
+		if now[i] >= 0 {
+			kept = append(kept, now[i])
+		}
+	}
+	var added []int
+	for j := range rows {
+		if !old[j] {
+			added = append(added, j)
+		}
+	}
+	if len(added) == 0 && len(kept) == len(prev.locks) {
+		return prev.byName // the same resources
+	}
+	added = sortByName(rows, added)
+	out := make([]int, 0, len(rows))
+	for len(kept) > 0 && len(added) > 0 {
+		if vocab.CompareNames(rows[added[0]].lv.Resource, rows[kept[0]].lv.Resource) < 0 {
+			out, added = append(out, added[0]), added[1:]
+		} else {
+			out, kept = append(out, kept[0]), kept[1:]
+		}
+	}
+	return append(append(out, kept...), added...)
+}
+
+// sortByName sorts the indices of rows idx by their resources, as people read them (vocab.CompareNames).
+func sortByName(rows []*lockRow, idx []int) []int {
+	slices.SortFunc(idx, func(a, b int) int { return vocab.CompareNames(rows[a].lv.Resource, rows[b].lv.Resource) })
+	return idx
+}
+
+// seq returns 0, 1, ... n-1.
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // rowMaker hands out the rows a snapshot makes again, from arrays that grow with their number (up to

@@ -2,12 +2,16 @@ package ui
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/monitortest"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -251,5 +255,39 @@ func TestAHeldLockWhoseValidityRanOutSaysSo(t *testing.T) {
 	}
 	if row := rowOf("long"); !strings.Contains(row, "held") {
 		t.Errorf("the other lock: %q, want held", row)
+	}
+}
+
+// TestNamesOrderFollowsLocksThatComeAndGo: from poll to poll, as locks appear and vanish, the dashboard's order
+// by name is the one a full sort gives (numbers by value), kept from the poll before and merged with the new.
+func TestNamesOrderFollowsLocksThatComeAndGo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 5))
+	var prev *dashboard
+	for step := range 40 {
+		set := map[string]bool{}
+		for range rng.IntN(60) {
+			set[fmt.Sprintf("orders:lock:%d", rng.IntN(5000))] = true
+		}
+		if step%10 == 9 && prev != nil { // now and then, a poll with the same resources
+			set = map[string]bool{}
+			for _, r := range prev.locks {
+				set[r.lv.Resource] = true
+			}
+		}
+		names := slices.Sorted(maps.Keys(set)) // a snapshot's order: by bytes
+		views := make([]monitor.LockView, len(names))
+		for i, n := range names {
+			views[i] = heldLock(n, "tok", 3, 5*time.Second)
+		}
+		d, _ := ingest(monitor.Snapshot{Time: t0, Masters: make([]monitor.MasterStatus, 3), Locks: monitortest.Views(views)}, prev)
+		got := make([]string, len(d.byName))
+		for i, j := range d.byName {
+			got[i] = d.locks[j].lv.Resource
+		}
+		want := slices.SortedFunc(slices.Values(names), vocab.CompareNames)
+		if !slices.Equal(got, want) {
+			t.Fatalf("poll %d: the order by name is\n%v\nwant\n%v", step, got, want)
+		}
+		prev = d
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -133,9 +134,9 @@ func parseTTL(s string) (time.Duration, error) {
 	}
 	switch {
 	case d < redlock.MinTTL:
-		return 0, fmt.Errorf("the TTL must be at least %v", redlock.MinTTL)
+		return 0, fmt.Errorf("the TTL must be at least %s", vocab.ExactDuration(redlock.MinTTL))
 	case d > redlock.MaxTTL:
-		return 0, fmt.Errorf("the TTL must be at most %v", redlock.MaxTTL)
+		return 0, fmt.Errorf("the TTL must be at most %s", vocab.ExactDuration(redlock.MaxTTL))
 	}
 	return d, nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
@@ -46,6 +45,9 @@ type locksPanel struct {
 	spark          bool   // the sparkline column of handovers is on (spark.go)
 	hideFree       bool   // free locks (no key, listed for their holders in the window) are left out
 	hidden         int    // how many free locks hideFree left out of order
+	// The widest name, holder and holders' summary of the rows in order, which size the columns: the widths
+	// hold while paging, and change only with the rows listed.
+	nameNeed, holderNeed, summaryNeed int
 	sized
 }
 
@@ -223,21 +225,29 @@ func (p *locksPanel) rebuild() {
 		return
 	}
 	p.orderOf, p.hidden = d.locks, 0
-	for i := range d.locks {
+	p.nameNeed, p.holderNeed, p.summaryNeed = 0, 0, 0
+	for _, i := range d.byName {
 		switch {
 		case !p.match(d.locks[i]):
 		case p.hideFree && d.locks[i].lv.State == monitor.StateFree:
 			p.hidden++
 		default:
 			p.order = append(p.order, i)
+			r := d.locks[i]
+			p.nameNeed, p.holderNeed = max(p.nameNeed, r.labelW), max(p.holderNeed, r.holderW)
+			if r.holders != nil {
+				p.summaryNeed = max(p.summaryNeed, r.holderW)
+			}
 		}
 	}
 	locks := d.locks
 	if p.sort != sortResource {
-		// Sort one integer per row, the key above the row's index, rather than indices with a comparator that
-		// reaches into every row: with 100,000 locks that is several times faster. Equal keys keep resource order.
+		// Sort one integer per row, the key above the row's position in resource order, rather than indices with
+		// a comparator that reaches into every row: with 100,000 locks that is several times faster. Equal keys
+		// keep resource order.
+		byName := slices.Clone(p.order)
 		keys := make([]uint64, len(p.order))
-		for n, i := range p.order {
+		for n, i := range byName {
 			lv := locks[i].lv
 			var k int64
 			switch p.sort {
@@ -251,11 +261,11 @@ func (p *locksPanel) rebuild() {
 				k = -int64(heat(lv, d.snap.Time))
 			}
 			k = min(max(k, math.MinInt32), math.MaxInt32)
-			keys[n] = uint64(uint32(int32(k))^1<<31)<<32 | uint64(i)
+			keys[n] = uint64(uint32(int32(k))^1<<31)<<32 | uint64(n)
 		}
 		slices.Sort(keys)
 		for n, k := range keys {
-			p.order[n] = int(uint32(k))
+			p.order[n] = byName[uint32(k)]
 		}
 	}
 	if p.reverse {
@@ -336,16 +346,7 @@ func (p *locksPanel) View() string {
 		return st.box(title, nil, p.w, p.h, focused)
 	}
 	w := p.w - 2
-	nameNeed, holderNeed, summaryNeed := 0, 0, 0 // the widest name, holder and holders' summary on screen
-	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
-		r := d.locks[p.order[pos]]
-		nameNeed = max(nameNeed, ansi.StringWidth(r.label))
-		holderNeed = max(holderNeed, ansi.StringWidth(r.holder))
-		if r.holders != nil {
-			summaryNeed = max(summaryNeed, ansi.StringWidth(r.holder))
-		}
-	}
-	c := lockColumns(w, len(d.masters), nameNeed, holderNeed, summaryNeed, p.spark)
+	c := lockColumns(w, len(d.masters), p.nameNeed, p.holderNeed, p.summaryNeed, p.spark)
 	body := make([]string, 0, p.rows()+1)
 	body = append(body, st.table.head.Render(fit(p.header(c, d), w)))
 	if len(p.order) == 0 {

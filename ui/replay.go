@@ -285,17 +285,13 @@ func (f *seekForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case key.Matches(km, k.Cancel):
 		return nil, nil
 	case key.Matches(km, k.Confirm):
-		at, err := f.p.Moment(f.field.String())
-		i := f.p.IndexAt(at)
-		switch {
-		case err != nil:
+		at, err := f.p.Moment(f.field.String()) // inside the recording, or an error naming its span
+		if err != nil {
 			f.err = err.Error()
-		case i < 0:
-			f.err = "that is before the recording began, at " + f.p.Time(0).Format("15:04:05.000")
-		default:
-			f.sh.tell(replaySeekMsg{i: i})
-			return nil, nil
+			break
 		}
+		f.sh.tell(replaySeekMsg{i: f.p.IndexAt(at)})
+		return nil, nil
 	case f.field.Update(km):
 		f.err = ""
 	}

@@ -103,12 +103,18 @@ func TestTheReplayDashboardMovesThroughTheRecording(t *testing.T) {
 	if v := d.m.View(); strings.Contains(v, "Acquire") && strings.Contains(v, "resource") {
 		t.Errorf("a replay opened the acquire form:\n%s", v)
 	}
-	d.press("t") // go to a moment: a wrong one is refused in the form, "end" is the last poll
+	d.press("t") // go to a moment: a wrong one, or one outside the recording, is refused in the form; "end" is the last poll
 	d.waitView("Go to a moment")
 	d.typeText("yesterday")
 	d.press("enter")
 	d.waitView("want a time such as")
 	for range len("yesterday") {
+		d.press("backspace")
+	}
+	d.typeText("+1h") // past the end: refused, naming the span, not taken for the last poll
+	d.press("enter")
+	d.waitView("is after the recording ended")
+	for range len("+1h") {
 		d.press("backspace")
 	}
 	d.typeText("end")

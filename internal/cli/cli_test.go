@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/spf13/pflag"
+
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/render"
 )
@@ -171,5 +173,26 @@ func TestDriftFactorMustLeaveTimeToExtend(t *testing.T) {
 	}
 	if err := checkLockFlags(&v.cfg, &v); err != nil {
 		t.Errorf("--drift-factor 0.564 with --ttl 30s: %v; want it accepted, the largest that works", err)
+	}
+}
+
+// TestEveryFlagsArgumentIsOneWord: --help shows each flag's argument as one word, its type or a name in
+// capitals (--record FILE), never words of its description taken for it (--record redlock-tui replay).
+func TestEveryFlagsArgumentIsOneWord(t *testing.T) {
+	var v, rv flagValues
+	var rc runConfig
+	var pc replayConfig
+	sets := map[string]*pflag.FlagSet{"redlock-tui": newFlagSet(dashboardGroups, &v),
+		"redlock-tui run": newRunFlagSet(&rv, &rc), "redlock-tui replay": newReplayFlagSet(&pc)}
+	for cmd, fs := range sets {
+		fs.VisitAll(func(f *pflag.Flag) {
+			name, _ := pflag.UnquoteUsage(f)
+			if strings.ContainsAny(name, " \t") {
+				t.Errorf("%s --help shows --%s %s: the argument is words of its description", cmd, f.Name, name)
+			}
+		})
+	}
+	if _, stdout, _ := runCapture([]string{"--help"}, realEnv); !strings.Contains(stdout, "--record FILE ") {
+		t.Errorf("--help does not show --record FILE:\n%s", stdout)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,6 +62,7 @@ func commandTree(stdout io.Writer, env Environment, release string, keys ui.KeyM
 	replayCmd := &cobra.Command{
 		Use:   "replay FILE [--at TIME] [--json | --markdown]",
 		Short: "the locks as a recording (--record) saw them: its moments, or the locks at one of them",
+		Long:  replayDescription,
 		Run:   nothing,
 	}
 	replayCmd.Flags().AddFlagSet(newReplayFlagSet(&replayFlags))
@@ -68,16 +70,23 @@ func commandTree(stdout io.Writer, env Environment, release string, keys ui.KeyM
 	versionCmd := &cobra.Command{Use: "version", Short: "print the version and exit", Run: nothing}
 
 	manCmd := &cobra.Command{
-		Use:   "man [run]",
-		Short: "print the man page of redlock-tui (or of redlock-tui run) in roff",
-		Args:  cobra.MaximumNArgs(1),
+		Use:   "man [COMMAND]",
+		Short: "print the man page of redlock-tui, or of one of its commands (man run, man replay), in roff",
 		RunE: func(c *cobra.Command, args []string) error {
 			page, sections := root, rootManSections(keys)
-			if len(args) == 1 {
-				if args[0] != "run" {
-					return fmt.Errorf("no man page for %q: redlock-tui man [run]", args[0])
+			if len(args) > 0 { // every page a SEE ALSO names: redlock-tui-completion-bash(1) is man completion bash
+				sub, rest, err := root.Find(args)
+				if err != nil || sub == root || len(rest) > 0 || !sub.IsAvailableCommand() {
+					return fmt.Errorf("no man page for %q: redlock-tui man [COMMAND], where COMMAND is %s",
+						strings.Join(args, " "), strings.Join(manPages(root), ", "))
 				}
-				page, sections = runCmd, runManSections()
+				page, sections = sub, nil
+				switch sub {
+				case runCmd:
+					sections = runManSections()
+				case replayCmd:
+					sections = replayManSections()
+				}
 			}
 			date := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // fixed, so the page does not change with the day
 			return writeManPage(stdout, page, &doc.GenManHeader{Title: "REDLOCK-TUI", Section: "1", Source: "redlock-tui " +
@@ -95,6 +104,22 @@ func commandTree(stdout io.Writer, env Environment, release string, keys ui.KeyM
 // completeKeyFormats offers --key-format's conventions by name, and Laravel's for an app as a form to fill in.
 func completeKeyFormats(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return append(monitor.KeyFormatNames(), "laravel:"), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// manPages are the commands that have a man page, as man takes them: "run", "completion bash".
+func manPages(root *cobra.Command) []string {
+	var out []string
+	var walk func(c *cobra.Command, path string)
+	walk = func(c *cobra.Command, path string) {
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				out = append(out, strings.TrimSpace(path+" "+sub.Name()))
+				walk(sub, path+" "+sub.Name())
+			}
+		}
+	}
+	walk(root, "")
+	return out
 }
 
 // runGenerated answers a subcommand of generated with cobra; it returns the exit status.

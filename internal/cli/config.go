@@ -23,6 +23,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -200,7 +201,7 @@ func parseConfig(args []string, env Environment) (Config, error) {
 	}
 	fs.SetOutput(io.Discard) // errors are reported by the caller, on one line
 	if err := fs.Parse(args); err != nil {
-		return Config{}, &UsageError{Msg: err.Error()}
+		return Config{}, flagParseError(err, fs)
 	}
 	if err := applyEnv(fs, env); err != nil {
 		return Config{}, err
@@ -210,6 +211,10 @@ func parseConfig(args []string, env Environment) (Config, error) {
 		return Config{Help: c.Help, Version: c.Version && !c.Help}, nil
 	}
 	if rest := fs.Args(); len(rest) > 0 {
+		if close := closeNames(rest[0], commandNames()); len(close) > 0 {
+			return Config{}, usagef("unexpected argument %q: no command of that name (did you mean redlock-tui %s?); "+
+				"masters go in --masters", rest[0], strings.Join(close, " or redlock-tui "))
+		}
 		return Config{}, usagef("unexpected argument %q (masters go in --masters)", rest[0])
 	}
 	for _, name := range []string{"demo-clients", "demo-resources"} {
@@ -221,6 +226,9 @@ func parseConfig(args []string, env Environment) (Config, error) {
 		return Config{}, err
 	}
 	if err := validateScalars(dashboardGroups, &c, &v); err != nil {
+		return Config{}, err
+	}
+	if err := checkNewRecording(c.Record, env); err != nil {
 		return Config{}, err
 	}
 	masters, err := parseMasters(v.masters, &c, &v, env)
@@ -265,12 +273,13 @@ func validateScalars(groups []flagGroup, c *Config, v *flagValues) error {
 func checkLockFlags(c *Config, v *flagValues) error {
 	switch {
 	case c.TTL < redlock.MinTTL || c.TTL > redlock.MaxTTL:
-		return usagef("--ttl must be from %v to %v (as in the acquire form), got %s", redlock.MinTTL, redlock.MaxTTL, c.TTL)
+		return usagef("--ttl must be from %s to %s (as in the acquire form), got %s", vocab.ExactDuration(redlock.MinTTL),
+			vocab.ExactDuration(redlock.MaxTTL), vocab.ExactDuration(c.TTL))
 	case c.NodeTimeout <= 0:
-		return usagef("--node-timeout must be positive, got %s", c.NodeTimeout)
+		return usagef("--node-timeout must be positive, got %s", vocab.ExactDuration(c.NodeTimeout))
 	case c.NodeTimeout >= c.TTL:
 		return usagef("--node-timeout (%s) must be shorter than --ttl (%s): one slow master would use up a lock's validity",
-			c.NodeTimeout, c.TTL)
+			vocab.ExactDuration(c.NodeTimeout), vocab.ExactDuration(c.TTL))
 	case c.Retries < 0:
 		return usagef("--retries must not be negative, got %d", c.Retries)
 	case math.IsNaN(c.DriftFactor) || c.DriftFactor < 0 || c.DriftFactor >= 1:
@@ -279,10 +288,10 @@ func checkLockFlags(c *Config, v *flagValues) error {
 	if most := redlock.MaxDriftFactor(c.TTL, c.NodeTimeout); c.DriftFactor > most {
 		if most < 0 {
 			return usagef("--ttl %s is too short to extend a lock with --node-timeout %s, whatever the --drift-factor: "+
-				"give a longer --ttl or a shorter --node-timeout", c.TTL, c.NodeTimeout)
+				"give a longer --ttl or a shorter --node-timeout", vocab.ExactDuration(c.TTL), vocab.ExactDuration(c.NodeTimeout))
 		}
 		return usagef("--drift-factor %v leaves no time to extend a lock of --ttl %s with --node-timeout %s: the "+
-			"largest that works is %s", c.DriftFactor, c.TTL, c.NodeTimeout,
+			"largest that works is %s", c.DriftFactor, vocab.ExactDuration(c.TTL), vocab.ExactDuration(c.NodeTimeout),
 			strconv.FormatFloat(math.Floor(most*1000)/1000, 'f', -1, 64))
 	}
 	lo, hi, err := parseRetryDelay(v.retryDelay)
@@ -297,10 +306,11 @@ func checkLockFlags(c *Config, v *flagValues) error {
 func checkMonitorFlags(c *Config, _ *flagValues) error {
 	switch {
 	case c.Poll < monitor.MinInterval || c.Poll > monitor.MaxInterval:
-		return usagef("--poll must be from %v to %v (the range + and - step through), got %s", monitor.MinInterval,
-			monitor.MaxInterval, c.Poll)
+		return usagef("--poll must be from %s to %s (the range + and - step through), got %s",
+			vocab.ExactDuration(monitor.MinInterval), vocab.ExactDuration(monitor.MaxInterval), vocab.ExactDuration(c.Poll))
 	case c.History < minHistory || c.History > maxHistory:
-		return usagef("--history must be from %v to %v, got %s", minHistory, maxHistory, c.History)
+		return usagef("--history must be from %s to %s, got %s", vocab.ExactDuration(minHistory),
+			vocab.ExactDuration(maxHistory), vocab.ExactDuration(c.History))
 	case c.MaxKeys <= 0:
 		return usagef("--max-keys must be positive, got %d", c.MaxKeys)
 	case math.IsNaN(c.ScanBudget) || c.ScanBudget <= 0 || c.ScanBudget > 100:
@@ -308,7 +318,20 @@ func checkMonitorFlags(c *Config, _ *flagValues) error {
 	case c.Pattern == "":
 		return usagef("--pattern must not be empty (use '*' for every key)")
 	case c.FullReadEvery < c.Poll || c.FullReadEvery > 24*time.Hour:
-		return usagef("--full-read-every must be from --poll (%s) to 24h, got %s", c.Poll, c.FullReadEvery)
+		return usagef("--full-read-every must be from --poll (%s) to 24h, got %s", vocab.ExactDuration(c.Poll),
+			vocab.ExactDuration(c.FullReadEvery))
+	}
+	return nil
+}
+
+// checkNewRecording refuses a --record file that exists as a usage error, before anything is connected: a
+// recording is never appended to (record.Create refuses one made since, too).
+func checkNewRecording(path string, env Environment) error {
+	if path == "" || env.Stat == nil {
+		return nil
+	}
+	if _, err := env.Stat(path); err == nil {
+		return usagef("--record %s: the file exists: give a new file (a recording is never appended to)", path)
 	}
 	return nil
 }
@@ -323,7 +346,7 @@ func checkOutputFlags(c *Config, _ *flagValues) error {
 	case c.Markdown && c.JSON:
 		return usagef("--markdown and --json exclude each other")
 	case c.Watch < 0 || c.Watch > maxHistory:
-		return usagef("--watch must be from 0 to %v, got %s", maxHistory, c.Watch)
+		return usagef("--watch must be from 0s to %s, got %s", vocab.ExactDuration(maxHistory), vocab.ExactDuration(c.Watch))
 	case c.Headless && c.Once:
 		return usagef("--headless and --once exclude each other")
 	case c.Headless && c.Metrics == "" && c.Events == "" && c.Record == "":

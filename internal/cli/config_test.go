@@ -551,3 +551,27 @@ func TestMasterWithoutAPortMeansTheDefaultPort(t *testing.T) {
 		t.Errorf("-m localhost,localhost:6379: accepted; they are the same master")
 	}
 }
+
+// TestDurationsInMessagesAreTheVocabularysWords: the limits and values of duration flags read as the rest of
+// the program writes durations (vocab.ExactDuration: 24h, 1m, 500ms), never Go's 24h0m0s.
+func TestDurationsInMessagesAreTheVocabularysWords(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ttl", "48h"}, "--ttl must be from 1ms to 24h (as in the acquire form), got 48h"},
+		{[]string{"--ttl", "90m", "--node-timeout", "2h"}, "--node-timeout (2h) must be shorter than --ttl (1h30m)"},
+		{[]string{"--poll", "1h"}, "--poll must be from 100ms to 30s (the range + and - step through), got 1h"},
+		{[]string{"--history", "1s"}, "--history must be from 1m to 24h, got 1s"},
+		{[]string{"--once", "-m", "a:1", "--watch", "25h"}, "--watch must be from 0s to 24h, got 25h"},
+		{[]string{"--full-read-every", "24h0m1s"}, "--full-read-every must be from --poll (500ms) to 24h, got 24h00m01s"},
+		{[]string{"--once", "-m", "a:1", "--who", "r", "--who-for", "1h"}, "--who-for must be from 1ms to 10s, got 1h"},
+		{[]string{"run", "-m", "a:1", "--grace", "-90s", "r", "--", "true"}, "--grace must not be negative, got -1m30s"},
+	} {
+		code, _, stderr := runCapture(tc.args, fakeEnv(nil, nil))
+		checkOneUsageLine(t, tc.args, code, stderr, tc.want)
+		if strings.Contains(stderr, "0m0s") || strings.Contains(stderr, "h0m") {
+			t.Errorf("%q: %q writes a duration as Go does", tc.args, stderr)
+		}
+	}
+}

@@ -133,7 +133,7 @@ func addOutputFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringVar(&c.WebConfig, "web.config.file", "", "TLS and basic auth of --metrics: a Prometheus exporter toolkit web configuration `FILE`")
 	fs.StringSliceVar(&c.MetricsLocks, "metrics-locks", nil, "resources that get metrics of their own (comma list or repeated)")
 	fs.StringVar(&c.Events, "events", "", "append every event as a JSON line to this file (- for stdout, with --headless); SIGHUP reopens it")
-	fs.StringVar(&c.Record, "record", "", "record every poll and event to this new file (mode 0600), for `redlock-tui replay`; SIGHUP begins a new file")
+	fs.StringVar(&c.Record, "record", "", "record every poll and event to this new `FILE` (mode 0600), for redlock-tui replay; SIGHUP begins a new file")
 	fs.StringVar(&c.RecordMax, "record-max", "256M", "with --record: at this size the file becomes FILE.1 and a new one begins")
 }
 

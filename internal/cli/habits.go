@@ -45,9 +45,9 @@ func redisCLIHabit(args []string, fs *pflag.FlagSet) error {
 			return usagef("-p: redis-cli's port is part of each master here: -m HOST:PORT (e.g. -m %s:%s; "+
 				"several masters as a comma list); -P names a profile", hostIn(args), portIn(args))
 		case 'a':
-			return usagef("-a: a password on the command line shows in the process list: set $REDISCLI_AUTH " +
-				"(as redis-cli reads it), give --password-file FILE, or put it in a master's URL " +
-				"(-m redis://:PASSWORD@HOST:PORT)")
+			return usagef("-a: a password on the command line shows in the process list: give --password-file " +
+				"FILE (a file only you can read; in a profile, password_file), or set $REDISCLI_AUTH (as redis-cli " +
+				"reads it); a password in a -m URL shows in the process list too")
 		case 'u':
 			return usagef("-u: redis-cli's URL is a master here: -m redis://[USER[:PASSWORD]@]HOST:PORT " +
 				"(rediss:// for TLS; several masters as a comma list)")
@@ -115,7 +115,7 @@ var commands = []struct{ name, what string }{
 	{"replay", "the locks as a recording (--record) saw them, later (redlock-tui help replay)"},
 	{"version", "print the version"},
 	{"completion", "print the shell completion script: bash, zsh, fish or powershell"},
-	{"man", "print the man page in roff (man run: run's): redlock-tui man | man -l -"},
+	{"man", "print the man page in roff (man run, man replay: theirs): redlock-tui man | man -l -"},
 	{"help", "print this help, or a subcommand's (help run)"},
 }
 
@@ -155,11 +155,10 @@ func helpCommand(args []string, sys system) int {
 	case "completion", "man":
 		return runGenerated([]string{args[0], "--help"}, sys)
 	}
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
+	err := usagef("help: no command %q (commands: %s)", args[0], strings.Join(commandNames(), ", "))
+	if close := closeNames(args[0], commandNames()); len(close) > 0 {
+		err = usagef("help: no command %q (did you mean help %s?)", args[0], strings.Join(close, " or help "))
 	}
-	err := usagef("help: no command %q (commands: %s)", args[0], strings.Join(names, ", "))
 	fmt.Fprintf(sys.stderr, "redlock-tui: %v\n", err)
 	return ExitUsage
 }

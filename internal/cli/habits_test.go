@@ -7,7 +7,7 @@ import (
 )
 
 // TestRedisCLIFlagsPointToTheWayHere: redis-cli's -h HOST, -p PORT, -a PASSWORD and -u URL are refused with
-// the way this program takes them (-m HOST:PORT, $REDISCLI_AUTH, a URL), never with a bare "unknown shorthand
+// the way this program takes them (-m HOST:PORT, --password-file, $REDISCLI_AUTH, a URL), never with a bare "unknown shorthand
 // flag", and a password given with -a is not repeated.
 func TestRedisCLIFlagsPointToTheWayHere(t *testing.T) {
 	for _, tc := range []struct {
@@ -32,6 +32,14 @@ func TestRedisCLIFlagsPointToTheWayHere(t *testing.T) {
 		if strings.Contains(stderr, "unknown shorthand flag") || stdout != "" {
 			t.Errorf("%q: stdout %q, stderr %q; want only the pointer on stderr", tc.args, stdout, stderr)
 		}
+	}
+	// -a's advice: the safest first (a file, then the environment, which the processes run starts inherit),
+	// and never a password in a URL on the command line, which shows in the process list as -a's does.
+	_, _, stderr := runCapture([]string{"-a", "hunter2"}, fakeEnv(nil, nil))
+	file, env := strings.Index(stderr, "--password-file"), strings.Index(stderr, "$REDISCLI_AUTH")
+	if file < 0 || env < 0 || file > env || strings.Contains(stderr, "-m redis://:PASSWORD@") ||
+		!strings.Contains(stderr, "a password in a -m URL shows in the process list too") {
+		t.Errorf("-a: %q; want --password-file first, then $REDISCLI_AUTH, and a URL's password not advised", stderr)
 	}
 	// Not redis-cli's: help alone, a flag's value that looks like one of its flags, a command's own flags.
 	for _, args := range [][]string{{"-h"}, {"--pattern", "-p", "--help"}, {"-m", "a:1", "--retry-delay", "-a", "-h"},

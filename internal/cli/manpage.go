@@ -75,6 +75,18 @@ func runManSections() []manSection {
 	}
 }
 
+// replayManSections are the sections of redlock-tui-replay(1) that cobra does not write.
+func replayManSections() []manSection {
+	return []manSection{
+		{"EXIT STATUS", definitions(
+			"0", "success",
+			"1", "the recording could not be read (missing, cut short before its first poll, of a later format version, or "+
+				"crafted), or printing failed",
+			"2", "bad usage, or an --at outside the recording (the message names its span)",
+		)},
+	}
+}
+
 // environment lists the environment variables the program reads, as term and definition pairs; forRun leaves
 // out what only the dashboard reads.
 func environment(forRun bool) []string {

@@ -50,7 +50,7 @@ func parseReplayConfig(args []string, env Environment) (replayConfig, *pflag.Fla
 	var rc replayConfig
 	fs := newReplayFlagSet(&rc)
 	if err := fs.Parse(args); err != nil {
-		return rc, fs, &UsageError{Msg: err.Error()}
+		return rc, fs, flagParseError(err, fs)
 	}
 	if err := applyEnv(fs, env); err != nil {
 		return rc, fs, err
@@ -71,6 +71,12 @@ func parseReplayConfig(args []string, env Environment) (replayConfig, *pflag.Fla
 	return rc, fs, nil
 }
 
+// replayDescription says what replay shows, in its help and its man page.
+const replayDescription = `On a terminal replay opens the dashboard, paused: p plays and pauses, + and - change the speed (1x to 60x), , and
+. step one poll, < and > jump to the previous or next event, { and } to the previous or next error or warning,
+^ and $ to the start and the end. When stdout is not a terminal it prints the moments, or the tables with --at.
+Nothing connects to a master: every snapshot is rebuilt from the recorded polls.`
+
 // replayCommand is `redlock-tui replay FILE [--at TIME] [--json | --markdown]`: it reads a recording made with
 // --record, and lists its moments, or prints the locks as they were at one of them. It connects to nothing.
 func replayCommand(args []string, sys system) int {
@@ -87,10 +93,7 @@ Usage:
   redlock-tui replay FILE --moments        list the recording's span and its moments (errors, warnings)
   redlock-tui replay FILE --at TIME --json print the locks as they were then (--table, --json or --markdown)
 
-On a terminal replay opens the dashboard, paused: p plays and pauses, + and - change the speed (1x to 60x), , and
-. step one poll, < and > jump to the previous or next event, { and } to the previous or next error or warning,
-^ and $ to the start and the end. When stdout is not a terminal it prints the moments, or the tables with --at.
-Nothing connects to a master: every snapshot is rebuilt from the recorded polls.
+`+replayDescription+`
 
 Flags (`+envHelp+`):
 `+fs.FlagUsages())
@@ -122,11 +125,6 @@ Flags (`+envHelp+`):
 		return replayScreen(p, rc.File, at, sys)
 	}
 	i := p.IndexAt(at)
-	if i < 0 {
-		fmt.Fprintf(sys.stderr, "redlock-tui replay: --at %s is before the recording began (%s)\n",
-			at.Format(time.RFC3339), p.Time(0).Format(time.RFC3339))
-		return ExitUsage
-	}
 	write := render.WriteTable
 	switch {
 	case rc.JSON:

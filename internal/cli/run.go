@@ -64,7 +64,7 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 	fs := newRunFlagSet(&v, &rc)
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return runConfig{}, runFlagError(err)
+		return runConfig{}, runFlagError(err, fs)
 	}
 	if err := applyEnv(fs, env); err != nil {
 		return runConfig{}, err
@@ -87,9 +87,9 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 	case rest[1] == "":
 		return runConfig{}, usagef("the command must not be empty")
 	case rc.Wait < 0:
-		return runConfig{}, usagef("--wait must not be negative, got %s", rc.Wait)
+		return runConfig{}, usagef("--wait must not be negative, got %s", vocab.ExactDuration(rc.Wait))
 	case rc.Grace < 0:
-		return runConfig{}, usagef("--grace must not be negative, got %s", rc.Grace)
+		return runConfig{}, usagef("--grace must not be negative, got %s", vocab.ExactDuration(rc.Grace))
 	}
 	c := v.cfg
 	if err := applyRunProfile(fs, &c, &v, env); err != nil {
@@ -110,9 +110,9 @@ func parseRunConfig(args []string, env Environment) (runConfig, error) {
 	return rc, nil
 }
 
-// runFlagError is the usage error of a flag run does not know: a dashboard's flag is named as one that does
-// not apply to run.
-func runFlagError(err error) error {
+// runFlagError is the usage error of a flag run (fs) does not know: a dashboard's flag is named as one that
+// does not apply to run, another told with run's flags it is close to (flagParseError).
+func runFlagError(err error, fs *pflag.FlagSet) error {
 	var v flagValues
 	dashboard := newFlagSet(dashboardGroups, &v)
 	msg := err.Error()
@@ -125,7 +125,7 @@ func runFlagError(err error) error {
 	if f != nil {
 		return usagef("--%s does not apply to run", f.Name)
 	}
-	return &UsageError{Msg: msg}
+	return flagParseError(err, fs)
 }
 
 // runGroups are the dashboard's flag groups that run takes.

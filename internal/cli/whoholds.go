@@ -9,6 +9,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor/whoholds"
 	"github.com/redlock-tui/redlock-tui/ui"
@@ -31,7 +32,7 @@ func addWhoFlags(fs *pflag.FlagSet, v *flagValues) {
 	fs.StringVar(&c.Resource, "who", "", "with --once: name the process holding this lock, from a MONITOR sample of "+
 		"one master mapped to CLIENT LIST (address, client name, library, connected for); costs the master while it runs")
 	fs.DurationVar(&c.For, "who-for", whoholds.DefaultFor, fmt.Sprintf("with --who: how long the sample runs (at most %s)",
-		whoholds.MaxFor))
+		vocab.ExactDuration(whoholds.MaxFor)))
 	fs.IntVar(&c.Lines, "who-lines", whoholds.DefaultMaxLines, "with --who: the most MONITOR lines the sample reads, on "+
 		"every key (a busy master fills it before --who-for)")
 	fs.BoolVar(&c.Confirm, "who-confirm", false, "with --who: sample all the same on a read-only or production profile")
@@ -51,7 +52,7 @@ func checkWhoFlags(c *Config, _ *flagValues) error {
 	case c.Markdown:
 		return usagef("--who prints its own report: --json for JSON, nothing for text; not --markdown")
 	case w.For <= 0 || w.For > whoholds.MaxFor:
-		return usagef("--who-for must be from 1ms to %s, got %s", whoholds.MaxFor, w.For)
+		return usagef("--who-for must be from 1ms to %s, got %s", vocab.ExactDuration(whoholds.MaxFor), vocab.ExactDuration(w.For))
 	case w.Lines <= 0 || w.Lines > whoholds.MaxMaxLines:
 		return usagef("--who-lines must be from 1 to %d, got %d", whoholds.MaxMaxLines, w.Lines)
 	case (c.ReadOnly || c.Production) && !w.Confirm:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -312,7 +313,7 @@ func WriteTable(w io.Writer, s monitor.Snapshot) error {
 	tableMasters(p, s.Masters)
 	tableClusters(p, s.Masters)
 	if len(s.Locks) > 0 {
-		tableLocks(p, s.Locks, s.Servers, s.Time)
+		tableLocks(p, byName(s.Locks), s.Servers, s.Time)
 	}
 	if len(s.Warnings) > 0 {
 		p("\nWARNINGS\n")
@@ -366,6 +367,15 @@ func tableMasters(p func(string, ...any), masters []monitor.MasterStatus) {
 		p("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", column(untrusted.Escape(m.Addr)), column(untrusted.Escape(status)), rtt,
 			offset, drift, column(untrusted.Escape(m.RoleText())), orUnknown(column(untrusted.Escape(m.Version))), uptime, replicas, m.Keys, scanned)
 	}
+}
+
+// byName returns locks in the order people read their resources, as the dashboard lists them
+// (vocab.CompareNames: orders:lock:492 before orders:lock:4902); the snapshot's own order, by bytes, stays
+// for the JSON document and the lookups.
+func byName(locks []*monitor.LockView) []*monitor.LockView {
+	out := slices.Clone(locks)
+	slices.SortFunc(out, func(a, b *monitor.LockView) int { return vocab.CompareNames(a.Resource, b.Resource) })
+	return out
 }
 
 // tableLocks writes the locks' table with p; servers is the number of distinct servers, a lock's count is out

@@ -329,3 +329,34 @@ func TestWriteTableRoundsSpreadsAsItRoundsTheirNeighbours(t *testing.T) {
 		t.Errorf("the table writes a spread to the nanosecond:\n%s", out)
 	}
 }
+
+// TestTableAndReportListResourcesWithNumbersByValue: --once's table and the report list orders:lock:492
+// before orders:lock:4902, as the dashboard does, while the JSON keeps the snapshot's byte order.
+func TestTableAndReportListResourcesWithNumbersByValue(t *testing.T) {
+	cells := map[string][]cell{}
+	for _, r := range []string{"orders:lock:4902", "orders:lock:492", "orders:lock:10", "orders:lock:9"} {
+		cells[r] = []cell{{"tok" + r, 9 * time.Second, 0}, {"tok" + r, 9 * time.Second, 0}, {}}
+	}
+	s := monitor.Aggregate(nil, fixture(t0, []string{"a", "b", "c"}, cells), nil, t0, monitor.Config{})
+	natural := []string{"orders:lock:9 ", "orders:lock:10 ", "orders:lock:492 ", "orders:lock:4902 "}
+	var table, report bytes.Buffer
+	if err := WriteTable(&table, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReport(&report, s, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"table": table.String(), "report": report.String()} {
+		last := -1
+		for _, r := range natural {
+			i := strings.Index(out, r)
+			if i <= last {
+				t.Errorf("the %s does not list %q after %q:\n%s", name, r, natural, out)
+			}
+			last = i
+		}
+	}
+	if s.Locks[0].Resource != "orders:lock:10" {
+		t.Errorf("the snapshot's order changed: %q first", s.Locks[0].Resource)
+	}
+}

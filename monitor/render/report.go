@@ -79,7 +79,7 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 	shown, matched := 0, 0
 	watched := s.Time.Sub(s.WatchedFrom())
 	watchedEnough := watched >= ContentionAfter
-	for _, l := range s.Locks {
+	for _, l := range byName(s.Locks) {
 		if o.Match != nil && !o.Match(l) {
 			continue
 		}

@@ -5,7 +5,9 @@ package vocab
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -49,4 +51,36 @@ func ShortDuration(d time.Duration) string {
 		return neg + fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return neg + fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// ExactDuration writes a duration exactly, in ShortDuration's words, for limits and values given: 24h, 1h30m,
+// 1h00m05s, 1m30s, 2.5s, 100ms, 1.5ms; a unit of zero at the end is left out, so 24h reads "24h", not
+// 24h0m0s.
+func ExactDuration(d time.Duration) string {
+	if d < 0 && d != math.MinInt64 { // -d of the most negative duration stays negative: d.String() writes it
+		return "-" + ExactDuration(-d)
+	}
+	if d < time.Second {
+		return d.String() // 100ms, 1.5ms, 250µs, 0s
+	}
+	h, m, s := d/time.Hour, d%time.Hour/time.Minute, d%time.Minute
+	var b strings.Builder
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 || h > 0 && s > 0 {
+		if h > 0 {
+			fmt.Fprintf(&b, "%02dm", m)
+		} else {
+			fmt.Fprintf(&b, "%dm", m)
+		}
+	}
+	if s > 0 {
+		secs := strconv.FormatFloat(s.Seconds(), 'f', -1, 64)
+		if (h > 0 || m > 0) && s < 10*time.Second {
+			secs = "0" + secs
+		}
+		b.WriteString(secs + "s")
+	}
+	return b.String()
 }

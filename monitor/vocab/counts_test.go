@@ -1,6 +1,10 @@
 package vocab
 
-import "testing"
+import (
+	"math"
+	"testing"
+	"time"
+)
 
 func TestThousandsGroupsDigitsByThree(t *testing.T) {
 	for _, tt := range []struct {
@@ -28,6 +32,24 @@ func TestPluralAddsSExceptForOne(t *testing.T) {
 	} {
 		if got := Plural(tt.n, "poll"); got != tt.want {
 			t.Errorf("Plural(%d, poll) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestExactDurationWritesLimitsWithoutTrailingZeroUnits(t *testing.T) {
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{24 * time.Hour, "24h"}, {48 * time.Hour, "48h"}, {90 * time.Minute, "1h30m"}, {time.Hour + 5*time.Second, "1h00m05s"},
+		{time.Hour + 90*time.Second, "1h01m30s"}, {90 * time.Second, "1m30s"}, {65 * time.Second, "1m05s"},
+		{2 * time.Minute, "2m"}, {30 * time.Second, "30s"}, {2500 * time.Millisecond, "2.5s"},
+		{24*time.Hour + time.Millisecond, "24h00m00.001s"}, {100 * time.Millisecond, "100ms"},
+		{time.Millisecond, "1ms"}, {1500 * time.Microsecond, "1.5ms"}, {0, "0s"}, {-90 * time.Second, "-1m30s"},
+		{math.MinInt64, time.Duration(math.MinInt64).String()},
+	} {
+		if got := ExactDuration(tt.d); got != tt.want {
+			t.Errorf("ExactDuration(%d) = %q, want %q", tt.d, got, tt.want)
 		}
 	}
 }
