@@ -58,7 +58,9 @@ func newACLServer(t *testing.T) aclServer {
 	a := aclServer{srv: srv, admin: srv.NewClient()}
 	t.Cleanup(func() { a.admin.Close() })
 	ctx := context.Background()
-	locker, err := redlock.New([]*redis.Client{a.admin}, redlock.WithRetries(0))
+	// A generous node timeout: the lock is the setting, not what is tested, and the default 50ms is short for a
+	// loaded machine under -race (a round timed out in CI's run).
+	locker, err := redlock.New([]*redis.Client{a.admin}, redlock.WithRetries(0), redlock.WithNodeTimeout(2*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,7 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 			c := newContention(t, monitor.Config{NoTracking: polled})
 			r := recordLive(t, c.mon, "incident.rec", c.addrs, c.cfg, c.mon.ReadWholeNext)
 
+			fault := watchFault(c.mon, "billing:nightly")
 			done := make(chan struct{})
 			go func() { // clients taking "orders:hot" in turn, then one whose keys are deleted under it
 				defer close(done)
@@ -90,19 +91,23 @@ func TestAReplayRemakesEverySnapshotAsItWas(t *testing.T) {
 					}()
 				}
 				wg.Wait()
-				// The fault: a holder's keys deleted on two of three masters while it holds.
+				// The fault: a holder's keys deleted on two of three masters while it holds, once the monitor has
+				// seen it held on all three, and released once the monitor has seen the loss (on a loaded
+				// machine a poll can take longer than any fixed wait).
 				l, err := c.locker.Acquire(context.Background(), "billing:nightly", 30*time.Second)
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				time.Sleep(300 * time.Millisecond)
+				if !fault.wait(t, fault.held) {
+					return
+				}
 				for _, m := range c.clients[:2] {
 					if err := m.Del(context.Background(), "billing:nightly").Err(); err != nil {
 						t.Error(err)
 					}
 				}
-				time.Sleep(300 * time.Millisecond)
+				fault.wait(t, fault.lost)
 				_ = l.Release(context.Background())
 			}()
 			for {
@@ -513,4 +518,41 @@ func pollsOf(rec *Recording) []monitor.Poll {
 		polls = append(polls, p)
 	}
 	return polls
+}
+
+// faultSeen tells when the live monitor has seen a resource held on every master (held), and then told of a
+// fault on it (lost: an event above information, once the loss is confirmed).
+type faultSeen struct {
+	held, lost chan struct{}
+}
+
+// watchFault observes mon's snapshots for resource.
+func watchFault(mon *monitor.Monitor, resource string) *faultSeen {
+	f := &faultSeen{held: make(chan struct{}), lost: make(chan struct{})}
+	var heldOnce, lostOnce sync.Once
+	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) {
+		l := s.Lock(resource)
+		switch {
+		case l == nil:
+		case l.State == monitor.StateHeld && l.Count == len(s.Masters):
+			heldOnce.Do(func() { close(f.held) })
+		}
+		for _, e := range s.Events {
+			if e.Resource == resource && e.Kind.Severity() != monitor.SeverityInfo {
+				lostOnce.Do(func() { close(f.lost) })
+			}
+		}
+	})
+	return f
+}
+
+// wait waits for seen, at most a minute; it fails the test and reports false if it does not come.
+func (f *faultSeen) wait(t *testing.T, seen chan struct{}) bool {
+	select {
+	case <-seen:
+		return true
+	case <-time.After(time.Minute):
+		t.Error("the monitor did not see the fault's step within a minute")
+		return false
+	}
 }
