@@ -2,7 +2,7 @@ package record
 
 import (
 	"bufio"
-	"compress/gzip"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -289,17 +289,8 @@ func TestARecordedRedisClusterReplaysAsItWas(t *testing.T) {
 // lastPollWritten is the last poll of the recording at path as it was written, not rebuilt.
 func lastPollWritten(t *testing.T, path string) line {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var last line
-	sc := bufio.NewScanner(gz)
+	sc := bufio.NewScanner(bytes.NewReader(gunzipped(t, path)))
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
 		var l line
