@@ -117,7 +117,7 @@ func (e *Exporter) registry() *prometheus.Registry {
 // The descriptions of every metric the exporter writes.
 var (
 	descMasterUp  = desc("master_up", "1 when the master answered the last poll, 0 when it did not.", "master")
-	descDown      = desc("master_down", "1 when the master is declared down: it refused us, or missed several polls in a row.", "master")
+	descDown      = desc("master_down", "1 when the master is declared down: it refused us, or missed several polls in a row, a read failing or timing out.", "master")
 	descMissed    = desc("master_missed_polls", "Polls the master has missed in a row.", "master")
 	descRTT       = desc("master_rtt_seconds", "Round trip of the last poll's TIME command.", "master")
 	descOffset    = desc("master_clock_offset_seconds", "The master's clock minus ours (TIME against the round trip's midpoint); absent until measured.", "master")

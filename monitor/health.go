@@ -10,7 +10,7 @@ const (
 	healthUnknown healthState = iota // no reading yet
 	healthUp                         // answered the last poll
 	healthMissed                     // missed the last poll, fewer than Config.DownAfter in a row: "not answering"
-	healthDown                       // refused us, or missed Config.DownAfter polls in a row
+	healthDown                       // refused us, or missed Config.DownAfter polls in a row, one of them a failed read
 )
 
 // String names the state, for tests and debugging.
@@ -25,20 +25,24 @@ func (s healthState) String() string {
 type health struct {
 	state  healthState
 	missed int    // polls missed in a row; 0 when up
+	failed bool   // a read in this run of misses failed: an error, or no answer within Config.Timeout
 	sameAs string // address of an earlier master that is the same server (same run_id); "" none
 }
 
 // next is the health that reading r leads to from h, when downAfter polls missed in a row make a master down.
 // An answer makes it up. A miss counts one more poll missed: it is down at once when the master refused us
-// (login, setup, refused connection), or once it has missed downAfter in a row, and not answering until then.
+// (login, setup, refused connection), or once it has missed downAfter in a row and one of its reads in that
+// run failed, and not answering until then. A late reading (Reading.Late: its read still going, within
+// Config.Timeout, when the poll stopped waiting) is a miss but not a failure: a master slow to answer, on a
+// loaded machine or behind a slow link, is not answering, and down only once a read of it errs or times out.
 // A master that misses a poll keeps what its last answer told, the server it duplicates included; an answer
 // clears that, for markDuplicates to decide again from the new run_id.
 func (h health) next(r Reading, downAfter int) health {
 	if r.Err == nil {
 		return health{state: healthUp}
 	}
-	n := health{state: healthMissed, missed: h.missed + 1, sameAs: h.sameAs}
-	if r.Refused || n.missed >= downAfter {
+	n := health{state: healthMissed, missed: h.missed + 1, failed: h.failed || !r.Late, sameAs: h.sameAs}
+	if r.Refused || n.missed >= downAfter && n.failed {
 		n.state = healthDown
 	}
 	return n

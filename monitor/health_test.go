@@ -11,15 +11,19 @@ func TestHealthNextAndItsEvent(t *testing.T) {
 	answer := Reading{Addr: "a"}
 	timeout := Reading{Addr: "a", Err: errors.New("i/o timeout")}
 	refused := Reading{Addr: "a", Err: errors.New("connection refused"), Refused: true}
+	late := Reading{Addr: "a", Err: errors.New("no answer within 100ms"), Late: true}
 	var (
 		unknown  = health{}
 		up       = health{state: healthUp}
-		missed1  = health{state: healthMissed, missed: 1}
-		missed2  = health{state: healthMissed, missed: 2}
-		downNow  = health{state: healthDown, missed: 1} // refused at its first miss
-		down3    = health{state: healthDown, missed: 3}
+		missed1  = health{state: healthMissed, missed: 1, failed: true}
+		missed2  = health{state: healthMissed, missed: 2, failed: true}
+		late1    = health{state: healthMissed, missed: 1}
+		late2    = health{state: healthMissed, missed: 2}
+		late3    = health{state: healthMissed, missed: 3}
+		downNow  = health{state: healthDown, missed: 1, failed: true} // refused at its first miss
+		down3    = health{state: healthDown, missed: 3, failed: true}
 		upDup    = health{state: healthUp, sameAs: "b"}
-		missedD  = health{state: healthMissed, missed: 1, sameAs: "b"}
+		missedD  = health{state: healthMissed, missed: 1, failed: true, sameAs: "b"}
 		notAns   = EventMasterNotAnswering
 		downEv   = EventMasterDown
 		upEv     = EventMasterUp
@@ -42,16 +46,23 @@ func TestHealthNextAndItsEvent(t *testing.T) {
 		{"up, refuses: down at once", up, refused, downNow, downEv, "down: connection refused"},
 		{"missed once, answers: up again", missed1, answer, up, upEv, "answering again after 1 missed polls"},
 		{"missed once, times out: missed twice, no news", missed1, timeout, missed2, noEvent, ""},
-		{"missed once, refuses: down", missed1, refused, health{state: healthDown, missed: 2}, downEv, "down: connection refused"},
+		{"missed once, refuses: down", missed1, refused, health{state: healthDown, missed: 2, failed: true}, downEv, "down: connection refused"},
 		{"missed twice, times out: the third miss is down", missed2, timeout, down3, downEv, "down: i/o timeout"},
 		{"missed twice, answers: up again", missed2, answer, up, upEv, "answering again after 2 missed polls"},
 		{"down, answers: up again", down3, answer, up, upEv, fromDown},
-		{"down, times out: still down, no news", down3, timeout, health{state: healthDown, missed: 4}, noEvent, ""},
-		{"down, refuses: still down, no news", down3, refused, health{state: healthDown, missed: 4}, noEvent, ""},
+		{"down, times out: still down, no news", down3, timeout, health{state: healthDown, missed: 4, failed: true}, noEvent, ""},
+		{"down, refuses: still down, no news", down3, refused, health{state: healthDown, missed: 4, failed: true}, noEvent, ""},
+		{"down, late: still down, no news", down3, late, health{state: healthDown, missed: 4, failed: true}, noEvent, ""},
+		{"up, late: not answering", up, late, late1, notAns, "silent: no answer within 100ms"},
+		{"late twice, late again: slow, not down however many", late2, late, late3, noEvent, ""},
+		{"late thrice, times out: down", late3, timeout, health{state: healthDown, missed: 4, failed: true}, downEv, "down: i/o timeout"},
+		{"timed out, then late twice: the third miss is down", missed2, late, health{state: healthDown, missed: 3, failed: true}, downEv, "down: no answer within 100ms"},
+		{"late, then refuses: down at once", late1, refused, health{state: healthDown, missed: 2, failed: true}, downEv, "down: connection refused"},
+		{"late twice, answers: up again", late2, answer, up, upEv, "answering again after 2 missed polls"},
 		{"refused once, then times out: missed, below the limit", downNow, timeout, missed2, noEvent, ""},
 		{"duplicate, answers: the duplicate is decided again", upDup, answer, up, noEvent, ""},
 		{"duplicate, times out: still the same server", upDup, timeout, missedD, notAns, "silent: i/o timeout"},
-		{"duplicate not answering, refuses: down, still the same server", missedD, refused, health{state: healthDown, missed: 2, sameAs: "b"}, downEv, "down: connection refused"},
+		{"duplicate not answering, refuses: down, still the same server", missedD, refused, health{state: healthDown, missed: 2, failed: true, sameAs: "b"}, downEv, "down: connection refused"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -233,6 +233,58 @@ func TestPollPausedMasterDoesNotDelayOthers(t *testing.T) {
 	}
 }
 
+// TestASlowMasterIsNotAnsweringButNotDown: a master whose every read takes longer than a poll waits for it
+// (here 300ms of latency each way, behind a proxy) but answers within Config.Timeout misses poll after poll, and
+// is shown not answering, never down; once it answers nothing at all (the proxy holds every byte) it is down
+// after Config.DownAfter polls, one of its reads having timed out. Before, a master whose read was merely
+// still going was declared down after three polls: on a loaded machine, a live master.
+func TestASlowMasterIsNotAnsweringButNotDown(t *testing.T) {
+	t.Parallel()
+	masters := redlocktest.Masters(t, 3)
+	proxy, addr := redlocktest.WithProxy(t, masters[2])
+	clients := redlocktest.Clients(t, masters[:2])
+	slow := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, DialTimeout: 5 * time.Second,
+		ReadTimeout: 5 * time.Second, MaxRetries: -1})
+	t.Cleanup(func() { slow.Close() })
+	cfg := Config{Interval: 100 * time.Millisecond, Timeout: 5 * time.Second}
+	mon, err := New(append(clients, slow), []string{masters[0].Addr(), masters[1].Addr(), addr}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	mon.Poll(ctx)
+	proxy.SetLatency(300 * time.Millisecond)
+	mostMissed := 0
+	for deadline := time.Now().Add(time.Minute); mostMissed < DefaultDownAfter+3; {
+		s := mon.Poll(ctx)
+		m := s.Masters[2]
+		if m.Down {
+			t.Fatalf("the slow master is down after %d polls missed, its read still going: %s", m.Missed, m.Err)
+		}
+		mostMissed = max(mostMissed, m.Missed)
+		if time.Now().After(deadline) {
+			t.Fatalf("the slow master never missed %d polls in a row (at most %d)", DefaultDownAfter+3, mostMissed)
+		}
+	}
+	proxy.SetPaused(true)
+	defer proxy.SetPaused(false)
+	for start := time.Now(); ; {
+		s := mon.Poll(ctx)
+		if m := s.Masters[2]; m.Down {
+			if m.Missed < DefaultDownAfter {
+				t.Errorf("down after %d missed polls, want at least %d", m.Missed, DefaultDownAfter)
+			}
+			if !slices.ContainsFunc(s.Events, func(e Event) bool { return e.Kind == EventMasterDown && e.Master == addr }) {
+				t.Errorf("down without a master-down event: %v", s.Events)
+			}
+			break
+		}
+		if time.Since(start) > 3*cfg.Timeout {
+			t.Fatalf("a master that answers nothing is not down after %v", time.Since(start))
+		}
+	}
+}
+
 // realServers starts n redis-server masters, or skips when only embedded ones can be had.
 func realServers(t *testing.T, n int) []*redlocktest.Server {
 	t.Helper()

@@ -23,7 +23,9 @@ import (
 // have, for the others until one interval (or twice what the answers so far took, if longer) has passed
 // since it began; never beyond Config.Timeout. A master that has not answered by then is reported as not
 // answering, and its read goes on, within Config.Timeout, for the next poll to take; it is not asked again
-// until that read returns. So one stopped master never slows the refresh of the others. Clients built with
+// until that read returns. So one stopped master never slows the refresh of the others. A poll that stopped
+// waiting is late, not failed: a master is declared down only once one of its reads errs or times out
+// (health.next), so a master slow to answer on a loaded machine is not taken for a dead one. Clients built with
 // ContextTimeoutEnabled let such a read end at Config.Timeout instead of at the client's ReadTimeout.
 type Monitor struct {
 	cfg     Config
@@ -31,6 +33,7 @@ type Monitor struct {
 
 	pollMu  sync.Mutex         // one poll at a time, so snapshots follow each other
 	flying  []bool             // a master's read has not returned yet (guarded by pollMu)
+	failed  []error            // a master's read that failed between two polls, for the next poll to tell (guarded by pollMu)
 	known   *reading.KnownList // the keys the last poll refreshed: the same list while they do not change (guarded by pollMu)
 	results chan result
 
@@ -82,6 +85,7 @@ func newMonitor(sources []reading.Source, cfg Config) *Monitor {
 		cfg:      cfg,
 		pollers:  sources,
 		flying:   make([]bool, len(sources)),
+		failed:   make([]error, len(sources)),
 		results:  make(chan result, len(sources)), // one read in flight per master: a sender never blocks
 		interval: cfg.Interval,
 		wake:     make(chan struct{}, 1),
@@ -235,6 +239,9 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 		select {
 		case res := <-m.results:
 			m.flying[res.i] = false
+			if res.r.Err != nil {
+				m.failed[res.i] = res.r.Err // older than this poll, but a failure all the same
+			}
 		default:
 			drained = true
 		}
@@ -265,10 +272,14 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 		case res := <-m.results:
 			m.flying[res.i] = false
 			if !waiting[res.i] {
+				if res.r.Err != nil {
+					m.failed[res.i] = res.r.Err
+				}
 				continue
 			}
 			waiting[res.i] = false
 			pending--
+			m.failed[res.i] = nil
 			if res.main != main {
 				readings[res.i] = Reading{Addr: m.pollers[res.i].Name(), Err: errBusy}
 				continue
@@ -281,7 +292,7 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 				giveUp.Reset(min(m.cfg.Timeout, max(interval, 2*elapsed)) - elapsed)
 			}
 		case <-giveUp.C:
-			m.notAnswered(readings, waiting, fmt.Errorf("no answer within %v", time.Since(start).Round(time.Millisecond)))
+			m.late(readings, waiting, fmt.Errorf("no answer within %v", time.Since(start).Round(time.Millisecond)))
 			return readings
 		case <-ctx.Done():
 			m.notAnswered(readings, waiting, ctx.Err())
@@ -296,6 +307,21 @@ func (m *Monitor) notAnswered(readings []Reading, waiting []bool, err error) {
 	for i, p := range m.pollers {
 		if waiting[i] {
 			readings[i] = Reading{Addr: p.Name(), Err: err}
+		}
+	}
+}
+
+// late sets the reading of every master still waited for when the poll stops waiting: late with err, its
+// read still going, or failed with the error of a read that failed since the previous poll.
+func (m *Monitor) late(readings []Reading, waiting []bool, err error) {
+	for i, p := range m.pollers {
+		if !waiting[i] {
+			continue
+		}
+		readings[i] = Reading{Addr: p.Name(), Err: err, Late: true}
+		if m.failed[i] != nil {
+			readings[i] = Reading{Addr: p.Name(), Err: m.failed[i]}
+			m.failed[i] = nil
 		}
 	}
 }

@@ -130,7 +130,7 @@ type MasterState string
 const (
 	MasterUp        MasterState = "up"     // answered the last poll
 	MasterSilent    MasterState = "silent" // missed the last poll, fewer than Config.DownAfter in a row: its last values are kept
-	MasterDown      MasterState = "down"   // refused us, or missed Config.DownAfter polls in a row
+	MasterDown      MasterState = "down"   // refused us, or missed Config.DownAfter polls in a row, a read failing or timing out
 	MasterDuplicate MasterState = "dup"    // answers, and is the same server as a master listed earlier (same run_id): counted once
 )
 

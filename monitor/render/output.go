@@ -48,7 +48,7 @@ type JSONSnapshot struct {
 type JSONMaster struct {
 	Addr          string     `json:"addr"`                     // as given; a Sentinel's master is MASTERNAME@first-sentinel, a Redis Cluster "cluster" and its first node
 	Up            bool       `json:"up"`                       // answered this poll
-	Down          bool       `json:"down"`                     // declared down: it refused us, or missed 3 polls in a row
+	Down          bool       `json:"down"`                     // declared down: it refused us, or missed 3 polls in a row, one of its reads failing or timing out
 	Missed        int        `json:"missed_polls"`             // polls missed in a row
 	LastAnswer    *time.Time `json:"last_answer"`              // when it last answered; null if never
 	Error         string     `json:"error,omitempty"`          // why it did not answer, with the next step where there is a usual one

@@ -21,6 +21,7 @@ type Reading struct {
 	Addr       string        // the master, as the monitor names it
 	Err        error         // nil when the master answered; otherwise the rest is empty
 	Refused    bool          // with Err: the master answered but cannot be used (login, setup, refused connection)
+	Late       bool          `json:",omitempty"` // with Err: no answer yet when the poll stopped waiting, its read still going; not a failure
 	Sent       time.Time     // local clock when TIME was sent
 	Received   time.Time     // local clock when its reply arrived
 	ServerTime time.Time     // the master's TIME reply; zero when TIME was refused
