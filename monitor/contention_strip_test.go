@@ -8,8 +8,9 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// reach is a client's tenure as the strip must show it: widened by one poll (tol) and the brackets the monitor
-// recorded, where a cell may show it; and inner, where every cell must show it.
+// reach is a client's tenure as the strip must show it: from when its acquisition was asked to when its release
+// returned, widened by one poll (tol) and the brackets the monitor recorded, where a cell may show it; and
+// inner, where every cell must show it.
 type reach struct {
 	token              string
 	wideFrom, wideTo   time.Time
@@ -29,7 +30,7 @@ func reaches(ivs []monitor.Interval, tenures []tenure, polls []time.Time, tol ti
 	out := make([]reach, 0, len(tenures))
 	for _, c := range tenures {
 		iv, ok := byToken[c.token]
-		r := reach{token: c.token, recorded: ok, wideFrom: c.from.Add(-iv.StartSlack - tol), wideTo: c.released.Add(iv.EndSlack + tol),
+		r := reach{token: c.token, recorded: ok, wideFrom: c.asked.Add(-iv.StartSlack - tol), wideTo: c.released.Add(iv.EndSlack + tol),
 			innerTo: c.to}
 		if k := sort.Search(len(polls), func(k int) bool { return polls[k].After(c.from) }) + 1; k < len(polls) {
 			r.innerFrom = laterOf(polls[k], iv.Start)
