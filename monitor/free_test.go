@@ -330,9 +330,10 @@ func TestContentionOutlivesItsHolders(t *testing.T) {
 		time.Sleep(c.mon.cfg.Interval)
 	}
 	wg.Wait()
-	// Watch on past ContentionAfter, so that the JSON has the figures; the lock must be free by then.
-	s = pollUntil(t, c.mon, 30*time.Second, res+" free after 10s of watching", func(s Snapshot) bool {
-		return s.Time.Sub(first) >= ContentionAfter && s.Lock(res) != nil && s.Lock(res).State == StateFree
+	// Watch on past ContentionAfter, so that the JSON has the figures; the lock must be free by then, in a poll
+	// every master answered (on a loaded machine one may miss a poll, leaving its cell unknown, as it should).
+	s = pollUntil(t, c.mon, 30*time.Second, res+" free after 10s of watching, read on every master", func(s Snapshot) bool {
+		return s.Time.Sub(first) >= ContentionAfter && s.Lock(res) != nil && s.Lock(res).State == StateFree && s.UpCount == len(s.Masters)
 	})
 	l := s.Lock(res)
 	window := s.Window()
