@@ -129,7 +129,7 @@ type MasterState string
 // Master states.
 const (
 	MasterUp        MasterState = "up"     // answered the last poll
-	MasterSilent    MasterState = "silent" // missed the last poll, fewer than Config.DownAfter in a row: its last values are kept
+	MasterSilent    MasterState = "silent" // missed the last poll, not down yet (fewer misses, or only slow): its last values are kept
 	MasterDown      MasterState = "down"   // refused us, or missed Config.DownAfter polls in a row, a read failing or timing out
 	MasterDuplicate MasterState = "dup"    // answers, and is the same server as a master listed earlier (same run_id): counted once
 )

@@ -66,6 +66,57 @@ type dashboard struct {
 	byName   []int      // indices into locks in the order people read their resources (vocab.CompareNames)
 	warnings []warningRow
 	counts   stateCounts
+	// trouble are the locks in trouble (lockTrouble), worst first, at most maxTrouble of them, as indices into
+	// locks; troubled counts them all. The compact view lists them.
+	trouble  []int
+	troubled int
+}
+
+// maxTrouble bounds the locks in trouble a dashboard keeps for the compact view: more than a window shows.
+const maxTrouble = 64
+
+// lockTrouble ranks how badly a lock is in trouble, 0 for one that is not: ours lost or its quorum lost first,
+// then a lock that never expires, a split, one half-acquired, one that cannot be decided, one unconfirmed, one
+// held beside another token, and one held only by a guess.
+func lockTrouble(lv *monitor.LockView) int {
+	switch {
+	case lv.QuorumLost || lv.State == monitor.StateLost:
+		return 8
+	case lv.State == monitor.StateStuck:
+		return 7
+	case lv.State == monitor.StateSplit:
+		return 6
+	case lv.State == monitor.StatePartial:
+		return 5
+	case lv.State == monitor.StateUnknown:
+		return 4
+	case lv.State == monitor.StateUnconfirmed:
+		return 3
+	case lv.State == monitor.StateHeld && lv.Foreign:
+		return 2
+	case lv.State == monitor.StateHeld && lv.Heuristic:
+		return 1
+	}
+	return 0
+}
+
+// findTrouble sets the locks in trouble, worst first and then in reading order; prev's when the locks are
+// the same views.
+func (d *dashboard) findTrouble(prev *dashboard) {
+	if prev != nil && sameSlice(d.snap.Locks, prev.snap.Locks) {
+		d.trouble, d.troubled = prev.trouble, prev.troubled
+		return
+	}
+	d.trouble, d.troubled = nil, 0
+	rank := func(i int) int { return lockTrouble(d.locks[i].lv) }
+	for _, i := range d.byName {
+		if rank(i) > 0 {
+			d.troubled++
+			d.trouble = append(d.trouble, i)
+		}
+	}
+	slices.SortStableFunc(d.trouble, func(a, b int) int { return cmp.Compare(rank(b), rank(a)) })
+	d.trouble = d.trouble[:min(len(d.trouble), maxTrouble)]
 }
 
 // shortToken is the width of a token in a table cell.
@@ -83,6 +134,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	}
 	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity.Rank(), a.severity.Rank()) })
 	d.ingestLocks(prev)
+	d.findTrouble(prev)
 	return d, newEntries(s, prev)
 }
 

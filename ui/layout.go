@@ -18,12 +18,14 @@ type layoutInput struct {
 	violation int  // the lines the demo's violation banner asks for (0: it is not up)
 	story     int  // the lines a stepped demo scenario's story box asks for (0: none is up)
 	logFull   bool // the event log fills the body
+	modal     bool // a modal is open: it needs the full layout's room
 }
 
 // layout is the screen's geometry for a size and a snapshot, computed in one place (arrange) for View, which
 // sizes and stacks the parts by it, and for the mouse, which finds the panel under the pointer in it.
 type layout struct {
-	tooSmall             bool
+	tooSmall             bool // below the panels' minimum and no compact view: only the request for a larger window
+	compact              bool // below the panels' minimum: the compact view (compactView)
 	demoBarH, violationH int // demo mode's line under the header; the violation banner
 	storyH               int // a stepped scenario's story box, under the demo line
 	bannerH, footerH     int
@@ -38,12 +40,17 @@ type layout struct {
 	detail rect // beside the locks on a wide screen; no width otherwise
 }
 
-// arrange computes the layout: below the minimum size, none; otherwise the header, the demo line and the
-// banners at the top, the footer at the bottom, and the panels sharing the rest, the masters first.
+// arrange computes the layout: below the minimum size, none (the compact view, down to its own minimum, with
+// no modal open and the log not filling the body); otherwise the header, the demo line and the banners at the
+// top, the footer at the bottom, and the panels sharing the rest, the masters first.
 func arrange(in layoutInput) layout {
 	w, h := in.w, in.h
-	l := layout{tooSmall: w < minWidth || h < minHeight, logFull: in.logFull}
-	if l.tooSmall { // nothing is drawn but the request for a larger window; the width is kept where it was
+	l := layout{logFull: in.logFull}
+	if w < minWidth || h < minHeight {
+		l.compact = w >= compactWidth && h >= compactHeight && !in.modal && !in.logFull
+		l.tooSmall = !l.compact
+	}
+	if l.tooSmall || l.compact { // no panels; the width is kept where it was
 		l.body = rect{0, 0, w, 0}
 		l.panels[focusMasters] = l.body
 		return l
@@ -58,7 +65,7 @@ func arrange(in layoutInput) layout {
 	if h >= 24 {
 		l.footerH = 2
 	}
-	mastersH := min(in.masters, 6) + 3
+	mastersH := min(in.masters, max(6, h/4)) + 3 // six masters' rows; more on a tall screen
 	l.noteH = in.note
 	rest := h - 1 - l.demoBarH - l.storyH - l.violationH - l.bannerH - l.footerH - mastersH - l.noteH
 	// Short of room for the locks, the selected master's note, the violation's lines beyond three, the masters,
@@ -137,7 +144,7 @@ func (l layout) visible(p panelID) bool {
 // panelAt returns the panel under the cell at column x, row y, and the row within it; false over anything else
 // (the header, the banners, the detail panel, the footer).
 func (l layout) panelAt(x, y int) (panelID, int, bool) {
-	if l.tooSmall {
+	if l.tooSmall || l.compact {
 		return 0, 0, false
 	}
 	if l.logFull {

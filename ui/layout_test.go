@@ -58,11 +58,25 @@ func TestLayoutOfTheFullLogGivesItTheBody(t *testing.T) {
 }
 
 func TestLayoutBelowTheMinimumHasNoPanels(t *testing.T) {
-	l := arrange(layoutInput{w: minWidth - 1, h: 30, masters: 3})
-	if !l.tooSmall {
-		t.Fatal("not too small")
-	}
-	if _, _, ok := l.panelAt(3, 10); ok {
-		t.Error("a panel is found on a screen too small for panels")
+	for _, tc := range []struct {
+		in                layoutInput
+		compact, tooSmall bool
+	}{
+		{layoutInput{w: minWidth - 1, h: 30, masters: 3}, true, false},
+		{layoutInput{w: 100, h: minHeight - 1, masters: 3}, true, false},
+		{layoutInput{w: compactWidth, h: compactHeight, masters: 3}, true, false},
+		{layoutInput{w: compactWidth - 1, h: 30, masters: 3}, false, true},
+		{layoutInput{w: 100, h: compactHeight - 1, masters: 3}, false, true},
+		{layoutInput{w: minWidth - 1, h: 30, masters: 3, modal: true}, false, true},
+		{layoutInput{w: minWidth - 1, h: 30, masters: 3, logFull: true}, false, true},
+		{layoutInput{w: minWidth, h: minHeight, masters: 3, modal: true}, false, false},
+	} {
+		l := arrange(tc.in)
+		if l.compact != tc.compact || l.tooSmall != tc.tooSmall {
+			t.Errorf("%+v: compact %v, too small %v; want %v, %v", tc.in, l.compact, l.tooSmall, tc.compact, tc.tooSmall)
+		}
+		if _, _, ok := l.panelAt(3, 10); ok && (l.compact || l.tooSmall) {
+			t.Errorf("%+v: a panel is found on a screen too small for panels", tc.in)
+		}
 	}
 }

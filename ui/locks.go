@@ -299,13 +299,20 @@ func (p *locksPanel) toggleFree() tea.Cmd {
 }
 
 // lockCols are the widths of the locks table's columns; 0 hides a column.
-type lockCols struct{ name, holder, cells, quorum, bar, validity, spread, changes, spark, state int }
+// lockCols are the widths of the lock table's columns; cell is one master's cell, cells all of them.
+type lockCols struct{ name, holder, cell, cells, quorum, bar, validity, spread, changes, spark, state int }
 
 // lockColumns fits the columns for n masters into w cells, dropping the least needed first (the sparkline, when
 // on, after the validity bar: it was asked for). Room left over goes to the names up to nameNeed cells, then to
-// the holder up to holderNeed, and only then to padding.
+// the holder up to holderNeed, and only then to padding. A master's cell is its glyph and the room its label
+// needs beside the next one's ("M9 M10 M11"); when the names would have fewer than foldNames cells, the cells
+// fold to their glyphs alone, side by side, under a legend naming the first and last master.
 func lockColumns(w, n, nameNeed, holderNeed, summaryNeed int, spark bool) lockCols {
-	c := lockCols{holder: 8, cells: 3 * n, quorum: 4, bar: 8, validity: 6, spread: 6, changes: 3, state: 9}
+	c := lockCols{holder: 8, cell: 3, quorum: 4, bar: 8, validity: 6, spread: 6, changes: 3, state: 9}
+	if n >= 10 {
+		c.cell = 4
+	}
+	c.cells = c.cell * n
 	if spark {
 		c.spark = sparkCells
 	}
@@ -324,6 +331,9 @@ func lockColumns(w, n, nameNeed, holderNeed, summaryNeed int, spark bool) lockCo
 		}
 		*drop = 0
 	}
+	if w-fixed() < foldNames && n > 1 {
+		c.cell, c.cells = 1, n
+	}
 	c.name = max(w-fixed(), 4)
 	if extra := c.name - max(nameNeed, 8); c.holder > 0 && extra > 0 && holderNeed > c.holder {
 		grow := min(extra, holderNeed-c.holder)
@@ -337,6 +347,12 @@ func lockColumns(w, n, nameNeed, holderNeed, summaryNeed int, spark bool) lockCo
 	}
 	return c
 }
+
+// foldNames is the fewest cells the lock names keep before the masters' cells fold to their glyphs alone.
+const foldNames = 12
+
+// cellsLegend names the masters of folded cells, first to last: "M1-M12".
+func cellsLegend(n int) string { return fmt.Sprintf("M1-M%d", n) }
 
 // View draws the locks panel: a header and the visible rows only.
 func (p *locksPanel) View() string {
@@ -424,8 +440,12 @@ func (p *locksPanel) header(c lockCols, d *dashboard) string {
 	if c.holder > 0 {
 		b.WriteString(fit("HOLDER", c.holder) + " ")
 	}
-	for _, m := range d.masters {
-		b.WriteString(fit(m.label, 3))
+	if c.cell == 1 {
+		b.WriteString(fit(cellsLegend(len(d.masters)), c.cells))
+	} else {
+		for _, m := range d.masters {
+			b.WriteString(fit(m.label, c.cell))
+		}
 	}
 	b.WriteString(" " + fitLeft("Q", c.quorum) + " ")
 	if c.bar > 0 {
@@ -489,7 +509,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	}
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, s := cellGlyph(st, m, r.primaryOn(j), lv.State)
-		b.WriteString(pick(s).Render(glyph) + pick(st.text.normal).Render("  "))
+		b.WriteString(pick(s).Render(glyph) + pick(st.text.normal).Render(strings.Repeat(" ", c.cell-1)))
 	}
 	b.WriteString(space)
 	q := fmt.Sprintf("%d<%d", lv.Count, d.snap.Quorum)

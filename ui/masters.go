@@ -240,11 +240,43 @@ func (p *mastersPanel) View() string {
 			body = append(body, cutNote(more, p.noteH, w-noteIndent, st, p.noteStyle(&d.masters[i]))...)
 		}
 	}
-	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, d.snap.Servers, d.snap.Quorum)
+	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, d.snap.Servers, d.snap.Quorum) + p.unseen()
 	if p.demo && p.cursor < len(d.masters) {
 		title += " · faults hit " + d.masters[p.cursor].label
 	}
 	return st.box(title, body, p.w, p.h, focused)
+}
+
+// unseen says, for the title, what the rows do not show: the rows shown of how many and which way the rest
+// lie, and the masters out of view that are not up ("M7 down ↓"), so that a master below the fold is never
+// silently out of sight. "" when every master is on screen.
+func (p *mastersPanel) unseen() string {
+	d, rows := p.sh.data, p.rows()
+	n := len(d.masters)
+	if n <= rows {
+		return ""
+	}
+	if rows == 0 {
+		return fmt.Sprintf(" · %d not shown", n)
+	}
+	t := fmt.Sprintf(" · %d-%d of %d", p.offset+1, min(p.offset+rows, n), n)
+	var hidden []string
+	for i := range d.masters {
+		if i >= p.offset && i < p.offset+rows {
+			continue
+		}
+		if m := d.masters[i].st; !m.Up {
+			way := "↓"
+			if i < p.offset {
+				way = "↑"
+			}
+			hidden = append(hidden, d.masters[i].label+" "+string(m.State())+" "+way)
+		}
+	}
+	if len(hidden) > 0 {
+		t += " · " + strings.Join(hidden, ", ")
+	}
+	return t
 }
 
 // row renders one master, w cells wide, after its cursor cell; faults (demo mode) lead its notes, in the error

@@ -90,11 +90,14 @@ type Options struct {
 	WhoHolds WhoHolds
 }
 
-// Screen size limits: below the minimum, the dashboard asks for a larger window.
+// Screen size limits: below the minimum the panels give way to the compact view (the header, the worst
+// warning, the locks in trouble), and below the compact view's minimum the dashboard asks for a larger window.
 const (
-	minWidth  = 64
-	minHeight = 16
-	wideWidth = 110 // from this width the detail panel sits beside the locks
+	minWidth      = 64
+	minHeight     = 16
+	compactWidth  = 40
+	compactHeight = 12
+	wideWidth     = 110 // from this width the detail panel sits beside the locks
 )
 
 // defaultTTL is the acquire form's TTL when Options.TTL is zero.
@@ -673,7 +676,7 @@ func prefixed(sep, s string) string {
 func (m *Model) relayout() {
 	md := m.mode()
 	demoMode := md.source == sourceDemo
-	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: demoMode, logFull: md.logFull}
+	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: demoMode, logFull: md.logFull, modal: md.modal}
 	if demoMode {
 		in.violation = m.demo.violationLines(m.width)
 	}

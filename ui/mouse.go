@@ -22,7 +22,7 @@ func wheelRows(msg tea.MouseMsg) int {
 // input. The panel under the pointer is found in the layout View draws.
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	md := m.mode()
-	if md.quitting || m.lay.tooSmall {
+	if md.quitting || m.lay.tooSmall || m.lay.compact {
 		return nil
 	}
 	if md.modal {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,9 @@ func (m *Model) View() string {
 	if m.lay.tooSmall {
 		return m.tooSmallView()
 	}
+	if m.lay.compact {
+		return m.compactView()
+	}
 	parts := []string{m.headerView()}
 	if m.lay.demoBarH+m.lay.violationH > 0 {
 		parts = append(parts, m.demo.View())
@@ -32,13 +36,17 @@ func (m *Model) View() string {
 	return strings.Join(parts, "\n")
 }
 
-// tooSmallView asks for a larger window, centred on a screen of the current size.
+// tooSmallView asks for a larger window, centred on a screen of the current size: below the compact view's
+// minimum, or for a modal open in a window the compact view would show.
 func (m *Model) tooSmallView() string {
 	st := m.sh.st
 	msg := []string{
 		st.header.title.Render("Enlarge the window"),
 		st.text.normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
 		st.text.muted.Render(m.sh.keys.Quit.Help().Key + " quits"),
+	}
+	if md := m.mode(); md.modal && m.width >= compactWidth && m.height >= compactHeight {
+		msg = slices.Insert(msg, 2, st.text.normal.Render("for what is open · "+m.sh.keys.Cancel.Help().Key+" closes it"))
 	}
 	lines := make([]string, m.height)
 	top := max((m.height-len(msg))/2, 0)
@@ -48,6 +56,54 @@ func (m *Model) tooSmallView() string {
 			text = lipgloss.PlaceHorizontal(m.width, lipgloss.Center, msg[j])
 		}
 		lines[i] = fitStyled(text, m.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// compactView is the dashboard in a window too small for the panels: the header (its health word is the last
+// part to go), the worst warning, and the locks in trouble, worst first, each with its state and how many
+// masters hold its token; the last line says what is not shown and how to see it.
+func (m *Model) compactView() string {
+	st, d, w := m.sh.st, m.sh.data, m.width
+	lines := []string{m.headerView()}
+	if rows := m.bannerRows(); len(rows) > 0 {
+		style, glyph := st.banner.warn, "▲ "
+		if rows[0].severity == monitor.SeverityError {
+			style, glyph = st.banner.err, "✖ "
+		}
+		more := ""
+		if len(rows) > 1 {
+			more = fmt.Sprintf(" (+%d)", len(rows)-1)
+		}
+		lines = append(lines, style.Render(glyph)+st.name(fit(rows[0].text, w-2-len(more)), style)+style.Render(more))
+	} else if d != nil {
+		lines = append(lines, st.text.muted.Render("no warnings"))
+	}
+	room := m.height - len(lines) - 1
+	footer := fmt.Sprintf("%d×%d for the panels · %s quits", minWidth, minHeight, m.sh.keys.Quit.Help().Key)
+	if d != nil {
+		lines = append(lines, st.table.head.Render(fit(fmt.Sprintf("LOCKS IN TROUBLE %d of %s", d.troubled,
+			thousands(len(d.locks))), w)))
+		room--
+		now := m.sh.now()
+		for _, i := range d.trouble[:min(len(d.trouble), room)] {
+			r := d.locks[i]
+			state, style := stateLabel(st, r.lv, now)
+			q := fmt.Sprintf("%d/%d", r.lv.Count, d.snap.Servers)
+			name := max(w-2-len(q)-1-11, 4)
+			lines = append(lines, "  "+st.name(fit(r.label, name), st.text.normal)+" "+st.text.muted.Render(fitLeft(q, len(q)))+
+				" "+style.Render(fit(state, 10)))
+		}
+		if hidden := d.troubled - min(len(d.trouble), room); hidden > 0 {
+			footer = fmt.Sprintf("+%d more · ", hidden) + footer
+		}
+	}
+	for len(lines) < m.height-1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines[:m.height-1], st.text.muted.Render(fit(footer, w)))
+	for i := range lines {
+		lines[i] = fitStyled(lines[i], w)
 	}
 	return strings.Join(lines, "\n")
 }
