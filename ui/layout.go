@@ -26,8 +26,8 @@ type layoutInput struct {
 type layout struct {
 	tooSmall             bool // below the panels' minimum and no compact view: only the request for a larger window
 	compact              bool // below the panels' minimum: the compact view (compactView)
-	demoBarH, violationH int // demo mode's line under the header; the violation banner
-	storyH               int // a stepped scenario's story box, under the demo line
+	demoBarH, violationH int  // demo mode's line under the header; the violation banner
+	storyH               int  // a stepped scenario's story box, under the demo line
 	bannerH, footerH     int
 	bannerMore           int  // warnings not shown in the banner
 	noteH                int  // lines under the selected master for the rest of its note, within the masters panel
