@@ -30,6 +30,39 @@ func fit(s string, w int) string {
 	return fitStyled(s, w)
 }
 
+// fitAddr fits a master's address (plain, sanitized) into w cells, giving up first what says least: the
+// scheme ("redis://" goes, "rediss://" becomes "tls:"), then the middle of the host, never the port; fit's
+// padding and "…" otherwise.
+func fitAddr(addr string, w int) string {
+	if ansi.StringWidth(addr) <= w {
+		return fit(addr, w)
+	}
+	rest := addr
+	tls := ""
+	if scheme, after, ok := strings.Cut(addr, "://"); ok {
+		rest = after
+		if scheme == "rediss" {
+			tls = "tls:"
+		}
+		if _, host, ok := strings.Cut(rest, "@"); ok { // a user in the address: its name is not the master
+			rest = host
+		}
+	}
+	if short := tls + rest; ansi.StringWidth(short) <= w {
+		return fit(short, w)
+	}
+	host, port := rest, ""
+	if i := strings.LastIndexByte(rest, ':'); i > 0 && !strings.Contains(rest[i:], "]") {
+		host, port = rest[:i], rest[i:]
+	}
+	room := w - len(tls) - ansi.StringWidth(port) - 1 // the "…" in the host's middle
+	if room < 2 || !ascii(host) {
+		return fit(tls+rest, w)
+	}
+	head := (room + 1) / 2
+	return fit(tls+host[:head]+"…"+host[len(host)-(room-head):]+port, w)
+}
+
 // fitLeft is fit with the text aligned right.
 func fitLeft(s string, w int) string {
 	if w <= 0 {

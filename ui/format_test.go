@@ -94,3 +94,30 @@ func TestBarCells(t *testing.T) {
 		}
 	}
 }
+
+// TestFitAddrKeepsThePort: an address too long for its column gives up its scheme, then the middle of its host,
+// never its port (a rediss master at 127.0.0.1:8123 read "rediss://127.0.0.1:81…" at every width).
+func TestFitAddrKeepsThePort(t *testing.T) {
+	tests := []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"10.0.0.1:6379", 22, "10.0.0.1:6379         "},
+		{"rediss://127.0.0.1:8123", 23, "rediss://127.0.0.1:8123"},
+		{"rediss://127.0.0.1:8123", 22, "tls:127.0.0.1:8123    "},
+		{"redis://127.0.0.1:8123", 20, "127.0.0.1:8123      "},
+		{"rediss://alice@cache-eu-west-1.example.com:6380", 22, "tls:cache-…le.com:6380"},
+		{"redis-primary-eu-west-1.internal.example.com:6379", 22, "redis-pr…mple.com:6379"},
+		{"[2001:db8::1]:6379", 12, "[20…:1]:6379"},
+	}
+	for _, tt := range tests {
+		got := fitAddr(tt.in, tt.w)
+		if got != tt.want {
+			t.Errorf("fitAddr(%q, %d) = %q, want %q", tt.in, tt.w, got, tt.want)
+		}
+		if w := ansi.StringWidth(got); w != tt.w {
+			t.Errorf("fitAddr(%q, %d) is %d cells", tt.in, tt.w, w)
+		}
+	}
+}

@@ -159,8 +159,9 @@ type masterCols struct{ addr, status, rtt, clock, drift, uptime, role, keys, ref
 
 // masterColumns fits the columns into w cells, dropping the least needed first. In demo mode the role column
 // (always "master") and the refresh mode (the master's view has it) leave their room to the notes, which start
-// with the master's faults and get more room.
-func masterColumns(w int, demoMode bool) masterCols {
+// with the master's faults and get more room. The address column grows to addrNeed cells, the longest
+// address, from the notes' room beyond their least, so that an address is shown whole where there is room.
+func masterColumns(w, addrNeed int, demoMode bool) masterCols {
 	c := masterCols{addr: 22, status: 6, rtt: 8, clock: 17, drift: 8, uptime: 7, role: 7, keys: 7, refresh: 7, scan: 5}
 	minNotes := 8
 	if demoMode {
@@ -184,8 +185,22 @@ func masterColumns(w int, demoMode bool) masterCols {
 	if over := fixed() - w; over > 0 {
 		c.addr = max(c.addr-over, 8)
 	}
+	if spare := w - minNotes - fixed(); addrNeed > c.addr && spare > 0 {
+		c.addr += min(addrNeed-c.addr, spare)
+	}
 	c.notes = max(w-fixed(), 0)
 	return c
+}
+
+// addrNeed is the cells the longest master's address takes.
+func (p *mastersPanel) addrNeed() int {
+	n := 0
+	if d := p.sh.data; d != nil {
+		for _, m := range d.masters {
+			n = max(n, ansi.StringWidth(m.addr))
+		}
+	}
+	return n
 }
 
 // View draws the masters panel.
@@ -195,7 +210,7 @@ func (p *mastersPanel) View() string {
 		return st.box("Masters", []string{st.text.muted.Render("waiting for the first poll…")}, p.w, p.h, focused)
 	}
 	w := p.w - 2
-	c := masterColumns(w, p.demo)
+	c := masterColumns(w, p.addrNeed(), p.demo)
 	notes := "NOTES"
 	if p.demo {
 		notes = "FAULTS · NOTES"
@@ -289,7 +304,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	var b strings.Builder
 	b.WriteString(cursor)
 	b.WriteString(st.text.muted.Render(fit(m.label, 3)) + " ")
-	b.WriteString(st.name(fit(m.addr, c.addr), st.text.normal) + " ")
+	b.WriteString(st.name(fitAddr(m.addr, c.addr), st.text.normal) + " ")
 	b.WriteString(p.stateCell(s, c.status) + " ")
 	if figureless(s) {
 		note, more := p.notes(m, w-ansi.StringWidth(b.String()), faults, bad, w-noteIndent, whole)
@@ -437,7 +452,7 @@ func (p *mastersPanel) noteWant(w int) int {
 	if p.cursor < len(p.faults) {
 		faults, bad = faultText(&p.faults[p.cursor], p.faultsAt, p.sh.now())
 	}
-	_, more := p.row(m, masterColumns(w-2, p.demo), "  ", faults, bad, w-2, true)
+	_, more := p.row(m, masterColumns(w-2, p.addrNeed(), p.demo), "  ", faults, bad, w-2, true)
 	return min(len(more), maxNoteLines)
 }
 

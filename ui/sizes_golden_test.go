@@ -84,3 +84,27 @@ func TestEverySizeShowsEveryMaster(t *testing.T) {
 		}
 	}
 }
+
+// TestARedissMastersPortIsAlwaysShown: a master named by a long rediss:// URL keeps its port on screen at every
+// width the panels have (the scheme and the host's middle give way first), and shows whole where there is room.
+func TestARedissMastersPortIsAlwaysShown(t *testing.T) {
+	s := fleetSnapshot(3)
+	addrs := []string{"rediss://127.0.0.1:8123", "rediss://cache-eu-west-1.internal.example.com:8124", "rediss://127.0.0.1:8125"}
+	for i := range s.Masters {
+		s.Masters[i].Addr = addrs[i]
+	}
+	for _, w := range []int{64, 80, 100, 120, 200} {
+		m := newDashboard(ui.Options{Locker: idleLocker(t)}, w, 30)
+		m.Update(ui.SnapshotMsg{Snapshot: s})
+		view := m.View()
+		checkScreen(t, view, w, 30)
+		for _, port := range []string{":8123 ", ":8124 ", ":8125 "} {
+			if !strings.Contains(view, port) {
+				t.Errorf("at %d columns the port %s is not on screen:\n%s", w, port, view)
+			}
+		}
+		if w >= 200 && !strings.Contains(view, addrs[1]+" ") {
+			t.Errorf("at %d columns the long address is not whole:\n%s", w, view)
+		}
+	}
+}
