@@ -25,7 +25,7 @@ func defaultTheme() theme {
 		border:   lipgloss.AdaptiveColor{Light: "#D0D7DE", Dark: "#30363D"},
 		focus:    lipgloss.AdaptiveColor{Light: "#0969DA", Dark: "#58A6FF"},
 		accent:   lipgloss.AdaptiveColor{Light: "#8250DF", Dark: "#D2A8FF"},
-		selected: lipgloss.AdaptiveColor{Light: "#DDF4FF", Dark: "#1F3A5F"},
+		selected: lipgloss.AdaptiveColor{Light: "#DDF4FF", Dark: "#1C2C54"}, // #00005f in 256 colours (#1F3A5F became #005f5f, too light)
 		ok:       lipgloss.AdaptiveColor{Light: "#1A7F37", Dark: "#3FB950"},
 		warn:     lipgloss.AdaptiveColor{Light: "#9A6700", Dark: "#D29922"},
 		bad:      lipgloss.AdaptiveColor{Light: "#CF222E", Dark: "#F85149"},

@@ -88,6 +88,7 @@ type Config struct {
 	RecordMax     string        // --record-max: the size at which the recording begins a new file ("256M")
 	recordMax     int64         // RecordMax in bytes, once checked
 	Debug         string        // file to append the debug log to (connections, rounds, polls), "" none
+	Background    string        // the palette's background: auto, light or dark (ui.Backgrounds)
 	TLSSkipVerify bool          // rediss:// certificates are not checked; main warns loudly
 	Cluster       bool          // --cluster: the masters are nodes of one Redis Cluster (app.Open detects it anyway)
 	Demo          bool          // --demo: the embedded demo masters, said out loud (the dashboard's default without masters)
@@ -183,7 +184,7 @@ Usage:
 ` + commandsUsage() + groupUsages(dashboardGroups, &v) + `
 Environment: ` + envHelp + `.
 REDISCLI_AUTH is the masters' password (as redis-cli reads it) where neither a URL nor --password-file gives
-one; NO_COLOR, when set, turns colours off. Keys: ? in the dashboard, or the man page.
+one; NO_COLOR, when set, turns colours off (--background chooses the palette). Keys: ? in the dashboard, or the man page.
 
 Exit status: 0 ok; 1 failure; 2 bad usage; 3 (--once) fewer than a quorum of masters answered.
 `

@@ -141,6 +141,8 @@ func TestBadCommandLinesExitTwoWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"h:6379"}, "--masters"},
 		{[]string{"-m", "a\nb:1"}, "--masters"},
 		{[]string{"--pattern", "x", "--ttl", "\x1b[2J"}, "--ttl"},
+		{[]string{"--background", "sepia"}, "--background"},
+		{[]string{"--background", ""}, "--background"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -93,6 +93,7 @@ func runScreen(a *app.App, cfg Config, sys system, notices *screenNotices) int {
 	if a.Feed != nil {
 		sink = a.Feed
 	}
+	ui.SetBackground(cfg.Background, os.Stdout, sys.Getenv) // before New: the styles are made for it
 	model := ui.New(ui.Options{
 		Events:    sink,
 		Monitor:   a.Monitor,

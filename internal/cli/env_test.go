@@ -109,3 +109,28 @@ func TestReplayFlagsFromTheEnvironment(t *testing.T) {
 	code, _, stderr := runCapture([]string{"replay", "a.rec"}, fakeEnv(vars, nil))
 	checkOneUsageLine(t, []string{"replay", "a.rec"}, code, stderr, "REDLOCK_TUI_TABLE=")
 }
+
+// TestTheBackgroundIsReadFromTheEnvironment: REDLOCK_TUI_BACKGROUND chooses the palette as --background does,
+// for the dashboard and replay; the flag wins; a value that is not a background is a usage error naming it.
+func TestTheBackgroundIsReadFromTheEnvironment(t *testing.T) {
+	vars := map[string]string{"REDLOCK_TUI_BACKGROUND": "light"}
+	c, err := parseConfig([]string{"-m", "h:1"}, fakeEnv(vars, nil))
+	if err != nil || c.Background != "light" {
+		t.Fatalf("dashboard: background %q, %v; want light from the environment", c.Background, err)
+	}
+	if c, err = parseConfig([]string{"-m", "h:1", "--background", "dark"}, fakeEnv(vars, nil)); err != nil || c.Background != "dark" {
+		t.Errorf("dashboard: background %q, %v; want the flag's dark", c.Background, err)
+	}
+	if c, err = parseConfig([]string{"-m", "h:1"}, fakeEnv(nil, nil)); err != nil || c.Background != "auto" {
+		t.Errorf("dashboard: background %q, %v; want auto by default", c.Background, err)
+	}
+	rc, _, err := parseReplayConfig([]string{"a.rec"}, fakeEnv(vars, nil))
+	if err != nil || rc.Background != "light" {
+		t.Errorf("replay: background %q, %v; want light from the environment", rc.Background, err)
+	}
+	_, _, err = parseReplayConfig([]string{"a.rec"}, fakeEnv(map[string]string{"REDLOCK_TUI_BACKGROUND": "sepia"}, nil))
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "sepia") {
+		t.Errorf("replay with REDLOCK_TUI_BACKGROUND=sepia: %v, want a usage error naming the value", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui"
 )
 
 // flagGroup is a group of flags that modes share: declared once, composed into each mode's flag set, and
@@ -26,12 +27,13 @@ var (
 	outputFlags     = flagGroup{"Output", addOutputFlags, checkOutputFlags}
 	demoFlags       = flagGroup{"Demo", addDemoFlags, checkDemoFlags}
 	debugFlags      = flagGroup{"Debugging", addDebugFlags, nil}
+	screenFlags     = flagGroup{"Screen", addScreenFlags, checkScreenFlags}
 	generalFlags    = flagGroup{"General", addGeneralFlags, nil}
 )
 
 // dashboardGroups are the flags of the dashboard, --once and --headless.
 var dashboardGroups = []flagGroup{connectionFlags, profileFlags, lockFlags, keyFormatFlags, monitorFlags, permitsFlags,
-	outputFlags, whoFlags, demoFlags, debugFlags, generalFlags}
+	outputFlags, whoFlags, demoFlags, screenFlags, debugFlags, generalFlags}
 
 // newFlagSet declares the groups' flags on a fresh set bound to v.
 func newFlagSet(groups []flagGroup, v *flagValues) *pflag.FlagSet {
@@ -144,6 +146,22 @@ func addDemoFlags(fs *pflag.FlagSet, v *flagValues) {
 		"which --once and --headless need said")
 	fs.IntVar(&c.DemoClients, "demo-clients", defaultDemoClients, "demo mode (no --masters): simulated clients")
 	fs.IntVar(&c.DemoResources, "demo-resources", defaultDemoResources, "demo mode (no --masters): resources they contend for")
+}
+
+// backgroundUsage is --background's help, the dashboard's and replay's.
+const backgroundUsage = "the terminal's background, for the palette: auto (ask the terminal; tmux is asked too), light or dark"
+
+// addScreenFlags declares how the dashboard draws.
+func addScreenFlags(fs *pflag.FlagSet, v *flagValues) {
+	fs.StringVar(&v.cfg.Background, "background", "auto", backgroundUsage)
+}
+
+// checkScreenFlags refuses a background that is not one of ui.Backgrounds.
+func checkScreenFlags(c *Config, _ *flagValues) error {
+	if err := ui.CheckBackground(c.Background); err != nil {
+		return usagef("--background: %v", err)
+	}
+	return nil
 }
 
 // addDebugFlags declares the debug log.

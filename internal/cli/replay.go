@@ -21,13 +21,14 @@ import (
 
 // replayConfig is the replay subcommand's command line.
 type replayConfig struct {
-	File     string
-	At       string // --at: the moment to show or print; "" the start (the dashboard) or the moments (printed)
-	JSON     bool
-	Markdown bool
-	Table    bool // --table: print the moment as --once prints its table, also on a terminal
-	Moments  bool // --moments: list the recording's moments, also on a terminal
-	Help     bool
+	File       string
+	At         string // --at: the moment to show or print; "" the start (the dashboard) or the moments (printed)
+	JSON       bool
+	Markdown   bool
+	Table      bool   // --table: print the moment as --once prints its table, also on a terminal
+	Moments    bool   // --moments: list the recording's moments, also on a terminal
+	Background string // --background: the dashboard's palette (ui.Backgrounds)
+	Help       bool
 }
 
 // newReplayFlagSet declares replay's flags into rc.
@@ -40,6 +41,7 @@ func newReplayFlagSet(rc *replayConfig) *pflag.FlagSet {
 	fs.BoolVar(&rc.Markdown, "markdown", false, "with --at: print the Markdown incident report, as --once --markdown does")
 	fs.BoolVar(&rc.Table, "table", false, "with --at: print the tables, as --once does (the default when stdout is not a terminal)")
 	fs.BoolVar(&rc.Moments, "moments", false, "print the recording's span and moments (the default when stdout is not a terminal)")
+	fs.StringVar(&rc.Background, "background", "auto", backgroundUsage)
 	fs.BoolVarP(&rc.Help, "help", "h", false, "print this help and exit")
 	return fs
 }
@@ -65,6 +67,8 @@ func parseReplayConfig(args []string, env Environment) (replayConfig, *pflag.Fla
 		return rc, fs, usagef("--json, --markdown and --table print one moment: give it with --at")
 	case rc.Moments && rc.At != "":
 		return rc, fs, usagef("--moments lists the whole recording: it takes no --at")
+	case ui.CheckBackground(rc.Background) != nil:
+		return rc, fs, usagef("--background: %v", ui.CheckBackground(rc.Background))
 	default:
 		rc.File = rest[0]
 	}
@@ -122,7 +126,7 @@ Flags (`+envHelp+`):
 		}
 	}
 	if !prints {
-		return replayScreen(p, rc.File, at, sys)
+		return replayScreen(p, rc.File, at, rc.Background, sys)
 	}
 	i := p.IndexAt(at)
 	write := render.WriteTable
@@ -177,8 +181,9 @@ func writeMoments(w io.Writer, name string, p *record.Player) {
 
 // replayScreen runs the dashboard on a recording, read-only, paused at at (the start when zero), and prints
 // the UI's summary when it quits.
-func replayScreen(p *record.Player, name string, at time.Time, sys system) int {
+func replayScreen(p *record.Player, name string, at time.Time, background string, sys system) int {
 	rec := p.Recording()
+	ui.SetBackground(background, os.Stdout, sys.Getenv) // before New: the styles are made for it
 	model := ui.New(ui.Options{Keys: sys.keys, Replay: p, ReplayAt: at,
 		Title: fmt.Sprintf("%s · %d masters", filepath.Base(name), len(rec.Header.Masters)),
 		Poll:  rec.Header.Config.Interval})
