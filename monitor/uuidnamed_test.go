@@ -20,6 +20,7 @@ func TestUUIDNamedLockIsLockShapedAndUUIDCacheIsNot(t *testing.T) {
 		{"redlock-rb's UUID on an entity's UUID", "import:" + uuid4(), uuid4()},
 		{"npm redislock's UUID v1 on an entity's UUID", "exports:" + uuid4() + ":run", uuid1()},
 		{"a job named by two UUIDs and a word", "job:" + uuid4() + ":" + uuid4(), uuid4()},
+		{"an order's lock", "order:" + uuid4(), uuid4()},
 	} {
 		if !lockshape.LockShapedValue(tc.key, tc.token) {
 			t.Errorf("%s: %q under %q is not lock-shaped", tc.what, tc.token, tc.key)
@@ -33,6 +34,8 @@ func TestUUIDNamedLockIsLockShapedAndUUIDCacheIsNot(t *testing.T) {
 		{"a refresh token's user", "auth:refresh_token:" + uuid4(), uuid4()},
 		{"a UUID under a bare UUID", uuid4(), uuid4()},
 		{"upper-case words", "SESSION:" + uuid4(), uuid4()},
+		{"a password reset's user", "password_reset:" + uuid4(), uuid4()},
+		{"an API key's owner", "api_key:" + uuid4(), uuid4()},
 	} {
 		if lockshape.LockShapedValue(tc.key, tc.value) {
 			t.Errorf("%s: %q under %q is taken for a lock", tc.what, tc.value, tc.key)

@@ -145,12 +145,15 @@ func idUnderID(key string) bool {
 	return len(words) == 0 || slices.ContainsFunc(words, func(w string) bool { return slices.Contains(cacheWords, w) })
 }
 
-// cacheWords are the words that, beside a UUID in a key's name, say the key maps one id to another (a session,
-// a user, a token, a cached lookup) rather than locks the entity: lower case, singular and plural.
+// cacheWords are the words that, beside a UUID in a key's name, say the key maps one id to another (a session, a
+// user, a credential or one-time code and whom it is for, a cached lookup) rather than locks the entity: lower
+// case, singular and plural. An entity's noun ("order:<uuid>", "import:<uuid>") is not among them: a lock is named
+// after what it locks.
 var cacheWords = []string{"session", "sessions", "sess", "sid", "cache", "cached", "user", "users", "uid", "account",
 	"accounts", "customer", "customers", "member", "members", "device", "devices", "profile", "profiles", "token",
 	"tokens", "auth", "oauth", "refresh", "csrf", "jwt", "id", "ids", "ref", "refs", "alias", "aliases", "lookup",
-	"map", "mapping", "idx", "index"}
+	"map", "mapping", "idx", "index", "api", "apikey", "key", "keys", "password", "reset", "verify", "verification",
+	"confirm", "confirmation", "email", "otp", "code", "invite", "invitation", "invitations", "magic", "nonce"}
 
 // binaryGUID reports whether v is 16 raw bytes of a version-4 GUID, Redlock-cs's token (see FamilyHint).
 func binaryGUID(v string) bool {
