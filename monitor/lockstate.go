@@ -66,8 +66,9 @@ func classify(v *LockView, dup []bool, quorum int, own OwnLock, isOwn bool, now 
 	for _, c := range v.Masters {
 		if c.Holds(token) {
 			v.Family, v.Families = lockshape.FamilyHint(v.Resource, token, c.Hash(), c.Mode())
+			v.HolderKind = lockshape.HolderKindOf(v.Resource, token)
 			if t, ok := ValueTime(token, c.ReadAt); ok && !c.Hash() { // a time: no client's token, however it looks
-				v.ValueTime, v.Family, v.Families = t, "", nil
+				v.ValueTime, v.Family, v.Families, v.HolderKind = t, "", nil, ""
 			}
 			break
 		}

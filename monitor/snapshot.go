@@ -430,6 +430,10 @@ type LockView struct {
 	Limit   int // a semaphore's permits, when known (Config.Permits); 0 unknown
 	// Families are every client family the key's and token's shapes fit (Family names them for people).
 	Families []string
+	// HolderKind says what the lead value names when it is not a token drawn for one acquisition:
+	// lockshape.HolderAnyone (Medusa's "*", nobody in particular) or lockshape.HolderOwner (an owner id the
+	// caller chose, Medusa's ownerId); "" for a token (HolderKindText writes it).
+	HolderKind string
 	// Logical is the resource a known client's key convention names ("billing" for malkusch/lock's
 	// "lock_billing"), and Convention that client; both "" for a key named as its resource.
 	Logical, Convention string

@@ -110,6 +110,10 @@ type deleteResultMsg struct {
 	rounds   []redlock.Round
 	errs     []error
 	holder   bool // one holder of a sorted-set lock was removed, not keys
+	// others are the other keys of a lock over several keys deleted with resource, by lead: their rounds and
+	// errors follow the tokens' in rounds and errs.
+	others []string
+	lead   string
 }
 
 // quitRelease is how releasing one of our locks at quit ended: the last attempt's error.
@@ -226,11 +230,14 @@ func startKeeperCmd(l *redlock.Lock) func(*redlock.Client) tea.Msg {
 // deleteCmd deletes resource on every master where it holds one of tokens, and nowhere else. A token in hash
 // is a Redisson lock's holders (comma-separated hash fields) with its mode: it is deleted only where the hash
 // still has those holders, and Redisson's waiters are told, as its forceUnlock does. A token in set is one
-// holder of a sorted-set lock: its members are removed where they are all still in the set, and only they.
-func deleteCmd(ctx context.Context, req uint64, resource string, tokens []string, hash map[string]string, set map[string][]string) func(*redlock.Client) tea.Msg {
+// holder of a sorted-set lock: its members are removed where they are all still in the set, and only they. The
+// other keys of a lock over several keys (d.others) are then deleted where each holds the lead token, and nowhere
+// else: a key that changed holder is left alone.
+func deleteCmd(ctx context.Context, d deleteMsg) func(*redlock.Client) tea.Msg {
+	resource, hash, set := d.resource, d.hash, d.set
 	return func(c *redlock.Client) tea.Msg {
-		msg := deleteResultMsg{req: req, resource: resource, tokens: tokens, holder: len(set) > 0}
-		for _, t := range tokens {
+		msg := deleteResultMsg{req: d.req, resource: resource, tokens: d.tokens, holder: len(set) > 0, others: d.others, lead: d.lead}
+		for _, t := range d.tokens {
 			tctx, cancel := context.WithTimeout(ctx, actionTimeout)
 			var r redlock.Round
 			var err error
@@ -241,6 +248,13 @@ func deleteCmd(ctx context.Context, req uint64, resource string, tokens []string
 			} else {
 				r, err = c.ReleaseToken(tctx, resource, t)
 			}
+			cancel()
+			msg.rounds = append(msg.rounds, r)
+			msg.errs = append(msg.errs, err)
+		}
+		for _, k := range d.others {
+			tctx, cancel := context.WithTimeout(ctx, actionTimeout)
+			r, err := c.ReleaseToken(tctx, k, d.lead)
 			cancel()
 			msg.rounds = append(msg.rounds, r)
 			msg.errs = append(msg.errs, err)

@@ -323,7 +323,8 @@ func (row *lockRow) fill(lv *monitor.LockView, tokens []string) {
 	}
 	row.primary = monitor.LeadToken(lv)
 	shown := sanitize(row.primary, nameCap)
-	row.holder = shown
+	// Medusa's "*" and owner ids are not tokens: "anyone (*)", "owner <id>".
+	row.holder = monitor.HolderKindText(lv.HolderKind, shown)
 	if !lv.ValueTime.IsZero() { // a time, not a token: it names no holder
 		row.holder = "unknown"
 	}

@@ -94,7 +94,7 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 	default:
 		token := "-"
 		if row.primary != "" {
-			token = row.tokens[firstWith(lv, row.primary)]
+			token = monitor.HolderKindText(lv.HolderKind, row.tokens[firstWith(lv, row.primary)])
 		}
 		tokenLabel := "holder"
 		if lv.Holder == "" {

@@ -190,7 +190,7 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 		}
 		holder := "-"
 		if row.primary != "" {
-			holder = row.tokens[firstWith(lv, row.primary)]
+			holder = monitor.HolderKindText(lv.HolderKind, row.tokens[firstWith(lv, row.primary)])
 		}
 		if lv.Free() { // no key: nobody holds it; its holders are in its timeline below
 			holderLabel, holder = "last held", lastHolder(lv)

@@ -203,6 +203,9 @@ type deleteConfirm struct {
 	holders  []holderRow       // a sorted-set lock's holders as seen: one of them (pick) is removed, alone
 	pick     int
 	family   string   // the lock's client hint, to say what its holders will notice
+	others   []string // the other keys of a lock over several keys, raw (multikey.go)
+	lead     string   // the token those keys share with this one: deleted from them, and only it
+	onlyThis bool     // the operator asked to delete the selected key alone
 	shown    []string // the tokens, sanitized and shortened, with how many masters hold each
 	full     []string // the tokens, sanitized in full, with how many masters hold each
 	input    field
@@ -240,6 +243,7 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 		c.shown = append(c.shown, short+" on "+plural(n, "master"))
 		c.full = append(c.full, row.tokens[first]+" on "+plural(n, "master"))
 	}
+	c.withOtherKeys(row, row.primary)
 	return c
 }
 
@@ -293,7 +297,8 @@ func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			break
 		}
 		c.running = true
-		msg := deleteMsg{req: c.req, resource: c.resource, name: c.name, tokens: c.tokens, hash: c.hash, shown: c.shown}
+		msg := deleteMsg{req: c.req, resource: c.resource, name: c.name, tokens: c.tokens, hash: c.hash, shown: c.shown,
+			others: c.otherKeys(), lead: c.lead}
 		if c.holders != nil {
 			msg.set = map[string][]string{c.tokens[0]: c.holders[c.pick].h.Members}
 		}
@@ -302,6 +307,8 @@ func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		c.err = ""
 	case c.holders != nil && key.Matches(msg, k.NextPanel): // after the name, which takes the letters
 		c.choose((c.pick + 1) % len(c.holders))
+	case c.others != nil && key.Matches(msg, k.NextPanel):
+		c.onlyThis = !c.onlyThis
 	}
 	return c, nil
 }
@@ -332,9 +339,13 @@ func (c *deleteConfirm) View() string {
 		body = append(body, labelled(st, label, t, inner, st.text.normal)...)
 	}
 	hint := func(s string) { body = append(body, wrapLines(st.form.hint.Render(s), inner)...) }
-	if c.holders != nil {
+	switch {
+	case c.holders != nil:
 		c.setHints(hint)
-	} else {
+	case c.others != nil:
+		body = append(body, c.keysView(inner)...)
+		c.keysHint(hint)
+	default:
 		hint("Deletes the key only where it holds these tokens; a newer holder is never touched.")
 	}
 	if strings.HasPrefix(c.name, mark) {

@@ -467,15 +467,22 @@ func (ops *lockOps) openDelete(tea.KeyMsg) tea.Cmd {
 
 // delete issues the force-delete the confirmation asks for.
 func (ops *lockOps) delete(msg deleteMsg) tea.Cmd {
-	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg.req, msg.resource, msg.tokens, msg.hash, msg.set))
+	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg))
 	if cmd == nil {
 		ops.sh.tell(refusedMsg{req: msg.req})
 		return nil
 	}
 	if ops.owner != nil {
 		ops.owner.Deleting(msg.resource, msg.tokens...) // its keys going is this deletion, not a release
+		for _, k := range msg.others {
+			ops.owner.Deleting(k, msg.lead)
+		}
 	}
-	ops.sh.act(events.KindForceDeleting, msg.resource, "", "force-deleting %s (%s)…", msg.name, strings.Join(msg.shown, ", "))
+	what := strings.Join(msg.shown, ", ")
+	if len(msg.others) > 0 {
+		what += " · with " + sanitize(strings.Join(msg.others, ", "), textCap) + ", the same lock"
+	}
+	ops.sh.act(events.KindForceDeleting, msg.resource, "", "force-deleting %s (%s)…", msg.name, what)
 	return cmd
 }
 
@@ -509,18 +516,24 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 	deleted, gone := 0, 0
 	for i, r := range msg.rounds {
 		rv := viewRound(r)
-		token := strings.TrimRight(fit(sanitize(msg.tokens[i], nameCap), shortToken), " ")
+		res, raw := msg.resource, msg.lead // a round past the tokens' is another key of the same lock
+		if i < len(msg.tokens) {
+			raw = msg.tokens[i]
+		} else {
+			res = msg.others[i-len(msg.tokens)]
+		}
+		key, token := sanitize(res, nameCap), strings.TrimRight(fit(sanitize(raw, nameCap), shortToken), " ")
 		deleted += r.OK
 		switch err := msg.errs[i]; {
 		case err == nil:
-			ops.sh.act(events.KindForceDeleted, msg.resource, msg.tokens[i], "deleted %s token %s from %s: %s", name, token,
+			ops.sh.act(events.KindForceDeleted, res, raw, "deleted %s token %s from %s: %s", key, token,
 				plural(r.OK, "master"), rv.detail())
 		case errors.Is(err, redlock.ErrNotHeld):
 			gone++
-			ops.sh.act(events.KindForceDeleteFailed, msg.resource, msg.tokens[i], "delete %s token %s: no master held it any more", name, token)
+			ops.sh.act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: no master held it any more", key, token)
 		default:
 			reason, _ := failure(err)
-			ops.sh.act(events.KindForceDeleteFailed, msg.resource, msg.tokens[i], "delete %s token %s: %s · %s", name, token, reason, rv.detail())
+			ops.sh.act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: %s · %s", key, token, reason, rv.detail())
 		}
 	}
 	switch {

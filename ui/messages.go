@@ -114,6 +114,8 @@ type deleteMsg struct {
 	hash     map[string]string   // tokens that are hash lock holders, with the lock's mode
 	set      map[string][]string // tokens that are holders of a sorted-set lock, with their members
 	shown    []string            // the tokens as the confirmation shows them
+	others   []string            // the other keys of a lock over several keys, raw, deleted with it where they hold lead
+	lead     string              // the token those keys share with resource
 }
 
 // refusedMsg tells the dialog of request req that it was not issued (the status line says why).

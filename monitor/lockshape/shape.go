@@ -100,9 +100,10 @@ end
 //   - bsm/redislock's token followed by metadata, or Redlock-cs's binary GUID.
 //
 // Not lock-shaped: JSON, serialised objects, text, binary data, values longer than 64 characters, numbers
-// (counters, timestamps), and a UUID stored under a key that itself names a UUID (session:<uuid> holding a
-// user id): a lock's token is drawn afresh for each acquisition, under the name of what it locks. That last
-// rule spares keys whose name says lock ("redlock:", "lock:", "mutex"): RedLock.net and pottery name theirs so.
+// (counters, timestamps), and a UUID stored under a key that itself names a UUID and whose other words say it
+// maps ids (session:<uuid> holding a user id; idUnderID). That last rule spares keys whose name says lock
+// ("redlock:", "lock:", "mutex"; RedLock.net and pottery name theirs so) and a UUID beside other words
+// ("import:<uuid>"): an entity's lock is named after it.
 // A sorted set's members are judged by it alone (SetShapeOf), whatever the set's name.
 func TokenShaped(key, v string) bool {
 	switch {
@@ -130,14 +131,29 @@ func isUniqid(v string) bool {
 	return secs >= uniqidSince
 }
 
-// idUnderID reports whether key names a UUID and is not named as a lock: an id stored under an id.
+// idUnderID reports whether key names a UUID, is not named as a lock, and is a cache of ids by its other words:
+// an id stored under an id ("session:<uuid>" holding a user's UUID). A UUID-named key whose other words say
+// nothing of a cache ("import:<uuid>", "jobs:<uuid>:export") is a lock's as "locks:<uuid>" is: an application
+// locking one entity names the lock after it, and its client's token is a UUID (redlock-rb, RedLock.net, pottery,
+// npm redislock). A key that is nothing but UUIDs says nothing either way and stays out, as before.
 func idUnderID(key string) bool {
 	lower := strings.ToLower(key)
-	if strings.Contains(lower, "lock") || strings.Contains(lower, "mutex") {
+	if strings.Contains(lower, "lock") || strings.Contains(lower, "mutex") || !uuidInKey.MatchString(key) {
 		return false
 	}
-	return uuidInKey.MatchString(key)
+	words := strings.FieldsFunc(uuidInKey.ReplaceAllString(lower, ":"), func(r rune) bool { return !isAlnum(r) })
+	return len(words) == 0 || slices.ContainsFunc(words, func(w string) bool { return slices.Contains(cacheWords, w) })
 }
+
+// cacheWords are the words that, beside a UUID in a key's name, say the key maps one id to another (a session, a
+// user, a credential or one-time code and whom it is for, a cached lookup) rather than locks the entity: lower
+// case, singular and plural. An entity's noun ("order:<uuid>", "import:<uuid>") is not among them: a lock is named
+// after what it locks.
+var cacheWords = []string{"session", "sessions", "sess", "sid", "cache", "cached", "user", "users", "uid", "account",
+	"accounts", "customer", "customers", "member", "members", "device", "devices", "profile", "profiles", "token",
+	"tokens", "auth", "oauth", "refresh", "csrf", "jwt", "id", "ids", "ref", "refs", "alias", "aliases", "lookup",
+	"map", "mapping", "idx", "index", "api", "apikey", "key", "keys", "password", "reset", "verify", "verification",
+	"confirm", "confirmation", "email", "otp", "code", "invite", "invitation", "invitations", "magic", "nonce"}
 
 // binaryGUID reports whether v is 16 raw bytes of a version-4 GUID, Redlock-cs's token (see FamilyHint).
 func binaryGUID(v string) bool {

@@ -122,6 +122,7 @@ type JSONLock struct {
 	Summary    string       `json:"holders_summary,omitempty"`  // a sorted-set lock's holders in words: "3 readers", "2 of 3 permits"
 	Limit      int          `json:"limit,omitempty"`            // a semaphore's permits, when known (--permits)
 	ValueTime  *time.Time   `json:"value_time,omitempty"`       // the value read as a Unix time (s or ms, within a year of its read): a client that stores its expiry or when it took the lock, not a token; the holder is unknown
+	HolderKind string       `json:"holder_kind,omitempty"`      // "anyone" when the value names nobody in particular (Medusa's "*"), "owner" when it is an owner id the caller chose (Medusa's ownerId); absent for a token
 
 	Contention *JSONContention `json:"contention,omitempty"` // once watched for ContentionAfter, 10s (--once --watch 30s)
 }
@@ -243,7 +244,7 @@ func WriteJSON(w io.Writer, s monitor.Snapshot) error {
 			jl.Masters[j] = jc
 		}
 		jl.Families, jl.Logical, jl.Convention = append([]string{}, l.Families...), l.Logical, l.Convention
-		jl.ValueTime = timePtr(l.ValueTime)
+		jl.ValueTime, jl.HolderKind = timePtr(l.ValueTime), l.HolderKind
 		jl.Holders, jl.Summary, jl.Limit = jsonHolders(l, s.Time), l.HoldersText(), l.Limit
 		jl.Contention = jsonContentionOf(&s, l)
 		out.Locks[i] = jl
@@ -397,7 +398,7 @@ func tableLocks(p func(string, ...any), locks []*monitor.LockView, servers int, 
 		for j, c := range l.Masters {
 			cells[j] = tableCell(c, now)
 		}
-		holder := untrusted.Escape(short(l.Holder))
+		holder := monitor.HolderKindText(l.HolderKind, untrusted.Escape(short(l.Holder)))
 		switch {
 		case l.Holders != nil:
 			holder = l.HoldersText()

@@ -88,7 +88,7 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 			continue
 		}
 		shown++
-		holder := short(l.Holder)
+		holder := monitor.HolderKindText(l.HolderKind, short(l.Holder))
 		switch {
 		case l.Holders != nil:
 			holder = l.HoldersText()

@@ -1,0 +1,61 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// A lock over several keys (LockView.Keys: node-redlock's acquire(["X","Y"]) and bsm/redislock write one random
+// token on each key) is one lock: force-deleting one key leaves the others held until the client releases them,
+// and that release then fails. The confirmation names every key and deletes them together, each where it still
+// holds the lock's token (compare-and-delete), unless the operator asks for the selected key alone.
+
+// withOtherKeys makes c, the confirmation of row, one of a lock over several keys: it names the other keys and
+// deletes them too, by lead, the token they share with the selected key. Nothing changes for a lock of one key,
+// or when lead is not among the tokens to delete (ours).
+func (c *deleteConfirm) withOtherKeys(row *lockRow, lead string) {
+	if len(row.lv.Keys) < 2 || !slices.Contains(c.tokens, lead) {
+		return
+	}
+	c.lead = lead
+	for _, k := range row.lv.Keys {
+		if k != c.resource {
+			c.others = append(c.others, k)
+		}
+	}
+	next := c.sh.keys.NextPanel
+	next.SetHelp(next.Help().Key, "this key only / every key")
+	c.keys = []key.Binding{c.sh.keys.Confirm, c.sh.keys.Cancel, next}
+}
+
+// otherKeys are the keys deleted with the selected one: none when the operator asked for it alone.
+func (c *deleteConfirm) otherKeys() []string {
+	if c.onlyThis {
+		return nil
+	}
+	return c.others
+}
+
+// keysView names every key of a lock over several keys.
+func (c *deleteConfirm) keysView(inner int) []string {
+	names := make([]string, 0, 1+len(c.others))
+	for _, k := range append([]string{c.resource}, c.others...) {
+		names = append(names, sanitize(k, nameCap))
+	}
+	return labelled(c.sh.st, "one lock", strings.Join(names, ", "), inner, c.sh.st.text.normal)
+}
+
+// keysHint says what the deletion does to the keys of a lock over several keys.
+func (c *deleteConfirm) keysHint(hint func(string)) {
+	tab := c.sh.keys.NextPanel.Help().Key
+	if c.onlyThis {
+		hint(fmt.Sprintf("Deletes %s alone: the lock stays held on %s until its client releases it, and that "+
+			"release then fails. %s: every key.", c.name, sanitize(strings.Join(c.others, ", "), textCap), tab))
+		return
+	}
+	hint(fmt.Sprintf("One lock over %d keys, one token on all: deletes every key where it still holds that "+
+		"token; a key that changed holder meanwhile is left alone. %s: this key only.", 1+len(c.others), tab))
+}
