@@ -315,6 +315,12 @@ func (r *scenarioRun) pace() error {
 }
 
 // wait waits d or until the run is cancelled.
+// waitUntil waits until t, telling a stepped run's presenter when the step will be over.
+func (r *scenarioRun) waitUntil(t time.Time) error {
+	r.performingUntil(t)
+	return r.wait(time.Until(t))
+}
+
 func (r *scenarioRun) wait(d time.Duration) error {
 	if !sleep(r.ctx, d) {
 		return r.ctx.Err()
@@ -493,7 +499,7 @@ func (r *scenarioRun) dropWrite(a *actor) {
 // waitValidityOver waits until a's lock is no longer valid, and has a stop
 // believing it holds it.
 func (r *scenarioRun) waitValidityOver(a *actor) error {
-	if err := r.wait(a.lock.Validity() + time.Millisecond); err != nil {
+	if err := r.waitUntil(time.Now().Add(a.lock.Validity() + time.Millisecond)); err != nil {
 		return err
 	}
 	r.d.stopBelieving(a.lock.Token())
@@ -554,13 +560,15 @@ func (r *scenarioRun) crash(delayed bool) error {
 		return r.bothWrite(a, b)
 	}
 	down := time.Now()
-	r.say("master 3 stays down for %v, longer than the longest TTL (%v)", r.restartDelay(), r.ttl)
 	r.say("B tries to acquire while master 3 is down, and cannot reach a majority")
 	_ = r.tryAcquire(b) // fails: only masters 4 and 5 answer
+	// The long wait is a step of its own, which says what it waits for; the story box counts it down.
+	r.say("master 3 stays down for %v, longer than the longest TTL (%v): A's validity runs out meanwhile",
+		r.restartDelay(), r.ttl)
 	if err := r.waitValidityOver(a); err != nil {
 		return err
 	}
-	if err := r.wait(time.Until(down.Add(r.restartDelay()))); err != nil {
+	if err := r.waitUntil(down.Add(r.restartDelay())); err != nil {
 		return err
 	}
 	if err := r.d.start(victim, restartedText(victim, r.restartDelay())); err != nil {

@@ -36,6 +36,9 @@ type StepState struct {
 	Text     string // what the step is about to do, as logged
 	Why      string // why the step matters; for the first step, the story
 	Waiting  bool   // the step waits for Step; false while it is being performed
+	// Until is when the step being performed will be over, for one that waits a time it knows (a lock's
+	// validity, a master kept down); zero otherwise. The story box counts down to it.
+	Until time.Time
 }
 
 // errNoStep is returned by Step when no step waits.
@@ -79,11 +82,24 @@ func (r *scenarioRun) announce(text string) chan struct{} {
 	r.d.mu.Lock()
 	defer r.d.mu.Unlock()
 	g := r.d.step
-	g.state.Step, g.state.Text, g.state.Waiting = k, text, true
+	g.state.Step, g.state.Text, g.state.Waiting, g.state.Until = k, text, true, time.Time{}
 	g.state.Why = stepWhy(r.sc, k)
 	reached := g.reached
 	g.reached = make(chan struct{})
 	return reached
+}
+
+// performingUntil tells, while a stepped run performs a step, when the step will be over: a wait of a known
+// length (StepState.Until).
+func (r *scenarioRun) performingUntil(until time.Time) {
+	if !r.stepped {
+		return
+	}
+	r.d.mu.Lock()
+	if g := r.d.step; g != nil {
+		g.state.Until = until
+	}
+	r.d.mu.Unlock()
 }
 
 // gate, after a step was announced and logged (reached not nil), tells a Step waiting for the announcement

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -227,5 +228,64 @@ func TestCloseEndsAStoryWaitingForItsStep(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the stepped run did not end after Close")
+	}
+}
+
+// TestTheLongStepSaysWhatItWaitsForAndCountsDown: in crash-delayed-restart, the wait for A's validity to run
+// out is the step that says master 3 stays down, after B's failed try; while it is performed the state says
+// when it will be over (StepState.Until), and the next step is announced only once that time has come. Before,
+// the step finished at once and the wait ran under the next step's words.
+func TestTheLongStepSaysWhatItWaitsForAndCountsDown(t *testing.T) {
+	parallelUnlessRace(t)
+	d := startDemo(t, patient(Options{Paused: true, PresenterTTL: MaxTTL}))
+	go collect(d, time.Hour, nil)
+	var (
+		mu         sync.Mutex
+		triedFirst bool
+		until      time.Time
+		longStep   int
+		afterAt    time.Time
+	)
+	res := stepUntilOver(t, d, "crash-delayed-restart", func(st StepState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case strings.Contains(st.Text, "B tries to acquire while master 3 is down"):
+			triedFirst = longStep == 0
+		case strings.Contains(st.Text, "stays down for"):
+			if !strings.Contains(st.Text, "A's validity runs out meanwhile") {
+				t.Errorf("the long step does not say what it waits for: %q", st.Text)
+			}
+			longStep = st.Step
+			go func() { // the step is performed once check returns: read its state meanwhile
+				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+					s, ok := d.Stepping()
+					if !ok || s.Step != longStep {
+						return
+					}
+					if !s.Waiting && !s.Until.IsZero() {
+						mu.Lock()
+						until = s.Until
+						mu.Unlock()
+						return
+					}
+				}
+			}()
+		case longStep != 0 && st.Step == longStep+1:
+			afterAt = time.Now()
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if res.Violated || !triedFirst || longStep == 0 {
+		t.Fatalf("violated %v, B tried before the long step %v, long step %d:\n%s", res.Violated, triedFirst, longStep,
+			strings.Join(texts(res.Steps), "\n"))
+	}
+	if until.IsZero() {
+		t.Fatal("while the long step was performed its state never said when it would be over")
+	}
+	if afterAt.Before(until) {
+		t.Errorf("the step after the long one was announced at %v, before the long step's end %v",
+			afterAt.Format("15:04:05.000"), until.Format("15:04:05.000"))
 	}
 }

@@ -47,9 +47,9 @@ var stepWhys = map[string][]string{
 	},
 	"crash-delayed-restart": {
 		whyPartition, whyAOnThree, whyNoPersistence,
+		"With master 3 down B reaches only masters 4 and 5: two votes of five is no majority.",
 		"The page's rule: a crashed master stays unavailable a bit longer than the max TTL, so every lock " +
 			"it voted for expires first.",
-		"With master 3 down B reaches only masters 4 and 5: two votes of five is no majority.",
 		"A's lock has run out on its own: A stops believing it holds it, so a new holder is safe.",
 		"Master 3 is back empty only once nothing it voted for can still be held: B is the one holder.",
 	},

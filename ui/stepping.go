@@ -130,6 +130,8 @@ func (v *demoView) storyView() string {
 	switch {
 	case v.step == nil: // the run is over
 		hint = "the story is over: " + v.sh.keys.Demo.Step.Help().Key + " or " + v.sh.keys.Cancel.Help().Key + " closes"
+	case v.stepping && s.Until.After(v.sh.now()): // a wait of a known length: count it down
+		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + dur(s.Until.Sub(v.sh.now())) + " left"
 	case v.stepping && !v.stepStarted.IsZero(): // a step may wait out a lock's TTL: say that it goes on
 		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + dur(v.sh.now().Sub(v.stepStarted)) +
 			" (one that waits out a TTL takes as long)"

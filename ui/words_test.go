@@ -72,6 +72,26 @@ func TestALongStepSaysItGoesOn(t *testing.T) {
 	}
 }
 
+// TestALongStepCountsDown: a step whose wait has a known end (demo.StepState.Until: a master kept down until
+// A's validity runs out) counts down to it, and says how it goes on once the end has passed.
+func TestALongStepCountsDown(t *testing.T) {
+	now := t0
+	sh := &shared{st: newStyles(defaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }}
+	v := &demoView{keyTable: keyTable{sh: sh}, w: 120, storyH: 4,
+		step: &demo.StepState{Scenario: "crash-delayed-restart", Step: 6, Steps: 9, Title: "Crash, delayed restart",
+			Text:  "crash-delayed-restart 6: master 3 stays down for 30.5s, longer than the longest TTL (30s): A's validity runs out meanwhile",
+			Until: now.Add(28 * time.Second)},
+		stepping: true, stepStarted: now}
+	now = now.Add(12 * time.Second)
+	if got := v.storyView(); !strings.Contains(got, "performing it… 16s left") {
+		t.Errorf("12s into a 28s wait the box says:\n%s", got)
+	}
+	now = now.Add(20 * time.Second)
+	if got := v.storyView(); !strings.Contains(got, "performing it… 32s") || strings.Contains(got, "left") {
+		t.Errorf("past the wait's end the box says:\n%s", got)
+	}
+}
+
 // TestParseTTLSaysItsLimitsInTheVocabularysWords: the acquire form's TTL limits read 24h and 1ms, as the
 // rest of the program writes durations (vocab.ExactDuration), not Go's 24h0m0s.
 func TestParseTTLSaysItsLimitsInTheVocabularysWords(t *testing.T) {

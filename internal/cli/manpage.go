@@ -97,7 +97,8 @@ func environment(forRun bool) []string {
 		"XDG_CONFIG_HOME", "where the profiles' file is looked for, on Linux (default ~/.config)",
 	}
 	if !forRun {
-		env = append(env, "NO_COLOR", "when set, the dashboard draws without colours (every state keeps its glyph or word)")
+		env = append(env, "NO_COLOR", "when set, the dashboard draws without colours (every state keeps its glyph or word)",
+			"COLORFGBG", "the terminal's colours (15;0: light on dark), read for --background auto where the terminal does not answer its background query")
 	}
 	return env
 }
