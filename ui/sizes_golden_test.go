@@ -2,14 +2,19 @@ package ui_test
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
 // fleetSnapshot is n masters, the last one down, with a lock held on all the others, one split, one half
@@ -106,5 +111,30 @@ func TestARedissMastersPortIsAlwaysShown(t *testing.T) {
 		if w >= 200 && !strings.Contains(view, addrs[1]+" ") {
 			t.Errorf("at %d columns the long address is not whole:\n%s", w, view)
 		}
+	}
+}
+
+// TestPaletteGoldens keeps the 80x24 screen of seven masters, one down, in 256 colours as the light and the
+// dark palette draw it (ui.SetBackground's choices): every colour a figure takes is in the goldens, for review.
+// Whether they stand out from the background is the tmux test's (e2e TestThePaletteSuitsTheBackgroundUnderTmux).
+func TestPaletteGoldens(t *testing.T) {
+	t.Cleanup(func() {
+		lipgloss.SetColorProfile(termenv.Ascii)
+		lipgloss.SetHasDarkBackground(true)
+	})
+	for _, bg := range []string{"light", "dark"} {
+		t.Run(bg, func(t *testing.T) {
+			ui.SetBackground(bg, io.Discard, func(string) string { return "" })
+			lipgloss.SetColorProfile(termenv.ANSI256)
+			m := ui.New(ui.Options{Keys: uitest.KeyMap(), Locker: idleLocker(t), Title: "7 masters",
+				Now: func() time.Time { return testNow }, Clipboard: func(string) {}})
+			m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+			m.Update(ui.SnapshotMsg{Snapshot: fleetSnapshot(7)})
+			view := m.View()
+			if !strings.Contains(view, "\x1b[38;5;") {
+				t.Fatalf("no 256-colour sequence in the screen:\n%s", view)
+			}
+			golden.RequireEqual(t, []byte(view))
+		})
 	}
 }
