@@ -6,7 +6,8 @@ import (
 )
 
 // newKeyMap returns every key binding of the dashboard: the one place where keys are chosen. The help texts
-// are what the footer and the full help (?) show.
+// are what the footer and the full help (?) show. After a change, go generate ./ui/uitest copies it for the
+// UI's tests (TestKeyMapIsKeymapGos says when the copy is stale).
 func newKeyMap() ui.KeyMap {
 	return ui.KeyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),

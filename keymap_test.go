@@ -9,8 +9,9 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
-// TestKeyMapIsKeymapGos checks that the key bindings the UI's tests press, which ui/uitest reads from
-// keymap.go's source, are the ones newKeyMap gives the program: every binding, keys and help, demo keys too.
+// TestKeyMapIsKeymapGos checks that the key bindings the UI's tests press, which go generate copies from
+// keymap.go into ui/uitest, are the ones newKeyMap gives the program: every binding, keys and help, demo keys
+// too. When it fails, run go generate ./ui/uitest.
 func TestKeyMapIsKeymapGos(t *testing.T) {
 	want, got := reflect.ValueOf(newKeyMap()), reflect.ValueOf(uitest.KeyMap())
 	compareBindings(t, "", want, got)

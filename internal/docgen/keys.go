@@ -21,7 +21,7 @@ var (
 	replayColumns    = []string{"Replay: the time cursor"}
 )
 
-// Keys writes docs/keys.md from the key bindings keymap.go gives the dashboard (read by uitest.KeyMap, which
+// Keys writes docs/keys.md from the key bindings keymap.go gives the dashboard (copied as uitest.KeyMap, which
 // TestKeyMapIsKeymapGos checks against the program's own), grouped as the full help (?) groups them.
 func Keys() ([]byte, error) {
 	return KeysPage(uitest.KeyMap())
