@@ -21,7 +21,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/events"
-	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/monitortest"
 	"github.com/redlock-tui/redlock-tui/redlock"
@@ -428,7 +427,7 @@ type cluster struct {
 	clients []*redis.Client
 	locker  *redlock.Client
 	mon     *monitor.Monitor
-	own     *app.Ownership // our locks, as the program keeps them: the monitor reads it, the dashboard writes it
+	own     *monitor.Ownership // our locks, as the program keeps them: the monitor reads it, the dashboard writes it
 }
 
 // newCluster starts three masters.
@@ -452,7 +451,7 @@ func newCluster(t *testing.T, opts ...redlock.Option) *cluster {
 // watched is the cluster of locker and a monitor reading clients with cfg, which share a register of our locks
 // as the program wires them (internal/app's Watch).
 func watched(t *testing.T, clients []*redis.Client, addrs []string, locker *redlock.Client, cfg monitor.Config) *cluster {
-	own := app.NewOwnership()
+	own := monitor.NewOwnership()
 	cfg.Owner = own
 	mon, err := monitor.New(clients, addrs, cfg)
 	if err != nil {

@@ -13,10 +13,11 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/demo"
-	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui"
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
@@ -465,32 +466,66 @@ func TestDemoGolden(t *testing.T) {
 // demoProgram is what the program runs in demo mode, minus the terminal: the demo, the monitor, the Redlock
 // client and the dashboard, with the defaults of the command line.
 type demoProgram struct {
-	app   *app.App
+	wired *wiredDemo
 	model *ui.Model
 }
 
 // newDemoProgram opens the demo's masters as the program does, and builds the dashboard over them.
 func newDemoProgram(t *testing.T) *demoProgram {
 	t.Helper()
-	a, err := app.Open(app.Config{Demo: demo.Options{Clients: demo.DefaultClients, Resources: demo.DefaultResources}})
+	w := openDemo(t, demo.Options{Clients: demo.DefaultClients, Resources: demo.DefaultResources}, monitor.Config{})
+	locker, err := redlock.New(w.clients)
 	if err != nil {
+		w.close()
 		t.Fatal(err)
 	}
-	mon, err := a.Watch(monitor.Config{})
-	if err == nil {
-		_, err = a.Lock()
-	}
-	if err != nil {
-		a.Close()
-		t.Fatal(err)
-	}
-	m := ui.New(ui.Options{Monitor: mon, Locker: a.Locker, Ownership: a.Own, Keys: uitest.KeyMap(), Title: "demo",
-		Now: time.Now, Demo: a.Demo})
-	return &demoProgram{app: a, model: m}
+	w.closers = append(w.closers, locker.Close)
+	m := ui.New(ui.Options{Monitor: w.mon, Locker: locker, Ownership: w.own, Keys: uitest.KeyMap(), Title: "demo",
+		Now: time.Now, Demo: w.demo})
+	return &demoProgram{wired: w, model: m}
 }
 
 // close closes what the program closes after the dashboard quits.
-func (p *demoProgram) close() { p.app.Close() }
+func (p *demoProgram) close() { p.wired.close() }
+
+// wiredDemo is the demo wired as the program wires it (internal/app's Open and Watch): its embedded masters,
+// clients of them, and a monitor reading our locks from a register, which it settles after every poll.
+type wiredDemo struct {
+	demo    *demo.Demo
+	clients []*redis.Client
+	mon     *monitor.Monitor
+	own     *monitor.Ownership
+	closers []func()
+}
+
+// openDemo starts the demo with opts and a monitor of its masters with cfg; the caller closes it.
+func openDemo(t *testing.T, opts demo.Options, cfg monitor.Config) *wiredDemo {
+	t.Helper()
+	d, err := demo.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &wiredDemo{demo: d, clients: d.NewClients(), own: monitor.NewOwnership()}
+	w.closers = append(w.closers, func() { _ = d.Close() }, func() {
+		for _, c := range w.clients {
+			_ = c.Close()
+		}
+	})
+	cfg.Owner = w.own
+	if w.mon, err = monitor.New(w.clients, d.Addrs(), cfg); err != nil {
+		w.close()
+		t.Fatal(err)
+	}
+	w.mon.Observe(w.own.Settle)
+	return w
+}
+
+// close closes what openDemo opened, the last first.
+func (w *wiredDemo) close() {
+	for i := len(w.closers) - 1; i >= 0; i-- {
+		w.closers[i]()
+	}
+}
 
 // mastersUpRows counts the masters panel's rows of masters that are up.
 func mastersUpRows(view string) int {

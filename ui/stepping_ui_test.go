@@ -18,7 +18,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/demo"
-	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui"
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
@@ -138,18 +137,12 @@ func TestStepByStepShowsWhatEachStepDidAt100x30(t *testing.T) {
 // stepThrough runs c step by step on a demo program at 100x30 and checks the screen before every step.
 func stepThrough(t *testing.T, c stepCase) {
 	ttl := cmp.Or(c.ttl, 20*time.Second)
-	a, err := app.Open(app.Config{Demo: patient(demo.Options{Clients: 1, Resources: 1, Paused: true,
-		PresenterTTL: ttl})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	mon, err := a.Watch(monitor.Config{Interval: monitor.MaxInterval})
-	if err != nil {
-		t.Fatal(err)
-	}
-	acquisitions := loggedAcquisitions(a.Demo)
-	masters := a.Demo.NewClients()
+	w := openDemo(t, patient(demo.Options{Clients: 1, Resources: 1, Paused: true, PresenterTTL: ttl}),
+		monitor.Config{Interval: monitor.MaxInterval})
+	defer w.close()
+	mon := w.mon
+	acquisitions := loggedAcquisitions(w.demo)
+	masters := w.demo.NewClients()
 	defer func() {
 		for _, m := range masters {
 			_ = m.Close()
@@ -157,7 +150,7 @@ func stepThrough(t *testing.T, c stepCase) {
 	}()
 	var polledAt atomic.Int64 // when the monitor's latest poll finished, in Unix nanoseconds
 	mon.Observe(func(_ *monitor.Snapshot, s monitor.Snapshot) { polledAt.Store(s.Time.UnixNano()) })
-	m := ui.New(ui.Options{Monitor: mon, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now, Demo: a.Demo,
+	m := ui.New(ui.Options{Monitor: mon, Keys: uitest.KeyMap(), Title: "demo", Now: time.Now, Demo: w.demo,
 		Poll: monitor.MaxInterval})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d := drive(t, m)
@@ -188,7 +181,7 @@ func stepThrough(t *testing.T, c stepCase) {
 					(k == 1 || polledAt.Load() > pressed.UnixNano())
 			})
 		checkScreen(t, m.View(), 100, 30)
-		checkWhyShown(t, m.View(), a.Demo)
+		checkWhyShown(t, m.View(), w.demo)
 		// A poll that began reading before the step may show some of the state before it: until the screen
 		// shows what the step did, each look asks for another poll (the state a step leaves holds still).
 		orPollAgain := func(ok bool) bool {
@@ -413,8 +406,13 @@ func TestEveryStoryFitsStepByStep(t *testing.T) {
 					d.press(" ")
 				}
 				d.waitView(fmt.Sprintf("scenario %s over in", sc.Name))
-				if violated := len(dm.Violations()) > before; violated == sc.Safe {
-					t.Errorf("%s stepped: violated=%v, want %v", sc.Name, violated, !sc.Safe)
+				if vs := dm.Violations(); (len(vs) > before) == sc.Safe {
+					var told []string
+					for _, v := range vs[before:] {
+						told = append(told, fmt.Sprintf("%s %s: %s (first %+v, second %+v)", v.Time.Format("15:04:05.000"),
+							v.Kind, v.Text, v.First, v.Second))
+					}
+					t.Errorf("%s stepped: violated=%v, want %v: %s", sc.Name, len(vs) > before, !sc.Safe, strings.Join(told, "; "))
 				}
 			}
 		})

@@ -36,14 +36,14 @@ type Config struct {
 // App is one run's masters and what was built over them. Its fields are set by Open and the methods that add
 // parts; Close closes everything.
 type App struct {
-	Clients []*redis.Client  // one client per master, in order
-	Names   []string         // the masters' names, aligned with Clients
-	Cluster string           // the masters are one Redis Cluster's nodes: its name, the one master watched; "" none
-	Demo    *demo.Demo       // the embedded masters and their workload; nil with masters given
-	Monitor *monitor.Monitor // set by Watch
-	Own     *Ownership       // our locks, which the monitor reads; set by Watch
-	Locker  *redlock.Client  // set by Lock; nil in read-only mode
-	Feed    *Feed            // set by Publish; nil without outputs
+	Clients []*redis.Client    // one client per master, in order
+	Names   []string           // the masters' names, aligned with Clients
+	Cluster string             // the masters are one Redis Cluster's nodes: its name, the one master watched; "" none
+	Demo    *demo.Demo         // the embedded masters and their workload; nil with masters given
+	Monitor *monitor.Monitor   // set by Watch
+	Own     *monitor.Ownership // our locks, which the monitor reads; set by Watch
+	Locker  *redlock.Client    // set by Lock; nil in read-only mode
+	Feed    *Feed              // set by Publish; nil without outputs
 
 	debug       *debugLog
 	driftFactor float64                // the monitor's, for the metrics' clock allowance; set by Watch
@@ -95,7 +95,7 @@ func Open(cfg Config) (*App, error) {
 // Watch creates the monitor of the masters (of the cluster, as one master, when they are one Redis Cluster's
 // nodes), reading our locks from a new register (App.Own) and logging every poll to the debug log.
 func (a *App) Watch(cfg monitor.Config) (*monitor.Monitor, error) {
-	own := NewOwnership()
+	own := monitor.NewOwnership()
 	cfg.Owner = own
 	newMonitor := func() (*monitor.Monitor, error) { return monitor.New(a.Clients, a.Names, cfg) }
 	if a.Cluster != "" {

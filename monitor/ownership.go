@@ -1,26 +1,24 @@
-package app
+package monitor
 
 import (
 	"maps"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // Ownership is the register of this process's locks: the ones the dashboard acquired and still holds, and
 // the tokens of others it is force-deleting. The lock commands write it; the monitor reads it at the start of
-// every poll (monitor.Owner) to mark our locks and tell our deletions from their holders' releases. It is safe
+// every poll (Owner) to mark our locks and tell our deletions from their holders' releases. It is safe
 // for concurrent use.
 type Ownership struct {
 	mu    sync.Mutex
-	locks map[string]monitor.OwnLock
+	locks map[string]OwnLock
 }
 
 // NewOwnership returns an empty register.
 func NewOwnership() *Ownership {
-	return &Ownership{locks: map[string]monitor.OwnLock{}}
+	return &Ownership{locks: map[string]OwnLock{}}
 }
 
 // Acquired records token as this process's lock on resource, acquired at at with ttl.
@@ -34,7 +32,7 @@ func (o *Ownership) Acquired(resource, token string, at time.Time, ttl time.Dura
 
 // Valid records until as the end of the validity this process holds its lock on resource with, if resource
 // is still recorded with token: it was acquired or extended. Our token gone after it is the lock's expiry at
-// its TTL, not a loss (monitor.OwnLock.ValidUntil).
+// its TTL, not a loss (OwnLock.ValidUntil).
 func (o *Ownership) Valid(resource, token string, until time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -50,7 +48,7 @@ func (o *Ownership) Ended(resource, token string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if l := o.locks[resource]; l.Token == token {
-		o.locks[resource] = monitor.OwnLock{Deleted: l.Deleted}
+		o.locks[resource] = OwnLock{Deleted: l.Deleted}
 		o.dropEmpty(resource)
 	}
 }
@@ -65,8 +63,8 @@ func (o *Ownership) Deleting(resource string, tokens ...string) {
 	o.locks[resource] = l
 }
 
-// OwnLocks returns a copy of the register by resource (monitor.Owner).
-func (o *Ownership) OwnLocks() map[string]monitor.OwnLock {
+// OwnLocks returns a copy of the register by resource (Owner).
+func (o *Ownership) OwnLocks() map[string]OwnLock {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return maps.Clone(o.locks)
@@ -74,7 +72,7 @@ func (o *Ownership) OwnLocks() map[string]monitor.OwnLock {
 
 // Settle forgets the deletions whose tokens s shows on no master any more: they are done. The monitor calls
 // it after every poll (Monitor.Observe).
-func (o *Ownership) Settle(_ *monitor.Snapshot, s monitor.Snapshot) {
+func (o *Ownership) Settle(_ *Snapshot, s Snapshot) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for res, l := range o.locks {
