@@ -291,9 +291,10 @@ func diffValue(path string, a, b any, ttlWithin time.Duration) string {
 				return ""
 			}
 		}
-		// An event's words may hold a duration counted from a key's expiry, which a replay knows as exactly as
-		// the read that was written: its rounding may then land one unit apart.
-		if ok && strings.HasSuffix(path, ".text") && sameSaveDurations(x, y, ttlWithin) {
+		// An event's or a warning's words may hold a duration counted from a key's expiry (the longest TTL a
+		// master's start is compared with), which a replay knows as exactly as the read that was written: its
+		// rounding may then land one unit apart.
+		if ok && (strings.HasSuffix(path, ".text") || warningPath.MatchString(path)) && sameSaveDurations(x, y, ttlWithin) {
 			return ""
 		}
 		if !ok || x != y {
@@ -306,6 +307,9 @@ func diffValue(path string, a, b any, ttlWithin time.Duration) string {
 	}
 	return ""
 }
+
+// warningPath is the path of a warning's words in a snapshot's JSON: "$.masters[0].cluster.primaries[0].warnings[0]".
+var warningPath = regexp.MustCompile(`\.warnings\[\d+\]$`)
 
 // durationWord is a duration as event texts write it: "4.8s", "350ms", "2m", "9m59s".
 var durationWord = regexp.MustCompile(`(?:\d+(?:\.\d+)?(?:ms|s|m|h))+\b`)
@@ -554,5 +558,24 @@ func (f *faultSeen) wait(t *testing.T, seen chan struct{}) bool {
 	case <-time.After(time.Minute):
 		t.Error("the monitor did not see the fault's step within a minute")
 		return false
+	}
+}
+
+// TestDiffersForgivesAWarningsRounding: a warning's duration counted from a key's expiry may round one unit
+// apart in a replay, as an event's may (seen: "the longest TTL (9m59s)" live, "(10m00s)" replayed); its other
+// words, and a warning's duration further off, still differ.
+func TestDiffersForgivesAWarningsRounding(t *testing.T) {
+	doc := func(w string) []byte {
+		return []byte(`{"masters":[{"warnings":["started 3.0s ago, less than the longest TTL (` + w + `)"]}]}`)
+	}
+	if d := differs(t, doc("9m59s"), doc("10m00s"), 10*time.Millisecond); d != "" {
+		t.Errorf("a warning's rounding one unit apart differs: %s", d)
+	}
+	if d := differs(t, doc("9m50s"), doc("10m00s"), 10*time.Millisecond); d == "" {
+		t.Error("a warning's duration 10s apart does not differ")
+	}
+	other := []byte(`{"masters":[{"warnings":["started 3.0s ago, more than the longest TTL (10m00s)"]}]}`)
+	if d := differs(t, doc("10m00s"), other, 10*time.Millisecond); d == "" {
+		t.Error("a warning's other words do not differ")
 	}
 }
