@@ -21,7 +21,7 @@ func recordTwoHolders(t *testing.T) *record.Player {
 	t.Helper()
 	masters := redlocktest.Masters(t, 3)
 	clients := redlocktest.Clients(t, masters)
-	mon, err := monitor.New(clients, redlocktest.Addrs(masters), monitor.Config{})
+	mon, err := monitor.New(clients, redlocktest.Addrs(masters), monitor.Config{Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
