@@ -15,7 +15,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
@@ -51,6 +50,36 @@ func watch(t *testing.T, masters []redlocktest.Master, cfg Config) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &cluster{masters: masters, admin: redlocktest.Clients(t, masters), mon: mon}
+}
+
+// watchWithoutScripts starts n real redis-server masters and a monitor on them as a user their ACL refuses
+// scripts, which the monitor reads with plain commands (pipelined); the admin clients are the default user's.
+func watchWithoutScripts(t *testing.T, n int, cfg Config) *cluster {
+	t.Helper()
+	servers := realServers(t, n)
+	masters := make([]redlocktest.Master, n)
+	clients := make([]*redis.Client, n)
+	addrs := make([]string, n)
+	for i, srv := range servers {
+		masters[i], addrs[i] = srv, srv.Addr()
+		admin := srv.NewClient()
+		err := admin.Do(context.Background(), "ACL", "SETUSER", "plain", "on", ">pw", "~*", "&*", "+@all", "-@scripting").Err()
+		admin.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = redis.NewClient(&redis.Options{Addr: srv.Addr(), Username: "plain", Password: "pw", ContextTimeoutEnabled: true})
+		t.Cleanup(func() { _ = clients[i].Close() })
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = testTimeout
+	}
+	mon, err := New(clients, addrs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mon.Close() })
 	return &cluster{masters: masters, admin: redlocktest.Clients(t, masters), mon: mon}
 }
 
@@ -322,8 +351,8 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 	for mode, plain := range []bool{false, true} {
 		t.Run([]string{"scripted", "pipelined"}[mode], func(t *testing.T) {
 			c := newCluster(t, 3, Config{MaxValueLen: 16})
-			for _, p := range c.mon.pollers {
-				reading.SetPlain(p, plain)
+			if plain {
+				c = watchWithoutScripts(t, 3, Config{MaxValueLen: 16})
 			}
 			ctx := context.Background()
 			a := c.admin[0]
@@ -348,8 +377,8 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 			c.set(t, "long", strings.Repeat("v", 1000), time.Minute, 0, 1)
 
 			s := c.mon.Poll(ctx)
-			if !s.Masters[0].Up {
-				t.Fatalf("master with odd keys is down: %s", s.Masters[0].Err)
+			if !s.Masters[0].Up || s.Masters[0].PlainReads != plain {
+				t.Fatalf("master with odd keys: up %v, read with plain commands %v; want up, %v: %s", s.Masters[0].Up, s.Masters[0].PlainReads, plain, s.Masters[0].Err)
 			}
 			if l := lockOf(t, s, "bin"); l.Holder != binary[:min(16, len(binary))] || l.State != StateHeld {
 				t.Errorf("binary value: holder %q state %s, want %q held", l.Holder, l.State, binary)
@@ -357,7 +386,7 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 			if l := lockOf(t, s, evilName); l.State != StateHeld || l.Count != 3 {
 				t.Errorf("escape-sequence name: %s count %d, want held by 3", l.State, l.Count)
 			}
-			if l := lockOf(t, s, "long"); l.Holder != reading.MarkedToken(strings.Repeat("v", 1000), 16) {
+			if l := lockOf(t, s, "long"); l.Holder != markedToken(strings.Repeat("v", 1000), 16) {
 				t.Errorf("long value held by %q, want its first 16 bytes marked with its length and digest", l.Holder)
 			}
 			for _, name := range []string{"hash", "list", "set", "zset", "no-ttl"} {
@@ -536,9 +565,9 @@ func TestPollScriptsAndInfoRefusedByACL(t *testing.T) {
 		if l := lockOf(t, s, "res"); l.Holder != "tok" {
 			t.Errorf("poll %d: lock read without scripts: %+v", poll, l)
 		}
-	}
-	if !reading.Plain(mon.pollers[0]) {
-		t.Errorf("poller still in scripted mode after EVAL was refused")
+		if !m.PlainReads {
+			t.Errorf("poll %d: the master is not read with plain commands after EVAL was refused", poll)
+		}
 	}
 }
 
