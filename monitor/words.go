@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"fmt"
 	"slices"
 )
 
@@ -31,15 +32,18 @@ func (s Severity) Rank() int { return slices.Index(Severities, s) }
 // AtLeast reports whether s matters as much as t or more.
 func (s Severity) AtLeast(t Severity) bool { return s.Rank() >= t.Rank() }
 
-// ParseSeverity is the severity named by its word (String); false when the word names none, as an event
-// record's empty severity.
-func ParseSeverity(word string) (Severity, bool) {
-	for _, s := range Severities {
-		if s.String() == word {
-			return s, true
+// MarshalText writes the severity as its word (String), as every output and the event stream carry it.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity from its word (String); any other word is an error that names it.
+func (s *Severity) UnmarshalText(word []byte) error {
+	for _, sev := range Severities {
+		if sev.String() == string(word) {
+			*s = sev
+			return nil
 		}
 	}
-	return SeverityInfo, false
+	return fmt.Errorf("unknown severity %q: want info, warning or error", word)
 }
 
 // Health is a snapshot's overall state, the worst of what it shows: the header's badge, --once's exit status

@@ -1,6 +1,8 @@
 package monitor
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -15,12 +17,17 @@ func TestSeveritiesRankInfoBelowWarningBelowError(t *testing.T) {
 		t.Error("AtLeast(warning): info passes or error does not")
 	}
 	for _, s := range Severities {
-		if got, ok := ParseSeverity(s.String()); !ok || got != s {
-			t.Errorf("ParseSeverity(%q) = %v, %v; want %v", s.String(), got, ok, s)
+		word, err := s.MarshalText()
+		var got Severity
+		if err != nil || string(word) != s.String() || got.UnmarshalText(word) != nil || got != s {
+			t.Errorf("%v written as %q (%v), read back as %v; want its word, and it again", s, word, err, got)
 		}
 	}
-	if _, ok := ParseSeverity(""); ok {
-		t.Error(`ParseSeverity("") names a severity`)
+	for _, word := range []string{"", "Warning", "fatal"} {
+		var got Severity
+		if err := got.UnmarshalText([]byte(word)); err == nil || !strings.Contains(err.Error(), strconv.Quote(word)) {
+			t.Errorf("severity %q read as %v, error %v; want an error naming it", word, got, err)
+		}
 	}
 }
 

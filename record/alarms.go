@@ -53,8 +53,8 @@ func subjectOf(resource, master string) string {
 func (p *Player) Alarms() []Alarm {
 	out := slices.Clone(p.alarms)
 	for _, r := range p.rec.Events {
-		if sev, ok := monitor.ParseSeverity(r.Severity); ok && sev.AtLeast(monitor.SeverityWarning) {
-			out = append(out, Alarm{Time: r.Time, Severity: sev, Subject: subjectOf(r.Resource, r.Master), Text: r.Text, Source: r.Source})
+		if r.Severity.AtLeast(monitor.SeverityWarning) {
+			out = append(out, Alarm{Time: r.Time, Severity: r.Severity, Subject: subjectOf(r.Resource, r.Master), Text: r.Text, Source: r.Source})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Alarm) int { return a.Time.Compare(b.Time) })

@@ -89,7 +89,7 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
 			row, token := findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken)
 			if why := uncopyable(row, token); why != "" {
-				v.sh.tellStatus(levelWarn, why)
+				v.sh.tellStatus(monitor.SeverityWarning, why)
 				break
 			}
 			return v, copyRow(v.sh, row, token)
@@ -380,7 +380,7 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 		fact("new keys", newKeys)
 	}
 	for _, wn := range masterWarnings(&sh.data.snap, s) {
-		add(labelled(st, wn.Severity.String(), sanitize(wn.Text, textCap), w, st.level[levelOf(wn.Severity)])...)
+		add(labelled(st, wn.Severity.String(), sanitize(wn.Text, textCap), w, st.level[wn.Severity])...)
 	}
 	return out
 }
@@ -410,7 +410,7 @@ func (m *Model) openDrill() {
 		v = p.drill()
 	}
 	if v == nil {
-		m.sh.tellStatus(levelInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
+		m.sh.tellStatus(monitor.SeverityInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
 		return
 	}
 	m.openModal(v)

@@ -119,7 +119,7 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // sorted says on the status line how the rows are sorted now.
 func (p *locksPanel) sorted() tea.Cmd {
-	p.sh.tellStatus(levelInfo, "locks sorted by "+p.sortName())
+	p.sh.tellStatus(monitor.SeverityInfo, "locks sorted by "+p.sortName())
 	return nil
 }
 
@@ -291,9 +291,9 @@ func (p *locksPanel) toggleFree() tea.Cmd {
 	p.hideFree = !p.hideFree
 	p.rebuild()
 	if p.hideFree {
-		p.sh.tellStatus(levelInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
+		p.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
 	} else {
-		p.sh.tellStatus(levelInfo, "free locks shown: nobody holds them, their holders are in the window")
+		p.sh.tellStatus(monitor.SeverityInfo, "free locks shown: nobody holds them, their holders are in the window")
 	}
 	return nil
 }

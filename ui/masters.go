@@ -329,7 +329,7 @@ func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 	case monitor.MasterDown, monitor.MasterDuplicate:
 		style = st.text.bad
 	case monitor.MasterSilent:
-		style = st.level[levelWarn]
+		style = st.level[monitor.SeverityWarning]
 	}
 	return style.Render(fit(string(s.State()), w))
 }
@@ -344,7 +344,7 @@ func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool, re
 	note, noteStyle := p.noteText(m), p.noteStyle(m)
 	var b strings.Builder
 	if faults != "" {
-		style := st.level[levelWarn]
+		style := st.level[monitor.SeverityWarning]
 		if bad {
 			style = st.text.bad
 		}
@@ -390,7 +390,7 @@ func (p *mastersPanel) noteStyle(m *masterRow) paint {
 	if !m.st.Up {
 		return p.sh.st.text.bad
 	}
-	return p.sh.st.level[levelWarn]
+	return p.sh.st.level[monitor.SeverityWarning]
 }
 
 // noteWant is how many lines under its row the selected master's note needs at width w (the panel's),

@@ -102,7 +102,7 @@ func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if r.cursor == r.p.Len()-1 {
 			r.playing, r.clock = false, r.p.Time(r.cursor)
-			r.sh.tellStatus(levelInfo, "end of the recording")
+			r.sh.tellStatus(monitor.SeverityInfo, "end of the recording")
 		}
 	}
 	return r, nil
@@ -145,11 +145,11 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 		}
 		if i := r.pollAt(m.at); dir > 0 && i > r.want || dir < 0 && i < r.want {
 			r.playing, r.clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
-			r.sh.tellStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, m.at.Format("15:04:05.000"), sanitize(m.text, textCap)))
+			r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.at.Format("15:04:05.000"), sanitize(m.text, textCap)))
 			return r.show(i, true)
 		}
 	}
-	r.sh.tellStatus(levelInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
+	r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
 	return nil
 }
 
@@ -199,7 +199,7 @@ func (r *replayer) togglePlay() tea.Cmd {
 // changeSpeed steps the speed up (dir < 0, as Faster polls faster) or down.
 func (r *replayer) changeSpeed(dir int) {
 	r.speed = min(max(r.speed-dir, 0), len(replaySpeeds)-1)
-	r.sh.tellStatus(levelInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
+	r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
 }
 
 // headerPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.

@@ -160,11 +160,11 @@ type JSONSweep struct {
 
 // JSONWarning is one warning of the banner, in parts.
 type JSONWarning struct {
-	Severity string `json:"severity"`           // "warning" or "error" ("info" for the keys left out as not lock-shaped)
-	Kind     string `json:"kind"`               // what it is about: quorum-lost, master-down, ... (docs/events.md lists them)
-	Master   string `json:"master,omitempty"`   // the master it is about, when it is about one
-	Resource string `json:"resource,omitempty"` // the lock it is about, when it is about one
-	Text     string `json:"text"`               // a sentence for people
+	Severity monitor.Severity `json:"severity"`           // "warning" or "error" ("info" for the keys left out as not lock-shaped)
+	Kind     string           `json:"kind"`               // what it is about: quorum-lost, master-down, ... (docs/events.md lists them)
+	Master   string           `json:"master,omitempty"`   // the master it is about, when it is about one
+	Resource string           `json:"resource,omitempty"` // the lock it is about, when it is about one
+	Text     string           `json:"text"`               // a sentence for people
 }
 
 // JSONEvent is one event the monitor saw between two polls.
@@ -250,7 +250,7 @@ func WriteJSON(w io.Writer, s monitor.Snapshot) error {
 	}
 	for i, wn := range s.Warnings {
 		out.Warnings[i] = wn.String()
-		out.WarningDetails[i] = JSONWarning{Severity: wn.Severity.String(), Kind: wn.Kind, Master: wn.Master, Resource: wn.Resource, Text: wn.Text}
+		out.WarningDetails[i] = JSONWarning{Severity: wn.Severity, Kind: wn.Kind, Master: wn.Master, Resource: wn.Resource, Text: wn.Text}
 	}
 	for i, e := range s.Events {
 		out.Events[i] = JSONEvent{Time: e.Time, Kind: e.Kind, Resource: e.Resource, Master: e.Master, Text: e.Text}
