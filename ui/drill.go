@@ -332,7 +332,7 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 		fact("rtt", latency(s.RTT)+" last · "+latency(s.RTTSmoothed)+" smoothed")
 	}
 	if s.ClockKnown {
-		fact("clock", signedMS(s.ClockOffset)+" ±"+latency(s.ClockUncertainty)+" from ours (offset: Redlock "+
+		fact("clock", vocab.Offset(s.ClockOffset, s.ClockUncertainty)+" from ours (offset: Redlock "+
 			"does not need clocks to agree)")
 	} else {
 		fact("clock", "not measured yet")
@@ -392,8 +392,7 @@ func clockLines(st *styles, m *masterRow) []string {
 		out = append(out, st.text.muted.Render("none yet"))
 	}
 	for _, c := range m.clock {
-		out = append(out, st.text.muted.Render(c.at.Format("15:04:05.000")+"  ")+st.text.normal.Render(signedMS(c.offset)+
-			" ±"+latency(c.unc)))
+		out = append(out, st.text.muted.Render(c.at.Format("15:04:05.000")+"  ")+st.text.normal.Render(vocab.Offset(c.offset, c.unc)))
 	}
 	return out
 }

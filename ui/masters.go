@@ -275,7 +275,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	if c.clock > 0 {
 		clock := "?"
 		if s.ClockKnown {
-			clock = signedMS(s.ClockOffset) + " ±" + latency(s.ClockUncertainty)
+			clock = vocab.Offset(s.ClockOffset, s.ClockUncertainty)
 		}
 		b.WriteString(val.Render(fitLeft(clock, c.clock)) + " ")
 	}

@@ -350,10 +350,10 @@ func tableMasters(p func(string, ...any), masters []monitor.MasterStatus) {
 		}
 		rtt, offset, drift, uptime, replicas := "-", "?", "?", "?", "?"
 		if m.Up {
-			rtt = fmt.Sprintf("%.3fms", ms(m.RTT))
+			rtt = vocab.Latency(m.RTT)
 		}
 		if m.ClockKnown {
-			offset = fmt.Sprintf("%+.3fms ±%.3fms", ms(m.ClockOffset), ms(m.ClockUncertainty))
+			offset = vocab.Offset(m.ClockOffset, m.ClockUncertainty)
 		}
 		if m.DriftKnown {
 			drift = vocab.DriftText(m.DriftPPM, m.DriftUncertPPM)
