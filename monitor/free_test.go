@@ -216,51 +216,7 @@ func TestAFreeLockIsSharedByTrackedPolls(t *testing.T) {
 	}
 }
 
-// TestAFreeLockIsInTheJSONAndTheReport: --once --json lists a free lock with its state and its contention,
-// and the Markdown report lists it with its handovers.
-func TestAFreeLockIsInTheJSONAndTheReport(t *testing.T) {
-	s := freeStory(t)[30]
-	var js bytes.Buffer
-	if err := WriteJSON(&js, s); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Locks []freeJSONLock `json:"locks"`
-	}
-	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(doc.Locks, func(l freeJSONLock) bool { return l.Resource == "o1:hot" })
-	if i < 0 {
-		t.Fatalf("no record of o1:hot in the JSON:\n%s", js.String())
-	}
-	l := doc.Locks[i]
-	if l.State != "free" || l.Holder != "" || l.Contention == nil || l.Contention.Window.Holds != 2 || len(l.Contention.Intervals) != 2 {
-		t.Errorf("o1:hot in the JSON: %+v; want free, no holder, its 2 holds and intervals", l)
-	}
-	var table bytes.Buffer
-	if err := WriteTable(&table, s); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(table.String(), "2 locks (1 free)") || !strings.Contains(table.String(), "o1:hot    free   -") {
-		t.Errorf("the table does not count o1:hot free nor list it so:\n%s", table.String())
-	}
-	var md bytes.Buffer
-	if err := WriteReport(&md, s); err != nil {
-		t.Fatal(err)
-	}
-	row := ""
-	for _, line := range strings.Split(md.String(), "\n") {
-		if strings.HasPrefix(line, "| o1:hot |") {
-			row = line
-		}
-	}
-	if !strings.HasPrefix(row, "| o1:hot | free | - | 0 of 5, quorum 3 |") || !strings.Contains(row, "| 2, ") {
-		t.Errorf("the report's row of o1:hot: %q; want it free, held by nobody, with its 2 holders:\n%s", row, md.String())
-	}
-}
-
-// freeJSONLock is what TestAFreeLockIsInTheJSONAndTheReport reads of a lock in the JSON.
+// freeJSONLock is what TestContentionOutlivesItsHolders reads of a lock in the JSON.
 type freeJSONLock struct {
 	Resource   string `json:"resource"`
 	State      string `json:"state"`

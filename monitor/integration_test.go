@@ -634,58 +634,6 @@ func TestPollMeasuresClockDrift(t *testing.T) {
 	}
 }
 
-func TestWriteJSONOnFixtureCluster(t *testing.T) {
-	t.Parallel()
-	c := newCluster(t, 3, Config{})
-	c.set(t, "held", "H", time.Minute, 0, 1, 2)
-	c.set(t, "part", "P", 30*time.Second, 2)
-	var buf bytes.Buffer
-	if err := WriteJSON(&buf, c.mon.Poll(context.Background())); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Quorum  int `json:"quorum"`
-		Masters []struct {
-			Addr string `json:"addr"`
-			Up   bool   `json:"up"`
-		} `json:"masters"`
-		Locks []struct {
-			Resource string `json:"resource"`
-			State    string `json:"state"`
-			Holder   string `json:"holder"`
-			Masters  []struct {
-				Token  string `json:"token"`
-				PTTLMS int64  `json:"pttl_ms"`
-			} `json:"masters"`
-		} `json:"locks"`
-		Warnings []string `json:"warnings"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatalf("%v:\n%s", err, buf.String())
-	}
-	if doc.Quorum != 2 || len(doc.Masters) != 3 || len(doc.Locks) != 2 || doc.Warnings == nil {
-		t.Fatalf("quorum %d, %d masters, %d locks, warnings %v; want 2, 3, 2, []:\n%s", doc.Quorum, len(doc.Masters), len(doc.Locks), doc.Warnings, buf.String())
-	}
-	for i, m := range doc.Masters {
-		if m.Addr != c.masters[i].Addr() || !m.Up {
-			t.Errorf("masters[%d] = %+v, want %s up", i, m, c.masters[i].Addr())
-		}
-	}
-	h, p := doc.Locks[0], doc.Locks[1]
-	if h.Resource != "held" || h.State != "held" || h.Holder != "H" || len(h.Masters) != 3 {
-		t.Errorf("locks[0] = %+v, want held by H on 3", h)
-	}
-	for i, m := range h.Masters {
-		if m.Token != "H" || m.PTTLMS <= 55000 || m.PTTLMS > 60000 {
-			t.Errorf("locks[0].masters[%d] = %+v, want H with pttl_ms just under 60000", i, m)
-		}
-	}
-	if p.Resource != "part" || p.State != "partial" || p.Holder != "" || len(p.Masters) != 3 ||
-		p.Masters[0].Token != "" || p.Masters[0].PTTLMS != 0 || p.Masters[2].Token != "P" || p.Masters[2].PTTLMS <= 25000 {
-		t.Errorf("locks[1] = %+v, want partial P on master 2 only", p)
-	}
-}
-
 func TestRunDeliversNewestAndStops(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, 3, Config{Interval: 20 * time.Millisecond})
