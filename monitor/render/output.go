@@ -308,8 +308,8 @@ func WriteTable(w io.Writer, s monitor.Snapshot) error {
 	if n := s.NotLockShaped(); n > 0 {
 		trunc += fmt.Sprintf(" (and %s not lock-shaped)", vocab.Count(n, "key"))
 	}
-	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s%s\n\n",
-		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), freeText(s.Locks), trunc)
+	p("snapshot %d at %s: %d/%d masters up, quorum %d, %s%s%s\n\n",
+		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, vocab.Count(len(s.Locks), "lock"), freeText(s.Locks), trunc)
 	tableMasters(p, s.Masters)
 	tableClusters(p, s.Masters)
 	if len(s.Locks) > 0 {

@@ -174,3 +174,67 @@ func TestALockStoredAsItsExpiryIsWrittenWithoutAHolder(t *testing.T) {
 		t.Errorf("the JSON's value_time of lock.orders: %+v, want %v", doc.Locks, want)
 	}
 }
+
+// TestKeysLeftOutAreCountedInTheJSONAndTheTable: a real master that is also a cache (3,000 JSON documents with
+// an hour's TTL) beside one lock: the JSON counts the keys left out as not lock-shaped, and so does the
+// table's first line.
+func TestKeysLeftOutAreCountedInTheJSONAndTheTable(t *testing.T) {
+	t.Parallel()
+	w := watchReal(t, 1, monitor.Config{ScanBudget: 1})
+	ctx := context.Background()
+	const cached = 3000
+	pipe := w.admin[0].Pipeline()
+	for i := range cached {
+		doc, _ := json.Marshal(map[string]any{"id": i, "name": "product " + strconv.Itoa(i), "price": 9.5})
+		pipe.Set(ctx, "cache:product:"+strconv.Itoa(i), doc, time.Hour)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.set(t, "orders:settle", "Zk3q9V2mXc7LbR1tYw8sNa", time.Minute, 0)
+	s := w.pollUntil(t, 30*time.Second, "a full sweep with the lock", func(s monitor.Snapshot) bool {
+		return s.Swept && s.Lock("orders:settle") != nil
+	})
+	if n := s.NotLockShaped(); n != cached || len(s.Locks) != 1 {
+		t.Fatalf("%d locks, %d keys not lock-shaped; want 1 and %d", len(s.Locks), n, cached)
+	}
+	var out strings.Builder
+	if err := WriteJSON(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"not_lock_shaped": `+strconv.Itoa(cached)) {
+		t.Errorf("the JSON snapshot does not count the keys left out:\n%.2000s", out.String())
+	}
+	out.Reset()
+	if err := WriteTable(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	if head, _, _ := strings.Cut(out.String(), "\n"); !strings.Contains(head, "1 lock (and 3,000 keys not lock-shaped)") {
+		t.Errorf("table header %q does not count the keys left out", head)
+	}
+}
+
+// TestTheJSONNamesEachLocksFamily: locks whose keys and tokens are redis-py's (a UUID1 in hex, plain and under
+// django-redis's key) on three real masters are written in the JSON with the family the monitor named.
+func TestTheJSONNamesEachLocksFamily(t *testing.T) {
+	t.Parallel()
+	w := watchReal(t, 3, monitor.Config{})
+	tokens := map[string]string{"jobs:nightly": "5f1c2e8a8c3b11efb3e60242ac120002", ":1:report": "6a2d3f9b8c3b11efb3e60242ac120002"}
+	for key, token := range tokens {
+		w.set(t, key, token, time.Minute, 0, 1, 2)
+	}
+	s := w.pollUntil(t, 20*time.Second, "both locks held", func(s monitor.Snapshot) bool {
+		a, b := s.Lock("jobs:nightly"), s.Lock(":1:report")
+		return s.Swept && a != nil && a.State == monitor.StateHeld && b != nil && b.State == monitor.StateHeld
+	})
+	var js strings.Builder
+	if err := WriteJSON(&js, s); err != nil {
+		t.Fatal(err)
+	}
+	for key := range tokens {
+		family := s.Lock(key).Family
+		if want, _ := json.Marshal(family); family == "" || !strings.Contains(js.String(), `"family": `+string(want)) {
+			t.Errorf("the JSON snapshot does not name %s's family %q", key, family)
+		}
+	}
+}

@@ -71,6 +71,9 @@ func TestAFreeLockIsInTheJSONAndTheReport(t *testing.T) {
 	if l.State != "free" || l.Holder != "" || l.Contention == nil || l.Contention.Window.Holds != 2 || len(l.Contention.Intervals) != 2 {
 		t.Errorf("o1:hot in the JSON: %+v; want free, no holder, its 2 holds and intervals", l)
 	}
+	if ivs := s.Lock("o1:hot").History.Intervals(s.Time.Add(-s.Window())); l.Contention != nil && len(l.Contention.Intervals) != len(ivs) {
+		t.Errorf("o1:hot in the JSON: %d intervals, want every one of its window's %d", len(l.Contention.Intervals), len(ivs))
+	}
 	var table bytes.Buffer
 	if err := WriteTable(&table, s); err != nil {
 		t.Fatal(err)
@@ -88,7 +91,7 @@ func TestAFreeLockIsInTheJSONAndTheReport(t *testing.T) {
 			row = line
 		}
 	}
-	if !strings.HasPrefix(row, "| o1:hot | free | - | 0 of 5, quorum 3 |") || !strings.Contains(row, "| 2, ") {
+	if !strings.HasPrefix(row, "| o1:hot | free | - | 0 of 5, quorum 3 |") || !strings.Contains(row, "| 2, ") || strings.Contains(md.String(), "| none |") {
 		t.Errorf("the report's row of o1:hot: %q; want it free, held by nobody, with its 2 holders:\n%s", row, md.String())
 	}
 }
