@@ -1,9 +1,11 @@
 package monitor
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSeveritiesRankInfoBelowWarningBelowError: the rank, not the constants' values, orders severities, and
@@ -86,5 +88,34 @@ func TestHealthCountsAMissingClusterPrimaryAsNoQuorum(t *testing.T) {
 	warned.Warnings = []Warning{{Severity: SeverityInfo}, {Severity: SeverityError}, {Severity: SeverityWarning}}
 	if h := warned.Health(); h != HealthUnsafe {
 		t.Errorf("an error among the warnings: %s, want UNSAFE", h)
+	}
+}
+
+// TestQualifiersAreDecidedOnce: a lock's qualifiers follow from its view and the time alone, in one order,
+// and read as words in a sentence; the dashboard, the table and the report all take them from here.
+func TestQualifiersAreDecidedOnce(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	held := &LockView{State: StateHeld, Mine: true, Foreign: true}
+	held.SetValidity(at, 10*time.Second)
+	guess := &LockView{State: StateHeld, Heuristic: true}
+	guess.SetValidity(at, 10*time.Second)
+	lost := &LockView{State: StatePartial, QuorumLost: true, Heuristic: true}
+	for _, tt := range []struct {
+		name string
+		v    *LockView
+		now  time.Time
+		want []Qualifier
+	}{
+		{"held, ours, another token present", held, at, []Qualifier{QualifierMine, QualifierForeign}},
+		{"the same once its validity ran out", held, at.Add(20 * time.Second), []Qualifier{QualifierMine, QualifierForeign, QualifierRunOut}},
+		{"held by grouping Redisson holders", guess, at, []Qualifier{QualifierGuess}},
+		{"below quorum, not held: no guess, no validity", lost, at.Add(time.Hour), []Qualifier{QualifierQuorumLost}},
+	} {
+		if got := tt.v.Qualifiers(tt.now); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if w := QualifierQuorumLost.Words(); w != "quorum lost" {
+		t.Errorf("quorum-lost in words: %q", w)
 	}
 }

@@ -384,14 +384,8 @@ func tableLocks(p func(string, ...any), locks []*monitor.LockView, servers int, 
 	p("\nRESOURCE\tSTATE\tHOLDER\tCOUNT\tVALIDITY\tSPREAD\tFLAGS\tPER MASTER (token:pttl)\n")
 	for _, l := range locks {
 		var flags []string
-		if l.Mine {
-			flags = append(flags, "mine")
-		}
-		if l.Foreign {
-			flags = append(flags, "foreign")
-		}
-		if l.QuorumLost {
-			flags = append(flags, "quorum-lost")
+		for _, q := range l.Qualifiers(now) {
+			flags = append(flags, string(q))
 		}
 		cells := make([]string, len(l.Masters))
 		for j, c := range l.Masters {

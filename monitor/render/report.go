@@ -96,8 +96,10 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 			holder = monitor.UnknownHolderText(l.ValueTime.UTC(), s.Time.UTC())
 		}
 		state := l.State.Label()
-		if l.QuorumLost {
-			state += ", quorum lost"
+		for _, q := range l.Qualifiers(s.Time) {
+			if q != monitor.QualifierMine { // the holder's column says ours
+				state += ", " + q.Words()
+			}
 		}
 		waiters := "-"
 		if l.WaitersKnown {
