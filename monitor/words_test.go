@@ -119,3 +119,23 @@ func TestQualifiersAreDecidedOnce(t *testing.T) {
 		t.Errorf("quorum-lost in words: %q", w)
 	}
 }
+
+// TestAHolderCellIsWrittenByOneRule: a holder's member on one master reads as its time left, expired, no-ttl
+// for one that never expires (not the centuries to the far date that stands for never), absent or unknown.
+func TestAHolderCellIsWrittenByOneRule(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		cell HolderCell
+		want string
+	}{
+		{HolderCell{State: CellSeen, Expires: at.Add(9 * time.Second)}, "9.0s"},
+		{HolderCell{State: CellSeen, Expires: at.Add(-time.Second)}, "expired"},
+		{HolderCell{State: CellSeen, Expires: never}, "no-ttl"},
+		{HolderCell{State: CellAbsent}, "-"},
+		{HolderCell{State: CellUnknown}, "?"},
+	} {
+		if got := tt.cell.Text(at); got != tt.want {
+			t.Errorf("%+v at %s: %q, want %q", tt.cell, at.Format(time.TimeOnly), got, tt.want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
@@ -53,16 +52,7 @@ func tableHolders(p func(string, ...any), l *monitor.LockView, servers int, now 
 	for _, h := range l.Holders {
 		cells := make([]string, len(h.Masters))
 		for j, c := range h.Masters {
-			switch st := c.StateAt(now); st {
-			case "live", "expired":
-				cells[j] = st + ":" + vocab.ShortDuration(c.Expires.Sub(now))
-			case "absent":
-				cells[j] = "-"
-			case "unknown":
-				cells[j] = "?"
-			default:
-				cells[j] = st
-			}
+			cells[j] = c.Text(now)
 		}
 		mode := h.Mode
 		if h.Permits > 1 {
