@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
@@ -59,6 +60,6 @@ func tableHolders(p func(string, ...any), l *monitor.LockView, servers int, now 
 			mode = fmt.Sprintf("%s×%d", mode, h.Permits)
 		}
 		p("  holder\t%s\t%s\t%d/%d\t%s\t\t%s\t%s\n", h.State, untrusted.Escape(short(h.Token)), h.Count, servers,
-			h.Validity.Round(time.Millisecond), mode, strings.Join(cells, " "))
+			vocab.ShortDuration(h.Validity), mode, strings.Join(cells, " "))
 	}
 }

@@ -399,7 +399,7 @@ func tableLocks(p func(string, ...any), locks []*monitor.LockView, servers int, 
 			holder = monitor.UnknownHolderText(l.ValueTime, now)
 		}
 		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State.Label(), orDash(holder), l.Count,
-			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread.Round(spreadPrecision), orDash(strings.Join(flags, ",")),
+			servers, vocab.ShortDuration(l.ValidityAt(now)), l.TTLSpread.Round(spreadPrecision), orDash(strings.Join(flags, ",")),
 			strings.Join(cells, " "))
 		if l.Holders != nil {
 			tableHolders(p, l, servers, now)
@@ -413,7 +413,7 @@ const spreadPrecision = 100 * time.Microsecond
 // tableCell writes one master's cell of a lock at now: token:pttl (counted from its read), token:no-ttl, "-"
 // absent, "?" unknown, with the token last seen there when there is one.
 func tableCell(c monitor.MasterLock, now time.Time) string {
-	pttl := c.PTTLAt(now).Round(time.Millisecond)
+	pttl := vocab.ShortDuration(c.PTTLAt(now))
 	switch {
 	case c.State == monitor.CellUnknown && c.Token != "":
 		return "?(" + untrusted.Escape(short(c.Token)) + ")"
@@ -428,7 +428,7 @@ func tableCell(c monitor.MasterLock, now time.Time) string {
 	case c.PTTL == monitor.NoTTL:
 		return untrusted.Escape(short(c.Token)) + ":no-ttl" + onNode(c)
 	}
-	return untrusted.Escape(short(c.Token)) + ":" + pttl.String() + onNode(c)
+	return untrusted.Escape(short(c.Token)) + ":" + pttl + onNode(c)
 }
 
 // onNode is "@" and the primary that answered for a cluster's key, "" on a master.
