@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // Belief is what one simulated client believes: I hold Resource with Token
@@ -274,7 +276,7 @@ func violationText(kind ViolationKind, r, o *beliefRecord) string {
 
 // lateBy describes how long after its validity a write came.
 func lateBy(d time.Duration) string {
-	return fmt.Sprintf("%s late", d.Round(time.Millisecond))
+	return fmt.Sprintf("%s late", vocab.ShortDuration(d))
 }
 
 // clockFormat shows times of day to the millisecond.

@@ -175,7 +175,7 @@ func (l *eventLog) close() {
 // Record is the event as a record of the event stream; addrs are the demo's masters, which the event names
 // by index.
 func (e Event) Record(addrs []string) events.Record {
-	r := events.Record{Time: e.Time, Source: events.SourceDemo, Kind: string(e.Kind), Severity: e.Kind.Severity().String(),
+	r := events.Record{Time: e.Time, Source: events.SourceDemo, Kind: string(e.Kind), Severity: e.Kind.Severity(),
 		Resource: e.Resource, Token: e.Token, Client: e.Client, Text: e.Text}
 	if e.Master >= 0 && e.Master < len(addrs) {
 		r.Master = addrs[e.Master]

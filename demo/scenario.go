@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
@@ -467,7 +468,7 @@ func (r *scenarioRun) acquired(a *actor, l *redlock.Lock, how string) {
 	}
 	r.d.emit(Event{Kind: EventAcquired, Client: a.name, Resource: ScenarioResource, Token: l.Token(), Master: -1,
 		Text: fmt.Sprintf("%s acquired %s %s%s%s, valid for %v", a.name, ScenarioResource, nodesText(l.LastRound()),
-			how, fence, l.Validity().Round(time.Millisecond))})
+			how, fence, vocab.ShortDuration(l.Validity()))})
 	a.since, a.until = time.Now(), time.Now().Add(l.Validity())
 	r.d.believe(a.name, ScenarioResource, l)
 }
@@ -485,7 +486,7 @@ func (r *scenarioRun) write(a *actor, why string) {
 
 // validityLeft describes how much of a's lock is left.
 func validityLeft(a *actor) string {
-	return fmt.Sprintf("(validity left %v)", a.lock.Validity().Round(time.Millisecond))
+	return fmt.Sprintf("(validity left %v)", vocab.ShortDuration(a.lock.Validity()))
 }
 
 // dropWrite has a check its validity, find it ran out and stop believing.
@@ -493,7 +494,7 @@ func (r *scenarioRun) dropWrite(a *actor) {
 	r.d.stopBelieving(a.lock.Token())
 	r.d.emit(Event{Kind: EventWriteDropped, Client: a.name, Resource: ScenarioResource, Token: a.lock.Token(),
 		Master: -1, Text: fmt.Sprintf("%s checks its lock before writing: its validity ran out %v ago, so it "+
-			"does not write", a.name, (-a.lock.Validity()).Round(time.Millisecond))})
+			"does not write", a.name, vocab.ShortDuration(-a.lock.Validity()))})
 }
 
 // waitValidityOver waits until a's lock is no longer valid, and has a stop
@@ -620,7 +621,7 @@ func (r *scenarioRun) clockJump(small bool) error {
 	r.write(b, validityLeft(b))
 	r.d.stopBelieving(a.lock.Token())
 	if gap := b.since.Sub(a.until); gap > 0 {
-		r.say("A's validity ended %v before B got the lock", gap.Round(time.Millisecond))
+		r.say("A's validity ended %v before B got the lock", vocab.ShortDuration(gap))
 	} else {
 		r.say("A's validity had not ended when B got the lock")
 	}
@@ -785,7 +786,7 @@ func (r *scenarioRun) gcPause(checked bool) error {
 	r.d.setBeliefPaused(a.lock.Token(), false)
 	r.d.emit(Event{Kind: EventClientResumed, Client: a.name, Resource: ScenarioResource, Token: a.lock.Token(),
 		Master: -1, Text: fmt.Sprintf("A resumes after %v, unaware that time passed",
-			time.Since(frozen).Round(time.Millisecond))})
+			vocab.ShortDuration(time.Since(frozen)))})
 	if checked {
 		r.dropWrite(a)
 		return nil
@@ -797,7 +798,7 @@ func (r *scenarioRun) gcPause(checked bool) error {
 		r.say("A goes on where it stopped and writes")
 	}
 	r.write(a, fmt.Sprintf("believing it still holds it (validity ran out %v ago)",
-		(-a.lock.Validity()).Round(time.Millisecond)))
+		vocab.ShortDuration(-a.lock.Validity())))
 	return nil
 }
 

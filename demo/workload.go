@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -179,7 +180,7 @@ func (c *simClient) hold(ctx context.Context, l *redlock.Lock, hold time.Duratio
 	res, tok := l.Resource(), l.Token()
 	c.d.emit(Event{Kind: EventAcquired, Client: c.name, Resource: res, Token: tok, Master: -1,
 		Text: fmt.Sprintf("%s acquired %s %s, valid for %v", c.name, res, nodesText(l.LastRound()),
-			l.Validity().Round(time.Millisecond))})
+			vocab.ShortDuration(l.Validity()))})
 	c.d.believe(c.name, res, l)
 
 	var keeper *redlock.Keeper
@@ -231,12 +232,12 @@ func (c *simClient) hold(ctx context.Context, l *redlock.Lock, hold time.Duratio
 			c.d.stopBelieving(tok)
 			c.d.emit(Event{Kind: EventWriteDropped, Client: c.name, Resource: res, Token: tok, Master: -1,
 				Text: fmt.Sprintf("%s's lock on %s ran out (validity %v): it stops without writing",
-					c.name, res, left.Round(time.Millisecond))})
+					c.name, res, vocab.ShortDuration(left))})
 			c.release(l)
 			return true
 		}
 		c.d.wrote(c.name, res, tok, fmt.Sprintf("%s writes %s (write %d of %d, validity left %v)",
-			c.name, res, step+1, steps, l.Validity().Round(time.Millisecond)))
+			c.name, res, step+1, steps, vocab.ShortDuration(l.Validity())))
 		step++
 	}
 	stopKeeper()
@@ -254,7 +255,7 @@ func (c *simClient) noteExtensions(l *redlock.Lock, seen int) int {
 	c.d.extendBelief(tok, l.Validity())
 	c.d.emit(Event{Kind: EventExtended, Client: c.name, Resource: res, Token: tok, Master: -1,
 		Text: fmt.Sprintf("%s extended %s (extension %d) %s, valid for %v", c.name, res, n,
-			nodesText(l.LastRound()), l.Validity().Round(time.Millisecond))})
+			nodesText(l.LastRound()), vocab.ShortDuration(l.Validity()))})
 	return n
 }
 
@@ -267,7 +268,7 @@ func (c *simClient) finish(ctx context.Context, l *redlock.Lock) bool {
 		down := between(minRestart, maxRestart, c.d.Rate())
 		c.d.emit(Event{Kind: EventCrashed, Client: c.name, Resource: res, Token: tok, Master: -1,
 			Text: fmt.Sprintf("%s crashed holding %s; its keys linger until their TTL (%v) runs out; it restarts in %v",
-				c.name, res, l.TTL(), down.Round(time.Millisecond))})
+				c.name, res, l.TTL(), vocab.ShortDuration(down))})
 		return sleep(ctx, down)
 	}
 	c.release(l)
@@ -296,7 +297,7 @@ func (c *simClient) crashWhileAcquiring(ctx context.Context, resource string, tt
 	}
 	c.d.emit(Event{Kind: EventCrashed, Client: c.name, Resource: resource, Token: token, Master: -1,
 		Text: fmt.Sprintf("%s crashed while acquiring %s: %s; it restarts in %v",
-			c.name, resource, what, down.Round(time.Millisecond))})
+			c.name, resource, what, vocab.ShortDuration(down))})
 	sleep(ctx, down)
 }
 
@@ -308,7 +309,7 @@ func (c *simClient) gcPause(ctx context.Context, l *redlock.Lock) bool {
 	c.d.setBeliefPaused(tok, true)
 	c.d.emit(Event{Kind: EventClientPaused, Client: c.name, Resource: res, Token: tok, Master: -1,
 		Text: fmt.Sprintf("%s freezes for %v (stop-the-world GC) holding %s with %v of validity left",
-			c.name, pause, res, l.Validity().Round(time.Millisecond))})
+			c.name, pause, res, vocab.ShortDuration(l.Validity()))})
 	if !sleep(ctx, pause) {
 		c.d.stopBelieving(tok)
 		return false
@@ -317,7 +318,7 @@ func (c *simClient) gcPause(ctx context.Context, l *redlock.Lock) bool {
 	c.d.emit(Event{Kind: EventClientResumed, Client: c.name, Resource: res, Token: tok, Master: -1,
 		Text: fmt.Sprintf("%s resumes, unaware that %v passed", c.name, pause)})
 	c.d.wrote(c.name, res, tok, fmt.Sprintf("%s writes %s believing it still holds it (its validity ran out %v ago)",
-		c.name, res, (-l.Validity()).Round(time.Millisecond)))
+		c.name, res, vocab.ShortDuration(-l.Validity())))
 	c.d.stopBelieving(tok)
 	c.release(l)
 	return true

@@ -64,19 +64,29 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Record is one line of the stream. Empty fields are left out.
 type Record struct {
-	Schema   int       `json:"schema"`             // the version of the record's fields, 1 (SchemaVersion): it changes when a field is removed or changes meaning
-	Seq      uint64    `json:"seq"`                // increasing from 1 in the order written
-	Time     time.Time `json:"time"`               // when it happened: RFC 3339 in UTC with milliseconds (2026-01-02T15:04:05.123Z)
-	Source   Source    `json:"source"`             // monitor, dashboard, demo or program
-	Kind     string    `json:"kind"`               // what happened: one of the kinds below
-	Severity string    `json:"severity,omitempty"` // "info", "warning" or "error"
-	Resource string    `json:"resource,omitempty"` // the lock concerned
-	Master   string    `json:"master,omitempty"`   // the master concerned, as given on the command line
-	Token    string    `json:"token,omitempty"`    // the lock token concerned: the holder's, the one that took over, or the one that went (a lock of several holders has none)
-	Masters  []string  `json:"masters,omitempty"`  // the masters the token was read on, as given on the command line (in the poll before, for a lock that went)
-	Warning  string    `json:"warning,omitempty"`  // warning and warning-cleared: the warning's kind (see Warning kinds)
-	Client   string    `json:"client,omitempty"`   // demo: the simulated client concerned
-	Text     string    `json:"text"`               // a self-contained sentence for people
+	Schema   int              `json:"schema"`             // the version of the record's fields, 1 (SchemaVersion): it changes when a field is removed or changes meaning
+	Seq      uint64           `json:"seq"`                // increasing from 1 in the order written
+	Time     time.Time        `json:"time"`               // when it happened: RFC 3339 in UTC with milliseconds (2026-01-02T15:04:05.123Z)
+	Source   Source           `json:"source"`             // monitor, dashboard, demo or program
+	Kind     string           `json:"kind"`               // what happened: one of the kinds below
+	Severity monitor.Severity `json:"severity"`           // "info", "warning" or "error"
+	Resource string           `json:"resource,omitempty"` // the lock concerned
+	Master   string           `json:"master,omitempty"`   // the master concerned, as given on the command line
+	Token    string           `json:"token,omitempty"`    // the lock token concerned: the holder's, the one that took over, or the one that went (a lock of several holders has none)
+	Masters  []string         `json:"masters,omitempty"`  // the masters the token was read on, as given on the command line (in the poll before, for a lock that went)
+	Warning  string           `json:"warning,omitempty"`  // warning and warning-cleared: the warning's kind (see Warning kinds)
+	Client   string           `json:"client,omitempty"`   // demo: the simulated client concerned
+	Text     string           `json:"text"`               // a self-contained sentence for people
+}
+
+// UnmarshalJSON reads a record as the stream and a recording write it; one without a severity is information.
+func (r *Record) UnmarshalJSON(data []byte) error {
+	p := plain{Severity: monitor.SeverityInfo}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*r = Record(p)
+	return nil
 }
 
 // line is a Record as the stream writes it: its time as TimeLayout in UTC.
@@ -148,7 +158,7 @@ func (wr *Writer) Err() error {
 func FromMonitor(evs []monitor.Event) []Record {
 	out := make([]Record, len(evs))
 	for i, e := range evs {
-		out[i] = Record{Time: e.Time, Source: SourceMonitor, Kind: string(e.Kind), Severity: e.Kind.Severity().String(),
+		out[i] = Record{Time: e.Time, Source: SourceMonitor, Kind: string(e.Kind), Severity: e.Kind.Severity(),
 			Resource: e.Resource, Master: e.Master, Text: e.Text}
 	}
 	return out
@@ -170,7 +180,7 @@ func Warnings(prev *monitor.Snapshot, s monitor.Snapshot) []Record {
 
 // warningRecord is the record of a warning raised or cleared at t.
 func warningRecord(t time.Time, kind string, w monitor.Warning) Record {
-	return Record{Time: t, Source: SourceMonitor, Kind: kind, Severity: w.Severity.String(), Master: w.Master,
+	return Record{Time: t, Source: SourceMonitor, Kind: kind, Severity: w.Severity, Master: w.Master,
 		Resource: w.Resource, Warning: w.Kind, Text: w.Kind + ": " + w.Text}
 }
 
@@ -191,7 +201,7 @@ func DashboardSeverity(kind string) monitor.Severity {
 // Dashboard is the record of one of the dashboard's own actions: kind, the lock's resource and token, and
 // the sentence the screen's event log shows, the same on the screen and in the stream.
 func Dashboard(at time.Time, kind, resource, token, text string) Record {
-	return Record{Time: at, Source: SourceDashboard, Kind: kind, Severity: DashboardSeverity(kind).String(),
+	return Record{Time: at, Source: SourceDashboard, Kind: kind, Severity: DashboardSeverity(kind),
 		Resource: resource, Token: token, Text: text}
 }
 
@@ -207,5 +217,5 @@ func ProgramSeverity(kind string) monitor.Severity {
 // Program is the record of one of the program's own events: its kind, and its sentence, which names the flag
 // of the file concerned (--record, --events).
 func Program(at time.Time, kind, text string) Record {
-	return Record{Time: at, Source: SourceProgram, Kind: kind, Severity: ProgramSeverity(kind).String(), Text: text}
+	return Record{Time: at, Source: SourceProgram, Kind: kind, Severity: ProgramSeverity(kind), Text: text}
 }

@@ -26,7 +26,7 @@ func TestWarningsReportsRaisedAndClearedOnce(t *testing.T) {
 	clock := monitor.Warning{Kind: monitor.WarnClockOffset, Master: "b:1", Text: "offset 10ms"}
 	s1 := monitor.Snapshot{Time: t0, Warnings: []monitor.Warning{down}}
 	got := Warnings(nil, s1)
-	if len(got) != 1 || got[0].Kind != KindWarning || got[0].Severity != "error" || got[0].Master != "a:1" ||
+	if len(got) != 1 || got[0].Kind != KindWarning || got[0].Severity != monitor.SeverityError || got[0].Master != "a:1" ||
 		!strings.Contains(got[0].Text, "down for 1s") {
 		t.Fatalf("first snapshot: %+v; want one error warning about a:1", got)
 	}
@@ -125,8 +125,32 @@ func TestEverySourceRatesItsRecords(t *testing.T) {
 		KindExtendFailed: "warning", KindReleaseUnconfirmed: "warning", KindReleasedLapsed: "warning",
 		KindForceDeleteFailed: "warning", KindForceDeleted: "info"} {
 		r := Dashboard(time.Now(), kind, "r", "tok", "text")
-		if r.Severity != want || r.Source != SourceDashboard || r.Kind != kind {
-			t.Errorf("%s: severity %q source %s, want %q from the dashboard", kind, r.Severity, r.Source, want)
+		if r.Severity.String() != want || r.Source != SourceDashboard || r.Kind != kind {
+			t.Errorf("%s: severity %s source %s, want %q from the dashboard", kind, r.Severity, r.Source, want)
 		}
+	}
+}
+
+// TestSeverityTravelsAsItsWord: a record's severity is written as its word, and read back from it, from the
+// stream's lines and a recording's alike; a line without one (none is written so) is information, and a
+// word that names none is refused, naming it.
+func TestSeverityTravelsAsItsWord(t *testing.T) {
+	for _, sev := range monitor.Severities {
+		var buf bytes.Buffer
+		NewWriter(&buf).Emit(Record{Time: time.Now(), Source: SourceProgram, Kind: KindOutputFailed, Severity: sev, Text: "t"})
+		if want := `"severity":"` + sev.String() + `"`; !strings.Contains(buf.String(), want) {
+			t.Errorf("%s written as %s; want %s", sev, buf.String(), want)
+		}
+		var back Record
+		if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back.Severity != sev {
+			t.Errorf("%s read back as %s (%v)", sev, back.Severity, err)
+		}
+	}
+	var old Record
+	if err := json.Unmarshal([]byte(`{"schema":1,"seq":1,"time":"2026-01-02T15:04:05.123Z","source":"monitor","kind":"lock-acquired","text":"t"}`), &old); err != nil || old.Severity != monitor.SeverityInfo {
+		t.Errorf("a line without a severity read as %s (%v), want info", old.Severity, err)
+	}
+	if err := json.Unmarshal([]byte(`{"source":"monitor","kind":"k","severity":"fatal","text":"t"}`), &old); err == nil || !strings.Contains(err.Error(), `"fatal"`) {
+		t.Errorf("a line with severity fatal: error %v, want one naming it", err)
 	}
 }

@@ -87,7 +87,7 @@ func AlreadyHeld(s monitor.Snapshot) []Record {
 			text += fmt.Sprintf(", on %d of %d masters", len(masters), len(s.Masters))
 		}
 		out = append(out, Record{Time: s.Time, Source: SourceMonitor, Kind: KindAlreadyHeld,
-			Severity: monitor.SeverityInfo.String(), Resource: l.Resource, Token: token, Masters: masters, Text: text})
+			Severity: monitor.SeverityInfo, Resource: l.Resource, Token: token, Masters: masters, Text: text})
 	}
 	return out
 }

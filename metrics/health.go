@@ -22,13 +22,13 @@ func (e *Exporter) Healthz(maxAge time.Duration) http.Handler {
 		age := e.now().Sub(last)
 		switch {
 		case age > maxAge && polled:
-			reply(w, http.StatusServiceUnavailable, "not polling: the last poll was %s ago (more than %s)", age.Round(time.Millisecond), maxAge)
+			reply(w, http.StatusServiceUnavailable, "not polling: the last poll was %s ago (more than %s)", vocab.ShortDuration(age), maxAge)
 		case age > maxAge:
-			reply(w, http.StatusServiceUnavailable, "not polling: no poll in the %s since the start", age.Round(time.Millisecond))
+			reply(w, http.StatusServiceUnavailable, "not polling: no poll in the %s since the start", vocab.ShortDuration(age))
 		case polled:
-			reply(w, http.StatusOK, "polling: the last poll was %s ago", age.Round(time.Millisecond))
+			reply(w, http.StatusOK, "polling: the last poll was %s ago", vocab.ShortDuration(age))
 		default:
-			reply(w, http.StatusOK, "starting: no poll yet, %s after the start", age.Round(time.Millisecond))
+			reply(w, http.StatusOK, "starting: no poll yet, %s after the start", vocab.ShortDuration(age))
 		}
 	})
 }

@@ -85,7 +85,7 @@ func (m lockMove) alarmText(a alarm, now time.Time) string {
 	case alarmQuorumLost:
 		last := m.v.hist.lastHolder
 		return fmt.Sprintf("holder %s lost its quorum: its key lives on %s", vocab.Quote(last),
-			vocab.Plural(liveOn(m.v, last, now), "master"))
+			vocab.Count(liveOn(m.v, last, now), "master"))
 	case alarmSplit:
 		return fmt.Sprintf("split: %d tokens, none on a quorum", len(m.v.hist.tokens))
 	case alarmLost:

@@ -10,7 +10,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 	"github.com/redlock-tui/redlock-tui/redlock/slots"
 )
@@ -254,10 +253,10 @@ func TestClusterPrimaryStoppedLeavesItsLocksUnknown(t *testing.T) {
 	if err := c.Nodes[2].Start(); err != nil {
 		t.Fatal(err)
 	}
-	pollUntil(t, mon, time.Minute, "every lock is held again", func(s Snapshot) bool {
+	s = pollUntil(t, mon, time.Minute, "every lock is held again", func(s Snapshot) bool {
 		return len(s.Locks) == 3 && !slices.ContainsFunc(s.Locks, func(l *LockView) bool { return l.State != StateHeld })
 	})
-	if reading.ClusterPlain(mon.pollers[0]) {
+	if s.Masters[0].PlainReads {
 		t.Errorf("a node reads without scripts after the cluster was down: CLUSTERDOWN is not a refusal of scripts")
 	}
 }

@@ -1,8 +1,6 @@
 package monitor
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -165,53 +163,5 @@ func TestClusterNotReadKeepsItsPrimariesAsNotAnswering(t *testing.T) {
 	}
 	if l := lockOf(t, s, "lock:a"); l.State != StateUnknown {
 		t.Errorf("lock of a cluster not read: %s, want unknown", l.State)
-	}
-}
-
-// TestClusterJSONNamesEachKeysPrimary checks the JSON: each cell's node, and the primaries with their slots.
-func TestClusterJSONNamesEachKeysPrimary(t *testing.T) {
-	s := Aggregate(nil, []Reading{clusterReading(t0, clusterKeys)}, nil, t0, Config{})
-	var buf bytes.Buffer
-	if err := WriteJSON(&buf, s); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Masters []struct {
-			Cluster *struct {
-				Primaries []struct {
-					Addr  string `json:"addr"`
-					Slots string `json:"slots"`
-					Keys  int    `json:"keys"`
-					Up    bool   `json:"up"`
-				} `json:"primaries"`
-			} `json:"cluster"`
-		} `json:"masters"`
-		Locks []struct {
-			Resource string `json:"resource"`
-			State    string `json:"state"`
-			Masters  []struct {
-				Node string `json:"node"`
-			} `json:"masters"`
-		} `json:"locks"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if c := doc.Masters[0].Cluster; c == nil || len(c.Primaries) != 3 || c.Primaries[1].Slots != "5461-10922" || c.Primaries[1].Keys != 1 {
-		t.Fatalf("JSON cluster: %+v", c)
-	}
-	for i, l := range doc.Locks {
-		if l.State != "held" || l.Masters[0].Node != clusterKeys[i].node {
-			t.Errorf("JSON lock %s: %s on %q, want held on %s", l.Resource, l.State, l.Masters[0].Node, clusterKeys[i].node)
-		}
-	}
-	var table bytes.Buffer
-	if err := WriteTable(&table, s); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"PRIMARY OF cluster p0:7000", "p1:7001", "5461-10922", "tokB:10s@p1:7001"} {
-		if !strings.Contains(table.String(), want) {
-			t.Errorf("table without %q:\n%s", want, table.String())
-		}
 	}
 }

@@ -60,10 +60,10 @@ func (m lockMove) contend(events []Event, now time.Time) []Event {
 		v.hist.standing |= alarmContended
 		parts := make([]string, len(counts))
 		for k, tc := range counts {
-			parts[k] = fmt.Sprintf("%s on %s", vocab.Quote(tc.token), vocab.Plural(tc.count, "master"))
+			parts[k] = fmt.Sprintf("%s on %s", vocab.Quote(tc.token), vocab.Count(tc.count, "master"))
 		}
 		events = m.event(events, now, EventLockContended, fmt.Sprintf("contended: %s, none on a quorum; %s not read "+
-			"decide whether one holds it", strings.Join(parts, ", "), vocab.Plural(v.Unknown, "master")))
+			"decide whether one holds it", strings.Join(parts, ", "), vocab.Count(v.Unknown, "master")))
 	default:
 		v.hist.pending |= alarmContended
 	}
@@ -73,5 +73,5 @@ func (m lockMove) contend(events []Event, now time.Time) []Event {
 // contendedText is the banner's warning of l, whose tokens contend.
 func contendedText(l *LockView) string {
 	return fmt.Sprintf("lock %s: %d tokens contend, none on a quorum, and %s not read decide whether one holds it",
-		vocab.Quote(l.Resource), len(l.hist.tokens), vocab.Plural(l.Unknown, "master"))
+		vocab.Quote(l.Resource), len(l.hist.tokens), vocab.Count(l.Unknown, "master"))
 }

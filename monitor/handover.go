@@ -210,10 +210,10 @@ func (m lockMove) tellEvictions(events []Event, now time.Time) []Event {
 	h.evictLeft = 0
 	live, quorum := liveOn(v, h.from, now), len(v.Masters)/2+1
 	if live >= quorum {
-		text += fmt.Sprintf(": holder %s keeps its key on %d of %s", vocab.Quote(h.from), live, vocab.Plural(len(v.Masters), "master"))
+		text += fmt.Sprintf(": holder %s keeps its key on %d of %s", vocab.Quote(h.from), live, vocab.Count(len(v.Masters), "master"))
 	} else {
 		text += fmt.Sprintf(": holder %s lost its quorum, its key lives on %s while another client can take the lock",
-			vocab.Quote(h.from), vocab.Plural(live, "master"))
+			vocab.Quote(h.from), vocab.Count(live, "master"))
 	}
 	return m.event(events, now, EventLockEvicted, text)
 }

@@ -129,11 +129,11 @@ var appearances = map[LockState]appearance{
 	StateLost:  {alarmLost, EventLockLost, func(int, string) string { return "our lock is on no quorum" }},
 	StateStuck: {0, EventLockStuck, func(count int, _ string) string { return stuckEventText(true, count) }},
 	StateSplit: {alarmSplit, EventLockAppeared, func(count int, _ string) string {
-		return "appeared split, " + vocab.Plural(count, "master") + " with the most common token"
+		return "appeared split, " + vocab.Count(count, "master") + " with the most common token"
 	}},
 	StateHeld: {0, EventLockAppeared, func(_ int, holder string) string { return "appeared, held by " + vocab.Quote(holder) }},
 	StatePartial: {0, EventLockAppeared, func(count int, _ string) string {
-		return "appeared on " + vocab.Plural(count, "master")
+		return "appeared on " + vocab.Count(count, "master")
 	}},
 }
 

@@ -1,6 +1,10 @@
 package monitor
 
-import "time"
+import (
+	"time"
+
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+)
 
 // ModeExclusive is the mode of the holder of a lock of one token (a string, or a Redisson hash without a mode).
 const ModeExclusive = "exclusive"
@@ -84,6 +88,22 @@ func (c HolderCell) StateAt(now time.Time) string {
 		return "live"
 	}
 	return "expired"
+}
+
+// Text is a holder's cell on one master at now, the one rule the table and the dashboard write it by: the
+// time its member has left while live ("9.8s"), "expired", "no-ttl" for a member that never expires (never a
+// duration of centuries), "-" absent, "?" unknown.
+func (c HolderCell) Text(now time.Time) string {
+	switch st := c.StateAt(now); st {
+	case "live":
+		return vocab.ShortDuration(c.Expires.Sub(now))
+	case "absent":
+		return "-"
+	case "unknown":
+		return "?"
+	default: // expired, no-ttl
+		return st
+	}
 }
 
 // Expiring reports whether the member has an expiry: it is there, in a set whose members expire.

@@ -411,13 +411,13 @@ func (v *LockView) HoldersText() string {
 	case mode == ModeWrite && holders == 1:
 		return "write lock"
 	case mode == ModeRead:
-		return vocab.Plural(holders, "reader")
+		return vocab.Count(holders, "reader")
 	case v.Limit > 0:
-		return fmt.Sprintf("%d of %s", permits, vocab.Plural(v.Limit, "permit"))
+		return fmt.Sprintf("%d of %s", permits, vocab.Count(v.Limit, "permit"))
 	case permits != holders:
-		return fmt.Sprintf("%s, %s", vocab.Plural(permits, "permit"), vocab.Plural(holders, "holder"))
+		return fmt.Sprintf("%s, %s", vocab.Count(permits, "permit"), vocab.Count(holders, "holder"))
 	}
-	return vocab.Plural(holders, "holder")
+	return vocab.Count(holders, "holder")
 }
 
 // holdersMoved is the move of a set lock's held holders from the last snapshot's (v.hist.lastHolder, joined by

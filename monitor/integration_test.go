@@ -1,9 +1,7 @@
 package monitor
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
@@ -51,6 +48,36 @@ func watch(t *testing.T, masters []redlocktest.Master, cfg Config) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &cluster{masters: masters, admin: redlocktest.Clients(t, masters), mon: mon}
+}
+
+// watchWithoutScripts starts n real redis-server masters and a monitor on them as a user their ACL refuses
+// scripts, which the monitor reads with plain commands (pipelined); the admin clients are the default user's.
+func watchWithoutScripts(t *testing.T, n int, cfg Config) *cluster {
+	t.Helper()
+	servers := realServers(t, n)
+	masters := make([]redlocktest.Master, n)
+	clients := make([]*redis.Client, n)
+	addrs := make([]string, n)
+	for i, srv := range servers {
+		masters[i], addrs[i] = srv, srv.Addr()
+		admin := srv.NewClient()
+		err := admin.Do(context.Background(), "ACL", "SETUSER", "plain", "on", ">pw", "~*", "&*", "+@all", "-@scripting").Err()
+		admin.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = redis.NewClient(&redis.Options{Addr: srv.Addr(), Username: "plain", Password: "pw", ContextTimeoutEnabled: true})
+		t.Cleanup(func() { _ = clients[i].Close() })
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = testTimeout
+	}
+	mon, err := New(clients, addrs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mon.Close() })
 	return &cluster{masters: masters, admin: redlocktest.Clients(t, masters), mon: mon}
 }
 
@@ -374,8 +401,8 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 	for mode, plain := range []bool{false, true} {
 		t.Run([]string{"scripted", "pipelined"}[mode], func(t *testing.T) {
 			c := newCluster(t, 3, Config{MaxValueLen: 16})
-			for _, p := range c.mon.pollers {
-				reading.SetPlain(p, plain)
+			if plain {
+				c = watchWithoutScripts(t, 3, Config{MaxValueLen: 16})
 			}
 			ctx := context.Background()
 			a := c.admin[0]
@@ -400,8 +427,8 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 			c.set(t, "long", strings.Repeat("v", 1000), time.Minute, 0, 1)
 
 			s := c.mon.Poll(ctx)
-			if !s.Masters[0].Up {
-				t.Fatalf("master with odd keys is down: %s", s.Masters[0].Err)
+			if !s.Masters[0].Up || s.Masters[0].PlainReads != plain {
+				t.Fatalf("master with odd keys: up %v, read with plain commands %v; want up, %v: %s", s.Masters[0].Up, s.Masters[0].PlainReads, plain, s.Masters[0].Err)
 			}
 			if l := lockOf(t, s, "bin"); l.Holder != binary[:min(16, len(binary))] || l.State != StateHeld {
 				t.Errorf("binary value: holder %q state %s, want %q held", l.Holder, l.State, binary)
@@ -409,7 +436,7 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 			if l := lockOf(t, s, evilName); l.State != StateHeld || l.Count != 3 {
 				t.Errorf("escape-sequence name: %s count %d, want held by 3", l.State, l.Count)
 			}
-			if l := lockOf(t, s, "long"); l.Holder != reading.MarkedToken(strings.Repeat("v", 1000), 16) {
+			if l := lockOf(t, s, "long"); l.Holder != markedToken(strings.Repeat("v", 1000), 16) {
 				t.Errorf("long value held by %q, want its first 16 bytes marked with its length and digest", l.Holder)
 			}
 			for _, name := range []string{"hash", "list", "set", "zset", "no-ttl"} {
@@ -417,17 +444,7 @@ func TestPollOddKeysDoNotBreakAPoll(t *testing.T) {
 					t.Errorf("%q is listed as a lock", name)
 				}
 			}
-			var buf bytes.Buffer
-			if err := WriteTable(&buf, s); err != nil {
-				t.Fatal(err)
-			}
-			if strings.ContainsAny(buf.String(), "\x1b\x07\x00") {
-				t.Errorf("table carries control bytes:\n%q", buf.String())
-			}
-			buf.Reset()
-			if err := WriteJSON(&buf, s); err != nil || !json.Valid(buf.Bytes()) {
-				t.Errorf("JSON invalid (%v):\n%s", err, buf.String())
-			}
+			// What the writers make of these keys: render's TestOddKeysWriteNoControlBytes.
 		})
 	}
 }
@@ -588,9 +605,9 @@ func TestPollScriptsAndInfoRefusedByACL(t *testing.T) {
 		if l := lockOf(t, s, "res"); l.Holder != "tok" {
 			t.Errorf("poll %d: lock read without scripts: %+v", poll, l)
 		}
-	}
-	if !reading.Plain(mon.pollers[0]) {
-		t.Errorf("poller still in scripted mode after EVAL was refused")
+		if !m.PlainReads {
+			t.Errorf("poll %d: the master is not read with plain commands after EVAL was refused", poll)
+		}
 	}
 }
 
@@ -654,58 +671,6 @@ func TestPollMeasuresClockDrift(t *testing.T) {
 	}
 	if !slices.Contains(eventKinds(s.Events), EventClockWarning) {
 		t.Errorf("no clock-warning event: %v", eventKinds(s.Events))
-	}
-}
-
-func TestWriteJSONOnFixtureCluster(t *testing.T) {
-	t.Parallel()
-	c := newCluster(t, 3, Config{})
-	c.set(t, "held", "H", time.Minute, 0, 1, 2)
-	c.set(t, "part", "P", 30*time.Second, 2)
-	var buf bytes.Buffer
-	if err := WriteJSON(&buf, c.mon.Poll(context.Background())); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Quorum  int `json:"quorum"`
-		Masters []struct {
-			Addr string `json:"addr"`
-			Up   bool   `json:"up"`
-		} `json:"masters"`
-		Locks []struct {
-			Resource string `json:"resource"`
-			State    string `json:"state"`
-			Holder   string `json:"holder"`
-			Masters  []struct {
-				Token  string `json:"token"`
-				PTTLMS int64  `json:"pttl_ms"`
-			} `json:"masters"`
-		} `json:"locks"`
-		Warnings []string `json:"warnings"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatalf("%v:\n%s", err, buf.String())
-	}
-	if doc.Quorum != 2 || len(doc.Masters) != 3 || len(doc.Locks) != 2 || doc.Warnings == nil {
-		t.Fatalf("quorum %d, %d masters, %d locks, warnings %v; want 2, 3, 2, []:\n%s", doc.Quorum, len(doc.Masters), len(doc.Locks), doc.Warnings, buf.String())
-	}
-	for i, m := range doc.Masters {
-		if m.Addr != c.masters[i].Addr() || !m.Up {
-			t.Errorf("masters[%d] = %+v, want %s up", i, m, c.masters[i].Addr())
-		}
-	}
-	h, p := doc.Locks[0], doc.Locks[1]
-	if h.Resource != "held" || h.State != "held" || h.Holder != "H" || len(h.Masters) != 3 {
-		t.Errorf("locks[0] = %+v, want held by H on 3", h)
-	}
-	for i, m := range h.Masters {
-		if m.Token != "H" || m.PTTLMS <= 55000 || m.PTTLMS > 60000 {
-			t.Errorf("locks[0].masters[%d] = %+v, want H with pttl_ms just under 60000", i, m)
-		}
-	}
-	if p.Resource != "part" || p.State != "partial" || p.Holder != "" || len(p.Masters) != 3 ||
-		p.Masters[0].Token != "" || p.Masters[0].PTTLMS != 0 || p.Masters[2].Token != "P" || p.Masters[2].PTTLMS <= 25000 {
-		t.Errorf("locks[1] = %+v, want partial P on master 2 only", p)
 	}
 }
 

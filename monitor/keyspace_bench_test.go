@@ -9,7 +9,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -66,38 +65,6 @@ func BenchmarkNotifiedNewLock(b *testing.B) {
 	b.ReportMetric(float64(polls)/float64(b.N), "polls/lock")
 	b.Logf("%d locks at the default 500ms poll: median %v, slowest %v; load average %s", b.N, took[len(took)/2].Round(time.Millisecond),
 		took[len(took)-1].Round(time.Millisecond), loadAverage())
-}
-
-// BenchmarkReadNamedKeys reads 1,000 keys named by notifications in one call, as a poll does, on a real master:
-// cache keys without a TTL (a flood of SETs) and with one (SET EX). It reports the master's time per key, as
-// the script measures it and the scan budget is charged.
-func BenchmarkReadNamedKeys(b *testing.B) {
-	requireRealServers(b)
-	servers := redlocktest.StartServers(b, 1, redlocktest.ServerOptions{})
-	loadServers(b, servers, [][]keyLoad{{
-		{keyFormat: "cache:%d", valueFormat: "a cached value %d", to: 100_000},
-		{keyFormat: "session:%d", valueFormat: "a session of user %d", to: 100_000, ttl: time.Hour},
-	}})
-	clients, _ := benchClients(b, servers)
-	p := reading.NewMaster(clients[0], servers[0].Addr(), nil, false, 0)
-	cfg := Config{}.WithDefaults().reader()
-	for _, prefix := range []string{"cache", "session"} {
-		b.Run(prefix, func(b *testing.B) {
-			var server time.Duration
-			for i := 0; i < b.N; i++ {
-				keys := make([]string, reading.NotifiedChunk)
-				for j := range keys {
-					keys[j] = fmt.Sprintf("%s:%d", prefix, (i*reading.NotifiedChunk+j)%100_000)
-				}
-				elapsed, err := reading.ReadNamed(context.Background(), p, cfg, keys)
-				if err != nil {
-					b.Fatal(err)
-				}
-				server += elapsed
-			}
-			b.ReportMetric(float64(server.Nanoseconds())/float64(b.N*reading.NotifiedChunk)/1000, "µs-server/key")
-		})
-	}
 }
 
 // BenchmarkNotificationFlood writes distinct cache keys (no TTL) at 1,000 and 10,000 a second for 10s to one

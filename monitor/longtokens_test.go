@@ -2,13 +2,14 @@ package monitor
 
 import (
 	"context"
+	"crypto/sha1"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -92,7 +93,14 @@ func TestLongTokensReadWithPlainCommandsAreComparedWhole(t *testing.T) {
 		l := s.Lock(key)
 		return l != nil && l.State == StateHeld && l.Count == 2 && l.Foreign
 	})
-	if cell := s.Lock(key).Masters[0]; cell.State != CellSeen || cell.Token != reading.MarkedToken(value+"-other", DefaultMaxValueLen) {
+	if cell := s.Lock(key).Masters[0]; cell.State != CellSeen || cell.Token != markedToken(value+"-other", DefaultMaxValueLen) {
 		t.Fatalf("the long token read with plain commands: %+v", cell)
 	}
+}
+
+// markedToken is the token shown of a value longer than the n bytes read of it, as the dashboard shows it: its
+// first n bytes marked with its length and the first 64 bits of its SHA-1, in hex.
+func markedToken(whole string, n int) string {
+	sum := sha1.Sum([]byte(whole))
+	return fmt.Sprintf("%s…[%d bytes, sha1 %x]", whole[:n], len(whole), sum[:8])
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // Monitor polls a fixed set of masters and hands out immutable snapshots. Its methods are safe for concurrent
@@ -292,7 +293,7 @@ func (m *Monitor) fanOut(ctx context.Context, main bool, read func(context.Conte
 				giveUp.Reset(min(m.cfg.Timeout, max(interval, 2*elapsed)) - elapsed)
 			}
 		case <-giveUp.C:
-			m.late(readings, waiting, fmt.Errorf("no answer within %v", time.Since(start).Round(time.Millisecond)))
+			m.late(readings, waiting, fmt.Errorf("no answer within %v", vocab.ShortDuration(time.Since(start))))
 			return readings
 		case <-ctx.Done():
 			m.notAnswered(readings, waiting, ctx.Err())

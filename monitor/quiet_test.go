@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -81,29 +80,5 @@ func TestQuietPollsLetALockExpire(t *testing.T) {
 	}
 	if quiet == 0 {
 		t.Error("no quiet poll while the short lock ran out: the test did not test quiet polls")
-	}
-}
-
-// TestTrackedReadOfManyFoundKeysStaysScripted reads 10,000 keys found elsewhere on a tracked master at once, as
-// the poll after a sweep does: the read script's arguments overflowed the server's Lua stack in one batch, and
-// the refusal turned the master to pipelined reads (five times the work) for good.
-func TestTrackedReadOfManyFoundKeysStaysScripted(t *testing.T) {
-	t.Parallel()
-	if *polling {
-		t.Skip("a test of tracking, run without -polling")
-	}
-	servers := realServers(t, 1)
-	c := watch(t, []redlocktest.Master{servers[0]}, Config{})
-	t.Cleanup(func() { _ = c.mon.Close() })
-	ctx := context.Background()
-	pollUntil(t, c.mon, 20*time.Second, "a tracked master", func(s Snapshot) bool { return quietlyTracked(s) })
-	keys := make([]string, 10000)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("found:%05d", i)
-	}
-	p := c.mon.pollers[0]
-	r := p.ReadKeys(ctx, c.mon.cfg.reader(), keys)
-	if r.Err != nil || len(r.Keys) != len(keys) || reading.Plain(p) {
-		t.Fatalf("read of %d keys: error %v, %d readings, scripted %v; want every key read by the script", len(keys), r.Err, len(r.Keys), !reading.Plain(p))
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
-// The reads of the masters live in package poll; a Reading is the contract between them and Aggregate. These
-// are the reading types' names in monitor's public API.
+// The reads of the masters live in package reading (monitor/internal/reading); a Reading is the contract
+// between them and Aggregate. These are the reading types' names in monitor's public API.
 
 // Reading is the raw result of polling one master once (reading.Reading).
 type Reading = reading.Reading

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest"
 )
 
@@ -17,21 +16,16 @@ const pausedWritesFor = 3 * time.Second
 // TestWritePauseKeepsReadingTheMaster pauses writes on one of three real masters (CLIENT PAUSE WRITE, as a
 // failover or a resharding does) and requires every poll meanwhile to show that master up with the lock read
 // there in that very poll: a read must not wait for the pause to end. A master that runs the read scripts as
-// Redis 7 does reads a Redisson hash lock too; one that runs them as before Redis 7 (forced here: the pause
-// holds such scripts) reads the string lock with plain commands, and the hash lock is unknown, never absent.
-// Tracked, such a master reads only what changes: a key whose TTL runs out in the pause, read on the tracking
-// connection, whose scripts the pause holds, and read again with plain commands.
+// Redis 7 does (flagged no-writes) reads a Redisson hash lock too. One that runs them as before Redis 7, whose
+// scripts the pause holds, is read with plain commands: reading's TestWritePauseKeepsReadingWithScriptsAsBeforeRedis7.
 func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		flagged  bool // the read scripts are flagged no-writes
 		hashRead bool // the hash lock is read on the paused master
 		tracked  bool // only what changes is read: no cell need be read in every poll
 	}{
-		{"scripts flagged no-writes", true, true, false},
-		{"plain scripts, as before Redis 7", false, false, false},
-		{"plain scripts, tracked", false, false, true},
+		{"scripts flagged no-writes", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +39,6 @@ func TestWritePauseKeepsReadingTheMaster(t *testing.T) {
 			// a loaded machine, still less than the pause, which a held read would outlast.
 			c := watch(t, masters, Config{NoTracking: !tt.tracked, Interval: 2 * time.Second})
 			t.Cleanup(func() { _ = c.mon.Close() })
-			reading.SetFlaggedScripts(c.mon.pollers[0], tt.flagged)
 			const key, token, hashKey = "orders:paused", "token-paused-0123456789", "reports:paused"
 			c.set(t, key, token, time.Minute, 0, 1, 2)
 			ctx := context.Background()

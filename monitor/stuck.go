@@ -18,7 +18,7 @@ func stuckEventText(appeared bool, count int) string {
 	if appeared {
 		what = "appeared without a TTL"
 	}
-	return fmt.Sprintf("%s on %s: it never expires; %s", what, vocab.Plural(count, "master"), stuckRemedy)
+	return fmt.Sprintf("%s on %s: it never expires; %s", what, vocab.Count(count, "master"), stuckRemedy)
 }
 
 // stuckWarningText is the banner's text of lock l without a TTL: the key, the masters where it has none, and
@@ -30,7 +30,7 @@ func stuckWarningText(l *LockView, masters []MasterStatus) string {
 			where = append(where, masters[j].Addr)
 		}
 	}
-	on := vocab.Plural(l.Count, "master")
+	on := vocab.Count(l.Count, "master")
 	if len(where) > 0 {
 		on = strings.Join(where, ", ")
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
 )
 
@@ -26,8 +28,9 @@ func TestTrackingLostInvalidationConnectionReadsAll(t *testing.T) {
 	if err := admin.ConfigSet(ctx, "maxclients", fmt.Sprint(clients-1)).Err(); err != nil {
 		t.Fatal(err)
 	}
-	// The tracker's own invalidation connection, by its ID: the announcer's subscription is another.
-	if err := admin.Do(ctx, "client", "kill", "id", reading.InvalidationID(c.mon.pollers[0])).Err(); err != nil {
+	// The tracker's own invalidation connection, the one its read connection redirects invalidations to: the
+	// announcer's subscription is another.
+	if err := admin.Do(ctx, "client", "kill", "id", invalidationConnection(t, admin)).Err(); err != nil {
 		t.Fatal(err)
 	}
 	c.set(t, key, "token-two-0123456789", time.Minute, 0)
@@ -73,8 +76,12 @@ func TestTrackingStormFallsBackToPolling(t *testing.T) {
 	if !strings.HasPrefix(s.Masters[0].RefreshWhy, reading.StormWhy) {
 		t.Fatalf("polled because %q", s.Masters[0].RefreshWhy)
 	}
-	if !slices.ContainsFunc(s.Warnings, func(w Warning) bool { return w.Kind == WarnTrackingStorm }) {
-		t.Fatalf("no %s warning in %v", WarnTrackingStorm, s.Warnings)
+	why := s.Masters[0].RefreshWhy
+	if !slices.ContainsFunc(s.Warnings, func(w Warning) bool { return w.Kind == WarnTrackingStorm && w.Text == why }) {
+		t.Fatalf("no %s warning saying %q in %v", WarnTrackingStorm, why, s.Warnings)
+	}
+	if !s.Masters[0].TrackingFellBack() {
+		t.Fatalf("a master polled after a storm does not say it fell back from tracking")
 	}
 	s = c.mon.Poll(ctx)
 	if len(s.Locks) != locks || s.Masters[0].Refresh != RefreshPolling || unknownCells(s) != 0 {
@@ -133,4 +140,31 @@ func trackingACL(t *testing.T) []string {
 	}
 	t.Fatal("the README has no line ACL SETUSER watcher +client|id ...")
 	return nil
+}
+
+// invalidationConnection is the CLIENT ID of the connection the server's one tracking client that is not in
+// broadcast mode redirects its invalidations to (CLIENT LIST: flags t without B, redir=ID), as the server says.
+func invalidationConnection(t *testing.T, admin *redis.Client) string {
+	t.Helper()
+	var ids []string
+	for _, line := range strings.Split(admin.ClientList(context.Background()).Val(), "\n") {
+		var tracking bool
+		var redir string
+		for _, field := range strings.Fields(line) {
+			name, value, _ := strings.Cut(field, "=")
+			switch name {
+			case "flags":
+				tracking = strings.Contains(value, "t") && !strings.Contains(value, "B") // not the announcer's BCAST
+			case "redir":
+				redir = value
+			}
+		}
+		if tracking && redir != "" && redir != "-1" {
+			ids = append(ids, redir)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("tracking clients redirect to %v; want one invalidation connection", ids)
+	}
+	return ids[0]
 }

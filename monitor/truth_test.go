@@ -240,15 +240,24 @@ func TestPollReleasedAndExpiredAreToldApart(t *testing.T) {
 	t.Parallel()
 	c, _ := serverCluster(t, 3, Config{})
 	ctx := context.Background()
-	c.set(t, "short", "tokShort0123456789", 300*time.Millisecond, 0, 1, 2)
+	c.set(t, "short", "tokShort0123456789", 2*time.Second, 0, 1, 2)
 	c.set(t, "long", "tokLong01234567890", time.Minute, 0, 1, 2)
-	before := c.mon.Poll(ctx)
+	// Both seen held first, however slow a poll is on a loaded machine; then the long one deleted and the
+	// short one's keys gone by their TTL, as the masters say, before the poll that tells them apart.
+	before := pollUntil(t, c.mon, 20*time.Second, "both locks held", func(s Snapshot) bool {
+		a, b := s.Lock("short"), s.Lock("long")
+		return a != nil && a.State == StateHeld && b != nil && b.State == StateHeld
+	})
 	for _, a := range c.admin {
 		if err := a.Del(ctx, "long").Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(400 * time.Millisecond) // past the short lock's TTL
+	for _, a := range c.admin {
+		for a.Exists(ctx, "short").Val() != 0 { // the master expires it at its TTL
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	s := c.mon.Poll(ctx)
 	kinds := map[string]EventKind{}
 	for _, e := range newEvents(before, s) {

@@ -36,7 +36,7 @@ func warnSet(ws []Warning, s *Snapshot, cfg Config) []Warning {
 		ws = append(ws, warn(SeverityError, WarnQuorumDown, "", fmt.Sprintf("only %d of %d masters answered, quorum is %d: no lock can be acquired", s.UpCount, n, s.Quorum)))
 	}
 	if (n < 3 || n%2 == 0) && !s.clusterOnly() { // a cluster is one lock service, of one master
-		ws = append(ws, warn(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%s: use an odd number, at least 3", vocab.Plural(n, "master"))))
+		ws = append(ws, warn(SeverityWarning, WarnMasterCount, "", fmt.Sprintf("%s: use an odd number, at least 3", vocab.Count(n, "master"))))
 	}
 	for _, m := range s.Masters {
 		if m.health.sameAs != "" {
@@ -45,7 +45,7 @@ func warnSet(ws []Warning, s *Snapshot, cfg Config) []Warning {
 	}
 	if s.Unread > 0 {
 		ws = append(ws, warn(SeverityWarning, WarnUnread, "", fmt.Sprintf("%s not read on every master that answered "+
-			"in the last poll (%s): shown as last seen", vocab.Plural(s.Unread, "lock"), unreadWhy(s))))
+			"in the last poll (%s): shown as last seen", vocab.Count(s.Unread, "lock"), unreadWhy(s))))
 	}
 	if s.Truncated {
 		ws = append(ws, warn(SeverityWarning, WarnTruncated, "", fmt.Sprintf("%s more lock keys not tracked: more than "+
@@ -158,7 +158,7 @@ func warnMasters(ws []Warning, masters []MasterStatus, longest time.Duration, no
 			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, string(MasterDown)+": "+m.Err))
 			continue
 		default:
-			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("%s (%s missed): %s", MasterSilent, vocab.Plural(m.health.missed, "poll"), m.Err)))
+			ws = append(ws, warn(SeverityWarning, WarnMasterDown, m.Addr, fmt.Sprintf("%s (%s missed): %s", MasterSilent, vocab.Count(m.health.missed, "poll"), m.Err)))
 			continue
 		}
 		if m.Sweep.Completed == 0 {

@@ -1,7 +1,10 @@
 package monitor
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+	"time"
 )
 
 // cellStateNames are the words of the cell states.
@@ -31,15 +34,18 @@ func (s Severity) Rank() int { return slices.Index(Severities, s) }
 // AtLeast reports whether s matters as much as t or more.
 func (s Severity) AtLeast(t Severity) bool { return s.Rank() >= t.Rank() }
 
-// ParseSeverity is the severity named by its word (String); false when the word names none, as an event
-// record's empty severity.
-func ParseSeverity(word string) (Severity, bool) {
-	for _, s := range Severities {
-		if s.String() == word {
-			return s, true
+// MarshalText writes the severity as its word (String), as every output and the event stream carry it.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a severity from its word (String); any other word is an error that names it.
+func (s *Severity) UnmarshalText(word []byte) error {
+	for _, sev := range Severities {
+		if sev.String() == string(word) {
+			*s = sev
+			return nil
 		}
 	}
-	return SeverityInfo, false
+	return fmt.Errorf("unknown severity %q: want info, warning or error", word)
 }
 
 // Health is a snapshot's overall state, the worst of what it shows: the header's badge, --once's exit status
@@ -121,6 +127,45 @@ func (s LockState) Label() string {
 	}
 	return string(s)
 }
+
+// Qualifier is what qualifies a lock's state beside its label, in the one word the table's flags and the
+// report write and from which the dashboard's shorter marks are made (LockView.Qualifiers).
+type Qualifier string
+
+// The qualifiers, in the order a lock's are given.
+const (
+	QualifierMine       Qualifier = "mine"        // its token is one of ours
+	QualifierForeign    Qualifier = "foreign"     // another token is present on some master
+	QualifierQuorumLost Qualifier = "quorum-lost" // its holder's token lives on below quorum
+	QualifierRunOut     Qualifier = "run-out"     // held when read; its validity has run out since, no poll looked again
+	QualifierGuess      Qualifier = "guess"       // held only by grouping Redisson holders on thread id
+)
+
+// Qualifiers is what qualifies v's state at now, in the order of the Qualifier constants: the one rule by
+// which the dashboard marks a state (NO QUORUM, run out, held?, held*), the table lists its flags and the
+// report words it.
+func (v *LockView) Qualifiers(now time.Time) []Qualifier {
+	var out []Qualifier
+	if v.Mine {
+		out = append(out, QualifierMine)
+	}
+	if v.Foreign {
+		out = append(out, QualifierForeign)
+	}
+	if v.QuorumLost {
+		out = append(out, QualifierQuorumLost)
+	}
+	if v.State == StateHeld && v.ValidityAt(now) <= 0 {
+		out = append(out, QualifierRunOut)
+	}
+	if v.State == StateHeld && v.Heuristic {
+		out = append(out, QualifierGuess)
+	}
+	return out
+}
+
+// Words is the qualifier as a sentence says it: "quorum lost", "run out".
+func (q Qualifier) Words() string { return strings.ReplaceAll(string(q), "-", " ") }
 
 // MasterState is where a master stands, in the one word every output gives it: the dashboard, the tables,
 // the report, the events and the warnings. The words fit the dashboard's narrowest column (six cells).

@@ -1,7 +1,11 @@
 package monitor
 
 import (
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestSeveritiesRankInfoBelowWarningBelowError: the rank, not the constants' values, orders severities, and
@@ -15,12 +19,17 @@ func TestSeveritiesRankInfoBelowWarningBelowError(t *testing.T) {
 		t.Error("AtLeast(warning): info passes or error does not")
 	}
 	for _, s := range Severities {
-		if got, ok := ParseSeverity(s.String()); !ok || got != s {
-			t.Errorf("ParseSeverity(%q) = %v, %v; want %v", s.String(), got, ok, s)
+		word, err := s.MarshalText()
+		var got Severity
+		if err != nil || string(word) != s.String() || got.UnmarshalText(word) != nil || got != s {
+			t.Errorf("%v written as %q (%v), read back as %v; want its word, and it again", s, word, err, got)
 		}
 	}
-	if _, ok := ParseSeverity(""); ok {
-		t.Error(`ParseSeverity("") names a severity`)
+	for _, word := range []string{"", "Warning", "fatal"} {
+		var got Severity
+		if err := got.UnmarshalText([]byte(word)); err == nil || !strings.Contains(err.Error(), strconv.Quote(word)) {
+			t.Errorf("severity %q read as %v, error %v; want an error naming it", word, got, err)
+		}
 	}
 }
 
@@ -79,5 +88,54 @@ func TestHealthCountsAMissingClusterPrimaryAsNoQuorum(t *testing.T) {
 	warned.Warnings = []Warning{{Severity: SeverityInfo}, {Severity: SeverityError}, {Severity: SeverityWarning}}
 	if h := warned.Health(); h != HealthUnsafe {
 		t.Errorf("an error among the warnings: %s, want UNSAFE", h)
+	}
+}
+
+// TestQualifiersAreDecidedOnce: a lock's qualifiers follow from its view and the time alone, in one order,
+// and read as words in a sentence; the dashboard, the table and the report all take them from here.
+func TestQualifiersAreDecidedOnce(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	held := &LockView{State: StateHeld, Mine: true, Foreign: true}
+	held.SetValidity(at, 10*time.Second)
+	guess := &LockView{State: StateHeld, Heuristic: true}
+	guess.SetValidity(at, 10*time.Second)
+	lost := &LockView{State: StatePartial, QuorumLost: true, Heuristic: true}
+	for _, tt := range []struct {
+		name string
+		v    *LockView
+		now  time.Time
+		want []Qualifier
+	}{
+		{"held, ours, another token present", held, at, []Qualifier{QualifierMine, QualifierForeign}},
+		{"the same once its validity ran out", held, at.Add(20 * time.Second), []Qualifier{QualifierMine, QualifierForeign, QualifierRunOut}},
+		{"held by grouping Redisson holders", guess, at, []Qualifier{QualifierGuess}},
+		{"below quorum, not held: no guess, no validity", lost, at.Add(time.Hour), []Qualifier{QualifierQuorumLost}},
+	} {
+		if got := tt.v.Qualifiers(tt.now); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if w := QualifierQuorumLost.Words(); w != "quorum lost" {
+		t.Errorf("quorum-lost in words: %q", w)
+	}
+}
+
+// TestAHolderCellIsWrittenByOneRule: a holder's member on one master reads as its time left, expired, no-ttl
+// for one that never expires (not the centuries to the far date that stands for never), absent or unknown.
+func TestAHolderCellIsWrittenByOneRule(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		cell HolderCell
+		want string
+	}{
+		{HolderCell{State: CellSeen, Expires: at.Add(9 * time.Second)}, "9.0s"},
+		{HolderCell{State: CellSeen, Expires: at.Add(-time.Second)}, "expired"},
+		{HolderCell{State: CellSeen, Expires: never}, "no-ttl"},
+		{HolderCell{State: CellAbsent}, "-"},
+		{HolderCell{State: CellUnknown}, "?"},
+	} {
+		if got := tt.cell.Text(at); got != tt.want {
+			t.Errorf("%+v at %s: %q, want %q", tt.cell, at.Format(time.TimeOnly), got, tt.want)
+		}
 	}
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// Alarm is a moment of a recording worth seeking to: an error or a warning that some surface showed then. The
+// Alarm is a moment of a recording worth seeking to (the replay seeks to the monitor's events as Alarms of their
+// own severity): an error or a warning that some surface showed then. The
 // monitor's events of either severity, each warning the banner raised that no event of its poll told
 // (monitor.ToldBy: a master first seen young, a sweep, an unread lock), and the recorded events of the dashboard
 // and the demo that are errors or warnings (a violation among them).
@@ -53,8 +54,8 @@ func subjectOf(resource, master string) string {
 func (p *Player) Alarms() []Alarm {
 	out := slices.Clone(p.alarms)
 	for _, r := range p.rec.Events {
-		if sev, ok := monitor.ParseSeverity(r.Severity); ok && sev.AtLeast(monitor.SeverityWarning) {
-			out = append(out, Alarm{Time: r.Time, Severity: sev, Subject: subjectOf(r.Resource, r.Master), Text: r.Text, Source: r.Source})
+		if r.Severity.AtLeast(monitor.SeverityWarning) {
+			out = append(out, Alarm{Time: r.Time, Severity: r.Severity, Subject: subjectOf(r.Resource, r.Master), Text: r.Text, Source: r.Source})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Alarm) int { return a.Time.Compare(b.Time) })

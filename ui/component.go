@@ -4,6 +4,8 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // component is the one contract of the dashboard's parts, after soft-serve's: a tea.Model that is also a
@@ -141,7 +143,7 @@ func (t *keyTable) run(msg tea.KeyMsg) tea.Cmd {
 	}
 	if a.can != nil {
 		if why := a.can(); why != "" {
-			t.sh.tellStatus(levelWarn, why)
+			t.sh.tellStatus(monitor.SeverityWarning, why)
 			return nil
 		}
 	}

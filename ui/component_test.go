@@ -54,7 +54,7 @@ func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
 	done, why := false, "not now"
 	table := keyTable{sh: sh, actions: []action{{binding: &k.Extend, can: func() string { return why },
 		do: func(tea.KeyMsg) tea.Cmd { done = true; return nil }}}}
-	refusal := statusMsg{at: t0, level: levelWarn, text: "not now"}
+	refusal := statusMsg{at: t0, level: monitor.SeverityWarning, text: "not now"}
 	if table.run(press("e")); done || len(sh.outbox) != 1 || sh.outbox[0] != refusal {
 		t.Errorf("a guarded key acted (%v) or did not tell the status line why (%v)", done, sh.outbox)
 	}

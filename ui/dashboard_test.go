@@ -1379,7 +1379,7 @@ func TestEachActionHasOneTextOnScreenAndInTheStream(t *testing.T) {
 	defer sink.mu.Unlock()
 	kinds := map[string]events.Record{}
 	for _, r := range sink.records {
-		if r.Source != events.SourceDashboard || r.Resource != "jobs:mine" || r.Severity != "info" {
+		if r.Source != events.SourceDashboard || r.Resource != "jobs:mine" || r.Severity != monitor.SeverityInfo {
 			t.Errorf("record %+v: want an info record of the dashboard about jobs:mine", r)
 		}
 		kinds[r.Kind] = r

@@ -372,17 +372,6 @@ func (c *stateCounts) add(lv *monitor.LockView) {
 	}
 }
 
-// levelOf is the event log's level of a monitor severity.
-func levelOf(s monitor.Severity) level {
-	switch s {
-	case monitor.SeverityError:
-		return levelError
-	case monitor.SeverityWarning:
-		return levelWarn
-	}
-	return levelInfo
-}
-
 // newEntries returns the log entries for the events and warnings of s that prev did not have, as the monitor
 // tells what is new (Snapshot.EventsSince, Snapshot.WarningsSince).
 func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
@@ -393,9 +382,9 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 	var out []logEntry
 	switch { // the first snapshot, and the end of the first scan, are the baseline: one line each, not a line per lock
 	case prev == nil:
-		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first poll: " + baseline(s)})
+		out = append(out, logEntry{at: s.Time, level: monitor.SeverityInfo, text: "first poll: " + baseline(s)})
 	case !prev.snap.Swept && s.Swept:
-		out = append(out, logEntry{at: s.Time, level: levelInfo, text: "first scan of every master done: " + baseline(s)})
+		out = append(out, logEntry{at: s.Time, level: monitor.SeverityInfo, text: "first scan of every master done: " + baseline(s)})
 	}
 	evs := s.EventsSince(before)
 	for _, r := range events.FromMonitor(evs) {
@@ -406,7 +395,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 		if monitor.ToldBy(w, evs) {
 			continue // the event's line tells it
 		}
-		out = append(out, logEntry{at: s.Time, level: levelOf(w.Severity), resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
+		out = append(out, logEntry{at: s.Time, level: w.Severity, resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
 	}
 	return out
 }

@@ -86,7 +86,7 @@ func TestIngestLogsOnlyNewEventsAndWarnings(t *testing.T) {
 	s2.Events = []monitor.Event{ev(1, "one"), ev(2, "two"), ev(3, "three")}
 	s2.Warnings = []monitor.Warning{warn}
 	d2, e2 := ingest(s2, d1)
-	if len(e2) != 2 || !strings.Contains(e2[0].text, "three") || e2[1].level != levelError {
+	if len(e2) != 2 || !strings.Contains(e2[0].text, "three") || e2[1].level != monitor.SeverityError {
 		t.Fatalf("second snapshot logged %+v, want event three and the new warning", e2)
 	}
 	s3 := threeMasters(t0.Add(2 * time.Second))

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // Demo mode (Options.Demo) shows the embedded masters' fault state and the simulated workload's events, and
@@ -181,7 +182,7 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			v.scenarioOver(p.name, p.res)
 		}
 		if !v.quitting {
-			v.sh.logf(levelWarn, "", "demo stopped: no more demo events")
+			v.sh.logf(monitor.SeverityWarning, "", "demo stopped: no more demo events")
 		}
 	case demoActionMsg:
 		return v, v.onDemoAction(msg)
@@ -370,7 +371,7 @@ func (v *demoView) takeViolation(vi demo.Violation) {
 		secondTok: short(vi.Second.Token), at: vi.Time,
 	}
 	b := v.banner
-	v.sh.tellLog(logEntry{at: vi.Time, level: levelError, resource: vi.Resource,
+	v.sh.tellLog(logEntry{at: vi.Time, level: monitor.SeverityError, resource: vi.Resource,
 		text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
@@ -542,7 +543,7 @@ func (v *demoView) otherActions() []action {
 		}},
 		{binding: &k.Dismiss, when: func() bool { return v.banner != nil }, do: func(tea.KeyMsg) tea.Cmd {
 			v.banner = nil
-			v.sh.tellStatus(levelInfo, "violation banner dismissed; the story stays in the event log")
+			v.sh.tellStatus(monitor.SeverityInfo, "violation banner dismissed; the story stays in the event log")
 			return nil
 		}},
 	}
@@ -552,11 +553,11 @@ func (v *demoView) otherActions() []action {
 func (v *demoView) pick(msg tea.KeyMsg) tea.Cmd {
 	p := slices.Index(v.sh.keys.Demo.Pick.Keys(), msg.String())
 	if p < 0 || p >= len(v.masters) {
-		v.sh.tellStatus(levelWarn, fmt.Sprintf("there is no master %d", p+1))
+		v.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("there is no master %d", p+1))
 		return nil
 	}
 	v.sh.tell(pickMasterMsg{i: p})
-	v.sh.tellStatus(levelInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
+	v.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
 	return nil
 }
 
@@ -584,13 +585,13 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 	var r refusal
 	switch {
 	case errors.As(msg.err, &r):
-		v.sh.tellStatus(levelWarn, sanitize(r.Error(), textCap))
+		v.sh.tellStatus(monitor.SeverityWarning, sanitize(r.Error(), textCap))
 	case msg.err != nil:
 		text := sanitize(msg.err.Error(), textCap)
-		v.sh.logf(levelError, "", "demo: %s", text)
-		v.sh.tellStatus(levelError, text)
+		v.sh.logf(monitor.SeverityError, "", "demo: %s", text)
+		v.sh.tellStatus(monitor.SeverityError, text)
 	default:
-		v.sh.tellStatus(levelInfo, msg.done)
+		v.sh.tellStatus(monitor.SeverityInfo, msg.done)
 	}
 	return v.nextAction()
 }
@@ -601,7 +602,7 @@ func (v *demoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
 	v.running, v.mode, v.runSince, v.final = name, mode, v.sh.now(), nil
 	v.sh.tell(v.scenarios())
 	v.sh.tell(logNewestMsg{})
-	v.sh.tellStatus(levelInfo, "scenario "+name+" "+modeText(mode, v.sh.keys.Demo.Step.Help().Key))
+	v.sh.tellStatus(monitor.SeverityInfo, "scenario "+name+" "+modeText(mode, v.sh.keys.Demo.Step.Help().Key))
 	return scenarioCmd(v.ctx, v.d, name, mode)
 }
 
@@ -624,8 +625,8 @@ func (v *demoView) onScenario(msg scenarioResultMsg) {
 			return
 		}
 		text := sanitize(msg.err.Error(), textCap)
-		v.sh.logf(levelError, demo.ScenarioResource, "%s", text)
-		v.sh.tellStatus(levelError, text)
+		v.sh.logf(monitor.SeverityError, demo.ScenarioResource, "%s", text)
+		v.sh.tellStatus(monitor.SeverityError, text)
 		return
 	}
 	if lastStep(msg.res) > v.lastSeq { // its last steps are still on their way through the event channel
@@ -654,9 +655,9 @@ func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 		story = "NOT as the story says"
 	}
 	text := fmt.Sprintf("scenario %s over in %s: %s, %s", name, dur(res.Duration), outcome, story)
-	lvl := levelInfo
+	lvl := monitor.SeverityInfo
 	if res.Violated || !res.Expected {
-		lvl = levelError
+		lvl = monitor.SeverityError
 	}
 	if !res.Violated && v.banner != nil {
 		v.banner.clearAt = v.sh.now().Add(bannerLinger)
@@ -708,7 +709,7 @@ func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Close, k.Demo.Scenarios):
 			return nil, nil
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower) && s.running != "":
-			s.sh.tellStatus(levelWarn, "scenario "+s.running+" is still running")
+			s.sh.tellStatus(monitor.SeverityWarning, "scenario "+s.running+" is still running")
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower):
 			s.sh.tell(runScenarioMsg{name: s.selected().Name, mode: menuMode(k, msg)})
 			return nil, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // View draws the demo's lines: the demo line, a stepped scenario's story while one runs, and the violation
@@ -213,7 +214,7 @@ func (s *scenarioMenu) View() string {
 	}
 	body = append(body, "")
 	if s.running != "" {
-		body = append(body, st.level[levelWarn].Render("scenario "+s.running+" is running: wait for its end"))
+		body = append(body, st.level[monitor.SeverityWarning].Render("scenario "+s.running+" is running: wait for its end"))
 	} else {
 		body = append(body, st.form.hint.Render(fmt.Sprintf("%s runs it · %s step by step · %s slow motion · %s/%s "+
 			"choose · %s closes", k.Confirm.Help().Key, k.Demo.Step.Help().Key, k.Demo.Slower.Help().Key,

@@ -89,7 +89,7 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
 			row, token := findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken)
 			if why := uncopyable(row, token); why != "" {
-				v.sh.tellStatus(levelWarn, why)
+				v.sh.tellStatus(monitor.SeverityWarning, why)
 				break
 			}
 			return v, copyRow(v.sh, row, token)
@@ -332,7 +332,7 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 		fact("rtt", latency(s.RTT)+" last · "+latency(s.RTTSmoothed)+" smoothed")
 	}
 	if s.ClockKnown {
-		fact("clock", signedMS(s.ClockOffset)+" ±"+latency(s.ClockUncertainty)+" from ours (offset: Redlock "+
+		fact("clock", vocab.Offset(s.ClockOffset, s.ClockUncertainty)+" from ours (offset: Redlock "+
 			"does not need clocks to agree)")
 	} else {
 		fact("clock", "not measured yet")
@@ -380,7 +380,7 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 		fact("new keys", newKeys)
 	}
 	for _, wn := range masterWarnings(&sh.data.snap, s) {
-		add(labelled(st, wn.Severity.String(), sanitize(wn.Text, textCap), w, st.level[levelOf(wn.Severity)])...)
+		add(labelled(st, wn.Severity.String(), sanitize(wn.Text, textCap), w, st.level[wn.Severity])...)
 	}
 	return out
 }
@@ -392,8 +392,7 @@ func clockLines(st *styles, m *masterRow) []string {
 		out = append(out, st.text.muted.Render("none yet"))
 	}
 	for _, c := range m.clock {
-		out = append(out, st.text.muted.Render(c.at.Format("15:04:05.000")+"  ")+st.text.normal.Render(signedMS(c.offset)+
-			" ±"+latency(c.unc)))
+		out = append(out, st.text.muted.Render(c.at.Format("15:04:05.000")+"  ")+st.text.normal.Render(vocab.Offset(c.offset, c.unc)))
 	}
 	return out
 }
@@ -410,7 +409,7 @@ func (m *Model) openDrill() {
 		v = p.drill()
 	}
 	if v == nil {
-		m.sh.tellStatus(levelInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
+		m.sh.tellStatus(monitor.SeverityInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
 		return
 	}
 	m.openModal(v)

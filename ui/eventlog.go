@@ -11,23 +11,13 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// level ranks a log entry or a status message.
-type level int
-
-// The levels.
-const (
-	levelInfo level = iota
-	levelWarn
-	levelError
-)
-
-// levelGlyph tells the levels apart without colour.
-var levelGlyph = [...]string{"•", "▲", "✖"}
+// levelGlyph tells the severities of log entries and status messages apart without colour.
+var levelGlyph = [...]string{monitor.SeverityInfo: "•", monitor.SeverityWarning: "▲", monitor.SeverityError: "✖"}
 
 // logEntry is one line of the event log; text is sanitized.
 type logEntry struct {
 	at       time.Time
-	level    level
+	level    monitor.Severity
 	resource string // raw resource the entry is about, "" if none: the detail panel shows a lock's own entries
 	master   string // raw address of the master the entry is about, "" if none: its drill-down shows them
 	text     string
@@ -45,8 +35,7 @@ func entryOf(r events.Record) logEntry {
 		}
 		text = fmt.Sprintf("%s %s: %s", sanitize(r.Kind, nameCap), sanitize(where, nameCap), text)
 	}
-	sev, _ := monitor.ParseSeverity(r.Severity)
-	return logEntry{at: r.Time, level: levelOf(sev), resource: r.Resource, master: r.Master, text: text}
+	return logEntry{at: r.Time, level: r.Severity, resource: r.Resource, master: r.Master, text: text}
 }
 
 // Log capacity: past maxLog entries, the oldest logTrim are dropped at once.
@@ -88,7 +77,7 @@ type eventLog struct {
 	follow   bool   // show the newest entries
 	search   typedText
 	query    string // the applied search, lower case
-	minLevel level
+	minLevel monitor.Severity
 	resource string // only the entries of this lock (raw name), "" for all
 	full     bool   // it fills the body in place of the panels (esc gives the body back)
 	row      *lockRow
@@ -97,7 +86,7 @@ type eventLog struct {
 
 // newEventLog returns an empty log that follows new entries.
 func newEventLog(sh *shared) *eventLog {
-	l := &eventLog{keyTable: keyTable{sh: sh}, follow: true}
+	l := &eventLog{keyTable: keyTable{sh: sh}, follow: true, minLevel: monitor.SeverityInfo}
 	k := sh.keys
 	l.actions = append(navActions(k, l.scrollKey),
 		action{binding: &k.Filter, focused: true, do: func(tea.KeyMsg) tea.Cmd {
@@ -117,9 +106,9 @@ func newEventLog(sh *shared) *eventLog {
 		action{binding: &k.LogLevel, do: func(tea.KeyMsg) tea.Cmd {
 			l.cycleLevel()
 			if n := l.narrowed(); n != "" {
-				l.sh.tellStatus(levelInfo, "event log: "+n)
+				l.sh.tellStatus(monitor.SeverityInfo, "event log: "+n)
 			} else {
-				l.sh.tellStatus(levelInfo, "event log: every entry")
+				l.sh.tellStatus(monitor.SeverityInfo, "event log: every entry")
 			}
 			return nil
 		}},
@@ -165,11 +154,11 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (l *eventLog) toggleLock(tea.KeyMsg) tea.Cmd {
 	if l.resource != "" {
 		l.setResource("")
-		l.sh.tellStatus(levelInfo, "event log: every lock's entries")
+		l.sh.tellStatus(monitor.SeverityInfo, "event log: every lock's entries")
 		return nil
 	}
 	l.setResource(l.row.lv.Resource)
-	l.sh.tellStatus(levelInfo, "event log: "+l.narrowed()+" ("+l.sh.keys.LogLock.Help().Key+" shows all again)")
+	l.sh.tellStatus(monitor.SeverityInfo, "event log: "+l.narrowed()+" ("+l.sh.keys.LogLock.Help().Key+" shows all again)")
 	return nil
 }
 
@@ -205,7 +194,7 @@ func (l *eventLog) catchUp() {
 
 // matches reports whether entry e passes the search and the level.
 func (l *eventLog) matches(e *logEntry) bool {
-	return e.level >= l.minLevel && (l.resource == "" || e.resource == l.resource) &&
+	return e.level.AtLeast(l.minLevel) && (l.resource == "" || e.resource == l.resource) &&
 		(l.query == "" || strings.Contains(strings.ToLower(e.text), l.query))
 }
 
@@ -244,7 +233,7 @@ func (l *eventLog) setQuery(q string) {
 
 // cycleLevel shows all entries, then warnings and errors, then errors only.
 func (l *eventLog) cycleLevel() {
-	l.minLevel = (l.minLevel + 1) % (levelError + 1)
+	l.minLevel = monitor.Severities[(l.minLevel.Rank()+1)%len(monitor.Severities)]
 	l.refilter()
 }
 
@@ -264,9 +253,9 @@ func (l *eventLog) narrowed() string {
 		parts = append(parts, "/"+l.search.text)
 	}
 	switch l.minLevel {
-	case levelWarn:
+	case monitor.SeverityWarning:
 		parts = append(parts, "warnings and errors")
-	case levelError:
+	case monitor.SeverityError:
 		parts = append(parts, "errors only")
 	}
 	return strings.Join(parts, " · ")
@@ -317,7 +306,7 @@ func (l *eventLog) scrollTo(i int) {
 		return
 	}
 	if !l.matches(&l.entries()[i]) {
-		l.search.text, l.query, l.minLevel = "", "", levelInfo
+		l.search.text, l.query, l.minLevel = "", "", monitor.SeverityInfo
 		l.refilter()
 	}
 	for pos, j := range l.shown {

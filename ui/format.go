@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -108,11 +107,6 @@ func dur(d time.Duration) string { return vocab.ShortDuration(d) }
 // latency formats a round-trip time as the monitor's outputs do: 0.42ms, 12ms, 1.2s.
 func latency(d time.Duration) string { return vocab.Latency(d) }
 
-// signedMS formats a clock offset in milliseconds with its sign.
-func signedMS(d time.Duration) string {
-	return fmt.Sprintf("%+.1fms", float64(d)/float64(time.Millisecond))
-}
-
 // barCells splits a bar of w cells for the fraction f (clamped to 0..1) into filled and empty cells.
 func barCells(f float64, w int) (filled, empty int) {
 	if w <= 0 {
@@ -143,7 +137,7 @@ func window(cursor, offset, height, total int) int {
 }
 
 // plural writes n and the noun, adding s when n is not 1, as the monitor's warnings do.
-func plural(n int, noun string) string { return vocab.Plural(n, noun) }
+func plural(n int, noun string) string { return vocab.Count(n, noun) }
 
 // thousands writes n with separators every three digits: 100,000.
 func thousands(n int) string { return vocab.Thousands(n) }

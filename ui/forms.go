@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
@@ -267,15 +268,15 @@ func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		switch row := findRow(c.sh.data, c.resource); {
 		case row == nil || row.lv.Free(): // listed free for its holders in the window, its key gone
-			c.sh.tellStatus(levelWarn, "the lock is gone (released or expired): nothing deleted")
+			c.sh.tellStatus(monitor.SeverityWarning, "the lock is gone (released or expired): nothing deleted")
 			return nil, nil
 		case c.holders != nil:
 			if !hasHolder(row, c.tokens[0]) {
-				c.sh.tellStatus(levelWarn, "the holder left while you confirmed: nothing deleted")
+				c.sh.tellStatus(monitor.SeverityWarning, "the holder left while you confirmed: nothing deleted")
 				return nil, nil
 			}
 		case row.primary != c.primary:
-			c.sh.tellStatus(levelWarn, "the lock changed holder while you confirmed: nothing deleted")
+			c.sh.tellStatus(monitor.SeverityWarning, "the lock changed holder while you confirmed: nothing deleted")
 			return nil, nil
 		}
 	}

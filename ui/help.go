@@ -112,7 +112,7 @@ func (v *helpView) lines(w int) []string {
 		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
 	if v.blocked != "" {
-		lines = append(lines, "", st.level[levelWarn].Render(v.blocked))
+		lines = append(lines, "", st.level[monitor.SeverityWarning].Render(v.blocked))
 		if v.demo != nil && v.readOnly {
 			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
 				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))

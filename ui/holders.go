@@ -85,17 +85,7 @@ func holderLine(st *styles, hr holderRow, masters int, quorum int, snapTime, now
 func holderCells(d *dashboard, h *monitor.Holder, now time.Time) string {
 	var parts []string
 	for j, c := range h.Masters[:min(len(h.Masters), len(d.masters))] {
-		text := "-"
-		switch {
-		case c.State == monitor.CellUnknown:
-			text = "?"
-		case c.State == monitor.CellAbsent:
-		case c.Live(now):
-			text = dur(c.Expires.Sub(now))
-		default:
-			text = "expired"
-		}
-		parts = append(parts, d.masters[j].label+" "+text)
+		parts = append(parts, d.masters[j].label+" "+c.Text(now))
 	}
 	return strings.Join(parts, "  ")
 }

@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -218,7 +219,7 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 		reason, rv := failure(msg.err)
 		ops.sh.act(events.KindAcquireFailed, msg.resource, "", "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
 		if !current {
-			ops.sh.tellStatus(levelError, "acquire "+name+" failed: "+reason)
+			ops.sh.tellStatus(monitor.SeverityError, "acquire "+name+" failed: "+reason)
 		}
 		return
 	}
@@ -237,18 +238,18 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	}
 	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
 		msg.lock.Acquisition(), dur(o.last.validity), o.last.summary(), o.last.detail())
-	ops.sh.tellStatus(levelInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
+	ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
 }
 
 // extend issues an extension of the target lock by its TTL.
 func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	if o.busy != "" {
-		ops.sh.tellStatus(levelWarn, o.name+" is already "+o.busy)
+		ops.sh.tellStatus(monitor.SeverityWarning, o.name+" is already "+o.busy)
 		return nil
 	}
 	if why := o.unextendable(ops.sh.keys.Release.Help().Key); why != "" {
-		ops.sh.tellStatus(levelWarn, "extend: "+why)
+		ops.sh.tellStatus(monitor.SeverityWarning, "extend: "+why)
 		return nil
 	}
 	cmd := ops.issue("extending", extendCmd(ops.ctx, o.lock, o.ttl))
@@ -262,7 +263,7 @@ func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
 func (ops *lockOps) onExtended(msg extendResultMsg) {
 	o := ops.find(msg.lock)
 	if o == nil {
-		ops.sh.logf(levelInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
+		ops.sh.logf(monitor.SeverityInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
 			sanitize(msg.lock.Resource(), nameCap))
 		return
 	}
@@ -274,11 +275,11 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 		o.extendFailed = ""
 		ops.sh.act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
 			o.last.summary(), o.last.detail())
-		ops.sh.tellStatus(levelInfo, "extended "+o.name)
+		ops.sh.tellStatus(monitor.SeverityInfo, "extended "+o.name)
 	case errors.Is(msg.err, redlock.ErrExtendLimit):
 		reason, _ := failure(msg.err)
 		ops.sh.act(events.KindExtendFailed, msg.lock.Resource(), msg.lock.Token(), "extend %s refused: %s", o.name, reason)
-		ops.sh.tellStatus(levelWarn, "extend "+o.name+" refused: "+reason)
+		ops.sh.tellStatus(monitor.SeverityWarning, "extend "+o.name+" refused: "+reason)
 	default:
 		ops.extendFailure(o, "extend", msg.err)
 	}
@@ -295,14 +296,14 @@ func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 		o.extendFailed = reason
 		ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s: %s%s", what, o.name, reason,
 			prefixed(" · ", rv.detail()))
-		ops.sh.tellStatus(levelWarn, o.name+" expired: "+reason)
+		ops.sh.tellStatus(monitor.SeverityWarning, o.name+" expired: "+reason)
 		return
 	}
 	if redlock.ProvesLost(err) {
 		o.lost = reason
 		ops.sh.act(events.KindLost, o.lock.Resource(), o.lock.Token(), "%s %s failed, LOST: %s%s", what, o.name, reason,
 			prefixed(" · ", rv.detail()))
-		ops.sh.tellStatus(levelError, "lost "+o.name+": "+reason)
+		ops.sh.tellStatus(monitor.SeverityError, "lost "+o.name+": "+reason)
 		return
 	}
 	now := ops.sh.now()
@@ -313,14 +314,14 @@ func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 	o.extendFailed = why
 	ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
 		o.name, why, dur(o.left(now)), prefixed(" · ", rv.detail()))
-	ops.sh.tellStatus(levelWarn, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
+	ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
 }
 
 // release issues the release of the target lock.
 func (ops *lockOps) release(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	if o.busy == "releasing" {
-		ops.sh.tellStatus(levelWarn, o.name+" is already releasing")
+		ops.sh.tellStatus(monitor.SeverityWarning, o.name+" is already releasing")
 		return nil
 	}
 	cmd := ops.issue("releasing", releaseCmd(ops.ctx, o.lock, o.keeper))
@@ -337,7 +338,7 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 	name := sanitize(l.Resource(), nameCap)
 	o := ops.find(l)
 	if o == nil {
-		ops.sh.logf(levelInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
+		ops.sh.logf(monitor.SeverityInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
 		return
 	}
 	// Whether its validity had run out, read before the refresh: the release ends the client's hold.
@@ -356,23 +357,23 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 	switch {
 	case msg.err == nil:
 		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: %s · %s", name, rv.summary(), rv.detail())
-		ops.sh.tellStatus(levelInfo, "released "+name)
+		ops.sh.tellStatus(monitor.SeverityInfo, "released "+name)
 	case errors.Is(msg.err, redlock.ErrNotHeld) && o.unconfirmed != "":
 		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: no master holds it any more (the unconfirmed release went "+
 			"through, or it expired): %s", name, rv.detail())
-		ops.sh.tellStatus(levelInfo, "released "+name+": no master holds it any more")
+		ops.sh.tellStatus(monitor.SeverityInfo, "released "+name+": no master holds it any more")
 	case errors.Is(msg.err, redlock.ErrNotHeld) && ranOut:
 		// Its validity had run out: its keys expired at their TTL, as the operator let them. Nothing to warn of.
 		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: it had expired at its TTL: %s", name, rv.detail())
-		ops.sh.tellStatus(levelInfo, "released "+name+": it had expired at its TTL")
+		ops.sh.tellStatus(monitor.SeverityInfo, "released "+name+": it had expired at its TTL")
 	case errors.Is(msg.err, redlock.ErrNotHeld):
 		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: it was not held any more (expired): %s", name, rv.detail())
-		ops.sh.tellStatus(levelWarn, "released "+name+": it had already expired")
+		ops.sh.tellStatus(monitor.SeverityWarning, "released "+name+": it had already expired")
 	default:
 		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: enough masters confirmed that it holds no quorum; "+
 			"keys left on the other %s expire with their TTL: %s · %s", name, plural(unanswered(rv), "master"),
 			rv.summary(), rv.detail())
-		ops.sh.tellStatus(levelWarn, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
+		ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
 			name, plural(unanswered(rv), "master")))
 	}
 }
@@ -390,7 +391,7 @@ func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
 	left := dur(o.left(ops.sh.now()))
 	ops.sh.act(events.KindReleaseUnconfirmed, o.lock.Resource(), o.lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
 		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
-	ops.sh.tellStatus(levelWarn, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
+	ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
 		left, key))
 }
 
@@ -399,7 +400,7 @@ func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	switch {
 	case o.autoBusy:
-		ops.sh.tellStatus(levelWarn, "auto-extension of "+o.name+" is already changing")
+		ops.sh.tellStatus(monitor.SeverityWarning, "auto-extension of "+o.name+" is already changing")
 		return nil
 	case o.keeper != nil:
 		o.autoBusy = true
@@ -409,7 +410,7 @@ func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 		if why == "" {
 			why = o.name + " is not held"
 		}
-		ops.sh.tellStatus(levelWarn, "auto-extend: "+why)
+		ops.sh.tellStatus(monitor.SeverityWarning, "auto-extend: "+why)
 		return nil
 	}
 	cmd := ops.issue("auto-extending", startKeeperCmd(o.lock))
@@ -432,14 +433,14 @@ func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
 	if msg.started {
 		o.keeper = msg.keeper
 		ops.sh.act(events.KindAutoExtendOn, msg.lock.Resource(), msg.lock.Token(), "auto-extend on for %s", o.name)
-		ops.sh.tellStatus(levelInfo, "auto-extend on for "+o.name)
+		ops.sh.tellStatus(monitor.SeverityInfo, "auto-extend on for "+o.name)
 		return watchKeeper(msg.lock, msg.keeper)
 	}
 	if o.keeper == msg.keeper {
 		o.keeper = nil
 	}
 	ops.sh.act(events.KindAutoExtendOff, msg.lock.Resource(), msg.lock.Token(), "auto-extend off for %s", o.name)
-	ops.sh.tellStatus(levelInfo, "auto-extend off for "+o.name)
+	ops.sh.tellStatus(monitor.SeverityInfo, "auto-extend off for "+o.name)
 	return nil
 }
 
@@ -538,11 +539,11 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 	}
 	switch {
 	case gone == len(msg.rounds):
-		ops.sh.tellStatus(levelWarn, "force-delete "+name+": nothing deleted: no master held those tokens any more")
+		ops.sh.tellStatus(monitor.SeverityWarning, "force-delete "+name+": nothing deleted: no master held those tokens any more")
 	case msg.holder:
-		ops.sh.tellStatus(levelInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, plural(deleted, "master")))
+		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, plural(deleted, "master")))
 	default:
-		ops.sh.tellStatus(levelInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
+		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
 	}
 }
 
@@ -606,7 +607,7 @@ func (ops *lockOps) writeBlocked(what string) string {
 // says why and issue returns nil.
 func (ops *lockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
 	if why := ops.writeBlocked(what); why != "" {
-		ops.sh.tellStatus(levelWarn, why)
+		ops.sh.tellStatus(monitor.SeverityWarning, why)
 		return nil
 	}
 	c := ops.locker
@@ -621,7 +622,7 @@ func (ops *lockOps) releaseAll() tea.Cmd {
 	}
 	cmd := ops.issue("releasing", releaseAllCmd(ops.own, ops.sh.now()))
 	if cmd != nil {
-		ops.sh.tellStatus(levelInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(ops.own), "lock")))
+		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(ops.own), "lock")))
 	}
 	return cmd
 }

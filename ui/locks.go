@@ -119,7 +119,7 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // sorted says on the status line how the rows are sorted now.
 func (p *locksPanel) sorted() tea.Cmd {
-	p.sh.tellStatus(levelInfo, "locks sorted by "+p.sortName())
+	p.sh.tellStatus(monitor.SeverityInfo, "locks sorted by "+p.sortName())
 	return nil
 }
 
@@ -291,9 +291,9 @@ func (p *locksPanel) toggleFree() tea.Cmd {
 	p.hideFree = !p.hideFree
 	p.rebuild()
 	if p.hideFree {
-		p.sh.tellStatus(levelInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
+		p.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
 	} else {
-		p.sh.tellStatus(levelInfo, "free locks shown: nobody holds them, their holders are in the window")
+		p.sh.tellStatus(monitor.SeverityInfo, "free locks shown: nobody holds them, their holders are in the window")
 	}
 	return nil
 }
@@ -579,18 +579,18 @@ func cellGlyph(st *styles, m monitor.MasterLock, primary bool, state monitor.Loc
 // stateLabel names a lock's state at now; a held lock with another token on some master is marked with "*", and
 // one whose validity has run out by now (no poll has read it since) is "run out".
 func stateLabel(st *styles, lv *monitor.LockView, now time.Time) (string, paint) {
-	if lv.QuorumLost {
+	qs := lv.Qualifiers(now) // the one rule the table's flags and the report follow too
+	if slices.Contains(qs, monitor.QualifierQuorumLost) {
 		return "NO QUORUM", st.state.lost
 	}
 	switch lv.State {
 	case monitor.StateHeld:
-		if lv.ValidityAt(now) <= 0 { // held when read; its validity has run out since, and no poll has looked again
-			return "run out", st.state.unknown
-		}
-		if lv.Heuristic { // held only by grouping Redisson holders on thread id: a guess
+		switch {
+		case slices.Contains(qs, monitor.QualifierRunOut):
+			return monitor.QualifierRunOut.Words(), st.state.unknown
+		case slices.Contains(qs, monitor.QualifierGuess):
 			return "held?", st.state.partial
-		}
-		if lv.Foreign {
+		case slices.Contains(qs, monitor.QualifierForeign):
 			return "held*", st.state.partial
 		}
 		return lv.State.Label(), st.state.held

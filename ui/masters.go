@@ -322,7 +322,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	if c.clock > 0 {
 		clock := "?"
 		if s.ClockKnown {
-			clock = signedMS(s.ClockOffset) + " ±" + latency(s.ClockUncertainty)
+			clock = vocab.Offset(s.ClockOffset, s.ClockUncertainty)
 		}
 		b.WriteString(val.Render(fitLeft(clock, c.clock)) + " ")
 	}
@@ -376,7 +376,7 @@ func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 	case monitor.MasterDown, monitor.MasterDuplicate:
 		style = st.text.bad
 	case monitor.MasterSilent:
-		style = st.level[levelWarn]
+		style = st.level[monitor.SeverityWarning]
 	}
 	return style.Render(fit(string(s.State()), w))
 }
@@ -391,7 +391,7 @@ func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool, re
 	note, noteStyle := p.noteText(m), p.noteStyle(m)
 	var b strings.Builder
 	if faults != "" {
-		style := st.level[levelWarn]
+		style := st.level[monitor.SeverityWarning]
 		if bad {
 			style = st.text.bad
 		}
@@ -437,7 +437,7 @@ func (p *mastersPanel) noteStyle(m *masterRow) paint {
 	if !m.st.Up {
 		return p.sh.st.text.bad
 	}
-	return p.sh.st.level[levelWarn]
+	return p.sh.st.level[monitor.SeverityWarning]
 }
 
 // noteWant is how many lines under its row the selected master's note needs at width w (the panel's),

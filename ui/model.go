@@ -123,7 +123,7 @@ const (
 // status is the one-line message under the panels: the outcome of the last action, or why it was refused.
 type status struct {
 	at    time.Time
-	level level
+	level monitor.Severity
 	text  string
 }
 
@@ -217,7 +217,7 @@ func New(o Options) *Model {
 	m.help = help.New()
 	m.help.Styles = sh.st.help
 	if o.ReadOnly {
-		sh.tellLog(logEntry{at: o.Now(), level: levelInfo, // after what the components logged as they started
+		sh.tellLog(logEntry{at: o.Now(), level: monitor.SeverityInfo, // after what the components logged as they started
 			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
 	}
 	m.settle()
@@ -338,7 +338,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.apply(msg.data, msg.entries), waitSnapshot(msg.ch, m.sh.data))
 	case monitorClosedMsg:
 		if !m.mode().quitting {
-			m.sh.logf(levelWarn, "", "monitor stopped: no more snapshots")
+			m.sh.logf(monitor.SeverityWarning, "", "monitor stopped: no more snapshots")
 		}
 	case tickMsg:
 		m.sh.frame++
@@ -348,7 +348,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		if msg.escaped {
 			what += ", escaped as shown (no control character is pasted)"
 		}
-		m.sh.tellStatus(levelInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
+		m.sh.tellStatus(monitor.SeverityInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
 		m.quit.summary = m.ops.quitReleased(msg)
 		m.cancel()
@@ -583,7 +583,7 @@ func (m *Model) showStory(id int) {
 	}
 	i := m.sh.log.lastIndex(storyHead(id))
 	if i < 0 {
-		m.sh.tellStatus(levelWarn, fmt.Sprintf("the story of violation #%d has left the event log", id))
+		m.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("the story of violation #%d has left the event log", id))
 		return
 	}
 	m.focus = focusLog
@@ -593,7 +593,7 @@ func (m *Model) showStory(id int) {
 		back = ", " + m.sh.keys.Close.Help().Key + " closes"
 	}
 	k := m.sh.keys
-	m.sh.tellStatus(levelInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
+	m.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
 		k.Up.Help().Key, k.Down.Help().Key, k.Bottom.Help().Key, back))
 }
 
@@ -604,9 +604,9 @@ func (m *Model) togglePause() {
 		m.mon.SetPaused(m.paused)
 	}
 	if m.mode().paused {
-		m.sh.tellStatus(levelInfo, "polling paused")
+		m.sh.tellStatus(monitor.SeverityInfo, "polling paused")
 	} else {
-		m.sh.tellStatus(levelInfo, "polling resumed")
+		m.sh.tellStatus(monitor.SeverityInfo, "polling resumed")
 	}
 }
 
@@ -633,14 +633,14 @@ func (m *Model) stepInterval(dir int) {
 		}
 	}
 	if next == m.interval {
-		m.sh.tellStatus(levelInfo, "poll interval stays "+next.String())
+		m.sh.tellStatus(monitor.SeverityInfo, "poll interval stays "+next.String())
 		return
 	}
 	m.interval = next
 	if m.mon != nil {
 		m.mon.SetInterval(next)
 	}
-	m.sh.tellStatus(levelInfo, "polling every "+next.String())
+	m.sh.tellStatus(monitor.SeverityInfo, "polling every "+next.String())
 }
 
 // startQuit releases every lock we hold (bounded in time) and then quits; whatever runs is cancelled first.

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -173,11 +174,11 @@ func (o *ownLock) refresh(now time.Time) []logEntry {
 		case o.keeper == nil || r.Op != redlock.OpExtend:
 		case ext > o.extensions:
 			o.extendFailed = ""
-			out = append(out, logEntry{at: now, resource: l.Resource(), text: fmt.Sprintf(
+			out = append(out, logEntry{at: now, level: monitor.SeverityInfo, resource: l.Resource(), text: fmt.Sprintf(
 				"auto-extended %s, valid %s: %s · %s", o.name, dur(o.last.validity), o.last.summary(), o.last.detail())})
 		case o.held: // the keeper's extension failed without proof: it tries again while the lock is valid
 			o.extendFailed = fmt.Sprintf("failed (%d of %d renewed), trying again", r.OK, len(r.Nodes))
-			out = append(out, logEntry{at: now, resource: l.Resource(), text: fmt.Sprintf(
+			out = append(out, logEntry{at: now, level: monitor.SeverityInfo, resource: l.Resource(), text: fmt.Sprintf(
 				"auto-extend %s %s; not lost, valid %s more · %s", o.name, o.extendFailed, dur(o.left(now)), o.last.detail())})
 		}
 	}
@@ -194,20 +195,20 @@ func (o *ownLock) left(now time.Time) time.Duration {
 }
 
 // state is the word shown for the lock at now.
-func (o *ownLock) state(now time.Time) (string, level) {
+func (o *ownLock) state(now time.Time) (string, monitor.Severity) {
 	switch {
 	case o.busy != "":
-		return o.busy + "…", levelInfo
+		return o.busy + "…", monitor.SeverityInfo
 	case o.lost != "":
-		return "LOST", levelError
+		return "LOST", monitor.SeverityError
 	case o.left(now) == 0:
-		return "expired", levelWarn
+		return "expired", monitor.SeverityWarning
 	case o.unconfirmed != "":
-		return "unconfirmed", levelWarn
+		return "unconfirmed", monitor.SeverityWarning
 	case o.extendFailed != "":
-		return "ext failed", levelWarn
+		return "ext failed", monitor.SeverityWarning
 	}
-	return "held", levelInfo
+	return "held", monitor.SeverityInfo
 }
 
 // errRound returns the round an error from the Redlock client carries, if it carries one.

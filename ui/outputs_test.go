@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // TestAStoppedFileIsInTheBannerAndTheLogUntilReopened: a file of the program's that a write error stopped
@@ -23,7 +24,7 @@ func TestAStoppedFileIsInTheBannerAndTheLogUntilReopened(t *testing.T) {
 		t.Errorf("the banner does not show the stopped recording:\n%s", screen)
 	}
 	last := m.sh.log.entries[len(m.sh.log.entries)-1]
-	if last.level != levelError || !strings.Contains(last.text, stopped) {
+	if last.level != monitor.SeverityError || !strings.Contains(last.text, stopped) {
 		t.Errorf("the event log's last entry: %+v; want the failure, as an error", last)
 	}
 	m.Update(OutputMsg{Record: events.Program(t0, events.KindOutputReopened, "SIGHUP: reopened --record /r.rec")})

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/events"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // shared is the program context every component reads (gh-dash's): styles, the key bindings as given, the
@@ -31,7 +32,7 @@ type shared struct {
 
 // tellStatus asks the root to show text on the status line, stamped now: a statusMsg, told (see tell), so that
 // the last one told is the one shown.
-func (sh *shared) tellStatus(l level, text string) {
+func (sh *shared) tellStatus(l monitor.Severity, text string) {
 	sh.tell(statusMsg{at: sh.now(), level: l, text: text})
 }
 
@@ -43,7 +44,7 @@ func (sh *shared) tellLog(entries ...logEntry) {
 }
 
 // logf logs an entry about a raw resource ("" for none); args must already be sanitized.
-func (sh *shared) logf(l level, resource, format string, args ...any) {
+func (sh *shared) logf(l monitor.Severity, resource, format string, args ...any) {
 	sh.tellLog(logEntry{at: sh.now(), level: l, resource: resource, text: fmt.Sprintf(format, args...)})
 }
 

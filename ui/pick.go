@@ -34,7 +34,7 @@ func (v *drillView) pick(older bool) {
 func (v *drillView) copyPicked() tea.Cmd {
 	ivs := windowIntervals(v.sh, findRow(v.sh.data, v.resource))
 	if v.picked > len(ivs) {
-		v.sh.tellStatus(levelWarn, "copy: the holder picked has left the window")
+		v.sh.tellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
 		return nil
 	}
 	iv := ivs[len(ivs)-v.picked]

@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // Quitting. In less, man, htop and k9s, q closes the help or the view before it quits; so it does here: with
@@ -39,7 +41,7 @@ func (q *quitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			q.sh.tell(confirmQuitMsg{})
 			return nil, nil
 		case key.Matches(msg, k.Close, k.Quit):
-			q.sh.tellStatus(levelInfo, "still running; "+plural(len(q.names), "lock")+" held")
+			q.sh.tellStatus(monitor.SeverityInfo, "still running; "+plural(len(q.names), "lock")+" held")
 			return nil, nil
 		}
 	}

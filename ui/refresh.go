@@ -34,7 +34,7 @@ func (p *mastersPanel) refreshCell(s *monitor.MasterStatus, w int, val paint) st
 	case s.TrackingFellBack():
 		text = "polled!"
 		if s.Up {
-			style = p.sh.st.level[levelWarn]
+			style = p.sh.st.level[monitor.SeverityWarning]
 		}
 	case s.Refresh == monitor.RefreshPolling:
 		text = "polled"

@@ -102,7 +102,7 @@ func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if r.cursor == r.p.Len()-1 {
 			r.playing, r.clock = false, r.p.Time(r.cursor)
-			r.sh.tellStatus(levelInfo, "end of the recording")
+			r.sh.tellStatus(monitor.SeverityInfo, "end of the recording")
 		}
 	}
 	return r, nil
@@ -143,13 +143,13 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 		if dir < 0 {
 			m = moments[len(moments)-1-n]
 		}
-		if i := r.pollAt(m.at); dir > 0 && i > r.want || dir < 0 && i < r.want {
+		if i := r.pollAt(m.Time); dir > 0 && i > r.want || dir < 0 && i < r.want {
 			r.playing, r.clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
-			r.sh.tellStatus(levelInfo, fmt.Sprintf("%s at %s: %s", what, m.at.Format("15:04:05.000"), sanitize(m.text, textCap)))
+			r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.Time.Format("15:04:05.000"), sanitize(m.Text, textCap)))
 			return r.show(i, true)
 		}
 	}
-	r.sh.tellStatus(levelInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
+	r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
 	return nil
 }
 
@@ -163,25 +163,16 @@ func (r *replayer) pollAt(t time.Time) int {
 	return i
 }
 
-// moment is a time worth seeking to, and what happened then.
-type moment struct {
-	at   time.Time
-	text string
-}
-
-// moments are the events the monitor told, oldest first; with alarms, every error and warning a surface showed
-// (record.Player.Alarms: the monitor's events and the banner's warnings that no event told, the demo's
-// violations, the dashboard's errors).
-func (r *replayer) moments(alarms bool) []moment {
-	var out []moment
+// moments are the events the monitor told, oldest first, as a recording's moments (record.Alarm); with
+// alarms, every error and warning a surface showed (record.Player.Alarms: the monitor's events and the
+// banner's warnings that no event told, the demo's violations, the dashboard's errors).
+func (r *replayer) moments(alarms bool) []record.Alarm {
 	if alarms {
-		for _, a := range r.p.Alarms() {
-			out = append(out, moment{a.Time, a.Text})
-		}
-		return out
+		return r.p.Alarms()
 	}
+	var out []record.Alarm
 	for _, e := range r.p.MonitorEvents() {
-		out = append(out, moment{e.Time, e.Text})
+		out = append(out, record.Alarm{Time: e.Time, Severity: e.Kind.Severity(), Text: e.Text, Source: events.SourceMonitor})
 	}
 	return out
 }
@@ -199,7 +190,7 @@ func (r *replayer) togglePlay() tea.Cmd {
 // changeSpeed steps the speed up (dir < 0, as Faster polls faster) or down.
 func (r *replayer) changeSpeed(dir int) {
 	r.speed = min(max(r.speed-dir, 0), len(replaySpeeds)-1)
-	r.sh.tellStatus(levelInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
+	r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
 }
 
 // headerPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.

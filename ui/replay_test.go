@@ -150,10 +150,10 @@ func TestTheReplayJumpsToTheDemosViolationsBothWays(t *testing.T) {
 		}
 	}
 	for _, e := range []events.Record{
-		{Time: start.Add(3500 * time.Millisecond), Source: events.SourceDemo, Kind: "violation", Severity: "error",
+		{Time: start.Add(3500 * time.Millisecond), Source: events.SourceDemo, Kind: "violation", Severity: monitor.SeverityError,
 			Text: "two clients held orders:1 at once"},
 		{Time: start.Add(6500 * time.Millisecond), Source: events.SourceDashboard, Kind: events.KindReleaseUnconfirmed,
-			Severity: "warning", Text: "a release some masters did not confirm"},
+			Severity: monitor.SeverityWarning, Text: "a release some masters did not confirm"},
 	} {
 		if err := w.WriteEvent(e); err != nil {
 			t.Fatal(err)

@@ -51,7 +51,7 @@ func createReport(name string) (*os.File, error) {
 func (p *locksPanel) saveReport() tea.Cmd {
 	d := p.sh.data
 	if d == nil {
-		p.sh.tellStatus(levelWarn, "no snapshot yet: nothing to report")
+		p.sh.tellStatus(monitor.SeverityWarning, "no snapshot yet: nothing to report")
 		return nil
 	}
 	shown := make(map[string]bool, len(p.order))
@@ -80,8 +80,8 @@ func (p *locksPanel) saveReport() tea.Cmd {
 // reportSaved says on the status line where the report went, or why it did not.
 func (p *locksPanel) reportSaved(msg reportSavedMsg) {
 	if msg.err != nil {
-		p.sh.tellStatus(levelError, fmt.Sprintf("report not written: %v", msg.err))
+		p.sh.tellStatus(monitor.SeverityError, fmt.Sprintf("report not written: %v", msg.err))
 		return
 	}
-	p.sh.tellStatus(levelInfo, "report written to "+sanitize(msg.path, textCap))
+	p.sh.tellStatus(monitor.SeverityInfo, "report written to "+sanitize(msg.path, textCap))
 }

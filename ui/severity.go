@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
@@ -21,20 +20,12 @@ func moreText(left []warningRow) (string, bool) {
 	}
 	var parts []string
 	if errs > 0 {
-		parts = append(parts, fmt.Sprintf("✖ %d more %s", errs, pluralWord(errs, "error")))
+		parts = append(parts, "✖ "+plural(errs, "more error"))
 	}
 	if warns > 0 {
-		parts = append(parts, fmt.Sprintf("▲ %d more %s", warns, pluralWord(warns, "warning")))
+		parts = append(parts, "▲ "+plural(warns, "more warning"))
 	}
 	return strings.Join(parts, " · ") + ": see the event log", errs > 0
-}
-
-// pluralWord is word, with an s unless n is 1.
-func pluralWord(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // masterWarnings are the warnings of snap about master m, each with its severity: about m itself, and, for a

@@ -39,11 +39,11 @@ func (p *locksPanel) toggleSparkline() tea.Cmd {
 	p.spark = !p.spark
 	switch {
 	case !p.spark:
-		p.sh.tellStatus(levelInfo, "handovers sparkline hidden")
+		p.sh.tellStatus(monitor.SeverityInfo, "handovers sparkline hidden")
 	case lockColumns(p.w-2, p.masters(), 0, 0, 0, true).spark == 0:
-		p.sh.tellStatus(levelInfo, "sparkline on: the locks panel is too narrow")
+		p.sh.tellStatus(monitor.SeverityInfo, "sparkline on: the locks panel is too narrow")
 	default:
-		p.sh.tellStatus(levelInfo, "handovers sparkline shown: "+thousands(sparkCells)+" parts of the window")
+		p.sh.tellStatus(monitor.SeverityInfo, "handovers sparkline shown: "+thousands(sparkCells)+" parts of the window")
 	}
 	return nil
 }

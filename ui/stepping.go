@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // A scenario run step by step (demo.StepByStep) announces each step and waits: the story box under the demo
@@ -51,7 +52,7 @@ func (v *demoView) stepAction() action {
 				return nil
 			}
 			v.stepping, v.stepStarted = true, v.sh.now()
-			v.sh.tellStatus(levelInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
+			v.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
 			return stepCmd(v.ctx, v.d, v.pollNow)
 		}}
 }
@@ -89,7 +90,7 @@ func (v *demoView) onStepDone(msg stepDoneMsg) {
 	v.stepping = false
 	v.setState(msg.state)
 	if msg.err != nil && !v.quitting {
-		v.sh.tellStatus(levelWarn, sanitize(msg.err.Error(), textCap))
+		v.sh.tellStatus(monitor.SeverityWarning, sanitize(msg.err.Error(), textCap))
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // theme is the dashboard's palette: every colour on screen comes from here, each adaptive to light and dark
@@ -108,7 +110,7 @@ type styles struct {
 	cell     struct{ holder, other, absent, down, unknown paint }
 	state    struct{ held, partial, split, lost, stuck, unknown, unconfirmed, free, none paint }
 	bar      struct{ full, low, empty paint }
-	level    [3]paint // by level: info, warning, error
+	level    [3]paint // by severity (monitor.Severity): info, warning, error
 	text     struct{ normal, muted, you, mark, ok, bad paint }
 	form     struct{ label, input, hint, err lipgloss.Style }
 	help     help.Styles
@@ -168,9 +170,9 @@ func newStyles(t theme) *styles {
 	s.bar.low = p(fg(t.warn))
 	s.bar.empty = p(fg(t.subtle))
 
-	s.level[levelInfo] = p(fg(t.text))
-	s.level[levelWarn] = p(fg(t.warn))
-	s.level[levelError] = p(fg(t.bad))
+	s.level[monitor.SeverityInfo] = p(fg(t.text))
+	s.level[monitor.SeverityWarning] = p(fg(t.warn))
+	s.level[monitor.SeverityError] = p(fg(t.bad))
 
 	s.text.normal = p(fg(t.text))
 	s.text.muted = p(fg(t.muted))

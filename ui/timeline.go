@@ -50,7 +50,7 @@ func newTimeline(ivs []monitor.Interval, trs []monitor.Trouble, from, to, watche
 
 // strip renders the cells, each holder's letter in its colour.
 func (t *timeline) strip(st *styles) string {
-	palette := []paint{st.cell.holder, st.text.you, st.cell.other, st.state.partial, st.level[levelInfo], st.state.unconfirmed}
+	palette := []paint{st.cell.holder, st.text.you, st.cell.other, st.state.partial, st.level[monitor.SeverityInfo], st.state.unconfirmed}
 	var b strings.Builder
 	for _, r := range t.cells {
 		switch r {

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/whoholds"
 )
 
@@ -52,12 +53,12 @@ func (w *whoState) press(sh *shared, row *lockRow) tea.Cmd {
 	ws := sh.who
 	switch {
 	case ws == nil || ws.sampler == nil:
-		sh.tellStatus(levelWarn, "who holds it: this dashboard cannot sample its masters (demo masters do not MONITOR)")
+		sh.tellStatus(monitor.SeverityWarning, "who holds it: this dashboard cannot sample its masters (demo masters do not MONITOR)")
 		return nil
 	case w.running:
 		return nil
 	case row == nil || sh.data == nil:
-		sh.tellStatus(levelWarn, "who holds it: the lock is on no master any more")
+		sh.tellStatus(monitor.SeverityWarning, "who holds it: the lock is on no master any more")
 		return nil
 	}
 	target, err := whoholds.TargetOf(&sh.data.snap, row.lv)
@@ -89,11 +90,11 @@ func (w *whoState) result(sh *shared, resource string, msg whoResultMsg) {
 	w.running = false
 	if msg.err != nil {
 		w.lines, w.failed = []string{msg.err.Error()}, true
-		sh.logf(levelWarn, resource, "who holds %s: no sample: %s", sanitize(resource, nameCap), sanitize(msg.err.Error(), textCap))
+		sh.logf(monitor.SeverityWarning, resource, "who holds %s: no sample: %s", sanitize(resource, nameCap), sanitize(msg.err.Error(), textCap))
 		return
 	}
 	w.lines, w.failed = msg.report.Summary("press "+sh.keys.WhoHolds.Help().Key+" again to sample once more"), false
-	sh.logf(levelInfo, resource, "who holds %s: %s", sanitize(resource, nameCap), w.lines[0])
+	sh.logf(monitor.SeverityInfo, resource, "who holds %s: %s", sanitize(resource, nameCap), w.lines[0])
 }
 
 // sectionLines is the view's "Who holds it" section: what the lock's values say of the holder, then the
@@ -119,11 +120,11 @@ func (w *whoState) sectionLines(sh *shared, row *lockRow, width int) []string {
 		add("sampling", "MONITOR on "+w.target+" for "+dur(whoholds.DefaultFor)+"…", st.text.muted)
 	case w.asking:
 		add("confirm", "press "+k+" again to sample: MONITOR makes "+w.target+" copy every command it runs for "+
-			dur(whoholds.DefaultFor)+" (a read-only or production dashboard asks first)", st.level[levelWarn])
+			dur(whoholds.DefaultFor)+" (a read-only or production dashboard asks first)", st.level[monitor.SeverityWarning])
 	case w.lines != nil:
 		style := st.text.normal
 		if w.failed {
-			style = st.level[levelWarn]
+			style = st.level[monitor.SeverityWarning]
 		}
 		for i, l := range w.lines {
 			label := ""

@@ -252,7 +252,7 @@ func runUnderLock(args []string, sys system) int {
 	won.sayUnreached(cfg.Resource, len(locker.Masters()), sys.stderr)
 	if cfg.Verbose {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: acquired %q %v, valid %s\n", cfg.Resource, lock.Acquisition(),
-			lock.Validity().Round(time.Millisecond))
+			vocab.ShortDuration(lock.Validity()))
 	}
 	acquired := time.Now()
 	reopen := func() { // SIGHUP reopens --debug, as daemons reopen their logs, besides reaching the command
@@ -267,7 +267,7 @@ func runUnderLock(args []string, sys system) int {
 	releaseAfterRun(lock, cfg, status == ExitLockLost, &won, sys)
 	if cfg.Verbose {
 		fmt.Fprintf(sys.stderr, "redlock-tui run: held %q for %s, extended %s; exit status %d\n", cfg.Resource,
-			time.Since(acquired).Round(time.Millisecond), vocab.Plural(lock.Extensions(), "time"), status)
+			vocab.ShortDuration(time.Since(acquired)), vocab.Count(lock.Extensions(), "time"), status)
 	}
 	return status
 }

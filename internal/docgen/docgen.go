@@ -1,8 +1,8 @@
 // Package docgen writes the reference pages of docs/ from the code they describe, so that they cannot say
 // something the program does not do: the flags from the command line's flag sets (flags.md), the key bindings
 // from keymap.go (keys.md), the metrics from the exporter (metrics.md), the event kinds from their declarations
-// (events.md), the --once --json schema from its type (json.md) and a recording's records from the types the
-// recorder writes (recording.md).
+// (events.md), the --once --json schema from its type (json.md), a recording's records from the types the
+// recorder writes (recording.md) and the package map from the packages' sources (packages.md).
 //
 // TestGeneratedPagesAreCurrent fails when a committed page differs from what the code generates; it rewrites
 // them with -update, which go generate runs:
@@ -35,6 +35,7 @@ func Pages() []Page {
 		{"docs/events.md", Events},
 		{"docs/json.md", JSON},
 		{"docs/recording.md", Recording},
+		{"docs/packages.md", Packages},
 		{"metrics/eventkinds.go", MetricsKinds},
 	}
 }

@@ -1,6 +1,7 @@
 package docgen
 
 import (
+	"encoding"
 	"fmt"
 	"go/ast"
 	"reflect"
@@ -72,6 +73,9 @@ func JSON() ([]byte, error) {
 // timeType is time.Time, which JSON writes as an RFC 3339 string.
 var timeType = reflect.TypeFor[time.Time]()
 
+// textMarshalerType is what a type that writes itself as a JSON string (a word) implements.
+var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+
 // walkJSON lists the struct types of the document under root, each once, in the order a reader meets them,
 // with the JSON paths where each appears.
 func walkJSON(root reflect.Type) ([]reflect.Type, map[reflect.Type][]string) {
@@ -118,6 +122,8 @@ func jsonType(t reflect.Type, title func(reflect.Type) string) string {
 	switch {
 	case t == timeType:
 		return "time"
+	case t.Implements(textMarshalerType):
+		return "string" // a word, as MarshalText writes it (monitor.Severity)
 	case t.Kind() == reflect.Slice:
 		return "array of " + jsonType(t.Elem(), title)
 	case t.Kind() == reflect.Struct:

@@ -1,12 +1,12 @@
 package render
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/internal/reading"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 )
 
@@ -45,10 +45,10 @@ func tableClusters(p func(string, ...any), masters []monitor.MasterStatus) {
 			status := pr.StateText()
 			rtt, offset, uptime := "-", "?", "?"
 			if pr.Up {
-				rtt = fmt.Sprintf("%.3fms", ms(pr.RTT))
+				rtt = vocab.Latency(pr.RTT)
 			}
 			if pr.ClockKnown {
-				offset = fmt.Sprintf("%+.3fms ±%.3fms", ms(pr.ClockOffset), ms(pr.ClockUncertainty))
+				offset = vocab.Offset(pr.ClockOffset, pr.ClockUncertainty)
 			}
 			if pr.Uptime >= 0 {
 				uptime = pr.Uptime.Round(time.Second).String()

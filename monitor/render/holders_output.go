@@ -53,22 +53,13 @@ func tableHolders(p func(string, ...any), l *monitor.LockView, servers int, now 
 	for _, h := range l.Holders {
 		cells := make([]string, len(h.Masters))
 		for j, c := range h.Masters {
-			switch st := c.StateAt(now); st {
-			case "live", "expired":
-				cells[j] = st + ":" + vocab.ShortDuration(c.Expires.Sub(now))
-			case "absent":
-				cells[j] = "-"
-			case "unknown":
-				cells[j] = "?"
-			default:
-				cells[j] = st
-			}
+			cells[j] = c.Text(now)
 		}
 		mode := h.Mode
 		if h.Permits > 1 {
 			mode = fmt.Sprintf("%s×%d", mode, h.Permits)
 		}
 		p("  holder\t%s\t%s\t%d/%d\t%s\t\t%s\t%s\n", h.State, untrusted.Escape(short(h.Token)), h.Count, servers,
-			h.Validity.Round(time.Millisecond), mode, strings.Join(cells, " "))
+			vocab.ShortDuration(h.Validity), mode, strings.Join(cells, " "))
 	}
 }

@@ -161,11 +161,11 @@ type JSONSweep struct {
 
 // JSONWarning is one warning of the banner, in parts.
 type JSONWarning struct {
-	Severity string `json:"severity"`           // "warning" or "error" ("info" for the keys left out as not lock-shaped)
-	Kind     string `json:"kind"`               // what it is about: quorum-lost, master-down, ... (docs/events.md lists them)
-	Master   string `json:"master,omitempty"`   // the master it is about, when it is about one
-	Resource string `json:"resource,omitempty"` // the lock it is about, when it is about one
-	Text     string `json:"text"`               // a sentence for people
+	Severity monitor.Severity `json:"severity"`           // "warning" or "error" ("info" for the keys left out as not lock-shaped)
+	Kind     string           `json:"kind"`               // what it is about: quorum-lost, master-down, ... (docs/events.md lists them)
+	Master   string           `json:"master,omitempty"`   // the master it is about, when it is about one
+	Resource string           `json:"resource,omitempty"` // the lock it is about, when it is about one
+	Text     string           `json:"text"`               // a sentence for people
 }
 
 // JSONEvent is one event the monitor saw between two polls.
@@ -251,7 +251,7 @@ func WriteJSON(w io.Writer, s monitor.Snapshot) error {
 	}
 	for i, wn := range s.Warnings {
 		out.Warnings[i] = wn.String()
-		out.WarningDetails[i] = JSONWarning{Severity: wn.Severity.String(), Kind: wn.Kind, Master: wn.Master, Resource: wn.Resource, Text: wn.Text}
+		out.WarningDetails[i] = JSONWarning{Severity: wn.Severity, Kind: wn.Kind, Master: wn.Master, Resource: wn.Resource, Text: wn.Text}
 	}
 	for i, e := range s.Events {
 		out.Events[i] = JSONEvent{Time: e.Time, Kind: e.Kind, Resource: e.Resource, Master: e.Master, Text: e.Text}
@@ -309,8 +309,8 @@ func WriteTable(w io.Writer, s monitor.Snapshot) error {
 	if n := s.NotLockShaped(); n > 0 {
 		trunc += fmt.Sprintf(" (and %s not lock-shaped)", vocab.Count(n, "key"))
 	}
-	p("snapshot %d at %s: %d/%d masters up, quorum %d, %d locks%s%s\n\n",
-		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, len(s.Locks), freeText(s.Locks), trunc)
+	p("snapshot %d at %s: %d/%d masters up, quorum %d, %s%s%s\n\n",
+		s.Seq, s.Time.Format(time.RFC3339), s.UpCount, s.Servers, s.Quorum, vocab.Count(len(s.Locks), "lock"), freeText(s.Locks), trunc)
 	tableMasters(p, s.Masters)
 	tableClusters(p, s.Masters)
 	if len(s.Locks) > 0 {
@@ -351,10 +351,10 @@ func tableMasters(p func(string, ...any), masters []monitor.MasterStatus) {
 		}
 		rtt, offset, drift, uptime, replicas := "-", "?", "?", "?", "?"
 		if m.Up {
-			rtt = fmt.Sprintf("%.3fms", ms(m.RTT))
+			rtt = vocab.Latency(m.RTT)
 		}
 		if m.ClockKnown {
-			offset = fmt.Sprintf("%+.3fms ±%.3fms", ms(m.ClockOffset), ms(m.ClockUncertainty))
+			offset = vocab.Offset(m.ClockOffset, m.ClockUncertainty)
 		}
 		if m.DriftKnown {
 			drift = vocab.DriftText(m.DriftPPM, m.DriftUncertPPM)
@@ -385,14 +385,8 @@ func tableLocks(p func(string, ...any), locks []*monitor.LockView, servers int, 
 	p("\nRESOURCE\tSTATE\tHOLDER\tCOUNT\tVALIDITY\tSPREAD\tFLAGS\tPER MASTER (token:pttl)\n")
 	for _, l := range locks {
 		var flags []string
-		if l.Mine {
-			flags = append(flags, "mine")
-		}
-		if l.Foreign {
-			flags = append(flags, "foreign")
-		}
-		if l.QuorumLost {
-			flags = append(flags, "quorum-lost")
+		for _, q := range l.Qualifiers(now) {
+			flags = append(flags, string(q))
 		}
 		cells := make([]string, len(l.Masters))
 		for j, c := range l.Masters {
@@ -406,7 +400,7 @@ func tableLocks(p func(string, ...any), locks []*monitor.LockView, servers int, 
 			holder = monitor.UnknownHolderText(l.ValueTime, now)
 		}
 		p("%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", column(untrusted.Escape(l.ResourceText())), l.State.Label(), orDash(holder), l.Count,
-			servers, l.ValidityAt(now).Round(time.Millisecond), l.TTLSpread.Round(spreadPrecision), orDash(strings.Join(flags, ",")),
+			servers, vocab.ShortDuration(l.ValidityAt(now)), l.TTLSpread.Round(spreadPrecision), orDash(strings.Join(flags, ",")),
 			strings.Join(cells, " "))
 		if l.Holders != nil {
 			tableHolders(p, l, servers, now)
@@ -420,7 +414,7 @@ const spreadPrecision = 100 * time.Microsecond
 // tableCell writes one master's cell of a lock at now: token:pttl (counted from its read), token:no-ttl, "-"
 // absent, "?" unknown, with the token last seen there when there is one.
 func tableCell(c monitor.MasterLock, now time.Time) string {
-	pttl := c.PTTLAt(now).Round(time.Millisecond)
+	pttl := vocab.ShortDuration(c.PTTLAt(now))
 	switch {
 	case c.State == monitor.CellUnknown && c.Token != "":
 		return "?(" + untrusted.Escape(short(c.Token)) + ")"
@@ -435,7 +429,7 @@ func tableCell(c monitor.MasterLock, now time.Time) string {
 	case c.PTTL == monitor.NoTTL:
 		return untrusted.Escape(short(c.Token)) + ":no-ttl" + onNode(c)
 	}
-	return untrusted.Escape(short(c.Token)) + ":" + pttl.String() + onNode(c)
+	return untrusted.Escape(short(c.Token)) + ":" + pttl + onNode(c)
 }
 
 // onNode is "@" and the primary that answered for a cluster's key, "" on a master.

@@ -270,8 +270,8 @@ func TestOutputsCountPerMasterTTLsFromTheirRead(t *testing.T) {
 	if err := WriteTable(&table, s); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(table.String(), "tokA:4s") || strings.Contains(table.String(), "tokA:9s") {
-		t.Errorf("the table does not count orders' TTL on M1 from its read (want tokA:4s):\n%s", table.String())
+	if !strings.Contains(table.String(), "tokA:4.0s") || strings.Contains(table.String(), "tokA:9.0s") {
+		t.Errorf("the table does not count orders' TTL on M1 from its read (want tokA:4.0s):\n%s", table.String())
 	}
 }
 

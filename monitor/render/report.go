@@ -34,7 +34,7 @@ func WriteReport(w io.Writer, s monitor.Snapshot, o ReportOptions) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Redlock incident report, %s\n\n", s.Time.UTC().Format("2006-01-02 15:04:05 MST"))
-	p("%d of %s up, quorum %d; watched for %s", s.UpCount, vocab.Plural(s.Servers, "server"), s.Quorum,
+	p("%d of %s up, quorum %d; watched for %s", s.UpCount, vocab.Count(s.Servers, "server"), s.Quorum,
 		vocab.ShortDuration(s.Time.Sub(s.WatchedFrom())))
 	if o.Filter != "" {
 		p("; locks matching %s", md(o.Filter))
@@ -43,7 +43,7 @@ func WriteReport(w io.Writer, s monitor.Snapshot, o ReportOptions) error {
 	for _, m := range s.Masters {
 		offset := "unknown"
 		if m.ClockKnown {
-			offset = fmt.Sprintf("%+.1fms ±%.1fms", ms(m.ClockOffset), ms(m.ClockUncertainty))
+			offset = vocab.Offset(m.ClockOffset, m.ClockUncertainty)
 		}
 		rtt := "-"
 		if m.Up {
@@ -96,8 +96,10 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 			holder = monitor.UnknownHolderText(l.ValueTime.UTC(), s.Time.UTC())
 		}
 		state := l.State.Label()
-		if l.QuorumLost {
-			state += ", quorum lost"
+		for _, q := range l.Qualifiers(s.Time) {
+			if q != monitor.QualifierMine { // the holder's column says ours
+				state += ", " + q.Words()
+			}
 		}
 		waiters := "-"
 		if l.WaitersKnown {
@@ -111,7 +113,7 @@ func reportLocks(p func(string, ...any), s *monitor.Snapshot, o ReportOptions) {
 		p("| none | | | | | | | | | |\n")
 	}
 	if matched > shown {
-		p("\n%s more not listed.\n", vocab.Plural(matched-shown, "lock"))
+		p("\n%s more not listed.\n", vocab.Count(matched-shown, "lock"))
 	}
 	if !watchedEnough && matched > 0 {
 		p("\nNo contention figures: watched for %s, and how a lock changes hands takes %s or more to tell "+

@@ -23,12 +23,14 @@ func Thousands[N ~int | ~int64](n N) string {
 	return s
 }
 
-// Plural writes n and the noun, adding s when n is not 1: "1 poll", "2 polls", "0 polls".
-func Plural(n int, noun string) string {
+// Count writes n and the noun, with commas between groups of three digits and an s when n is not 1: "1 key",
+// "0 polls", "12,000 keys". It is the one rule for a count in words: a noun of several words takes the s at
+// its end ("2 more errors").
+func Count[N ~int | ~int64](n N, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return Thousands(n) + " " + noun + "s"
 }
 
 // ShortDuration writes a duration rounded to what matters, for sentences and table cells: 850ms, 8.2s, 42s,

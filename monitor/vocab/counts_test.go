@@ -23,15 +23,18 @@ func TestThousandsGroupsDigitsByThree(t *testing.T) {
 	}
 }
 
-func TestPluralAddsSExceptForOne(t *testing.T) {
+func TestCountAddsSExceptForOneAndGroupsDigits(t *testing.T) {
 	for _, tt := range []struct {
 		n    int
 		want string
 	}{
-		{0, "0 polls"}, {1, "1 poll"}, {2, "2 polls"}, {1000, "1000 polls"},
+		{0, "0 polls"}, {1, "1 poll"}, {2, "2 polls"}, {1000, "1,000 polls"},
 	} {
-		if got := Plural(tt.n, "poll"); got != tt.want {
-			t.Errorf("Plural(%d, poll) = %q, want %q", tt.n, got, tt.want)
+		if got := Count(tt.n, "poll"); got != tt.want {
+			t.Errorf("Count(%d, poll) = %q, want %q", tt.n, got, tt.want)
+		}
+		if got := Count(int64(tt.n), "poll"); got != tt.want {
+			t.Errorf("Count(int64(%d), poll) = %q, want %q", tt.n, got, tt.want)
 		}
 	}
 }

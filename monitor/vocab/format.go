@@ -21,6 +21,13 @@ func Latency(d time.Duration) string {
 	return ShortDuration(d)
 }
 
+// Offset writes a clock offset from ours, with its sign, and how far it may be off, as every surface shows
+// one (the dashboard, the table, the report): "+1.2ms ±0.35ms". The offset is known no better than to a
+// tenth of a millisecond: its uncertainty is half a round trip at least.
+func Offset(offset, uncertainty time.Duration) string {
+	return fmt.Sprintf("%+.1fms ±%s", float64(offset)/float64(time.Millisecond), Latency(uncertainty))
+}
+
 // AheadOrBehind names the direction of a clock offset's sign.
 func AheadOrBehind(sg float64) string {
 	if sg < 0 {
@@ -68,15 +75,6 @@ func DriftText(ppm, uncertainty float64) string {
 		ppm = math.Round(ppm/step) * step
 	}
 	return fmt.Sprintf("%+.0fppm", ppm)
-}
-
-// Count writes n and the noun, with commas between groups of three digits and an s when n is not 1: "1 key",
-// "12,000 keys".
-func Count(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return Thousands(n) + " " + noun + "s"
 }
 
 // DriftSize writes how far a clock rate is off, without its direction, by the rule of DriftText: "12ppm",

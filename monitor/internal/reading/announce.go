@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // New locks under the prefixes of the lock families discovery found. A master asked with CLIENT TRACKING ON
@@ -473,7 +475,7 @@ func (a *announcer) why() string {
 	}
 	n := strconv.Itoa(len(a.armed))
 	if len(a.armed) == 1 {
-		return "new keys under the lock prefix " + strconv.Quote(a.armed[0]) + " announced by the master (CLIENT TRACKING BCAST)"
+		return "new keys under the lock prefix " + vocab.Quote(a.armed[0]) + " announced by the master (CLIENT TRACKING BCAST)"
 	}
 	return "new keys under " + n + " lock prefixes announced by the master (CLIENT TRACKING BCAST)"
 }

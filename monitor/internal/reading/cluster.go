@@ -272,7 +272,19 @@ func (p *clusterPoller) merge(cfg Config, prims []PrimaryReading, refreshed []Ke
 		r.Untracked += untracked
 		addSweep(&r.Sweep, sweep, i == 0)
 	}
+	r.PlainReads = p.plainLocked()
 	return r
+}
+
+// plainLocked reports whether some node of the cluster reads with plain commands (no scripts there, or a
+// write pause held them), so that hash and sorted-set locks it owns are unknown. p.mu is held.
+func (p *clusterPoller) plainLocked() bool {
+	for addr, n := range p.nodes {
+		if !n.scripted() || p.readers[addr] != nil && !p.readers[addr].scripted() {
+			return true
+		}
+	}
+	return false
 }
 
 // isPrimary reports whether addr is one of prims.

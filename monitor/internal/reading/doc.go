@@ -24,5 +24,4 @@
 //   - waiters.go: Redisson's waiters, the subscribers of its locks' channels.
 //   - cluster.go: a Redis Cluster's primaries, their scans, and keys read where their slots are.
 //   - codec.go: Readings as a recording keeps them (JSON).
-//   - seams.go: what the monitor's white-box tests reach into.
 package reading

@@ -1,4 +1,4 @@
-package monitor
+package render
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
 // TestMedusaValuesShownAsOwnersNotTokens writes three locks the way Medusa's locking module (locking-redis)
@@ -16,28 +18,17 @@ import (
 // caller's owner id. The JSON snapshot and the table say "*" and the owner id are not tokens.
 func TestMedusaValuesShownAsOwnersNotTokens(t *testing.T) {
 	t.Parallel()
-	servers := realServers(t, 1)
+	w := watchReal(t, 1, monitor.Config{})
 	ctx := context.Background()
-	admin := servers[0].NewClient()
-	defer admin.Close()
-	execute := "execute:" + uuid4()
+	admin := w.admin[0]
+	execute := "execute:0b4e7f1c-9a3d-4c2e-8f61-5d7a9e3b2c14" // a uuid4, as execute() writes
 	values := map[string]string{"medusa_lock:cart:1": "*", "medusa_lock:cart:2": execute, "medusa_lock:cart:3": "worker-7"}
 	for key, owner := range values {
 		if err := admin.SetArgs(ctx, key, owner, redis.SetArgs{Mode: "NX", TTL: time.Minute}).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	mon, err := New([]*redis.Client{servers[0].NewClient()}, []string{servers[0].Addr()}, Config{Timeout: testTimeout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := mon.Poll(ctx)
-	for polls := 1; !s.Swept; polls++ {
-		if polls > 50 {
-			t.Fatal("no full sweep after 50 polls")
-		}
-		s = mon.Poll(ctx)
-	}
+	s := w.pollUntil(t, 30*time.Second, "a full sweep", func(s monitor.Snapshot) bool { return s.Swept })
 	var out strings.Builder
 	if err := WriteJSON(&out, s); err != nil {
 		t.Fatal(err)
