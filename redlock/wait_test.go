@@ -283,8 +283,12 @@ func TestAWaiterWokenByTheReleaseSaysItTookTheLock(t *testing.T) {
 		t.FailNow()
 	}
 	defer l.Release(context.Background())
+	released := held.LastRound() // the release's round: it announces where it deleted the key
 	for i, sub := range subs {
-		want := []string{held.Token()}
+		var want []string
+		if released.Nodes[i].Outcome == OutcomeOK { // on a loaded machine a master may miss the release's timeout
+			want = append(want, held.Token())
+		}
 		if l.LastRound().Nodes[i].Outcome == OutcomeOK { // where the round counted the master's grant
 			want = append(want, takenPrefix+l.Token())
 		}
