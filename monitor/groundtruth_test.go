@@ -818,10 +818,13 @@ func (g *groundTruth) checkRefreshWhileStopped(t *testing.T, w *watched) {
 func (g *groundTruth) logCommands(t *testing.T) {
 	t.Helper()
 	sp := g.commands.spreads(g.holds)
+	g.commands.mu.Lock() // MONITOR is still being read
+	lines := g.commands.lines
+	g.commands.mu.Unlock()
 	if len(sp) == 0 {
-		t.Errorf("MONITOR recorded no release (%d lines)", g.commands.lines)
+		t.Errorf("MONITOR recorded no release (%d lines)", lines)
 		return
 	}
 	t.Logf("MONITOR: %d commands; %d releases seen on several masters, their DELs spread over median %v, p99 %v, max %v",
-		g.commands.lines, len(sp), sp[len(sp)/2], sp[len(sp)*99/100], sp[len(sp)-1])
+		lines, len(sp), sp[len(sp)/2], sp[len(sp)*99/100], sp[len(sp)-1])
 }
