@@ -37,7 +37,10 @@ func confirmDelete(d *driver, keys string) {
 
 // A lock over two keys, written as node-redlock writes it (one token on both, on every master): the confirmation
 // names both keys and deletes them together, each where it holds that token; with tab, the selected key alone.
-func TestForceDeleteOfALockOverSeveralKeysDeletesThemTogether(t *testing.T) {
+// confirmMultiKeyDelete sets one node-redlock token on jobs:a and jobs:b, shows them on a dashboard and opens
+// the force-delete confirmation of jobs:a, which names both keys.
+func confirmMultiKeyDelete(t *testing.T) (*cluster, *driver, string) {
+	t.Helper()
 	c := newCluster(t)
 	token := nodeToken(t)
 	c.set("jobs:a", token, time.Minute)
@@ -45,6 +48,11 @@ func TestForceDeleteOfALockOverSeveralKeysDeletesThemTogether(t *testing.T) {
 	d := c.dashboard(ui.Options{})
 	c.poll(d)
 	confirmDelete(d, "jobs:a, jobs:b")
+	return c, d, token
+}
+
+func TestForceDeleteOfALockOverSeveralKeysDeletesThemTogether(t *testing.T) {
+	c, d, _ := confirmMultiKeyDelete(t)
 	d.waitView("One lock over 2 keys, one token on all")
 	d.typeText("jobs:a")
 	d.press("enter")
@@ -54,13 +62,7 @@ func TestForceDeleteOfALockOverSeveralKeysDeletesThemTogether(t *testing.T) {
 }
 
 func TestForceDeleteOfOneKeyOfALockOverSeveralKeysOnRequest(t *testing.T) {
-	c := newCluster(t)
-	token := nodeToken(t)
-	c.set("jobs:a", token, time.Minute)
-	c.set("jobs:b", token, time.Minute)
-	d := c.dashboard(ui.Options{})
-	c.poll(d)
-	confirmDelete(d, "jobs:a, jobs:b")
+	c, d, token := confirmMultiKeyDelete(t)
 	d.press("tab")
 	d.waitView("Deletes jobs:a alone: the lock stays held on jobs:b")
 	d.typeText("jobs:a")
@@ -74,13 +76,7 @@ func TestForceDeleteOfOneKeyOfALockOverSeveralKeysOnRequest(t *testing.T) {
 
 // The other key of the lock changes holder after the confirmation went out: deleting together leaves it alone.
 func TestForceDeleteTogetherLeavesAKeyThatChangedHolder(t *testing.T) {
-	c := newCluster(t)
-	token := nodeToken(t)
-	c.set("jobs:a", token, time.Minute)
-	c.set("jobs:b", token, time.Minute)
-	d := c.dashboard(ui.Options{})
-	c.poll(d)
-	confirmDelete(d, "jobs:a, jobs:b")
+	c, d, token := confirmMultiKeyDelete(t)
 	d.typeText("jobs:a")
 	newer := nodeToken(t)
 	c.set("jobs:b", newer, time.Minute) // another client took jobs:b meanwhile
