@@ -140,6 +140,7 @@ type announcer struct {
 	named    map[string]int // keys each prefix named since the last poll
 	namedAt  time.Time      // when named was last reset
 	prefixes []string       // armed, for the receiver
+	stormy   []string       // the prefixes left to the scan: what they named, still on its way, is not queued
 	lastUsed time.Time      // when a poll last kept it up
 	trackCli *redis.Client  // the client of trackConn; nil before the first arming
 }
@@ -393,13 +394,18 @@ func (a *announcer) pong(payload string) {
 	}
 }
 
-// take queues the keys of one announcement and counts them by prefix, for the storm guard.
+// take queues the keys of one announcement and counts them by prefix, for the storm guard. Those under a prefix
+// left to the scan are not queued: the master named them before it was told, and a receiver behind on a storm
+// may still be taking thousands, which would keep every other family's new lock waiting behind them.
 func (a *announcer) take(m *redis.Message) {
 	keys := m.PayloadSlice
 	if m.Payload != "" {
 		keys = append(keys, m.Payload)
 	}
 	a.mu.Lock()
+	keys = slices.DeleteFunc(keys, func(k string) bool {
+		return slices.ContainsFunc(a.stormy, func(p string) bool { return strings.HasPrefix(k, p) })
+	})
 	for _, k := range keys {
 		for _, p := range a.prefixes {
 			if strings.HasPrefix(k, p) {
@@ -424,32 +430,49 @@ func (a *announcer) guardStorms(now time.Time) bool {
 			a.storms[p], changed = s, true
 		}
 	}
+	var stormed []string
 	a.mu.Lock()
 	a.lastUsed = now
 	since := now.Sub(a.namedAt)
-	if since < announceStormWindow {
-		a.mu.Unlock()
-		return changed
-	}
 	named := a.named
-	a.named, a.namedAt = map[string]int{}, now
-	a.mu.Unlock()
-	if since > time.Minute { // the first count, or after a pause: no rate to judge
-		return changed
+	if since >= announceStormWindow {
+		a.named, a.namedAt = map[string]int{}, now
 	}
-	for p, n := range named {
-		if float64(n) <= announceStormRate*since.Seconds() {
-			continue
+	a.mu.Unlock()
+	if since >= announceStormWindow && since <= time.Minute { // longer: the first count, or after a pause
+		for p, n := range named {
+			if float64(n) <= announceStormRate*since.Seconds() {
+				continue
+			}
+			s := a.storms[p]
+			if s.next == 0 {
+				s.next = announceStormFirst
+			}
+			s.stormy, s.until, s.next = true, now.Add(s.next), min(2*s.next, announceStormLongest)
+			a.storms[p], changed = s, true
+			stormed = append(stormed, p)
 		}
-		s := a.storms[p]
-		if s.next == 0 {
-			s.next = announceStormFirst
-		}
-		s.stormy, s.until, s.next = true, now.Add(s.next), min(2*s.next, announceStormLongest)
-		a.storms[p], changed = s, true
+	}
+	if changed {
+		a.noteStormy()
+	}
+	for _, p := range stormed {
 		a.queue.dropUnder(p) // what it named is left to the scan too, so it delays no other family's lock
 	}
 	return changed
+}
+
+// noteStormy hands the receiver the prefixes left to the scan now.
+func (a *announcer) noteStormy() {
+	var stormy []string
+	for p, s := range a.storms {
+		if s.stormy {
+			stormy = append(stormy, p)
+		}
+	}
+	a.mu.Lock()
+	a.stormy = stormy
+	a.mu.Unlock()
 }
 
 // coversSince reports whether the master announced, with no gap since from, every family's new keys: a scan

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestFamilyPrefix(t *testing.T) {
@@ -56,5 +59,33 @@ func TestChoosePrefixesCoversEveryFamilyWithoutOverlaps(t *testing.T) {
 	}
 	if got[0] != "fam010:" {
 		t.Errorf("the smallest family kept is %q, want fam010: (the 10 smallest left to the scan)", got[0])
+	}
+}
+
+// TestAStormsKeysStillOnTheirWayWaitForNoOtherFamily: a receiver behind on a storm takes the stormy prefix's
+// keys after the poll left it to the scan; they are not queued, so another family's new lock, announced after
+// them, is in the next read's first chunk.
+func TestAStormsKeysStillOnTheirWayWaitForNoOtherFamily(t *testing.T) {
+	n := newNotifier(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}))
+	a := n.announce
+	a.prefixes = []string{"app:", "orders:lock:"}
+	announce := func(from, to int) {
+		for i := from; i < to; i++ {
+			a.take(&redis.Message{Channel: invalidateChannel, PayloadSlice: []string{fmt.Sprintf("app:cache:%d", i)}})
+		}
+	}
+	start := time.Now()
+	a.guardStorms(start) // the first count: no rate judged
+	announce(0, 3*announceStormRate)
+	if !a.guardStorms(start.Add(announceStormWindow)) || !a.storms["app:"].stormy {
+		t.Fatalf("%d keys named in a second under app: did not leave it to the scan", 3*announceStormRate)
+	}
+	if keys := n.take(notifiedChunk); len(keys) != 0 {
+		t.Fatalf("the storm's queued keys are left to the scan, yet a read takes %d (%q...)", len(keys), keys[0])
+	}
+	announce(3*announceStormRate, 3*announceStormRate+2*notifiedChunk) // still on their way when it was judged
+	a.take(&redis.Message{Channel: invalidateChannel, Payload: "orders:lock:2"})
+	if keys := n.take(notifiedChunk); !slices.Equal(keys, []string{"orders:lock:2"}) {
+		t.Errorf("the read after the storm takes %d keys, first %q; want only orders:lock:2", len(keys), keys[:min(1, len(keys))])
 	}
 }
