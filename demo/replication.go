@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/redlock/redlocktest/testbed"
 )
@@ -156,8 +159,11 @@ func (r *scenarioRun) bothWriteOn(a, b *actor, step string) error {
 // replicationRaceRedlock is the same fault against Redlock on five masters: the promoted replica (master 3
 // back, empty) is one vote of five, and A's key lives on in the other four.
 func (r *scenarioRun) replicationRaceRedlock() error {
-	_, b, err := r.opening(reachAll, reachAll)
+	a, b, err := r.opening(reachAll, reachAll)
 	if err != nil {
+		return err
+	}
+	if err := r.onEveryMaster(a); err != nil {
 		return err
 	}
 	if err := r.pace(); err != nil {
@@ -181,4 +187,58 @@ func (r *scenarioRun) replicationRaceRedlock() error {
 		r.write(b, validityLeft(b))
 	}
 	return r.ctx.Err()
+}
+
+// onEveryMaster makes sure a's lock is on every master, as the story says: a lock won by a bare three (a key
+// another client left on two masters, or a master over its node timeout on a loaded machine) with master 3
+// among them would truly let B in once master 3 forgets. A releases such a lock and takes it again, for up to a
+// TTL and a second. The masters themselves are asked, once every SET of the round has answered: a round
+// decides at its majority, and a late SET may still land.
+func (r *scenarioRun) onEveryMaster(a *actor) error {
+	deadline := time.Now().Add(r.ttl + time.Second)
+	for {
+		missing, err := r.withoutKey(a)
+		if err != nil || len(missing) == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("A's lock did not land on every master within %v: not on %s",
+				vocab.ShortDuration(r.ttl+time.Second), masterList(missing))
+		}
+		lock := a.lock
+		if err := lock.Release(r.ctx); err != nil && !errors.Is(err, redlock.ErrIncomplete) {
+			return fmt.Errorf("%s's release: %w", a.name, err)
+		}
+		r.d.stopBelieving(lock.Token())
+		r.d.emit(Event{Kind: EventReleased, Client: a.name, Resource: ScenarioResource, Token: lock.Token(), Master: -1,
+			Text: fmt.Sprintf("A released %s: the story needs A's key on all five masters, and master %s had none",
+				ScenarioResource, masterList(missing))})
+		if err := r.wait(between(retryDelayMin, 3*retryDelayMin, 1)); err != nil {
+			return err
+		}
+		if err := r.acquireWithin(a, time.Until(deadline)); err != nil {
+			return err
+		}
+	}
+}
+
+// withoutKey returns the masters (by index) where a's lock has no key, once every SET of the round that won
+// it has answered.
+func (r *scenarioRun) withoutKey(a *actor) ([]int, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, 2*r.d.opts.NodeTimeout+time.Second)
+	defer cancel()
+	a.lock.Unreached(ctx)
+	var missing []int
+	for i, m := range r.d.masters {
+		c := m.NewClient()
+		v, err := c.Get(ctx, ScenarioResource).Result()
+		_ = c.Close()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("master %d: %w", i+1, err)
+		}
+		if v != a.lock.Token() {
+			missing = append(missing, i)
+		}
+	}
+	return missing, nil
 }
