@@ -16,7 +16,7 @@ import (
 // may SCRIPT LOAD a script, which EVALSHA then runs. The connection's probe must not take that for a master
 // that runs the client's scripts: with one good master of three stopped, the good one and the scriptless one
 // would make a quorum whose lock could never be released on the scriptless one. Nothing is granted there, so
-// the acquisition fails, and no key is left anywhere.
+// the acquisition fails, and its key goes from the good master (released, at once or in the background).
 func TestACachedScriptDoesNotPassTheProbe(t *testing.T) {
 	t.Parallel()
 	good := redlocktest.RealServers(t, 2, redlocktest.ServerOptions{})
@@ -48,8 +48,16 @@ func TestACachedScriptDoesNotPassTheProbe(t *testing.T) {
 		!strings.Contains(fmt.Sprint(got.Err), "unknown command") {
 		t.Errorf("the scriptless master: %s (%v); want its own reply, unknown command, and that it cannot run scripts", got.Outcome, got.Err)
 	}
-	if v := cl.values(t, "cached-probe"); v[0] != "" || v[2] != "" {
-		t.Errorf("keys left after the failed acquisition: %q", v)
+	// A release that missed its node timeout (a loaded machine) goes on in the background until the master
+	// confirms: the key must go long before its 30s TTL would take it.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		v := cl.values(t, "cached-probe")
+		if v[0] == "" && v[2] == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("keys left 15s after the failed acquisition: %q", v)
+		}
 	}
 }
 
