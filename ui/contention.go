@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // contentionLines is a lock's view's section of its contention: how often it changes hands over the last minute
@@ -13,21 +14,21 @@ import (
 func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 	st, snap, lv := sh.st, &sh.data.snap, row.lv
 	minute, all := snap.Contention(lv.History, monitor.LastMinute), snap.Contention(lv.History, snap.Window())
-	span := dur(all.Period)
+	span := kit.Dur(all.Period)
 	head := "  over " + span
 	if all.Resolution > 0 {
-		head += ", each time to within " + dur(all.Resolution) + " (the polls)"
+		head += ", each time to within " + kit.Dur(all.Resolution) + " (the polls)"
 	}
-	out := []string{"", st.table.head.Render("Contention") + st.text.muted.Render(head)}
-	add := func(label, text string) { out = append(out, labelled(st, label, text, w, st.text.normal)...) }
+	out := []string{"", st.Table.Head.Render("Contention") + st.Text.Muted.Render(head)}
+	add := func(label, text string) { out = append(out, labelled(st, label, text, w, st.Text.Normal)...) }
 	add("heat", fmt.Sprintf("%.1f handovers/min in the last minute · %.1f/min over %s", minute.PerMinute, all.PerMinute, span))
 	if all.Holds > 0 {
-		add("holds", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", dur(all.HoldP50), dur(all.HoldP95), dur(all.HoldMax),
-			plural(all.Holds, "hold")))
+		add("holds", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", kit.Dur(all.HoldP50), kit.Dur(all.HoldP95), kit.Dur(all.HoldMax),
+			kit.Plural(all.Holds, "hold")))
 	}
 	if all.Gaps > 0 {
-		add("free gaps", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", dur(all.GapP50), dur(all.GapP95), dur(all.GapMax),
-			plural(all.Gaps, "gap")))
+		add("free gaps", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", kit.Dur(all.GapP50), kit.Dur(all.GapP95), kit.Dur(all.GapMax),
+			kit.Plural(all.Gaps, "gap")))
 	}
 	from := snap.Time.Add(-snap.Window())
 	ivs, trs := lv.History.Intervals(from), lv.History.Troubles(from)
@@ -43,15 +44,15 @@ func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 		add("waiters", fmt.Sprintf("%d (the subscribers of its Redisson channel)", lv.Waiters))
 	}
 	if len(ivs) == 0 && len(trs) == 0 {
-		return append(out, st.text.muted.Render("no holder seen in the window"))
+		return append(out, st.Text.Muted.Render("no holder seen in the window"))
 	}
 	legend := tl.legend(w)
 	if lv.Family != "" { // the holders' client, as the shapes suggest: a guess, said in words
 		client := "client " + lv.Family + " (a guess) · "
 		legend = client + tl.legend(w-ansi.StringWidth(client))
 	}
-	out = append(out, tl.strip(st), st.text.muted.Render(tl.axis()), st.text.muted.Render(legend),
-		st.text.muted.Render(fmt.Sprintf("%c free  %c several holders  %c lost quorum / split  %s %s pick a holder",
+	out = append(out, tl.strip(st), st.Text.Muted.Render(tl.axis()), st.Text.Muted.Render(legend),
+		st.Text.Muted.Render(fmt.Sprintf("%c free  %c several holders  %c lost quorum / split  %s %s pick a holder",
 			tlFree, tlBusy, tlTrouble, sh.keys.PrevHolder.Help().Key, sh.keys.NextHolder.Help().Key)))
 	return append(out, pickedLine(st, tl, ivs, picked, w)...)
 }

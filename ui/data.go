@@ -12,6 +12,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // masterRow is one master of a snapshot as the dashboard shows it; every string is sanitized.
@@ -130,7 +131,7 @@ func ingest(s monitor.Snapshot, prev *dashboard) (*dashboard, []logEntry) {
 	d.ingestMasters(prev)
 	d.warnings = make([]warningRow, len(s.Warnings))
 	for i, w := range s.Warnings {
-		d.warnings[i] = warningRow{severity: w.Severity, text: sanitize(w.String(), textCap)}
+		d.warnings[i] = warningRow{severity: w.Severity, text: kit.Sanitize(w.String(), kit.TextCap)}
 	}
 	slices.SortStableFunc(d.warnings, func(a, b warningRow) int { return cmp.Compare(b.severity.Rank(), a.severity.Rank()) })
 	d.ingestLocks(prev)
@@ -147,10 +148,10 @@ func (d *dashboard) ingestMasters(prev *dashboard) {
 		d.masters[i] = masterRow{
 			st:       st,
 			label:    fmt.Sprintf("M%d", i+1),
-			addr:     sanitize(st.Addr, nameCap),
-			err:      sanitize(st.Err, textCap),
-			role:     sanitize(st.Role, nameCap),
-			warnings: sanitize(strings.Join(st.Warnings, "; "), textCap),
+			addr:     kit.Sanitize(st.Addr, kit.NameCap),
+			err:      kit.Sanitize(st.Err, kit.TextCap),
+			role:     kit.Sanitize(st.Role, kit.NameCap),
+			warnings: kit.Sanitize(strings.Join(st.Warnings, "; "), kit.TextCap),
 		}
 		var clock []clockSample
 		if prev != nil && i < len(prev.masters) && prev.masters[i].st.Addr == st.Addr {
@@ -316,13 +317,13 @@ func sameSlice[T any](a, b []T) bool {
 // the longest PTTL read, the scale of its bar.
 func (row *lockRow) fill(lv *monitor.LockView, tokens []string) {
 	row.lv = lv
-	row.name = sanitize(lv.Resource, nameCap)
+	row.name = kit.Sanitize(lv.Resource, kit.NameCap)
 	row.label = row.name
 	if lv.Logical != "" {
-		row.label = sanitize(lv.ResourceText(), nameCap)
+		row.label = kit.Sanitize(lv.ResourceText(), kit.NameCap)
 	}
 	row.primary = monitor.LeadToken(lv)
-	shown := sanitize(row.primary, nameCap)
+	shown := kit.Sanitize(row.primary, kit.NameCap)
 	// Medusa's "*" and owner ids are not tokens: "anyone (*)", "owner <id>".
 	row.holder = monitor.HolderKindText(lv.HolderKind, shown)
 	if !lv.ValueTime.IsZero() { // a time, not a token: it names no holder
@@ -336,7 +337,7 @@ func (row *lockRow) fill(lv *monitor.LockView, tokens []string) {
 		if c.Token == row.primary {
 			row.tokens[j] = shown
 		} else {
-			row.tokens[j] = sanitize(c.Token, nameCap)
+			row.tokens[j] = kit.Sanitize(c.Token, kit.NameCap)
 		}
 		if c.Present() {
 			row.ref = max(row.ref, c.PTTL)
@@ -395,7 +396,7 @@ func newEntries(s monitor.Snapshot, prev *dashboard) []logEntry {
 		if monitor.ToldBy(w, evs) {
 			continue // the event's line tells it
 		}
-		out = append(out, logEntry{at: s.Time, level: w.Severity, resource: w.Resource, master: w.Master, text: sanitize(w.String(), textCap)})
+		out = append(out, logEntry{at: s.Time, level: w.Severity, resource: w.Resource, master: w.Master, text: kit.Sanitize(w.String(), kit.TextCap)})
 	}
 	return out
 }
@@ -409,12 +410,12 @@ func baseline(s monitor.Snapshot) string {
 	var parts []string
 	for _, st := range monitor.LockStates {
 		if counts[st] > 0 {
-			parts = append(parts, thousands(counts[st])+" "+st.Label())
+			parts = append(parts, kit.Thousands(counts[st])+" "+st.Label())
 		}
 	}
-	text := fmt.Sprintf("%d/%d masters up, %s", s.UpCount, s.Servers, plural(len(s.Locks), "lock"))
+	text := fmt.Sprintf("%d/%d masters up, %s", s.UpCount, s.Servers, kit.Plural(len(s.Locks), "lock"))
 	if len(s.Locks) > 1000 {
-		text = fmt.Sprintf("%d/%d masters up, %s locks", s.UpCount, s.Servers, thousands(len(s.Locks)))
+		text = fmt.Sprintf("%d/%d masters up, %s locks", s.UpCount, s.Servers, kit.Thousands(len(s.Locks)))
 	}
 	if len(parts) > 0 {
 		text += " (" + strings.Join(parts, ", ") + ")"

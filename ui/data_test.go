@@ -12,6 +12,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/monitortest"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -132,7 +133,7 @@ func bigDashboard(n int) *shared {
 		locks[i].Changes = i % 7
 	}
 	d, _ := ingest(threeMasters(t0, locks...), nil)
-	return &shared{st: newStyles(defaultTheme()), keys: &KeyMap{}, now: func() time.Time { return t0 }, data: d}
+	return &shared{st: kit.NewStyles(kit.DefaultTheme()), keys: &KeyMap{}, now: func() time.Time { return t0 }, data: d}
 }
 
 func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
@@ -141,7 +142,7 @@ func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
 	p.SetSize(100, 20)
 	p.rebuild()
 	p.cursor = 50000
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 	p.Update(stateMsg{mode: mode{focus: focusLocks}})
 	view := p.View()
 	lines := strings.Split(view, "\n")
@@ -233,7 +234,7 @@ func TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere(t *testing.T) {
 func TestAHeldLockWhoseValidityRanOutSaysSo(t *testing.T) {
 	d, _ := ingest(threeMasters(t0, heldLock("long", "T1", 3, 10*time.Second), heldLock("short", "T2", 3, 200*time.Millisecond)), nil)
 	now := t0
-	sh := &shared{st: newStyles(defaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }, data: d}
+	sh := &shared{st: kit.NewStyles(kit.DefaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }, data: d}
 	p := newLocksPanel(sh)
 	p.SetSize(100, 10)
 	p.rebuild()

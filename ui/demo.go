@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // Demo mode (Options.Demo) shows the embedded masters' fault state and the simulated workload's events, and
@@ -131,7 +132,7 @@ type demoView struct {
 	stepStarted time.Time          // when the presenter's step began
 	storyH      int                // the lines the layout gives the stepped run's story
 	pollNow     func()             // asks the monitor for a poll at once; nil without one
-	routine     routineCounter     // the workload's routine failures of the last minute, left out of the log
+	routine     kit.RoutineCounter // the workload's routine failures of the last minute, left out of the log
 	lastSeq     uint64             // the newest demo event taken in
 	pending     *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
 	runSince    time.Time          // when it started
@@ -170,7 +171,7 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		v.quitting = true
 	case tickMsg:
 		v.expireBanner()
-		v.routine.prune(v.sh.now())
+		v.routine.Prune(v.sh.now())
 	case DemoMsg:
 		v.applyDemo(msg)
 	case demoNewsMsg:
@@ -214,7 +215,7 @@ func (v *demoView) setState(msg DemoMsg) {
 	v.step = sanitizeStep(msg.Step)
 	v.addrs = make([]string, len(msg.Masters))
 	for i, s := range msg.Masters {
-		v.addrs[i] = sanitize(s.Addr, nameCap)
+		v.addrs[i] = kit.Sanitize(s.Addr, kit.NameCap)
 	}
 	v.sh.tell(faultsMsg{masters: msg.Masters, at: msg.At})
 }
@@ -320,11 +321,11 @@ func (v *demoView) applyDemo(msg DemoMsg) {
 	entries := make([]logEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
 		v.lastSeq = max(v.lastSeq, e.Seq)
-		if !v.routine.take(e) {
+		if !v.routine.Take(e) {
 			entries = append(entries, demoEntry(e))
 		}
 	}
-	v.routine.prune(v.sh.now())
+	v.routine.Prune(v.sh.now())
 	v.sh.tellLog(entries...)
 	for _, vi := range msg.Violations {
 		v.takeViolation(vi)
@@ -363,17 +364,19 @@ func (v *demoView) takeViolation(vi demo.Violation) {
 	}
 	v.seen = vi.ID
 	v.violations++
-	short := func(tok string) string { return strings.TrimRight(fit(sanitize(tok, nameCap), shortToken), " ") }
+	short := func(tok string) string {
+		return strings.TrimRight(kit.Fit(kit.Sanitize(tok, kit.NameCap), shortToken), " ")
+	}
 	v.banner = &violationBanner{
-		id: vi.ID, kind: sanitize(string(vi.Kind), nameCap), resource: sanitize(vi.Resource, nameCap),
-		text: sanitize(vi.Text, textCap), first: sanitize(vi.First.Client, nameCap),
-		second: sanitize(vi.Second.Client, nameCap), firstTok: short(vi.First.Token),
+		id: vi.ID, kind: kit.Sanitize(string(vi.Kind), kit.NameCap), resource: kit.Sanitize(vi.Resource, kit.NameCap),
+		text: kit.Sanitize(vi.Text, kit.TextCap), first: kit.Sanitize(vi.First.Client, kit.NameCap),
+		second: kit.Sanitize(vi.Second.Client, kit.NameCap), firstTok: short(vi.First.Token),
 		secondTok: short(vi.Second.Token), at: vi.Time,
 	}
 	b := v.banner
 	v.sh.tellLog(logEntry{at: vi.Time, level: monitor.SeverityError, resource: vi.Resource,
 		text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
-			b.resource, b.first, b.second, plural(len(vi.Events), "event"))})
+			b.resource, b.first, b.second, kit.Plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
 		entry.resource = "" // the lock's own entries are already in the log
@@ -506,7 +509,7 @@ func (v *demoView) otherActions() []action {
 		{binding: &k.GCPause, do: func(tea.KeyMsg) tea.Cmd {
 			return v.demoAction(func(d *demo.Demo) (string, error) {
 				name, err := d.PauseClient(-1)
-				return sanitize(name, nameCap) + " will freeze holding its lock, past its TTL (a GC pause)", err
+				return kit.Sanitize(name, kit.NameCap) + " will freeze holding its lock, past its TTL (a GC pause)", err
 			})
 		}},
 		{binding: &k.Workload, do: func(tea.KeyMsg) tea.Cmd {
@@ -585,9 +588,9 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 	var r refusal
 	switch {
 	case errors.As(msg.err, &r):
-		v.sh.tellStatus(monitor.SeverityWarning, sanitize(r.Error(), textCap))
+		v.sh.tellStatus(monitor.SeverityWarning, kit.Sanitize(r.Error(), kit.TextCap))
 	case msg.err != nil:
-		text := sanitize(msg.err.Error(), textCap)
+		text := kit.Sanitize(msg.err.Error(), kit.TextCap)
 		v.sh.logf(monitor.SeverityError, "", "demo: %s", text)
 		v.sh.tellStatus(monitor.SeverityError, text)
 	default:
@@ -624,7 +627,7 @@ func (v *demoView) onScenario(msg scenarioResultMsg) {
 		if v.quitting {
 			return
 		}
-		text := sanitize(msg.err.Error(), textCap)
+		text := kit.Sanitize(msg.err.Error(), kit.TextCap)
 		v.sh.logf(monitor.SeverityError, demo.ScenarioResource, "%s", text)
 		v.sh.tellStatus(monitor.SeverityError, text)
 		return
@@ -643,10 +646,10 @@ func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 	}
 	outcome := "no violation"
 	if n := res.Refused(); n > 0 {
-		outcome += fmt.Sprintf(" (the store refused %s)", plural(n, "stale write"))
+		outcome += fmt.Sprintf(" (the store refused %s)", kit.Plural(n, "stale write"))
 	}
 	if res.Violated {
-		outcome = fmt.Sprintf("VIOLATION (%s)", sanitize(string(res.Violations[0].Kind), nameCap))
+		outcome = fmt.Sprintf("VIOLATION (%s)", kit.Sanitize(string(res.Violations[0].Kind), kit.NameCap))
 	}
 	v.outcomes[name] = outcome
 	v.sh.tell(v.scenarios())
@@ -654,7 +657,7 @@ func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 	if !res.Expected {
 		story = "NOT as the story says"
 	}
-	text := fmt.Sprintf("scenario %s over in %s: %s, %s", name, dur(res.Duration), outcome, story)
+	text := fmt.Sprintf("scenario %s over in %s: %s, %s", name, kit.Dur(res.Duration), outcome, story)
 	lvl := monitor.SeverityInfo
 	if res.Violated || !res.Expected {
 		lvl = monitor.SeverityError

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // View draws the demo's lines: the demo line, a stepped scenario's story while one runs, and the violation
@@ -30,35 +31,35 @@ func (v *demoView) View() string {
 // addresses, which the masters panel shows too, go before the scenario running.
 func (v *demoView) barView() string {
 	st, k := v.sh.st, &v.sh.keys.Demo
-	parts := []part{{st.demo.badge.Render(" DEMO "), 0},
-		{st.header.label.Render("masters ") + st.header.value.Render(addrList(v.addrs)), 3}}
-	workload := st.header.label.Render("workload ")
+	parts := []part{{st.Demo.Badge.Render(" DEMO "), 0},
+		{st.Header.Label.Render("masters ") + st.Header.Value.Render(addrList(v.addrs)), 3}}
+	workload := st.Header.Label.Render("workload ")
 	if v.paused {
-		workload += st.header.paused.Render("PAUSED") + st.header.label.Render(fmt.Sprintf(" (%g×)", v.rate))
+		workload += st.Header.Paused.Render("PAUSED") + st.Header.Label.Render(fmt.Sprintf(" (%g×)", v.rate))
 	} else {
-		workload += st.header.live.Render(fmt.Sprintf("live %g×", v.rate))
+		workload += st.Header.Live.Render(fmt.Sprintf("live %g×", v.rate))
 	}
 	parts = append(parts, part{workload, 1})
 	if v.violations > 0 {
-		parts = append(parts, part{st.banner.err.Render(plural(v.violations, "violation")), 1})
+		parts = append(parts, part{st.Banner.Err.Render(kit.Plural(v.violations, "violation")), 1})
 	} else {
-		parts = append(parts, part{st.text.ok.Render("no violation"), 1})
+		parts = append(parts, part{st.Text.Ok.Render("no violation"), 1})
 	}
 	if v.refused > 0 { // the fenced stories' point: kept as long as the violations are
-		parts = append(parts, part{st.text.ok.Render(plural(v.refused, "stale write") + " refused by the store"), 1})
+		parts = append(parts, part{st.Text.Ok.Render(kit.Plural(v.refused, "stale write") + " refused by the store"), 1})
 	}
-	if t := v.routine.text(); t != "" {
-		parts = append(parts, part{st.header.label.Render(t), 2})
+	if t := v.routine.Text(); t != "" {
+		parts = append(parts, part{st.Header.Label.Render(t), 2})
 	}
 	if v.running != "" {
-		parts = append(parts, part{st.header.label.Render("scenario ") + st.header.value.Render(v.running+modeTag(v.mode)+" "+
-			spinner[v.sh.frame%len(spinner)]+" "+dur(v.sh.now().Sub(v.runSince))), 2})
+		parts = append(parts, part{st.Header.Label.Render("scenario ") + st.Header.Value.Render(v.running+modeTag(v.mode)+" "+
+			spinner[v.sh.frame%len(spinner)]+" "+kit.Dur(v.sh.now().Sub(v.runSince))), 2})
 	}
 	parts = append(parts,
-		part{st.header.label.Render(plural(v.clients, "client") + ", " + plural(v.resources, "resource")), 4},
-		part{st.header.label.Render("redis-cli -p PORT works"), 5},
-		part{st.header.label.Render(k.Scenarios.Help().Key + " scenarios · " + v.sh.keys.Help.Help().Key + " keys"), 3})
-	return fitParts(parts, st.header.label.Render(" │ "), v.w)
+		part{st.Header.Label.Render(kit.Plural(v.clients, "client") + ", " + kit.Plural(v.resources, "resource")), 4},
+		part{st.Header.Label.Render("redis-cli -p PORT works"), 5},
+		part{st.Header.Label.Render(k.Scenarios.Help().Key + " scenarios · " + v.sh.keys.Help.Help().Key + " keys"), 3})
+	return fitParts(parts, st.Header.Label.Render(" │ "), v.w)
 }
 
 // addrList writes the masters' addresses compactly: "127.0.0.1 ports 7001 7002 7003" when they share a host.
@@ -98,9 +99,9 @@ func (v *demoView) violationLines(w int) int {
 func (v *demoView) violationText(w int) (who, text []string) {
 	b := v.banner
 	badgeW := ansi.StringWidth(violationBadge(b.id))
-	who = wrapWidths(fmt.Sprintf("%s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
+	who = kit.WrapWidths(fmt.Sprintf("%s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
 		b.firstTok, b.second, b.secondTok), w-badgeW-1, w-2)
-	return who, wrap(b.text, w-2)
+	return who, kit.Wrap(b.text, w-2)
 }
 
 // violationView is the violation banner: who held what at once, how, and how to dismiss it, in the lines the
@@ -111,7 +112,7 @@ func (v *demoView) violationView() string {
 	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event " +
 		"log · " + k.Dismiss.Help().Key + " dismisses"
 	if !b.clearAt.IsZero() {
-		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", dur(max(b.clearAt.Sub(v.sh.now()), 0)))
+		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", kit.Dur(max(b.clearAt.Sub(v.sh.now()), 0)))
 	}
 	who, text := v.violationText(v.w)
 	hintLines := 0
@@ -121,23 +122,23 @@ func (v *demoView) violationView() string {
 	whoLines := min(len(who), max(room-hintLines-min(len(text), 1), 1))
 	who = cutLines(who, whoLines, v.w-2)
 	text = cutLines(text, room-hintLines-len(who), v.w-2)
-	lines := []string{st.demo.violation.Render(violationBadge(b.id)) + " " + st.name(who[0], st.banner.err)}
+	lines := []string{st.Demo.Violation.Render(violationBadge(b.id)) + " " + st.Name(who[0], st.Banner.Err)}
 	for _, l := range who[1:] {
-		lines = append(lines, "  "+st.banner.err.Render(l))
+		lines = append(lines, "  "+st.Banner.Err.Render(l))
 	}
 	for i, l := range text {
 		if i == 0 {
-			l = st.name(l, st.banner.err)
+			l = st.Name(l, st.Banner.Err)
 		} else {
-			l = st.banner.err.Render(l)
+			l = st.Banner.Err.Render(l)
 		}
 		lines = append(lines, "  "+l)
 	}
 	if hintLines > 0 {
-		lines = append(lines, st.text.muted.Render("  "+hint))
+		lines = append(lines, st.Text.Muted.Render("  "+hint))
 	}
 	for i, l := range lines {
-		lines[i] = fitStyled(l, v.w)
+		lines[i] = kit.FitStyled(l, v.w)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -150,7 +151,7 @@ func faultText(s *demo.MasterState, at, now time.Time) (string, bool) {
 		if s.RestartAt.IsZero() {
 			parts = append(parts, "crashed")
 		} else {
-			parts = append(parts, "crashed, back in "+dur(max(s.RestartAt.Sub(now), 0)))
+			parts = append(parts, "crashed, back in "+kit.Dur(max(s.RestartAt.Sub(now), 0)))
 		}
 	}
 	if s.Paused {
@@ -160,7 +161,7 @@ func faultText(s *demo.MasterState, at, now time.Time) (string, bool) {
 		parts = append(parts, "partitioned")
 	}
 	if s.Latency > 0 {
-		parts = append(parts, "+"+latency(s.Latency)+" latency")
+		parts = append(parts, "+"+kit.Latency(s.Latency)+" latency")
 	}
 	offset := s.ClockOffset
 	var clock []string
@@ -173,7 +174,7 @@ func faultText(s *demo.MasterState, at, now time.Time) (string, bool) {
 		if offset < 0 {
 			sign = ""
 		}
-		clock = append(clock, sign+dur(offset))
+		clock = append(clock, sign+kit.Dur(offset))
 	}
 	if len(clock) > 0 {
 		parts = append(parts, "clock "+strings.Join(clock, " "))
@@ -195,33 +196,33 @@ func (s *scenarioMenu) View() string {
 	for i, sc := range s.list {
 		cursor := "  "
 		if i == s.cursor {
-			cursor = st.table.cursor.Render("▸ ")
+			cursor = st.Table.Cursor.Render("▸ ")
 		}
 		outcome := s.outcomes[sc.Name]
-		style := st.text.ok
+		style := st.Text.Ok
 		if strings.HasPrefix(outcome, "VIOLATION") {
-			style = st.text.bad
+			style = st.Text.Bad
 		}
-		line := cursor + st.text.normal.Render(fit(sc.Title, max(inner-3-outcomeW, 4)))
+		line := cursor + st.Text.Normal.Render(kit.Fit(sc.Title, max(inner-3-outcomeW, 4)))
 		if outcomeW > 0 {
-			line += " " + style.Render(fitLeft(outcome, outcomeW))
+			line += " " + style.Render(kit.FitLeft(outcome, outcomeW))
 		}
 		body = append(body, line)
 	}
 	body = append(body, "")
-	for _, l := range wrap(s.selected().Description, inner) {
-		body = append(body, st.form.hint.Render(l))
+	for _, l := range kit.Wrap(s.selected().Description, inner) {
+		body = append(body, st.Form.Hint.Render(l))
 	}
 	body = append(body, "")
 	if s.running != "" {
-		body = append(body, st.level[monitor.SeverityWarning].Render("scenario "+s.running+" is running: wait for its end"))
+		body = append(body, st.Level[monitor.SeverityWarning].Render("scenario "+s.running+" is running: wait for its end"))
 	} else {
-		body = append(body, st.form.hint.Render(fmt.Sprintf("%s runs it · %s step by step · %s slow motion · %s/%s "+
+		body = append(body, st.Form.Hint.Render(fmt.Sprintf("%s runs it · %s step by step · %s slow motion · %s/%s "+
 			"choose · %s closes", k.Confirm.Help().Key, k.Demo.Step.Help().Key, k.Demo.Slower.Help().Key,
 			k.Up.Help().Key, k.Down.Help().Key, k.Close.Help().Key)))
 	}
 	for i := range body {
 		body[i] = ansi.Truncate(body[i], inner, "…")
 	}
-	return st.box("Scenarios · on "+demo.ScenarioResource, body, w, len(body)+2, true)
+	return st.Box("Scenarios · on "+demo.ScenarioResource, body, w, len(body)+2, true)
 }

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // detailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
@@ -36,19 +37,19 @@ func (p *detailPanel) FullHelp() [][]key.Binding { return nil }
 func (p *detailPanel) View() string {
 	st, d, row := p.sh.st, p.sh.data, p.row
 	if row == nil || d == nil {
-		return st.box("Detail", []string{st.text.muted.Render("no lock selected")}, p.w, p.h, false)
+		return st.Box("Detail", []string{st.Text.Muted.Render("no lock selected")}, p.w, p.h, false)
 	}
 	w := p.w - 2
 	body := p.facts(row, d, w)
 	body = append(body, p.masterCells(row, d, w)...)
 	events := p.sh.log.entriesFor(row.lv.Resource, max(p.h-2-len(body)-1, 0))
 	if len(events) > 0 {
-		body = append(body, st.table.head.Render("events"))
+		body = append(body, st.Table.Head.Render("events"))
 		for _, e := range events {
-			body = append(body, st.logLine(e, w))
+			body = append(body, logLine(st, e, w))
 		}
 	}
-	return st.box("Detail", body, p.w, p.h, false)
+	return st.Box("Detail", body, p.w, p.h, false)
 }
 
 // facts are the detail's labelled lines about the lock of row, w cells wide: name, state, validity, holder,
@@ -57,7 +58,7 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 	st := p.sh.st
 	lv := row.lv
 	now := p.sh.now()
-	label := func(s string) string { return st.text.muted.Render(fit(s, 10)) }
+	label := func(s string) string { return st.Text.Muted.Render(kit.Fit(s, 10)) }
 	var body []string
 	add := func(s string) { body = append(body, s) }
 
@@ -65,9 +66,9 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 		lines := strings.Split(ansi.Hardwrap(text, max(w-10, 8), true), "\n")
 		for i, l := range lines[:min(len(lines), 3)] {
 			if i == 0 {
-				add(label(title) + st.name(l, st.text.normal))
+				add(label(title) + st.Name(l, st.Text.Normal))
 			} else {
-				add(label("") + st.text.normal.Render(l))
+				add(label("") + st.Text.Normal.Render(l))
 			}
 		}
 	}
@@ -75,19 +76,19 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 	stateText, stateStyle := stateLabel(st, lv, now)
 	holder := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
-		holder = " by " + st.text.you.Render("you")
+		holder = " by " + st.Text.You.Render("you")
 	}
-	add(label("state") + stateStyle.Render(stateText) + holder + st.text.muted.Render(
+	add(label("state") + stateStyle.Render(stateText) + holder + st.Text.Muted.Render(
 		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.masters), d.snap.Quorum)))
 	if lv.State == monitor.StateHeld {
 		v := validityAt(lv, now)
-		add(label("validity") + st.validityBar(v, row.ref, 10, false) + " " + st.text.normal.Render(dur(v)) +
-			st.text.muted.Render(" · spread "+dur(lv.TTLSpread)))
+		add(label("validity") + st.ValidityBar(v, row.ref, 10, false) + " " + st.Text.Normal.Render(kit.Dur(v)) +
+			st.Text.Muted.Render(" · spread "+kit.Dur(lv.TTLSpread)))
 	}
 	switch {
 	case row.holders != nil:
-		add(label("holders") + st.text.normal.Render(orDash(row.holder)) +
-			st.text.muted.Render(fmt.Sprintf(" · %d in the set", len(row.holders))))
+		add(label("holders") + st.Text.Normal.Render(orDash(row.holder)) +
+			st.Text.Muted.Render(fmt.Sprintf(" · %d in the set", len(row.holders))))
 		for _, hr := range row.holders {
 			add(label("") + holderLine(st, hr, len(d.masters), d.snap.Quorum, d.snap.Time, now, w-10))
 		}
@@ -101,71 +102,71 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 			tokenLabel = "most seen"
 		}
 		if lv.Free() { // no key: nobody holds it
-			tokenLabel, token = "last held", lastHolder(lv)
+			tokenLabel, token = "last held", kit.LastHolder(lv)
 		}
 		if !lv.ValueTime.IsZero() {
-			token = valueTimeHolder(lv, now)
+			token = kit.ValueTimeHolder(lv, now)
 		}
 		wrapped(tokenLabel, token)
 	}
 	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash() {
 		held := fmt.Sprintf("held %d×", c.Reentrancy())
 		if c.Mode() != "" {
-			held += " · " + sanitize(c.Mode(), nameCap) + " lock"
+			held += " · " + kit.Sanitize(c.Mode(), kit.NameCap) + " lock"
 		}
-		add(label("hash lock") + st.text.normal.Render(held))
+		add(label("hash lock") + st.Text.Normal.Render(held))
 	}
 	if len(lv.Keys) > 1 {
-		wrapped("one lock", sanitize(strings.Join(lv.Keys, ", "), textCap))
+		wrapped("one lock", kit.Sanitize(strings.Join(lv.Keys, ", "), kit.TextCap))
 	}
 	if lv.Family != "" {
 		// A guess from the key's and token's shapes: several clients share some, and tokens can be custom.
-		add(label("client") + st.text.normal.Render(lv.Family) + st.text.muted.Render(" (a guess from its shape)"))
+		add(label("client") + st.Text.Normal.Render(lv.Family) + st.Text.Muted.Render(" (a guess from its shape)"))
 	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
-		add(label("acquired") + st.text.normal.Render(dur(now.Sub(lv.AcquiredAt))+" ago (by us)"))
+		add(label("acquired") + st.Text.Normal.Render(kit.Dur(now.Sub(lv.AcquiredAt))+" ago (by us)"))
 	case !lv.FirstSeen.IsZero():
 		// All a watcher knows: when it first saw the token, not when it was acquired.
-		add(label("seen") + st.text.normal.Render("first "+dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard"))
+		add(label("seen") + st.Text.Normal.Render("first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard"))
 	}
 	changes := fmt.Sprint(lv.Changes)
 	if !lv.LastChange.IsZero() {
 		changes += ", last at " + lv.LastChange.Format("15:04:05")
 	}
-	add(label("changes") + st.text.normal.Render(changes))
+	add(label("changes") + st.Text.Normal.Render(changes))
 	return body
 }
 
 // masterCells is the detail's section of the lock's key on each master, w cells wide: its token and PTTL.
 func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
 	st, lv, now := p.sh.st, row.lv, p.sh.now()
-	body := []string{st.table.head.Render("masters") + st.text.muted.Render("  ●holder ○other ·none ?not read")}
+	body := []string{st.Table.Head.Render("masters") + st.Text.Muted.Render("  ●holder ○other ·none ?not read")}
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, gs := cellGlyph(st, m, row.primaryOn(j), lv.State)
-		line := " " + st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " "
+		line := " " + st.Text.Muted.Render(kit.Fit(d.masters[j].label, 4)) + gs.Render(glyph) + " "
 		switch {
 		case m.State == monitor.CellUnknown && m.Token != "":
-			line += st.cell.unknown.Render(fmt.Sprintf("not read; last seen %s ago: ", dur(now.Sub(m.ReadAt)))) +
-				st.cell.unknown.Render(fit(row.tokens[j], tokenW))
+			line += st.Cell.Unknown.Render(fmt.Sprintf("not read; last seen %s ago: ", kit.Dur(now.Sub(m.ReadAt)))) +
+				st.Cell.Unknown.Render(kit.Fit(row.tokens[j], tokenW))
 		case m.State == monitor.CellUnknown:
-			line += st.cell.unknown.Render("not read")
+			line += st.Cell.Unknown.Render("not read")
 		case m.State == monitor.CellAbsent:
-			line += st.text.muted.Render("no key")
+			line += st.Text.Muted.Render("no key")
 		case m.Set() != nil:
 			line += setCell(st, m, row.ref, max(w-28, 4), now)
 		case m.PTTL == monitor.NoTTL:
-			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " + st.text.bad.Render("no TTL: never expires")
+			line += st.Name(kit.Fit(row.tokens[j], tokenW), st.Text.Normal) + " " + st.Text.Bad.Render("no TTL: never expires")
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := m.PTTLAt(now)
-			line += st.name(fit(row.tokens[j], tokenW), st.text.normal) + " " +
-				st.validityBar(left, max(row.ref, left), barW, false) + " " + st.text.normal.Render(dur(left))
+			line += st.Name(kit.Fit(row.tokens[j], tokenW), st.Text.Normal) + " " +
+				st.ValidityBar(left, max(row.ref, left), barW, false) + " " + st.Text.Normal.Render(kit.Dur(left))
 		}
 		body = append(body, line)
 		if m.Node() != "" { // a Redis Cluster's key: the primary that owns it
-			body = append(body, "      "+st.text.muted.Render("on primary "+sanitize(m.Node(), nameCap)))
+			body = append(body, "      "+st.Text.Muted.Render("on primary "+kit.Sanitize(m.Node(), kit.NameCap)))
 		}
 	}
 	return body

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // drillView is the full view of one lock or one master, a modal opened with Open (enter) on a row and closed
@@ -135,36 +136,36 @@ const labelW = 11
 
 // labelled writes text after a label, wrapped in full (a word-less token is cut into lines) to w cells, the
 // lines after the first indented under the text; style paints the text.
-func labelled(st *styles, label, text string, w int, style paint) []string {
+func labelled(st *kit.Styles, label, text string, w int, style kit.Paint) []string {
 	room := max(w-labelW, 8)
 	var out []string
-	for i, l := range wrap(text, room) {
+	for i, l := range kit.Wrap(text, room) {
 		head := strings.Repeat(" ", labelW)
 		if i == 0 {
-			head = st.text.muted.Render(fit(label, labelW))
+			head = st.Text.Muted.Render(kit.Fit(label, labelW))
 		}
-		out = append(out, head+st.name(l, style))
+		out = append(out, head+st.Name(l, style))
 	}
 	return out
 }
 
 // wrapLines wraps already-styled text to w cells, as many lines as it takes.
 func wrapLines(text string, w int) []string {
-	return wrap(text, max(w, 8))
+	return kit.Wrap(text, max(w, 8))
 }
 
 // lockLines is the content of a lock's view.
 func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 	st, d := sh.st, sh.data
 	if row == nil || d == nil {
-		return []string{st.text.muted.Render("This lock is on no master any more (released or expired), and none of its holders is left in the window."),
-			"", st.table.head.Render("Events")}
+		return []string{st.Text.Muted.Render("This lock is on no master any more (released or expired), and none of its holders is left in the window."),
+			"", st.Table.Head.Render("Events")}
 	}
 	lv := row.lv
 	now := sh.now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	add(labelled(st, "resource", row.label, w, st.text.normal)...)
+	add(labelled(st, "resource", row.label, w, st.Text.Normal)...)
 	stateText, stateStyle := stateLabel(st, lv, now)
 	by := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
@@ -173,16 +174,16 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 	if lv.Foreign {
 		by += " (another token is also present)"
 	}
-	add(labelled(st, "state", stateStyle.Render(stateText)+st.text.normal.Render(fmt.Sprintf("%s · on %d of %s, "+
-		"quorum %d", by, lv.Count, plural(len(d.masters), "master"), d.snap.Quorum)), w, st.text.normal)...)
+	add(labelled(st, "state", stateStyle.Render(stateText)+st.Text.Normal.Render(fmt.Sprintf("%s · on %d of %s, "+
+		"quorum %d", by, lv.Count, kit.Plural(len(d.masters), "master"), d.snap.Quorum)), w, st.Text.Normal)...)
 	if lv.State == monitor.StateHeld {
 		v := validityAt(lv, now)
-		add(labelled(st, "validity", st.validityBar(v, row.ref, 20, false)+" "+st.text.normal.Render(dur(v))+
-			st.text.muted.Render(" · expiries spread over "+dur(lv.TTLSpread)), w, st.text.normal)...)
+		add(labelled(st, "validity", st.ValidityBar(v, row.ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
+			st.Text.Muted.Render(" · expiries spread over "+kit.Dur(lv.TTLSpread)), w, st.Text.Normal)...)
 	}
 	if row.holders != nil {
-		add(labelled(st, "holders", orDash(row.holder)+fmt.Sprintf(" · %s in the set", plural(len(row.holders), "holder")),
-			w, st.text.normal)...)
+		add(labelled(st, "holders", orDash(row.holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.holders), "holder")),
+			w, st.Text.Normal)...)
 	} else {
 		holderLabel := "holder"
 		if lv.Holder == "" {
@@ -193,42 +194,42 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 			holder = monitor.HolderKindText(lv.HolderKind, row.tokens[firstWith(lv, row.primary)])
 		}
 		if lv.Free() { // no key: nobody holds it; its holders are in its timeline below
-			holderLabel, holder = "last held", lastHolder(lv)
+			holderLabel, holder = "last held", kit.LastHolder(lv)
 		}
 		if !lv.ValueTime.IsZero() {
-			holder = valueTimeHolder(lv, now)
+			holder = kit.ValueTimeHolder(lv, now)
 		}
-		add(labelled(st, holderLabel, holder, w, st.text.normal)...)
+		add(labelled(st, holderLabel, holder, w, st.Text.Normal)...)
 	}
 	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash() {
 		held := fmt.Sprintf("held %d×", c.Reentrancy())
 		if c.Mode() != "" {
-			held += " · " + sanitize(c.Mode(), nameCap) + " lock"
+			held += " · " + kit.Sanitize(c.Mode(), kit.NameCap) + " lock"
 		}
-		add(labelled(st, "hash lock", held, w, st.text.normal)...)
+		add(labelled(st, "hash lock", held, w, st.Text.Normal)...)
 	}
 	if len(lv.Keys) > 1 {
-		add(labelled(st, "one lock", sanitize(strings.Join(lv.Keys, ", "), textCap), w, st.text.normal)...)
+		add(labelled(st, "one lock", kit.Sanitize(strings.Join(lv.Keys, ", "), kit.TextCap), w, st.Text.Normal)...)
 	}
 	if lv.Fence > 0 {
 		add(labelled(st, "fence", fmt.Sprintf("%d (the highest fencing token on the masters)", lv.Fence), w,
-			st.text.normal)...)
+			st.Text.Normal)...)
 	}
 	if lv.Family != "" {
-		add(labelled(st, "client", lv.Family+" (a guess from the key's and value's shapes)", w, st.text.normal)...)
+		add(labelled(st, "client", lv.Family+" (a guess from the key's and value's shapes)", w, st.Text.Normal)...)
 	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
-		add(labelled(st, "acquired", dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.text.normal)...)
+		add(labelled(st, "acquired", kit.Dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
 	case !lv.FirstSeen.IsZero():
-		add(labelled(st, "seen", "first "+dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
-			"acquired)", w, st.text.normal)...)
+		add(labelled(st, "seen", "first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
+			"acquired)", w, st.Text.Normal)...)
 	}
-	changes := plural(lv.Changes, "holder change")
+	changes := kit.Plural(lv.Changes, "holder change")
 	if !lv.LastChange.IsZero() {
 		changes += ", the last at " + lv.LastChange.Format("15:04:05")
 	}
-	add(labelled(st, "history", changes, w, st.text.normal)...)
+	add(labelled(st, "history", changes, w, st.Text.Normal)...)
 
 	add(holderLines(sh, row, w)...)
 	add(lockMasterLines(sh, row, w)...)
@@ -240,7 +241,7 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 // lockMasterLines is a lock's view's section of its key on each master: the token in full and its PTTL.
 func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 	st, d, lv, now := sh.st, sh.data, row.lv, sh.now()
-	out := []string{"", st.table.head.Render("Masters") + st.text.muted.Render("  ● holder  ○ another token  · no key  ? not read")}
+	out := []string{"", st.Table.Head.Render("Masters") + st.Text.Muted.Render("  ● holder  ○ another token  · no key  ? not read")}
 	add := func(lines ...string) { out = append(out, lines...) }
 	valueLabel := "    token"
 	if !lv.ValueTime.IsZero() { // a time, not a token: what each master holds is named for what it is
@@ -248,42 +249,42 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 	}
 	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, gs := cellGlyph(st, c, row.primaryOn(j), lv.State)
-		head := st.text.muted.Render(fit(d.masters[j].label, 4)) + gs.Render(glyph) + " " +
-			st.name(d.masters[j].addr, st.text.normal) + " "
+		head := st.Text.Muted.Render(kit.Fit(d.masters[j].label, 4)) + gs.Render(glyph) + " " +
+			st.Name(d.masters[j].addr, st.Text.Normal) + " "
 		switch {
 		case c.State == monitor.CellUnknown && c.Token != "":
-			head += st.cell.unknown.Render("not read; last seen " + dur(now.Sub(c.ReadAt)) + " ago")
+			head += st.Cell.Unknown.Render("not read; last seen " + kit.Dur(now.Sub(c.ReadAt)) + " ago")
 		case c.State == monitor.CellUnknown:
-			head += st.cell.unknown.Render("not read")
+			head += st.Cell.Unknown.Render("not read")
 		case c.State == monitor.CellAbsent:
-			head += st.text.muted.Render("no key")
+			head += st.Text.Muted.Render("no key")
 		case c.Set() != nil:
 			head += setCell(st, c, row.ref, 10, now)
 		case c.PTTL == monitor.NoTTL:
-			head += st.text.bad.Render("no TTL: never expires")
+			head += st.Text.Bad.Render("no TTL: never expires")
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := c.PTTLAt(now)
-			head += st.validityBar(left, max(row.ref, left), 10, false) + " " + st.text.normal.Render("PTTL "+dur(left))
+			head += st.ValidityBar(left, max(row.ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+kit.Dur(left))
 		}
 		add(wrapLines(head, w)...)
 		if row.tokens[j] != "" && c.Set() == nil {
-			add(labelled(st, valueLabel, row.tokens[j], w, st.text.normal)...)
+			add(labelled(st, valueLabel, row.tokens[j], w, st.Text.Normal)...)
 		}
 		if c.Node() != "" { // a Redis Cluster's key: the primary that owns its slot
-			add(labelled(st, "    owner", c.Node(), w, st.text.normal)...)
+			add(labelled(st, "    owner", c.Node(), w, st.Text.Normal)...)
 		}
 	}
 	return out
 }
 
 // eventSection is a drill-down's list of the events of whose (a lock's or a master's), under a heading.
-func eventSection(st *styles, whose string, events []logEntry, w int) []string {
-	out := []string{"", st.table.head.Render("Events") + st.text.muted.Render("  "+whose+", newest last")}
+func eventSection(st *kit.Styles, whose string, events []logEntry, w int) []string {
+	out := []string{"", st.Table.Head.Render("Events") + st.Text.Muted.Render("  "+whose+", newest last")}
 	if len(events) == 0 {
-		out = append(out, st.text.muted.Render("none yet"))
+		out = append(out, st.Text.Muted.Render("none yet"))
 	}
 	for _, e := range events {
-		out = append(out, st.logLines(e, w)...)
+		out = append(out, logLines(st, e, w)...)
 	}
 	return out
 }
@@ -292,21 +293,21 @@ func eventSection(st *styles, whose string, events []logEntry, w int) []string {
 func masterLines(sh *shared, m *masterRow, w int) []string {
 	st := sh.st
 	if m == nil {
-		return []string{st.text.muted.Render("This master is not in the snapshot.")}
+		return []string{st.Text.Muted.Render("This master is not in the snapshot.")}
 	}
 	s := m.st
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
+	fact := func(label, text string) { add(labelled(st, label, text, w, st.Text.Normal)...) }
 	fact("address", m.addr)
 	state := string(s.State()) + ", answered this poll"
 	switch s.State() {
 	case monitor.MasterDown:
-		state = fmt.Sprintf("%s (missed %s)", s.State(), plural(s.Missed, "poll"))
+		state = fmt.Sprintf("%s (missed %s)", s.State(), kit.Plural(s.Missed, "poll"))
 	case monitor.MasterSilent:
-		state = fmt.Sprintf("%s: missed %s, its last values kept", s.State(), plural(s.Missed, "poll"))
+		state = fmt.Sprintf("%s: missed %s, its last values kept", s.State(), kit.Plural(s.Missed, "poll"))
 	case monitor.MasterDuplicate:
-		state = string(s.State()) + ": " + monitor.SameServerText(sanitize(s.DuplicateOf, nameCap)) + ", counted once"
+		state = string(s.State()) + ": " + monitor.SameServerText(kit.Sanitize(s.DuplicateOf, kit.NameCap)) + ", counted once"
 	}
 	fact("state", state)
 	add(masterFacts(sh, m, w)...)
@@ -321,15 +322,15 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 	st, s, now := sh.st, m.st, sh.now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	fact := func(label, text string) { add(labelled(st, label, text, w, st.text.normal)...) }
+	fact := func(label, text string) { add(labelled(st, label, text, w, st.Text.Normal)...) }
 	if !s.LastAnswer.IsZero() {
-		fact("answered", dur(now.Sub(s.LastAnswer))+" ago")
+		fact("answered", kit.Dur(now.Sub(s.LastAnswer))+" ago")
 	}
 	if m.err != "" {
-		add(labelled(st, "error", m.err, w, st.text.bad)...)
+		add(labelled(st, "error", m.err, w, st.Text.Bad)...)
 	}
 	if s.RTT > 0 {
-		fact("rtt", latency(s.RTT)+" last · "+latency(s.RTTSmoothed)+" smoothed")
+		fact("rtt", kit.Latency(s.RTT)+" last · "+kit.Latency(s.RTTSmoothed)+" smoothed")
 	}
 	if s.ClockKnown {
 		fact("clock", vocab.Offset(s.ClockOffset, s.ClockUncertainty)+" from ours (offset: Redlock "+
@@ -343,7 +344,7 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 		fact("drift", "not known yet: it takes several polls")
 	}
 	if s.Uptime >= 0 {
-		up := dur(s.Uptime)
+		up := kit.Dur(s.Uptime)
 		if !s.LastRestart.IsZero() {
 			up += ", started " + s.LastRestart.Format("2006-01-02 15:04:05")
 		}
@@ -351,16 +352,16 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 	}
 	role := m.role
 	if s.Version != "" {
-		role += " · redis " + sanitize(s.Version, nameCap)
+		role += " · redis " + kit.Sanitize(s.Version, kit.NameCap)
 	}
 	if s.Replicas >= 0 {
-		role += " · " + plural(s.Replicas, "replica")
+		role += " · " + kit.Plural(s.Replicas, "replica")
 	}
 	fact("role", role)
 	if s.RunID != "" {
-		fact("run id", sanitize(s.RunID, nameCap))
+		fact("run id", kit.Sanitize(s.RunID, kit.NameCap))
 	}
-	keys := thousands(s.Keys) + " lock keys seen this poll"
+	keys := kit.Thousands(s.Keys) + " lock keys seen this poll"
 	fact("keys", keys)
 	if refresh := refreshText(*s); refresh != "" {
 		fact("refresh", refresh)
@@ -369,30 +370,30 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 	scan := "not started"
 	switch {
 	case sw.Completed > 0:
-		scan = fmt.Sprintf("%s finished, the last %s ago", plural(sw.Completed, "full scan"),
-			dur(now.Sub(sw.LastCompleted)))
+		scan = fmt.Sprintf("%s finished, the last %s ago", kit.Plural(sw.Completed, "full scan"),
+			kit.Dur(now.Sub(sw.LastCompleted)))
 	case sw.Total > 0:
 		scan = fmt.Sprintf("first scan %d%%: %s of %s keys", min(99, sw.Scanned*100/sw.Total),
-			thousands(int(sw.Scanned)), thousands(int(sw.Total)))
+			kit.Thousands(int(sw.Scanned)), kit.Thousands(int(sw.Total)))
 	}
 	fact("scan", scan)
 	if newKeys := newKeysText(*s); newKeys != "" {
 		fact("new keys", newKeys)
 	}
 	for _, wn := range masterWarnings(&sh.data.snap, s) {
-		add(labelled(st, wn.Severity.String(), sanitize(wn.Text, textCap), w, st.level[wn.Severity])...)
+		add(labelled(st, wn.Severity.String(), kit.Sanitize(wn.Text, kit.TextCap), w, st.Level[wn.Severity])...)
 	}
 	return out
 }
 
 // clockLines is a master's view's section of the clock offsets last measured.
-func clockLines(st *styles, m *masterRow) []string {
-	out := []string{"", st.table.head.Render("Clock samples") + st.text.muted.Render("  offset from our clock, newest last")}
+func clockLines(st *kit.Styles, m *masterRow) []string {
+	out := []string{"", st.Table.Head.Render("Clock samples") + st.Text.Muted.Render("  offset from our clock, newest last")}
 	if len(m.clock) == 0 {
-		out = append(out, st.text.muted.Render("none yet"))
+		out = append(out, st.Text.Muted.Render("none yet"))
 	}
 	for _, c := range m.clock {
-		out = append(out, st.text.muted.Render(c.at.Format("15:04:05.000")+"  ")+st.text.normal.Render(vocab.Offset(c.offset, c.unc)))
+		out = append(out, st.Text.Muted.Render(c.at.Format("15:04:05.000")+"  ")+st.Text.Normal.Render(vocab.Offset(c.offset, c.unc)))
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // typedText is a panel's filter or search as typed: what its field entry tells it, while open and after.
@@ -33,14 +34,14 @@ func (t *typedText) take(msg fieldMsg, apply func(string)) {
 type fieldEntry struct {
 	modalBase
 	to    panelID
-	field field
+	field kit.Field
 }
 
 // newFieldEntry returns the field of panel to, holding text as typed before.
 func newFieldEntry(sh *shared, to panelID, text string) *fieldEntry {
 	keys := []key.Binding{sh.keys.Confirm, sh.keys.Cancel}
 	return &fieldEntry{modalBase: modalBase{sh: sh, where: layerField, text: true, keys: keys}, to: to,
-		field: newField(text, 120)}
+		field: kit.NewField(text, 120)}
 }
 
 // View is empty: the field is drawn by its panel.

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // levelGlyph tells the severities of log entries and status messages apart without colour.
@@ -27,13 +28,13 @@ type logEntry struct {
 // time, its severity's level, the lock and master it is about, and its sentence, which for the monitor's
 // events is led by the kind and the lock or master ("lock-lost jobs:a: ...").
 func entryOf(r events.Record) logEntry {
-	text := sanitize(r.Text, textCap)
+	text := kit.Sanitize(r.Text, kit.TextCap)
 	if r.Source == events.SourceMonitor {
 		where := r.Resource
 		if where == "" {
 			where = r.Master
 		}
-		text = fmt.Sprintf("%s %s: %s", sanitize(r.Kind, nameCap), sanitize(where, nameCap), text)
+		text = fmt.Sprintf("%s %s: %s", kit.Sanitize(r.Kind, kit.NameCap), kit.Sanitize(where, kit.NameCap), text)
 	}
 	return logEntry{at: r.Time, level: r.Severity, resource: r.Resource, master: r.Master, text: text}
 }
@@ -247,7 +248,7 @@ func (l *eventLog) setResource(resource string) {
 func (l *eventLog) narrowed() string {
 	var parts []string
 	if l.resource != "" {
-		parts = append(parts, "lock "+sanitize(l.resource, nameCap))
+		parts = append(parts, "lock "+kit.Sanitize(l.resource, kit.NameCap))
 	}
 	if l.search.editing || l.query != "" {
 		parts = append(parts, "/"+l.search.text)
@@ -276,7 +277,7 @@ func (l *eventLog) last() int {
 	rows, w := l.rows(), max(l.w-2, 1)
 	pos := len(l.shown)
 	for pos > 0 {
-		n := len(l.sh.st.logLines(l.entries()[l.shown[pos-1]], w))
+		n := len(logLines(l.sh.st, l.entries()[l.shown[pos-1]], w))
 		if n > rows {
 			if pos == len(l.shown) { // the newest alone is taller than the panel: show its start
 				pos--
@@ -342,49 +343,49 @@ func (l *eventLog) View() string {
 	pos := top
 	entries := l.entries()
 	for ; pos < len(l.shown) && len(body) < rows; pos++ {
-		body = append(body, st.logLines(entries[l.shown[pos]], l.w-2)...)
+		body = append(body, logLines(st, entries[l.shown[pos]], l.w-2)...)
 	}
 	body = body[:min(len(body), rows)]
 	title := "Events"
 	if n := l.narrowed(); n != "" {
-		title += fmt.Sprintf(" %s of %s · %s", thousands(len(l.shown)), thousands(len(entries)), n)
+		title += fmt.Sprintf(" %s of %s · %s", kit.Thousands(len(l.shown)), kit.Thousands(len(entries)), n)
 	}
 	if top > 0 {
-		title += " · " + thousands(top) + " older ↑"
+		title += " · " + kit.Thousands(top) + " older ↑"
 	}
 	if newer := len(l.shown) - pos; newer > 0 {
-		title += " · " + thousands(newer) + " newer ↓"
+		title += " · " + kit.Thousands(newer) + " newer ↓"
 	}
 	if len(l.shown) == 0 && len(entries) > 0 {
-		body = []string{st.text.muted.Render("no entry matches")}
+		body = []string{st.Text.Muted.Render("no entry matches")}
 	}
 	if l.full { // the enlarged log is a view: it says how to leave it, as a drill-down does
 		title += " · " + l.sh.keys.Close.Help().Key + " back"
 	}
-	return st.box(title, body, l.w, l.h, focused)
+	return st.Box(title, body, l.w, l.h, focused)
 }
 
 // logLine renders one entry w cells wide: time, level glyph, text.
-func (s *styles) logLine(e logEntry, w int) string {
+func logLine(s *kit.Styles, e logEntry, w int) string {
 	const headWidth = 11 // "15:04:05 • "
 	head := e.at.Format("15:04:05") + " " + levelGlyph[e.level] + " "
 	if w <= headWidth {
-		return fit(head, w)
+		return kit.Fit(head, w)
 	}
-	return s.text.muted.Render(head) + s.level[e.level].Render(fit(e.text, w-headWidth))
+	return s.Text.Muted.Render(head) + s.Level[e.level].Render(kit.Fit(e.text, w-headWidth))
 }
 
 // logLines renders one entry in full, wrapped to w cells: time and level glyph, then the text, its later lines
 // indented under the text.
-func (s *styles) logLines(e logEntry, w int) []string {
+func logLines(s *kit.Styles, e logEntry, w int) []string {
 	const headWidth = 11
-	head := s.text.muted.Render(e.at.Format("15:04:05") + " " + levelGlyph[e.level] + " ")
+	head := s.Text.Muted.Render(e.at.Format("15:04:05") + " " + levelGlyph[e.level] + " ")
 	var out []string
-	for i, l := range wrap(e.text, max(w-headWidth, 8)) {
+	for i, l := range kit.Wrap(e.text, max(w-headWidth, 8)) {
 		if i > 0 {
 			head = strings.Repeat(" ", headWidth)
 		}
-		out = append(out, head+s.level[e.level].Render(l))
+		out = append(out, head+s.Level[e.level].Render(l))
 	}
 	return out
 }

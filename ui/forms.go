@@ -12,6 +12,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // spinner frames, advanced by the tick while a request runs.
@@ -22,8 +23,8 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 // (acquireMsg), follows its request by the replies, and closes when the lock is won.
 type acquireForm struct {
 	modalBase
-	resource field
-	ttl      field
+	resource kit.Field
+	ttl      kit.Field
 	focus    int       // 0: resource, 1: TTL
 	err      string    // validation or failure, sanitized
 	round    roundView // the last failed round, while retrying or after failing
@@ -36,7 +37,7 @@ type acquireForm struct {
 
 // newAcquireForm returns a form with the default TTL filled in.
 func newAcquireForm(sh *shared, ttl time.Duration) *acquireForm {
-	return &acquireForm{modalBase: formBase(sh), resource: newField("", 512), ttl: newField(ttl.String(), 16)}
+	return &acquireForm{modalBase: formBase(sh), resource: kit.NewField("", 512), ttl: kit.NewField(ttl.String(), 16)}
 }
 
 // formBase is the modalBase of a dialog that is typed into: the acquire form, the delete confirmation.
@@ -103,7 +104,7 @@ func (f *acquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // values validates the form: the resource as typed and the TTL.
 func (f *acquireForm) values() (string, time.Duration, error) {
 	resource := f.resource.String()
-	if f.resource.empty() {
+	if f.resource.Empty() {
 		return "", 0, errors.New("type a resource name")
 	}
 	resource = f.keyOf(resource)
@@ -147,47 +148,47 @@ func (f *acquireForm) View() string {
 	st, frame := f.sh.st, f.sh.frame
 	w := min(f.w-4, 72)
 	inner := w - 2
-	label := func(s string) string { return st.form.label.Render(fit(s, 10)) }
+	label := func(s string) string { return st.Form.Label.Render(kit.Fit(s, 10)) }
 	body := []string{
-		label("resource") + f.resource.View(inner-10, f.focus == 0 && !f.running, st.form.input, st.cursor),
-		label("ttl") + f.ttl.View(min(inner-10, 16), f.focus == 1 && !f.running, st.form.input, st.cursor),
+		label("resource") + f.resource.View(inner-10, f.focus == 0 && !f.running, st.Form.Input, st.Cursor),
+		label("ttl") + f.ttl.View(min(inner-10, 16), f.focus == 1 && !f.running, st.Form.Input, st.Cursor),
 		"",
 	}
-	if typed := f.resource.String(); f.sh.keyOf != nil && !f.resource.empty() && f.keyOf(typed) != typed {
+	if typed := f.resource.String(); f.sh.keyOf != nil && !f.resource.Empty() && f.keyOf(typed) != typed {
 		// The key in the peer's convention, which is what is locked: body[2] is the blank line.
-		body[2] = label("key") + st.name(fit(sanitize(f.keyOf(typed), nameCap), inner-10), st.text.normal)
+		body[2] = label("key") + st.Name(kit.Fit(kit.Sanitize(f.keyOf(typed), kit.NameCap), inner-10), st.Text.Normal)
 	}
 	switch {
 	case f.running:
 		elapsed := f.sh.now().Sub(f.started)
-		line := spinner[frame%len(spinner)] + " acquiring… " + dur(elapsed)
+		line := spinner[frame%len(spinner)] + " acquiring… " + kit.Dur(elapsed)
 		if d := f.sh.data; d != nil {
 			line += fmt.Sprintf(" · %d/%d masters up, quorum %d", d.snap.UpCount, len(d.masters), d.snap.Quorum)
 		}
-		body = append(body, st.text.normal.Render(line))
+		body = append(body, st.Text.Normal.Render(line))
 		if f.attempt > 0 {
-			body = append(body, st.form.err.Render(fmt.Sprintf("round %d failed: %s", f.attempt, f.round.summary())))
+			body = append(body, st.Form.Err.Render(fmt.Sprintf("round %d failed: %s", f.attempt, f.round.summary())))
 			for _, n := range f.round.nodeLines() {
-				body = append(body, st.form.hint.Render("  "+n))
+				body = append(body, st.Form.Hint.Render("  "+n))
 			}
 		}
-		body = append(body, st.form.hint.Render("retrying per --retries; esc cancels"))
+		body = append(body, st.Form.Hint.Render("retrying per --retries; esc cancels"))
 	case f.err != "":
-		for _, l := range wrap(f.err, inner) {
-			body = append(body, st.form.err.Render(l))
+		for _, l := range kit.Wrap(f.err, inner) {
+			body = append(body, st.Form.Err.Render(l))
 		}
 		if f.round.n > 0 {
-			body = append(body, st.form.hint.Render("last round: "+f.round.summary()))
+			body = append(body, st.Form.Hint.Render("last round: "+f.round.summary()))
 			for _, n := range f.round.nodeLines() {
-				body = append(body, st.form.hint.Render("  "+n))
+				body = append(body, st.Form.Hint.Render("  "+n))
 			}
 		}
 	default:
 		k := f.sh.keys
-		body = append(body, st.form.hint.Render(fmt.Sprintf("%s acquire · %s next field · %s cancel",
+		body = append(body, st.Form.Hint.Render(fmt.Sprintf("%s acquire · %s next field · %s cancel",
 			k.Confirm.Help().Key, k.NextPanel.Help().Key, k.Cancel.Help().Key)))
 	}
-	return st.box("Acquire a lock", body, w, len(body)+2, true)
+	return st.Box("Acquire a lock", body, w, len(body)+2, true)
 }
 
 // deleteConfirm asks for the resource name before force-deleting a lock that is not ours, a modal dialog. It
@@ -209,7 +210,7 @@ type deleteConfirm struct {
 	onlyThis bool     // the operator asked to delete the selected key alone
 	shown    []string // the tokens, sanitized and shortened, with how many masters hold each
 	full     []string // the tokens, sanitized in full, with how many masters hold each
-	input    field
+	input    kit.Field
 	err      string
 	running  bool
 }
@@ -218,7 +219,7 @@ type deleteConfirm struct {
 func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *deleteConfirm {
 	c := &deleteConfirm{modalBase: formBase(sh),
 		req: req, resource: row.lv.Resource, name: row.name, primary: row.primary,
-		tokens: tokens, hash: map[string]string{}, input: newField("", 1024)}
+		tokens: tokens, hash: map[string]string{}, input: kit.NewField("", 1024)}
 	if row.holders != nil {
 		c.holders, c.family = row.holders, row.lv.Family
 		next := sh.keys.NextPanel
@@ -240,9 +241,9 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 				}
 			}
 		}
-		short := strings.TrimRight(fit(row.tokens[first], shortToken), " ")
-		c.shown = append(c.shown, short+" on "+plural(n, "master"))
-		c.full = append(c.full, row.tokens[first]+" on "+plural(n, "master"))
+		short := strings.TrimRight(kit.Fit(row.tokens[first], shortToken), " ")
+		c.shown = append(c.shown, short+" on "+kit.Plural(n, "master"))
+		c.full = append(c.full, row.tokens[first]+" on "+kit.Plural(n, "master"))
 	}
 	c.withOtherKeys(row, row.primary)
 	return c
@@ -318,7 +319,7 @@ func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // as its raw bytes.
 func (c *deleteConfirm) matches() bool {
 	typed := c.input.String()
-	return typed == strings.TrimPrefix(c.name, mark) || typed == c.resource
+	return typed == strings.TrimPrefix(c.name, kit.Mark) || typed == c.resource
 }
 
 // View draws the confirmation as a dialog, narrower than the screen. Nothing in it is cut: the name, every
@@ -328,7 +329,7 @@ func (c *deleteConfirm) View() string {
 	st, frame := c.sh.st, c.sh.frame
 	w := min(c.w-4, 76)
 	inner := w - 2
-	body := labelled(st, "resource", c.name, inner, st.text.normal)
+	body := labelled(st, "resource", c.name, inner, st.Text.Normal)
 	for i, t := range c.full {
 		label := ""
 		switch {
@@ -337,9 +338,9 @@ func (c *deleteConfirm) View() string {
 		case i == 0:
 			label = "tokens"
 		}
-		body = append(body, labelled(st, label, t, inner, st.text.normal)...)
+		body = append(body, labelled(st, label, t, inner, st.Text.Normal)...)
 	}
-	hint := func(s string) { body = append(body, wrapLines(st.form.hint.Render(s), inner)...) }
+	hint := func(s string) { body = append(body, wrapLines(st.Form.Hint.Render(s), inner)...) }
 	switch {
 	case c.holders != nil:
 		c.setHints(hint)
@@ -349,19 +350,19 @@ func (c *deleteConfirm) View() string {
 	default:
 		hint("Deletes the key only where it holds these tokens; a newer holder is never touched.")
 	}
-	if strings.HasPrefix(c.name, mark) {
-		hint("The name holds escaped bytes: type it as shown, without " + mark + ".")
+	if strings.HasPrefix(c.name, kit.Mark) {
+		hint("The name holds escaped bytes: type it as shown, without " + kit.Mark + ".")
 	}
-	body = append(body, st.text.normal.Render("Type the resource name to confirm:"),
-		"> "+c.input.View(inner-2, !c.running, st.form.input, st.cursor))
+	body = append(body, st.Text.Normal.Render("Type the resource name to confirm:"),
+		"> "+c.input.View(inner-2, !c.running, st.Form.Input, st.Cursor))
 	k := c.sh.keys
 	switch {
 	case c.running:
-		body = append(body, st.text.normal.Render(spinner[frame%len(spinner)]+" deleting…"))
+		body = append(body, st.Text.Normal.Render(spinner[frame%len(spinner)]+" deleting…"))
 	case c.err != "":
-		body = append(body, wrapLines(st.form.err.Render(c.err), inner)...)
+		body = append(body, wrapLines(st.Form.Err.Render(c.err), inner)...)
 	default:
 		hint(fmt.Sprintf("%s delete · %s cancel", k.Confirm.Help().Key, k.Cancel.Help().Key))
 	}
-	return st.box("Force-delete a lock that is not ours", body, w, len(body)+2, true)
+	return st.Box("Force-delete a lock that is not ours", body, w, len(body)+2, true)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // helpView is the full help, a modal in place of the panels: the bindings that can act in this mode, in the
@@ -91,30 +92,30 @@ func (v *helpView) lines(w int) []string {
 	st, k := v.sh.st, v.sh.keys
 	lines := v.columns(v.dashboard, w-4)
 	if v.demo != nil { // the presenter's keys, in a block of their own
-		lines = append(lines, "", st.table.head.Render("Demo")+st.text.muted.Render("  faults hit the selected "+
+		lines = append(lines, "", st.Table.Head.Render("Demo")+st.Text.Muted.Render("  faults hit the selected "+
 			"master (▸ in the masters panel, or "+k.Demo.Pick.Help().Key+"); scenarios lock "+
 			demo.ScenarioResource))
 		lines = append(lines, v.columns(v.demo, w-4)...)
 	}
 	lines = append(lines, "",
-		st.table.head.Render("Lock cells")+st.text.muted.Render("  ● the holder's token  ○ another token  · no key  ? not read this poll (greyed)"),
-		st.table.head.Render("Q")+st.text.muted.Render("  masters holding the token ≥ or < the quorum"),
-		st.table.head.Render("VALIDITY")+st.text.muted.Render("  time the holder keeps a quorum, less the drift allowance"),
-		st.table.head.Render("SPREAD")+st.text.muted.Render("  how far apart the key's expiries are across masters"),
-		st.table.head.Render("CHG")+st.text.muted.Render("  holder changes seen"),
-		st.table.head.Render("STATE")+st.text.muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
+		st.Table.Head.Render("Lock cells")+st.Text.Muted.Render("  ● the holder's token  ○ another token  · no key  ? not read this poll (greyed)"),
+		st.Table.Head.Render("Q")+st.Text.Muted.Render("  masters holding the token ≥ or < the quorum"),
+		st.Table.Head.Render("VALIDITY")+st.Text.Muted.Render("  time the holder keeps a quorum, less the drift allowance"),
+		st.Table.Head.Render("SPREAD")+st.Text.Muted.Render("  how far apart the key's expiries are across masters"),
+		st.Table.Head.Render("CHG")+st.Text.Muted.Render("  holder changes seen"),
+		st.Table.Head.Render("STATE")+st.Text.Muted.Render("  held · held* another token is also present · held? a guess (Redisson thread ids) · "+
 			"partial · split · "+monitor.StateUnconfirmed.Label()+" one poll saw an alarm, the next confirms it · unknown too few answered · STUCK no TTL · NO QUORUM · LOST ours"),
-		st.table.head.Render("Event log")+st.text.muted.Render("  entries wrap; with the focus on it, "+k.Filter.Help().Key+
+		st.Table.Head.Render("Event log")+st.Text.Muted.Render("  entries wrap; with the focus on it, "+k.Filter.Help().Key+
 			" searches it, "+k.LogLock.Help().Key+" narrows it to the selected lock and "+k.LogLevel.Help().Key+" by level"),
 		// A no-break space keeps each glyph with its word where the line wraps.
-		st.table.head.Render("Outcomes")+st.text.muted.Render(strings.NewReplacer(" ", "\u00a0", "|", "  ").Replace(
+		st.Table.Head.Render("Outcomes")+st.Text.Muted.Render(strings.NewReplacer(" ", "\u00a0", "|", "  ").Replace(
 			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? not awaited (decided before it answered)")),
-		st.table.head.Render("Names")+st.text.muted.Render("  "+mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
+		st.Table.Head.Render("Names")+st.Text.Muted.Render("  "+kit.Mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
 	if v.blocked != "" {
-		lines = append(lines, "", st.level[monitor.SeverityWarning].Render(v.blocked))
+		lines = append(lines, "", st.Level[monitor.SeverityWarning].Render(v.blocked))
 		if v.demo != nil && v.readOnly {
-			lines = append(lines, st.text.muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
+			lines = append(lines, st.Text.Muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
 				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
 		}
 	}

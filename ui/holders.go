@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // A lock that several may hold at once (a sorted set: Symfony Lock's shared and exclusive locks,
@@ -27,7 +28,7 @@ func (r *lockRow) takeHolders(snapTime time.Time) {
 	r.setOn = make([]bool, len(lv.Masters))
 	for k := range lv.Holders {
 		h := &lv.Holders[k]
-		r.holders[k] = holderRow{h: h, token: sanitize(h.Token, nameCap)}
+		r.holders[k] = holderRow{h: h, token: kit.Sanitize(h.Token, kit.NameCap)}
 		for j, c := range h.Masters {
 			if j < len(r.setOn) && (h.State == monitor.StateHeld || lv.State != monitor.StateHeld) && c.Live(snapTime) {
 				r.setOn[j] = true
@@ -51,21 +52,21 @@ func (r *lockRow) names() []string {
 	if r.lv.Logical == "" {
 		return []string{r.name}
 	}
-	return []string{r.name, sanitize(r.lv.Logical, nameCap)}
+	return []string{r.name, kit.Sanitize(r.lv.Logical, kit.NameCap)}
 }
 
 // holderLine is one holder of a sorted-set lock in w cells: its token, mode, state, masters and validity.
-func holderLine(st *styles, hr holderRow, masters int, quorum int, snapTime, now time.Time, w int) string {
+func holderLine(st *kit.Styles, hr holderRow, masters int, quorum int, snapTime, now time.Time, w int) string {
 	h := hr.h
-	glyph, gs := "●", st.cell.holder
+	glyph, gs := "●", st.Cell.Holder
 	switch h.State {
 	case monitor.StateHeld:
 	case monitor.HolderExpired:
-		glyph, gs = "×", st.cell.absent
+		glyph, gs = "×", st.Cell.Absent
 	case monitor.StateUnknown:
-		glyph, gs = "?", st.cell.unknown
+		glyph, gs = "?", st.Cell.Unknown
 	default:
-		glyph, gs = "●", st.state.partial
+		glyph, gs = "●", st.State.Partial
 	}
 	mode := h.Mode
 	if h.Permits > 1 {
@@ -73,11 +74,11 @@ func holderLine(st *styles, hr holderRow, masters int, quorum int, snapTime, now
 	}
 	state := string(h.State)
 	if h.State == monitor.StateHeld {
-		state = dur(max(h.Validity-now.Sub(snapTime), 0))
+		state = kit.Dur(max(h.Validity-now.Sub(snapTime), 0))
 	}
 	tail := fmt.Sprintf(" %-7s %d/%d %s", mode, h.Count, masters, state)
 	tokenW := max(w-2-len(tail), 8)
-	return gs.Render(glyph) + " " + st.name(fit(hr.token, tokenW), st.text.normal) + st.text.muted.Render(tail)
+	return gs.Render(glyph) + " " + st.Name(kit.Fit(hr.token, tokenW), st.Text.Normal) + st.Text.Muted.Render(tail)
 }
 
 // holderCells is one holder's member on each master, for a lock's view: "M1 9.8s  M2 9.8s  M3 expired",
@@ -92,13 +93,13 @@ func holderCells(d *dashboard, h *monitor.Holder, now time.Time) string {
 
 // setCell describes a sorted-set lock's key on one master at now: how many members, and its own TTL, counted
 // from its read, as a bar of barW cells against ref.
-func setCell(st *styles, m monitor.MasterLock, ref time.Duration, barW int, now time.Time) string {
-	text := st.text.normal.Render(plural(len(m.Set()), "member"))
+func setCell(st *kit.Styles, m monitor.MasterLock, ref time.Duration, barW int, now time.Time) string {
+	text := st.Text.Normal.Render(kit.Plural(len(m.Set()), "member"))
 	if m.PTTL == monitor.NoTTL {
-		return text + " " + st.text.bad.Render("no TTL: never expires")
+		return text + " " + st.Text.Bad.Render("no TTL: never expires")
 	}
 	left := m.PTTLAt(now)
-	return text + " " + st.validityBar(left, max(ref, left), barW, false) + " " + st.text.normal.Render("key "+dur(left))
+	return text + " " + st.ValidityBar(left, max(ref, left), barW, false) + " " + st.Text.Normal.Render("key "+kit.Dur(left))
 }
 
 // holderLines is a sorted-set lock's view's section of its holders: each one's token, mode, state, masters
@@ -108,10 +109,10 @@ func holderLines(sh *shared, row *lockRow, w int) []string {
 		return nil
 	}
 	st, d := sh.st, sh.data
-	out := []string{"", st.table.head.Render("Holders") + st.text.muted.Render("  ● held  ● on too few masters  × expired  ? not read")}
+	out := []string{"", st.Table.Head.Render("Holders") + st.Text.Muted.Render("  ● held  ● on too few masters  × expired  ? not read")}
 	for _, hr := range row.holders {
 		out = append(out, holderLine(st, hr, len(d.masters), d.snap.Quorum, d.snap.Time, sh.now(), w))
-		out = append(out, wrapLines(st.text.muted.Render("    "+holderCells(d, hr.h, sh.now())), w)...)
+		out = append(out, wrapLines(st.Text.Muted.Render("    "+holderCells(d, hr.h, sh.now())), w)...)
 	}
 	return out
 }
@@ -134,16 +135,16 @@ func (c *deleteConfirm) choose(i int) {
 			on++
 		}
 	}
-	what := fmt.Sprintf(" (%s, %s) on %s", hr.h.Mode, hr.h.State, plural(on, "master"))
+	what := fmt.Sprintf(" (%s, %s) on %s", hr.h.Mode, hr.h.State, kit.Plural(on, "master"))
 	c.tokens = []string{hr.h.Token}
-	c.shown = []string{strings.TrimRight(fit(hr.token, shortToken), " ") + what}
+	c.shown = []string{strings.TrimRight(kit.Fit(hr.token, shortToken), " ") + what}
 	c.full = []string{hr.token + what}
 }
 
 // setHints says what removing one holder of a sorted-set lock does, and what the library's holders notice.
 func (c *deleteConfirm) setHints(hint func(string)) {
 	hint(fmt.Sprintf("Removes this holder's members only where they are all still in the set; the other %s keep theirs.",
-		plural(len(c.holders)-1, "holder")))
+		kit.Plural(len(c.holders)-1, "holder")))
 	if len(c.holders) > 1 {
 		hint(fmt.Sprintf("Holder %d of %d: %s another.", c.pick+1, len(c.holders), c.sh.keys.NextPanel.Help().Key))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // lockOps is the controller that writes to the masters and keeps our locks; the root calls it (it is no
@@ -77,7 +78,7 @@ func (ops *lockOps) update(msg tea.Msg) tea.Cmd {
 		if a := ops.acquiring; a.req == msg.req {
 			a.cancel()
 			ops.acquiring = acquiring{}
-			ops.sh.act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", sanitize(a.resource, nameCap))
+			ops.sh.act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", kit.Sanitize(a.resource, kit.NameCap))
 		}
 	case deleteMsg:
 		return ops.delete(msg)
@@ -193,7 +194,7 @@ func (ops *lockOps) acquire(msg acquireMsg) tea.Cmd {
 	ops.acquiring = acquiring{req: ops.reqs, resource: msg.resource, cancel: cancel}
 	ops.sh.tell(acquireStartedMsg{req: ops.reqs, started: ops.sh.now()})
 	ops.ttl = msg.ttl
-	ops.sh.act(events.KindAcquiring, msg.resource, "", "acquiring %s for %v…", sanitize(msg.resource, nameCap), msg.ttl)
+	ops.sh.act(events.KindAcquiring, msg.resource, "", "acquiring %s for %v…", kit.Sanitize(msg.resource, kit.NameCap), msg.ttl)
 	return tea.Batch(cmd, waitAcquireProgress(progress))
 }
 
@@ -205,7 +206,7 @@ func (ops *lockOps) onAcquireProgress(msg acquireProgressMsg) tea.Cmd {
 // onAcquired applies an acquire result; a lock won for a form since closed is still recorded as ours, so it
 // is never forgotten. The form that asked for it, still open, shows a failure itself.
 func (ops *lockOps) onAcquired(msg acquireResultMsg) {
-	name := sanitize(msg.resource, nameCap)
+	name := kit.Sanitize(msg.resource, kit.NameCap)
 	current := ops.acquiring.req != 0 && ops.acquiring.req == msg.req
 	if current {
 		ops.acquiring.cancel()
@@ -237,8 +238,8 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 		return
 	}
 	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
-		msg.lock.Acquisition(), dur(o.last.validity), o.last.summary(), o.last.detail())
-	ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, dur(o.last.validity)))
+		msg.lock.Acquisition(), kit.Dur(o.last.validity), o.last.summary(), o.last.detail())
+	ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, kit.Dur(o.last.validity)))
 }
 
 // extend issues an extension of the target lock by its TTL.
@@ -264,7 +265,7 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 	o := ops.find(msg.lock)
 	if o == nil {
 		ops.sh.logf(monitor.SeverityInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
-			sanitize(msg.lock.Resource(), nameCap))
+			kit.Sanitize(msg.lock.Resource(), kit.NameCap))
 		return
 	}
 	o.busy = ""
@@ -273,7 +274,7 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 	switch {
 	case msg.err == nil:
 		o.extendFailed = ""
-		ops.sh.act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.name, dur(o.last.validity),
+		ops.sh.act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.name, kit.Dur(o.last.validity),
 			o.last.summary(), o.last.detail())
 		ops.sh.tellStatus(monitor.SeverityInfo, "extended "+o.name)
 	case errors.Is(msg.err, redlock.ErrExtendLimit):
@@ -313,8 +314,8 @@ func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
 	}
 	o.extendFailed = why
 	ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
-		o.name, why, dur(o.left(now)), prefixed(" · ", rv.detail()))
-	ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, dur(o.left(now))))
+		o.name, why, kit.Dur(o.left(now)), prefixed(" · ", rv.detail()))
+	ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, kit.Dur(o.left(now))))
 }
 
 // release issues the release of the target lock.
@@ -335,7 +336,7 @@ func (ops *lockOps) release(tea.KeyMsg) tea.Cmd {
 // unconfirmed one keeps it ours, with its validity counting down, until a retry is confirmed or it runs out.
 func (ops *lockOps) onReleased(msg releaseResultMsg) {
 	l := msg.lock
-	name := sanitize(l.Resource(), nameCap)
+	name := kit.Sanitize(l.Resource(), kit.NameCap)
 	o := ops.find(l)
 	if o == nil {
 		ops.sh.logf(monitor.SeverityInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
@@ -371,10 +372,10 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 		ops.sh.tellStatus(monitor.SeverityWarning, "released "+name+": it had already expired")
 	default:
 		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: enough masters confirmed that it holds no quorum; "+
-			"keys left on the other %s expire with their TTL: %s · %s", name, plural(unanswered(rv), "master"),
+			"keys left on the other %s expire with their TTL: %s · %s", name, kit.Plural(unanswered(rv), "master"),
 			rv.summary(), rv.detail())
 		ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
-			name, plural(unanswered(rv), "master")))
+			name, kit.Plural(unanswered(rv), "master")))
 	}
 }
 
@@ -388,7 +389,7 @@ func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
 	}
 	o.unconfirmed = reason
 	key := ops.sh.keys.Release.Help().Key
-	left := dur(o.left(ops.sh.now()))
+	left := kit.Dur(o.left(ops.sh.now()))
 	ops.sh.act(events.KindReleaseUnconfirmed, o.lock.Resource(), o.lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
 		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
 	ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
@@ -481,7 +482,7 @@ func (ops *lockOps) delete(msg deleteMsg) tea.Cmd {
 	}
 	what := strings.Join(msg.shown, ", ")
 	if len(msg.others) > 0 {
-		what += " · with " + sanitize(strings.Join(msg.others, ", "), textCap) + ", the same lock"
+		what += " · with " + kit.Sanitize(strings.Join(msg.others, ", "), kit.TextCap) + ", the same lock"
 	}
 	ops.sh.act(events.KindForceDeleting, msg.resource, "", "force-deleting %s (%s)…", msg.name, what)
 	return cmd
@@ -513,7 +514,7 @@ func (ops *lockOps) foreignTokens(row *lockRow) []string {
 
 // onDeleted logs a force-delete's rounds (its confirmation closes itself).
 func (ops *lockOps) onDeleted(msg deleteResultMsg) {
-	name := sanitize(msg.resource, nameCap)
+	name := kit.Sanitize(msg.resource, kit.NameCap)
 	deleted, gone := 0, 0
 	for i, r := range msg.rounds {
 		rv := viewRound(r)
@@ -523,12 +524,12 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 		} else {
 			res = msg.others[i-len(msg.tokens)]
 		}
-		key, token := sanitize(res, nameCap), strings.TrimRight(fit(sanitize(raw, nameCap), shortToken), " ")
+		key, token := kit.Sanitize(res, kit.NameCap), strings.TrimRight(kit.Fit(kit.Sanitize(raw, kit.NameCap), shortToken), " ")
 		deleted += r.OK
 		switch err := msg.errs[i]; {
 		case err == nil:
 			ops.sh.act(events.KindForceDeleted, res, raw, "deleted %s token %s from %s: %s", key, token,
-				plural(r.OK, "master"), rv.detail())
+				kit.Plural(r.OK, "master"), rv.detail())
 		case errors.Is(err, redlock.ErrNotHeld):
 			gone++
 			ops.sh.act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: no master held it any more", key, token)
@@ -541,9 +542,9 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 	case gone == len(msg.rounds):
 		ops.sh.tellStatus(monitor.SeverityWarning, "force-delete "+name+": nothing deleted: no master held those tokens any more")
 	case msg.holder:
-		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, plural(deleted, "master")))
+		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, kit.Plural(deleted, "master")))
 	default:
-		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: %s deleted", name, plural(deleted, "key")))
+		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: %s deleted", name, kit.Plural(deleted, "key")))
 	}
 }
 
@@ -622,7 +623,7 @@ func (ops *lockOps) releaseAll() tea.Cmd {
 	}
 	cmd := ops.issue("releasing", releaseAllCmd(ops.own, ops.sh.now()))
 	if cmd != nil {
-		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("releasing %s before quitting…", plural(len(ops.own), "lock")))
+		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("releasing %s before quitting…", kit.Plural(len(ops.own), "lock")))
 	}
 	return cmd
 }
@@ -664,7 +665,7 @@ func (ops *lockOps) quitReleased(msg quitMsg) string {
 			reason, _ := failure(res.err)
 			o.unconfirmed = reason
 			ops.sh.act(events.KindReleaseUnconfirmed, res.lock.Resource(), res.lock.Token(), "release of %s unconfirmed after %s: %s", o.name,
-				plural(res.attempts, "attempt"), reason)
+				kit.Plural(res.attempts, "attempt"), reason)
 		}
 	}
 	held, left := 0, time.Duration(0) // also counts a lock won by an acquire cancelled as the quit began
@@ -674,13 +675,13 @@ func (ops *lockOps) quitReleased(msg quitMsg) string {
 			left = max(left, o.left(now))
 		}
 	}
-	s := "released " + plural(released, "lock")
+	s := "released " + kit.Plural(released, "lock")
 	if gone > 0 {
 		s += fmt.Sprintf(" (%d no longer held)", gone)
 	}
 	s += fmt.Sprintf("; %d still held", held)
 	if held > 0 {
-		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", dur(left))
+		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", kit.Dur(left))
 	}
 	return s
 }

@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // sortMode orders the locks panel.
@@ -87,7 +88,7 @@ func newLocksPanel(sh *shared) *locksPanel {
 // SetSize sets the panel's outer size, keeping the cursor in view.
 func (p *locksPanel) SetSize(w, h int) {
 	p.sized.SetSize(w, h)
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 }
 
 // rows is how many lock rows fit below the column header.
@@ -126,7 +127,7 @@ func (p *locksPanel) sorted() tea.Cmd {
 // move applies a navigation key to the cursor.
 func (p *locksPanel) move(msg tea.KeyMsg) tea.Cmd {
 	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.order), p.rows())
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 	p.remember()
 	return nil
 }
@@ -136,7 +137,7 @@ func (p *locksPanel) move(msg tea.KeyMsg) tea.Cmd {
 func (p *locksPanel) mouse(msg tea.MouseMsg) {
 	if n := wheelRows(msg); n != 0 {
 		p.cursor = min(max(p.cursor+n, 0), max(len(p.order)-1, 0))
-		p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+		p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 		p.remember()
 		return
 	}
@@ -280,7 +281,7 @@ func (p *locksPanel) rebuild() {
 		}
 	}
 	p.cursor = min(max(p.cursor, 0), max(len(p.order)-1, 0))
-	p.offset = window(p.cursor, p.offset, p.rows(), len(p.order))
+	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 	if !p.hasSelected { // the first rows: select the first one; later, the selection sticks to its resource
 		p.remember()
 	}
@@ -291,7 +292,7 @@ func (p *locksPanel) toggleFree() tea.Cmd {
 	p.hideFree = !p.hideFree
 	p.rebuild()
 	if p.hideFree {
-		p.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
+		p.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", kit.Thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
 	} else {
 		p.sh.tellStatus(monitor.SeverityInfo, "free locks shown: nobody holds them, their holders are in the window")
 	}
@@ -359,21 +360,21 @@ func (p *locksPanel) View() string {
 	st, d, focused := p.sh.st, p.sh.data, p.focused
 	title := p.title()
 	if d == nil {
-		return st.box(title, nil, p.w, p.h, focused)
+		return st.Box(title, nil, p.w, p.h, focused)
 	}
 	w := p.w - 2
 	c := lockColumns(w, len(d.masters), p.nameNeed, p.holderNeed, p.summaryNeed, p.spark)
 	body := make([]string, 0, p.rows()+1)
-	body = append(body, st.table.head.Render(fit(p.header(c, d), w)))
+	body = append(body, st.Table.Head.Render(kit.Fit(p.header(c, d), w)))
 	if len(p.order) == 0 {
 		msg := "no locks"
 		switch {
 		case p.query != "":
 			msg = "no lock matches the filter"
 		case p.hidden > 0:
-			msg = fmt.Sprintf("no locks held: %s free hidden (%s shows them)", thousands(p.hidden), p.sh.keys.HideFree.Help().Key)
+			msg = fmt.Sprintf("no locks held: %s free hidden (%s shows them)", kit.Thousands(p.hidden), p.sh.keys.HideFree.Help().Key)
 		}
-		body = append(body, st.text.muted.Render("  "+msg))
+		body = append(body, st.Text.Muted.Render("  "+msg))
 	}
 	now := p.sh.now()
 	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
@@ -383,9 +384,9 @@ func (p *locksPanel) View() string {
 		for len(body) < p.rows() {
 			body = append(body, "")
 		}
-		body = append(body, st.text.muted.Render(fit(legend(c), w)))
+		body = append(body, st.Text.Muted.Render(kit.Fit(legend(c), w)))
 	}
-	return st.box(title, body, p.w, p.h, focused)
+	return st.Box(title, body, p.w, p.h, focused)
 }
 
 // legend explains the table's glyphs and the short columns shown, for the panel's spare row.
@@ -407,9 +408,9 @@ func legend(c lockCols) string {
 func (p *locksPanel) title() string {
 	t := "Locks"
 	if p.sh.data != nil {
-		t += " " + thousands(len(p.order))
+		t += " " + kit.Thousands(len(p.order))
 		if len(p.order) != len(p.sh.data.locks) {
-			t += " of " + thousands(len(p.sh.data.locks))
+			t += " of " + kit.Thousands(len(p.sh.data.locks))
 		}
 	}
 	t += " · sort " + p.sortName()
@@ -428,7 +429,7 @@ func (p *locksPanel) title() string {
 		t += " · filter /" + p.filter.text
 	}
 	if p.hidden > 0 {
-		t += " · " + thousands(p.hidden) + " free hidden"
+		t += " · " + kit.Thousands(p.hidden) + " free hidden"
 	}
 	return t
 }
@@ -436,33 +437,33 @@ func (p *locksPanel) title() string {
 // header is the column header line.
 func (p *locksPanel) header(c lockCols, d *dashboard) string {
 	var b strings.Builder
-	b.WriteString("  " + fit("RESOURCE", c.name) + " ")
+	b.WriteString("  " + kit.Fit("RESOURCE", c.name) + " ")
 	if c.holder > 0 {
-		b.WriteString(fit("HOLDER", c.holder) + " ")
+		b.WriteString(kit.Fit("HOLDER", c.holder) + " ")
 	}
 	if c.cell == 1 {
-		b.WriteString(fit(cellsLegend(len(d.masters)), c.cells))
+		b.WriteString(kit.Fit(cellsLegend(len(d.masters)), c.cells))
 	} else {
 		for _, m := range d.masters {
-			b.WriteString(fit(m.label, c.cell))
+			b.WriteString(kit.Fit(m.label, c.cell))
 		}
 	}
-	b.WriteString(" " + fitLeft("Q", c.quorum) + " ")
+	b.WriteString(" " + kit.FitLeft("Q", c.quorum) + " ")
 	if c.bar > 0 {
-		b.WriteString(fit("VALIDITY", c.bar) + " " + fitLeft("", c.validity) + " ")
+		b.WriteString(kit.Fit("VALIDITY", c.bar) + " " + kit.FitLeft("", c.validity) + " ")
 	} else {
-		b.WriteString(fitLeft("VALID", c.validity) + " ")
+		b.WriteString(kit.FitLeft("VALID", c.validity) + " ")
 	}
 	if c.spread > 0 {
-		b.WriteString(fitLeft("SPREAD", c.spread) + " ")
+		b.WriteString(kit.FitLeft("SPREAD", c.spread) + " ")
 	}
 	if c.changes > 0 {
-		b.WriteString(fitLeft("CHG", c.changes) + " ")
+		b.WriteString(kit.FitLeft("CHG", c.changes) + " ")
 	}
 	if c.spark > 0 {
-		b.WriteString(fit("HANDOVER", c.spark) + " ")
+		b.WriteString(kit.Fit("HANDOVER", c.spark) + " ")
 	}
-	b.WriteString(fit("STATE", c.state))
+	b.WriteString(kit.Fit("STATE", c.state))
 	return b.String()
 }
 
@@ -479,11 +480,11 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	st := p.sh.st
 	lv := r.lv
 	sel := selected && focused
-	pick := func(p paint) paint { return p.on(sel) }
-	space := pick(st.text.normal).Render(" ")
-	normal := st.text.normal
+	pick := func(p kit.Paint) kit.Paint { return p.On(sel) }
+	space := pick(st.Text.Normal).Render(" ")
+	normal := st.Text.Normal
 	if lv.State == monitor.StateFree { // no key: dim, its figures kept
-		normal = st.state.free
+		normal = st.State.Free
 	}
 	var b strings.Builder
 	gutter := "  "
@@ -493,65 +494,65 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	if heat(lv, d.snap.Time) >= hotPerMinute {
 		gutter = gutter[:len(gutter)-1] + hotMark
 	}
-	b.WriteString(pick(st.table.cursor).Render(gutter))
-	b.WriteString(st.name(fit(r.label, c.name), pick(normal)))
+	b.WriteString(pick(st.Table.Cursor).Render(gutter))
+	b.WriteString(st.Name(kit.Fit(r.label, c.name), pick(normal)))
 	b.WriteString(space)
 	if c.holder > 0 {
 		switch {
 		case lv.Mine && lv.State == monitor.StateHeld:
-			b.WriteString(pick(st.text.you).Render(fit("you", c.holder)))
+			b.WriteString(pick(st.Text.You).Render(kit.Fit("you", c.holder)))
 		case lv.Holder != "":
-			b.WriteString(st.name(fit(r.holder, c.holder), pick(st.text.muted)))
+			b.WriteString(st.Name(kit.Fit(r.holder, c.holder), pick(st.Text.Muted)))
 		default:
-			b.WriteString(pick(st.text.muted).Render(fit("-", c.holder)))
+			b.WriteString(pick(st.Text.Muted).Render(kit.Fit("-", c.holder)))
 		}
 		b.WriteString(space)
 	}
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
 		glyph, s := cellGlyph(st, m, r.primaryOn(j), lv.State)
-		b.WriteString(pick(s).Render(glyph) + pick(st.text.normal).Render(strings.Repeat(" ", c.cell-1)))
+		b.WriteString(pick(s).Render(glyph) + pick(st.Text.Normal).Render(strings.Repeat(" ", c.cell-1)))
 	}
 	b.WriteString(space)
 	q := fmt.Sprintf("%d<%d", lv.Count, d.snap.Quorum)
-	qs := st.text.bad
+	qs := st.Text.Bad
 	switch {
 	case lv.Count >= d.snap.Quorum:
-		q, qs = fmt.Sprintf("%d≥%d", lv.Count, d.snap.Quorum), st.text.ok
+		q, qs = fmt.Sprintf("%d≥%d", lv.Count, d.snap.Quorum), st.Text.Ok
 	case lv.State == monitor.StateFree: // nobody holds it: no alarm
 		qs = normal
 	}
-	b.WriteString(pick(qs).Render(fitLeft(q, c.quorum)))
+	b.WriteString(pick(qs).Render(kit.FitLeft(q, c.quorum)))
 	b.WriteString(space)
 	v := validityAt(lv, now)
 	if c.bar > 0 {
-		b.WriteString(st.validityBar(v, r.ref, c.bar, sel))
+		b.WriteString(st.ValidityBar(v, r.ref, c.bar, sel))
 		b.WriteString(space)
 	}
 	vText := "-"
 	if lv.State == monitor.StateHeld {
-		vText = dur(v)
+		vText = kit.Dur(v)
 	}
-	b.WriteString(pick(normal).Render(fitLeft(vText, c.validity)))
+	b.WriteString(pick(normal).Render(kit.FitLeft(vText, c.validity)))
 	b.WriteString(space)
-	b.WriteString(figureColumns(lv, c, d, pick(st.text.muted), space))
+	b.WriteString(figureColumns(lv, c, d, pick(st.Text.Muted), space))
 	stateText, stateStyle := stateLabel(st, lv, now)
-	b.WriteString(pick(stateStyle).Render(fit(stateText, c.state)))
+	b.WriteString(pick(stateStyle).Render(kit.Fit(stateText, c.state)))
 	return b.String()
 }
 
 // figureColumns renders the optional columns of a lock row's figures that c shows, each followed by space: the
 // spread of its expiries, its holder changes, and the sparkline of its handovers.
-func figureColumns(lv *monitor.LockView, c lockCols, d *dashboard, muted paint, space string) string {
+func figureColumns(lv *monitor.LockView, c lockCols, d *dashboard, muted kit.Paint, space string) string {
 	var b strings.Builder
 	if c.spread > 0 {
 		spread := "-"
 		if lv.Count > 1 {
-			spread = dur(lv.TTLSpread)
+			spread = kit.Dur(lv.TTLSpread)
 		}
-		b.WriteString(muted.Render(fitLeft(spread, c.spread)) + space)
+		b.WriteString(muted.Render(kit.FitLeft(spread, c.spread)) + space)
 	}
 	if c.changes > 0 {
-		b.WriteString(muted.Render(fitLeft(fmt.Sprint(lv.Changes), c.changes)) + space)
+		b.WriteString(muted.Render(kit.FitLeft(fmt.Sprint(lv.Changes), c.changes)) + space)
 	}
 	if c.spark > 0 {
 		b.WriteString(muted.Render(sparkline(d.snap.Handovers(lv.History, c.spark))) + space)
@@ -561,68 +562,53 @@ func figureColumns(lv *monitor.LockView, c lockCols, d *dashboard, muted paint, 
 
 // cellGlyph is one master's cell of a lock row: ● the row's token (the holder's; primary), ○ another token,
 // · no key, ? not read this poll (the master did not answer, or has not been read for this key yet), greyed.
-func cellGlyph(st *styles, m monitor.MasterLock, primary bool, state monitor.LockState) (string, paint) {
+func cellGlyph(st *kit.Styles, m monitor.MasterLock, primary bool, state monitor.LockState) (string, kit.Paint) {
 	switch {
 	case m.State == monitor.CellUnknown:
-		return "?", st.cell.unknown
+		return "?", st.Cell.Unknown
 	case m.State == monitor.CellAbsent:
-		return "·", st.cell.absent
+		return "·", st.Cell.Absent
 	case primary && state == monitor.StateHeld:
-		return "●", st.cell.holder
+		return "●", st.Cell.Holder
 	case primary:
-		return "●", st.state.partial
+		return "●", st.State.Partial
 	default:
-		return "○", st.cell.other
+		return "○", st.Cell.Other
 	}
 }
 
 // stateLabel names a lock's state at now; a held lock with another token on some master is marked with "*", and
 // one whose validity has run out by now (no poll has read it since) is "run out".
-func stateLabel(st *styles, lv *monitor.LockView, now time.Time) (string, paint) {
+func stateLabel(st *kit.Styles, lv *monitor.LockView, now time.Time) (string, kit.Paint) {
 	qs := lv.Qualifiers(now) // the one rule the table's flags and the report follow too
 	if slices.Contains(qs, monitor.QualifierQuorumLost) {
-		return "NO QUORUM", st.state.lost
+		return "NO QUORUM", st.State.Lost
 	}
 	switch lv.State {
 	case monitor.StateHeld:
 		switch {
 		case slices.Contains(qs, monitor.QualifierRunOut):
-			return monitor.QualifierRunOut.Words(), st.state.unknown
+			return monitor.QualifierRunOut.Words(), st.State.Unknown
 		case slices.Contains(qs, monitor.QualifierGuess):
-			return "held?", st.state.partial
+			return "held?", st.State.Partial
 		case slices.Contains(qs, monitor.QualifierForeign):
-			return "held*", st.state.partial
+			return "held*", st.State.Partial
 		}
-		return lv.State.Label(), st.state.held
+		return lv.State.Label(), st.State.Held
 	case monitor.StatePartial:
-		return lv.State.Label(), st.state.partial
+		return lv.State.Label(), st.State.Partial
 	case monitor.StateSplit:
-		return lv.State.Label(), st.state.split
+		return lv.State.Label(), st.State.Split
 	case monitor.StateLost: // shouted: ours, lost
-		return strings.ToUpper(lv.State.Label()), st.state.lost
+		return strings.ToUpper(lv.State.Label()), st.State.Lost
 	case monitor.StateStuck: // shouted: it never expires
-		return strings.ToUpper(lv.State.Label()), st.state.stuck
+		return strings.ToUpper(lv.State.Label()), st.State.Stuck
 	case monitor.StateUnknown:
-		return lv.State.Label(), st.state.unknown
+		return lv.State.Label(), st.State.Unknown
 	case monitor.StateUnconfirmed:
-		return lv.State.Label(), st.state.unconfirmed
+		return lv.State.Label(), st.State.Unconfirmed
 	case monitor.StateFree:
-		return lv.State.Label(), st.state.free
+		return lv.State.Label(), st.State.Free
 	}
-	return "-", st.state.none
-}
-
-// validityBar renders a bar w cells wide for v out of ref, in the warning colour below a quarter, over the
-// selected row's background when selected.
-func (s *styles) validityBar(v, ref time.Duration, w int, selected bool) string {
-	f := 0.0
-	if ref > 0 {
-		f = float64(v) / float64(ref)
-	}
-	filled, empty := barCells(f, w)
-	full := s.bar.full
-	if f < 0.25 {
-		full = s.bar.low
-	}
-	return full.on(selected).Render(strings.Repeat("█", filled)) + s.bar.empty.on(selected).Render(strings.Repeat("░", empty))
+	return "-", st.State.None
 }

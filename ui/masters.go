@@ -11,6 +11,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // mastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
@@ -73,7 +74,7 @@ func (p *mastersPanel) SetSize(w, h int) {
 // scroll moves the first row shown so that the cursor's row is on screen.
 func (p *mastersPanel) scroll() {
 	if d := p.sh.data; d != nil {
-		p.offset = window(p.cursor, p.offset, p.rows(), len(d.masters))
+		p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(d.masters))
 	}
 }
 
@@ -207,7 +208,7 @@ func (p *mastersPanel) addrNeed() int {
 func (p *mastersPanel) View() string {
 	d, st, focused := p.sh.data, p.sh.st, p.focused
 	if d == nil {
-		return st.box("Masters", []string{st.text.muted.Render("waiting for the first poll…")}, p.w, p.h, focused)
+		return st.Box("Masters", []string{st.Text.Muted.Render("waiting for the first poll…")}, p.w, p.h, focused)
 	}
 	w := p.w - 2
 	c := masterColumns(w, p.addrNeed(), p.demo)
@@ -227,27 +228,27 @@ func (p *mastersPanel) View() string {
 		switch {
 		case col.w == 0:
 		case col.right:
-			heads = append(heads, fitLeft(col.title, col.w))
+			heads = append(heads, kit.FitLeft(col.title, col.w))
 		default:
-			heads = append(heads, fit(col.title, col.w))
+			heads = append(heads, kit.Fit(col.title, col.w))
 		}
 	}
-	body := []string{st.table.head.Render(fit(strings.Join(heads, " "), w))}
+	body := []string{st.Table.Head.Render(kit.Fit(strings.Join(heads, " "), w))}
 	for i := p.offset; i < len(d.masters) && i < p.offset+p.rows(); i++ {
 		cursor := "  "
 		switch {
 		case i != p.cursor:
 		case focused:
-			cursor = st.table.cursor.Render("▸ ")
+			cursor = st.Table.Cursor.Render("▸ ")
 		case p.demo: // the master the presenter's faults act on, always shown
-			cursor = st.text.muted.Render("▸ ")
+			cursor = st.Text.Muted.Render("▸ ")
 		}
 		faults, bad := "", false
 		if i < len(p.faults) {
 			faults, bad = faultText(&p.faults[i], p.faultsAt, p.sh.now())
 		}
 		if i == p.cursor && p.noteH > 0 && cursor == "  " { // its note continues below: say whose it is
-			cursor = st.text.muted.Render("▸ ")
+			cursor = st.Text.Muted.Render("▸ ")
 		}
 		row, more := p.row(&d.masters[i], c, cursor, faults, bad, w, i == p.cursor && p.noteH > 0)
 		body = append(body, row)
@@ -259,7 +260,7 @@ func (p *mastersPanel) View() string {
 	if p.demo && p.cursor < len(d.masters) {
 		title += " · faults hit " + d.masters[p.cursor].label
 	}
-	return st.box(title, body, p.w, p.h, focused)
+	return st.Box(title, body, p.w, p.h, focused)
 }
 
 // unseen says, for the title, what the rows do not show: the rows shown of how many and which way the rest
@@ -303,56 +304,56 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 	st, s := p.sh.st, m.st
 	var b strings.Builder
 	b.WriteString(cursor)
-	b.WriteString(st.text.muted.Render(fit(m.label, 3)) + " ")
-	b.WriteString(st.name(fitAddr(m.addr, c.addr), st.text.normal) + " ")
+	b.WriteString(st.Text.Muted.Render(kit.Fit(m.label, 3)) + " ")
+	b.WriteString(st.Name(kit.FitAddr(m.addr, c.addr), st.Text.Normal) + " ")
 	b.WriteString(p.stateCell(s, c.status) + " ")
 	if figureless(s) {
 		note, more := p.notes(m, w-ansi.StringWidth(b.String()), faults, bad, w-noteIndent, whole)
 		return b.String() + note, more
 	}
-	val := st.text.normal // a master that did not answer keeps its last values, greyed
+	val := st.Text.Normal // a master that did not answer keeps its last values, greyed
 	if !s.Up {
-		val = st.cell.unknown
+		val = st.Cell.Unknown
 	}
 	rtt := "-"
 	if s.Up {
-		rtt = latency(s.RTT)
+		rtt = kit.Latency(s.RTT)
 	}
-	b.WriteString(val.Render(fitLeft(rtt, c.rtt)) + " ")
+	b.WriteString(val.Render(kit.FitLeft(rtt, c.rtt)) + " ")
 	if c.clock > 0 {
 		clock := "?"
 		if s.ClockKnown {
 			clock = vocab.Offset(s.ClockOffset, s.ClockUncertainty)
 		}
-		b.WriteString(val.Render(fitLeft(clock, c.clock)) + " ")
+		b.WriteString(val.Render(kit.FitLeft(clock, c.clock)) + " ")
 	}
 	if c.drift > 0 {
 		drift := "?"
 		if s.DriftKnown {
 			drift = vocab.DriftText(s.DriftPPM, s.DriftUncertPPM)
 		}
-		b.WriteString(val.Render(fitLeft(drift, c.drift)) + " ")
+		b.WriteString(val.Render(kit.FitLeft(drift, c.drift)) + " ")
 	}
 	if c.uptime > 0 {
 		uptime := "?"
 		if s.Uptime >= 0 {
-			uptime = dur(s.Uptime)
+			uptime = kit.Dur(s.Uptime)
 		}
-		b.WriteString(val.Render(fitLeft(uptime, c.uptime)) + " ")
+		b.WriteString(val.Render(kit.FitLeft(uptime, c.uptime)) + " ")
 	}
 	if c.role > 0 {
 		role := m.role
 		if role == "" {
 			role = "?"
 		}
-		b.WriteString(st.name(fit(role, c.role), val) + " ")
+		b.WriteString(st.Name(kit.Fit(role, c.role), val) + " ")
 	}
-	b.WriteString(val.Render(fitLeft(thousands(s.Keys), c.keys)) + " ")
+	b.WriteString(val.Render(kit.FitLeft(kit.Thousands(s.Keys), c.keys)) + " ")
 	if c.refresh > 0 {
 		b.WriteString(p.refreshCell(s, c.refresh, val) + " ")
 	}
 	if c.scan > 0 {
-		b.WriteString(val.Render(fitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
+		b.WriteString(val.Render(kit.FitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
 	}
 	var more []string
 	if c.notes > 0 {
@@ -371,14 +372,14 @@ func figureless(s *monitor.MasterStatus) bool { return !s.Up && (s.Down || s.Las
 // poll: its last values stay, greyed, until it answers or is declared down) or dup.
 func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 	st := p.sh.st
-	style := st.text.ok
+	style := st.Text.Ok
 	switch s.State() {
 	case monitor.MasterDown, monitor.MasterDuplicate:
-		style = st.text.bad
+		style = st.Text.Bad
 	case monitor.MasterSilent:
-		style = st.level[monitor.SeverityWarning]
+		style = st.Level[monitor.SeverityWarning]
 	}
-	return style.Render(fit(string(s.State()), w))
+	return style.Render(kit.Fit(string(s.State()), w))
 }
 
 // notes is a master's note cell, room cells wide at most: its faults (demo mode), in the error style when
@@ -391,15 +392,15 @@ func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool, re
 	note, noteStyle := p.noteText(m), p.noteStyle(m)
 	var b strings.Builder
 	if faults != "" {
-		style := st.level[monitor.SeverityWarning]
+		style := st.Level[monitor.SeverityWarning]
 		if bad {
-			style = st.text.bad
+			style = st.Text.Bad
 		}
-		faults = fit(faults, min(ansi.StringWidth(faults), room))
+		faults = kit.Fit(faults, min(ansi.StringWidth(faults), room))
 		b.WriteString(style.Render(faults))
 		room -= ansi.StringWidth(faults)
 		if note != "" && room > 3 {
-			b.WriteString(st.text.muted.Render(" · "))
+			b.WriteString(st.Text.Muted.Render(" · "))
 			room -= 3
 		} else {
 			room = 0
@@ -409,18 +410,18 @@ func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool, re
 		return b.String(), nil
 	}
 	if m.st.Up || !whole { // cut to the cell: warnings, and an error of a master not selected
-		b.WriteString(st.name(fit(note, room), noteStyle))
+		b.WriteString(st.Name(kit.Fit(note, room), noteStyle))
 		return b.String(), nil
 	}
-	lines := wrapWidths(note, room, rest)
+	lines := kit.WrapWidths(note, room, rest)
 	if len(lines) > 1 { // the row says that it goes on: room for " …"
-		lines = wrapWidths(note, room-2, rest)
+		lines = kit.WrapWidths(note, room-2, rest)
 	}
 	first := lines[0]
 	if len(lines) > 1 {
 		first += " …"
 	}
-	b.WriteString(st.name(first, noteStyle))
+	b.WriteString(st.Name(first, noteStyle))
 	return b.String(), lines[1:]
 }
 
@@ -433,11 +434,11 @@ func (p *mastersPanel) noteText(m *masterRow) string {
 }
 
 // noteStyle is the style of a master's note: an error's, or a warning's.
-func (p *mastersPanel) noteStyle(m *masterRow) paint {
+func (p *mastersPanel) noteStyle(m *masterRow) kit.Paint {
 	if !m.st.Up {
-		return p.sh.st.text.bad
+		return p.sh.st.Text.Bad
 	}
-	return p.sh.st.level[monitor.SeverityWarning]
+	return p.sh.st.Level[monitor.SeverityWarning]
 }
 
 // noteWant is how many lines under its row the selected master's note needs at width w (the panel's),
@@ -458,7 +459,7 @@ func (p *mastersPanel) noteWant(w int) int {
 
 // cutNote is the lines of a note under its master's row: at most n of more, indented under the address and
 // padded to w cells after it, the last ending in "…" when some are left out.
-func cutNote(more []string, n, w int, st *styles, style paint) []string {
+func cutNote(more []string, n, w int, st *kit.Styles, style kit.Paint) []string {
 	if n <= 0 || len(more) == 0 {
 		return nil
 	}
@@ -479,5 +480,5 @@ func sweepCell(w monitor.Sweep, now time.Time) string {
 	case w.Completed == 0:
 		return "…"
 	}
-	return dur(now.Sub(w.LastCompleted))
+	return kit.Dur(now.Sub(w.LastCompleted))
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // Options configures the dashboard.
@@ -188,15 +189,15 @@ func New(o Options) *Model {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	keys := o.Keys
-	th := defaultTheme().withProfile(o.ProfileColor, o.Production)
-	sh := &shared{st: newStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, sink: o.Events,
+	th := kit.DefaultTheme().WithProfile(o.ProfileColor, o.Production)
+	sh := &shared{st: kit.NewStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, sink: o.Events,
 		keyOf: o.KeyFormat, clipboard: o.Clipboard}
 	if sh.clipboard == nil {
 		sh.clipboard = termenv.Copy
 	}
 	sh.who = &whoSampling{sampler: o.WhoHolds, confirm: o.ReadOnly || o.Production}
-	m := &Model{sh: sh, mon: o.Monitor, title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx,
-		cancel: cancel, focus: focusLocks, profile: sanitize(o.Profile, nameCap), prod: o.Production}
+	m := &Model{sh: sh, mon: o.Monitor, title: kit.Sanitize(o.Title, kit.NameCap), interval: o.Poll, ctx: ctx,
+		cancel: cancel, focus: focusLocks, profile: kit.Sanitize(o.Profile, kit.NameCap), prod: o.Production}
 	m.masters = newMastersPanel(sh, o.Demo != nil)
 	m.locks = newLocksPanel(sh)
 	m.detail = &detailPanel{sh: sh}
@@ -215,7 +216,7 @@ func New(o Options) *Model {
 	}
 	m.keys = m.globalKeys()
 	m.help = help.New()
-	m.help.Styles = sh.st.help
+	m.help.Styles = sh.st.Help
 	if o.ReadOnly {
 		sh.tellLog(logEntry{at: o.Now(), level: monitor.SeverityInfo, // after what the components logged as they started
 			text: "read-only: acquiring, extending, releasing and deleting are disabled"})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // A lock over several keys (LockView.Keys: node-redlock's acquire(["X","Y"]) and bsm/redislock write one random
@@ -43,9 +44,9 @@ func (c *deleteConfirm) otherKeys() []string {
 func (c *deleteConfirm) keysView(inner int) []string {
 	names := make([]string, 0, 1+len(c.others))
 	for _, k := range append([]string{c.resource}, c.others...) {
-		names = append(names, sanitize(k, nameCap))
+		names = append(names, kit.Sanitize(k, kit.NameCap))
 	}
-	return labelled(c.sh.st, "one lock", strings.Join(names, ", "), inner, c.sh.st.text.normal)
+	return labelled(c.sh.st, "one lock", strings.Join(names, ", "), inner, c.sh.st.Text.Normal)
 }
 
 // keysHint says what the deletion does to the keys of a lock over several keys.
@@ -53,7 +54,7 @@ func (c *deleteConfirm) keysHint(hint func(string)) {
 	tab := c.sh.keys.NextPanel.Help().Key
 	if c.onlyThis {
 		hint(fmt.Sprintf("Deletes %s alone: the lock stays held on %s until its client releases it, and that "+
-			"release then fails. %s: every key.", c.name, sanitize(strings.Join(c.others, ", "), textCap), tab))
+			"release then fails. %s: every key.", c.name, kit.Sanitize(strings.Join(c.others, ", "), kit.TextCap), tab))
 		return
 	}
 	hint(fmt.Sprintf("One lock over %d keys, one token on all: deletes every key where it still holds that "+

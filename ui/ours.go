@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // nodeView is one master's part in a round, sanitized.
@@ -39,7 +40,7 @@ func viewRound(r redlock.Round) roundView {
 	for i, n := range r.Nodes {
 		v.nodes[i] = nodeView{label: fmt.Sprintf("M%d", i+1), outcome: n.Outcome, latency: n.Latency}
 		if n.Err != nil {
-			v.nodes[i].err = sanitize(n.Err.Error(), textCap)
+			v.nodes[i].err = kit.Sanitize(n.Err.Error(), kit.TextCap)
 		}
 	}
 	return v
@@ -66,7 +67,7 @@ func (r roundView) summary() string {
 	if r.n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s %d/%d (quorum %d) in %s", r.op, r.ok, r.n, r.quorum, latency(r.elapsed))
+	return fmt.Sprintf("%s %d/%d (quorum %d) in %s", r.op, r.ok, r.n, r.quorum, kit.Latency(r.elapsed))
 }
 
 // detail is every master's outcome and timing: "M1 ok 1.1ms · M3 timeout 50ms · M2 error: ...".
@@ -78,7 +79,7 @@ func (r roundView) nodeLines() []string {
 	for i, n := range r.nodes {
 		lines[i] = n.label + " " + outcomeText(n.outcome)
 		if n.latency > 0 {
-			lines[i] += " " + latency(n.latency)
+			lines[i] += " " + kit.Latency(n.latency)
 		}
 		if n.err != "" && n.outcome == redlock.OutcomeError {
 			lines[i] += ": " + n.err
@@ -121,7 +122,7 @@ func failure(err error) (string, roundView) {
 	if errors.As(err, &lost) { // how it was lost comes first: taken over, evicted, deleted, expired
 		reason = string(lost.Cause) + prefixed(": ", lost.Detail)
 	}
-	return sanitize(reason, textCap), rv
+	return kit.Sanitize(reason, kit.TextCap), rv
 }
 
 // ownLock is a lock this dashboard holds. Its fields beyond the lock are refreshed from it in Update (in-memory
@@ -152,7 +153,7 @@ type ownLock struct {
 
 // newOwnLock records a lock just acquired.
 func newOwnLock(l *redlock.Lock, now time.Time) *ownLock {
-	o := &ownLock{lock: l, name: sanitize(l.Resource(), nameCap), acquired: now, toldValid: -1}
+	o := &ownLock{lock: l, name: kit.Sanitize(l.Resource(), kit.NameCap), acquired: now, toldValid: -1}
 	o.refresh(now)
 	return o
 }
@@ -175,11 +176,11 @@ func (o *ownLock) refresh(now time.Time) []logEntry {
 		case ext > o.extensions:
 			o.extendFailed = ""
 			out = append(out, logEntry{at: now, level: monitor.SeverityInfo, resource: l.Resource(), text: fmt.Sprintf(
-				"auto-extended %s, valid %s: %s · %s", o.name, dur(o.last.validity), o.last.summary(), o.last.detail())})
+				"auto-extended %s, valid %s: %s · %s", o.name, kit.Dur(o.last.validity), o.last.summary(), o.last.detail())})
 		case o.held: // the keeper's extension failed without proof: it tries again while the lock is valid
 			o.extendFailed = fmt.Sprintf("failed (%d of %d renewed), trying again", r.OK, len(r.Nodes))
 			out = append(out, logEntry{at: now, level: monitor.SeverityInfo, resource: l.Resource(), text: fmt.Sprintf(
-				"auto-extend %s %s; not lost, valid %s more · %s", o.name, o.extendFailed, dur(o.left(now)), o.last.detail())})
+				"auto-extend %s %s; not lost, valid %s more · %s", o.name, o.extendFailed, kit.Dur(o.left(now)), o.last.detail())})
 		}
 	}
 	o.extensions = l.Extensions()
@@ -284,7 +285,7 @@ func (p *oursPanel) SetSize(w, h int) {
 }
 
 // scroll moves the first row shown so that the cursor's row is on screen.
-func (p *oursPanel) scroll() { p.offset = window(p.cursor, p.offset, p.rows(), len(p.locks)) }
+func (p *oursPanel) scroll() { p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.locks)) }
 
 // selected returns the lock under the cursor, or nil.
 func (p *oursPanel) selected() *ownLock {
@@ -324,12 +325,12 @@ func (p *oursPanel) View() string {
 			auto++
 		}
 	}
-	title := "Our locks " + thousands(len(p.locks))
+	title := "Our locks " + kit.Thousands(len(p.locks))
 	if auto > 0 {
 		title += fmt.Sprintf(" · %d auto-extending", auto)
 	}
 	if n := p.unconfirmed(); n > 0 {
-		title += " · " + plural(n, "release") + " unconfirmed"
+		title += " · " + kit.Plural(n, "release") + " unconfirmed"
 	}
 	var body []string
 	if len(p.locks) == 0 {
@@ -337,7 +338,7 @@ func (p *oursPanel) View() string {
 		if p.readOnly {
 			hint = "none: read-only"
 		}
-		body = append(body, st.text.muted.Render(hint))
+		body = append(body, st.Text.Muted.Render(hint))
 	}
 	now := p.sh.now()
 	w := p.w - 2
@@ -348,9 +349,9 @@ func (p *oursPanel) View() string {
 		for len(body) < p.rows()-1 {
 			body = append(body, "")
 		}
-		body = append(body, st.text.muted.Render(fit(acquisitionLine(o), w)))
+		body = append(body, st.Text.Muted.Render(kit.Fit(acquisitionLine(o), w)))
 	}
-	return st.box(title, body, p.w, p.h, focused)
+	return st.Box(title, body, p.w, p.h, focused)
 }
 
 // row renders one of our locks w cells wide: name, validity bar and countdown, state, auto-extension, extensions
@@ -359,7 +360,7 @@ func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string 
 	st := p.sh.st
 	cursor := "  "
 	if selected {
-		cursor = st.table.cursor.Render("▸ ")
+		cursor = st.Table.Cursor.Render("▸ ")
 	}
 	v := o.left(now)
 	auto := "-"
@@ -372,9 +373,9 @@ func (p *oursPanel) row(o *ownLock, w int, now time.Time, selected bool) string 
 	stateText, lvl := o.state(now)
 	tail := fmt.Sprintf("%-4s ext %-2d %s %s", auto, o.extensions, o.last.op, o.last.glyphs())
 	nameW := max(w-2-16-12-ansi.StringWidth(tail)-1, 8)
-	return cursor + st.name(fit(o.name, nameW), st.text.normal) + " " +
-		st.validityBar(v, o.ttl, 8, false) + " " + st.text.normal.Render(fitLeft(dur(v), 6)) + " " +
-		st.level[lvl].Render(fit(stateText, 11)) + " " + st.text.muted.Render(tail)
+	return cursor + st.Name(kit.Fit(o.name, nameW), st.Text.Normal) + " " +
+		st.ValidityBar(v, o.ttl, 8, false) + " " + st.Text.Normal.Render(kit.FitLeft(kit.Dur(v), 6)) + " " +
+		st.Level[lvl].Render(kit.Fit(stateText, 11)) + " " + st.Text.Muted.Render(tail)
 }
 
 // acquisitionLine tells how the lock under the cursor was won, for the panel's last row: when, after how many

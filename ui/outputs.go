@@ -3,6 +3,7 @@ package ui
 import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // OutputMsg tells the dashboard of one of the program's own events (events.SourceProgram): a file it writes
@@ -18,7 +19,7 @@ func (m *Model) takeOutput(msg OutputMsg) {
 	m.sh.log.add(entryOf(msg.Record))
 	m.stopped = m.stopped[:0]
 	for _, text := range msg.Stopped {
-		m.stopped = append(m.stopped, warningRow{severity: monitor.SeverityError, text: sanitize(text, textCap)})
+		m.stopped = append(m.stopped, warningRow{severity: monitor.SeverityError, text: kit.Sanitize(text, kit.TextCap)})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // shared is the program context every component reads (gh-dash's): styles, the key bindings as given, the
@@ -16,7 +17,7 @@ import (
 // writes it: it sets the snapshot and the frame, and adds to the journal what the components log (logMsg); the
 // status line is the root's (statusMsg). Components write nothing here but the messages they tell (outbox).
 type shared struct {
-	st        *styles
+	st        *kit.Styles
 	keys      *KeyMap // as given: which keys act now is each component's to say (keyTable)
 	now       func() time.Time
 	data      *dashboard // nil until the first snapshot
@@ -60,57 +61,6 @@ func (sh *shared) act(kind, resource, token, format string, args ...any) {
 // so that what a key does is on the screen it is pressed on, and a test driving Update sees it there too.
 // Components talk this way instead of holding one another.
 func (sh *shared) tell(msg tea.Msg) { sh.outbox = append(sh.outbox, msg) }
-
-// Border glyphs: a focused panel has a heavy border, so focus shows without colour too.
-var (
-	lightEdges = [6]string{"╭", "╮", "╰", "╯", "─", "│"}
-	heavyEdges = [6]string{"┏", "┓", "┗", "┛", "━", "┃"}
-)
-
-// box draws a panel: a border of exactly w by h cells with the title in the top edge, around the body lines,
-// which are cut or padded to the inner width. A focused panel has a heavy, highlighted border.
-func (s *styles) box(title string, body []string, w, h int, focused bool) string {
-	if w < 4 || h < 2 {
-		return blank(w, h)
-	}
-	border, titleStyle, e := s.panel.border, s.panel.title, lightEdges
-	if focused {
-		border, titleStyle, e = s.panel.borderFocused, s.panel.titleFocused, heavyEdges
-	}
-	inner := w - 2
-	var b strings.Builder
-	t := fit(" "+title+" ", min(ansi.StringWidth(" "+title+" "), inner-2))
-	b.WriteString(border.Render(e[0] + e[4]))
-	b.WriteString(titleStyle.Render(t))
-	b.WriteString(border.Render(strings.Repeat(e[4], max(inner-1-ansi.StringWidth(t), 0)) + e[1]))
-	side := border.Render(e[5])
-	for i := 0; i < h-2; i++ {
-		b.WriteByte('\n')
-		b.WriteString(side)
-		if i < len(body) {
-			b.WriteString(fitStyled(body[i], inner))
-		} else {
-			b.WriteString(strings.Repeat(" ", inner))
-		}
-		b.WriteString(side)
-	}
-	b.WriteByte('\n')
-	b.WriteString(border.Render(e[2] + strings.Repeat(e[4], inner) + e[3]))
-	return b.String()
-}
-
-// blank is an empty area of w by h cells.
-func blank(w, h int) string {
-	if w <= 0 || h <= 0 {
-		return ""
-	}
-	line := strings.Repeat(" ", w)
-	lines := make([]string, h)
-	for i := range lines {
-		lines[i] = line
-	}
-	return strings.Join(lines, "\n")
-}
 
 // joinH puts blocks of lines side by side; each block's lines must already have the block's width.
 func joinH(blocks ...string) string {
@@ -156,7 +106,7 @@ func overlay(body, box string, w int) string {
 		if strings.Contains(l, "\x1b") {
 			reset = "\x1b[0m"
 		}
-		lines[y+i] = fitStyled(left, x) + reset + fitStyled(bl, bw) + reset + right
+		lines[y+i] = kit.FitStyled(left, x) + reset + kit.FitStyled(bl, bw) + reset + right
 	}
 	return strings.Join(lines, "\n")
 }

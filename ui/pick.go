@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // windowIntervals are the intervals of the lock of row over the snapshot's window, oldest first.
@@ -42,21 +43,21 @@ func (v *drillView) copyPicked() tea.Cmd {
 }
 
 // pickedLine describes the picked-th newest of ivs: its letter and token, when it held and how it ended.
-func pickedLine(st *styles, tl *timeline, ivs []monitor.Interval, picked, w int) []string {
+func pickedLine(st *kit.Styles, tl *timeline, ivs []monitor.Interval, picked, w int) []string {
 	if picked <= 0 || picked > len(ivs) {
 		return nil
 	}
 	iv := ivs[len(ivs)-picked]
 	end := "holds it now"
 	if iv.Ended != monitor.EndOpen {
-		end = fmt.Sprintf("to %s (%s): %s", iv.End.Format("15:04:05"), dur(iv.HeldFor(iv.End)), iv.Ended)
+		end = fmt.Sprintf("to %s (%s): %s", iv.End.Format("15:04:05"), kit.Dur(iv.HeldFor(iv.End)), iv.Ended)
 	}
 	text := fmt.Sprintf("%c %s from %s %s · Y copies its token", tl.letter[iv.Token], shortTokenText(iv.Token),
 		iv.Start.Format("15:04:05"), end)
-	return labelled(st, "picked", text, w, st.text.normal)
+	return labelled(st, "picked", text, w, st.Text.Normal)
 }
 
 // shortTokenText is a raw token as the timeline names it: sanitized, its first characters.
 func shortTokenText(token string) string {
-	return strings.TrimRight(fit(sanitize(token, nameCap), shortToken), " ")
+	return strings.TrimRight(kit.Fit(kit.Sanitize(token, kit.NameCap), shortToken), " ")
 }

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // Quitting. In less, man, htop and k9s, q closes the help or the view before it quits; so it does here: with
@@ -41,7 +42,7 @@ func (q *quitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			q.sh.tell(confirmQuitMsg{})
 			return nil, nil
 		case key.Matches(msg, k.Close, k.Quit):
-			q.sh.tellStatus(monitor.SeverityInfo, "still running; "+plural(len(q.names), "lock")+" held")
+			q.sh.tellStatus(monitor.SeverityInfo, "still running; "+kit.Plural(len(q.names), "lock")+" held")
 			return nil, nil
 		}
 	}
@@ -63,12 +64,12 @@ func (q *quitConfirm) View() string {
 	}
 	var body []string
 	for _, l := range wrapLines(fmt.Sprintf("The dashboard holds %s it acquired: %s. Quitting releases them; a "+
-		"job relying on them loses its lock.", plural(len(q.names), "lock"), list), inner) {
-		body = append(body, st.text.normal.Render(l))
+		"job relying on them loses its lock.", kit.Plural(len(q.names), "lock"), list), inner) {
+		body = append(body, st.Text.Normal.Render(l))
 	}
-	body = append(body, "", st.form.hint.Render(fmt.Sprintf("%s quit and release · %s stay", k.Confirm.Help().Key,
+	body = append(body, "", st.Form.Hint.Render(fmt.Sprintf("%s quit and release · %s stay", k.Confirm.Help().Key,
 		k.Close.Help().Key)))
-	return st.box("Quit redlock-tui?", body, w, len(body)+2, true)
+	return st.Box("Quit redlock-tui?", body, w, len(body)+2, true)
 }
 
 // confirmQuitMsg tells the root that the operator confirmed the quit.

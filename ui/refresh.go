@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/redlock-tui/redlock-tui/monitor"
+import (
+	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
+)
 
 // refreshText says how a master's lock keys are refreshed: what changed (tracking), or every key on every
 // poll, and why; "" when the snapshot does not say (a master never answered).
@@ -9,13 +12,13 @@ func refreshText(s monitor.MasterStatus) string {
 	case monitor.RefreshTracking:
 		text := "tracking: only the keys the master says changed are read again"
 		if s.RefreshWhy != "" {
-			text += " (this poll: " + sanitize(s.RefreshWhy, textCap) + ")"
+			text += " (this poll: " + kit.Sanitize(s.RefreshWhy, kit.TextCap) + ")"
 		}
 		return text
 	case monitor.RefreshPolling:
 		text := "polling: every lock key read on every poll"
 		if s.RefreshWhy != "" {
-			text += " (" + sanitize(s.RefreshWhy, textCap) + ")"
+			text += " (" + kit.Sanitize(s.RefreshWhy, kit.TextCap) + ")"
 		}
 		return text
 	}
@@ -26,7 +29,7 @@ func refreshText(s monitor.MasterStatus) string {
 // (--no-tracking, a master named through Sentinels, a Redis Cluster); "polled!", in the warning style, when
 // tracking was refused, an invalidation storm turned it off or its connection failed (the master's view says
 // why); "-" before the master said. val styles the master's other values (greyed when it did not answer).
-func (p *mastersPanel) refreshCell(s *monitor.MasterStatus, w int, val paint) string {
+func (p *mastersPanel) refreshCell(s *monitor.MasterStatus, w int, val kit.Paint) string {
 	text, style := "-", val
 	switch {
 	case s.Refresh == monitor.RefreshTracking:
@@ -34,16 +37,16 @@ func (p *mastersPanel) refreshCell(s *monitor.MasterStatus, w int, val paint) st
 	case s.TrackingFellBack():
 		text = "polled!"
 		if s.Up {
-			style = p.sh.st.level[monitor.SeverityWarning]
+			style = p.sh.st.Level[monitor.SeverityWarning]
 		}
 	case s.Refresh == monitor.RefreshPolling:
 		text = "polled"
 	}
-	return style.Render(fit(text, w))
+	return style.Render(kit.Fit(text, w))
 }
 
 // newKeysText says how a master's new lock keys are found: within a poll through its keyspace notifications as
 // well as by the scan, or by the scan only, and why; "" when the snapshot does not say.
 func newKeysText(s monitor.MasterStatus) string {
-	return sanitize(s.NotifiedWhy, textCap)
+	return kit.Sanitize(s.NotifiedWhy, kit.TextCap)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/record"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // ReplayKeyMap are the keys of a replay (Options.Replay): the dashboard shows a recording, and these move its
@@ -145,7 +146,7 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 		}
 		if i := r.pollAt(m.Time); dir > 0 && i > r.want || dir < 0 && i < r.want {
 			r.playing, r.clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
-			r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.Time.Format("15:04:05.000"), sanitize(m.Text, textCap)))
+			r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.Time.Format("15:04:05.000"), kit.Sanitize(m.Text, kit.TextCap)))
 			return r.show(i, true)
 		}
 	}
@@ -194,13 +195,13 @@ func (r *replayer) changeSpeed(dir int) {
 }
 
 // headerPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.
-func (r *replayer) headerPart(st *styles) string {
-	state := st.header.paused.Render("PAUSED")
+func (r *replayer) headerPart(st *kit.Styles) string {
+	state := st.Header.Paused.Render("PAUSED")
 	if r.playing {
-		state = st.header.live.Render(fmt.Sprintf("▶ %dx", replaySpeeds[r.speed]))
+		state = st.Header.Live.Render(fmt.Sprintf("▶ %dx", replaySpeeds[r.speed]))
 	}
-	return st.header.readOnly.Render(" REPLAY ") + " " + st.header.value.Render(r.clock.Format("2006-01-02 15:04:05.000")) +
-		st.header.label.Render(fmt.Sprintf(" poll %d/%d ", r.cursor+1, r.p.Len())) + state
+	return st.Header.ReadOnly.Render(" REPLAY ") + " " + st.Header.Value.Render(r.clock.Format("2006-01-02 15:04:05.000")) +
+		st.Header.Label.Render(fmt.Sprintf(" poll %d/%d ", r.cursor+1, r.p.Len())) + state
 }
 
 // logUntil is the event log as it stood at the snapshot s of the recording: the monitor's events and the
@@ -255,14 +256,14 @@ func sortEntries(entries []logEntry) {
 type seekForm struct {
 	modalBase
 	p     *record.Player
-	field field
+	field kit.Field
 	err   string
 }
 
 // newSeekForm returns an empty seek form over p.
 func newSeekForm(sh *shared, p *record.Player) *seekForm {
 	return &seekForm{modalBase: modalBase{sh: sh, where: layerDialog, text: true,
-		keys: []key.Binding{sh.keys.Confirm, sh.keys.Cancel}}, p: p, field: newField("", 64)}
+		keys: []key.Binding{sh.keys.Confirm, sh.keys.Cancel}}, p: p, field: kit.NewField("", 64)}
 }
 
 // Update edits the moment; Confirm moves the cursor there (replaySeekMsg) and closes, Cancel closes.
@@ -294,14 +295,14 @@ func (f *seekForm) View() string {
 	st := f.sh.st
 	w := min(f.w-4, 64)
 	body := []string{
-		st.form.label.Render(fit("moment", 10)) + f.field.View(w-12, true, st.form.input, st.cursor),
+		st.Form.Label.Render(kit.Fit("moment", 10)) + f.field.View(w-12, true, st.Form.Input, st.Cursor),
 		"",
-		st.form.hint.Render(fmt.Sprintf("from %s to %s", f.p.Time(0).Format("2006-01-02 15:04:05"),
+		st.Form.Hint.Render(fmt.Sprintf("from %s to %s", f.p.Time(0).Format("2006-01-02 15:04:05"),
 			f.p.Time(f.p.Len()-1).Format("15:04:05"))),
-		st.form.hint.Render("03:12:07 · 2026-11-27T03:12:07Z · +5m from the start · end"),
+		st.Form.Hint.Render("03:12:07 · 2026-11-27T03:12:07Z · +5m from the start · end"),
 	}
 	if f.err != "" {
-		body = append(body, st.form.err.Render(fit(sanitize(f.err, textCap), w-2)))
+		body = append(body, st.Form.Err.Render(kit.Fit(kit.Sanitize(f.err, kit.TextCap), w-2)))
 	}
-	return st.box("Go to a moment", body, w, len(body)+2, true)
+	return st.Box("Go to a moment", body, w, len(body)+2, true)
 }

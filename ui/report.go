@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/render"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // reportSavedMsg tells where the incident report was written, or why it was not.
@@ -83,5 +84,5 @@ func (p *locksPanel) reportSaved(msg reportSavedMsg) {
 		p.sh.tellStatus(monitor.SeverityError, fmt.Sprintf("report not written: %v", msg.err))
 		return
 	}
-	p.sh.tellStatus(monitor.SeverityInfo, "report written to "+sanitize(msg.path, textCap))
+	p.sh.tellStatus(monitor.SeverityInfo, "report written to "+kit.Sanitize(msg.path, kit.TextCap))
 }

@@ -96,5 +96,5 @@ func (b *scrollBox) View(title string) string {
 	if b.vp.Height > 0 {
 		lines = strings.Split(b.vp.View(), "\n")
 	}
-	return b.sh.st.box(title, lines, b.w, b.h, true)
+	return b.sh.st.Box(title, lines, b.w, b.h, true)
 }

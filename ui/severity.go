@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // moreText is the banner's last line when it cannot show every warning: the errors and the warnings it leaves
@@ -20,10 +21,10 @@ func moreText(left []warningRow) (string, bool) {
 	}
 	var parts []string
 	if errs > 0 {
-		parts = append(parts, "✖ "+plural(errs, "more error"))
+		parts = append(parts, "✖ "+kit.Plural(errs, "more error"))
 	}
 	if warns > 0 {
-		parts = append(parts, "▲ "+plural(warns, "more warning"))
+		parts = append(parts, "▲ "+kit.Plural(warns, "more warning"))
 	}
 	return strings.Join(parts, " · ") + ": see the event log", errs > 0
 }

@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // sparkCells is how many cells the locks panel's sparkline column has: the parts of the window it counts.
@@ -43,7 +44,7 @@ func (p *locksPanel) toggleSparkline() tea.Cmd {
 	case lockColumns(p.w-2, p.masters(), 0, 0, 0, true).spark == 0:
 		p.sh.tellStatus(monitor.SeverityInfo, "sparkline on: the locks panel is too narrow")
 	default:
-		p.sh.tellStatus(monitor.SeverityInfo, "handovers sparkline shown: "+thousands(sparkCells)+" parts of the window")
+		p.sh.tellStatus(monitor.SeverityInfo, "handovers sparkline shown: "+kit.Thousands(sparkCells)+" parts of the window")
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // A scenario run step by step (demo.StepByStep) announces each step and waits: the story box under the demo
@@ -90,7 +91,7 @@ func (v *demoView) onStepDone(msg stepDoneMsg) {
 	v.stepping = false
 	v.setState(msg.state)
 	if msg.err != nil && !v.quitting {
-		v.sh.tellStatus(monitor.SeverityWarning, sanitize(msg.err.Error(), textCap))
+		v.sh.tellStatus(monitor.SeverityWarning, kit.Sanitize(msg.err.Error(), kit.TextCap))
 	}
 }
 
@@ -117,8 +118,8 @@ func sanitizeStep(s *demo.StepState) *demo.StepState {
 		return nil
 	}
 	c := *s
-	c.Scenario, c.Title, c.Text = sanitize(c.Scenario, nameCap), sanitize(c.Title, storyCap), sanitize(c.Text, storyCap)
-	c.Story, c.Why = sanitize(c.Story, storyCap), sanitize(c.Why, storyCap)
+	c.Scenario, c.Title, c.Text = kit.Sanitize(c.Scenario, kit.NameCap), kit.Sanitize(c.Title, storyCap), kit.Sanitize(c.Text, storyCap)
+	c.Story, c.Why = kit.Sanitize(c.Story, storyCap), kit.Sanitize(c.Why, storyCap)
 	return &c
 }
 
@@ -132,22 +133,22 @@ func (v *demoView) storyView() string {
 	case v.step == nil: // the run is over
 		hint = "the story is over: " + v.sh.keys.Demo.Step.Help().Key + " or " + v.sh.keys.Cancel.Help().Key + " closes"
 	case v.stepping && s.Until.After(v.sh.now()): // a wait of a known length: count it down
-		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + dur(s.Until.Sub(v.sh.now())) + " left"
+		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + kit.Dur(s.Until.Sub(v.sh.now())) + " left"
 	case v.stepping && !v.stepStarted.IsZero(): // a step may wait out a lock's TTL: say that it goes on
-		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + dur(v.sh.now().Sub(v.stepStarted)) +
+		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + kit.Dur(v.sh.now().Sub(v.stepStarted)) +
 			" (one that waits out a TTL takes as long)"
 	case v.stepping || !s.Waiting:
 		hint = spinner[v.sh.frame%len(spinner)] + " performing it…"
 	}
-	head := st.demo.badge.Render(fmt.Sprintf(" STEP %d of %d ", s.Step, s.Steps)) + st.text.muted.Render(" "+hint+
-		" · ") + st.header.value.Render(s.Title)
-	lines := []string{fitStyled(head, v.w)}
+	head := st.Demo.Badge.Render(fmt.Sprintf(" STEP %d of %d ", s.Step, s.Steps)) + st.Text.Muted.Render(" "+hint+
+		" · ") + st.Header.Value.Render(s.Title)
+	lines := []string{kit.FitStyled(head, v.w)}
 	what, why := v.storyText(v.w)
 	room := max(v.storyH-1, 0)
 	why = cutLines(why, min(len(why), max(room-1, 0), room-min(len(what), 1)), v.w)
 	what = cutLines(what, room-len(why), v.w)
 	for _, l := range append(what, why...) {
-		lines = append(lines, fitStyled(st.text.normal.Render(l), v.w))
+		lines = append(lines, kit.FitStyled(st.Text.Normal.Render(l), v.w))
 	}
 	for len(lines) < v.storyH {
 		lines = append(lines, strings.Repeat(" ", v.w))
@@ -192,7 +193,7 @@ func (v *demoView) storyText(w int) (what, why []string) {
 
 // indentWrap wraps text to w cells, each line indented by two.
 func indentWrap(text string, w int) []string {
-	lines := wrap(text, max(w-2, 1))
+	lines := kit.Wrap(text, max(w-2, 1))
 	for i := range lines {
 		lines[i] = "  " + lines[i]
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // Timeline glyphs: a holder's cells show its letter; these show the rest.
@@ -49,17 +50,17 @@ func newTimeline(ivs []monitor.Interval, trs []monitor.Trouble, from, to, watche
 }
 
 // strip renders the cells, each holder's letter in its colour.
-func (t *timeline) strip(st *styles) string {
-	palette := []paint{st.cell.holder, st.text.you, st.cell.other, st.state.partial, st.level[monitor.SeverityInfo], st.state.unconfirmed}
+func (t *timeline) strip(st *kit.Styles) string {
+	palette := []kit.Paint{st.Cell.Holder, st.Text.You, st.Cell.Other, st.State.Partial, st.Level[monitor.SeverityInfo], st.State.Unconfirmed}
 	var b strings.Builder
 	for _, r := range t.cells {
 		switch r {
 		case tlFree, tlBlind:
-			b.WriteString(st.cell.absent.Render(string(r)))
+			b.WriteString(st.Cell.Absent.Render(string(r)))
 		case tlBusy:
-			b.WriteString(st.text.normal.Render(string(r)))
+			b.WriteString(st.Text.Normal.Render(string(r)))
 		case tlTrouble:
-			b.WriteString(st.text.bad.Render(string(r)))
+			b.WriteString(st.Text.Bad.Render(string(r)))
 		default:
 			b.WriteString(palette[strings.IndexRune(holderLetters, r)%len(palette)].Render(string(r)))
 		}
@@ -80,7 +81,7 @@ func (t *timeline) axis() string {
 	put(w-3, "now")
 	for _, third := range []int{0, 1, 2} {
 		at := third * w / 3
-		label := "|-" + dur(span-time.Duration(third)*span/3)
+		label := "|-" + kit.Dur(span-time.Duration(third)*span/3)
 		if at+len(label) < w-4 {
 			put(at, label)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // View renders the whole screen, exactly the terminal's size. It does no work proportional to the number of
@@ -41,12 +42,12 @@ func (m *Model) View() string {
 func (m *Model) tooSmallView() string {
 	st := m.sh.st
 	msg := []string{
-		st.header.title.Render("Enlarge the window"),
-		st.text.normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
-		st.text.muted.Render(m.sh.keys.Quit.Help().Key + " quits"),
+		st.Header.Title.Render("Enlarge the window"),
+		st.Text.Normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
+		st.Text.Muted.Render(m.sh.keys.Quit.Help().Key + " quits"),
 	}
 	if md := m.mode(); md.modal && m.width >= compactWidth && m.height >= compactHeight {
-		msg = slices.Insert(msg, 2, st.text.normal.Render("for what is open · "+m.sh.keys.Cancel.Help().Key+" closes it"))
+		msg = slices.Insert(msg, 2, st.Text.Normal.Render("for what is open · "+m.sh.keys.Cancel.Help().Key+" closes it"))
 	}
 	lines := make([]string, m.height)
 	top := max((m.height-len(msg))/2, 0)
@@ -55,7 +56,7 @@ func (m *Model) tooSmallView() string {
 		if j := i - top; j >= 0 && j < len(msg) {
 			text = lipgloss.PlaceHorizontal(m.width, lipgloss.Center, msg[j])
 		}
-		lines[i] = fitStyled(text, m.width)
+		lines[i] = kit.FitStyled(text, m.width)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -67,23 +68,23 @@ func (m *Model) compactView() string {
 	st, d, w := m.sh.st, m.sh.data, m.width
 	lines := []string{m.headerView()}
 	if rows := m.bannerRows(); len(rows) > 0 {
-		style, glyph := st.banner.warn, "▲ "
+		style, glyph := st.Banner.Warn, "▲ "
 		if rows[0].severity == monitor.SeverityError {
-			style, glyph = st.banner.err, "✖ "
+			style, glyph = st.Banner.Err, "✖ "
 		}
 		more := ""
 		if len(rows) > 1 {
 			more = fmt.Sprintf(" (+%d)", len(rows)-1)
 		}
-		lines = append(lines, style.Render(glyph)+st.name(fit(rows[0].text, w-2-len(more)), style)+style.Render(more))
+		lines = append(lines, style.Render(glyph)+st.Name(kit.Fit(rows[0].text, w-2-len(more)), style)+style.Render(more))
 	} else if d != nil {
-		lines = append(lines, st.text.muted.Render("no warnings"))
+		lines = append(lines, st.Text.Muted.Render("no warnings"))
 	}
 	room := m.height - len(lines) - 1
 	footer := fmt.Sprintf("%d×%d for the panels · %s quits", minWidth, minHeight, m.sh.keys.Quit.Help().Key)
 	if d != nil {
-		lines = append(lines, st.table.head.Render(fit(fmt.Sprintf("LOCKS IN TROUBLE %d of %s", d.troubled,
-			thousands(len(d.locks))), w)))
+		lines = append(lines, st.Table.Head.Render(kit.Fit(fmt.Sprintf("LOCKS IN TROUBLE %d of %s", d.troubled,
+			kit.Thousands(len(d.locks))), w)))
 		room--
 		now := m.sh.now()
 		for _, i := range d.trouble[:min(len(d.trouble), room)] {
@@ -91,8 +92,8 @@ func (m *Model) compactView() string {
 			state, style := stateLabel(st, r.lv, now)
 			q := fmt.Sprintf("%d/%d", r.lv.Count, d.snap.Servers)
 			name := max(w-2-len(q)-1-11, 4)
-			lines = append(lines, "  "+st.name(fit(r.label, name), st.text.normal)+" "+st.text.muted.Render(fitLeft(q, len(q)))+
-				" "+style.Render(fit(state, 10)))
+			lines = append(lines, "  "+st.Name(kit.Fit(r.label, name), st.Text.Normal)+" "+st.Text.Muted.Render(kit.FitLeft(q, len(q)))+
+				" "+style.Render(kit.Fit(state, 10)))
 		}
 		if hidden := d.troubled - min(len(d.trouble), room); hidden > 0 {
 			footer = fmt.Sprintf("+%d more · ", hidden) + footer
@@ -101,9 +102,9 @@ func (m *Model) compactView() string {
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
-	lines = append(lines[:m.height-1], st.text.muted.Render(fit(footer, w)))
+	lines = append(lines[:m.height-1], st.Text.Muted.Render(kit.Fit(footer, w)))
 	for i := range lines {
-		lines[i] = fitStyled(lines[i], w)
+		lines[i] = kit.FitStyled(lines[i], w)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -115,54 +116,54 @@ const appName = "redlock-tui"
 // snapshot, locks. Parts that do not fit are left out, least important first; the profile never is.
 func (m *Model) headerView() string {
 	st := m.sh.st
-	sep := st.header.label.Render(" │ ")
-	parts := []part{{st.header.title.Render(appName), 0}}
+	sep := st.Header.Label.Render(" │ ")
+	parts := []part{{st.Header.Title.Render(appName), 0}}
 	profileAt := -1
 	if m.profile != "" {
 		profileAt = len(parts)
 		parts = append(parts, part{"", 0}) // filled in last, in the room the other parts kept at any width leave
 	}
 	if m.title != "" {
-		parts = append(parts, part{st.name(m.title, st.header.value), 6})
+		parts = append(parts, part{st.Name(m.title, st.Header.Value), 6})
 	}
 	d, md := m.sh.data, m.mode()
 	if d == nil {
-		parts = append(parts, part{st.header.degraded.Render("WAITING"), 0},
-			part{st.header.label.Render("no snapshot yet"), 1})
+		parts = append(parts, part{st.Header.Degraded.Render("WAITING"), 0},
+			part{st.Header.Label.Render("no snapshot yet"), 1})
 	} else {
-		badge := st.header.ok.Render(d.health.String())
+		badge := st.Header.Ok.Render(d.health.String())
 		switch d.health {
 		case monitor.HealthDegraded:
-			badge = st.header.degraded.Render(d.health.String())
+			badge = st.Header.Degraded.Render(d.health.String())
 		case monitor.HealthUnsafe, monitor.HealthNoQuorum:
-			badge = st.header.noQuorum.Render(" " + d.health.String() + " ")
+			badge = st.Header.NoQuorum.Render(" " + d.health.String() + " ")
 		}
 		if md.source == sourceDemo && m.demo.violated() { // never OK beside a violation of mutual exclusion
-			badge = st.header.noQuorum.Render(" VIOLATION ")
+			badge = st.Header.NoQuorum.Render(" VIOLATION ")
 		}
-		parts = append(parts, part{badge, 0}, part{st.header.label.Render("masters ") +
-			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
-			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
+		parts = append(parts, part{badge, 0}, part{st.Header.Label.Render("masters ") +
+			st.Header.Value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
+			st.Header.Label.Render(" · quorum ") + st.Header.Value.Render(fmt.Sprint(d.snap.Quorum)), 1})
 	}
 	switch {
 	case md.source == sourceReplay: // the time cursor stands for read-only and for the polling
 		parts = append(parts, part{m.replay.headerPart(st), 0})
 	case md.readOnly:
-		parts = append(parts, part{st.header.readOnly.Render(" READ-ONLY "), 0})
+		parts = append(parts, part{st.Header.ReadOnly.Render(" READ-ONLY "), 0})
 	}
 	if md.source != sourceReplay {
-		poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
+		poll := st.Header.Label.Render("poll ") + st.Header.Value.Render(m.interval.String()) + " "
 		if md.paused {
-			poll += st.header.paused.Render("PAUSED")
+			poll += st.Header.Paused.Render("PAUSED")
 		} else {
-			poll += st.header.live.Render("live")
+			poll += st.Header.Live.Render("live")
 		}
 		parts = append(parts, part{poll, 2})
 	}
 	if d != nil {
-		parts = append(parts, part{st.header.label.Render("at ") + st.header.value.Render(d.snap.Time.Format("15:04:05")), 4},
-			part{st.header.label.Render("locks ") + st.header.value.Render(thousands(len(d.locks))) +
-				st.header.label.Render(lockCounts(d)), 5})
+		parts = append(parts, part{st.Header.Label.Render("at ") + st.Header.Value.Render(d.snap.Time.Format("15:04:05")), 4},
+			part{st.Header.Label.Render("locks ") + st.Header.Value.Render(kit.Thousands(len(d.locks))) +
+				st.Header.Label.Render(lockCounts(d)), 5})
 	}
 	if profileAt >= 0 {
 		parts[profileAt].text = m.profileView(m.width - keptWidth(parts, ansi.StringWidth(sep)))
@@ -176,13 +177,13 @@ func (m *Model) profileView(room int) string {
 	st := m.sh.st
 	badge := ""
 	if m.prod {
-		badge = st.header.production.Render(" PROD ") + " "
+		badge = st.Header.Production.Render(" PROD ") + " "
 	}
 	name := m.profile
 	if w := room - ansi.StringWidth(badge); ansi.StringWidth(name) > w {
-		name = strings.TrimRight(fit(name, max(w, 1)), " ")
+		name = strings.TrimRight(kit.Fit(name, max(w, 1)), " ")
 	}
-	return badge + st.name(name, st.header.profile)
+	return badge + st.Name(name, st.Header.Profile)
 }
 
 // keptWidth is the width of the parts kept at any width (rank 0) joined by separators sepW cells wide.
@@ -228,7 +229,7 @@ func fitParts(parts []part, sep string, w int) string {
 		parts = kept
 		line = join()
 	}
-	return fitStyled(line, w)
+	return kit.FitStyled(line, w)
 }
 
 // lockCounts details the locks that need attention, and those nobody holds, e.g. " (2 mine, 1 split, 3 free)".
@@ -241,7 +242,7 @@ func lockCounts(d *dashboard) string {
 	}{{c.mine, "mine"}, {c.lost, monitor.StateLost.Label()}, {c.split, monitor.StateSplit.Label()},
 		{c.unconfirmed, monitor.StateUnconfirmed.Label()}, {c.partial, monitor.StatePartial.Label()}, {c.free, monitor.StateFree.Label()}} {
 		if x.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", thousands(x.n), x.what))
+			parts = append(parts, fmt.Sprintf("%s %s", kit.Thousands(x.n), x.what))
 		}
 	}
 	if len(parts) == 0 {
@@ -260,19 +261,19 @@ func (m *Model) bannerView() string {
 	}
 	lines := make([]string, 0, rows)
 	for _, w := range shown[:min(len(shown), rows)] {
-		style, glyph := st.banner.warn, "▲ "
+		style, glyph := st.Banner.Warn, "▲ "
 		if w.severity == monitor.SeverityError {
-			style, glyph = st.banner.err, "✖ "
+			style, glyph = st.Banner.Err, "✖ "
 		}
-		lines = append(lines, style.Render(glyph)+st.name(fit(w.text, m.width-2), style))
+		lines = append(lines, style.Render(glyph)+st.Name(kit.Fit(w.text, m.width-2), style))
 	}
 	if m.lay.bannerMore > 0 {
 		text, anyError := moreText(all[len(shown):])
-		style := st.banner.warn
+		style := st.Banner.Warn
 		if anyError {
-			style = st.banner.err
+			style = st.Banner.Err
 		}
-		lines = append(lines, style.Render(fit(text, m.width)))
+		lines = append(lines, style.Render(kit.Fit(text, m.width)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -318,24 +319,24 @@ func (m *Model) footerView() string {
 	var statusLine string
 	if m.status.text != "" {
 		s := m.status
-		head := st.text.muted.Render(s.at.Format("15:04:05")+" ") + st.level[s.level].Render(levelGlyph[s.level]+" ")
-		statusLine = head + st.name(s.text, st.level[s.level])
+		head := st.Text.Muted.Render(s.at.Format("15:04:05")+" ") + st.Level[s.level].Render(levelGlyph[s.level]+" ")
+		statusLine = head + st.Name(s.text, st.Level[s.level])
 		headW := ansi.StringWidth(head)
 		room := m.width - headW
 		if m.lay.footerH == 2 && ansi.StringWidth(s.text) > room && m.sh.now().Sub(s.at) < statusWrapFor {
-			lines := cutLines(wrap(s.text, room), 2, room)
-			return fitStyled(head+st.name(lines[0], st.level[s.level]), m.width) + "\n" +
-				fitStyled(strings.Repeat(" ", headW)+st.level[s.level].Render(lines[len(lines)-1]), m.width)
+			lines := cutLines(kit.Wrap(s.text, room), 2, room)
+			return kit.FitStyled(head+st.Name(lines[0], st.Level[s.level]), m.width) + "\n" +
+				kit.FitStyled(strings.Repeat(" ", headW)+st.Level[s.level].Render(lines[len(lines)-1]), m.width)
 		}
 	}
 	helpLine := m.help.ShortHelpView(m.shortHelp())
 	if m.lay.footerH == 1 {
 		if statusLine != "" {
-			return fitStyled(statusLine, m.width)
+			return kit.FitStyled(statusLine, m.width)
 		}
-		return fitStyled(helpLine, m.width)
+		return kit.FitStyled(helpLine, m.width)
 	}
-	return fitStyled(statusLine, m.width) + "\n" + fitStyled(helpLine, m.width)
+	return kit.FitStyled(statusLine, m.width) + "\n" + kit.FitStyled(helpLine, m.width)
 }
 
 // shortHelp lists the bindings that work right now, for the footer: the modal's, or the focused panel's and

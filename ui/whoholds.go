@@ -9,6 +9,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/whoholds"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // WhoHolds samples a lock's master to name the connection that holds it (whoholds.Masters does, over the
@@ -67,11 +68,11 @@ func (w *whoState) press(sh *shared, row *lockRow) tea.Cmd {
 		return nil
 	}
 	if ws.confirm && !w.asking {
-		w.asking, w.target = true, sanitize(target.Master, nameCap)
+		w.asking, w.target = true, kit.Sanitize(target.Master, kit.NameCap)
 		return nil
 	}
 	ws.seq++
-	w.req, w.asking, w.running, w.target = ws.seq, false, true, sanitize(target.Master, nameCap)
+	w.req, w.asking, w.running, w.target = ws.seq, false, true, kit.Sanitize(target.Master, kit.NameCap)
 	req, sampler, resource := w.req, ws.sampler, row.lv.Resource
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), whoTimeout)
@@ -90,11 +91,11 @@ func (w *whoState) result(sh *shared, resource string, msg whoResultMsg) {
 	w.running = false
 	if msg.err != nil {
 		w.lines, w.failed = []string{msg.err.Error()}, true
-		sh.logf(monitor.SeverityWarning, resource, "who holds %s: no sample: %s", sanitize(resource, nameCap), sanitize(msg.err.Error(), textCap))
+		sh.logf(monitor.SeverityWarning, resource, "who holds %s: no sample: %s", kit.Sanitize(resource, kit.NameCap), kit.Sanitize(msg.err.Error(), kit.TextCap))
 		return
 	}
 	w.lines, w.failed = msg.report.Summary("press "+sh.keys.WhoHolds.Help().Key+" again to sample once more"), false
-	sh.logf(monitor.SeverityInfo, resource, "who holds %s: %s", sanitize(resource, nameCap), w.lines[0])
+	sh.logf(monitor.SeverityInfo, resource, "who holds %s: %s", kit.Sanitize(resource, kit.NameCap), w.lines[0])
 }
 
 // sectionLines is the view's "Who holds it" section: what the lock's values say of the holder, then the
@@ -109,22 +110,24 @@ func (w *whoState) sectionLines(sh *shared, row *lockRow, width int) []string {
 	if len(hints) == 0 && !canSample && w.lines == nil {
 		return nil
 	}
-	out := []string{"", st.table.head.Render("Who holds it")}
-	add := func(label, text string, style paint) { out = append(out, labelled(st, label, text, width, style)...) }
+	out := []string{"", st.Table.Head.Render("Who holds it")}
+	add := func(label, text string, style kit.Paint) {
+		out = append(out, labelled(st, label, text, width, style)...)
+	}
 	for _, h := range hints {
-		add("hint", h, st.text.normal)
+		add("hint", h, st.Text.Normal)
 	}
 	k := sh.keys.WhoHolds.Help().Key
 	switch {
 	case w.running:
-		add("sampling", "MONITOR on "+w.target+" for "+dur(whoholds.DefaultFor)+"…", st.text.muted)
+		add("sampling", "MONITOR on "+w.target+" for "+kit.Dur(whoholds.DefaultFor)+"…", st.Text.Muted)
 	case w.asking:
 		add("confirm", "press "+k+" again to sample: MONITOR makes "+w.target+" copy every command it runs for "+
-			dur(whoholds.DefaultFor)+" (a read-only or production dashboard asks first)", st.level[monitor.SeverityWarning])
+			kit.Dur(whoholds.DefaultFor)+" (a read-only or production dashboard asks first)", st.Level[monitor.SeverityWarning])
 	case w.lines != nil:
-		style := st.text.normal
+		style := st.Text.Normal
 		if w.failed {
-			style = st.level[monitor.SeverityWarning]
+			style = st.Level[monitor.SeverityWarning]
 		}
 		for i, l := range w.lines {
 			label := ""
@@ -135,7 +138,7 @@ func (w *whoState) sectionLines(sh *shared, row *lockRow, width int) []string {
 		}
 	case canSample:
 		add("sample", "press "+k+" to name the holder's connection: MONITOR on one master for "+
-			dur(whoholds.DefaultFor)+", mapped to CLIENT LIST", st.text.muted)
+			kit.Dur(whoholds.DefaultFor)+", mapped to CLIENT LIST", st.Text.Muted)
 	}
 	return out
 }

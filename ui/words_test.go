@@ -7,6 +7,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // TestADecidedRoundNeverCallsAMasterPending: a round is decided at quorum, and a master that had not answered
@@ -25,10 +26,10 @@ func TestADecidedRoundNeverCallsAMasterPending(t *testing.T) {
 // the screen is the token (issue 34: the log broke "LUktt-A2Woka2g08mJE-ahjT3ew" at its hyphens).
 func TestTheEventLogKeepsHyphenatedTokensWhole(t *testing.T) {
 	const token = "LUktt-A2Woka2g08mJE-ahjT3ew"
-	st := newStyles(defaultTheme())
+	st := kit.NewStyles(kit.DefaultTheme())
 	e := logEntry{at: t0, text: `lock-appeared reports:daily: appeared, held by "` + token + `"`}
 	for w := 40; w <= 80; w++ {
-		lines := st.logLines(e, w)
+		lines := logLines(st, e, w)
 		found := false
 		for _, l := range lines {
 			found = found || strings.Contains(l, token)
@@ -38,7 +39,7 @@ func TestTheEventLogKeepsHyphenatedTokensWhole(t *testing.T) {
 		}
 	}
 	// A word longer than a line is still cut into lines, none wider than the line.
-	for _, l := range wrap(strings.Repeat("x", 25)+" y", 10) {
+	for _, l := range kit.Wrap(strings.Repeat("x", 25)+" y", 10) {
 		if len(l) > 10 {
 			t.Errorf("wrap left a line of %d cells at 10: %q", len(l), l)
 		}
@@ -51,7 +52,7 @@ func TestTheProgramsOwnStoryIsNeverMarked(t *testing.T) {
 	for _, sc := range demo.Scenarios() {
 		s := sanitizeStep(&demo.StepState{Scenario: sc.Name, Title: sc.Title, Story: sc.Description, Why: sc.Description,
 			Text: sc.Name + " 1: begins: " + sc.Title})
-		if s.Story != sc.Description || strings.HasPrefix(s.Why, mark) || strings.HasPrefix(s.Title, mark) {
+		if s.Story != sc.Description || strings.HasPrefix(s.Why, kit.Mark) || strings.HasPrefix(s.Title, kit.Mark) {
 			t.Errorf("%s: the story became %q", sc.Name, s.Story)
 		}
 	}
@@ -61,7 +62,7 @@ func TestTheProgramsOwnStoryIsNeverMarked(t *testing.T) {
 // 30 seconds), the box says for how long it has run, not only "performing it…".
 func TestALongStepSaysItGoesOn(t *testing.T) {
 	now := t0
-	sh := &shared{st: newStyles(defaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }}
+	sh := &shared{st: kit.NewStyles(kit.DefaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }}
 	v := &demoView{keyTable: keyTable{sh: sh}, w: 120, storyH: 4,
 		step: &demo.StepState{Scenario: "crash-delayed-restart", Step: 4, Steps: 8, Title: "Crash, delayed restart",
 			Text: "crash-delayed-restart 4: master 3 stays down for 30.5s, longer than the longest TTL (30s)"},
@@ -76,7 +77,7 @@ func TestALongStepSaysItGoesOn(t *testing.T) {
 // A's validity runs out) counts down to it, and says how it goes on once the end has passed.
 func TestALongStepCountsDown(t *testing.T) {
 	now := t0
-	sh := &shared{st: newStyles(defaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }}
+	sh := &shared{st: kit.NewStyles(kit.DefaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }}
 	v := &demoView{keyTable: keyTable{sh: sh}, w: 120, storyH: 4,
 		step: &demo.StepState{Scenario: "crash-delayed-restart", Step: 6, Steps: 9, Title: "Crash, delayed restart",
 			Text:  "crash-delayed-restart 6: master 3 stays down for 30.5s, longer than the longest TTL (30s): A's validity runs out meanwhile",

@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"strings"
@@ -14,31 +14,31 @@ func TestSanitizeEscapesWhatATerminalWouldObey(t *testing.T) {
 	}{
 		{"plain ASCII is unchanged", "orders:42", "orders:42"},
 		{"printable Unicode is unchanged", "заказ:7 — ok", "заказ:7 — ok"},
-		{"ESC sequence", "evil\x1b[31mred", mark + `evil\x1b[31mred`},
-		{"newline and carriage return", "a\nb\rc\td", mark + `a\nb\rc\td`},
-		{"DEL", "a\x7fb", mark + `a\x7fb`},
-		{"C1 control as UTF-8", "a\u009bb", mark + `a\u009bb`},
-		{"invalid UTF-8 bytes", "a\xff\xfeb", mark + `a\xff\xfeb`},
-		{"a lone C1 byte is invalid UTF-8", "a\x9bb", mark + `a\x9bb`},
-		{"bidi override", "abc\u202edcba", mark + `abc\u202edcba`},
-		{"bidi isolate", "x\u2067y\u2069", mark + `x\u2067y\u2069`},
-		{"zero-width space", "lock\u200b", mark + `lock\u200b`},
-		{"zero-width joiner", "a\u200db", mark + `a\u200db`},
-		{"byte order mark", "\ufefflock", mark + `\ufefflock`},
-		{"soft hyphen", "lo\u00adck", mark + `lo\u00adck`},
-		{"Hangul filler is invisible", "a\u3164b", mark + `a\u3164b`},
-		{"variation selector", "a\ufe0fb", mark + `a\ufe0fb`},
-		{"no-break space looks like a space", "a\u00a0b", mark + `a\u00a0b`},
-		{"line separator", "a\u2028b", mark + `a\u2028b`},
-		{"tag character", "a\U000e0041b", mark + `a\U000e0041b`},
-		{"leading combining mark", "\u0301a", mark + `\u0301a`},
+		{"ESC sequence", "evil\x1b[31mred", Mark + `evil\x1b[31mred`},
+		{"newline and carriage return", "a\nb\rc\td", Mark + `a\nb\rc\td`},
+		{"DEL", "a\x7fb", Mark + `a\x7fb`},
+		{"C1 control as UTF-8", "a\u009bb", Mark + `a\u009bb`},
+		{"invalid UTF-8 bytes", "a\xff\xfeb", Mark + `a\xff\xfeb`},
+		{"a lone C1 byte is invalid UTF-8", "a\x9bb", Mark + `a\x9bb`},
+		{"bidi override", "abc\u202edcba", Mark + `abc\u202edcba`},
+		{"bidi isolate", "x\u2067y\u2069", Mark + `x\u2067y\u2069`},
+		{"zero-width space", "lock\u200b", Mark + `lock\u200b`},
+		{"zero-width joiner", "a\u200db", Mark + `a\u200db`},
+		{"byte order mark", "\ufefflock", Mark + `\ufefflock`},
+		{"soft hyphen", "lo\u00adck", Mark + `lo\u00adck`},
+		{"Hangul filler is invisible", "a\u3164b", Mark + `a\u3164b`},
+		{"variation selector", "a\ufe0fb", Mark + `a\ufe0fb`},
+		{"no-break space looks like a space", "a\u00a0b", Mark + `a\u00a0b`},
+		{"line separator", "a\u2028b", Mark + `a\u2028b`},
+		{"tag character", "a\U000e0041b", Mark + `a\U000e0041b`},
+		{"leading combining mark", "\u0301a", Mark + `\u0301a`},
 		{"combining mark after a letter is kept", "e\u0301", "e\u0301"},
-		{"backslash cannot forge an escape", `lock\u200b`, mark + `lock\\u200b`},
-		{"the mark glyph cannot forge a mark", mark + "lock", mark + `\u203dlock`},
+		{"backslash cannot forge an escape", `lock\u200b`, Mark + `lock\\u200b`},
+		{"the mark glyph cannot forge a mark", Mark + "lock", Mark + `\u203dlock`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := sanitize(tc.raw, 100); got != tc.want {
+			if got := Sanitize(tc.raw, 100); got != tc.want {
 				t.Errorf("sanitize(%q) = %q, want %q", tc.raw, got, tc.want)
 			}
 		})
@@ -53,14 +53,14 @@ func TestSanitizeCapsWidthAndMarksCuts(t *testing.T) {
 		want  string
 	}{
 		{"fits exactly with room for the mark", strings.Repeat("a", 9), 10, strings.Repeat("a", 9)},
-		{"one cell too many is cut and marked", strings.Repeat("a", 10), 10, mark + strings.Repeat("a", 8) + "…"},
-		{"escapes count towards the cap", strings.Repeat("\x1b", 5), 10, mark + `\x1b\x1b…`},
-		{"wide characters count twice", strings.Repeat("漢", 6), 10, mark + "漢漢漢漢…"},
-		{"an escape is never cut in half", "ab\x1bcdef", 6, mark + "ab…"},
+		{"one cell too many is cut and marked", strings.Repeat("a", 10), 10, Mark + strings.Repeat("a", 8) + "…"},
+		{"escapes count towards the cap", strings.Repeat("\x1b", 5), 10, Mark + `\x1b\x1b…`},
+		{"wide characters count twice", strings.Repeat("漢", 6), 10, Mark + "漢漢漢漢…"},
+		{"an escape is never cut in half", "ab\x1bcdef", 6, Mark + "ab…"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := sanitize(tc.raw, tc.limit)
+			got := Sanitize(tc.raw, tc.limit)
 			if got != tc.want {
 				t.Errorf("sanitize(%q, %d) = %q, want %q", tc.raw, tc.limit, got, tc.want)
 			}
@@ -72,11 +72,11 @@ func TestSanitizeCapsWidthAndMarksCuts(t *testing.T) {
 }
 
 func TestSanitizeLookAlikesStayDistinct(t *testing.T) {
-	names := []string{"lock", "lock\u200b", `lock\u200b`, "lock\u202e", mark + "lock", "lock\x00", "lock\\x00",
+	names := []string{"lock", "lock\u200b", `lock\u200b`, "lock\u202e", Mark + "lock", "lock\x00", "lock\\x00",
 		"lock\xff", `lock\xff`, "lock\u00a0", "lock "}
 	seen := map[string]string{}
 	for _, raw := range names {
-		got := sanitize(raw, nameCap)
+		got := Sanitize(raw, NameCap)
 		if prev, dup := seen[got]; dup {
 			t.Errorf("%q and %q both show as %q", prev, raw, got)
 		}
@@ -94,7 +94,7 @@ func TestSanitizeOutputIsAlwaysSafe(t *testing.T) {
 		inputs = append(inputs, "a"+string(r))
 	}
 	for _, in := range inputs {
-		got := sanitize(in, 40)
+		got := Sanitize(in, 40)
 		if !utf8.ValidString(got) {
 			t.Fatalf("sanitize(%q) = %q is not valid UTF-8", in, got)
 		}
@@ -114,6 +114,6 @@ func TestSanitizeOutputIsAlwaysSafe(t *testing.T) {
 
 func BenchmarkSanitizePlain(b *testing.B) {
 	for b.Loop() {
-		sanitize("billing:invoice:000042", nameCap)
+		Sanitize("billing:invoice:000042", NameCap)
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"strings"
@@ -8,9 +8,9 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
-// fit cuts plain (unstyled, already sanitized) text to w cells, ending a cut with "…", and pads it with spaces
+// Fit cuts plain (unstyled, already sanitized) text to w cells, ending a cut with "…", and pads it with spaces
 // to exactly w cells.
-func fit(s string, w int) string {
+func Fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -26,15 +26,15 @@ func fit(s string, w int) string {
 			return s[:w-1] + "…"
 		}
 	}
-	return fitStyled(s, w)
+	return FitStyled(s, w)
 }
 
-// fitAddr fits a master's address (plain, sanitized) into w cells, giving up first what says least: the
+// FitAddr fits a master's address (plain, sanitized) into w cells, giving up first what says least: the
 // scheme ("redis://" goes, "rediss://" becomes "tls:"), then the middle of the host, never the port; fit's
 // padding and "…" otherwise.
-func fitAddr(addr string, w int) string {
+func FitAddr(addr string, w int) string {
 	if ansi.StringWidth(addr) <= w {
-		return fit(addr, w)
+		return Fit(addr, w)
 	}
 	rest := addr
 	tls := ""
@@ -48,7 +48,7 @@ func fitAddr(addr string, w int) string {
 		}
 	}
 	if short := tls + rest; ansi.StringWidth(short) <= w {
-		return fit(short, w)
+		return Fit(short, w)
 	}
 	host, port := rest, ""
 	if i := strings.LastIndexByte(rest, ':'); i > 0 && !strings.Contains(rest[i:], "]") {
@@ -56,14 +56,14 @@ func fitAddr(addr string, w int) string {
 	}
 	room := w - len(tls) - ansi.StringWidth(port) - 1 // the "…" in the host's middle
 	if room < 2 || !ascii(host) {
-		return fit(tls+rest, w)
+		return Fit(tls+rest, w)
 	}
 	head := (room + 1) / 2
-	return fit(tls+host[:head]+"…"+host[len(host)-(room-head):]+port, w)
+	return Fit(tls+host[:head]+"…"+host[len(host)-(room-head):]+port, w)
 }
 
-// fitLeft is fit with the text aligned right.
-func fitLeft(s string, w int) string {
+// FitLeft is fit with the text aligned right.
+func FitLeft(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
@@ -72,13 +72,13 @@ func fitLeft(s string, w int) string {
 		sw = ansi.StringWidth(s)
 	}
 	if sw >= w {
-		return fit(s, w)
+		return Fit(s, w)
 	}
 	return strings.Repeat(" ", w-sw) + s
 }
 
-// fitStyled cuts or pads a line that may hold escape sequences to exactly w cells.
-func fitStyled(s string, w int) string {
+// FitStyled cuts or pads a line that may hold escape sequences to exactly w cells.
+func FitStyled(s string, w int) string {
 	sw := ansi.StringWidth(s)
 	if sw > w {
 		s = ansi.Truncate(s, w, "…")
@@ -100,15 +100,15 @@ func ascii(s string) bool {
 	return true
 }
 
-// dur formats a duration compactly for a table cell: 850ms, 8.2s, 42s, 12m05s, 3h04m; as the monitor writes
+// Dur formats a duration compactly for a table cell: 850ms, 8.2s, 42s, 12m05s, 3h04m; as the monitor writes
 // durations in its warnings.
-func dur(d time.Duration) string { return vocab.ShortDuration(d) }
+func Dur(d time.Duration) string { return vocab.ShortDuration(d) }
 
-// latency formats a round-trip time as the monitor's outputs do: 0.42ms, 12ms, 1.2s.
-func latency(d time.Duration) string { return vocab.Latency(d) }
+// Latency formats a round-trip time as the monitor's outputs do: 0.42ms, 12ms, 1.2s.
+func Latency(d time.Duration) string { return vocab.Latency(d) }
 
-// barCells splits a bar of w cells for the fraction f (clamped to 0..1) into filled and empty cells.
-func barCells(f float64, w int) (filled, empty int) {
+// BarCells splits a bar of w cells for the fraction f (clamped to 0..1) into filled and empty cells.
+func BarCells(f float64, w int) (filled, empty int) {
 	if w <= 0 {
 		return 0, 0
 	}
@@ -120,9 +120,9 @@ func barCells(f float64, w int) (filled, empty int) {
 	return filled, w - filled
 }
 
-// window returns the first row to show so that cursor stays within a window of height rows over total rows,
+// Window returns the first row to show so that cursor stays within a window of height rows over total rows,
 // moving offset as little as possible.
-func window(cursor, offset, height, total int) int {
+func Window(cursor, offset, height, total int) int {
 	if height <= 0 || total <= height {
 		return 0
 	}
@@ -136,20 +136,20 @@ func window(cursor, offset, height, total int) int {
 	return min(max(offset, 0), total-height)
 }
 
-// plural writes n and the noun, adding s when n is not 1, as the monitor's warnings do.
-func plural(n int, noun string) string { return vocab.Count(n, noun) }
+// Plural writes n and the noun, adding s when n is not 1, as the monitor's warnings do.
+func Plural(n int, noun string) string { return vocab.Count(n, noun) }
 
-// thousands writes n with separators every three digits: 100,000.
-func thousands(n int) string { return vocab.Thousands(n) }
+// Thousands writes n with separators every three digits: 100,000.
+func Thousands(n int) string { return vocab.Thousands(n) }
 
-// wrap wraps text (plain or styled) to lines of at most w cells, breaking at spaces only: a token with hyphens
+// Wrap wraps text (plain or styled) to lines of at most w cells, breaking at spaces only: a token with hyphens
 // (a lock token, a key name, an address) stays whole on its line, so that a copy of it from the screen is the
 // token, and a word longer than a line starts one of its own and is cut into lines there. Newlines are kept.
-func wrap(text string, w int) []string { return wrapWidths(text, w, w) }
+func Wrap(text string, w int) []string { return WrapWidths(text, w, w) }
 
-// wrapWidths is wrap with a first line of first cells and the others of rest cells: for a text that
+// WrapWidths is wrap with a first line of first cells and the others of rest cells: for a text that
 // continues a row, under it.
-func wrapWidths(text string, first, rest int) []string {
+func WrapWidths(text string, first, rest int) []string {
 	first, rest = max(first, 1), max(rest, 1)
 	var out []string
 	for _, para := range strings.Split(text, "\n") {

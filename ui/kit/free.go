@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"time"
@@ -6,22 +6,22 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 )
 
-// lastHolder says who held a free lock last (no key: listed while its holders are in the window), and how
+// LastHolder says who held a free lock last (no key: listed while its holders are in the window), and how
 // and when that tenure ended: "tok… · released at 15:04:05"; "-" when its hold log has no holder.
-func lastHolder(lv *monitor.LockView) string {
+func LastHolder(lv *monitor.LockView) string {
 	ivs := lv.History.Intervals(time.Unix(0, 0))
 	if len(ivs) == 0 {
 		return "-"
 	}
 	iv := ivs[len(ivs)-1]
 	if iv.Ended == monitor.EndOpen {
-		return sanitize(iv.Token, nameCap)
+		return Sanitize(iv.Token, NameCap)
 	}
-	return sanitize(iv.Token, nameCap) + " · " + iv.Ended.String() + " at " + iv.End.Format("15:04:05")
+	return Sanitize(iv.Token, NameCap) + " · " + iv.Ended.String() + " at " + iv.End.Format("15:04:05")
 }
 
-// valueTimeHolder is the holder of a lock whose value is a time rather than a token (LockView.ValueTime), at
+// ValueTimeHolder is the holder of a lock whose value is a time rather than a token (LockView.ValueTime), at
 // now: unknown, and what that time is: "unknown · its value: expires at 15:04:05, in 12s".
-func valueTimeHolder(lv *monitor.LockView, now time.Time) string {
+func ValueTimeHolder(lv *monitor.LockView, now time.Time) string {
 	return "unknown · its value: " + monitor.ValueTimeText(lv.ValueTime.In(now.Location()), now)
 }

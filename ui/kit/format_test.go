@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"testing"
@@ -22,7 +22,7 @@ func TestFitCutsAndPadsToExactWidth(t *testing.T) {
 		{"‽a\\x1b", 4, "‽a\\…"},
 	}
 	for _, tc := range tests {
-		got := fit(tc.in, tc.w)
+		got := Fit(tc.in, tc.w)
 		if got != tc.want {
 			t.Errorf("fit(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
 		}
@@ -30,7 +30,7 @@ func TestFitCutsAndPadsToExactWidth(t *testing.T) {
 			t.Errorf("fit(%q, %d) is %d cells wide", tc.in, tc.w, ansi.StringWidth(got))
 		}
 	}
-	if got := fitLeft("7", 3); got != "  7" {
+	if got := FitLeft("7", 3); got != "  7" {
 		t.Errorf("fitLeft(7, 3) = %q, want right-aligned", got)
 	}
 }
@@ -49,14 +49,14 @@ func TestDurationFormats(t *testing.T) {
 		{-2 * time.Second, "-2.0s"},
 	}
 	for _, tc := range tests {
-		if got := dur(tc.d); got != tc.want {
+		if got := Dur(tc.d); got != tc.want {
 			t.Errorf("dur(%v) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
-	if got := latency(420 * time.Microsecond); got != "0.42ms" {
+	if got := Latency(420 * time.Microsecond); got != "0.42ms" {
 		t.Errorf("latency(420µs) = %q, want 0.42ms", got)
 	}
-	if got := thousands(100000); got != "100,000" {
+	if got := Thousands(100000); got != "100,000" {
 		t.Errorf("thousands(100000) = %q", got)
 	}
 }
@@ -75,7 +75,7 @@ func TestWindowKeepsTheCursorVisible(t *testing.T) {
 		{"no room", 5, 0, 0, 100, 0},
 	}
 	for _, tc := range tests {
-		if got := window(tc.cursor, tc.offset, tc.height, tc.total); got != tc.wants {
+		if got := Window(tc.cursor, tc.offset, tc.height, tc.total); got != tc.wants {
 			t.Errorf("%s: window(%d, %d, %d, %d) = %d, want %d", tc.name, tc.cursor, tc.offset, tc.height, tc.total,
 				got, tc.wants)
 		}
@@ -89,7 +89,7 @@ func TestBarCells(t *testing.T) {
 		filled, empty int
 	}{{0, 10, 0, 10}, {1, 10, 10, 0}, {0.5, 10, 5, 5}, {0.01, 10, 1, 9}, {2, 10, 10, 0}, {-1, 10, 0, 10}, {0.5, 0, 0, 0}}
 	for _, tc := range tests {
-		if f, e := barCells(tc.f, tc.w); f != tc.filled || e != tc.empty {
+		if f, e := BarCells(tc.f, tc.w); f != tc.filled || e != tc.empty {
 			t.Errorf("barCells(%v, %d) = %d, %d; want %d, %d", tc.f, tc.w, f, e, tc.filled, tc.empty)
 		}
 	}
@@ -112,7 +112,7 @@ func TestFitAddrKeepsThePort(t *testing.T) {
 		{"[2001:db8::1]:6379", 12, "[20…:1]:6379"},
 	}
 	for _, tt := range tests {
-		got := fitAddr(tt.in, tt.w)
+		got := FitAddr(tt.in, tt.w)
 		if got != tt.want {
 			t.Errorf("fitAddr(%q, %d) = %q, want %q", tt.in, tt.w, got, tt.want)
 		}

@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"strings"
@@ -8,28 +8,28 @@ import (
 	"github.com/muesli/termenv"
 )
 
-// field is a one-line text input for forms, confirmations and the filter. It accepts printable characters
+// Field is a one-line text input for forms, confirmations and the filter. It accepts printable characters
 // only, so what it holds is safe to show; pasted control characters and invisible ones are dropped.
 //
 // It is written here rather than taken from bubbles' textinput, whose sanitizer drops control characters
 // (category Cc) but keeps format characters (Cf): a pasted U+202E would reorder what the force-delete
 // confirmation shows, and a zero-width space would hide in it (read in bubbles v1.0.0 runeutil.Sanitize;
 // TestFieldDropsWhatTextinputKeeps checks ours). textinput would also bring a clipboard package in.
-type field struct {
+type Field struct {
 	value []rune
 	pos   int // cursor, in runes
 	limit int // most runes held
 }
 
-// newField returns a field holding up to limit runes, initially value.
-func newField(value string, limit int) field {
-	f := field{limit: limit}
+// NewField returns a field holding up to limit runes, initially value.
+func NewField(value string, limit int) Field {
+	f := Field{limit: limit}
 	f.set(value)
 	return f
 }
 
 // set replaces the value, leaving the cursor at its end.
-func (f *field) set(s string) {
+func (f *Field) set(s string) {
 	f.value = f.value[:0]
 	for _, r := range s {
 		if len(f.value) < f.limit && typeable(r) {
@@ -40,11 +40,11 @@ func (f *field) set(s string) {
 }
 
 // String returns the value.
-func (f *field) String() string { return string(f.value) }
+func (f *Field) String() string { return string(f.value) }
 
 // Update applies an editing key (characters, backspace, delete, arrows, home, end, ctrl+u, ctrl+w) and reports
 // whether the key was one.
-func (f *field) Update(msg tea.KeyMsg) bool {
+func (f *Field) Update(msg tea.KeyMsg) bool {
 	switch msg.Type {
 	case tea.KeyRunes, tea.KeySpace:
 		for _, r := range msg.Runes {
@@ -92,7 +92,7 @@ func (f *field) Update(msg tea.KeyMsg) bool {
 
 // View renders the field w cells wide, scrolled so the cursor shows; a focused field shows its cursor as a
 // reversed cell, or an underscore where styles are off.
-func (f *field) View(w int, focused bool, st lipgloss.Style, cursor lipgloss.Style) string {
+func (f *Field) View(w int, focused bool, st lipgloss.Style, cursor lipgloss.Style) string {
 	if w <= 0 {
 		return ""
 	}
@@ -100,7 +100,7 @@ func (f *field) View(w int, focused bool, st lipgloss.Style, cursor lipgloss.Sty
 	end := min(len(f.value), start+w)
 	before := string(f.value[start:min(f.pos, end)])
 	if !focused {
-		return st.Render(fit(string(f.value[start:end]), w))
+		return st.Render(Fit(string(f.value[start:end]), w))
 	}
 	at := " "
 	after := ""
@@ -114,7 +114,7 @@ func (f *field) View(w int, focused bool, st lipgloss.Style, cursor lipgloss.Sty
 		at = "_"
 	}
 	rest := max(w-len([]rune(before))-1, 0)
-	return st.Render(before) + cursor.Render(at) + st.Render(fit(after, rest))
+	return st.Render(before) + cursor.Render(at) + st.Render(Fit(after, rest))
 }
 
 // typeable reports whether r may be typed into a field: visible characters, backslash and the mark included
@@ -123,5 +123,5 @@ func typeable(r rune) bool {
 	return r == '\\' || r == markRune || !needsEscape(r, false)
 }
 
-// empty reports whether the field holds nothing but spaces.
-func (f *field) empty() bool { return strings.TrimSpace(string(f.value)) == "" }
+// Empty reports whether the field holds nothing but spaces.
+func (f *Field) Empty() bool { return strings.TrimSpace(string(f.value)) == "" }

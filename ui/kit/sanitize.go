@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"unicode/utf8"
@@ -12,17 +12,17 @@ import (
 // and backslashes wherever they occur in untrusted text, so a text starting with mark is always one that was
 // changed, and an unmarked text never contains a backslash: two look-alike names cannot be confused.
 const (
-	mark     = "‽"
+	Mark     = "‽"
 	markRune = '‽'
 )
 
 // Width caps, in terminal cells, for the kinds of untrusted text the dashboard shows.
 const (
-	nameCap = 160 // resource names, tokens, addresses, roles
-	textCap = 320 // error texts, event and warning texts
+	NameCap = 160 // resource names, tokens, addresses, roles
+	TextCap = 320 // error texts, event and warning texts
 )
 
-// sanitize is the one function that makes untrusted text (key names, tokens, addresses, error texts from masters
+// Sanitize is the one function that makes untrusted text (key names, tokens, addresses, error texts from masters
 // or from results) safe to put on a terminal. It is called where a snapshot or a result enters the UI model, and
 // nowhere else; the raw bytes are kept beside its output for commands.
 //
@@ -31,7 +31,7 @@ const (
 // start is escaped so it cannot fuse with what precedes it on screen; backslashes and the mark glyph are escaped
 // so that no escape can be forged. The result is at most limit cells wide (mark included), cut with "…". When anything was escaped
 // or cut, the result starts with mark. Printable text that fits is returned unchanged.
-func sanitize(raw string, limit int) string {
+func Sanitize(raw string, limit int) string {
 	budget := max(limit, 2) - 1 // one cell is kept for the mark
 	if plainASCII(raw, budget) {
 		return raw
@@ -69,7 +69,7 @@ func sanitize(raw string, limit int) string {
 	if !changed {
 		return raw
 	}
-	return mark + string(buf)
+	return Mark + string(buf)
 }
 
 // plainASCII reports whether s is printable ASCII without backslashes and at most budget cells wide: the common

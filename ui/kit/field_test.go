@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestFieldDropsWhatTextinputKeeps(t *testing.T) {
-	f := newField("", 64)
+	f := NewField("", 64)
 	// Format characters (bidi override, zero-width space, bidi isolate) and control characters, typed or pasted.
 	f.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("ab\u202ecd\u200be\u2066f\x1b[31m\x07g"), Paste: true})
 	if got, want := f.String(), "abcdef[31mg"; got != want {

@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"time"
@@ -14,8 +14,8 @@ import (
 // routineWindow is how far back the demo line counts the workload's routine failures.
 const routineWindow = time.Minute
 
-// routineCounter keeps the times of the workload's recent routine failures, by kind, oldest first.
-type routineCounter struct {
+// RoutineCounter keeps the times of the workload's recent routine failures, by kind, oldest first.
+type RoutineCounter struct {
 	gaveUp, crashed []time.Time
 }
 
@@ -25,8 +25,8 @@ func routine(e demo.Event) bool {
 	return e.Resource != demo.ScenarioResource && (e.Kind == demo.EventAcquireFailed || e.Kind == demo.EventCrashed)
 }
 
-// take counts e if it is routine, and reports whether it did.
-func (r *routineCounter) take(e demo.Event) bool {
+// Take counts e if it is routine, and reports whether it did.
+func (r *RoutineCounter) Take(e demo.Event) bool {
 	if !routine(e) {
 		return false
 	}
@@ -38,8 +38,8 @@ func (r *routineCounter) take(e demo.Event) bool {
 	return true
 }
 
-// prune forgets the failures older than routineWindow at now.
-func (r *routineCounter) prune(now time.Time) {
+// Prune forgets the failures older than routineWindow at now.
+func (r *RoutineCounter) Prune(now time.Time) {
 	r.gaveUp, r.crashed = since(r.gaveUp, now.Add(-routineWindow)), since(r.crashed, now.Add(-routineWindow))
 }
 
@@ -52,16 +52,16 @@ func since(ts []time.Time, from time.Time) []time.Time {
 	return ts[i:]
 }
 
-// text is the demo line's count of the last minute's routine failures, "" when there were none.
-func (r *routineCounter) text() string {
+// Text is the demo line's count of the last minute's routine failures, "" when there were none.
+func (r *RoutineCounter) Text() string {
 	switch g, c := len(r.gaveUp), len(r.crashed); {
 	case g == 0 && c == 0:
 		return ""
 	case c == 0:
-		return "last minute: " + plural(g, "client") + " gave up after retries"
+		return "last minute: " + Plural(g, "client") + " gave up after retries"
 	case g == 0:
-		return "last minute: " + plural(c, "client") + " crashed"
+		return "last minute: " + Plural(c, "client") + " crashed"
 	default:
-		return "last minute: " + plural(g, "client") + " gave up after retries, " + thousands(c) + " crashed"
+		return "last minute: " + Plural(g, "client") + " gave up after retries, " + Thousands(c) + " crashed"
 	}
 }
