@@ -8,8 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // Time bounds of the dashboard's commands.
@@ -34,8 +34,8 @@ type monitorStartedMsg struct{ ch <-chan monitor.Snapshot }
 // one re-arms the command.
 type monitorSnapshotMsg struct {
 	ch      <-chan monitor.Snapshot
-	data    *dashboard
-	entries []logEntry
+	data    *kit.Dashboard
+	entries []kit.LogEntry
 }
 
 // monitorClosedMsg tells that the monitor loop ended.
@@ -62,7 +62,7 @@ type acquireResultMsg struct {
 type acquireProgressMsg struct {
 	req     uint64
 	attempt int
-	round   roundView
+	round   kit.RoundView
 	next    chan acquireProgressMsg
 }
 
@@ -141,13 +141,13 @@ func startMonitor(ctx context.Context, mon *monitor.Monitor) tea.Cmd {
 // waitSnapshot reads the next snapshot from the monitor loop and takes it in (sanitizing, counting) in the
 // command's goroutine, off the event loop: with 100,000 locks that is tens of milliseconds the keyboard does not
 // wait for. prev is the current dashboard, which is immutable. The dashboard re-arms the command after each one.
-func waitSnapshot(ch <-chan monitor.Snapshot, prev *dashboard) tea.Cmd {
+func waitSnapshot(ch <-chan monitor.Snapshot, prev *kit.Dashboard) tea.Cmd {
 	return func() tea.Msg {
 		s, ok := <-ch
 		if !ok {
 			return monitorClosedMsg{}
 		}
-		d, entries := ingest(s, prev)
+		d, entries := kit.Ingest(s, prev)
 		return monitorSnapshotMsg{ch: ch, data: d, entries: entries}
 	}
 }
@@ -176,7 +176,7 @@ func acquireCmd(ctx context.Context, req uint64, resource string, ttl time.Durat
 	return func(c *redlock.Client) tea.Msg {
 		defer close(progress)
 		l, err := c.AcquireWithProgress(ctx, resource, ttl, func(attempt int, r redlock.Round) {
-			msg := acquireProgressMsg{req: req, attempt: attempt, round: viewRound(r), next: progress}
+			msg := acquireProgressMsg{req: req, attempt: attempt, round: kit.ViewRound(r), next: progress}
 			select {
 			case progress <- msg:
 			default: // the dashboard has not taken the previous round yet: replace it
@@ -233,11 +233,11 @@ func startKeeperCmd(l *redlock.Lock) func(*redlock.Client) tea.Msg {
 // holder of a sorted-set lock: its members are removed where they are all still in the set, and only they. The
 // other keys of a lock over several keys (d.others) are then deleted where each holds the lead token, and nowhere
 // else: a key that changed holder is left alone.
-func deleteCmd(ctx context.Context, d deleteMsg) func(*redlock.Client) tea.Msg {
-	resource, hash, set := d.resource, d.hash, d.set
+func deleteCmd(ctx context.Context, d kit.DeleteMsg) func(*redlock.Client) tea.Msg {
+	resource, hash, set := d.Resource, d.Hash, d.Set
 	return func(c *redlock.Client) tea.Msg {
-		msg := deleteResultMsg{req: d.req, resource: resource, tokens: d.tokens, holder: len(set) > 0, others: d.others, lead: d.lead}
-		for _, t := range d.tokens {
+		msg := deleteResultMsg{req: d.Req, resource: resource, tokens: d.Tokens, holder: len(set) > 0, others: d.Others, lead: d.Lead}
+		for _, t := range d.Tokens {
 			tctx, cancel := context.WithTimeout(ctx, actionTimeout)
 			var r redlock.Round
 			var err error
@@ -252,9 +252,9 @@ func deleteCmd(ctx context.Context, d deleteMsg) func(*redlock.Client) tea.Msg {
 			msg.rounds = append(msg.rounds, r)
 			msg.errs = append(msg.errs, err)
 		}
-		for _, k := range d.others {
+		for _, k := range d.Others {
 			tctx, cancel := context.WithTimeout(ctx, actionTimeout)
-			r, err := c.ReleaseToken(tctx, k, d.lead)
+			r, err := c.ReleaseToken(tctx, k, d.Lead)
 			cancel()
 			msg.rounds = append(msg.rounds, r)
 			msg.errs = append(msg.errs, err)
@@ -266,7 +266,7 @@ func deleteCmd(ctx context.Context, d deleteMsg) func(*redlock.Client) tea.Msg {
 // releaseAllCmd releases every lock we hold, at once, within quitTimeout in total. A release that is not
 // confirmed is tried again until it is, until the lock's validity (left, from the dashboard's clock when quit
 // began) runs out, or until the time is up.
-func releaseAllCmd(locks []*ownLock, now time.Time) func(*redlock.Client) tea.Msg {
+func releaseAllCmd(locks []*kit.OwnLock, now time.Time) func(*redlock.Client) tea.Msg {
 	type job struct {
 		l    *redlock.Lock
 		k    *redlock.Keeper
@@ -274,7 +274,7 @@ func releaseAllCmd(locks []*ownLock, now time.Time) func(*redlock.Client) tea.Ms
 	}
 	jobs := make([]job, len(locks))
 	for i, o := range locks {
-		jobs[i] = job{o.lock, o.keeper, o.left(now)}
+		jobs[i] = job{o.Lock, o.Keeper, o.Left(now)}
 	}
 	return func(*redlock.Client) tea.Msg {
 		start := time.Now()
@@ -314,22 +314,5 @@ func releaseAllCmd(locks []*ownLock, now time.Time) func(*redlock.Client) tea.Ms
 		}
 		wg.Wait()
 		return msg
-	}
-}
-
-// copiedMsg reports a text put on the clipboard: what it was, and whether it was escaped.
-type copiedMsg struct {
-	what    string
-	escaped bool
-}
-
-// copyCmd puts raw text from outside (a key name, a token) on the clipboard (Options.Clipboard) as the screen
-// shows it: escaped by untrusted.Escape, so that no control byte is pasted (a newline runs a command in a
-// shell, an escape sequence acts on the terminal). Text with nothing to escape is copied as it is.
-func (sh *shared) copyCmd(raw, what string) tea.Cmd {
-	clipboard, text := sh.clipboard, untrusted.Escape(raw)
-	return func() tea.Msg {
-		clipboard(text)
-		return copiedMsg{what: what, escaped: text != raw}
 	}
 }

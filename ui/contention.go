@@ -11,8 +11,8 @@ import (
 // contentionLines is a lock's view's section of its contention: how often it changes hands over the last minute
 // and over the window, how long it is held and left free, by how many holders, its waiters where they show, and
 // the timeline of its holders over the window.
-func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
-	st, snap, lv := sh.st, &sh.data.snap, row.lv
+func contentionLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
+	st, snap, lv := sh.St, &sh.Data.Snap, row.Lv
 	minute, all := snap.Contention(lv.History, monitor.LastMinute), snap.Contention(lv.History, snap.Window())
 	span := kit.Dur(all.Period)
 	head := "  over " + span
@@ -32,11 +32,11 @@ func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 	}
 	from := snap.Time.Add(-snap.Window())
 	ivs, trs := lv.History.Intervals(from), lv.History.Troubles(from)
-	tl := newTimeline(ivs, trs, from, snap.Time, snap.Time.Add(-all.Period), max(w, 8))
+	tl := kit.NewTimeline(ivs, trs, from, snap.Time, snap.Time.Add(-all.Period), max(w, 8))
 	if all.Busiest != "" {
-		busiest := shortTokenText(all.Busiest)
-		if len(tl.order) <= len(holderLetters) { // its letter names it alone on the strip
-			busiest = string(tl.letter[all.Busiest]) + " " + busiest
+		busiest := kit.ShortTokenText(all.Busiest)
+		if len(tl.Order) <= len(kit.HolderLetters) { // its letter names it alone on the strip
+			busiest = string(tl.Letter[all.Busiest]) + " " + busiest
 		}
 		add("holders", fmt.Sprintf("%d · busiest %s held it %.0f%% of the time", all.Holders, busiest, 100*all.BusiestShare))
 	}
@@ -46,13 +46,13 @@ func contentionLines(sh *shared, row *lockRow, w, picked int) []string {
 	if len(ivs) == 0 && len(trs) == 0 {
 		return append(out, st.Text.Muted.Render("no holder seen in the window"))
 	}
-	legend := tl.legend(w)
+	legend := tl.Legend(w)
 	if lv.Family != "" { // the holders' client, as the shapes suggest: a guess, said in words
 		client := "client " + lv.Family + " (a guess) · "
-		legend = client + tl.legend(w-ansi.StringWidth(client))
+		legend = client + tl.Legend(w-ansi.StringWidth(client))
 	}
-	out = append(out, tl.strip(st), st.Text.Muted.Render(tl.axis()), st.Text.Muted.Render(legend),
+	out = append(out, tl.Strip(st), st.Text.Muted.Render(tl.Axis()), st.Text.Muted.Render(legend),
 		st.Text.Muted.Render(fmt.Sprintf("%c free  %c several holders  %c lost quorum / split  %s %s pick a holder",
-			tlFree, tlBusy, tlTrouble, sh.keys.PrevHolder.Help().Key, sh.keys.NextHolder.Help().Key)))
+			kit.TlFree, kit.TlBusy, kit.TlTrouble, sh.Keys.PrevHolder.Help().Key, sh.Keys.NextHolder.Help().Key)))
 	return append(out, pickedLine(st, tl, ivs, picked, w)...)
 }

@@ -42,31 +42,31 @@ func TestIngestSanitizesEverythingUntrusted(t *testing.T) {
 		Warnings: []string{"w\x1b"}}
 	s.Warnings = []monitor.Warning{{Kind: "x", Text: "bad\rtext"}}
 	s.Events = []monitor.Event{{Time: t0, Kind: monitor.EventLockAppeared, Resource: "evil\x1b", Text: "\x1b[H"}}
-	d, entries := ingest(s, nil)
-	texts := []string{d.locks[0].name, d.locks[0].holder, d.masters[1].addr, d.masters[1].err, d.masters[1].role,
-		d.masters[1].warnings, d.warnings[0].text}
-	texts = append(texts, d.locks[0].tokens...)
+	d, entries := kit.Ingest(s, nil)
+	texts := []string{d.Locks[0].Name, d.Locks[0].Holder, d.Masters[1].Addr, d.Masters[1].Err, d.Masters[1].Role,
+		d.Masters[1].Warnings, d.Warnings[0].Text}
+	texts = append(texts, d.Locks[0].Tokens...)
 	for _, e := range entries {
-		texts = append(texts, e.text)
+		texts = append(texts, e.Text)
 	}
 	for _, text := range texts {
 		if strings.ContainsAny(text, "\x1b\x00\r\n\a\u202e") {
 			t.Errorf("unsanitized text reached the model: %q", text)
 		}
 	}
-	if d.locks[0].lv.Resource != "evil\x1b]0;pwned\x07" {
-		t.Errorf("the raw resource was not kept for commands: %q", d.locks[0].lv.Resource)
+	if d.Locks[0].Lv.Resource != "evil\x1b]0;pwned\x07" {
+		t.Errorf("the raw resource was not kept for commands: %q", d.Locks[0].Lv.Resource)
 	}
 }
 
 func TestIngestCarriesBarScaleWhileTheHolderStays(t *testing.T) {
-	first, _ := ingest(threeMasters(t0, heldLock("a", "T1", 3, 10*time.Second)), nil)
-	second, _ := ingest(threeMasters(t0.Add(4*time.Second), heldLock("a", "T1", 3, 6*time.Second)), first)
-	if got := second.locks[0].ref; got != 10*time.Second {
+	first, _ := kit.Ingest(threeMasters(t0, heldLock("a", "T1", 3, 10*time.Second)), nil)
+	second, _ := kit.Ingest(threeMasters(t0.Add(4*time.Second), heldLock("a", "T1", 3, 6*time.Second)), first)
+	if got := second.Locks[0].Ref; got != 10*time.Second {
 		t.Errorf("bar scale after 4s of the same holder = %v, want the 10s first seen", got)
 	}
-	third, _ := ingest(threeMasters(t0.Add(5*time.Second), heldLock("a", "T2", 3, 3*time.Second)), second)
-	if got := third.locks[0].ref; got != 3*time.Second {
+	third, _ := kit.Ingest(threeMasters(t0.Add(5*time.Second), heldLock("a", "T2", 3, 3*time.Second)), second)
+	if got := third.Locks[0].Ref; got != 3*time.Second {
 		t.Errorf("bar scale after a holder change = %v, want the new holder's 3s", got)
 	}
 }
@@ -79,21 +79,21 @@ func TestIngestLogsOnlyNewEventsAndWarnings(t *testing.T) {
 	warn := monitor.Warning{Severity: monitor.SeverityError, Kind: monitor.WarnQuorumDown, Text: "no quorum"}
 	s1 := threeMasters(t0)
 	s1.Events = []monitor.Event{ev(1, "one"), ev(2, "two")}
-	d1, e1 := ingest(s1, nil)
-	if len(e1) != 3 || !strings.HasPrefix(e1[0].text, "first poll: ") {
+	d1, e1 := kit.Ingest(s1, nil)
+	if len(e1) != 3 || !strings.HasPrefix(e1[0].Text, "first poll: ") {
 		t.Fatalf("first snapshot logged %+v, want its baseline line and its 2 events", e1)
 	}
 	s2 := threeMasters(t0.Add(time.Second))
 	s2.Events = []monitor.Event{ev(1, "one"), ev(2, "two"), ev(3, "three")}
 	s2.Warnings = []monitor.Warning{warn}
-	d2, e2 := ingest(s2, d1)
-	if len(e2) != 2 || !strings.Contains(e2[0].text, "three") || e2[1].level != monitor.SeverityError {
+	d2, e2 := kit.Ingest(s2, d1)
+	if len(e2) != 2 || !strings.Contains(e2[0].Text, "three") || e2[1].Level != monitor.SeverityError {
 		t.Fatalf("second snapshot logged %+v, want event three and the new warning", e2)
 	}
 	s3 := threeMasters(t0.Add(2 * time.Second))
 	s3.Events = s2.Events[1:] // the oldest fell off the monitor's window
 	s3.Warnings = []monitor.Warning{warn}
-	if _, e3 := ingest(s3, d2); len(e3) != 0 {
+	if _, e3 := kit.Ingest(s3, d2); len(e3) != 0 {
 		t.Fatalf("third snapshot logged %+v, want nothing new", e3)
 	}
 }
@@ -118,22 +118,22 @@ func TestIngestHealth(t *testing.T) {
 	}{{"all up", ok, monitor.HealthOK}, {"one down", degraded, monitor.HealthDegraded}, {"below quorum", noQuorum, monitor.HealthNoQuorum},
 		{"a warning with every master up: the header is no milder than the banner", warned, monitor.HealthDegraded},
 		{"an error with every master up", erred, monitor.HealthUnsafe}, {"information only", informed, monitor.HealthOK}} {
-		if d, _ := ingest(tc.s, nil); d.health != tc.want {
-			t.Errorf("%s: health %v, want %v", tc.name, d.health, tc.want)
+		if d, _ := kit.Ingest(tc.s, nil); d.Health != tc.want {
+			t.Errorf("%s: health %v, want %v", tc.name, d.Health, tc.want)
 		}
 	}
 }
 
 // bigDashboard is a shared context holding n held locks.
-func bigDashboard(n int) *shared {
+func bigDashboard(n int) *kit.Shared {
 	locks := make([]monitor.LockView, n)
 	for i := range locks {
 		locks[i] = heldLock(fmt.Sprintf("res:%06d", i), fmt.Sprintf("tok%06d", i), 3,
 			time.Duration(n-i)*time.Millisecond+time.Second)
 		locks[i].Changes = i % 7
 	}
-	d, _ := ingest(threeMasters(t0, locks...), nil)
-	return &shared{st: kit.NewStyles(kit.DefaultTheme()), keys: &KeyMap{}, now: func() time.Time { return t0 }, data: d}
+	d, _ := kit.Ingest(threeMasters(t0, locks...), nil)
+	return &kit.Shared{St: kit.NewStyles(kit.DefaultTheme()), Keys: &kit.KeyMap{}, Now: func() time.Time { return t0 }, Data: d}
 }
 
 func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
@@ -143,7 +143,7 @@ func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
 	p.rebuild()
 	p.cursor = 50000
 	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
-	p.Update(stateMsg{mode: mode{focus: focusLocks}})
+	p.Update(kit.StateMsg{Mode: kit.Mode{Focus: kit.FocusLocks}})
 	view := p.View()
 	lines := strings.Split(view, "\n")
 	if len(lines) != 20 {
@@ -170,21 +170,21 @@ func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
 		t.Fatalf("filter res:0001 kept %d rows, want 100", len(p.order))
 	}
 	p.setFilter("")
-	if row := p.selectedRow(); row == nil || row.lv.Resource != "res:000010" {
+	if row := p.selectedRow(); row == nil || row.Lv.Resource != "res:000010" {
 		t.Fatalf("after clearing the filter the cursor is on %v, want res:000010", row)
 	}
 
 	p.cycleSort() // validity: soonest to expire first
-	if first := sh.data.locks[p.order[0]].lv.Resource; first != "res:000999" {
+	if first := sh.Data.Locks[p.order[0]].Lv.Resource; first != "res:000999" {
 		t.Errorf("sorted by validity, first row is %s, want res:000999 (shortest validity)", first)
 	}
-	if row := p.selectedRow(); row.lv.Resource != "res:000010" {
-		t.Errorf("after sorting the cursor moved to %s, want it to stay on res:000010", row.lv.Resource)
+	if row := p.selectedRow(); row.Lv.Resource != "res:000010" {
+		t.Errorf("after sorting the cursor moved to %s, want it to stay on res:000010", row.Lv.Resource)
 	}
 	p.cycleSort() // state: all held, so resource order
 	p.cycleSort() // changes: most first
-	if first := sh.data.locks[p.order[0]]; first.lv.Changes != 6 {
-		t.Errorf("sorted by changes, first row has %d changes, want 6", first.lv.Changes)
+	if first := sh.Data.Locks[p.order[0]]; first.Lv.Changes != 6 {
+		t.Errorf("sorted by changes, first row has %d changes, want 6", first.Lv.Changes)
 	}
 	p.cycleSort()
 	if p.sort != sortResource {
@@ -199,7 +199,7 @@ func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
 func TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere(t *testing.T) {
 	s1 := threeMasters(t0, heldLock("a", "T1", 3, 10*time.Second), heldLock("b", "T2", 3, 10*time.Second),
 		heldLock("c", "T3", 3, 10*time.Second))
-	first, _ := ingest(s1, nil)
+	first, _ := kit.Ingest(s1, nil)
 	s2 := s1
 	s2.Time = t0.Add(time.Second)
 	c := *s1.Locks[2] // c's view copied (its waiters counted): its cells are the same
@@ -207,34 +207,34 @@ func TestIngestKeepsTheRowsOfLocksAPollTookAsTheyWere(t *testing.T) {
 	b := heldLock("b", "T4", 2, 10*time.Second) // b changed
 	b.State = monitor.StatePartial
 	s2.Locks = []*monitor.LockView{s1.Locks[0], &b, &c}
-	second, _ := ingest(s2, first)
+	second, _ := kit.Ingest(s2, first)
 	for i, res := range []string{"a", "b", "c"} {
-		row := second.locks[i]
-		if row.lv != second.snap.Locks[i] {
+		row := second.Locks[i]
+		if row.Lv != second.Snap.Locks[i] {
 			t.Errorf("%s: the row is not about the new snapshot's view", res)
 		}
-		if same := row == first.locks[i]; same != (res == "a") {
+		if same := row == first.Locks[i]; same != (res == "a") {
 			t.Errorf("%s: the same row: %v, want %v", res, same, res == "a")
 		}
-		kept := &row.tokens[0] == &first.locks[i].tokens[0]
+		kept := &row.Tokens[0] == &first.Locks[i].Tokens[0]
 		if kept != (res != "b") {
 			t.Errorf("%s: row's tokens kept: %v, want %v", res, kept, res != "b")
 		}
 	}
-	if got := second.locks[1].holder; got != "T4" {
+	if got := second.Locks[1].Holder; got != "T4" {
 		t.Errorf("the changed lock's row shows %q, want T4", got)
 	}
-	if second.counts.held != 2 || second.counts.partial != 1 {
-		t.Errorf("counts: %d held, %d partial; want 2 and 1", second.counts.held, second.counts.partial)
+	if second.Counts.Held != 2 || second.Counts.Partial != 1 {
+		t.Errorf("counts: %d held, %d partial; want 2 and 1", second.Counts.Held, second.Counts.Partial)
 	}
 }
 
 // TestAHeldLockWhoseValidityRanOutSaysSo: a lock a poll read held, whose validity runs out before the next
 // poll, is not shown held: its row says its validity ran out.
 func TestAHeldLockWhoseValidityRanOutSaysSo(t *testing.T) {
-	d, _ := ingest(threeMasters(t0, heldLock("long", "T1", 3, 10*time.Second), heldLock("short", "T2", 3, 200*time.Millisecond)), nil)
+	d, _ := kit.Ingest(threeMasters(t0, heldLock("long", "T1", 3, 10*time.Second), heldLock("short", "T2", 3, 200*time.Millisecond)), nil)
 	now := t0
-	sh := &shared{st: kit.NewStyles(kit.DefaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }, data: d}
+	sh := &kit.Shared{St: kit.NewStyles(kit.DefaultTheme()), Keys: &kit.KeyMap{}, Now: func() time.Time { return now }, Data: d}
 	p := newLocksPanel(sh)
 	p.SetSize(100, 10)
 	p.rebuild()
@@ -263,7 +263,7 @@ func TestAHeldLockWhoseValidityRanOutSaysSo(t *testing.T) {
 // by name is the one a full sort gives (numbers by value), kept from the poll before and merged with the new.
 func TestNamesOrderFollowsLocksThatComeAndGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(47, 5))
-	var prev *dashboard
+	var prev *kit.Dashboard
 	for step := range 40 {
 		set := map[string]bool{}
 		for range rng.IntN(60) {
@@ -271,8 +271,8 @@ func TestNamesOrderFollowsLocksThatComeAndGo(t *testing.T) {
 		}
 		if step%10 == 9 && prev != nil { // now and then, a poll with the same resources
 			set = map[string]bool{}
-			for _, r := range prev.locks {
-				set[r.lv.Resource] = true
+			for _, r := range prev.Locks {
+				set[r.Lv.Resource] = true
 			}
 		}
 		names := slices.Sorted(maps.Keys(set)) // a snapshot's order: by bytes
@@ -280,10 +280,10 @@ func TestNamesOrderFollowsLocksThatComeAndGo(t *testing.T) {
 		for i, n := range names {
 			views[i] = heldLock(n, "tok", 3, 5*time.Second)
 		}
-		d, _ := ingest(monitor.Snapshot{Time: t0, Masters: make([]monitor.MasterStatus, 3), Locks: monitortest.Views(views)}, prev)
-		got := make([]string, len(d.byName))
-		for i, j := range d.byName {
-			got[i] = d.locks[j].lv.Resource
+		d, _ := kit.Ingest(monitor.Snapshot{Time: t0, Masters: make([]monitor.MasterStatus, 3), Locks: monitortest.Views(views)}, prev)
+		got := make([]string, len(d.ByName))
+		for i, j := range d.ByName {
+			got[i] = d.Locks[j].Lv.Resource
 		}
 		want := slices.SortedFunc(slices.Values(names), vocab.CompareNames)
 		if !slices.Equal(got, want) {

@@ -106,7 +106,7 @@ type scenarioResultMsg struct {
 // the faults it tells the masters panel, and a table from each presenter's binding to its action. Strings that
 // reach the screen are sanitized when they enter.
 type demoView struct {
-	keyTable
+	kit.KeyTable
 	d         *demo.Demo
 	ctx       context.Context
 	events    <-chan demo.Event
@@ -144,11 +144,11 @@ type demoView struct {
 
 // newDemoView reads the demo's initial state; New calls it once, before the program runs. Its commands run
 // within ctx.
-func newDemoView(sh *shared, ctx context.Context, d *demo.Demo) *demoView {
-	v := &demoView{keyTable: keyTable{sh: sh}, d: d, ctx: ctx, events: d.Events(), clients: len(d.Clients()),
+func newDemoView(sh *kit.Shared, ctx context.Context, d *demo.Demo) *demoView {
+	v := &demoView{KeyTable: kit.KeyTable{Sh: sh}, d: d, ctx: ctx, events: d.Events(), clients: len(d.Clients()),
 		resources: len(d.Resources()), outcomes: map[string]string{}}
-	v.actions = append(v.faultActions(), v.otherActions()...)
-	v.actions = append(v.actions, v.closeStoryAction())
+	v.Actions = append(v.faultActions(), v.otherActions()...)
+	v.Actions = append(v.Actions, v.closeStoryAction())
 	v.setState(readDemo(d))
 	return v
 }
@@ -164,14 +164,14 @@ func (v *demoView) SetSize(w, h int) { v.w, v.h = w, h }
 func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		return v, v.run(msg)
-	case stateMsg:
-		v.master = msg.master
-	case quittingMsg:
+		return v, v.Run(msg)
+	case kit.StateMsg:
+		v.master = msg.Master
+	case kit.QuittingMsg:
 		v.quitting = true
 	case tickMsg:
 		v.expireBanner()
-		v.routine.Prune(v.sh.now())
+		v.routine.Prune(v.Sh.Now())
 	case DemoMsg:
 		v.applyDemo(msg)
 	case demoNewsMsg:
@@ -183,14 +183,14 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			v.scenarioOver(p.name, p.res)
 		}
 		if !v.quitting {
-			v.sh.logf(monitor.SeverityWarning, "", "demo stopped: no more demo events")
+			v.Sh.Logf(monitor.SeverityWarning, "", "demo stopped: no more demo events")
 		}
 	case demoActionMsg:
 		return v, v.onDemoAction(msg)
 	case scenarioResultMsg:
 		v.onScenario(msg)
-	case runScenarioMsg:
-		return v, v.runScenario(msg.name, msg.mode)
+	case kit.RunScenarioMsg:
+		return v, v.runScenario(msg.Name, msg.Mode)
 	case stepDoneMsg:
 		v.onStepDone(msg)
 	}
@@ -217,7 +217,7 @@ func (v *demoView) setState(msg DemoMsg) {
 	for i, s := range msg.Masters {
 		v.addrs[i] = kit.Sanitize(s.Addr, kit.NameCap)
 	}
-	v.sh.tell(faultsMsg{masters: msg.Masters, at: msg.At})
+	v.Sh.Tell(kit.FaultsMsg{Masters: msg.Masters, At: msg.At})
 }
 
 // demoMaster returns the state of master i, or nil.
@@ -318,15 +318,15 @@ func (v *demoView) applyDemo(msg DemoMsg) {
 	if msg.Ended != nil {
 		v.final = finalStep(*msg.Ended)
 	}
-	entries := make([]logEntry, 0, len(msg.Events))
+	entries := make([]kit.LogEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
 		v.lastSeq = max(v.lastSeq, e.Seq)
 		if !v.routine.Take(e) {
 			entries = append(entries, demoEntry(e))
 		}
 	}
-	v.routine.Prune(v.sh.now())
-	v.sh.tellLog(entries...)
+	v.routine.Prune(v.Sh.Now())
+	v.Sh.TellLog(entries...)
 	for _, vi := range msg.Violations {
 		v.takeViolation(vi)
 	}
@@ -345,7 +345,7 @@ func lastStep(res demo.ScenarioResult) uint64 {
 }
 
 // demoEntry is the log entry of a demo event: its record's (the demo's masters are named in its text).
-func demoEntry(e demo.Event) logEntry { return entryOf(e.Record(nil)) }
+func demoEntry(e demo.Event) kit.LogEntry { return kit.EntryOf(e.Record(nil)) }
 
 // violationBanner is the violation shown at the top of the screen until dismissed; its strings are sanitized.
 type violationBanner struct {
@@ -365,7 +365,7 @@ func (v *demoView) takeViolation(vi demo.Violation) {
 	v.seen = vi.ID
 	v.violations++
 	short := func(tok string) string {
-		return strings.TrimRight(kit.Fit(kit.Sanitize(tok, kit.NameCap), shortToken), " ")
+		return strings.TrimRight(kit.Fit(kit.Sanitize(tok, kit.NameCap), kit.ShortToken), " ")
 	}
 	v.banner = &violationBanner{
 		id: vi.ID, kind: kit.Sanitize(string(vi.Kind), kit.NameCap), resource: kit.Sanitize(vi.Resource, kit.NameCap),
@@ -374,14 +374,14 @@ func (v *demoView) takeViolation(vi demo.Violation) {
 		secondTok: short(vi.Second.Token), at: vi.Time,
 	}
 	b := v.banner
-	v.sh.tellLog(logEntry{at: vi.Time, level: monitor.SeverityError, resource: vi.Resource,
-		text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
+	v.Sh.TellLog(kit.LogEntry{At: vi.Time, Level: monitor.SeverityError, Resource: vi.Resource,
+		Text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, kit.Plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
-		entry.resource = "" // the lock's own entries are already in the log
-		entry.text = fmt.Sprintf("#%d │ %s", b.id, entry.text)
-		v.sh.tellLog(entry)
+		entry.Resource = "" // the lock's own entries are already in the log
+		entry.Text = fmt.Sprintf("#%d │ %s", b.id, entry.Text)
+		v.Sh.TellLog(entry)
 	}
 }
 
@@ -393,7 +393,7 @@ func storyHead(id int) string { return fmt.Sprintf("violation #%d ", id) }
 type masterFault func(d *demo.Demo, s demo.MasterState, i, n int) (string, error)
 
 // masterFaults is the table from each presenter's binding that acts on the selected master to what it does.
-func masterFaults(k *DemoKeyMap) []struct {
+func masterFaults(k *kit.DemoKeyMap) []struct {
 	binding *key.Binding
 	act     masterFault
 } {
@@ -463,17 +463,17 @@ func masterFaults(k *DemoKeyMap) []struct {
 
 // faultActions are the presenter's keys that act on the selected master: the masters panel's cursor, which
 // the number keys move.
-func (v *demoView) faultActions() []action {
-	var out []action
-	for _, f := range masterFaults(&v.sh.keys.Demo) {
-		out = append(out, action{binding: f.binding,
-			can: func() string {
+func (v *demoView) faultActions() []kit.Action {
+	var out []kit.Action
+	for _, f := range masterFaults(&v.Sh.Keys.Demo) {
+		out = append(out, kit.Action{Binding: f.binding,
+			Can: func() string {
 				if v.demoMaster(v.target()) == nil {
 					return "no master to act on"
 				}
 				return ""
 			},
-			do: func(tea.KeyMsg) tea.Cmd {
+			Do: func(tea.KeyMsg) tea.Cmd {
 				i := v.target()
 				return v.demoAction(func(d *demo.Demo) (string, error) {
 					ms := d.Masters()
@@ -491,8 +491,8 @@ func (v *demoView) faultActions() []action {
 func (v *demoView) target() int { return min(max(v.master, 0), max(len(v.masters)-1, 0)) }
 
 // otherActions are the presenter's other keys, each with what it does.
-func (v *demoView) otherActions() []action {
-	k := &v.sh.keys.Demo
+func (v *demoView) otherActions() []kit.Action {
+	k := &v.Sh.Keys.Demo
 	rate := func(msg tea.KeyMsg) tea.Cmd {
 		faster := key.Matches(msg, k.Faster)
 		return v.demoAction(func(d *demo.Demo) (string, error) {
@@ -504,15 +504,15 @@ func (v *demoView) otherActions() []action {
 			return fmt.Sprintf("workload rate %g×", d.SetRate(next)), nil
 		})
 	}
-	return []action{
-		{binding: &k.Pick, do: v.pick},
-		{binding: &k.GCPause, do: func(tea.KeyMsg) tea.Cmd {
+	return []kit.Action{
+		{Binding: &k.Pick, Do: v.pick},
+		{Binding: &k.GCPause, Do: func(tea.KeyMsg) tea.Cmd {
 			return v.demoAction(func(d *demo.Demo) (string, error) {
 				name, err := d.PauseClient(-1)
 				return kit.Sanitize(name, kit.NameCap) + " will freeze holding its lock, past its TTL (a GC pause)", err
 			})
 		}},
-		{binding: &k.Workload, do: func(tea.KeyMsg) tea.Cmd {
+		{Binding: &k.Workload, Do: func(tea.KeyMsg) tea.Cmd {
 			return v.demoAction(func(d *demo.Demo) (string, error) {
 				if d.Paused() {
 					d.SetPaused(false)
@@ -522,31 +522,31 @@ func (v *demoView) otherActions() []action {
 				return "workload paused: clients finish what they hold, then wait", nil
 			})
 		}},
-		{binding: &k.Faster, do: rate},
-		{binding: &k.Slower, do: rate},
-		{binding: &k.Scenarios, do: func(tea.KeyMsg) tea.Cmd {
-			v.sh.tell(openModalMsg{newScenarioMenu(v.sh, v.scenarios())})
+		{Binding: &k.Faster, Do: rate},
+		{Binding: &k.Slower, Do: rate},
+		{Binding: &k.Scenarios, Do: func(tea.KeyMsg) tea.Cmd {
+			v.Sh.Tell(kit.OpenModalMsg{M: newScenarioMenu(v.Sh, v.scenarios())})
 			return nil
 		}},
 		v.stepAction(),
-		{binding: &k.Reset, do: func(tea.KeyMsg) tea.Cmd {
+		{Binding: &k.Reset, Do: func(tea.KeyMsg) tea.Cmd {
 			return v.demoAction(func(d *demo.Demo) (string, error) {
 				return "every master back to normal: up, thawed, reachable, no latency, clocks at real time",
 					d.ResetFaults()
 			})
 		}},
-		{binding: &k.Story, can: func() string {
+		{Binding: &k.Story, Can: func() string {
 			if v.banner == nil {
 				return "no violation in the banner"
 			}
 			return ""
-		}, do: func(tea.KeyMsg) tea.Cmd {
-			v.sh.tell(storyMsg{id: v.banner.id})
+		}, Do: func(tea.KeyMsg) tea.Cmd {
+			v.Sh.Tell(kit.StoryMsg{ID: v.banner.id})
 			return nil
 		}},
-		{binding: &k.Dismiss, when: func() bool { return v.banner != nil }, do: func(tea.KeyMsg) tea.Cmd {
+		{Binding: &k.Dismiss, When: func() bool { return v.banner != nil }, Do: func(tea.KeyMsg) tea.Cmd {
 			v.banner = nil
-			v.sh.tellStatus(monitor.SeverityInfo, "violation banner dismissed; the story stays in the event log")
+			v.Sh.TellStatus(monitor.SeverityInfo, "violation banner dismissed; the story stays in the event log")
 			return nil
 		}},
 	}
@@ -554,13 +554,13 @@ func (v *demoView) otherActions() []action {
 
 // pick selects a master by its number: the first of the Pick keys picks the first master.
 func (v *demoView) pick(msg tea.KeyMsg) tea.Cmd {
-	p := slices.Index(v.sh.keys.Demo.Pick.Keys(), msg.String())
+	p := slices.Index(v.Sh.Keys.Demo.Pick.Keys(), msg.String())
 	if p < 0 || p >= len(v.masters) {
-		v.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("there is no master %d", p+1))
+		v.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("there is no master %d", p+1))
 		return nil
 	}
-	v.sh.tell(pickMasterMsg{i: p})
-	v.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
+	v.Sh.Tell(kit.PickMasterMsg{I: p})
+	v.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
 	return nil
 }
 
@@ -588,13 +588,13 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 	var r refusal
 	switch {
 	case errors.As(msg.err, &r):
-		v.sh.tellStatus(monitor.SeverityWarning, kit.Sanitize(r.Error(), kit.TextCap))
+		v.Sh.TellStatus(monitor.SeverityWarning, kit.Sanitize(r.Error(), kit.TextCap))
 	case msg.err != nil:
 		text := kit.Sanitize(msg.err.Error(), kit.TextCap)
-		v.sh.logf(monitor.SeverityError, "", "demo: %s", text)
-		v.sh.tellStatus(monitor.SeverityError, text)
+		v.Sh.Logf(monitor.SeverityError, "", "demo: %s", text)
+		v.Sh.TellStatus(monitor.SeverityError, text)
 	default:
-		v.sh.tellStatus(monitor.SeverityInfo, msg.done)
+		v.Sh.TellStatus(monitor.SeverityInfo, msg.done)
 	}
 	return v.nextAction()
 }
@@ -602,23 +602,23 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 // runScenario starts the scenario the menu chose in mode (the menu runs none while one runs), with the event
 // log showing its newest entries, where the steps come.
 func (v *demoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
-	v.running, v.mode, v.runSince, v.final = name, mode, v.sh.now(), nil
-	v.sh.tell(v.scenarios())
-	v.sh.tell(logNewestMsg{})
-	v.sh.tellStatus(monitor.SeverityInfo, "scenario "+name+" "+modeText(mode, v.sh.keys.Demo.Step.Help().Key))
+	v.running, v.mode, v.runSince, v.final = name, mode, v.Sh.Now(), nil
+	v.Sh.Tell(v.scenarios())
+	v.Sh.Tell(kit.LogNewestMsg{})
+	v.Sh.TellStatus(monitor.SeverityInfo, "scenario "+name+" "+modeText(mode, v.Sh.Keys.Demo.Step.Help().Key))
 	return scenarioCmd(v.ctx, v.d, name, mode)
 }
 
 // scenarios is what the scenario menu shows of the runs: the one running, and how the last of each ended.
-func (v *demoView) scenarios() scenariosMsg {
-	return scenariosMsg{running: v.running, outcomes: maps.Clone(v.outcomes)}
+func (v *demoView) scenarios() kit.ScenariosMsg {
+	return kit.ScenariosMsg{Running: v.running, Outcomes: maps.Clone(v.outcomes)}
 }
 
 // onScenario shows how a scenario run ended: the violation in the banner, or its absence, which lets a
 // banner from before go after a few seconds.
 func (v *demoView) onScenario(msg scenarioResultMsg) {
 	v.running, v.stepping = "", false
-	v.sh.tell(v.scenarios())
+	v.Sh.Tell(v.scenarios())
 	v.setState(msg.state)
 	if v.mode == demo.StepByStep && !v.quitting {
 		v.final = finalStep(msg.res)
@@ -628,8 +628,8 @@ func (v *demoView) onScenario(msg scenarioResultMsg) {
 			return
 		}
 		text := kit.Sanitize(msg.err.Error(), kit.TextCap)
-		v.sh.logf(monitor.SeverityError, demo.ScenarioResource, "%s", text)
-		v.sh.tellStatus(monitor.SeverityError, text)
+		v.Sh.Logf(monitor.SeverityError, demo.ScenarioResource, "%s", text)
+		v.Sh.TellStatus(monitor.SeverityError, text)
 		return
 	}
 	if lastStep(msg.res) > v.lastSeq { // its last steps are still on their way through the event channel
@@ -652,7 +652,7 @@ func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 		outcome = fmt.Sprintf("VIOLATION (%s)", kit.Sanitize(string(res.Violations[0].Kind), kit.NameCap))
 	}
 	v.outcomes[name] = outcome
-	v.sh.tell(v.scenarios())
+	v.Sh.Tell(v.scenarios())
 	story := "as the story says"
 	if !res.Expected {
 		story = "NOT as the story says"
@@ -663,15 +663,15 @@ func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 		lvl = monitor.SeverityError
 	}
 	if !res.Violated && v.banner != nil {
-		v.banner.clearAt = v.sh.now().Add(bannerLinger)
+		v.banner.clearAt = v.Sh.Now().Add(bannerLinger)
 	}
-	v.sh.logf(lvl, demo.ScenarioResource, "%s", text)
-	v.sh.tellStatus(lvl, text)
+	v.Sh.Logf(lvl, demo.ScenarioResource, "%s", text)
+	v.Sh.TellStatus(lvl, text)
 }
 
 // expireBanner hides the violation banner once its time after a clean scenario is up.
 func (v *demoView) expireBanner() {
-	if v.banner != nil && !v.banner.clearAt.IsZero() && !v.sh.now().Before(v.banner.clearAt) {
+	if v.banner != nil && !v.banner.clearAt.IsZero() && !v.Sh.Now().Before(v.banner.clearAt) {
 		v.banner = nil
 	}
 }
@@ -679,7 +679,7 @@ func (v *demoView) expireBanner() {
 // scenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor and how
 // the last run of each ended: a modal dialog. It runs the scenario chosen (runScenarioMsg) unless one runs.
 type scenarioMenu struct {
-	modalBase
+	kit.ModalBase
 	list     []demo.Scenario
 	cursor   int
 	running  string            // the scenario running, "" none
@@ -687,15 +687,15 @@ type scenarioMenu struct {
 }
 
 // newScenarioMenu returns the menu with the cursor on the first scenario, showing the runs as in s.
-func newScenarioMenu(sh *shared, s scenariosMsg) *scenarioMenu {
-	run := sh.keys.Confirm
+func newScenarioMenu(sh *kit.Shared, s kit.ScenariosMsg) *scenarioMenu {
+	run := sh.Keys.Confirm
 	run.SetHelp(run.Help().Key, "run")
-	step, slow := sh.keys.Demo.Step, sh.keys.Demo.Slower
+	step, slow := sh.Keys.Demo.Step, sh.Keys.Demo.Slower
 	step.SetHelp(step.Help().Key, "step by step")
 	slow.SetHelp(slow.Help().Key, "slow motion")
-	keys := []key.Binding{run, step, slow, sh.keys.Up, sh.keys.Down, sh.keys.Close}
-	return &scenarioMenu{modalBase: modalBase{sh: sh, where: layerDialog, keys: keys}, list: demo.Scenarios(),
-		running: s.running, outcomes: s.outcomes}
+	keys := []key.Binding{run, step, slow, sh.Keys.Up, sh.Keys.Down, sh.Keys.Close}
+	return &scenarioMenu{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Keys: keys}, list: demo.Scenarios(),
+		running: s.Running, outcomes: s.Outcomes}
 }
 
 // selected returns the scenario under the cursor.
@@ -704,17 +704,17 @@ func (s *scenarioMenu) selected() demo.Scenario { return s.list[s.cursor] }
 // Update moves the cursor, runs the scenario under it (closing the menu) or closes, and keeps up with the runs.
 func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case scenariosMsg:
-		s.running, s.outcomes = msg.running, msg.outcomes
+	case kit.ScenariosMsg:
+		s.running, s.outcomes = msg.Running, msg.Outcomes
 	case tea.KeyMsg:
-		k := s.sh.keys
+		k := s.Sh.Keys
 		switch {
 		case key.Matches(msg, k.Close, k.Demo.Scenarios):
 			return nil, nil
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower) && s.running != "":
-			s.sh.tellStatus(monitor.SeverityWarning, "scenario "+s.running+" is still running")
+			s.Sh.TellStatus(monitor.SeverityWarning, "scenario "+s.running+" is still running")
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower):
-			s.sh.tell(runScenarioMsg{name: s.selected().Name, mode: menuMode(k, msg)})
+			s.Sh.Tell(kit.RunScenarioMsg{Name: s.selected().Name, Mode: menuMode(k, msg)})
 			return nil, nil
 		default:
 			s.cursor = moveCursor(k, msg, s.cursor, len(s.list), len(s.list))

@@ -30,7 +30,7 @@ func (v *demoView) View() string {
 // a presenter points at (the workload, the violations, the refused writes) stays at 100 columns, and the
 // addresses, which the masters panel shows too, go before the scenario running.
 func (v *demoView) barView() string {
-	st, k := v.sh.st, &v.sh.keys.Demo
+	st, k := v.Sh.St, &v.Sh.Keys.Demo
 	parts := []part{{st.Demo.Badge.Render(" DEMO "), 0},
 		{st.Header.Label.Render("masters ") + st.Header.Value.Render(addrList(v.addrs)), 3}}
 	workload := st.Header.Label.Render("workload ")
@@ -43,22 +43,22 @@ func (v *demoView) barView() string {
 	if v.violations > 0 {
 		parts = append(parts, part{st.Banner.Err.Render(kit.Plural(v.violations, "violation")), 1})
 	} else {
-		parts = append(parts, part{st.Text.Ok.Render("no violation"), 1})
+		parts = append(parts, part{st.Text.OK.Render("no violation"), 1})
 	}
 	if v.refused > 0 { // the fenced stories' point: kept as long as the violations are
-		parts = append(parts, part{st.Text.Ok.Render(kit.Plural(v.refused, "stale write") + " refused by the store"), 1})
+		parts = append(parts, part{st.Text.OK.Render(kit.Plural(v.refused, "stale write") + " refused by the store"), 1})
 	}
 	if t := v.routine.Text(); t != "" {
 		parts = append(parts, part{st.Header.Label.Render(t), 2})
 	}
 	if v.running != "" {
 		parts = append(parts, part{st.Header.Label.Render("scenario ") + st.Header.Value.Render(v.running+modeTag(v.mode)+" "+
-			spinner[v.sh.frame%len(spinner)]+" "+kit.Dur(v.sh.now().Sub(v.runSince))), 2})
+			spinner[v.Sh.Frame%len(spinner)]+" "+kit.Dur(v.Sh.Now().Sub(v.runSince))), 2})
 	}
 	parts = append(parts,
 		part{st.Header.Label.Render(kit.Plural(v.clients, "client") + ", " + kit.Plural(v.resources, "resource")), 4},
 		part{st.Header.Label.Render("redis-cli -p PORT works"), 5},
-		part{st.Header.Label.Render(k.Scenarios.Help().Key + " scenarios · " + v.sh.keys.Help.Help().Key + " keys"), 3})
+		part{st.Header.Label.Render(k.Scenarios.Help().Key + " scenarios · " + v.Sh.Keys.Help.Help().Key + " keys"), 3})
 	return fitParts(parts, st.Header.Label.Render(" │ "), v.w)
 }
 
@@ -107,12 +107,12 @@ func (v *demoView) violationText(w int) (who, text []string) {
 // violationView is the violation banner: who held what at once, how, and how to dismiss it, in the lines the
 // layout gives; short of them, how it happened is cut first, then who, and the hint goes last.
 func (v *demoView) violationView() string {
-	st, b, k := v.sh.st, v.banner, &v.sh.keys.Demo
+	st, b, k := v.Sh.St, v.banner, &v.Sh.Keys.Demo
 	room := v.h - 1
 	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event " +
 		"log · " + k.Dismiss.Help().Key + " dismisses"
 	if !b.clearAt.IsZero() {
-		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", kit.Dur(max(b.clearAt.Sub(v.sh.now()), 0)))
+		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", kit.Dur(max(b.clearAt.Sub(v.Sh.Now()), 0)))
 	}
 	who, text := v.violationText(v.w)
 	hintLines := 0
@@ -185,8 +185,8 @@ func faultText(s *demo.MasterState, at, now time.Time) (string, bool) {
 // View draws the menu as a dialog, narrower than the screen: the scenarios with the outcome of their last run,
 // and the story of the one under the cursor.
 func (s *scenarioMenu) View() string {
-	st, k := s.sh.st, s.sh.keys
-	w := min(s.w-4, 84)
+	st, k := s.Sh.St, s.Sh.Keys
+	w := min(s.W-4, 84)
 	inner := w - 2
 	outcomeW := 0 // room for the outcomes of the runs so far
 	for _, o := range s.outcomes {
@@ -199,7 +199,7 @@ func (s *scenarioMenu) View() string {
 			cursor = st.Table.Cursor.Render("▸ ")
 		}
 		outcome := s.outcomes[sc.Name]
-		style := st.Text.Ok
+		style := st.Text.OK
 		if strings.HasPrefix(outcome, "VIOLATION") {
 			style = st.Text.Bad
 		}

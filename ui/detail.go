@@ -14,15 +14,15 @@ import (
 // detailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
 // holder token, how long the holder has held it, holder changes and the lock's last events. It takes no keys.
 type detailPanel struct {
-	sh  *shared
-	row *lockRow // the selected lock, nil: none
-	sized
+	sh  *kit.Shared
+	row *kit.LockRow // the selected lock, nil: none
+	kit.Sized
 }
 
 // Update takes in the selected lock.
 func (p *detailPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if msg, ok := msg.(stateMsg); ok {
-		p.row = msg.row
+	if msg, ok := msg.(kit.StateMsg); ok {
+		p.row = msg.Row
 	}
 	return p, nil
 }
@@ -35,29 +35,29 @@ func (p *detailPanel) FullHelp() [][]key.Binding { return nil }
 
 // View draws the detail of the selected lock, with its last events from the journal.
 func (p *detailPanel) View() string {
-	st, d, row := p.sh.st, p.sh.data, p.row
+	st, d, row := p.sh.St, p.sh.Data, p.row
 	if row == nil || d == nil {
-		return st.Box("Detail", []string{st.Text.Muted.Render("no lock selected")}, p.w, p.h, false)
+		return st.Box("Detail", []string{st.Text.Muted.Render("no lock selected")}, p.W, p.H, false)
 	}
-	w := p.w - 2
+	w := p.W - 2
 	body := p.facts(row, d, w)
 	body = append(body, p.masterCells(row, d, w)...)
-	events := p.sh.log.entriesFor(row.lv.Resource, max(p.h-2-len(body)-1, 0))
+	events := p.sh.Log.EntriesFor(row.Lv.Resource, max(p.H-2-len(body)-1, 0))
 	if len(events) > 0 {
 		body = append(body, st.Table.Head.Render("events"))
 		for _, e := range events {
-			body = append(body, logLine(st, e, w))
+			body = append(body, kit.LogLine(st, e, w))
 		}
 	}
-	return st.Box("Detail", body, p.w, p.h, false)
+	return st.Box("Detail", body, p.W, p.H, false)
 }
 
 // facts are the detail's labelled lines about the lock of row, w cells wide: name, state, validity, holder,
 // and what is known of its client and history.
-func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
-	st := p.sh.st
-	lv := row.lv
-	now := p.sh.now()
+func (p *detailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string {
+	st := p.sh.St
+	lv := row.Lv
+	now := p.sh.Now()
 	label := func(s string) string { return st.Text.Muted.Render(kit.Fit(s, 10)) }
 	var body []string
 	add := func(s string) { body = append(body, s) }
@@ -72,30 +72,30 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 			}
 		}
 	}
-	wrapped("resource", row.label)
+	wrapped("resource", row.Label)
 	stateText, stateStyle := stateLabel(st, lv, now)
 	holder := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
 		holder = " by " + st.Text.You.Render("you")
 	}
 	add(label("state") + stateStyle.Render(stateText) + holder + st.Text.Muted.Render(
-		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.masters), d.snap.Quorum)))
+		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.Masters), d.Snap.Quorum)))
 	if lv.State == monitor.StateHeld {
 		v := validityAt(lv, now)
-		add(label("validity") + st.ValidityBar(v, row.ref, 10, false) + " " + st.Text.Normal.Render(kit.Dur(v)) +
+		add(label("validity") + st.ValidityBar(v, row.Ref, 10, false) + " " + st.Text.Normal.Render(kit.Dur(v)) +
 			st.Text.Muted.Render(" · spread "+kit.Dur(lv.TTLSpread)))
 	}
 	switch {
-	case row.holders != nil:
-		add(label("holders") + st.Text.Normal.Render(orDash(row.holder)) +
-			st.Text.Muted.Render(fmt.Sprintf(" · %d in the set", len(row.holders))))
-		for _, hr := range row.holders {
-			add(label("") + holderLine(st, hr, len(d.masters), d.snap.Quorum, d.snap.Time, now, w-10))
+	case row.Holders != nil:
+		add(label("holders") + st.Text.Normal.Render(orDash(row.Holder)) +
+			st.Text.Muted.Render(fmt.Sprintf(" · %d in the set", len(row.Holders))))
+		for _, hr := range row.Holders {
+			add(label("") + holderLine(st, hr, len(d.Masters), d.Snap.Quorum, d.Snap.Time, now, w-10))
 		}
 	default:
 		token := "-"
-		if row.primary != "" {
-			token = monitor.HolderKindText(lv.HolderKind, row.tokens[firstWith(lv, row.primary)])
+		if row.Primary != "" {
+			token = monitor.HolderKindText(lv.HolderKind, row.Tokens[firstWith(lv, row.Primary)])
 		}
 		tokenLabel := "holder"
 		if lv.Holder == "" {
@@ -109,7 +109,7 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 		}
 		wrapped(tokenLabel, token)
 	}
-	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash() {
+	if c := lv.Masters[firstWith(lv, row.Primary)]; c.Hash() {
 		held := fmt.Sprintf("held %d×", c.Reentrancy())
 		if c.Mode() != "" {
 			held += " · " + kit.Sanitize(c.Mode(), kit.NameCap) + " lock"
@@ -139,30 +139,30 @@ func (p *detailPanel) facts(row *lockRow, d *dashboard, w int) []string {
 }
 
 // masterCells is the detail's section of the lock's key on each master, w cells wide: its token and PTTL.
-func (p *detailPanel) masterCells(row *lockRow, d *dashboard, w int) []string {
-	st, lv, now := p.sh.st, row.lv, p.sh.now()
+func (p *detailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []string {
+	st, lv, now := p.sh.St, row.Lv, p.sh.Now()
 	body := []string{st.Table.Head.Render("masters") + st.Text.Muted.Render("  ●holder ○other ·none ?not read")}
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
-	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
-		glyph, gs := cellGlyph(st, m, row.primaryOn(j), lv.State)
-		line := " " + st.Text.Muted.Render(kit.Fit(d.masters[j].label, 4)) + gs.Render(glyph) + " "
+	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.Masters))] {
+		glyph, gs := cellGlyph(st, m, row.PrimaryOn(j), lv.State)
+		line := " " + st.Text.Muted.Render(kit.Fit(d.Masters[j].Label, 4)) + gs.Render(glyph) + " "
 		switch {
 		case m.State == monitor.CellUnknown && m.Token != "":
 			line += st.Cell.Unknown.Render(fmt.Sprintf("not read; last seen %s ago: ", kit.Dur(now.Sub(m.ReadAt)))) +
-				st.Cell.Unknown.Render(kit.Fit(row.tokens[j], tokenW))
+				st.Cell.Unknown.Render(kit.Fit(row.Tokens[j], tokenW))
 		case m.State == monitor.CellUnknown:
 			line += st.Cell.Unknown.Render("not read")
 		case m.State == monitor.CellAbsent:
 			line += st.Text.Muted.Render("no key")
 		case m.Set() != nil:
-			line += setCell(st, m, row.ref, max(w-28, 4), now)
+			line += setCell(st, m, row.Ref, max(w-28, 4), now)
 		case m.PTTL == monitor.NoTTL:
-			line += st.Name(kit.Fit(row.tokens[j], tokenW), st.Text.Normal) + " " + st.Text.Bad.Render("no TTL: never expires")
+			line += st.Name(kit.Fit(row.Tokens[j], tokenW), st.Text.Normal) + " " + st.Text.Bad.Render("no TTL: never expires")
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := m.PTTLAt(now)
-			line += st.Name(kit.Fit(row.tokens[j], tokenW), st.Text.Normal) + " " +
-				st.ValidityBar(left, max(row.ref, left), barW, false) + " " + st.Text.Normal.Render(kit.Dur(left))
+			line += st.Name(kit.Fit(row.Tokens[j], tokenW), st.Text.Normal) + " " +
+				st.ValidityBar(left, max(row.Ref, left), barW, false) + " " + st.Text.Normal.Render(kit.Dur(left))
 		}
 		body = append(body, line)
 		if m.Node() != "" { // a Redis Cluster's key: the primary that owns it

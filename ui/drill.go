@@ -16,8 +16,8 @@ import (
 // wrapped rather than cut: every master's token, the error texts. Its lines are rebuilt when a snapshot or a
 // tick arrives, and scroll.
 type drillView struct {
-	modalBase
-	box      *scrollBox
+	kit.ModalBase
+	box      *kit.ScrollBox
 	resource string // raw resource of a lock's view
 	addr     string // raw address of a master's view
 	isLock   bool
@@ -27,24 +27,24 @@ type drillView struct {
 }
 
 // newLockDrill returns the view of the lock of row.
-func newLockDrill(sh *shared, row *lockRow) *drillView {
-	return &drillView{modalBase: screenBase(sh, lockDrillKeys(sh)), box: newScrollBox(sh), resource: row.lv.Resource,
-		isLock: true, title: "Lock " + row.name}
+func newLockDrill(sh *kit.Shared, row *kit.LockRow) *drillView {
+	return &drillView{ModalBase: screenBase(sh, lockDrillKeys(sh)), box: kit.NewScrollBox(sh), resource: row.Lv.Resource,
+		isLock: true, title: "Lock " + row.Name}
 }
 
 // newMasterDrill returns the view of master m.
-func newMasterDrill(sh *shared, m *masterRow) *drillView {
-	return &drillView{modalBase: screenBase(sh, drillKeys(sh.keys)), box: newScrollBox(sh), addr: m.st.Addr,
-		title: "Master " + m.label + " " + m.addr}
+func newMasterDrill(sh *kit.Shared, m *kit.MasterRow) *drillView {
+	return &drillView{ModalBase: screenBase(sh, drillKeys(sh.Keys)), box: kit.NewScrollBox(sh), addr: m.St.Addr,
+		title: "Master " + m.Label + " " + m.Addr}
 }
 
 // screenBase is the modalBase of a view that takes the body: keys are keys there, not text.
-func screenBase(sh *shared, keys []key.Binding) modalBase {
-	return modalBase{sh: sh, where: layerScreen, keys: keys}
+func screenBase(sh *kit.Shared, keys []key.Binding) kit.ModalBase {
+	return kit.ModalBase{Sh: sh, Where: kit.LayerScreen, Keys: keys}
 }
 
 // drillKeys are the keys of a drill-down view.
-func drillKeys(k *KeyMap) []key.Binding {
+func drillKeys(k *kit.KeyMap) []key.Binding {
 	back := k.Close
 	back.SetHelp(back.Help().Key, "back")
 	return []key.Binding{back, k.Up, k.Down, k.PageDown, viewQuitKey(k)}
@@ -52,7 +52,7 @@ func drillKeys(k *KeyMap) []key.Binding {
 
 // viewQuitKey is Interrupt as a view's footer shows it: in a view, Quit's key closes the view, and Interrupt
 // is the key that quits.
-func viewQuitKey(k *KeyMap) key.Binding {
+func viewQuitKey(k *kit.KeyMap) key.Binding {
 	quit := k.Interrupt
 	quit.SetHelp(quit.Help().Key, "quit")
 	return quit
@@ -60,7 +60,7 @@ func viewQuitKey(k *KeyMap) key.Binding {
 
 // SetSize sets the view's outer size; the lines are wrapped again for a new width.
 func (v *drillView) SetSize(w, h int) {
-	if w == v.box.w && h == v.box.h {
+	if w == v.box.W && h == v.box.H {
 		return
 	}
 	v.box.SetSize(w, h)
@@ -70,39 +70,39 @@ func (v *drillView) SetSize(w, h int) {
 // Update scrolls the view with the keys and the wheel, closes it (Cancel or Open), opens the full help in its
 // place, copies the lock's name or token, and rebuilds the lines when a snapshot or a tick arrives.
 func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	k := v.sh.keys
+	k := v.Sh.Keys
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, k.Close, k.Open):
 			return nil, nil
 		case key.Matches(msg, k.Help):
-			v.sh.tell(openHelpMsg{})
+			v.Sh.Tell(kit.OpenHelpMsg{})
 			return nil, nil
 		case key.Matches(msg, k.PrevHolder, k.NextHolder) && v.isLock:
 			v.pick(key.Matches(msg, k.PrevHolder))
 		case key.Matches(msg, k.WhoHolds) && v.isLock:
-			cmd := v.who.press(v.sh, findRow(v.sh.data, v.resource))
+			cmd := v.who.press(v.Sh, findRow(v.Sh.Data, v.resource))
 			v.refresh()
 			return v, cmd
 		case key.Matches(msg, k.CopyToken) && v.picked > 0:
 			return v, v.copyPicked()
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
-			row, token := findRow(v.sh.data, v.resource), key.Matches(msg, k.CopyToken)
+			row, token := findRow(v.Sh.Data, v.resource), key.Matches(msg, k.CopyToken)
 			if why := uncopyable(row, token); why != "" {
-				v.sh.tellStatus(monitor.SeverityWarning, why)
+				v.Sh.TellStatus(monitor.SeverityWarning, why)
 				break
 			}
-			return v, copyRow(v.sh, row, token)
+			return v, copyRow(v.Sh, row, token)
 		default:
 			v.box.Update(msg)
 		}
 	case tea.MouseMsg:
 		v.box.Update(msg)
-	case dataMsg, tickMsg:
+	case kit.DataMsg, tickMsg:
 		v.refresh()
 	case whoResultMsg:
-		v.who.result(v.sh, v.resource, msg)
+		v.who.result(v.Sh, v.resource, msg)
 		v.refresh()
 	}
 	return v, nil
@@ -110,25 +110,25 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View draws the view.
 func (v *drillView) View() string {
-	return v.box.View(v.title + " · " + v.sh.keys.Close.Help().Key + " back")
+	return v.box.View(v.title + " · " + v.Sh.Keys.Close.Help().Key + " back")
 }
 
 // refresh rebuilds the lines from the current snapshot and the journal.
 func (v *drillView) refresh() {
 	if v.isLock {
-		row := findRow(v.sh.data, v.resource)
-		v.box.SetLines(withWho(lockLines(v.sh, row, v.box.width(), v.picked), v.who.sectionLines(v.sh, row, v.box.width())))
+		row := findRow(v.Sh.Data, v.resource)
+		v.box.SetLines(withWho(lockLines(v.Sh, row, v.box.Width(), v.picked), v.who.sectionLines(v.Sh, row, v.box.Width())))
 		return
 	}
-	var m *masterRow
-	if d := v.sh.data; d != nil {
-		for i := range d.masters {
-			if d.masters[i].st.Addr == v.addr {
-				m = &d.masters[i]
+	var m *kit.MasterRow
+	if d := v.Sh.Data; d != nil {
+		for i := range d.Masters {
+			if d.Masters[i].St.Addr == v.addr {
+				m = &d.Masters[i]
 			}
 		}
 	}
-	v.box.SetLines(masterLines(v.sh, m, v.box.width()))
+	v.box.SetLines(masterLines(v.Sh, m, v.box.Width()))
 }
 
 // labelW is the width of the labels of the drill-down views and dialogs.
@@ -155,17 +155,17 @@ func wrapLines(text string, w int) []string {
 }
 
 // lockLines is the content of a lock's view.
-func lockLines(sh *shared, row *lockRow, w, picked int) []string {
-	st, d := sh.st, sh.data
+func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
+	st, d := sh.St, sh.Data
 	if row == nil || d == nil {
 		return []string{st.Text.Muted.Render("This lock is on no master any more (released or expired), and none of its holders is left in the window."),
 			"", st.Table.Head.Render("Events")}
 	}
-	lv := row.lv
-	now := sh.now()
+	lv := row.Lv
+	now := sh.Now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	add(labelled(st, "resource", row.label, w, st.Text.Normal)...)
+	add(labelled(st, "resource", row.Label, w, st.Text.Normal)...)
 	stateText, stateStyle := stateLabel(st, lv, now)
 	by := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
@@ -175,14 +175,14 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 		by += " (another token is also present)"
 	}
 	add(labelled(st, "state", stateStyle.Render(stateText)+st.Text.Normal.Render(fmt.Sprintf("%s · on %d of %s, "+
-		"quorum %d", by, lv.Count, kit.Plural(len(d.masters), "master"), d.snap.Quorum)), w, st.Text.Normal)...)
+		"quorum %d", by, lv.Count, kit.Plural(len(d.Masters), "master"), d.Snap.Quorum)), w, st.Text.Normal)...)
 	if lv.State == monitor.StateHeld {
 		v := validityAt(lv, now)
-		add(labelled(st, "validity", st.ValidityBar(v, row.ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
+		add(labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
 			st.Text.Muted.Render(" · expiries spread over "+kit.Dur(lv.TTLSpread)), w, st.Text.Normal)...)
 	}
-	if row.holders != nil {
-		add(labelled(st, "holders", orDash(row.holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.holders), "holder")),
+	if row.Holders != nil {
+		add(labelled(st, "holders", orDash(row.Holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.Holders), "holder")),
 			w, st.Text.Normal)...)
 	} else {
 		holderLabel := "holder"
@@ -190,8 +190,8 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 			holderLabel = "most seen"
 		}
 		holder := "-"
-		if row.primary != "" {
-			holder = monitor.HolderKindText(lv.HolderKind, row.tokens[firstWith(lv, row.primary)])
+		if row.Primary != "" {
+			holder = monitor.HolderKindText(lv.HolderKind, row.Tokens[firstWith(lv, row.Primary)])
 		}
 		if lv.Free() { // no key: nobody holds it; its holders are in its timeline below
 			holderLabel, holder = "last held", kit.LastHolder(lv)
@@ -201,7 +201,7 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 		}
 		add(labelled(st, holderLabel, holder, w, st.Text.Normal)...)
 	}
-	if c := lv.Masters[firstWith(lv, row.primary)]; c.Hash() {
+	if c := lv.Masters[firstWith(lv, row.Primary)]; c.Hash() {
 		held := fmt.Sprintf("held %d×", c.Reentrancy())
 		if c.Mode() != "" {
 			held += " · " + kit.Sanitize(c.Mode(), kit.NameCap) + " lock"
@@ -233,24 +233,24 @@ func lockLines(sh *shared, row *lockRow, w, picked int) []string {
 
 	add(holderLines(sh, row, w)...)
 	add(lockMasterLines(sh, row, w)...)
-	add(eventSection(st, "this lock's", sh.log.entriesFor(lv.Resource, maxLog), w)...)
+	add(eventSection(st, "this lock's", sh.Log.EntriesFor(lv.Resource, kit.MaxLog), w)...)
 	add(contentionLines(sh, row, w, picked)...)
 	return out
 }
 
 // lockMasterLines is a lock's view's section of its key on each master: the token in full and its PTTL.
-func lockMasterLines(sh *shared, row *lockRow, w int) []string {
-	st, d, lv, now := sh.st, sh.data, row.lv, sh.now()
+func lockMasterLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
+	st, d, lv, now := sh.St, sh.Data, row.Lv, sh.Now()
 	out := []string{"", st.Table.Head.Render("Masters") + st.Text.Muted.Render("  ● holder  ○ another token  · no key  ? not read")}
 	add := func(lines ...string) { out = append(out, lines...) }
 	valueLabel := "    token"
 	if !lv.ValueTime.IsZero() { // a time, not a token: what each master holds is named for what it is
 		valueLabel = "    value"
 	}
-	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
-		glyph, gs := cellGlyph(st, c, row.primaryOn(j), lv.State)
-		head := st.Text.Muted.Render(kit.Fit(d.masters[j].label, 4)) + gs.Render(glyph) + " " +
-			st.Name(d.masters[j].addr, st.Text.Normal) + " "
+	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.Masters))] {
+		glyph, gs := cellGlyph(st, c, row.PrimaryOn(j), lv.State)
+		head := st.Text.Muted.Render(kit.Fit(d.Masters[j].Label, 4)) + gs.Render(glyph) + " " +
+			st.Name(d.Masters[j].Addr, st.Text.Normal) + " "
 		switch {
 		case c.State == monitor.CellUnknown && c.Token != "":
 			head += st.Cell.Unknown.Render("not read; last seen " + kit.Dur(now.Sub(c.ReadAt)) + " ago")
@@ -259,16 +259,16 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 		case c.State == monitor.CellAbsent:
 			head += st.Text.Muted.Render("no key")
 		case c.Set() != nil:
-			head += setCell(st, c, row.ref, 10, now)
+			head += setCell(st, c, row.Ref, 10, now)
 		case c.PTTL == monitor.NoTTL:
 			head += st.Text.Bad.Render("no TTL: never expires")
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := c.PTTLAt(now)
-			head += st.ValidityBar(left, max(row.ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+kit.Dur(left))
+			head += st.ValidityBar(left, max(row.Ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+kit.Dur(left))
 		}
 		add(wrapLines(head, w)...)
-		if row.tokens[j] != "" && c.Set() == nil {
-			add(labelled(st, valueLabel, row.tokens[j], w, st.Text.Normal)...)
+		if row.Tokens[j] != "" && c.Set() == nil {
+			add(labelled(st, valueLabel, row.Tokens[j], w, st.Text.Normal)...)
 		}
 		if c.Node() != "" { // a Redis Cluster's key: the primary that owns its slot
 			add(labelled(st, "    owner", c.Node(), w, st.Text.Normal)...)
@@ -278,28 +278,28 @@ func lockMasterLines(sh *shared, row *lockRow, w int) []string {
 }
 
 // eventSection is a drill-down's list of the events of whose (a lock's or a master's), under a heading.
-func eventSection(st *kit.Styles, whose string, events []logEntry, w int) []string {
+func eventSection(st *kit.Styles, whose string, events []kit.LogEntry, w int) []string {
 	out := []string{"", st.Table.Head.Render("Events") + st.Text.Muted.Render("  "+whose+", newest last")}
 	if len(events) == 0 {
 		out = append(out, st.Text.Muted.Render("none yet"))
 	}
 	for _, e := range events {
-		out = append(out, logLines(st, e, w)...)
+		out = append(out, kit.LogLines(st, e, w)...)
 	}
 	return out
 }
 
 // masterLines is the content of a master's view; m is nil when the master left the snapshot.
-func masterLines(sh *shared, m *masterRow, w int) []string {
-	st := sh.st
+func masterLines(sh *kit.Shared, m *kit.MasterRow, w int) []string {
+	st := sh.St
 	if m == nil {
 		return []string{st.Text.Muted.Render("This master is not in the snapshot.")}
 	}
-	s := m.st
+	s := m.St
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
 	fact := func(label, text string) { add(labelled(st, label, text, w, st.Text.Normal)...) }
-	fact("address", m.addr)
+	fact("address", m.Addr)
 	state := string(s.State()) + ", answered this poll"
 	switch s.State() {
 	case monitor.MasterDown:
@@ -312,22 +312,22 @@ func masterLines(sh *shared, m *masterRow, w int) []string {
 	fact("state", state)
 	add(masterFacts(sh, m, w)...)
 	add(clockLines(st, m)...)
-	add(eventSection(st, "this master's", sh.log.entriesOfMaster(s.Addr, maxLog), w)...)
+	add(eventSection(st, "this master's", sh.Log.EntriesOfMaster(s.Addr, kit.MaxLog), w)...)
 	return out
 }
 
 // masterFacts is a master's view's lines after its state: when it answered, its error, timing, clock and
 // drift, uptime, role, keys, scan progress and warnings.
-func masterFacts(sh *shared, m *masterRow, w int) []string {
-	st, s, now := sh.st, m.st, sh.now()
+func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
+	st, s, now := sh.St, m.St, sh.Now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
 	fact := func(label, text string) { add(labelled(st, label, text, w, st.Text.Normal)...) }
 	if !s.LastAnswer.IsZero() {
 		fact("answered", kit.Dur(now.Sub(s.LastAnswer))+" ago")
 	}
-	if m.err != "" {
-		add(labelled(st, "error", m.err, w, st.Text.Bad)...)
+	if m.Err != "" {
+		add(labelled(st, "error", m.Err, w, st.Text.Bad)...)
 	}
 	if s.RTT > 0 {
 		fact("rtt", kit.Latency(s.RTT)+" last · "+kit.Latency(s.RTTSmoothed)+" smoothed")
@@ -350,7 +350,7 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 		}
 		fact("uptime", up)
 	}
-	role := m.role
+	role := m.Role
 	if s.Version != "" {
 		role += " · redis " + kit.Sanitize(s.Version, kit.NameCap)
 	}
@@ -380,20 +380,20 @@ func masterFacts(sh *shared, m *masterRow, w int) []string {
 	if newKeys := newKeysText(*s); newKeys != "" {
 		fact("new keys", newKeys)
 	}
-	for _, wn := range masterWarnings(&sh.data.snap, s) {
+	for _, wn := range kit.MasterWarnings(&sh.Data.Snap, s) {
 		add(labelled(st, wn.Severity.String(), kit.Sanitize(wn.Text, kit.TextCap), w, st.Level[wn.Severity])...)
 	}
 	return out
 }
 
 // clockLines is a master's view's section of the clock offsets last measured.
-func clockLines(st *kit.Styles, m *masterRow) []string {
+func clockLines(st *kit.Styles, m *kit.MasterRow) []string {
 	out := []string{"", st.Table.Head.Render("Clock samples") + st.Text.Muted.Render("  offset from our clock, newest last")}
-	if len(m.clock) == 0 {
+	if len(m.Clock) == 0 {
 		out = append(out, st.Text.Muted.Render("none yet"))
 	}
-	for _, c := range m.clock {
-		out = append(out, st.Text.Muted.Render(c.at.Format("15:04:05.000")+"  ")+st.Text.Normal.Render(vocab.Offset(c.offset, c.unc)))
+	for _, c := range m.Clock {
+		out = append(out, st.Text.Muted.Render(c.At.Format("15:04:05.000")+"  ")+st.Text.Normal.Render(vocab.Offset(c.Offset, c.Unc)))
 	}
 	return out
 }
@@ -410,7 +410,7 @@ func (m *Model) openDrill() {
 		v = p.drill()
 	}
 	if v == nil {
-		m.sh.tellStatus(monitor.SeverityInfo, "select a lock or a master, then "+m.sh.keys.Open.Help().Key+" shows it in full")
+		m.sh.TellStatus(monitor.SeverityInfo, "select a lock or a master, then "+m.sh.Keys.Open.Help().Key+" shows it in full")
 		return
 	}
 	m.openModal(v)
@@ -418,20 +418,20 @@ func (m *Model) openDrill() {
 
 // uncopyable says why the lock of row (nil: none selected) has nothing to copy, its name or with token its
 // holder's token; "" when it has. It guards the copy keys of the locks panel and of a lock's view.
-func uncopyable(row *lockRow, token bool) string {
+func uncopyable(row *kit.LockRow, token bool) string {
 	switch {
 	case row == nil:
 		return "copy: select a lock first"
-	case token && row.primary == "":
-		return "copy: " + row.name + " has no token"
+	case token && row.Primary == "":
+		return "copy: " + row.Name + " has no token"
 	}
 	return ""
 }
 
 // copyRow copies the raw name of the lock of row or, with token, its holder's raw token (see uncopyable).
-func copyRow(sh *shared, row *lockRow, token bool) tea.Cmd {
+func copyRow(sh *kit.Shared, row *kit.LockRow, token bool) tea.Cmd {
 	if token {
-		return sh.copyCmd(row.primary, "the token of "+row.name)
+		return sh.CopyCmd(row.Primary, "the token of "+row.Name)
 	}
-	return sh.copyCmd(row.lv.Resource, row.name)
+	return sh.CopyCmd(row.Lv.Resource, row.Name)
 }

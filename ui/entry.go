@@ -13,17 +13,17 @@ type typedText struct {
 }
 
 // open starts editing: it returns the field to open as the modal, holding the text as typed before.
-func (t *typedText) open(sh *shared, to panelID) modal {
+func (t *typedText) open(sh *kit.Shared, to kit.PanelID) kit.Modal {
 	t.editing = true
 	return newFieldEntry(sh, to, t.text)
 }
 
 // take takes in what the field tells, and applies the text when it changed.
-func (t *typedText) take(msg fieldMsg, apply func(string)) {
-	t.editing = msg.editing
-	if msg.text != t.text {
-		t.text = msg.text
-		apply(msg.text)
+func (t *typedText) take(msg kit.FieldMsg, apply func(string)) {
+	t.editing = msg.Editing
+	if msg.Text != t.text {
+		t.text = msg.Text
+		apply(msg.Text)
 	}
 }
 
@@ -32,15 +32,15 @@ func (t *typedText) take(msg fieldMsg, apply func(string)) {
 // Confirm keeps it and gives the keyboard back, Cancel clears it, and the keys the field does not take
 // (arrows, paging) go to the panel, whose cursor they move.
 type fieldEntry struct {
-	modalBase
-	to    panelID
+	kit.ModalBase
+	to    kit.PanelID
 	field kit.Field
 }
 
 // newFieldEntry returns the field of panel to, holding text as typed before.
-func newFieldEntry(sh *shared, to panelID, text string) *fieldEntry {
-	keys := []key.Binding{sh.keys.Confirm, sh.keys.Cancel}
-	return &fieldEntry{modalBase: modalBase{sh: sh, where: layerField, text: true, keys: keys}, to: to,
+func newFieldEntry(sh *kit.Shared, to kit.PanelID, text string) *fieldEntry {
+	keys := []key.Binding{sh.Keys.Confirm, sh.Keys.Cancel}
+	return &fieldEntry{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerField, Text: true, Keys: keys}, to: to,
 		field: kit.NewField(text, 120)}
 }
 
@@ -59,18 +59,18 @@ func (e *fieldEntry) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // key applies a key to the field.
 func (e *fieldEntry) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := e.sh.keys
+	k := e.Sh.Keys
 	switch {
 	case key.Matches(msg, k.Confirm):
-		e.sh.tell(fieldMsg{to: e.to, text: e.field.String()})
+		e.Sh.Tell(kit.FieldMsg{To: e.to, Text: e.field.String()})
 		return nil, nil
 	case key.Matches(msg, k.Cancel):
-		e.sh.tell(fieldMsg{to: e.to})
+		e.Sh.Tell(kit.FieldMsg{To: e.to})
 		return nil, nil
 	case e.field.Update(msg):
-		e.sh.tell(fieldMsg{to: e.to, text: e.field.String(), editing: true})
+		e.Sh.Tell(kit.FieldMsg{To: e.to, Text: e.field.String(), Editing: true})
 	default:
-		e.sh.tell(panelKeyMsg{to: e.to, key: msg})
+		e.Sh.Tell(kit.PanelKeyMsg{To: e.to, Key: msg})
 	}
 	return e, nil
 }

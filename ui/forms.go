@@ -22,13 +22,13 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 // Acquire runs its rounds, and the per-master outcome when it fails. It asks the lock commands to acquire
 // (acquireMsg), follows its request by the replies, and closes when the lock is won.
 type acquireForm struct {
-	modalBase
+	kit.ModalBase
 	resource kit.Field
 	ttl      kit.Field
-	focus    int       // 0: resource, 1: TTL
-	err      string    // validation or failure, sanitized
-	round    roundView // the last failed round, while retrying or after failing
-	attempt  int       // rounds failed so far while running
+	focus    int           // 0: resource, 1: TTL
+	err      string        // validation or failure, sanitized
+	round    kit.RoundView // the last failed round, while retrying or after failing
+	attempt  int           // rounds failed so far while running
 
 	running bool
 	req     uint64 // the request in flight
@@ -36,15 +36,15 @@ type acquireForm struct {
 }
 
 // newAcquireForm returns a form with the default TTL filled in.
-func newAcquireForm(sh *shared, ttl time.Duration) *acquireForm {
-	return &acquireForm{modalBase: formBase(sh), resource: kit.NewField("", 512), ttl: kit.NewField(ttl.String(), 16)}
+func newAcquireForm(sh *kit.Shared, ttl time.Duration) *acquireForm {
+	return &acquireForm{ModalBase: formBase(sh), resource: kit.NewField("", 512), ttl: kit.NewField(ttl.String(), 16)}
 }
 
 // formBase is the modalBase of a dialog that is typed into: the acquire form, the delete confirmation.
-func formBase(sh *shared) modalBase {
-	next := sh.keys.NextPanel
+func formBase(sh *kit.Shared) kit.ModalBase {
+	next := sh.Keys.NextPanel
 	next.SetHelp(next.Help().Key, "next field")
-	return modalBase{sh: sh, where: layerDialog, text: true, keys: []key.Binding{sh.keys.Confirm, sh.keys.Cancel, next}}
+	return kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Text: true, Keys: []key.Binding{sh.Keys.Confirm, sh.Keys.Cancel, next}}
 }
 
 // Update edits the fields and submits them, and follows the request: its progress, and its end, which closes
@@ -53,8 +53,8 @@ func (f *acquireForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return f.key(msg)
-	case acquireStartedMsg:
-		f.running, f.req, f.started, f.err, f.round, f.attempt = true, msg.req, msg.started, "", roundView{}, 0
+	case kit.AcquireStartedMsg:
+		f.running, f.req, f.started, f.err, f.round, f.attempt = true, msg.Req, msg.Started, "", kit.RoundView{}, 0
 	case acquireProgressMsg:
 		if f.running && f.req == msg.req {
 			f.attempt, f.round = msg.attempt, msg.round
@@ -68,7 +68,7 @@ func (f *acquireForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case msg.lock != nil: // won: the lock commands have it
 			return nil, nil
 		case !msg.cancelled:
-			reason, rv := failure(msg.err)
+			reason, rv := kit.Failure(msg.err)
 			f.err, f.round = "not acquired: "+reason, rv
 		}
 	}
@@ -78,11 +78,11 @@ func (f *acquireForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key applies a key: Cancel closes the form (cancelling its request), Confirm submits it, the others edit the
 // fields or move between them. While the request runs, only Cancel acts.
 func (f *acquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := f.sh.keys
+	k := f.Sh.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
 		if f.running {
-			f.sh.tell(cancelAcquireMsg{req: f.req})
+			f.Sh.Tell(kit.CancelAcquireMsg{Req: f.req})
 		}
 		return nil, nil
 	case f.running:
@@ -92,7 +92,7 @@ func (f *acquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			f.err = err.Error()
 			break
 		}
-		f.sh.tell(acquireMsg{resource: resource, ttl: ttl})
+		f.Sh.Tell(kit.AcquireMsg{Resource: resource, TTL: ttl})
 	case f.edit(msg):
 		f.err = ""
 	case key.Matches(msg, k.NextPanel, k.PrevPanel, k.Up, k.Down):
@@ -145,8 +145,8 @@ func parseTTL(s string) (time.Duration, error) {
 
 // View draws the form as a dialog, narrower than the screen; the frame advances the spinner.
 func (f *acquireForm) View() string {
-	st, frame := f.sh.st, f.sh.frame
-	w := min(f.w-4, 72)
+	st, frame := f.Sh.St, f.Sh.Frame
+	w := min(f.W-4, 72)
 	inner := w - 2
 	label := func(s string) string { return st.Form.Label.Render(kit.Fit(s, 10)) }
 	body := []string{
@@ -154,21 +154,21 @@ func (f *acquireForm) View() string {
 		label("ttl") + f.ttl.View(min(inner-10, 16), f.focus == 1 && !f.running, st.Form.Input, st.Cursor),
 		"",
 	}
-	if typed := f.resource.String(); f.sh.keyOf != nil && !f.resource.Empty() && f.keyOf(typed) != typed {
+	if typed := f.resource.String(); f.Sh.KeyOf != nil && !f.resource.Empty() && f.keyOf(typed) != typed {
 		// The key in the peer's convention, which is what is locked: body[2] is the blank line.
 		body[2] = label("key") + st.Name(kit.Fit(kit.Sanitize(f.keyOf(typed), kit.NameCap), inner-10), st.Text.Normal)
 	}
 	switch {
 	case f.running:
-		elapsed := f.sh.now().Sub(f.started)
+		elapsed := f.Sh.Now().Sub(f.started)
 		line := spinner[frame%len(spinner)] + " acquiring… " + kit.Dur(elapsed)
-		if d := f.sh.data; d != nil {
-			line += fmt.Sprintf(" · %d/%d masters up, quorum %d", d.snap.UpCount, len(d.masters), d.snap.Quorum)
+		if d := f.Sh.Data; d != nil {
+			line += fmt.Sprintf(" · %d/%d masters up, quorum %d", d.Snap.UpCount, len(d.Masters), d.Snap.Quorum)
 		}
 		body = append(body, st.Text.Normal.Render(line))
 		if f.attempt > 0 {
-			body = append(body, st.Form.Err.Render(fmt.Sprintf("round %d failed: %s", f.attempt, f.round.summary())))
-			for _, n := range f.round.nodeLines() {
+			body = append(body, st.Form.Err.Render(fmt.Sprintf("round %d failed: %s", f.attempt, f.round.Summary())))
+			for _, n := range f.round.NodeLines() {
 				body = append(body, st.Form.Hint.Render("  "+n))
 			}
 		}
@@ -177,14 +177,14 @@ func (f *acquireForm) View() string {
 		for _, l := range kit.Wrap(f.err, inner) {
 			body = append(body, st.Form.Err.Render(l))
 		}
-		if f.round.n > 0 {
-			body = append(body, st.Form.Hint.Render("last round: "+f.round.summary()))
-			for _, n := range f.round.nodeLines() {
+		if f.round.N > 0 {
+			body = append(body, st.Form.Hint.Render("last round: "+f.round.Summary()))
+			for _, n := range f.round.NodeLines() {
 				body = append(body, st.Form.Hint.Render("  "+n))
 			}
 		}
 	default:
-		k := f.sh.keys
+		k := f.Sh.Keys
 		body = append(body, st.Form.Hint.Render(fmt.Sprintf("%s acquire · %s next field · %s cancel",
 			k.Confirm.Help().Key, k.NextPanel.Help().Key, k.Cancel.Help().Key)))
 	}
@@ -195,14 +195,14 @@ func (f *acquireForm) View() string {
 // deletes only the tokens seen when it opened, so a newer holder is never touched, and it is withdrawn when a
 // snapshot shows the lock gone or held by another.
 type deleteConfirm struct {
-	modalBase
+	kit.ModalBase
 	req      uint64
 	resource string            // raw
 	name     string            // sanitized
 	primary  string            // raw token under the row when opened: if it changes, the confirmation is withdrawn
 	tokens   []string          // raw tokens to delete
 	hash     map[string]string // tokens that are hash lock holders (Redisson), with the lock's mode
-	holders  []holderRow       // a sorted-set lock's holders as seen: one of them (pick) is removed, alone
+	holders  []kit.HolderRow   // a sorted-set lock's holders as seen: one of them (pick) is removed, alone
 	pick     int
 	family   string   // the lock's client hint, to say what its holders will notice
 	others   []string // the other keys of a lock over several keys, raw (multikey.go)
@@ -216,21 +216,21 @@ type deleteConfirm struct {
 }
 
 // newDeleteConfirm prepares a confirmation for row, deleting tokens.
-func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *deleteConfirm {
-	c := &deleteConfirm{modalBase: formBase(sh),
-		req: req, resource: row.lv.Resource, name: row.name, primary: row.primary,
+func newDeleteConfirm(sh *kit.Shared, req uint64, row *kit.LockRow, tokens []string) *deleteConfirm {
+	c := &deleteConfirm{ModalBase: formBase(sh),
+		req: req, resource: row.Lv.Resource, name: row.Name, primary: row.Primary,
 		tokens: tokens, hash: map[string]string{}, input: kit.NewField("", 1024)}
-	if row.holders != nil {
-		c.holders, c.family = row.holders, row.lv.Family
-		next := sh.keys.NextPanel
+	if row.Holders != nil {
+		c.holders, c.family = row.Holders, row.Lv.Family
+		next := sh.Keys.NextPanel
 		next.SetHelp(next.Help().Key, "another holder")
-		c.keys = []key.Binding{sh.keys.Confirm, sh.keys.Cancel, next}
+		c.Keys = []key.Binding{sh.Keys.Confirm, sh.Keys.Cancel, next}
 		c.choose(0)
 		return c
 	}
 	for _, t := range tokens {
 		n, first := 0, 0
-		for j, m := range row.lv.Masters {
+		for j, m := range row.Lv.Masters {
 			if m.Holds(t) {
 				if n == 0 {
 					first = j
@@ -241,11 +241,11 @@ func newDeleteConfirm(sh *shared, req uint64, row *lockRow, tokens []string) *de
 				}
 			}
 		}
-		short := strings.TrimRight(kit.Fit(row.tokens[first], shortToken), " ")
+		short := strings.TrimRight(kit.Fit(row.Tokens[first], kit.ShortToken), " ")
 		c.shown = append(c.shown, short+" on "+kit.Plural(n, "master"))
-		c.full = append(c.full, row.tokens[first]+" on "+kit.Plural(n, "master"))
+		c.full = append(c.full, row.Tokens[first]+" on "+kit.Plural(n, "master"))
 	}
-	c.withOtherKeys(row, row.primary)
+	c.withOtherKeys(row, row.Primary)
 	return c
 }
 
@@ -259,25 +259,25 @@ func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.req == c.req {
 			return nil, nil
 		}
-	case refusedMsg:
-		if msg.req == c.req {
+	case kit.RefusedMsg:
+		if msg.Req == c.req {
 			return nil, nil
 		}
-	case dataMsg:
+	case kit.DataMsg:
 		if c.running {
 			break
 		}
-		switch row := findRow(c.sh.data, c.resource); {
-		case row == nil || row.lv.Free(): // listed free for its holders in the window, its key gone
-			c.sh.tellStatus(monitor.SeverityWarning, "the lock is gone (released or expired): nothing deleted")
+		switch row := findRow(c.Sh.Data, c.resource); {
+		case row == nil || row.Lv.Free(): // listed free for its holders in the window, its key gone
+			c.Sh.TellStatus(monitor.SeverityWarning, "the lock is gone (released or expired): nothing deleted")
 			return nil, nil
 		case c.holders != nil:
 			if !hasHolder(row, c.tokens[0]) {
-				c.sh.tellStatus(monitor.SeverityWarning, "the holder left while you confirmed: nothing deleted")
+				c.Sh.TellStatus(monitor.SeverityWarning, "the holder left while you confirmed: nothing deleted")
 				return nil, nil
 			}
-		case row.primary != c.primary:
-			c.sh.tellStatus(monitor.SeverityWarning, "the lock changed holder while you confirmed: nothing deleted")
+		case row.Primary != c.primary:
+			c.Sh.TellStatus(monitor.SeverityWarning, "the lock changed holder while you confirmed: nothing deleted")
 			return nil, nil
 		}
 	}
@@ -288,7 +288,7 @@ func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // edit the name, and for a sorted-set lock the next-field key picks another holder. While the deletion runs,
 // only Cancel acts.
 func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := c.sh.keys
+	k := c.Sh.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
 		return nil, nil
@@ -299,12 +299,12 @@ func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			break
 		}
 		c.running = true
-		msg := deleteMsg{req: c.req, resource: c.resource, name: c.name, tokens: c.tokens, hash: c.hash, shown: c.shown,
-			others: c.otherKeys(), lead: c.lead}
+		msg := kit.DeleteMsg{Req: c.req, Resource: c.resource, Name: c.name, Tokens: c.tokens, Hash: c.hash, Shown: c.shown,
+			Others: c.otherKeys(), Lead: c.lead}
 		if c.holders != nil {
-			msg.set = map[string][]string{c.tokens[0]: c.holders[c.pick].h.Members}
+			msg.Set = map[string][]string{c.tokens[0]: c.holders[c.pick].H.Members}
 		}
-		c.sh.tell(msg)
+		c.Sh.Tell(msg)
 	case c.input.Update(msg):
 		c.err = ""
 	case c.holders != nil && key.Matches(msg, k.NextPanel): // after the name, which takes the letters
@@ -326,8 +326,8 @@ func (c *deleteConfirm) matches() bool {
 // token in full and the sentences wrap, since this is the screen where the operator checks what will be
 // deleted.
 func (c *deleteConfirm) View() string {
-	st, frame := c.sh.st, c.sh.frame
-	w := min(c.w-4, 76)
+	st, frame := c.Sh.St, c.Sh.Frame
+	w := min(c.W-4, 76)
 	inner := w - 2
 	body := labelled(st, "resource", c.name, inner, st.Text.Normal)
 	for i, t := range c.full {
@@ -355,7 +355,7 @@ func (c *deleteConfirm) View() string {
 	}
 	body = append(body, st.Text.Normal.Render("Type the resource name to confirm:"),
 		"> "+c.input.View(inner-2, !c.running, st.Form.Input, st.Cursor))
-	k := c.sh.keys
+	k := c.Sh.Keys
 	switch {
 	case c.running:
 		body = append(body, st.Text.Normal.Render(spinner[frame%len(spinner)]+" deleting…"))

@@ -16,8 +16,8 @@ import (
 // columns of KeyMap.FullHelp (and the demo's in demo mode), then the legend of the screen's glyphs and
 // columns. It scrolls.
 type helpView struct {
-	modalBase
-	box       *scrollBox
+	kit.ModalBase
+	box       *kit.ScrollBox
 	hm        help.Model
 	dashboard [][]key.Binding // the dashboard's columns, disabled where a key cannot act in this mode
 	demo      [][]key.Binding // the presenter's columns; nil outside demo mode
@@ -27,7 +27,7 @@ type helpView struct {
 
 // SetSize sets the help's outer size; its lines are laid out again for a new width.
 func (v *helpView) SetSize(w, h int) {
-	if w == v.box.w && h == v.box.h {
+	if w == v.box.W && h == v.box.H {
 		return
 	}
 	v.box.SetSize(w, h)
@@ -38,7 +38,7 @@ func (v *helpView) SetSize(w, h int) {
 func (v *helpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if key.Matches(msg, v.sh.keys.Help, v.sh.keys.Close) {
+		if key.Matches(msg, v.Sh.Keys.Help, v.Sh.Keys.Close) {
 			return nil, nil
 		}
 		v.box.Update(msg)
@@ -50,21 +50,21 @@ func (v *helpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View draws the help.
 func (v *helpView) View() string {
-	k := v.sh.keys
+	k := v.Sh.Keys
 	return v.box.View("Help · " + k.Help.Help().Key + " or " + k.Close.Help().Key + " closes")
 }
 
 // openHelp opens the full help, composed from the global keys and every component's, at its top.
 func (m *Model) openHelp() {
-	k, md := m.sh.keys, m.mode()
+	k, md := m.sh.Keys, m.mode()
 	offered := m.offeredKeys(true)
 	closeKey := k.Close
 	closeKey.SetHelp(closeKey.Help().Key, "close")
-	v := &helpView{modalBase: screenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, viewQuitKey(k)}),
-		box: newScrollBox(m.sh), hm: m.help,
-		dashboard: columnsInOrder(k.dashboardHelp(), offered), blocked: m.ops.writeBlocked("locking"), readOnly: md.readOnly}
-	if md.source == sourceDemo {
-		v.demo = columnsInOrder(k.Demo.FullHelp(), offered)
+	v := &helpView{ModalBase: screenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, viewQuitKey(k)}),
+		box: kit.NewScrollBox(m.sh), hm: m.help,
+		dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered), blocked: m.ops.writeBlocked("locking"), readOnly: md.ReadOnly}
+	if md.Source == kit.SourceDemo {
+		v.demo = kit.ColumnsInOrder(k.Demo.FullHelp(), offered)
 	}
 	m.openModal(v)
 }
@@ -79,7 +79,7 @@ func (m *Model) offeredKeys(full bool) []key.Binding {
 	var out []key.Binding
 	for _, km := range maps {
 		if full {
-			out = append(out, flatten(km.FullHelp())...)
+			out = append(out, kit.Flatten(km.FullHelp())...)
 		} else {
 			out = append(out, km.ShortHelp()...)
 		}
@@ -89,7 +89,7 @@ func (m *Model) offeredKeys(full bool) []key.Binding {
 
 // lines is the full help laid out w cells wide: the key columns, the demo's, and the legend.
 func (v *helpView) lines(w int) []string {
-	st, k := v.sh.st, v.sh.keys
+	st, k := v.Sh.St, v.Sh.Keys
 	lines := v.columns(v.dashboard, w-4)
 	if v.demo != nil { // the presenter's keys, in a block of their own
 		lines = append(lines, "", st.Table.Head.Render("Demo")+st.Text.Muted.Render("  faults hit the selected "+

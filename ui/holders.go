@@ -13,51 +13,9 @@ import (
 // redis-semaphore's permits) has holders of its own: its row says who in a few words ("3 readers", "2 of 3
 // permits"), marks the masters where a held holder's member is live, and its detail lists each holder.
 
-// holderRow is one holder of a sorted-set lock as the dashboard shows it.
-type holderRow struct {
-	h     *monitor.Holder
-	token string // sanitized
-}
-
-// takeHolders makes a sorted-set lock's row ready at the snapshot's time: its holder column, its holders
-// sanitized, and the masters its cells mark.
-func (r *lockRow) takeHolders(snapTime time.Time) {
-	lv := r.lv
-	r.holder = lv.HoldersText()
-	r.holders = make([]holderRow, len(lv.Holders))
-	r.setOn = make([]bool, len(lv.Masters))
-	for k := range lv.Holders {
-		h := &lv.Holders[k]
-		r.holders[k] = holderRow{h: h, token: kit.Sanitize(h.Token, kit.NameCap)}
-		for j, c := range h.Masters {
-			if j < len(r.setOn) && (h.State == monitor.StateHeld || lv.State != monitor.StateHeld) && c.Live(snapTime) {
-				r.setOn[j] = true
-			}
-		}
-	}
-}
-
-// primaryOn reports whether master j holds what the row is about: its lead token, or for a sorted-set lock a
-// live member of a held holder (of any holder, when none is held).
-func (r *lockRow) primaryOn(j int) bool {
-	if r.setOn != nil {
-		return j < len(r.setOn) && r.setOn[j]
-	}
-	return j < len(r.lv.Masters) && r.lv.Masters[j].Token == r.primary && r.primary != ""
-}
-
-// names are the names a filter matches a row by: its key and, when a client's convention names it, its
-// resource.
-func (r *lockRow) names() []string {
-	if r.lv.Logical == "" {
-		return []string{r.name}
-	}
-	return []string{r.name, kit.Sanitize(r.lv.Logical, kit.NameCap)}
-}
-
 // holderLine is one holder of a sorted-set lock in w cells: its token, mode, state, masters and validity.
-func holderLine(st *kit.Styles, hr holderRow, masters int, quorum int, snapTime, now time.Time, w int) string {
-	h := hr.h
+func holderLine(st *kit.Styles, hr kit.HolderRow, masters int, quorum int, snapTime, now time.Time, w int) string {
+	h := hr.H
 	glyph, gs := "●", st.Cell.Holder
 	switch h.State {
 	case monitor.StateHeld:
@@ -78,15 +36,15 @@ func holderLine(st *kit.Styles, hr holderRow, masters int, quorum int, snapTime,
 	}
 	tail := fmt.Sprintf(" %-7s %d/%d %s", mode, h.Count, masters, state)
 	tokenW := max(w-2-len(tail), 8)
-	return gs.Render(glyph) + " " + st.Name(kit.Fit(hr.token, tokenW), st.Text.Normal) + st.Text.Muted.Render(tail)
+	return gs.Render(glyph) + " " + st.Name(kit.Fit(hr.Token, tokenW), st.Text.Normal) + st.Text.Muted.Render(tail)
 }
 
 // holderCells is one holder's member on each master, for a lock's view: "M1 9.8s  M2 9.8s  M3 expired",
 // counted to now, as the holder's validity beside it is, rather than to the poll that read them.
-func holderCells(d *dashboard, h *monitor.Holder, now time.Time) string {
+func holderCells(d *kit.Dashboard, h *monitor.Holder, now time.Time) string {
 	var parts []string
-	for j, c := range h.Masters[:min(len(h.Masters), len(d.masters))] {
-		parts = append(parts, d.masters[j].label+" "+c.Text(now))
+	for j, c := range h.Masters[:min(len(h.Masters), len(d.Masters))] {
+		parts = append(parts, d.Masters[j].Label+" "+c.Text(now))
 	}
 	return strings.Join(parts, "  ")
 }
@@ -104,15 +62,15 @@ func setCell(st *kit.Styles, m monitor.MasterLock, ref time.Duration, barW int, 
 
 // holderLines is a sorted-set lock's view's section of its holders: each one's token, mode, state, masters
 // and validity, then its member's expiry on each master.
-func holderLines(sh *shared, row *lockRow, w int) []string {
-	if row.holders == nil {
+func holderLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
+	if row.Holders == nil {
 		return nil
 	}
-	st, d := sh.st, sh.data
+	st, d := sh.St, sh.Data
 	out := []string{"", st.Table.Head.Render("Holders") + st.Text.Muted.Render("  ● held  ● on too few masters  × expired  ? not read")}
-	for _, hr := range row.holders {
-		out = append(out, holderLine(st, hr, len(d.masters), d.snap.Quorum, d.snap.Time, sh.now(), w))
-		out = append(out, wrapLines(st.Text.Muted.Render("    "+holderCells(d, hr.h, sh.now())), w)...)
+	for _, hr := range row.Holders {
+		out = append(out, holderLine(st, hr, len(d.Masters), d.Snap.Quorum, d.Snap.Time, sh.Now(), w))
+		out = append(out, wrapLines(st.Text.Muted.Render("    "+holderCells(d, hr.H, sh.Now())), w)...)
 	}
 	return out
 }
@@ -130,15 +88,15 @@ func (c *deleteConfirm) choose(i int) {
 	c.pick = i
 	hr := c.holders[i]
 	on := 0
-	for _, m := range hr.h.Masters {
+	for _, m := range hr.H.Masters {
 		if m.State == monitor.CellSeen {
 			on++
 		}
 	}
-	what := fmt.Sprintf(" (%s, %s) on %s", hr.h.Mode, hr.h.State, kit.Plural(on, "master"))
-	c.tokens = []string{hr.h.Token}
-	c.shown = []string{strings.TrimRight(kit.Fit(hr.token, shortToken), " ") + what}
-	c.full = []string{hr.token + what}
+	what := fmt.Sprintf(" (%s, %s) on %s", hr.H.Mode, hr.H.State, kit.Plural(on, "master"))
+	c.tokens = []string{hr.H.Token}
+	c.shown = []string{strings.TrimRight(kit.Fit(hr.Token, kit.ShortToken), " ") + what}
+	c.full = []string{hr.Token + what}
 }
 
 // setHints says what removing one holder of a sorted-set lock does, and what the library's holders notice.
@@ -146,7 +104,7 @@ func (c *deleteConfirm) setHints(hint func(string)) {
 	hint(fmt.Sprintf("Removes this holder's members only where they are all still in the set; the other %s keep theirs.",
 		kit.Plural(len(c.holders)-1, "holder")))
 	if len(c.holders) > 1 {
-		hint(fmt.Sprintf("Holder %d of %d: %s another.", c.pick+1, len(c.holders), c.sh.keys.NextPanel.Help().Key))
+		hint(fmt.Sprintf("Holder %d of %d: %s another.", c.pick+1, len(c.holders), c.Sh.Keys.NextPanel.Help().Key))
 	}
 	switch c.family {
 	case "Symfony Lock":
@@ -159,10 +117,10 @@ func (c *deleteConfirm) setHints(hint func(string)) {
 }
 
 // hasHolder reports whether row's lock still has a holder of token in its set on some master.
-func hasHolder(row *lockRow, token string) bool {
-	for _, hr := range row.holders {
-		if hr.h.Token == token {
-			for _, m := range hr.h.Masters {
+func hasHolder(row *kit.LockRow, token string) bool {
+	for _, hr := range row.Holders {
+		if hr.H.Token == token {
+			for _, m := range hr.H.Masters {
 				if m.State == monitor.CellSeen {
 					return true
 				}
@@ -174,8 +132,8 @@ func hasHolder(row *lockRow, token string) bool {
 
 // keyOf is the key the acquire form locks for resource: in the --key-format convention, when one is given.
 func (f *acquireForm) keyOf(resource string) string {
-	if f.sh.keyOf == nil {
+	if f.Sh.KeyOf == nil {
 		return resource
 	}
-	return f.sh.keyOf(resource)
+	return f.Sh.KeyOf(resource)
 }

@@ -21,17 +21,17 @@ import (
 // issues every write command, applies their results to our locks, and tells the our-locks panel when they
 // change. Which lock a key acts on comes from the selection the root sends (stateMsg).
 type lockOps struct {
-	keyTable
+	kit.KeyTable
 	locker *redlock.Client
 	owner  Ownership // nil: nobody is told
 	ctx    context.Context
 	// production: the masters come from a production profile, which is why the dashboard may be read-only
 	production bool
-	ttl        time.Duration // the acquire form's TTL: the last one used
-	reqs       uint64        // request counter: every acquire and delete request has its own id
-	own        []*ownLock    // our locks, in order of acquisition
-	sel        stateMsg      // what the panels have selected: the lock a key acts on
-	acquiring  acquiring     // the acquire request of the form, if one runs
+	ttl        time.Duration  // the acquire form's TTL: the last one used
+	reqs       uint64         // request counter: every acquire and delete request has its own id
+	own        []*kit.OwnLock // our locks, in order of acquisition
+	sel        kit.StateMsg   // what the panels have selected: the lock a key acts on
+	acquiring  acquiring      // the acquire request of the form, if one runs
 }
 
 // acquiring is the acquire request the form waits for.
@@ -43,18 +43,18 @@ type acquiring struct {
 
 // newLockOps returns the lock commands, writing through locker (nil: none), telling owner (nil: nobody) of
 // our locks and deletions, and running requests within ctx.
-func newLockOps(sh *shared, locker *redlock.Client, owner Ownership, ctx context.Context, production bool,
+func newLockOps(sh *kit.Shared, locker *redlock.Client, owner Ownership, ctx context.Context, production bool,
 	ttl time.Duration) *lockOps {
-	ops := &lockOps{keyTable: keyTable{sh: sh}, locker: locker, owner: owner, ctx: ctx, production: production, ttl: ttl}
-	k := sh.keys
+	ops := &lockOps{KeyTable: kit.KeyTable{Sh: sh}, locker: locker, owner: owner, ctx: ctx, production: production, ttl: ttl}
+	k := sh.Keys
 	blocked := func(what string) func() string { return func() string { return ops.writeBlocked(what) } }
-	ops.actions = []action{
-		{binding: &k.Acquire, can: blocked("acquiring"), mode: blocked("acquiring"), do: ops.openAcquire},
-		{binding: &k.Extend, can: ops.ownGuard("extend", "extending"), mode: blocked("extending"), do: ops.extend},
-		{binding: &k.Release, can: ops.ownGuard("release", "releasing"), mode: blocked("releasing"), do: ops.release},
-		{binding: &k.AutoExtend, can: ops.ownGuard("auto-extend", "auto-extending"), mode: blocked("auto-extending"),
-			do: ops.toggleAuto},
-		{binding: &k.Delete, can: ops.deleteGuard, mode: blocked("force-deleting"), do: ops.openDelete},
+	ops.Actions = []kit.Action{
+		{Binding: &k.Acquire, Can: blocked("acquiring"), Mode: blocked("acquiring"), Do: ops.openAcquire},
+		{Binding: &k.Extend, Can: ops.ownGuard("extend", "extending"), Mode: blocked("extending"), Do: ops.extend},
+		{Binding: &k.Release, Can: ops.ownGuard("release", "releasing"), Mode: blocked("releasing"), Do: ops.release},
+		{Binding: &k.AutoExtend, Can: ops.ownGuard("auto-extend", "auto-extending"), Mode: blocked("auto-extending"),
+			Do: ops.toggleAuto},
+		{Binding: &k.Delete, Can: ops.deleteGuard, Mode: blocked("force-deleting"), Do: ops.openDelete},
 	}
 	return ops
 }
@@ -64,23 +64,23 @@ func newLockOps(sh *shared, locker *redlock.Client, owner Ownership, ctx context
 // every message but keys, which go to run.
 func (ops *lockOps) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case stateMsg:
+	case kit.StateMsg:
 		ops.sel = msg
 	case tickMsg:
 		ops.refreshOurs()
-	case quittingMsg:
+	case kit.QuittingMsg:
 		if a := ops.acquiring; a.req != 0 {
 			a.cancel() // an acquire won as it is cancelled is released again (see acquireCmd)
 		}
-	case acquireMsg:
+	case kit.AcquireMsg:
 		return ops.acquire(msg)
-	case cancelAcquireMsg:
-		if a := ops.acquiring; a.req == msg.req {
+	case kit.CancelAcquireMsg:
+		if a := ops.acquiring; a.req == msg.Req {
 			a.cancel()
 			ops.acquiring = acquiring{}
-			ops.sh.act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", kit.Sanitize(a.resource, kit.NameCap))
+			ops.Sh.Act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", kit.Sanitize(a.resource, kit.NameCap))
 		}
-	case deleteMsg:
+	case kit.DeleteMsg:
 		return ops.delete(msg)
 	case acquireProgressMsg:
 		return ops.onAcquireProgress(msg)
@@ -117,35 +117,35 @@ func (ops *lockOps) ownGuard(verb, what string) func() string {
 // deleteGuard is the guard of Delete: a lock selected in the locks panel, writing allowed, and a token on it
 // that is not ours (a free lock has none).
 func (ops *lockOps) deleteGuard() string {
-	row := ops.sel.row
+	row := ops.sel.Row
 	switch {
-	case row == nil || ops.sel.mode.focus != focusLocks:
+	case row == nil || ops.sel.Mode.Focus != kit.FocusLocks:
 		return "delete: select a lock in the locks panel first"
 	case ops.writeBlocked("force-deleting") != "":
 		return ops.writeBlocked("force-deleting")
-	case row.lv.Free():
-		return "delete: " + row.name + " is free: no master has its key"
+	case row.Lv.Free():
+		return "delete: " + row.Name + " is free: no master has its key"
 	case len(ops.foreignTokens(row)) == 0:
-		return "delete: " + row.name + " is ours: " + ops.sh.keys.Release.Help().Key + " releases it"
+		return "delete: " + row.Name + " is ours: " + ops.Sh.Keys.Release.Help().Key + " releases it"
 	}
 	return ""
 }
 
 // targetOwn is the lock of ours that Extend, Release and AutoExtend act on: the one under the cursor of our
 // locks panel, or ours for the resource under the locks panel's cursor. It says why when there is none.
-func (ops *lockOps) targetOwn() (*ownLock, string) {
-	switch ops.sel.mode.focus {
-	case focusOurs:
-		if o := ops.sel.own; o != nil {
+func (ops *lockOps) targetOwn() (*kit.OwnLock, string) {
+	switch ops.sel.Mode.Focus {
+	case kit.FocusOurs:
+		if o := ops.sel.Own; o != nil {
 			return o, ""
 		}
 		return nil, "we hold no lock"
-	case focusLocks:
-		if row := ops.sel.row; row != nil {
-			if o := ops.byResource(row.lv.Resource); o != nil {
+	case kit.FocusLocks:
+		if row := ops.sel.Row; row != nil {
+			if o := ops.byResource(row.Lv.Resource); o != nil {
 				return o, ""
 			}
-			return nil, "the selected lock is not ours: select one of ours (" + ops.sh.keys.NextPanel.Help().Key +
+			return nil, "the selected lock is not ours: select one of ours (" + ops.Sh.Keys.NextPanel.Help().Key +
 				" to our locks)"
 		}
 	}
@@ -153,9 +153,9 @@ func (ops *lockOps) targetOwn() (*ownLock, string) {
 }
 
 // find returns our entry for lock l, or nil: results are applied only to the lock they were issued for.
-func (ops *lockOps) find(l *redlock.Lock) *ownLock {
+func (ops *lockOps) find(l *redlock.Lock) *kit.OwnLock {
 	for _, o := range ops.own {
-		if o.lock == l {
+		if o.Lock == l {
 			return o
 		}
 	}
@@ -163,9 +163,9 @@ func (ops *lockOps) find(l *redlock.Lock) *ownLock {
 }
 
 // byResource returns our newest entry for a raw resource name, or nil.
-func (ops *lockOps) byResource(resource string) *ownLock {
+func (ops *lockOps) byResource(resource string) *kit.OwnLock {
 	for i := len(ops.own) - 1; i >= 0; i-- {
-		if ops.own[i].lock.Resource() == resource {
+		if ops.own[i].Lock.Resource() == resource {
 			return ops.own[i]
 		}
 	}
@@ -173,28 +173,28 @@ func (ops *lockOps) byResource(resource string) *ownLock {
 }
 
 // changed tells the our-locks panel what our locks are now.
-func (ops *lockOps) changed() { ops.sh.tell(oursMsg{locks: slices.Clone(ops.own)}) }
+func (ops *lockOps) changed() { ops.Sh.Tell(kit.OursMsg{Locks: slices.Clone(ops.own)}) }
 
 // openAcquire opens the acquire form.
 func (ops *lockOps) openAcquire(tea.KeyMsg) tea.Cmd {
-	ops.sh.tell(openModalMsg{newAcquireForm(ops.sh, ops.ttl)})
+	ops.Sh.Tell(kit.OpenModalMsg{M: newAcquireForm(ops.Sh, ops.ttl)})
 	return nil
 }
 
 // acquire issues the acquire request the form asks for, and tells the form it runs.
-func (ops *lockOps) acquire(msg acquireMsg) tea.Cmd {
+func (ops *lockOps) acquire(msg kit.AcquireMsg) tea.Cmd {
 	ops.reqs++
 	ctx, cancel := context.WithCancel(ops.ctx)
 	progress := make(chan acquireProgressMsg, 1)
-	cmd := ops.issue("acquiring", acquireCmd(ctx, ops.reqs, msg.resource, msg.ttl, progress))
+	cmd := ops.issue("acquiring", acquireCmd(ctx, ops.reqs, msg.Resource, msg.TTL, progress))
 	if cmd == nil {
 		cancel()
 		return nil
 	}
-	ops.acquiring = acquiring{req: ops.reqs, resource: msg.resource, cancel: cancel}
-	ops.sh.tell(acquireStartedMsg{req: ops.reqs, started: ops.sh.now()})
-	ops.ttl = msg.ttl
-	ops.sh.act(events.KindAcquiring, msg.resource, "", "acquiring %s for %v…", kit.Sanitize(msg.resource, kit.NameCap), msg.ttl)
+	ops.acquiring = acquiring{req: ops.reqs, resource: msg.Resource, cancel: cancel}
+	ops.Sh.Tell(kit.AcquireStartedMsg{Req: ops.reqs, Started: ops.Sh.Now()})
+	ops.ttl = msg.TTL
+	ops.Sh.Act(events.KindAcquiring, msg.Resource, "", "acquiring %s for %v…", kit.Sanitize(msg.Resource, kit.NameCap), msg.TTL)
 	return tea.Batch(cmd, waitAcquireProgress(progress))
 }
 
@@ -214,18 +214,18 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	}
 	switch {
 	case msg.lock == nil && msg.cancelled:
-		ops.sh.act(events.KindAcquireCancelled, msg.resource, "", "acquire of %s cancelled; nothing held", name)
+		ops.Sh.Act(events.KindAcquireCancelled, msg.resource, "", "acquire of %s cancelled; nothing held", name)
 		return
 	case msg.lock == nil:
-		reason, rv := failure(msg.err)
-		ops.sh.act(events.KindAcquireFailed, msg.resource, "", "acquire %s failed: %s%s", name, reason, prefixed(" · ", rv.detail()))
+		reason, rv := kit.Failure(msg.err)
+		ops.Sh.Act(events.KindAcquireFailed, msg.resource, "", "acquire %s failed: %s%s", name, reason, kit.Prefixed(" · ", rv.Detail()))
 		if !current {
-			ops.sh.tellStatus(monitor.SeverityError, "acquire "+name+" failed: "+reason)
+			ops.Sh.TellStatus(monitor.SeverityError, "acquire "+name+" failed: "+reason)
 		}
 		return
 	}
-	now := ops.sh.now()
-	o := newOwnLock(msg.lock, now)
+	now := ops.Sh.Now()
+	o := kit.NewOwnLock(msg.lock, now)
 	ops.own = append(ops.own, o)
 	ops.changed()
 	if ops.owner != nil {
@@ -233,29 +233,29 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 	}
 	ops.tellValid(o)
 	if msg.cancelled { // won as it was cancelled, and the release that followed was not confirmed
-		o.validUntil = now.Add(msg.validity)
+		o.ValidUntil = now.Add(msg.validity)
 		ops.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
 		return
 	}
-	ops.sh.act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
-		msg.lock.Acquisition(), kit.Dur(o.last.validity), o.last.summary(), o.last.detail())
-	ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, kit.Dur(o.last.validity)))
+	ops.Sh.Act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
+		msg.lock.Acquisition(), kit.Dur(o.Last.Validity), o.Last.Summary(), o.Last.Detail())
+	ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, kit.Dur(o.Last.Validity)))
 }
 
 // extend issues an extension of the target lock by its TTL.
 func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
-	if o.busy != "" {
-		ops.sh.tellStatus(monitor.SeverityWarning, o.name+" is already "+o.busy)
+	if o.Busy != "" {
+		ops.Sh.TellStatus(monitor.SeverityWarning, o.Name+" is already "+o.Busy)
 		return nil
 	}
-	if why := o.unextendable(ops.sh.keys.Release.Help().Key); why != "" {
-		ops.sh.tellStatus(monitor.SeverityWarning, "extend: "+why)
+	if why := o.Unextendable(ops.Sh.Keys.Release.Help().Key); why != "" {
+		ops.Sh.TellStatus(monitor.SeverityWarning, "extend: "+why)
 		return nil
 	}
-	cmd := ops.issue("extending", extendCmd(ops.ctx, o.lock, o.ttl))
+	cmd := ops.issue("extending", extendCmd(ops.ctx, o.Lock, o.TTL))
 	if cmd != nil {
-		o.busy = "extending"
+		o.Busy = "extending"
 	}
 	return cmd
 }
@@ -264,23 +264,23 @@ func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
 func (ops *lockOps) onExtended(msg extendResultMsg) {
 	o := ops.find(msg.lock)
 	if o == nil {
-		ops.sh.logf(monitor.SeverityInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
+		ops.Sh.Logf(monitor.SeverityInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
 			kit.Sanitize(msg.lock.Resource(), kit.NameCap))
 		return
 	}
-	o.busy = ""
-	ops.sh.tellLog(o.refresh(ops.sh.now())...)
+	o.Busy = ""
+	ops.Sh.TellLog(o.Refresh(ops.Sh.Now())...)
 	ops.tellValid(o)
 	switch {
 	case msg.err == nil:
-		o.extendFailed = ""
-		ops.sh.act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.name, kit.Dur(o.last.validity),
-			o.last.summary(), o.last.detail())
-		ops.sh.tellStatus(monitor.SeverityInfo, "extended "+o.name)
+		o.ExtendFailed = ""
+		ops.Sh.Act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.Name, kit.Dur(o.Last.Validity),
+			o.Last.Summary(), o.Last.Detail())
+		ops.Sh.TellStatus(monitor.SeverityInfo, "extended "+o.Name)
 	case errors.Is(msg.err, redlock.ErrExtendLimit):
-		reason, _ := failure(msg.err)
-		ops.sh.act(events.KindExtendFailed, msg.lock.Resource(), msg.lock.Token(), "extend %s refused: %s", o.name, reason)
-		ops.sh.tellStatus(monitor.SeverityWarning, "extend "+o.name+" refused: "+reason)
+		reason, _ := kit.Failure(msg.err)
+		ops.Sh.Act(events.KindExtendFailed, msg.lock.Resource(), msg.lock.Token(), "extend %s refused: %s", o.Name, reason)
+		ops.Sh.TellStatus(monitor.SeverityWarning, "extend "+o.Name+" refused: "+reason)
 	default:
 		ops.extendFailure(o, "extend", msg.err)
 	}
@@ -288,46 +288,46 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 
 // extendFailure applies a failed extension (what: "extend", "auto-extend") of lock o: lost when the masters'
 // answers prove it, and otherwise still ours, with the validity it had, since its keys may still hold.
-func (ops *lockOps) extendFailure(o *ownLock, what string, err error) {
-	reason, rv := failure(err)
+func (ops *lockOps) extendFailure(o *kit.OwnLock, what string, err error) {
+	reason, rv := kit.Failure(err)
 	if redlock.CauseOf(err) == redlock.LossExpired { // its keys expire with it: shown expired, not taken
-		if now := ops.sh.now(); o.validUntil.After(now) {
-			o.validUntil = now
+		if now := ops.Sh.Now(); o.ValidUntil.After(now) {
+			o.ValidUntil = now
 		}
-		o.extendFailed = reason
-		ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s: %s%s", what, o.name, reason,
-			prefixed(" · ", rv.detail()))
-		ops.sh.tellStatus(monitor.SeverityWarning, o.name+" expired: "+reason)
+		o.ExtendFailed = reason
+		ops.Sh.Act(events.KindExtendFailed, o.Lock.Resource(), o.Lock.Token(), "%s %s: %s%s", what, o.Name, reason,
+			kit.Prefixed(" · ", rv.Detail()))
+		ops.Sh.TellStatus(monitor.SeverityWarning, o.Name+" expired: "+reason)
 		return
 	}
 	if redlock.ProvesLost(err) {
-		o.lost = reason
-		ops.sh.act(events.KindLost, o.lock.Resource(), o.lock.Token(), "%s %s failed, LOST: %s%s", what, o.name, reason,
-			prefixed(" · ", rv.detail()))
-		ops.sh.tellStatus(monitor.SeverityError, "lost "+o.name+": "+reason)
+		o.Lost = reason
+		ops.Sh.Act(events.KindLost, o.Lock.Resource(), o.Lock.Token(), "%s %s failed, LOST: %s%s", what, o.Name, reason,
+			kit.Prefixed(" · ", rv.Detail()))
+		ops.Sh.TellStatus(monitor.SeverityError, "lost "+o.Name+": "+reason)
 		return
 	}
-	now := ops.sh.now()
+	now := ops.Sh.Now()
 	why := "failed"
-	if rv.n > 0 {
-		why = fmt.Sprintf("failed (%d of %d renewed, %d errors or timeouts)", rv.ok, rv.n, unanswered(rv))
+	if rv.N > 0 {
+		why = fmt.Sprintf("failed (%d of %d renewed, %d errors or timeouts)", rv.OK, rv.N, kit.Unanswered(rv))
 	}
-	o.extendFailed = why
-	ops.sh.act(events.KindExtendFailed, o.lock.Resource(), o.lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
-		o.name, why, kit.Dur(o.left(now)), prefixed(" · ", rv.detail()))
-	ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.name, why, kit.Dur(o.left(now))))
+	o.ExtendFailed = why
+	ops.Sh.Act(events.KindExtendFailed, o.Lock.Resource(), o.Lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
+		o.Name, why, kit.Dur(o.Left(now)), kit.Prefixed(" · ", rv.Detail()))
+	ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.Name, why, kit.Dur(o.Left(now))))
 }
 
 // release issues the release of the target lock.
 func (ops *lockOps) release(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
-	if o.busy == "releasing" {
-		ops.sh.tellStatus(monitor.SeverityWarning, o.name+" is already releasing")
+	if o.Busy == "releasing" {
+		ops.Sh.TellStatus(monitor.SeverityWarning, o.Name+" is already releasing")
 		return nil
 	}
-	cmd := ops.issue("releasing", releaseCmd(ops.ctx, o.lock, o.keeper))
+	cmd := ops.issue("releasing", releaseCmd(ops.ctx, o.Lock, o.Keeper))
 	if cmd != nil {
-		o.busy = "releasing"
+		o.Busy = "releasing"
 	}
 	return cmd
 }
@@ -339,60 +339,60 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 	name := kit.Sanitize(l.Resource(), kit.NameCap)
 	o := ops.find(l)
 	if o == nil {
-		ops.sh.logf(monitor.SeverityInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
+		ops.Sh.Logf(monitor.SeverityInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
 		return
 	}
 	// Whether its validity had run out, read before the refresh: the release ends the client's hold.
-	ranOut := o.left(ops.sh.now()) == 0
-	o.busy, o.keeper = "", nil // the release stopped the keeper
-	ops.sh.tellLog(o.refresh(ops.sh.now())...)
+	ranOut := o.Left(ops.Sh.Now()) == 0
+	o.Busy, o.Keeper = "", nil // the release stopped the keeper
+	ops.Sh.TellLog(o.Refresh(ops.Sh.Now())...)
 	if !redlock.ProvesReleased(msg.err) {
 		ops.releaseUnconfirmed(o, msg.err, "")
 		return
 	}
 	ops.endOwn(o)
-	rv := viewRound(l.LastRound())
-	if r, ok := errRound(msg.err); ok {
-		rv = viewRound(r)
+	rv := kit.ViewRound(l.LastRound())
+	if r, ok := kit.ErrRound(msg.err); ok {
+		rv = kit.ViewRound(r)
 	}
 	switch {
 	case msg.err == nil:
-		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: %s · %s", name, rv.summary(), rv.detail())
-		ops.sh.tellStatus(monitor.SeverityInfo, "released "+name)
-	case errors.Is(msg.err, redlock.ErrNotHeld) && o.unconfirmed != "":
-		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: no master holds it any more (the unconfirmed release went "+
-			"through, or it expired): %s", name, rv.detail())
-		ops.sh.tellStatus(monitor.SeverityInfo, "released "+name+": no master holds it any more")
+		ops.Sh.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: %s · %s", name, rv.Summary(), rv.Detail())
+		ops.Sh.TellStatus(monitor.SeverityInfo, "released "+name)
+	case errors.Is(msg.err, redlock.ErrNotHeld) && o.Unconfirmed != "":
+		ops.Sh.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: no master holds it any more (the unconfirmed release went "+
+			"through, or it expired): %s", name, rv.Detail())
+		ops.Sh.TellStatus(monitor.SeverityInfo, "released "+name+": no master holds it any more")
 	case errors.Is(msg.err, redlock.ErrNotHeld) && ranOut:
 		// Its validity had run out: its keys expired at their TTL, as the operator let them. Nothing to warn of.
-		ops.sh.act(events.KindReleased, l.Resource(), l.Token(), "released %s: it had expired at its TTL: %s", name, rv.detail())
-		ops.sh.tellStatus(monitor.SeverityInfo, "released "+name+": it had expired at its TTL")
+		ops.Sh.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: it had expired at its TTL: %s", name, rv.Detail())
+		ops.Sh.TellStatus(monitor.SeverityInfo, "released "+name+": it had expired at its TTL")
 	case errors.Is(msg.err, redlock.ErrNotHeld):
-		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: it was not held any more (expired): %s", name, rv.detail())
-		ops.sh.tellStatus(monitor.SeverityWarning, "released "+name+": it had already expired")
+		ops.Sh.Act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: it was not held any more (expired): %s", name, rv.Detail())
+		ops.Sh.TellStatus(monitor.SeverityWarning, "released "+name+": it had already expired")
 	default:
-		ops.sh.act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: enough masters confirmed that it holds no quorum; "+
-			"keys left on the other %s expire with their TTL: %s · %s", name, kit.Plural(unanswered(rv), "master"),
-			rv.summary(), rv.detail())
-		ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
-			name, kit.Plural(unanswered(rv), "master")))
+		ops.Sh.Act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: enough masters confirmed that it holds no quorum; "+
+			"keys left on the other %s expire with their TTL: %s · %s", name, kit.Plural(kit.Unanswered(rv), "master"),
+			rv.Summary(), rv.Detail())
+		ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
+			name, kit.Plural(kit.Unanswered(rv), "master")))
 	}
 }
 
 // releaseUnconfirmed records that the release of lock o was not confirmed: it stays ours until a retry is
 // confirmed or its validity runs out. lead starts the log line ("acquire of x cancelled, but ...").
-func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
+func (ops *lockOps) releaseUnconfirmed(o *kit.OwnLock, err error, lead string) {
 	reason := "not confirmed"
-	var rv roundView
+	var rv kit.RoundView
 	if err != nil {
-		reason, rv = failure(err)
+		reason, rv = kit.Failure(err)
 	}
-	o.unconfirmed = reason
-	key := ops.sh.keys.Release.Help().Key
-	left := kit.Dur(o.left(ops.sh.now()))
-	ops.sh.act(events.KindReleaseUnconfirmed, o.lock.Resource(), o.lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
-		lead, o.name, reason, left, key, prefixed(" · ", rv.detail()))
-	ops.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.name,
+	o.Unconfirmed = reason
+	key := ops.Sh.Keys.Release.Help().Key
+	left := kit.Dur(o.Left(ops.Sh.Now()))
+	ops.Sh.Act(events.KindReleaseUnconfirmed, o.Lock.Resource(), o.Lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
+		lead, o.Name, reason, left, key, kit.Prefixed(" · ", rv.Detail()))
+	ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.Name,
 		left, key))
 }
 
@@ -400,23 +400,23 @@ func (ops *lockOps) releaseUnconfirmed(o *ownLock, err error, lead string) {
 func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	switch {
-	case o.autoBusy:
-		ops.sh.tellStatus(monitor.SeverityWarning, "auto-extension of "+o.name+" is already changing")
+	case o.AutoBusy:
+		ops.Sh.TellStatus(monitor.SeverityWarning, "auto-extension of "+o.Name+" is already changing")
 		return nil
-	case o.keeper != nil:
-		o.autoBusy = true
-		return stopKeeper(o.lock, o.keeper)
-	case !o.held || o.lost != "" || o.busy == "releasing":
-		why := o.unextendable(ops.sh.keys.Release.Help().Key)
+	case o.Keeper != nil:
+		o.AutoBusy = true
+		return stopKeeper(o.Lock, o.Keeper)
+	case !o.Held || o.Lost != "" || o.Busy == "releasing":
+		why := o.Unextendable(ops.Sh.Keys.Release.Help().Key)
 		if why == "" {
-			why = o.name + " is not held"
+			why = o.Name + " is not held"
 		}
-		ops.sh.tellStatus(monitor.SeverityWarning, "auto-extend: "+why)
+		ops.Sh.TellStatus(monitor.SeverityWarning, "auto-extend: "+why)
 		return nil
 	}
-	cmd := ops.issue("auto-extending", startKeeperCmd(o.lock))
+	cmd := ops.issue("auto-extending", startKeeperCmd(o.Lock))
 	if cmd != nil {
-		o.autoBusy = true
+		o.AutoBusy = true
 	}
 	return cmd
 }
@@ -430,74 +430,74 @@ func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
 		}
 		return nil
 	}
-	o.autoBusy = false
+	o.AutoBusy = false
 	if msg.started {
-		o.keeper = msg.keeper
-		ops.sh.act(events.KindAutoExtendOn, msg.lock.Resource(), msg.lock.Token(), "auto-extend on for %s", o.name)
-		ops.sh.tellStatus(monitor.SeverityInfo, "auto-extend on for "+o.name)
+		o.Keeper = msg.keeper
+		ops.Sh.Act(events.KindAutoExtendOn, msg.lock.Resource(), msg.lock.Token(), "auto-extend on for %s", o.Name)
+		ops.Sh.TellStatus(monitor.SeverityInfo, "auto-extend on for "+o.Name)
 		return watchKeeper(msg.lock, msg.keeper)
 	}
-	if o.keeper == msg.keeper {
-		o.keeper = nil
+	if o.Keeper == msg.keeper {
+		o.Keeper = nil
 	}
-	ops.sh.act(events.KindAutoExtendOff, msg.lock.Resource(), msg.lock.Token(), "auto-extend off for %s", o.name)
-	ops.sh.tellStatus(monitor.SeverityInfo, "auto-extend off for "+o.name)
+	ops.Sh.Act(events.KindAutoExtendOff, msg.lock.Resource(), msg.lock.Token(), "auto-extend off for %s", o.Name)
+	ops.Sh.TellStatus(monitor.SeverityInfo, "auto-extend off for "+o.Name)
 	return nil
 }
 
 // onKeeperEnded applies the failed extension its keeper reports, if any: lost only when the masters prove it.
 func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
 	o := ops.find(msg.lock)
-	if o == nil || o.keeper != msg.keeper {
+	if o == nil || o.Keeper != msg.keeper {
 		return
 	}
-	o.keeper = nil
+	o.Keeper = nil
 	if msg.err == nil {
 		return
 	}
-	ops.sh.tellLog(o.refresh(ops.sh.now())...)
+	ops.Sh.TellLog(o.Refresh(ops.Sh.Now())...)
 	ops.extendFailure(o, "auto-extend", msg.err)
 }
 
 // openDelete opens the confirmation to force-delete the selected lock, which must not be ours.
 func (ops *lockOps) openDelete(tea.KeyMsg) tea.Cmd {
-	row := ops.sel.row
+	row := ops.sel.Row
 	ops.reqs++
-	ops.sh.tell(openModalMsg{newDeleteConfirm(ops.sh, ops.reqs, row, ops.foreignTokens(row))})
+	ops.Sh.Tell(kit.OpenModalMsg{M: newDeleteConfirm(ops.Sh, ops.reqs, row, ops.foreignTokens(row))})
 	return nil
 }
 
 // delete issues the force-delete the confirmation asks for.
-func (ops *lockOps) delete(msg deleteMsg) tea.Cmd {
+func (ops *lockOps) delete(msg kit.DeleteMsg) tea.Cmd {
 	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg))
 	if cmd == nil {
-		ops.sh.tell(refusedMsg{req: msg.req})
+		ops.Sh.Tell(kit.RefusedMsg{Req: msg.Req})
 		return nil
 	}
 	if ops.owner != nil {
-		ops.owner.Deleting(msg.resource, msg.tokens...) // its keys going is this deletion, not a release
-		for _, k := range msg.others {
-			ops.owner.Deleting(k, msg.lead)
+		ops.owner.Deleting(msg.Resource, msg.Tokens...) // its keys going is this deletion, not a release
+		for _, k := range msg.Others {
+			ops.owner.Deleting(k, msg.Lead)
 		}
 	}
-	what := strings.Join(msg.shown, ", ")
-	if len(msg.others) > 0 {
-		what += " · with " + kit.Sanitize(strings.Join(msg.others, ", "), kit.TextCap) + ", the same lock"
+	what := strings.Join(msg.Shown, ", ")
+	if len(msg.Others) > 0 {
+		what += " · with " + kit.Sanitize(strings.Join(msg.Others, ", "), kit.TextCap) + ", the same lock"
 	}
-	ops.sh.act(events.KindForceDeleting, msg.resource, "", "force-deleting %s (%s)…", msg.name, what)
+	ops.Sh.Act(events.KindForceDeleting, msg.Resource, "", "force-deleting %s (%s)…", msg.Name, what)
 	return cmd
 }
 
 // foreignTokens are the distinct tokens of a lock row that are not ours.
-func (ops *lockOps) foreignTokens(row *lockRow) []string {
+func (ops *lockOps) foreignTokens(row *kit.LockRow) []string {
 	var tokens []string
-	for _, c := range row.lv.Masters {
+	for _, c := range row.Lv.Masters {
 		if !c.Present() {
 			continue
 		}
 		mine := false
 		for _, o := range ops.own {
-			if o.lock.Resource() == row.lv.Resource && o.lock.Token() == c.Token {
+			if o.Lock.Resource() == row.Lv.Resource && o.Lock.Token() == c.Token {
 				mine = true
 			}
 		}
@@ -517,74 +517,74 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 	name := kit.Sanitize(msg.resource, kit.NameCap)
 	deleted, gone := 0, 0
 	for i, r := range msg.rounds {
-		rv := viewRound(r)
+		rv := kit.ViewRound(r)
 		res, raw := msg.resource, msg.lead // a round past the tokens' is another key of the same lock
 		if i < len(msg.tokens) {
 			raw = msg.tokens[i]
 		} else {
 			res = msg.others[i-len(msg.tokens)]
 		}
-		key, token := kit.Sanitize(res, kit.NameCap), strings.TrimRight(kit.Fit(kit.Sanitize(raw, kit.NameCap), shortToken), " ")
+		key, token := kit.Sanitize(res, kit.NameCap), strings.TrimRight(kit.Fit(kit.Sanitize(raw, kit.NameCap), kit.ShortToken), " ")
 		deleted += r.OK
 		switch err := msg.errs[i]; {
 		case err == nil:
-			ops.sh.act(events.KindForceDeleted, res, raw, "deleted %s token %s from %s: %s", key, token,
-				kit.Plural(r.OK, "master"), rv.detail())
+			ops.Sh.Act(events.KindForceDeleted, res, raw, "deleted %s token %s from %s: %s", key, token,
+				kit.Plural(r.OK, "master"), rv.Detail())
 		case errors.Is(err, redlock.ErrNotHeld):
 			gone++
-			ops.sh.act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: no master held it any more", key, token)
+			ops.Sh.Act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: no master held it any more", key, token)
 		default:
-			reason, _ := failure(err)
-			ops.sh.act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: %s · %s", key, token, reason, rv.detail())
+			reason, _ := kit.Failure(err)
+			ops.Sh.Act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: %s · %s", key, token, reason, rv.Detail())
 		}
 	}
 	switch {
 	case gone == len(msg.rounds):
-		ops.sh.tellStatus(monitor.SeverityWarning, "force-delete "+name+": nothing deleted: no master held those tokens any more")
+		ops.Sh.TellStatus(monitor.SeverityWarning, "force-delete "+name+": nothing deleted: no master held those tokens any more")
 	case msg.holder:
-		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, kit.Plural(deleted, "master")))
+		ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, kit.Plural(deleted, "master")))
 	default:
-		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: %s deleted", name, kit.Plural(deleted, "key")))
+		ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: %s deleted", name, kit.Plural(deleted, "key")))
 	}
 }
 
 // tellValid tells the register the validity lock o is held with, once after it is acquired and after each
 // extension: the monitor tells our token gone after it as an expiry at the TTL, not a loss.
-func (ops *lockOps) tellValid(o *ownLock) {
-	if ops.owner == nil || !o.held || o.toldValid == o.extensions {
+func (ops *lockOps) tellValid(o *kit.OwnLock) {
+	if ops.owner == nil || !o.Held || o.ToldValid == o.Extensions {
 		return
 	}
-	o.toldValid = o.extensions
-	ops.owner.Valid(o.lock.Resource(), o.lock.Token(), o.validUntil)
+	o.ToldValid = o.Extensions
+	ops.owner.Valid(o.Lock.Resource(), o.Lock.Token(), o.ValidUntil)
 }
 
 // endOwn drops one of our locks that has ended (released, or run out), here and in the register.
-func (ops *lockOps) endOwn(o *ownLock) {
+func (ops *lockOps) endOwn(o *kit.OwnLock) {
 	if i := slices.Index(ops.own, o); i >= 0 {
 		ops.own = slices.Delete(ops.own, i, i+1)
 		ops.changed()
 	}
 	if ops.owner != nil {
-		ops.owner.Ended(o.lock.Resource(), o.lock.Token())
+		ops.owner.Ended(o.Lock.Resource(), o.Lock.Token())
 	}
 }
 
 // refreshOurs copies our locks' state (in memory) and logs what their keepers did. A lock whose release was
 // not confirmed ends here when its validity runs out: its keys expire with their TTL.
 func (ops *lockOps) refreshOurs() {
-	now := ops.sh.now()
-	var ended []*ownLock
+	now := ops.Sh.Now()
+	var ended []*kit.OwnLock
 	for _, o := range ops.own {
-		ops.sh.tellLog(o.refresh(now)...)
+		ops.Sh.TellLog(o.Refresh(now)...)
 		ops.tellValid(o)
-		if o.unconfirmed != "" && o.busy == "" && o.left(now) == 0 {
+		if o.Unconfirmed != "" && o.Busy == "" && o.Left(now) == 0 {
 			ended = append(ended, o)
 		}
 	}
 	for _, o := range ended {
 		ops.endOwn(o)
-		ops.sh.act(events.KindReleasedLapsed, o.lock.Resource(), o.lock.Token(), "%s: its release was never confirmed and its validity ran out: the "+
-			"lock has ended, keys left on masters expire with their TTL", o.name)
+		ops.Sh.Act(events.KindReleasedLapsed, o.Lock.Resource(), o.Lock.Token(), "%s: its release was never confirmed and its validity ran out: the "+
+			"lock has ended, keys left on masters expire with their TTL", o.Name)
 	}
 }
 
@@ -593,9 +593,9 @@ func (ops *lockOps) refreshOurs() {
 // the guard of issue depends on no message having arrived.
 func (ops *lockOps) writeBlocked(what string) string {
 	switch {
-	case ops.sh.readOnly && ops.production:
+	case ops.Sh.ReadOnly && ops.production:
 		return what + " is disabled: a production profile runs read-only (--read-only=false overrides)"
-	case ops.sh.readOnly:
+	case ops.Sh.ReadOnly:
 		return what + " is disabled: the dashboard runs read-only (--read-only)"
 	case ops.locker == nil:
 		return what + " is unavailable: no Redlock client"
@@ -608,7 +608,7 @@ func (ops *lockOps) writeBlocked(what string) string {
 // says why and issue returns nil.
 func (ops *lockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
 	if why := ops.writeBlocked(what); why != "" {
-		ops.sh.tellStatus(monitor.SeverityWarning, why)
+		ops.Sh.TellStatus(monitor.SeverityWarning, why)
 		return nil
 	}
 	c := ops.locker
@@ -621,9 +621,9 @@ func (ops *lockOps) releaseAll() tea.Cmd {
 	if len(ops.own) == 0 {
 		return nil
 	}
-	cmd := ops.issue("releasing", releaseAllCmd(ops.own, ops.sh.now()))
+	cmd := ops.issue("releasing", releaseAllCmd(ops.own, ops.Sh.Now()))
 	if cmd != nil {
-		ops.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("releasing %s before quitting…", kit.Plural(len(ops.own), "lock")))
+		ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("releasing %s before quitting…", kit.Plural(len(ops.own), "lock")))
 	}
 	return cmd
 }
@@ -631,11 +631,11 @@ func (ops *lockOps) releaseAll() tea.Cmd {
 // heldNames are the names (sanitized) of the locks the dashboard acquired and may still hold: those quitting
 // releases.
 func (ops *lockOps) heldNames() []string {
-	now := ops.sh.now()
+	now := ops.Sh.Now()
 	var names []string
 	for _, o := range ops.own {
-		if o.left(now) > 0 {
-			names = append(names, o.name)
+		if o.Left(now) > 0 {
+			names = append(names, o.Name)
 		}
 	}
 	return names
@@ -644,7 +644,7 @@ func (ops *lockOps) heldNames() []string {
 // quitReleased applies how releasing our locks at quit went and returns the summary. A lock whose release was
 // not confirmed and whose validity has not run out is still held: it stays ours, and the summary counts it.
 func (ops *lockOps) quitReleased(msg quitMsg) string {
-	now := ops.sh.now()
+	now := ops.Sh.Now()
 	released, gone := 0, 0
 	for _, res := range msg.results {
 		o := ops.find(res.lock)
@@ -658,21 +658,21 @@ func (ops *lockOps) quitReleased(msg quitMsg) string {
 			} else {
 				released++
 			}
-		case o.left(now) == 0:
+		case o.Left(now) == 0:
 			ops.endOwn(o)
 			gone++
 		default:
-			reason, _ := failure(res.err)
-			o.unconfirmed = reason
-			ops.sh.act(events.KindReleaseUnconfirmed, res.lock.Resource(), res.lock.Token(), "release of %s unconfirmed after %s: %s", o.name,
+			reason, _ := kit.Failure(res.err)
+			o.Unconfirmed = reason
+			ops.Sh.Act(events.KindReleaseUnconfirmed, res.lock.Resource(), res.lock.Token(), "release of %s unconfirmed after %s: %s", o.Name,
 				kit.Plural(res.attempts, "attempt"), reason)
 		}
 	}
 	held, left := 0, time.Duration(0) // also counts a lock won by an acquire cancelled as the quit began
 	for _, o := range ops.own {
-		if o.left(now) > 0 {
+		if o.Left(now) > 0 {
 			held++
-			left = max(left, o.left(now))
+			left = max(left, o.Left(now))
 		}
 	}
 	s := "released " + kit.Plural(released, "lock")
@@ -689,19 +689,19 @@ func (ops *lockOps) quitReleased(msg quitMsg) string {
 // summary describes the locks that may still hold, for a quit that released nothing; why explains a forced
 // quit.
 func (ops *lockOps) summary(why string) string {
-	now := ops.sh.now()
+	now := ops.Sh.Now()
 	held, unconfirmed := 0, 0
 	for _, o := range ops.own {
-		if o.left(now) > 0 {
+		if o.Left(now) > 0 {
 			held++
-			if o.unconfirmed != "" {
+			if o.Unconfirmed != "" {
 				unconfirmed++
 			}
 		}
 	}
 	var s string
 	switch {
-	case ops.sh.readOnly:
+	case ops.Sh.ReadOnly:
 		s = "read-only: no locks taken"
 	case held == 0:
 		s = "no locks held"
@@ -715,14 +715,4 @@ func (ops *lockOps) summary(why string) string {
 		s += " (" + why + ")"
 	}
 	return s
-}
-
-// unextendable says why lock o cannot be extended ("" when it can): its release was asked for. (After an
-// extension that failed with errors the lock is still held, and may be extended again.) releaseKey names the
-// key that releases it.
-func (o *ownLock) unextendable(releaseKey string) string {
-	if o.unconfirmed != "" {
-		return o.name + " is being released (release unconfirmed): " + releaseKey + " tries the release again"
-	}
-	return ""
 }

@@ -33,10 +33,10 @@ var sortNames = [sortModes + 1]string{"resource", "validity", "state", "changes"
 // snapshot's rows, and renders only the rows on screen, so its cost per frame does not grow with the number of
 // locks. Its sort, filter and copy keys act whatever has the focus.
 type locksPanel struct {
-	keyTable
-	order          []int      // indices into sh.data.locks, filtered and sorted
-	orderOf        []*lockRow // the rows order was built for: a snapshot that shares them needs no rebuild
-	cursor, offset int        // cursor and first shown row, as positions in order
+	kit.KeyTable
+	order          []int          // indices into sh.data.locks, filtered and sorted
+	orderOf        []*kit.LockRow // the rows order was built for: a snapshot that shares them needs no rebuild
+	cursor, offset int            // cursor and first shown row, as positions in order
 	selected       string
 	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
 	sort           sortMode
@@ -49,84 +49,84 @@ type locksPanel struct {
 	// The widest name, holder and holders' summary of the rows in order, which size the columns: the widths
 	// hold while paging, and change only with the rows listed.
 	nameNeed, holderNeed, summaryNeed int
-	sized
+	kit.Sized
 }
 
 // newLocksPanel returns an empty locks panel.
-func newLocksPanel(sh *shared) *locksPanel {
-	p := &locksPanel{keyTable: keyTable{sh: sh}}
-	k := sh.keys
-	p.actions = append(navActions(k, p.move),
-		action{binding: &k.Filter, do: func(tea.KeyMsg) tea.Cmd {
-			p.sh.tell(focusMsg{focusLocks}) // the filter takes the keyboard there
-			p.sh.tell(openModalMsg{p.filter.open(p.sh, focusLocks)})
+func newLocksPanel(sh *kit.Shared) *locksPanel {
+	p := &locksPanel{KeyTable: kit.KeyTable{Sh: sh}}
+	k := sh.Keys
+	p.Actions = append(navActions(k, p.move),
+		kit.Action{Binding: &k.Filter, Do: func(tea.KeyMsg) tea.Cmd {
+			p.Sh.Tell(kit.FocusMsg{Panel: kit.FocusLocks}) // the filter takes the keyboard there
+			p.Sh.Tell(kit.OpenModalMsg{M: p.filter.open(p.Sh, kit.FocusLocks)})
 			return nil
 		}},
-		action{binding: &k.Cancel, when: func() bool { return p.query != "" }, do: func(tea.KeyMsg) tea.Cmd {
+		kit.Action{Binding: &k.Cancel, When: func() bool { return p.query != "" }, Do: func(tea.KeyMsg) tea.Cmd {
 			p.filter.text = ""
 			p.setFilter("")
 			return nil
 		}},
-		action{binding: &k.Sort, do: func(tea.KeyMsg) tea.Cmd { p.cycleSort(); return p.sorted() }},
-		action{binding: &k.Heat, do: func(tea.KeyMsg) tea.Cmd { p.sortByHeat(); return p.sorted() }},
-		action{binding: &k.Sparkline, do: func(tea.KeyMsg) tea.Cmd { return p.toggleSparkline() }},
-		action{binding: &k.HideFree, do: func(tea.KeyMsg) tea.Cmd { return p.toggleFree() }},
-		action{binding: &k.Report, do: func(tea.KeyMsg) tea.Cmd { return p.saveReport() }},
-		action{binding: &k.Reverse, do: func(tea.KeyMsg) tea.Cmd {
+		kit.Action{Binding: &k.Sort, Do: func(tea.KeyMsg) tea.Cmd { p.cycleSort(); return p.sorted() }},
+		kit.Action{Binding: &k.Heat, Do: func(tea.KeyMsg) tea.Cmd { p.sortByHeat(); return p.sorted() }},
+		kit.Action{Binding: &k.Sparkline, Do: func(tea.KeyMsg) tea.Cmd { return p.toggleSparkline() }},
+		kit.Action{Binding: &k.HideFree, Do: func(tea.KeyMsg) tea.Cmd { return p.toggleFree() }},
+		kit.Action{Binding: &k.Report, Do: func(tea.KeyMsg) tea.Cmd { return p.saveReport() }},
+		kit.Action{Binding: &k.Reverse, Do: func(tea.KeyMsg) tea.Cmd {
 			p.reverse = !p.reverse
 			p.rebuild()
 			return p.sorted()
 		}},
-		action{binding: &k.Copy, can: func() string { return uncopyable(p.selectedRow(), false) },
-			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.sh, p.selectedRow(), false) }},
-		action{binding: &k.CopyToken, can: func() string { return uncopyable(p.selectedRow(), true) },
-			do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.sh, p.selectedRow(), true) }},
+		kit.Action{Binding: &k.Copy, Can: func() string { return uncopyable(p.selectedRow(), false) },
+			Do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.Sh, p.selectedRow(), false) }},
+		kit.Action{Binding: &k.CopyToken, Can: func() string { return uncopyable(p.selectedRow(), true) },
+			Do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.Sh, p.selectedRow(), true) }},
 	)
 	return p
 }
 
 // SetSize sets the panel's outer size, keeping the cursor in view.
 func (p *locksPanel) SetSize(w, h int) {
-	p.sized.SetSize(w, h)
+	p.Sized.SetSize(w, h)
 	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 }
 
 // rows is how many lock rows fit below the column header.
-func (p *locksPanel) rows() int { return max(p.h-3, 0) }
+func (p *locksPanel) rows() int { return max(p.H-3, 0) }
 
 // Update applies its keys and the mouse, sorts and filters a new snapshot's rows, applies its filter as it is
 // typed, and takes in the focus.
 func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		return p, p.run(msg)
+		return p, p.Run(msg)
 	case tea.MouseMsg:
 		p.mouse(msg)
-	case stateMsg:
-		p.focused = msg.mode.focus == focusLocks
-	case dataMsg:
-		if d := p.sh.data; d == nil || !sameSlice(d.locks, p.orderOf) || p.sort == sortHeat { // heat counts a moving minute
+	case kit.StateMsg:
+		p.Focused = msg.Mode.Focus == kit.FocusLocks
+	case kit.DataMsg:
+		if d := p.Sh.Data; d == nil || !kit.SameSlice(d.Locks, p.orderOf) || p.sort == sortHeat { // heat counts a moving minute
 			p.rebuild()
 		}
-	case fieldMsg:
+	case kit.FieldMsg:
 		p.filter.take(msg, p.setFilter)
 	case reportSavedMsg:
 		p.reportSaved(msg)
-	case panelKeyMsg:
-		return p, p.run(msg.key)
+	case kit.PanelKeyMsg:
+		return p, p.Run(msg.Key)
 	}
 	return p, nil
 }
 
 // sorted says on the status line how the rows are sorted now.
 func (p *locksPanel) sorted() tea.Cmd {
-	p.sh.tellStatus(monitor.SeverityInfo, "locks sorted by "+p.sortName())
+	p.Sh.TellStatus(monitor.SeverityInfo, "locks sorted by "+p.sortName())
 	return nil
 }
 
 // move applies a navigation key to the cursor.
 func (p *locksPanel) move(msg tea.KeyMsg) tea.Cmd {
-	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.order), p.rows())
+	p.cursor = moveCursor(p.Sh.Keys, msg, p.cursor, len(p.order), p.rows())
 	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 	p.remember()
 	return nil
@@ -147,7 +147,7 @@ func (p *locksPanel) mouse(msg tea.MouseMsg) {
 		return
 	}
 	if pos == p.cursor {
-		p.sh.tell(openMsg{})
+		p.Sh.Tell(kit.OpenMsg{})
 	}
 	p.cursor = pos
 	p.remember()
@@ -156,7 +156,7 @@ func (p *locksPanel) mouse(msg tea.MouseMsg) {
 // drill returns the full view of the lock under the cursor, nil when there is none.
 func (p *locksPanel) drill() *drillView {
 	if row := p.selectedRow(); row != nil {
-		return newLockDrill(p.sh, row)
+		return newLockDrill(p.Sh, row)
 	}
 	return nil
 }
@@ -164,16 +164,16 @@ func (p *locksPanel) drill() *drillView {
 // remember records the resource under the cursor, so the cursor stays on it when rows move.
 func (p *locksPanel) remember() {
 	if row := p.selectedRow(); row != nil {
-		p.selected, p.hasSelected = row.lv.Resource, true
+		p.selected, p.hasSelected = row.Lv.Resource, true
 	}
 }
 
 // selectedRow returns the row under the cursor, or nil.
-func (p *locksPanel) selectedRow() *lockRow {
-	if p.sh.data == nil || p.cursor < 0 || p.cursor >= len(p.order) {
+func (p *locksPanel) selectedRow() *kit.LockRow {
+	if p.Sh.Data == nil || p.cursor < 0 || p.cursor >= len(p.order) {
 		return nil
 	}
-	return p.sh.data.locks[p.order[p.cursor]]
+	return p.Sh.Data.Locks[p.order[p.cursor]]
 }
 
 // sortName names the order: "validity", "validity, reversed".
@@ -186,22 +186,22 @@ func (p *locksPanel) sortName() string {
 
 // match reports whether a row passes the filter: a case-insensitive substring of the name as shown; a glob
 // (*, ?, [...]) matched against the whole name; or, after "holder:", a substring of the holder's token.
-func (p *locksPanel) match(r *lockRow) bool {
+func (p *locksPanel) match(r *kit.LockRow) bool {
 	q := p.query
 	switch {
 	case q == "":
 		return true
 	case strings.HasPrefix(q, "holder:"):
-		return strings.Contains(strings.ToLower(r.holder), strings.TrimPrefix(q, "holder:"))
+		return strings.Contains(strings.ToLower(r.Holder), strings.TrimPrefix(q, "holder:"))
 	case strings.ContainsAny(q, "*?["):
-		for _, name := range r.names() {
+		for _, name := range r.Names() {
 			if ok, err := path.Match(q, strings.ToLower(name)); ok && err == nil {
 				return true
 			}
 		}
 		return false
 	}
-	return strings.Contains(strings.ToLower(r.label), q)
+	return strings.Contains(strings.ToLower(r.Label), q)
 }
 
 // setFilter applies a filter text (see match).
@@ -221,27 +221,27 @@ func (p *locksPanel) cycleSort() {
 // selected, so the cursor returns to it when it is listed again; moving the cursor selects another.
 func (p *locksPanel) rebuild() {
 	p.order, p.orderOf = p.order[:0], nil
-	d := p.sh.data
+	d := p.Sh.Data
 	if d == nil {
 		return
 	}
-	p.orderOf, p.hidden = d.locks, 0
+	p.orderOf, p.hidden = d.Locks, 0
 	p.nameNeed, p.holderNeed, p.summaryNeed = 0, 0, 0
-	for _, i := range d.byName {
+	for _, i := range d.ByName {
 		switch {
-		case !p.match(d.locks[i]):
-		case p.hideFree && d.locks[i].lv.State == monitor.StateFree:
+		case !p.match(d.Locks[i]):
+		case p.hideFree && d.Locks[i].Lv.State == monitor.StateFree:
 			p.hidden++
 		default:
 			p.order = append(p.order, i)
-			r := d.locks[i]
-			p.nameNeed, p.holderNeed = max(p.nameNeed, r.labelW), max(p.holderNeed, r.holderW)
-			if r.holders != nil {
-				p.summaryNeed = max(p.summaryNeed, r.holderW)
+			r := d.Locks[i]
+			p.nameNeed, p.holderNeed = max(p.nameNeed, r.LabelW), max(p.holderNeed, r.HolderW)
+			if r.Holders != nil {
+				p.summaryNeed = max(p.summaryNeed, r.HolderW)
 			}
 		}
 	}
-	locks := d.locks
+	locks := d.Locks
 	if p.sort != sortResource {
 		// Sort one integer per row, the key above the row's position in resource order, rather than indices with
 		// a comparator that reaches into every row: with 100,000 locks that is several times faster. Equal keys
@@ -249,17 +249,17 @@ func (p *locksPanel) rebuild() {
 		byName := slices.Clone(p.order)
 		keys := make([]uint64, len(p.order))
 		for n, i := range byName {
-			lv := locks[i].lv
+			lv := locks[i].Lv
 			var k int64
 			switch p.sort {
 			case sortValidity:
-				k = lv.ValidityAt(d.snap.Time).Milliseconds()
+				k = lv.ValidityAt(d.Snap.Time).Milliseconds()
 			case sortState:
 				k = int64(lv.State.Rank()) // trouble first
 			case sortChanges:
 				k = -int64(lv.Changes)
 			case sortHeat:
-				k = -int64(heat(lv, d.snap.Time))
+				k = -int64(heat(lv, d.Snap.Time))
 			}
 			k = min(max(k, math.MinInt32), math.MaxInt32)
 			keys[n] = uint64(uint32(int32(k))^1<<31)<<32 | uint64(n)
@@ -274,7 +274,7 @@ func (p *locksPanel) rebuild() {
 	}
 	if p.hasSelected {
 		for pos, i := range p.order {
-			if locks[i].lv.Resource == p.selected {
+			if locks[i].Lv.Resource == p.selected {
 				p.cursor = pos
 				break
 			}
@@ -292,9 +292,9 @@ func (p *locksPanel) toggleFree() tea.Cmd {
 	p.hideFree = !p.hideFree
 	p.rebuild()
 	if p.hideFree {
-		p.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", kit.Thousands(p.hidden), p.sh.keys.HideFree.Help().Key))
+		p.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", kit.Thousands(p.hidden), p.Sh.Keys.HideFree.Help().Key))
 	} else {
-		p.sh.tellStatus(monitor.SeverityInfo, "free locks shown: nobody holds them, their holders are in the window")
+		p.Sh.TellStatus(monitor.SeverityInfo, "free locks shown: nobody holds them, their holders are in the window")
 	}
 	return nil
 }
@@ -357,13 +357,13 @@ func cellsLegend(n int) string { return fmt.Sprintf("M1-M%d", n) }
 
 // View draws the locks panel: a header and the visible rows only.
 func (p *locksPanel) View() string {
-	st, d, focused := p.sh.st, p.sh.data, p.focused
+	st, d, focused := p.Sh.St, p.Sh.Data, p.Focused
 	title := p.title()
 	if d == nil {
-		return st.Box(title, nil, p.w, p.h, focused)
+		return st.Box(title, nil, p.W, p.H, focused)
 	}
-	w := p.w - 2
-	c := lockColumns(w, len(d.masters), p.nameNeed, p.holderNeed, p.summaryNeed, p.spark)
+	w := p.W - 2
+	c := lockColumns(w, len(d.Masters), p.nameNeed, p.holderNeed, p.summaryNeed, p.spark)
 	body := make([]string, 0, p.rows()+1)
 	body = append(body, st.Table.Head.Render(kit.Fit(p.header(c, d), w)))
 	if len(p.order) == 0 {
@@ -372,13 +372,13 @@ func (p *locksPanel) View() string {
 		case p.query != "":
 			msg = "no lock matches the filter"
 		case p.hidden > 0:
-			msg = fmt.Sprintf("no locks held: %s free hidden (%s shows them)", kit.Thousands(p.hidden), p.sh.keys.HideFree.Help().Key)
+			msg = fmt.Sprintf("no locks held: %s free hidden (%s shows them)", kit.Thousands(p.hidden), p.Sh.Keys.HideFree.Help().Key)
 		}
 		body = append(body, st.Text.Muted.Render("  "+msg))
 	}
-	now := p.sh.now()
+	now := p.Sh.Now()
 	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
-		body = append(body, p.row(d.locks[p.order[pos]], c, d, now, pos == p.cursor, focused))
+		body = append(body, p.row(d.Locks[p.order[pos]], c, d, now, pos == p.cursor, focused))
 	}
 	if len(body) < p.rows()+1 { // a spare row: the legend, on the panel's last line
 		for len(body) < p.rows() {
@@ -386,7 +386,7 @@ func (p *locksPanel) View() string {
 		}
 		body = append(body, st.Text.Muted.Render(kit.Fit(legend(c), w)))
 	}
-	return st.Box(title, body, p.w, p.h, focused)
+	return st.Box(title, body, p.W, p.H, focused)
 }
 
 // legend explains the table's glyphs and the short columns shown, for the panel's spare row.
@@ -407,10 +407,10 @@ func legend(c lockCols) string {
 // title is the panel's title: count, position, sort and filter.
 func (p *locksPanel) title() string {
 	t := "Locks"
-	if p.sh.data != nil {
+	if p.Sh.Data != nil {
 		t += " " + kit.Thousands(len(p.order))
-		if len(p.order) != len(p.sh.data.locks) {
-			t += " of " + kit.Thousands(len(p.sh.data.locks))
+		if len(p.order) != len(p.Sh.Data.Locks) {
+			t += " of " + kit.Thousands(len(p.Sh.Data.Locks))
 		}
 	}
 	t += " · sort " + p.sortName()
@@ -435,17 +435,17 @@ func (p *locksPanel) title() string {
 }
 
 // header is the column header line.
-func (p *locksPanel) header(c lockCols, d *dashboard) string {
+func (p *locksPanel) header(c lockCols, d *kit.Dashboard) string {
 	var b strings.Builder
 	b.WriteString("  " + kit.Fit("RESOURCE", c.name) + " ")
 	if c.holder > 0 {
 		b.WriteString(kit.Fit("HOLDER", c.holder) + " ")
 	}
 	if c.cell == 1 {
-		b.WriteString(kit.Fit(cellsLegend(len(d.masters)), c.cells))
+		b.WriteString(kit.Fit(cellsLegend(len(d.Masters)), c.cells))
 	} else {
-		for _, m := range d.masters {
-			b.WriteString(kit.Fit(m.label, c.cell))
+		for _, m := range d.Masters {
+			b.WriteString(kit.Fit(m.Label, c.cell))
 		}
 	}
 	b.WriteString(" " + kit.FitLeft("Q", c.quorum) + " ")
@@ -476,9 +476,9 @@ func validityAt(lv *monitor.LockView, now time.Time) time.Duration {
 }
 
 // row renders one lock row.
-func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, selected, focused bool) string {
-	st := p.sh.st
-	lv := r.lv
+func (p *locksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.Time, selected, focused bool) string {
+	st := p.Sh.St
+	lv := r.Lv
 	sel := selected && focused
 	pick := func(p kit.Paint) kit.Paint { return p.On(sel) }
 	space := pick(st.Text.Normal).Render(" ")
@@ -491,33 +491,33 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	if selected {
 		gutter = "▸ "
 	}
-	if heat(lv, d.snap.Time) >= hotPerMinute {
+	if heat(lv, d.Snap.Time) >= hotPerMinute {
 		gutter = gutter[:len(gutter)-1] + hotMark
 	}
 	b.WriteString(pick(st.Table.Cursor).Render(gutter))
-	b.WriteString(st.Name(kit.Fit(r.label, c.name), pick(normal)))
+	b.WriteString(st.Name(kit.Fit(r.Label, c.name), pick(normal)))
 	b.WriteString(space)
 	if c.holder > 0 {
 		switch {
 		case lv.Mine && lv.State == monitor.StateHeld:
 			b.WriteString(pick(st.Text.You).Render(kit.Fit("you", c.holder)))
 		case lv.Holder != "":
-			b.WriteString(st.Name(kit.Fit(r.holder, c.holder), pick(st.Text.Muted)))
+			b.WriteString(st.Name(kit.Fit(r.Holder, c.holder), pick(st.Text.Muted)))
 		default:
 			b.WriteString(pick(st.Text.Muted).Render(kit.Fit("-", c.holder)))
 		}
 		b.WriteString(space)
 	}
-	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.masters))] {
-		glyph, s := cellGlyph(st, m, r.primaryOn(j), lv.State)
+	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.Masters))] {
+		glyph, s := cellGlyph(st, m, r.PrimaryOn(j), lv.State)
 		b.WriteString(pick(s).Render(glyph) + pick(st.Text.Normal).Render(strings.Repeat(" ", c.cell-1)))
 	}
 	b.WriteString(space)
-	q := fmt.Sprintf("%d<%d", lv.Count, d.snap.Quorum)
+	q := fmt.Sprintf("%d<%d", lv.Count, d.Snap.Quorum)
 	qs := st.Text.Bad
 	switch {
-	case lv.Count >= d.snap.Quorum:
-		q, qs = fmt.Sprintf("%d≥%d", lv.Count, d.snap.Quorum), st.Text.Ok
+	case lv.Count >= d.Snap.Quorum:
+		q, qs = fmt.Sprintf("%d≥%d", lv.Count, d.Snap.Quorum), st.Text.OK
 	case lv.State == monitor.StateFree: // nobody holds it: no alarm
 		qs = normal
 	}
@@ -525,7 +525,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 	b.WriteString(space)
 	v := validityAt(lv, now)
 	if c.bar > 0 {
-		b.WriteString(st.ValidityBar(v, r.ref, c.bar, sel))
+		b.WriteString(st.ValidityBar(v, r.Ref, c.bar, sel))
 		b.WriteString(space)
 	}
 	vText := "-"
@@ -542,7 +542,7 @@ func (p *locksPanel) row(r *lockRow, c lockCols, d *dashboard, now time.Time, se
 
 // figureColumns renders the optional columns of a lock row's figures that c shows, each followed by space: the
 // spread of its expiries, its holder changes, and the sparkline of its handovers.
-func figureColumns(lv *monitor.LockView, c lockCols, d *dashboard, muted kit.Paint, space string) string {
+func figureColumns(lv *monitor.LockView, c lockCols, d *kit.Dashboard, muted kit.Paint, space string) string {
 	var b strings.Builder
 	if c.spread > 0 {
 		spread := "-"
@@ -555,7 +555,7 @@ func figureColumns(lv *monitor.LockView, c lockCols, d *dashboard, muted kit.Pai
 		b.WriteString(muted.Render(kit.FitLeft(fmt.Sprint(lv.Changes), c.changes)) + space)
 	}
 	if c.spark > 0 {
-		b.WriteString(muted.Render(sparkline(d.snap.Handovers(lv.History, c.spark))) + space)
+		b.WriteString(muted.Render(sparkline(d.Snap.Handovers(lv.History, c.spark))) + space)
 	}
 	return b.String()
 }

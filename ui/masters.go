@@ -18,9 +18,9 @@ import (
 // drift, uptime, role, lock keys, discovery progress and warnings. It scrolls when there are more masters than
 // rows. In demo mode it also shows the faults the presenter injected, and its cursor is the master they hit.
 type mastersPanel struct {
-	keyTable
+	kit.KeyTable
 	cursor, offset int
-	sized
+	kit.Sized
 	demo     bool               // demo mode: the faults lead the notes
 	faults   []demo.MasterState // the demo's masters, as the presenter left them
 	faultsAt time.Time          // when faults were read
@@ -36,30 +36,30 @@ const maxNoteLines = 4
 const noteIndent = 6
 
 // newMastersPanel returns the masters panel; demoMode makes room for the demo's faults.
-func newMastersPanel(sh *shared, demoMode bool) *mastersPanel {
-	p := &mastersPanel{keyTable: keyTable{sh: sh}, demo: demoMode}
-	p.actions = navActions(sh.keys, p.move)
+func newMastersPanel(sh *kit.Shared, demoMode bool) *mastersPanel {
+	p := &mastersPanel{KeyTable: kit.KeyTable{Sh: sh}, demo: demoMode}
+	p.Actions = navActions(sh.Keys, p.move)
 	return p
 }
 
 // rows is how many masters fit below the column header, beside the selected master's note.
-func (p *mastersPanel) rows() int { return max(p.h-3-p.noteH, 0) }
+func (p *mastersPanel) rows() int { return max(p.H-3-p.noteH, 0) }
 
 // Update moves the cursor with the navigation keys, the mouse and the presenter's picks, and takes in the
 // focus and the demo's faults; the rows shown follow the cursor.
 func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
-	case stateMsg:
-		p.focused = msg.mode.focus == focusMasters
+	case kit.StateMsg:
+		p.Focused = msg.Mode.Focus == kit.FocusMasters
 	case tea.KeyMsg:
-		cmd = p.run(msg)
+		cmd = p.Run(msg)
 	case tea.MouseMsg:
 		p.mouse(msg)
-	case pickMasterMsg:
-		p.cursor = msg.i
-	case faultsMsg:
-		p.faults, p.faultsAt = msg.masters, msg.at
+	case kit.PickMasterMsg:
+		p.cursor = msg.I
+	case kit.FaultsMsg:
+		p.faults, p.faultsAt = msg.Masters, msg.At
 	}
 	p.scroll()
 	return p, cmd
@@ -67,35 +67,35 @@ func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // SetSize sets the outer size (the root sets noteH first), and keeps the cursor's row on screen.
 func (p *mastersPanel) SetSize(w, h int) {
-	p.sized.SetSize(w, h)
+	p.Sized.SetSize(w, h)
 	p.scroll()
 }
 
 // scroll moves the first row shown so that the cursor's row is on screen.
 func (p *mastersPanel) scroll() {
-	if d := p.sh.data; d != nil {
-		p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(d.masters))
+	if d := p.Sh.Data; d != nil {
+		p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(d.Masters))
 	}
 }
 
 // move applies a navigation key to the cursor.
 func (p *mastersPanel) move(msg tea.KeyMsg) tea.Cmd {
-	if p.sh.data == nil {
+	if p.Sh.Data == nil {
 		return nil
 	}
-	p.cursor = moveCursor(p.sh.keys, msg, p.cursor, len(p.sh.data.masters), p.rows())
+	p.cursor = moveCursor(p.Sh.Keys, msg, p.cursor, len(p.Sh.Data.Masters), p.rows())
 	return nil
 }
 
 // mouse scrolls the cursor with the wheel, and selects the master clicked; a click on the master already
 // selected shows it in full. msg.Y is the row within the panel.
 func (p *mastersPanel) mouse(msg tea.MouseMsg) {
-	d := p.sh.data
+	d := p.Sh.Data
 	if d == nil {
 		return
 	}
 	if n := wheelRows(msg); n != 0 {
-		p.cursor = min(max(p.cursor+n, 0), max(len(d.masters)-1, 0))
+		p.cursor = min(max(p.cursor+n, 0), max(len(d.Masters)-1, 0))
 		return
 	}
 	row := msg.Y - 2 // the border and the column header
@@ -107,11 +107,11 @@ func (p *mastersPanel) mouse(msg tea.MouseMsg) {
 		return
 	}
 	i := p.offset + row
-	if i >= len(d.masters) {
+	if i >= len(d.Masters) {
 		return
 	}
 	if i == p.cursor {
-		p.sh.tell(openMsg{})
+		p.Sh.Tell(kit.OpenMsg{})
 	}
 	p.cursor = i
 }
@@ -121,14 +121,14 @@ func (p *mastersPanel) selected() int { return p.cursor }
 
 // drill returns the full view of the master under the cursor, nil when there is none.
 func (p *mastersPanel) drill() *drillView {
-	if d := p.sh.data; d != nil && p.cursor < len(d.masters) {
-		return newMasterDrill(p.sh, &d.masters[p.cursor])
+	if d := p.Sh.Data; d != nil && p.cursor < len(d.Masters) {
+		return newMasterDrill(p.Sh, &d.Masters[p.cursor])
 	}
 	return nil
 }
 
 // moveCursor applies a navigation key to a cursor over total rows, a page being page rows.
-func moveCursor(k *KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
+func moveCursor(k *kit.KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
 	switch {
 	case key.Matches(msg, k.Up):
 		cursor--
@@ -147,10 +147,10 @@ func moveCursor(k *KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
 }
 
 // navActions are a panel's navigation keys, acting on it while it has the focus: move applies one.
-func navActions(k *KeyMap, move func(msg tea.KeyMsg) tea.Cmd) []action {
-	var out []action
+func navActions(k *kit.KeyMap, move func(msg tea.KeyMsg) tea.Cmd) []kit.Action {
+	var out []kit.Action
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
-		out = append(out, action{binding: b, focused: true, do: move})
+		out = append(out, kit.Action{Binding: b, Focused: true, Do: move})
 	}
 	return out
 }
@@ -196,9 +196,9 @@ func masterColumns(w, addrNeed int, demoMode bool) masterCols {
 // addrNeed is the cells the longest master's address takes.
 func (p *mastersPanel) addrNeed() int {
 	n := 0
-	if d := p.sh.data; d != nil {
-		for _, m := range d.masters {
-			n = max(n, ansi.StringWidth(m.addr))
+	if d := p.Sh.Data; d != nil {
+		for _, m := range d.Masters {
+			n = max(n, ansi.StringWidth(m.Addr))
 		}
 	}
 	return n
@@ -206,11 +206,11 @@ func (p *mastersPanel) addrNeed() int {
 
 // View draws the masters panel.
 func (p *mastersPanel) View() string {
-	d, st, focused := p.sh.data, p.sh.st, p.focused
+	d, st, focused := p.Sh.Data, p.Sh.St, p.Focused
 	if d == nil {
-		return st.Box("Masters", []string{st.Text.Muted.Render("waiting for the first poll…")}, p.w, p.h, focused)
+		return st.Box("Masters", []string{st.Text.Muted.Render("waiting for the first poll…")}, p.W, p.H, focused)
 	}
-	w := p.w - 2
+	w := p.W - 2
 	c := masterColumns(w, p.addrNeed(), p.demo)
 	notes := "NOTES"
 	if p.demo {
@@ -234,7 +234,7 @@ func (p *mastersPanel) View() string {
 		}
 	}
 	body := []string{st.Table.Head.Render(kit.Fit(strings.Join(heads, " "), w))}
-	for i := p.offset; i < len(d.masters) && i < p.offset+p.rows(); i++ {
+	for i := p.offset; i < len(d.Masters) && i < p.offset+p.rows(); i++ {
 		cursor := "  "
 		switch {
 		case i != p.cursor:
@@ -245,30 +245,30 @@ func (p *mastersPanel) View() string {
 		}
 		faults, bad := "", false
 		if i < len(p.faults) {
-			faults, bad = faultText(&p.faults[i], p.faultsAt, p.sh.now())
+			faults, bad = faultText(&p.faults[i], p.faultsAt, p.Sh.Now())
 		}
 		if i == p.cursor && p.noteH > 0 && cursor == "  " { // its note continues below: say whose it is
 			cursor = st.Text.Muted.Render("▸ ")
 		}
-		row, more := p.row(&d.masters[i], c, cursor, faults, bad, w, i == p.cursor && p.noteH > 0)
+		row, more := p.row(&d.Masters[i], c, cursor, faults, bad, w, i == p.cursor && p.noteH > 0)
 		body = append(body, row)
 		if i == p.cursor {
-			body = append(body, cutNote(more, p.noteH, w-noteIndent, st, p.noteStyle(&d.masters[i]))...)
+			body = append(body, cutNote(more, p.noteH, w-noteIndent, st, p.noteStyle(&d.Masters[i]))...)
 		}
 	}
-	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.snap.UpCount, d.snap.Servers, d.snap.Quorum) + p.unseen()
-	if p.demo && p.cursor < len(d.masters) {
-		title += " · faults hit " + d.masters[p.cursor].label
+	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.Snap.UpCount, d.Snap.Servers, d.Snap.Quorum) + p.unseen()
+	if p.demo && p.cursor < len(d.Masters) {
+		title += " · faults hit " + d.Masters[p.cursor].Label
 	}
-	return st.Box(title, body, p.w, p.h, focused)
+	return st.Box(title, body, p.W, p.H, focused)
 }
 
 // unseen says, for the title, what the rows do not show: the rows shown of how many and which way the rest
 // lie, and the masters out of view that are not up ("M7 down ↓"), so that a master below the fold is never
 // silently out of sight. "" when every master is on screen.
 func (p *mastersPanel) unseen() string {
-	d, rows := p.sh.data, p.rows()
-	n := len(d.masters)
+	d, rows := p.Sh.Data, p.rows()
+	n := len(d.Masters)
 	if n <= rows {
 		return ""
 	}
@@ -277,16 +277,16 @@ func (p *mastersPanel) unseen() string {
 	}
 	t := fmt.Sprintf(" · %d-%d of %d", p.offset+1, min(p.offset+rows, n), n)
 	var hidden []string
-	for i := range d.masters {
+	for i := range d.Masters {
 		if i >= p.offset && i < p.offset+rows {
 			continue
 		}
-		if m := d.masters[i].st; !m.Up {
+		if m := d.Masters[i].St; !m.Up {
 			way := "↓"
 			if i < p.offset {
 				way = "↑"
 			}
-			hidden = append(hidden, d.masters[i].label+" "+string(m.State())+" "+way)
+			hidden = append(hidden, d.Masters[i].Label+" "+string(m.State())+" "+way)
 		}
 	}
 	if len(hidden) > 0 {
@@ -300,12 +300,12 @@ func (p *mastersPanel) unseen() string {
 // the next step, right after its state, in place of them. It returns the row and the lines of the note that
 // did not fit on it, wrapped for the lines under the row, when whole asks for it (the note then breaks at a
 // space on the row; otherwise the row shows as much of it as fits).
-func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, bad bool, w int, whole bool) (string, []string) {
-	st, s := p.sh.st, m.st
+func (p *mastersPanel) row(m *kit.MasterRow, c masterCols, cursor, faults string, bad bool, w int, whole bool) (string, []string) {
+	st, s := p.Sh.St, m.St
 	var b strings.Builder
 	b.WriteString(cursor)
-	b.WriteString(st.Text.Muted.Render(kit.Fit(m.label, 3)) + " ")
-	b.WriteString(st.Name(kit.FitAddr(m.addr, c.addr), st.Text.Normal) + " ")
+	b.WriteString(st.Text.Muted.Render(kit.Fit(m.Label, 3)) + " ")
+	b.WriteString(st.Name(kit.FitAddr(m.Addr, c.addr), st.Text.Normal) + " ")
 	b.WriteString(p.stateCell(s, c.status) + " ")
 	if figureless(s) {
 		note, more := p.notes(m, w-ansi.StringWidth(b.String()), faults, bad, w-noteIndent, whole)
@@ -342,7 +342,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(val.Render(kit.FitLeft(uptime, c.uptime)) + " ")
 	}
 	if c.role > 0 {
-		role := m.role
+		role := m.Role
 		if role == "" {
 			role = "?"
 		}
@@ -353,7 +353,7 @@ func (p *mastersPanel) row(m *masterRow, c masterCols, cursor, faults string, ba
 		b.WriteString(p.refreshCell(s, c.refresh, val) + " ")
 	}
 	if c.scan > 0 {
-		b.WriteString(val.Render(kit.FitLeft(sweepCell(s.Sweep, p.sh.now()), c.scan)) + " ")
+		b.WriteString(val.Render(kit.FitLeft(sweepCell(s.Sweep, p.Sh.Now()), c.scan)) + " ")
 	}
 	var more []string
 	if c.notes > 0 {
@@ -371,8 +371,8 @@ func figureless(s *monitor.MasterStatus) bool { return !s.Up && (s.Down || s.Las
 // stateCell is a master's state (monitor.MasterStatus.State), w cells wide: up, down, silent (it missed a
 // poll: its last values stay, greyed, until it answers or is declared down) or dup.
 func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
-	st := p.sh.st
-	style := st.Text.Ok
+	st := p.Sh.St
+	style := st.Text.OK
 	switch s.State() {
 	case monitor.MasterDown, monitor.MasterDuplicate:
 		style = st.Text.Bad
@@ -387,8 +387,8 @@ func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 // warnings. It returns the cell, cut with "…" when the note is longer, and, when whole asks for them, the
 // note's lines that did not fit, wrapped to rest cells (a master's error is shown whole under its row while it
 // is selected).
-func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool, rest int, whole bool) (string, []string) {
-	st := p.sh.st
+func (p *mastersPanel) notes(m *kit.MasterRow, room int, faults string, bad bool, rest int, whole bool) (string, []string) {
+	st := p.Sh.St
 	note, noteStyle := p.noteText(m), p.noteStyle(m)
 	var b strings.Builder
 	if faults != "" {
@@ -409,7 +409,7 @@ func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool, re
 	if note == "" || room <= 0 {
 		return b.String(), nil
 	}
-	if m.st.Up || !whole { // cut to the cell: warnings, and an error of a master not selected
+	if m.St.Up || !whole { // cut to the cell: warnings, and an error of a master not selected
 		b.WriteString(st.Name(kit.Fit(note, room), noteStyle))
 		return b.String(), nil
 	}
@@ -426,32 +426,32 @@ func (p *mastersPanel) notes(m *masterRow, room int, faults string, bad bool, re
 }
 
 // noteText is a master's note: its error while it does not answer, else its warnings; sanitized.
-func (p *mastersPanel) noteText(m *masterRow) string {
-	if !m.st.Up {
-		return m.err
+func (p *mastersPanel) noteText(m *kit.MasterRow) string {
+	if !m.St.Up {
+		return m.Err
 	}
-	return m.warnings
+	return m.Warnings
 }
 
 // noteStyle is the style of a master's note: an error's, or a warning's.
-func (p *mastersPanel) noteStyle(m *masterRow) kit.Paint {
-	if !m.st.Up {
-		return p.sh.st.Text.Bad
+func (p *mastersPanel) noteStyle(m *kit.MasterRow) kit.Paint {
+	if !m.St.Up {
+		return p.Sh.St.Text.Bad
 	}
-	return p.sh.st.Level[monitor.SeverityWarning]
+	return p.Sh.St.Level[monitor.SeverityWarning]
 }
 
 // noteWant is how many lines under its row the selected master's note needs at width w (the panel's),
 // at most maxNoteLines: the layout gives them when it has room.
 func (p *mastersPanel) noteWant(w int) int {
-	d := p.sh.data
-	if d == nil || p.cursor >= len(d.masters) || d.masters[p.cursor].st.Up {
+	d := p.Sh.Data
+	if d == nil || p.cursor >= len(d.Masters) || d.Masters[p.cursor].St.Up {
 		return 0
 	}
-	m := &d.masters[p.cursor]
+	m := &d.Masters[p.cursor]
 	faults, bad := "", false
 	if p.cursor < len(p.faults) {
-		faults, bad = faultText(&p.faults[p.cursor], p.faultsAt, p.sh.now())
+		faults, bad = faultText(&p.faults[p.cursor], p.faultsAt, p.Sh.Now())
 	}
 	_, more := p.row(m, masterColumns(w-2, p.addrNeed(), p.demo), "  ", faults, bad, w-2, true)
 	return min(len(more), maxNoteLines)

@@ -46,7 +46,7 @@ type Options struct {
 	// the monitor marks them as ours; nil: nobody is told.
 	Ownership Ownership
 	// Keys are the key bindings, built by the command's keymap.go.
-	Keys KeyMap
+	Keys kit.KeyMap
 	// ReadOnly forbids every write command: acquire, extend, auto-extend, release, force-delete.
 	ReadOnly bool
 	// TTL is the default TTL of the acquire form (10s when zero).
@@ -88,7 +88,7 @@ type Options struct {
 	Clipboard func(text string)
 	// WhoHolds samples a lock's master to name the connection holding it (KeyMap.WhoHolds in a lock's view);
 	// nil: the dashboard cannot (demo masters). A read-only or production dashboard asks before it samples.
-	WhoHolds WhoHolds
+	WhoHolds kit.WhoHolds
 }
 
 // Screen size limits: below the minimum the panels give way to the compact view (the header, the worst
@@ -109,25 +109,6 @@ const defaultTTL = 10 * time.Second
 var pollSteps = []time.Duration{monitor.MinInterval, 200 * time.Millisecond, 500 * time.Millisecond,
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, monitor.MaxInterval}
 
-// panelID names a focusable panel.
-type panelID int
-
-// The focusable panels, in the order NextPanel visits them.
-const (
-	focusMasters panelID = iota
-	focusLocks
-	focusOurs
-	focusLog
-	panelCount
-)
-
-// status is the one-line message under the panels: the outcome of the last action, or why it was refused.
-type status struct {
-	at    time.Time
-	level monitor.Severity
-	text  string
-}
-
 // quitState tracks quitting: releasing our locks, then the summary printed after the screen is restored.
 type quitState struct {
 	active  bool
@@ -139,8 +120,8 @@ type quitState struct {
 // components that take a key whatever has the focus), sends every other message to all components, and lays
 // the screen out for them.
 type Model struct {
-	sh   *shared
-	keys keyTable // the global keys
+	sh   *kit.Shared
+	keys kit.KeyTable // the global keys
 
 	mon      *monitor.Monitor
 	title    string
@@ -153,7 +134,7 @@ type Model struct {
 
 	width, height int
 	lay           layout
-	focus         panelID
+	focus         kit.PanelID
 	logFull       bool // the event log fills the body: a small window's way to read it
 	masters       *mastersPanel
 	locks         *locksPanel
@@ -165,12 +146,12 @@ type Model struct {
 	replay        *replayer // nil outside a replay
 	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
 	// it takes the keys, and says where it shows.
-	modal  modal
+	modal  kit.Modal
 	help   help.Model // the footer's
-	status status     // the status line, as statusMsg last set it
+	status kit.Status // the status line, as statusMsg last set it
 	quit   quitState
 	// stopped are the files of the program's that a write error stopped, for the banner (OutputMsg).
-	stopped []warningRow
+	stopped []kit.WarningRow
 }
 
 // New returns the dashboard for o.
@@ -190,14 +171,14 @@ func New(o Options) *Model {
 	ctx, cancel := context.WithCancel(context.Background())
 	keys := o.Keys
 	th := kit.DefaultTheme().WithProfile(o.ProfileColor, o.Production)
-	sh := &shared{st: kit.NewStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, sink: o.Events,
-		keyOf: o.KeyFormat, clipboard: o.Clipboard}
-	if sh.clipboard == nil {
-		sh.clipboard = termenv.Copy
+	sh := &kit.Shared{St: kit.NewStyles(th), Keys: &keys, Now: o.Now, ReadOnly: o.ReadOnly, Log: &kit.Journal{}, Sink: o.Events,
+		KeyOf: o.KeyFormat, Clipboard: o.Clipboard}
+	if sh.Clipboard == nil {
+		sh.Clipboard = termenv.Copy
 	}
-	sh.who = &whoSampling{sampler: o.WhoHolds, confirm: o.ReadOnly || o.Production}
+	sh.Who = &kit.WhoSampling{Sampler: o.WhoHolds, Confirm: o.ReadOnly || o.Production}
 	m := &Model{sh: sh, mon: o.Monitor, title: kit.Sanitize(o.Title, kit.NameCap), interval: o.Poll, ctx: ctx,
-		cancel: cancel, focus: focusLocks, profile: kit.Sanitize(o.Profile, kit.NameCap), prod: o.Production}
+		cancel: cancel, focus: kit.FocusLocks, profile: kit.Sanitize(o.Profile, kit.NameCap), prod: o.Production}
 	m.masters = newMastersPanel(sh, o.Demo != nil)
 	m.locks = newLocksPanel(sh)
 	m.detail = &detailPanel{sh: sh}
@@ -212,14 +193,14 @@ func New(o Options) *Model {
 	}
 	if o.Replay != nil {
 		m.replay = newReplayer(sh, o.Replay, o.ReplayAt)
-		sh.now = func() time.Time { return m.replay.clock }
+		sh.Now = func() time.Time { return m.replay.clock }
 	}
 	m.keys = m.globalKeys()
 	m.help = help.New()
-	m.help.Styles = sh.st.Help
+	m.help.Styles = sh.St.Help
 	if o.ReadOnly {
-		sh.tellLog(logEntry{at: o.Now(), level: monitor.SeverityInfo, // after what the components logged as they started
-			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
+		sh.TellLog(kit.LogEntry{At: o.Now(), Level: monitor.SeverityInfo, // after what the components logged as they started
+			Text: "read-only: acquiring, extending, releasing and deleting are disabled"})
 	}
 	m.settle()
 	return m
@@ -228,49 +209,49 @@ func New(o Options) *Model {
 // globalKeys are the keys that act whatever has the focus and belong to no panel: quit, help, opening the
 // selection in full, moving the focus, and the polling. Quit gives way to the enlarged event log, which it
 // closes (Close) as it closes every view before it quits.
-func (m *Model) globalKeys() keyTable {
-	k := m.sh.keys
+func (m *Model) globalKeys() kit.KeyTable {
+	k := m.sh.Keys
 	do := func(f func()) func(tea.KeyMsg) tea.Cmd { return func(tea.KeyMsg) tea.Cmd { f(); return nil } }
-	return keyTable{sh: m.sh, focused: true, actions: []action{
-		{binding: &k.Quit, when: func() bool { return !m.mode().logFull }, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
-		{binding: &k.Interrupt, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
-		{binding: &k.Help, do: do(m.openHelp)},
-		{binding: &k.Open, do: do(m.openDrill)},
-		{binding: &k.NextPanel, do: do(func() { m.cycleFocus(1) })},
-		{binding: &k.PrevPanel, do: do(func() { m.cycleFocus(-1) })},
-		{binding: &k.LogFull, do: do(func() { m.setLogFull(!m.mode().logFull) })},
-		{binding: &k.Pause, do: func(tea.KeyMsg) tea.Cmd {
-			if m.mode().source == sourceReplay {
+	return kit.KeyTable{Sh: m.sh, Focused: true, Actions: []kit.Action{
+		{Binding: &k.Quit, When: func() bool { return !m.mode().LogFull }, Do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
+		{Binding: &k.Interrupt, Do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
+		{Binding: &k.Help, Do: do(m.openHelp)},
+		{Binding: &k.Open, Do: do(m.openDrill)},
+		{Binding: &k.NextPanel, Do: do(func() { m.cycleFocus(1) })},
+		{Binding: &k.PrevPanel, Do: do(func() { m.cycleFocus(-1) })},
+		{Binding: &k.LogFull, Do: do(func() { m.setLogFull(!m.mode().LogFull) })},
+		{Binding: &k.Pause, Do: func(tea.KeyMsg) tea.Cmd {
+			if m.mode().Source == kit.SourceReplay {
 				return m.replay.togglePlay()
 			}
 			m.togglePause()
 			return nil
 		}},
-		{binding: &k.Faster, do: do(func() { m.stepInterval(-1) })},
-		{binding: &k.Slower, do: do(func() { m.stepInterval(1) })},
+		{Binding: &k.Faster, Do: do(func() { m.stepInterval(-1) })},
+		{Binding: &k.Slower, Do: do(func() { m.stepInterval(1) })},
 		// Listed in the full help only: the forms and views that take them handle them themselves.
-		{binding: &k.Confirm, when: never},
-		{binding: &k.Cancel, when: never},
-		{binding: &k.Close, when: never},
+		{Binding: &k.Confirm, When: kit.Never},
+		{Binding: &k.Cancel, When: kit.Never},
+		{Binding: &k.Close, When: kit.Never},
 	}}
 }
 
 // components are the dashboard's components, the focused panel first, then the ones that take keys whatever
 // has the focus, in the order a key not taken goes on through them. The lock commands (ops), a controller
 // with no area, come right after the focused panel, whose selection they act on.
-func (m *Model) components() []component {
+func (m *Model) components() []kit.Component {
 	md := m.mode()
-	out := []component{m.panel(md.focus)}
+	out := []kit.Component{m.panel(md.Focus)}
 	switch {
-	case md.source == sourceReplay: // its keys before the panels'
-		out = []component{m.replay, m.panel(md.focus)}
-	case md.source == sourceDemo && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
-		out = []component{m.demo, m.panel(md.focus)}
-	case md.source == sourceDemo:
+	case md.Source == kit.SourceReplay: // its keys before the panels'
+		out = []kit.Component{m.replay, m.panel(md.Focus)}
+	case md.Source == kit.SourceDemo && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
+		out = []kit.Component{m.demo, m.panel(md.Focus)}
+	case md.Source == kit.SourceDemo:
 		out = append(out, m.demo)
 	}
-	for p := range panelCount {
-		if p != md.focus {
+	for p := range kit.PanelCount {
+		if p != md.Focus {
 			out = append(out, m.panel(p))
 		}
 	}
@@ -278,13 +259,13 @@ func (m *Model) components() []component {
 }
 
 // panel returns the focusable panel p.
-func (m *Model) panel(p panelID) keyed {
+func (m *Model) panel(p kit.PanelID) kit.Keyed {
 	switch p {
-	case focusMasters:
+	case kit.FocusMasters:
 		return m.masters
-	case focusOurs:
+	case kit.FocusOurs:
 		return m.ours
-	case focusLog:
+	case kit.FocusLog:
 		return m.log
 	}
 	return m.locks
@@ -322,34 +303,34 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case SnapshotMsg:
-		return m.apply(ingest(msg.Snapshot, m.sh.data))
+		return m.apply(kit.Ingest(msg.Snapshot, m.sh.Data))
 	case replayMsg:
 		if !m.replay.arrived(msg) {
 			return nil // a poll the cursor has left
 		}
 		if msg.jump {
-			m.sh.log.replace(m.replay.logUntil(msg.s))
-			d, _ := ingest(msg.s, nil)
+			m.sh.Log.Replace(m.replay.logUntil(msg.s))
+			d, _ := kit.Ingest(msg.s, nil)
 			return m.apply(d, nil)
 		}
-		return m.apply(ingest(msg.s, m.sh.data))
+		return m.apply(kit.Ingest(msg.s, m.sh.Data))
 	case monitorStartedMsg:
-		return waitSnapshot(msg.ch, m.sh.data)
+		return waitSnapshot(msg.ch, m.sh.Data)
 	case monitorSnapshotMsg:
-		return tea.Batch(m.apply(msg.data, msg.entries), waitSnapshot(msg.ch, m.sh.data))
+		return tea.Batch(m.apply(msg.data, msg.entries), waitSnapshot(msg.ch, m.sh.Data))
 	case monitorClosedMsg:
-		if !m.mode().quitting {
-			m.sh.logf(monitor.SeverityWarning, "", "monitor stopped: no more snapshots")
+		if !m.mode().Quitting {
+			m.sh.Logf(monitor.SeverityWarning, "", "monitor stopped: no more snapshots")
 		}
 	case tickMsg:
-		m.sh.frame++
+		m.sh.Frame++
 		return tea.Batch(m.broadcast(msg), tick())
-	case copiedMsg:
-		what := msg.what
-		if msg.escaped {
+	case kit.CopiedMsg:
+		what := msg.What
+		if msg.Escaped {
 			what += ", escaped as shown (no control character is pasted)"
 		}
-		m.sh.tellStatus(monitor.SeverityInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
+		m.sh.TellStatus(monitor.SeverityInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
 	case quitMsg:
 		m.quit.summary = m.ops.quitReleased(msg)
 		m.cancel()
@@ -357,35 +338,35 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case confirmQuitMsg:
 		return m.startQuit()
 	case QuitMsg:
-		if !m.mode().quitting {
+		if !m.mode().Quitting {
 			return m.startQuit()
 		}
 	case OutputMsg:
 		m.takeOutput(msg)
-	case statusMsg:
-		m.status = status(msg)
-	case logMsg:
-		m.sh.log.add(msg.entries...)
-		if msg.record != nil && m.sh.sink != nil {
-			m.sh.sink.Emit(*msg.record)
+	case kit.StatusMsg:
+		m.status = kit.Status(msg)
+	case kit.LogMsg:
+		m.sh.Log.Add(msg.Entries...)
+		if msg.Record != nil && m.sh.Sink != nil {
+			m.sh.Sink.Emit(*msg.Record)
 		}
-	case focusMsg:
-		m.focus = msg.panel
-	case openMsg:
+	case kit.FocusMsg:
+		m.focus = msg.Panel
+	case kit.OpenMsg:
 		m.openDrill()
-	case logFullMsg:
-		m.setLogFull(msg.on)
-	case storyMsg:
-		m.showStory(msg.id)
-	case openModalMsg:
-		m.openModal(msg.m)
-	case openHelpMsg:
+	case kit.LogFullMsg:
+		m.setLogFull(msg.On)
+	case kit.StoryMsg:
+		m.showStory(msg.ID)
+	case kit.OpenModalMsg:
+		m.openModal(msg.M)
+	case kit.OpenHelpMsg:
 		m.openHelp()
-	case fieldMsg:
-		_, cmd := m.panel(msg.to).Update(msg)
+	case kit.FieldMsg:
+		_, cmd := m.panel(msg.To).Update(msg)
 		return cmd
-	case panelKeyMsg:
-		_, cmd := m.panel(msg.to).Update(msg)
+	case kit.PanelKeyMsg:
+		_, cmd := m.panel(msg.To).Update(msg)
 		return cmd
 	default:
 		return m.broadcast(msg)
@@ -397,7 +378,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 // modal.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
-	focused := component(m.panel(m.mode().focus))
+	focused := kit.Component(m.panel(m.mode().Focus))
 	for _, c := range m.components() {
 		_, cmd := c.Update(msg)
 		cmds = append(cmds, cmd)
@@ -405,14 +386,14 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, m.ops.update(msg))
 		}
 	}
-	if m.mode().modal {
+	if m.mode().Modal {
 		cmds = append(cmds, m.updateModal(msg))
 	}
 	return tea.Batch(cmds...)
 }
 
 // openModal opens md in place of the modal open, sized to the body.
-func (m *Model) openModal(md modal) {
+func (m *Model) openModal(md kit.Modal) {
 	m.modal = md
 	md.SetSize(m.lay.body.w, m.lay.body.h)
 }
@@ -420,7 +401,7 @@ func (m *Model) openModal(md modal) {
 // updateModal hands msg to the modal, which closes when it returns nil.
 func (m *Model) updateModal(msg tea.Msg) tea.Cmd {
 	next, cmd := m.modal.Update(msg)
-	m.modal, _ = next.(modal)
+	m.modal, _ = next.(kit.Modal)
 	return cmd
 }
 
@@ -428,9 +409,9 @@ func (m *Model) updateModal(msg tea.Msg) tea.Cmd {
 // every component the selection.
 func (m *Model) settle() tea.Cmd {
 	var cmds []tea.Cmd
-	for len(m.sh.outbox) > 0 {
-		msg := m.sh.outbox[0]
-		m.sh.outbox = m.sh.outbox[1:]
+	for len(m.sh.Outbox) > 0 {
+		msg := m.sh.Outbox[0]
+		m.sh.Outbox = m.sh.Outbox[1:]
 		cmds = append(cmds, m.route(msg))
 	}
 	m.relayout()
@@ -439,38 +420,38 @@ func (m *Model) settle() tea.Cmd {
 }
 
 // state is the root's view of the dashboard as the components are told it.
-func (m *Model) state() stateMsg {
-	return stateMsg{mode: m.mode(), row: m.locks.selectedRow(), own: m.ours.selected(),
-		master: m.masters.selected()}
+func (m *Model) state() kit.StateMsg {
+	return kit.StateMsg{Mode: m.mode(), Row: m.locks.selectedRow(), Own: m.ours.selected(),
+		Master: m.masters.selected()}
 }
 
 // apply makes a snapshot taken in (see ingest) the current one, logged, and tells the components.
-func (m *Model) apply(d *dashboard, entries []logEntry) tea.Cmd {
-	m.sh.data = d
-	m.sh.log.add(entries...)
-	return m.broadcast(dataMsg{})
+func (m *Model) apply(d *kit.Dashboard, entries []kit.LogEntry) tea.Cmd {
+	m.sh.Data = d
+	m.sh.Log.Add(entries...)
+	return m.broadcast(kit.DataMsg{})
 }
 
 // findRow returns the row of a raw resource in d, or nil.
-func findRow(d *dashboard, resource string) *lockRow {
+func findRow(d *kit.Dashboard, resource string) *kit.LockRow {
 	if d == nil {
 		return nil
 	}
-	locks := d.locks
+	locks := d.Locks
 	lo, hi := 0, len(locks)
 	for lo < hi { // rows are sorted by resource, as the monitor sorts them
 		mid := (lo + hi) / 2
-		if locks[mid].lv.Resource < resource {
+		if locks[mid].Lv.Resource < resource {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	if lo < len(locks) && locks[lo].lv.Resource == resource {
+	if lo < len(locks) && locks[lo].Lv.Resource == resource {
 		return locks[lo]
 	}
 	for i := range locks { // a snapshot not sorted by resource
-		if locks[i].lv.Resource == resource {
+		if locks[i].Lv.Resource == resource {
 			return locks[i]
 		}
 	}
@@ -482,7 +463,7 @@ func findRow(d *dashboard, resource string) *lockRow {
 // then q instead of as no key at all. Each key settles as if it had come alone, so that "ab" opens the acquire
 // form and types b into it.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.mode().typing {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.mode().Typing {
 		return m.handleKey(msg)
 	}
 	cmds := make([]tea.Cmd, 0, 2*len(msg.Runes))
@@ -498,10 +479,10 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 // that the key acts on what is on the screen. While quitting, only Interrupt acts: it stops waiting for the
 // releases.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
-	interrupts := key.Matches(msg, m.sh.keys.Interrupt)
+	interrupts := key.Matches(msg, m.sh.Keys.Interrupt)
 	md := m.mode()
 	switch {
-	case md.quitting:
+	case md.Quitting:
 		if interrupts {
 			m.quit.summary = m.ops.summary("quit before releases finished")
 			return tea.Quit
@@ -509,26 +490,26 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case interrupts:
 		return m.requestQuit()
-	case md.modal && m.replayKeyInView(msg):
-		if key.Matches(msg, m.sh.keys.Pause) {
+	case md.Modal && m.replayKeyInView(msg):
+		if key.Matches(msg, m.sh.Keys.Pause) {
 			return m.replay.togglePlay()
 		}
-		return m.replay.run(msg)
-	case md.modal:
+		return m.replay.Run(msg)
+	case md.Modal:
 		return m.updateModal(msg)
 	}
 	m.broadcast(m.state())
-	if m.keys.takes(msg) {
-		return m.keys.run(msg)
+	if m.keys.Takes(msg) {
+		return m.keys.Run(msg)
 	}
-	focused := component(m.panel(md.focus))
+	focused := kit.Component(m.panel(md.Focus))
 	for _, c := range m.components() {
-		if c, ok := c.(keyed); ok && c.takes(msg) {
+		if c, ok := c.(kit.Keyed); ok && c.Takes(msg) {
 			_, cmd := c.Update(msg)
 			return cmd
 		}
-		if c == focused && m.ops.takes(msg) {
-			return m.ops.run(msg)
+		if c == focused && m.ops.Takes(msg) {
+			return m.ops.Run(msg)
 		}
 	}
 	return nil
@@ -538,10 +519,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 // pause) pressed in a drill-down view, which takes it so that the view follows the cursor. Seek opens a form
 // in the view's place: the view does not take it.
 func (m *Model) replayKeyInView(msg tea.KeyMsg) bool {
-	if _, ok := m.modal.(*drillView); !ok || m.replay == nil || key.Matches(msg, m.sh.keys.Replay.Seek) {
+	if _, ok := m.modal.(*drillView); !ok || m.replay == nil || key.Matches(msg, m.sh.Keys.Replay.Seek) {
 		return false
 	}
-	return m.replay.takes(msg) || key.Matches(msg, m.sh.keys.Pause)
+	return m.replay.Takes(msg) || key.Matches(msg, m.sh.Keys.Pause)
 }
 
 // setLogFull shows the event log in place of the panels, with the focus, or puts it back. The screen opens it
@@ -549,20 +530,20 @@ func (m *Model) replayKeyInView(msg tea.KeyMsg) bool {
 func (m *Model) setLogFull(on bool) {
 	m.logFull = on
 	if on {
-		m.focus = focusLog
-	} else if !m.visible(focusLog) {
-		m.focus = focusLocks
+		m.focus = kit.FocusLog
+	} else if !m.visible(kit.FocusLog) {
+		m.focus = kit.FocusLocks
 	}
 	m.relayout()
 }
 
 // cycleFocus moves the focus by dir among the panels on screen.
 func (m *Model) cycleFocus(dir int) {
-	if m.mode().logFull {
+	if m.mode().LogFull {
 		m.setLogFull(false)
 	}
-	for range panelCount {
-		m.focus = (m.focus + panelID(dir) + panelCount) % panelCount
+	for range kit.PanelCount {
+		m.focus = (m.focus + kit.PanelID(dir) + kit.PanelCount) % kit.PanelCount
 		if m.visible(m.focus) {
 			return
 		}
@@ -570,7 +551,7 @@ func (m *Model) cycleFocus(dir int) {
 }
 
 // visible reports whether a panel is on screen in the current layout.
-func (m *Model) visible(p panelID) bool { return m.lay.visible(p) }
+func (m *Model) visible(p kit.PanelID) bool { return m.lay.visible(p) }
 
 // storyPaneMin is the least height of the event log's pane that shows a violation's story beside the panels;
 // a smaller pane (3 lines of text at 100x30) gives the log the body instead.
@@ -579,22 +560,22 @@ const storyPaneMin = 8
 // showStory focuses the event log, scrolled to the story of violation id; a small window, or a log pane too
 // small to read the story in, gives the log the body until esc.
 func (m *Model) showStory(id int) {
-	if !m.visible(focusLog) || m.lay.panels[focusLog].h < storyPaneMin {
+	if !m.visible(kit.FocusLog) || m.lay.panels[kit.FocusLog].h < storyPaneMin {
 		m.setLogFull(true) // no room for the story beside the panels: it takes the screen until esc
 	}
-	i := m.sh.log.lastIndex(storyHead(id))
+	i := m.sh.Log.LastIndex(storyHead(id))
 	if i < 0 {
-		m.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("the story of violation #%d has left the event log", id))
+		m.sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("the story of violation #%d has left the event log", id))
 		return
 	}
-	m.focus = focusLog
-	m.log.Update(scrollToMsg{entry: i})
+	m.focus = kit.FocusLog
+	m.log.Update(kit.ScrollToMsg{Entry: i})
 	back := ""
-	if m.mode().logFull {
-		back = ", " + m.sh.keys.Close.Help().Key + " closes"
+	if m.mode().LogFull {
+		back = ", " + m.sh.Keys.Close.Help().Key + " closes"
 	}
-	k := m.sh.keys
-	m.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
+	k := m.sh.Keys
+	m.sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
 		k.Up.Help().Key, k.Down.Help().Key, k.Bottom.Help().Key, back))
 }
 
@@ -604,16 +585,16 @@ func (m *Model) togglePause() {
 	if m.mon != nil {
 		m.mon.SetPaused(m.paused)
 	}
-	if m.mode().paused {
-		m.sh.tellStatus(monitor.SeverityInfo, "polling paused")
+	if m.mode().Paused {
+		m.sh.TellStatus(monitor.SeverityInfo, "polling paused")
 	} else {
-		m.sh.tellStatus(monitor.SeverityInfo, "polling resumed")
+		m.sh.TellStatus(monitor.SeverityInfo, "polling resumed")
 	}
 }
 
 // stepInterval moves the poll interval one step faster (dir < 0) or slower (dir > 0); in a replay, the speed.
 func (m *Model) stepInterval(dir int) {
-	if m.mode().source == sourceReplay {
+	if m.mode().Source == kit.SourceReplay {
 		m.replay.changeSpeed(dir)
 		return
 	}
@@ -634,20 +615,20 @@ func (m *Model) stepInterval(dir int) {
 		}
 	}
 	if next == m.interval {
-		m.sh.tellStatus(monitor.SeverityInfo, "poll interval stays "+next.String())
+		m.sh.TellStatus(monitor.SeverityInfo, "poll interval stays "+next.String())
 		return
 	}
 	m.interval = next
 	if m.mon != nil {
 		m.mon.SetInterval(next)
 	}
-	m.sh.tellStatus(monitor.SeverityInfo, "polling every "+next.String())
+	m.sh.TellStatus(monitor.SeverityInfo, "polling every "+next.String())
 }
 
 // startQuit releases every lock we hold (bounded in time) and then quits; whatever runs is cancelled first.
 func (m *Model) startQuit() tea.Cmd {
 	m.quit.active = true
-	m.broadcast(quittingMsg{})
+	m.broadcast(kit.QuittingMsg{})
 	m.modal = nil
 	if cmd := m.ops.releaseAll(); cmd != nil {
 		return cmd
@@ -665,24 +646,16 @@ func (m *Model) Summary() string {
 	return m.ops.summary("")
 }
 
-// prefixed returns sep+s, or "" for an empty s.
-func prefixed(sep, s string) string {
-	if s == "" {
-		return ""
-	}
-	return sep + s
-}
-
 // relayout computes the geometry for the current size and snapshot (arrange) and sizes the components by it.
 func (m *Model) relayout() {
 	md := m.mode()
-	demoMode := md.source == sourceDemo
-	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: demoMode, logFull: md.logFull, modal: md.modal}
+	demoMode := md.Source == kit.SourceDemo
+	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: demoMode, logFull: md.LogFull, modal: md.Modal}
 	if demoMode {
 		in.violation = m.demo.violationLines(m.width)
 	}
-	if d := m.sh.data; d != nil {
-		in.masters = max(len(d.masters), 1)
+	if d := m.sh.Data; d != nil {
+		in.masters = max(len(d.Masters), 1)
 		in.note = m.masters.noteWant(m.width)
 	}
 	in.warnings = len(m.bannerRows())
@@ -692,7 +665,7 @@ func (m *Model) relayout() {
 	l := arrange(in)
 	m.lay = l
 	m.masters.noteH = l.noteH
-	for p := range panelCount {
+	for p := range kit.PanelCount {
 		m.panel(p).SetSize(l.size(p))
 	}
 	m.detail.SetSize(l.detail.w, l.detail.h)
@@ -701,10 +674,42 @@ func (m *Model) relayout() {
 		m.demo.storyH = l.storyH
 	}
 	m.help.Width = m.width
-	if md.modal {
+	if md.Modal {
 		m.modal.SetSize(l.body.w, l.body.h)
 	}
-	if !m.visible(md.focus) {
-		m.focus = focusLocks
+	if !m.visible(md.Focus) {
+		m.focus = kit.FocusLocks
 	}
 }
+
+// mode derives the dashboard's mode from the root's state.
+func (m *Model) mode() kit.Mode {
+	md := kit.Mode{ReadOnly: m.sh.ReadOnly, Paused: m.paused, Quitting: m.quit.active, Focus: m.focus, LogFull: m.logFull}
+	switch {
+	case m.replay != nil:
+		md.Source, md.Paused = kit.SourceReplay, !m.replay.playing
+	case m.demo != nil:
+		md.Source = kit.SourceDemo
+	}
+	if m.modal != nil {
+		md.Modal, md.Layer, md.Typing = true, m.modal.Layer(), m.modal.Typing()
+	}
+	return md
+}
+
+// The components, and the modals among them.
+var (
+	_ kit.Keyed     = (*mastersPanel)(nil)
+	_ kit.Keyed     = (*locksPanel)(nil)
+	_ kit.Component = (*detailPanel)(nil)
+	_ kit.Keyed     = (*oursPanel)(nil)
+	_ kit.Keyed     = (*eventLog)(nil)
+	_ kit.Keyed     = (*demoView)(nil)
+	_ kit.Modal     = (*acquireForm)(nil)
+	_ kit.Modal     = (*deleteConfirm)(nil)
+	_ kit.Modal     = (*scenarioMenu)(nil)
+	_ kit.Modal     = (*fieldEntry)(nil)
+	_ kit.Modal     = (*drillView)(nil)
+	_ kit.Modal     = (*helpView)(nil)
+	_ kit.Modal     = (*quitConfirm)(nil)
+)

@@ -1,6 +1,9 @@
 package ui
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
+)
 
 // wheelStep is how many rows one turn of the mouse wheel moves.
 const wheelStep = 3
@@ -22,14 +25,14 @@ func wheelRows(msg tea.MouseMsg) int {
 // input. The panel under the pointer is found in the layout View draws.
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	md := m.mode()
-	if md.quitting || m.lay.tooSmall || m.lay.compact {
+	if md.Quitting || m.lay.tooSmall || m.lay.compact {
 		return nil
 	}
-	if md.modal {
-		switch md.layer {
-		case layerDialog:
+	if md.Modal {
+		switch md.Layer {
+		case kit.LayerDialog:
 			return nil
-		case layerScreen:
+		case kit.LayerScreen:
 			return m.updateModal(msg)
 		}
 	}

@@ -17,19 +17,19 @@ import (
 // withOtherKeys makes c, the confirmation of row, one of a lock over several keys: it names the other keys and
 // deletes them too, by lead, the token they share with the selected key. Nothing changes for a lock of one key,
 // or when lead is not among the tokens to delete (ours).
-func (c *deleteConfirm) withOtherKeys(row *lockRow, lead string) {
-	if len(row.lv.Keys) < 2 || !slices.Contains(c.tokens, lead) {
+func (c *deleteConfirm) withOtherKeys(row *kit.LockRow, lead string) {
+	if len(row.Lv.Keys) < 2 || !slices.Contains(c.tokens, lead) {
 		return
 	}
 	c.lead = lead
-	for _, k := range row.lv.Keys {
+	for _, k := range row.Lv.Keys {
 		if k != c.resource {
 			c.others = append(c.others, k)
 		}
 	}
-	next := c.sh.keys.NextPanel
+	next := c.Sh.Keys.NextPanel
 	next.SetHelp(next.Help().Key, "this key only / every key")
-	c.keys = []key.Binding{c.sh.keys.Confirm, c.sh.keys.Cancel, next}
+	c.Keys = []key.Binding{c.Sh.Keys.Confirm, c.Sh.Keys.Cancel, next}
 }
 
 // otherKeys are the keys deleted with the selected one: none when the operator asked for it alone.
@@ -46,12 +46,12 @@ func (c *deleteConfirm) keysView(inner int) []string {
 	for _, k := range append([]string{c.resource}, c.others...) {
 		names = append(names, kit.Sanitize(k, kit.NameCap))
 	}
-	return labelled(c.sh.st, "one lock", strings.Join(names, ", "), inner, c.sh.st.Text.Normal)
+	return labelled(c.Sh.St, "one lock", strings.Join(names, ", "), inner, c.Sh.St.Text.Normal)
 }
 
 // keysHint says what the deletion does to the keys of a lock over several keys.
 func (c *deleteConfirm) keysHint(hint func(string)) {
-	tab := c.sh.keys.NextPanel.Help().Key
+	tab := c.Sh.Keys.NextPanel.Help().Key
 	if c.onlyThis {
 		hint(fmt.Sprintf("Deletes %s alone: the lock stays held on %s until its client releases it, and that "+
 			"release then fails. %s: every key.", c.name, kit.Sanitize(strings.Join(c.others, ", "), kit.TextCap), tab))

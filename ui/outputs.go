@@ -16,17 +16,17 @@ type OutputMsg struct {
 
 // takeOutput logs msg's record and shows its stopped files in the banner, ahead of the monitor's warnings.
 func (m *Model) takeOutput(msg OutputMsg) {
-	m.sh.log.add(entryOf(msg.Record))
+	m.sh.Log.Add(kit.EntryOf(msg.Record))
 	m.stopped = m.stopped[:0]
 	for _, text := range msg.Stopped {
-		m.stopped = append(m.stopped, warningRow{severity: monitor.SeverityError, text: kit.Sanitize(text, kit.TextCap)})
+		m.stopped = append(m.stopped, kit.WarningRow{Severity: monitor.SeverityError, Text: kit.Sanitize(text, kit.TextCap)})
 	}
 }
 
 // bannerRows are the banner's lines: the files stopped, then the monitor's warnings, errors first.
-func (m *Model) bannerRows() []warningRow {
-	if d := m.sh.data; d != nil {
-		return append(m.stopped[:len(m.stopped):len(m.stopped)], d.warnings...)
+func (m *Model) bannerRows() []kit.WarningRow {
+	if d := m.sh.Data; d != nil {
+		return append(m.stopped[:len(m.stopped):len(m.stopped)], d.Warnings...)
 	}
 	return m.stopped
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
@@ -10,40 +9,40 @@ import (
 )
 
 // windowIntervals are the intervals of the lock of row over the snapshot's window, oldest first.
-func windowIntervals(sh *shared, row *lockRow) []monitor.Interval {
-	if row == nil || sh.data == nil {
+func windowIntervals(sh *kit.Shared, row *kit.LockRow) []monitor.Interval {
+	if row == nil || sh.Data == nil {
 		return nil
 	}
-	snap := &sh.data.snap
-	return row.lv.History.Intervals(snap.Time.Add(-snap.Window()))
+	snap := &sh.Data.Snap
+	return row.Lv.History.Intervals(snap.Time.Add(-snap.Window()))
 }
 
 // pick moves the holder picked on the timeline to an older one (older) or a newer one; past the newest it
 // picks none. The view scrolls to its end, where the timeline and the picked holder are.
 func (v *drillView) pick(older bool) {
-	n := len(windowIntervals(v.sh, findRow(v.sh.data, v.resource)))
+	n := len(windowIntervals(v.Sh, findRow(v.Sh.Data, v.resource)))
 	if older {
 		v.picked = min(v.picked+1, n)
 	} else {
 		v.picked = max(v.picked-1, 0)
 	}
 	v.refresh()
-	v.box.vp.GotoBottom()
+	v.box.Vp.GotoBottom()
 }
 
 // copyPicked copies the raw token of the holder picked on the timeline.
 func (v *drillView) copyPicked() tea.Cmd {
-	ivs := windowIntervals(v.sh, findRow(v.sh.data, v.resource))
+	ivs := windowIntervals(v.Sh, findRow(v.Sh.Data, v.resource))
 	if v.picked > len(ivs) {
-		v.sh.tellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
+		v.Sh.TellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
 		return nil
 	}
 	iv := ivs[len(ivs)-v.picked]
-	return v.sh.copyCmd(iv.Token, "the token of holder "+shortTokenText(iv.Token))
+	return v.Sh.CopyCmd(iv.Token, "the token of holder "+kit.ShortTokenText(iv.Token))
 }
 
 // pickedLine describes the picked-th newest of ivs: its letter and token, when it held and how it ended.
-func pickedLine(st *kit.Styles, tl *timeline, ivs []monitor.Interval, picked, w int) []string {
+func pickedLine(st *kit.Styles, tl *kit.Timeline, ivs []monitor.Interval, picked, w int) []string {
 	if picked <= 0 || picked > len(ivs) {
 		return nil
 	}
@@ -52,12 +51,7 @@ func pickedLine(st *kit.Styles, tl *timeline, ivs []monitor.Interval, picked, w 
 	if iv.Ended != monitor.EndOpen {
 		end = fmt.Sprintf("to %s (%s): %s", iv.End.Format("15:04:05"), kit.Dur(iv.HeldFor(iv.End)), iv.Ended)
 	}
-	text := fmt.Sprintf("%c %s from %s %s · Y copies its token", tl.letter[iv.Token], shortTokenText(iv.Token),
+	text := fmt.Sprintf("%c %s from %s %s · Y copies its token", tl.Letter[iv.Token], kit.ShortTokenText(iv.Token),
 		iv.Start.Format("15:04:05"), end)
 	return labelled(st, "picked", text, w, st.Text.Normal)
-}
-
-// shortTokenText is a raw token as the timeline names it: sanitized, its first characters.
-func shortTokenText(token string) string {
-	return strings.TrimRight(kit.Fit(kit.Sanitize(token, kit.NameCap), shortToken), " ")
 }

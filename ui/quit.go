@@ -20,29 +20,29 @@ import (
 // quitConfirm asks before quitting while the dashboard holds locks it acquired, a modal dialog: quitting
 // releases them, which the jobs relying on them may not expect.
 type quitConfirm struct {
-	modalBase
+	kit.ModalBase
 	names []string // the locks held, sanitized
 }
 
 // newQuitConfirm returns the question for the locks named.
-func newQuitConfirm(sh *shared, names []string) *quitConfirm {
-	yes, no := sh.keys.Confirm, sh.keys.Close
+func newQuitConfirm(sh *kit.Shared, names []string) *quitConfirm {
+	yes, no := sh.Keys.Confirm, sh.Keys.Close
 	yes.SetHelp(yes.Help().Key, "quit, releasing them")
 	no.SetHelp(no.Help().Key, "stay")
-	return &quitConfirm{modalBase: modalBase{sh: sh, where: layerDialog, keys: []key.Binding{yes, no}}, names: names}
+	return &quitConfirm{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Keys: []key.Binding{yes, no}}, names: names}
 }
 
 // Update quits on Confirm or Interrupt (telling the root through quitMsg's twin, confirmQuitMsg), and closes
 // on Close, staying.
 func (q *quitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if msg, ok := msg.(tea.KeyMsg); ok {
-		k := q.sh.keys
+		k := q.Sh.Keys
 		switch {
 		case key.Matches(msg, k.Confirm, k.Interrupt):
-			q.sh.tell(confirmQuitMsg{})
+			q.Sh.Tell(confirmQuitMsg{})
 			return nil, nil
 		case key.Matches(msg, k.Close, k.Quit):
-			q.sh.tellStatus(monitor.SeverityInfo, "still running; "+kit.Plural(len(q.names), "lock")+" held")
+			q.Sh.TellStatus(monitor.SeverityInfo, "still running; "+kit.Plural(len(q.names), "lock")+" held")
 			return nil, nil
 		}
 	}
@@ -54,8 +54,8 @@ const maxQuitNames = 5
 
 // View draws the question as a dialog: what quitting does to the locks held, and the keys.
 func (q *quitConfirm) View() string {
-	st, k := q.sh.st, q.sh.keys
-	w := min(q.w-4, 72)
+	st, k := q.Sh.St, q.Sh.Keys
+	w := min(q.W-4, 72)
 	inner := w - 2
 	names := q.names[:min(len(q.names), maxQuitNames)]
 	list := strings.Join(names, ", ")

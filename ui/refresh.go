@@ -37,7 +37,7 @@ func (p *mastersPanel) refreshCell(s *monitor.MasterStatus, w int, val kit.Paint
 	case s.TrackingFellBack():
 		text = "polled!"
 		if s.Up {
-			style = p.sh.st.Level[monitor.SeverityWarning]
+			style = p.Sh.St.Level[monitor.SeverityWarning]
 		}
 	case s.Refresh == monitor.RefreshPolling:
 		text = "polled"

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -14,26 +13,13 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// ReplayKeyMap are the keys of a replay (Options.Replay): the dashboard shows a recording, and these move its
-// time cursor. Pause plays and pauses it, and Faster and Slower change its speed, as they pause and pace the
-// polling live. Outside a replay no component takes them.
-type ReplayKeyMap struct {
-	// StepBack and StepForward move the cursor one poll.
-	StepBack, StepForward key.Binding
-	// PrevEvent and NextEvent move it to the poll of the previous or next event the monitor told; PrevAlarm and
-	// NextAlarm to that of the previous or next error or warning (a violation in a demo's recording included).
-	PrevEvent, NextEvent, PrevAlarm, NextAlarm key.Binding
-	// Start and End move it to the first and the last poll; Seek asks for a moment to move it to.
-	Start, End, Seek key.Binding
-}
-
 // replaySpeeds are the speeds a replay plays at, as many times the recorded pace.
 var replaySpeeds = []int{1, 2, 5, 10, 30, 60}
 
 // replayer is the time cursor of a replay: the dashboard shows the snapshot of the poll under it, rebuilt from
 // the recording off the event loop.
 type replayer struct {
-	keyTable
+	kit.KeyTable
 	p       *record.Player
 	cursor  int       // the poll shown, once it arrives
 	want    int       // the poll last asked for: a snapshot of another is stale and dropped
@@ -52,28 +38,28 @@ type replayMsg struct {
 
 // newReplayer starts a replay of p, paused at its first poll, or at the last poll at or before at when at is
 // not zero.
-func newReplayer(sh *shared, p *record.Player, at time.Time) *replayer {
+func newReplayer(sh *kit.Shared, p *record.Player, at time.Time) *replayer {
 	r := &replayer{p: p}
 	if !at.IsZero() {
 		r.want = max(p.IndexAt(at), 0)
 	}
 	r.clock = p.Time(r.want)
-	k := &sh.keys.Replay
+	k := &sh.Keys.Replay
 	step := func(d int) func(tea.KeyMsg) tea.Cmd {
 		return func(tea.KeyMsg) tea.Cmd { return r.show(r.want+d, d != 1 || r.want != r.cursor) } // on from the poll last asked for
 	}
-	r.keyTable = keyTable{sh: sh, actions: []action{
-		{binding: &k.StepBack, do: step(-1)},
-		{binding: &k.StepForward, do: step(1)},
-		{binding: &k.PrevEvent, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(-1, false) }},
-		{binding: &k.NextEvent, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(1, false) }},
-		{binding: &k.PrevAlarm, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(-1, true) }},
-		{binding: &k.NextAlarm, do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(1, true) }},
-		{binding: &k.Start, do: func(tea.KeyMsg) tea.Cmd { return r.show(0, true) }},
-		{binding: &k.End, do: func(tea.KeyMsg) tea.Cmd { return r.show(r.p.Len()-1, true) }},
-		{binding: &k.Seek, do: func(tea.KeyMsg) tea.Cmd {
+	r.KeyTable = kit.KeyTable{Sh: sh, Actions: []kit.Action{
+		{Binding: &k.StepBack, Do: step(-1)},
+		{Binding: &k.StepForward, Do: step(1)},
+		{Binding: &k.PrevEvent, Do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(-1, false) }},
+		{Binding: &k.NextEvent, Do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(1, false) }},
+		{Binding: &k.PrevAlarm, Do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(-1, true) }},
+		{Binding: &k.NextAlarm, Do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(1, true) }},
+		{Binding: &k.Start, Do: func(tea.KeyMsg) tea.Cmd { return r.show(0, true) }},
+		{Binding: &k.End, Do: func(tea.KeyMsg) tea.Cmd { return r.show(r.p.Len()-1, true) }},
+		{Binding: &k.Seek, Do: func(tea.KeyMsg) tea.Cmd {
 			r.playing = false
-			sh.tell(openModalMsg{newSeekForm(sh, p)})
+			sh.Tell(kit.OpenModalMsg{M: newSeekForm(sh, p)})
 			return nil
 		}},
 	}}
@@ -90,7 +76,7 @@ func (r *replayer) Init() tea.Cmd { return r.show(r.want, true) }
 func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		return r, r.run(msg)
+		return r, r.Run(msg)
 	case replaySeekMsg:
 		return r, r.show(msg.i, true)
 	case tickMsg:
@@ -103,7 +89,7 @@ func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if r.cursor == r.p.Len()-1 {
 			r.playing, r.clock = false, r.p.Time(r.cursor)
-			r.sh.tellStatus(monitor.SeverityInfo, "end of the recording")
+			r.Sh.TellStatus(monitor.SeverityInfo, "end of the recording")
 		}
 	}
 	return r, nil
@@ -146,11 +132,11 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 		}
 		if i := r.pollAt(m.Time); dir > 0 && i > r.want || dir < 0 && i < r.want {
 			r.playing, r.clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
-			r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.Time.Format("15:04:05.000"), kit.Sanitize(m.Text, kit.TextCap)))
+			r.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.Time.Format("15:04:05.000"), kit.Sanitize(m.Text, kit.TextCap)))
 			return r.show(i, true)
 		}
 	}
-	r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
+	r.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
 	return nil
 }
 
@@ -191,7 +177,7 @@ func (r *replayer) togglePlay() tea.Cmd {
 // changeSpeed steps the speed up (dir < 0, as Faster polls faster) or down.
 func (r *replayer) changeSpeed(dir int) {
 	r.speed = min(max(r.speed-dir, 0), len(replaySpeeds)-1)
-	r.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
+	r.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
 }
 
 // headerPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.
@@ -206,15 +192,15 @@ func (r *replayer) headerPart(st *kit.Styles) string {
 
 // logUntil is the event log as it stood at the snapshot s of the recording: the monitor's events and the
 // recorded ones (the dashboard's, the demo's) up to its time, oldest first.
-func (r *replayer) logUntil(s monitor.Snapshot) []logEntry {
-	var out []logEntry
+func (r *replayer) logUntil(s monitor.Snapshot) []kit.LogEntry {
+	var out []kit.LogEntry
 	for _, rec := range events.FromMonitor(r.eventsUntil(s.Time)) {
-		out = append(out, entryOf(rec))
+		out = append(out, kit.EntryOf(rec))
 	}
 	for _, rec := range r.p.Events(s.Time) {
-		out = append(out, entryOf(rec))
+		out = append(out, kit.EntryOf(rec))
 	}
-	sortEntries(out)
+	kit.SortEntries(out)
 	return out
 }
 
@@ -234,36 +220,19 @@ func (r *replayer) View() string { return "" }
 // SetSize does nothing: the replay has no area of its own.
 func (r *replayer) SetSize(int, int) {}
 
-// FullHelp is the replay's column of the full help.
-func (k ReplayKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.StepBack, k.StepForward, k.PrevEvent, k.NextEvent, k.PrevAlarm, k.NextAlarm, k.Start, k.End,
-		k.Seek}}
-}
-
-// replace puts entries in place of the journal's: a replay's event log as it stood at the moment shown.
-func (j *journal) replace(entries []logEntry) {
-	j.entries = entries
-	j.rev++
-}
-
-// sortEntries orders entries by time, keeping the order of those at the same time.
-func sortEntries(entries []logEntry) {
-	slices.SortStableFunc(entries, func(a, b logEntry) int { return a.at.Compare(b.at) })
-}
-
 // seekForm asks for the moment to move a replay's time cursor to, as replay --at takes it: 03:12:07,
 // 2026-11-27T03:12:07Z, +5m or end. A modal dialog.
 type seekForm struct {
-	modalBase
+	kit.ModalBase
 	p     *record.Player
 	field kit.Field
 	err   string
 }
 
 // newSeekForm returns an empty seek form over p.
-func newSeekForm(sh *shared, p *record.Player) *seekForm {
-	return &seekForm{modalBase: modalBase{sh: sh, where: layerDialog, text: true,
-		keys: []key.Binding{sh.keys.Confirm, sh.keys.Cancel}}, p: p, field: kit.NewField("", 64)}
+func newSeekForm(sh *kit.Shared, p *record.Player) *seekForm {
+	return &seekForm{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Text: true,
+		Keys: []key.Binding{sh.Keys.Confirm, sh.Keys.Cancel}}, p: p, field: kit.NewField("", 64)}
 }
 
 // Update edits the moment; Confirm moves the cursor there (replaySeekMsg) and closes, Cancel closes.
@@ -272,7 +241,7 @@ func (f *seekForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if !ok {
 		return f, nil
 	}
-	k := f.sh.keys
+	k := f.Sh.Keys
 	switch {
 	case key.Matches(km, k.Cancel):
 		return nil, nil
@@ -282,7 +251,7 @@ func (f *seekForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			f.err = err.Error()
 			break
 		}
-		f.sh.tell(replaySeekMsg{i: f.p.IndexAt(at)})
+		f.Sh.Tell(replaySeekMsg{i: f.p.IndexAt(at)})
 		return nil, nil
 	case f.field.Update(km):
 		f.err = ""
@@ -292,8 +261,8 @@ func (f *seekForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View draws the form as a dialog.
 func (f *seekForm) View() string {
-	st := f.sh.st
-	w := min(f.w-4, 64)
+	st := f.Sh.St
+	w := min(f.W-4, 64)
 	body := []string{
 		st.Form.Label.Render(kit.Fit("moment", 10)) + f.field.View(w-12, true, st.Form.Input, st.Cursor),
 		"",

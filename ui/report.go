@@ -50,20 +50,20 @@ func createReport(name string) (*os.File, error) {
 // locks the filter shows, to a new private file in the working directory (never over an existing one: a save
 // in the same second as another gets -2, -3, ...; see createReport).
 func (p *locksPanel) saveReport() tea.Cmd {
-	d := p.sh.data
+	d := p.Sh.Data
 	if d == nil {
-		p.sh.tellStatus(monitor.SeverityWarning, "no snapshot yet: nothing to report")
+		p.Sh.TellStatus(monitor.SeverityWarning, "no snapshot yet: nothing to report")
 		return nil
 	}
 	shown := make(map[string]bool, len(p.order))
 	for _, i := range p.order {
-		shown[d.locks[i].lv.Resource] = true
+		shown[d.Locks[i].Lv.Resource] = true
 	}
 	o := render.ReportOptions{Match: func(l *monitor.LockView) bool { return shown[l.Resource] }}
 	if p.query != "" {
 		o.Filter = "/" + p.filter.text
 	}
-	snap, name := d.snap, reportName(&d.snap)
+	snap, name := d.Snap, reportName(&d.Snap)
 	return func() tea.Msg {
 		path, err := filepath.Abs(name)
 		if err != nil {
@@ -81,8 +81,8 @@ func (p *locksPanel) saveReport() tea.Cmd {
 // reportSaved says on the status line where the report went, or why it did not.
 func (p *locksPanel) reportSaved(msg reportSavedMsg) {
 	if msg.err != nil {
-		p.sh.tellStatus(monitor.SeverityError, fmt.Sprintf("report not written: %v", msg.err))
+		p.Sh.TellStatus(monitor.SeverityError, fmt.Sprintf("report not written: %v", msg.err))
 		return
 	}
-	p.sh.tellStatus(monitor.SeverityInfo, "report written to "+kit.Sanitize(msg.path, kit.TextCap))
+	p.Sh.TellStatus(monitor.SeverityInfo, "report written to "+kit.Sanitize(msg.path, kit.TextCap))
 }

@@ -40,19 +40,19 @@ func (p *locksPanel) toggleSparkline() tea.Cmd {
 	p.spark = !p.spark
 	switch {
 	case !p.spark:
-		p.sh.tellStatus(monitor.SeverityInfo, "handovers sparkline hidden")
-	case lockColumns(p.w-2, p.masters(), 0, 0, 0, true).spark == 0:
-		p.sh.tellStatus(monitor.SeverityInfo, "sparkline on: the locks panel is too narrow")
+		p.Sh.TellStatus(monitor.SeverityInfo, "handovers sparkline hidden")
+	case lockColumns(p.W-2, p.masters(), 0, 0, 0, true).spark == 0:
+		p.Sh.TellStatus(monitor.SeverityInfo, "sparkline on: the locks panel is too narrow")
 	default:
-		p.sh.tellStatus(monitor.SeverityInfo, "handovers sparkline shown: "+kit.Thousands(sparkCells)+" parts of the window")
+		p.Sh.TellStatus(monitor.SeverityInfo, "handovers sparkline shown: "+kit.Thousands(sparkCells)+" parts of the window")
 	}
 	return nil
 }
 
 // masters is how many masters the panel's rows have cells for.
 func (p *locksPanel) masters() int {
-	if p.sh.data == nil {
+	if p.Sh.Data == nil {
 		return 0
 	}
-	return len(p.sh.data.masters)
+	return len(p.Sh.Data.Masters)
 }

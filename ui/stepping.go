@@ -39,29 +39,29 @@ func stepCmd(ctx context.Context, d *demo.Demo, pollNow func()) tea.Cmd {
 // stepAction is the Step key: while a stepped run waits, it performs the announced step; once the run is
 // over, it closes the box that shows its last step. It takes the key from the panels (space pages them) for as
 // long as the box is up.
-func (v *demoView) stepAction() action {
-	return action{binding: &v.sh.keys.Demo.Step, when: v.stepsShown,
-		can: func() string {
+func (v *demoView) stepAction() kit.Action {
+	return kit.Action{Binding: &v.Sh.Keys.Demo.Step, When: v.stepsShown,
+		Can: func() string {
 			if v.step != nil && (v.stepping || !v.step.Waiting) {
 				return fmt.Sprintf("step %d is being performed", v.step.Step)
 			}
 			return ""
 		},
-		do: func(tea.KeyMsg) tea.Cmd {
+		Do: func(tea.KeyMsg) tea.Cmd {
 			if v.step == nil { // the run is over: its last step was shown until now
 				v.final = nil
 				return nil
 			}
-			v.stepping, v.stepStarted = true, v.sh.now()
-			v.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
+			v.stepping, v.stepStarted = true, v.Sh.Now()
+			v.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
 			return stepCmd(v.ctx, v.d, v.pollNow)
 		}}
 }
 
 // closeStoryAction is Cancel while the box shows a run's last step: it closes the box, as the Step key does.
-func (v *demoView) closeStoryAction() action {
-	return action{binding: &v.sh.keys.Cancel, when: func() bool { return v.step == nil && v.final != nil },
-		do: func(tea.KeyMsg) tea.Cmd { v.final = nil; return nil }}
+func (v *demoView) closeStoryAction() kit.Action {
+	return kit.Action{Binding: &v.Sh.Keys.Cancel, When: func() bool { return v.step == nil && v.final != nil },
+		Do: func(tea.KeyMsg) tea.Cmd { v.final = nil; return nil }}
 }
 
 // finalStep is the box's state once a stepped run is over: its last step (the story's end, "over: ..."), of
@@ -91,7 +91,7 @@ func (v *demoView) onStepDone(msg stepDoneMsg) {
 	v.stepping = false
 	v.setState(msg.state)
 	if msg.err != nil && !v.quitting {
-		v.sh.tellStatus(monitor.SeverityWarning, kit.Sanitize(msg.err.Error(), kit.TextCap))
+		v.Sh.TellStatus(monitor.SeverityWarning, kit.Sanitize(msg.err.Error(), kit.TextCap))
 	}
 }
 
@@ -127,18 +127,18 @@ func sanitizeStep(s *demo.StepState) *demo.StepState {
 // step is about to do and why it matters, in as many lines as the layout gives (storyH). Short of room, what
 // the step does is cut before why it matters, since the event log keeps the former.
 func (v *demoView) storyView() string {
-	st, s := v.sh.st, v.shownStep()
-	hint := v.sh.keys.Demo.Step.Help().Key + " performs it"
+	st, s := v.Sh.St, v.shownStep()
+	hint := v.Sh.Keys.Demo.Step.Help().Key + " performs it"
 	switch {
 	case v.step == nil: // the run is over
-		hint = "the story is over: " + v.sh.keys.Demo.Step.Help().Key + " or " + v.sh.keys.Cancel.Help().Key + " closes"
-	case v.stepping && s.Until.After(v.sh.now()): // a wait of a known length: count it down
-		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + kit.Dur(s.Until.Sub(v.sh.now())) + " left"
+		hint = "the story is over: " + v.Sh.Keys.Demo.Step.Help().Key + " or " + v.Sh.Keys.Cancel.Help().Key + " closes"
+	case v.stepping && s.Until.After(v.Sh.Now()): // a wait of a known length: count it down
+		hint = spinner[v.Sh.Frame%len(spinner)] + " performing it… " + kit.Dur(s.Until.Sub(v.Sh.Now())) + " left"
 	case v.stepping && !v.stepStarted.IsZero(): // a step may wait out a lock's TTL: say that it goes on
-		hint = spinner[v.sh.frame%len(spinner)] + " performing it… " + kit.Dur(v.sh.now().Sub(v.stepStarted)) +
+		hint = spinner[v.Sh.Frame%len(spinner)] + " performing it… " + kit.Dur(v.Sh.Now().Sub(v.stepStarted)) +
 			" (one that waits out a TTL takes as long)"
 	case v.stepping || !s.Waiting:
-		hint = spinner[v.sh.frame%len(spinner)] + " performing it…"
+		hint = spinner[v.Sh.Frame%len(spinner)] + " performing it…"
 	}
 	head := st.Demo.Badge.Render(fmt.Sprintf(" STEP %d of %d ", s.Step, s.Steps)) + st.Text.Muted.Render(" "+hint+
 		" · ") + st.Header.Value.Render(s.Title)
@@ -244,7 +244,7 @@ func modeTag(mode demo.RunMode) string {
 }
 
 // menuMode is the run mode the scenario menu's key msg asks for.
-func menuMode(k *KeyMap, msg tea.KeyMsg) demo.RunMode {
+func menuMode(k *kit.KeyMap, msg tea.KeyMsg) demo.RunMode {
 	switch {
 	case key.Matches(msg, k.Demo.Step):
 		return demo.StepByStep

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // TestTimelineCellsAreTheIntervals: each cell shows the holder that held it, free time, the trouble while a key
@@ -39,8 +40,8 @@ func TestTimelineCellsAreTheIntervals(t *testing.T) {
 			iv("C", 6, 200, monitor.EndOpen)}, t0, nil, "≡CCCCCCCCCCCCCCCCCCC"},
 	}
 	for _, tt := range tests {
-		tl := newTimeline(tt.ivs, tt.trs, t0, at(200), tt.watched, 20)
-		if got := string(tl.cells); got != tt.want {
+		tl := kit.NewTimeline(tt.ivs, tt.trs, t0, at(200), tt.watched, 20)
+		if got := string(tl.Cells); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}

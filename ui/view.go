@@ -40,14 +40,14 @@ func (m *Model) View() string {
 // tooSmallView asks for a larger window, centred on a screen of the current size: below the compact view's
 // minimum, or for a modal open in a window the compact view would show.
 func (m *Model) tooSmallView() string {
-	st := m.sh.st
+	st := m.sh.St
 	msg := []string{
 		st.Header.Title.Render("Enlarge the window"),
 		st.Text.Normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
-		st.Text.Muted.Render(m.sh.keys.Quit.Help().Key + " quits"),
+		st.Text.Muted.Render(m.sh.Keys.Quit.Help().Key + " quits"),
 	}
-	if md := m.mode(); md.modal && m.width >= compactWidth && m.height >= compactHeight {
-		msg = slices.Insert(msg, 2, st.Text.Normal.Render("for what is open · "+m.sh.keys.Cancel.Help().Key+" closes it"))
+	if md := m.mode(); md.Modal && m.width >= compactWidth && m.height >= compactHeight {
+		msg = slices.Insert(msg, 2, st.Text.Normal.Render("for what is open · "+m.sh.Keys.Cancel.Help().Key+" closes it"))
 	}
 	lines := make([]string, m.height)
 	top := max((m.height-len(msg))/2, 0)
@@ -65,37 +65,37 @@ func (m *Model) tooSmallView() string {
 // part to go), the worst warning, and the locks in trouble, worst first, each with its state and how many
 // masters hold its token; the last line says what is not shown and how to see it.
 func (m *Model) compactView() string {
-	st, d, w := m.sh.st, m.sh.data, m.width
+	st, d, w := m.sh.St, m.sh.Data, m.width
 	lines := []string{m.headerView()}
 	if rows := m.bannerRows(); len(rows) > 0 {
 		style, glyph := st.Banner.Warn, "▲ "
-		if rows[0].severity == monitor.SeverityError {
+		if rows[0].Severity == monitor.SeverityError {
 			style, glyph = st.Banner.Err, "✖ "
 		}
 		more := ""
 		if len(rows) > 1 {
 			more = fmt.Sprintf(" (+%d)", len(rows)-1)
 		}
-		lines = append(lines, style.Render(glyph)+st.Name(kit.Fit(rows[0].text, w-2-len(more)), style)+style.Render(more))
+		lines = append(lines, style.Render(glyph)+st.Name(kit.Fit(rows[0].Text, w-2-len(more)), style)+style.Render(more))
 	} else if d != nil {
 		lines = append(lines, st.Text.Muted.Render("no warnings"))
 	}
 	room := m.height - len(lines) - 1
-	footer := fmt.Sprintf("%d×%d for the panels · %s quits", minWidth, minHeight, m.sh.keys.Quit.Help().Key)
+	footer := fmt.Sprintf("%d×%d for the panels · %s quits", minWidth, minHeight, m.sh.Keys.Quit.Help().Key)
 	if d != nil {
-		lines = append(lines, st.Table.Head.Render(kit.Fit(fmt.Sprintf("LOCKS IN TROUBLE %d of %s", d.troubled,
-			kit.Thousands(len(d.locks))), w)))
+		lines = append(lines, st.Table.Head.Render(kit.Fit(fmt.Sprintf("LOCKS IN TROUBLE %d of %s", d.Troubled,
+			kit.Thousands(len(d.Locks))), w)))
 		room--
-		now := m.sh.now()
-		for _, i := range d.trouble[:min(len(d.trouble), room)] {
-			r := d.locks[i]
-			state, style := stateLabel(st, r.lv, now)
-			q := fmt.Sprintf("%d/%d", r.lv.Count, d.snap.Servers)
+		now := m.sh.Now()
+		for _, i := range d.Trouble[:min(len(d.Trouble), room)] {
+			r := d.Locks[i]
+			state, style := stateLabel(st, r.Lv, now)
+			q := fmt.Sprintf("%d/%d", r.Lv.Count, d.Snap.Servers)
 			name := max(w-2-len(q)-1-11, 4)
-			lines = append(lines, "  "+st.Name(kit.Fit(r.label, name), st.Text.Normal)+" "+st.Text.Muted.Render(kit.FitLeft(q, len(q)))+
+			lines = append(lines, "  "+st.Name(kit.Fit(r.Label, name), st.Text.Normal)+" "+st.Text.Muted.Render(kit.FitLeft(q, len(q)))+
 				" "+style.Render(kit.Fit(state, 10)))
 		}
-		if hidden := d.troubled - min(len(d.trouble), room); hidden > 0 {
+		if hidden := d.Troubled - min(len(d.Trouble), room); hidden > 0 {
 			footer = fmt.Sprintf("+%d more · ", hidden) + footer
 		}
 	}
@@ -115,7 +115,7 @@ const appName = "redlock-tui"
 // headerView is the top line: the connection profile, title, overall state, masters and quorum, polling, last
 // snapshot, locks. Parts that do not fit are left out, least important first; the profile never is.
 func (m *Model) headerView() string {
-	st := m.sh.st
+	st := m.sh.St
 	sep := st.Header.Label.Render(" │ ")
 	parts := []part{{st.Header.Title.Render(appName), 0}}
 	profileAt := -1
@@ -126,34 +126,34 @@ func (m *Model) headerView() string {
 	if m.title != "" {
 		parts = append(parts, part{st.Name(m.title, st.Header.Value), 6})
 	}
-	d, md := m.sh.data, m.mode()
+	d, md := m.sh.Data, m.mode()
 	if d == nil {
 		parts = append(parts, part{st.Header.Degraded.Render("WAITING"), 0},
 			part{st.Header.Label.Render("no snapshot yet"), 1})
 	} else {
-		badge := st.Header.Ok.Render(d.health.String())
-		switch d.health {
+		badge := st.Header.OK.Render(d.Health.String())
+		switch d.Health {
 		case monitor.HealthDegraded:
-			badge = st.Header.Degraded.Render(d.health.String())
+			badge = st.Header.Degraded.Render(d.Health.String())
 		case monitor.HealthUnsafe, monitor.HealthNoQuorum:
-			badge = st.Header.NoQuorum.Render(" " + d.health.String() + " ")
+			badge = st.Header.NoQuorum.Render(" " + d.Health.String() + " ")
 		}
-		if md.source == sourceDemo && m.demo.violated() { // never OK beside a violation of mutual exclusion
+		if md.Source == kit.SourceDemo && m.demo.violated() { // never OK beside a violation of mutual exclusion
 			badge = st.Header.NoQuorum.Render(" VIOLATION ")
 		}
 		parts = append(parts, part{badge, 0}, part{st.Header.Label.Render("masters ") +
-			st.Header.Value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
-			st.Header.Label.Render(" · quorum ") + st.Header.Value.Render(fmt.Sprint(d.snap.Quorum)), 1})
+			st.Header.Value.Render(fmt.Sprintf("%d/%d up", d.Snap.UpCount, d.Snap.Servers)) +
+			st.Header.Label.Render(" · quorum ") + st.Header.Value.Render(fmt.Sprint(d.Snap.Quorum)), 1})
 	}
 	switch {
-	case md.source == sourceReplay: // the time cursor stands for read-only and for the polling
+	case md.Source == kit.SourceReplay: // the time cursor stands for read-only and for the polling
 		parts = append(parts, part{m.replay.headerPart(st), 0})
-	case md.readOnly:
+	case md.ReadOnly:
 		parts = append(parts, part{st.Header.ReadOnly.Render(" READ-ONLY "), 0})
 	}
-	if md.source != sourceReplay {
+	if md.Source != kit.SourceReplay {
 		poll := st.Header.Label.Render("poll ") + st.Header.Value.Render(m.interval.String()) + " "
-		if md.paused {
+		if md.Paused {
 			poll += st.Header.Paused.Render("PAUSED")
 		} else {
 			poll += st.Header.Live.Render("live")
@@ -161,8 +161,8 @@ func (m *Model) headerView() string {
 		parts = append(parts, part{poll, 2})
 	}
 	if d != nil {
-		parts = append(parts, part{st.Header.Label.Render("at ") + st.Header.Value.Render(d.snap.Time.Format("15:04:05")), 4},
-			part{st.Header.Label.Render("locks ") + st.Header.Value.Render(kit.Thousands(len(d.locks))) +
+		parts = append(parts, part{st.Header.Label.Render("at ") + st.Header.Value.Render(d.Snap.Time.Format("15:04:05")), 4},
+			part{st.Header.Label.Render("locks ") + st.Header.Value.Render(kit.Thousands(len(d.Locks))) +
 				st.Header.Label.Render(lockCounts(d)), 5})
 	}
 	if profileAt >= 0 {
@@ -174,7 +174,7 @@ func (m *Model) headerView() string {
 // profileView is the connection profile's name in its colour, after a loud PROD badge for a production
 // profile, with the name cut to fit room cells: the badge and a part of the name always show.
 func (m *Model) profileView(room int) string {
-	st := m.sh.st
+	st := m.sh.St
 	badge := ""
 	if m.prod {
 		badge = st.Header.Production.Render(" PROD ") + " "
@@ -233,14 +233,14 @@ func fitParts(parts []part, sep string, w int) string {
 }
 
 // lockCounts details the locks that need attention, and those nobody holds, e.g. " (2 mine, 1 split, 3 free)".
-func lockCounts(d *dashboard) string {
+func lockCounts(d *kit.Dashboard) string {
 	var parts []string
-	c := d.counts
+	c := d.Counts
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{c.mine, "mine"}, {c.lost, monitor.StateLost.Label()}, {c.split, monitor.StateSplit.Label()},
-		{c.unconfirmed, monitor.StateUnconfirmed.Label()}, {c.partial, monitor.StatePartial.Label()}, {c.free, monitor.StateFree.Label()}} {
+	}{{c.Mine, "mine"}, {c.Lost, monitor.StateLost.Label()}, {c.Split, monitor.StateSplit.Label()},
+		{c.Unconfirmed, monitor.StateUnconfirmed.Label()}, {c.Partial, monitor.StatePartial.Label()}, {c.Free, monitor.StateFree.Label()}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", kit.Thousands(x.n), x.what))
 		}
@@ -253,7 +253,7 @@ func lockCounts(d *dashboard) string {
 
 // bannerView shows the monitor's current warnings, errors first, so they cannot be missed.
 func (m *Model) bannerView() string {
-	st, all := m.sh.st, m.bannerRows()
+	st, all := m.sh.St, m.bannerRows()
 	rows := m.lay.bannerH
 	shown := all
 	if m.lay.bannerMore > 0 {
@@ -262,13 +262,13 @@ func (m *Model) bannerView() string {
 	lines := make([]string, 0, rows)
 	for _, w := range shown[:min(len(shown), rows)] {
 		style, glyph := st.Banner.Warn, "▲ "
-		if w.severity == monitor.SeverityError {
+		if w.Severity == monitor.SeverityError {
 			style, glyph = st.Banner.Err, "✖ "
 		}
-		lines = append(lines, style.Render(glyph)+st.Name(kit.Fit(w.text, m.width-2), style))
+		lines = append(lines, style.Render(glyph)+st.Name(kit.Fit(w.Text, m.width-2), style))
 	}
 	if m.lay.bannerMore > 0 {
-		text, anyError := moreText(all[len(shown):])
+		text, anyError := kit.MoreText(all[len(shown):])
 		style := st.Banner.Warn
 		if anyError {
 			style = st.Banner.Err
@@ -280,12 +280,12 @@ func (m *Model) bannerView() string {
 
 // bodyView is the panels, with the modal where it says it shows: in their place, over them, or in them.
 func (m *Model) bodyView() string {
-	if md := m.mode(); md.modal {
-		switch md.layer {
-		case layerScreen:
+	if md := m.mode(); md.Modal {
+		switch md.Layer {
+		case kit.LayerScreen:
 			return m.modal.View()
-		case layerDialog:
-			return overlay(m.panelsView(), m.modal.View(), m.width)
+		case kit.LayerDialog:
+			return kit.Overlay(m.panelsView(), m.modal.View(), m.width)
 		}
 	}
 	return m.panelsView()
@@ -293,17 +293,17 @@ func (m *Model) bodyView() string {
 
 // panelsView is the panels as the layout places them, or the event log alone when it fills the body.
 func (m *Model) panelsView() string {
-	if m.mode().logFull {
+	if m.mode().LogFull {
 		return m.log.View()
 	}
 	parts := []string{m.masters.View()}
 	locks := m.locks.View()
 	if m.lay.detail.w > 0 {
-		locks = joinH(locks, m.detail.View())
+		locks = kit.JoinH(locks, m.detail.View())
 	}
 	parts = append(parts, locks)
-	if m.lay.panels[focusOurs].h > 0 {
-		parts = append(parts, joinH(m.ours.View(), m.log.View()))
+	if m.lay.panels[kit.FocusOurs].h > 0 {
+		parts = append(parts, kit.JoinH(m.ours.View(), m.log.View()))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -315,18 +315,18 @@ const statusWrapFor = 10 * time.Second
 // footerView is the status line and the short help of what works now. A fresh status too long for one line
 // continues on the help's line for a while (statusWrapFor).
 func (m *Model) footerView() string {
-	st := m.sh.st
+	st := m.sh.St
 	var statusLine string
-	if m.status.text != "" {
+	if m.status.Text != "" {
 		s := m.status
-		head := st.Text.Muted.Render(s.at.Format("15:04:05")+" ") + st.Level[s.level].Render(levelGlyph[s.level]+" ")
-		statusLine = head + st.Name(s.text, st.Level[s.level])
+		head := st.Text.Muted.Render(s.At.Format("15:04:05")+" ") + st.Level[s.Level].Render(kit.LevelGlyph[s.Level]+" ")
+		statusLine = head + st.Name(s.Text, st.Level[s.Level])
 		headW := ansi.StringWidth(head)
 		room := m.width - headW
-		if m.lay.footerH == 2 && ansi.StringWidth(s.text) > room && m.sh.now().Sub(s.at) < statusWrapFor {
-			lines := cutLines(kit.Wrap(s.text, room), 2, room)
-			return kit.FitStyled(head+st.Name(lines[0], st.Level[s.level]), m.width) + "\n" +
-				kit.FitStyled(strings.Repeat(" ", headW)+st.Level[s.level].Render(lines[len(lines)-1]), m.width)
+		if m.lay.footerH == 2 && ansi.StringWidth(s.Text) > room && m.sh.Now().Sub(s.At) < statusWrapFor {
+			lines := cutLines(kit.Wrap(s.Text, room), 2, room)
+			return kit.FitStyled(head+st.Name(lines[0], st.Level[s.Level]), m.width) + "\n" +
+				kit.FitStyled(strings.Repeat(" ", headW)+st.Level[s.Level].Render(lines[len(lines)-1]), m.width)
 		}
 	}
 	helpLine := m.help.ShortHelpView(m.shortHelp())
@@ -342,8 +342,8 @@ func (m *Model) footerView() string {
 // shortHelp lists the bindings that work right now, for the footer: the modal's, or the focused panel's and
 // the global keys in the order of KeyMap.ShortHelp.
 func (m *Model) shortHelp() []key.Binding {
-	if m.mode().modal {
+	if m.mode().Modal {
 		return m.modal.ShortHelp()
 	}
-	return inOrder(m.sh.keys.ShortHelp(), m.offeredKeys(false))
+	return kit.InOrder(m.sh.Keys.ShortHelp(), m.offeredKeys(false))
 }

@@ -12,20 +12,6 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// WhoHolds samples a lock's master to name the connection that holds it (whoholds.Masters does, over the
-// program's clients). The dashboard calls it from a command, never from Update or View.
-type WhoHolds interface {
-	Sample(ctx context.Context, t whoholds.Target, d time.Duration, maxLines int) (whoholds.Report, error)
-}
-
-// whoSampling is the dashboard's side of naming a lock's holder: the sampler, and whether a sample must be
-// confirmed first (MONITOR costs the master: a read-only or production dashboard asks before it samples).
-type whoSampling struct {
-	sampler WhoHolds // nil: the dashboard cannot sample (demo masters, a test)
-	confirm bool
-	seq     uint64 // numbers the requests, so that a result finds the view that asked for it
-}
-
 // whoState is a lock view's section on who holds the lock: the hints its values give, the confirmation, the
 // sample running, or its result.
 type whoState struct {
@@ -50,30 +36,30 @@ const whoTimeout = whoholds.DefaultFor + 20*time.Second
 
 // press handles WhoHolds on the view of row's lock: the first press asks for a confirmation where sampling
 // needs one, the next (or the only) starts the sample in a command. A press while a sample runs does nothing.
-func (w *whoState) press(sh *shared, row *lockRow) tea.Cmd {
-	ws := sh.who
+func (w *whoState) press(sh *kit.Shared, row *kit.LockRow) tea.Cmd {
+	ws := sh.Who
 	switch {
-	case ws == nil || ws.sampler == nil:
-		sh.tellStatus(monitor.SeverityWarning, "who holds it: this dashboard cannot sample its masters (demo masters do not MONITOR)")
+	case ws == nil || ws.Sampler == nil:
+		sh.TellStatus(monitor.SeverityWarning, "who holds it: this dashboard cannot sample its masters (demo masters do not MONITOR)")
 		return nil
 	case w.running:
 		return nil
-	case row == nil || sh.data == nil:
-		sh.tellStatus(monitor.SeverityWarning, "who holds it: the lock is on no master any more")
+	case row == nil || sh.Data == nil:
+		sh.TellStatus(monitor.SeverityWarning, "who holds it: the lock is on no master any more")
 		return nil
 	}
-	target, err := whoholds.TargetOf(&sh.data.snap, row.lv)
+	target, err := whoholds.TargetOf(&sh.Data.Snap, row.Lv)
 	if err != nil {
 		w.lines, w.failed = []string{err.Error()}, true
 		return nil
 	}
-	if ws.confirm && !w.asking {
+	if ws.Confirm && !w.asking {
 		w.asking, w.target = true, kit.Sanitize(target.Master, kit.NameCap)
 		return nil
 	}
-	ws.seq++
-	w.req, w.asking, w.running, w.target = ws.seq, false, true, kit.Sanitize(target.Master, kit.NameCap)
-	req, sampler, resource := w.req, ws.sampler, row.lv.Resource
+	ws.Seq++
+	w.req, w.asking, w.running, w.target = ws.Seq, false, true, kit.Sanitize(target.Master, kit.NameCap)
+	req, sampler, resource := w.req, ws.Sampler, row.Lv.Resource
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), whoTimeout)
 		defer cancel()
@@ -84,29 +70,29 @@ func (w *whoState) press(sh *shared, row *lockRow) tea.Cmd {
 
 // result applies a sample's result, when it answers this view's request (a result for a view closed since,
 // or for an earlier request, is dropped), and logs it.
-func (w *whoState) result(sh *shared, resource string, msg whoResultMsg) {
+func (w *whoState) result(sh *kit.Shared, resource string, msg whoResultMsg) {
 	if msg.req != w.req || msg.resource != resource || !w.running {
 		return
 	}
 	w.running = false
 	if msg.err != nil {
 		w.lines, w.failed = []string{msg.err.Error()}, true
-		sh.logf(monitor.SeverityWarning, resource, "who holds %s: no sample: %s", kit.Sanitize(resource, kit.NameCap), kit.Sanitize(msg.err.Error(), kit.TextCap))
+		sh.Logf(monitor.SeverityWarning, resource, "who holds %s: no sample: %s", kit.Sanitize(resource, kit.NameCap), kit.Sanitize(msg.err.Error(), kit.TextCap))
 		return
 	}
-	w.lines, w.failed = msg.report.Summary("press "+sh.keys.WhoHolds.Help().Key+" again to sample once more"), false
-	sh.logf(monitor.SeverityInfo, resource, "who holds %s: %s", kit.Sanitize(resource, kit.NameCap), w.lines[0])
+	w.lines, w.failed = msg.report.Summary("press "+sh.Keys.WhoHolds.Help().Key+" again to sample once more"), false
+	sh.Logf(monitor.SeverityInfo, resource, "who holds %s: %s", kit.Sanitize(resource, kit.NameCap), w.lines[0])
 }
 
 // sectionLines is the view's "Who holds it" section: what the lock's values say of the holder, then the
 // state of the sample; nil when there is nothing to say (no hint, and the dashboard cannot sample).
-func (w *whoState) sectionLines(sh *shared, row *lockRow, width int) []string {
-	st := sh.st
+func (w *whoState) sectionLines(sh *kit.Shared, row *kit.LockRow, width int) []string {
+	st := sh.St
 	var hints []string
 	if row != nil {
-		hints = whoholds.Hints(row.lv)
+		hints = whoholds.Hints(row.Lv)
 	}
-	canSample := sh.who != nil && sh.who.sampler != nil
+	canSample := sh.Who != nil && sh.Who.Sampler != nil
 	if len(hints) == 0 && !canSample && w.lines == nil {
 		return nil
 	}
@@ -117,7 +103,7 @@ func (w *whoState) sectionLines(sh *shared, row *lockRow, width int) []string {
 	for _, h := range hints {
 		add("hint", h, st.Text.Normal)
 	}
-	k := sh.keys.WhoHolds.Help().Key
+	k := sh.Keys.WhoHolds.Help().Key
 	switch {
 	case w.running:
 		add("sampling", "MONITOR on "+w.target+" for "+kit.Dur(whoholds.DefaultFor)+"…", st.Text.Muted)
@@ -163,11 +149,11 @@ func withWho(lines, who []string) []string {
 }
 
 // lockDrillKeys are the keys of a lock's view: a drill-down's, and WhoHolds where the dashboard can sample.
-func lockDrillKeys(sh *shared) []key.Binding {
-	keys := drillKeys(sh.keys)
-	if sh.who == nil || sh.who.sampler == nil {
+func lockDrillKeys(sh *kit.Shared) []key.Binding {
+	keys := drillKeys(sh.Keys)
+	if sh.Who == nil || sh.Who.Sampler == nil {
 		return keys
 	}
 	last := len(keys) - 1 // quit stays last
-	return append(keys[:last:last], sh.keys.WhoHolds, keys[last])
+	return append(keys[:last:last], sh.Keys.WhoHolds, keys[last])
 }

@@ -13,10 +13,10 @@ import (
 // TestADecidedRoundNeverCallsAMasterPending: a round is decided at quorum, and a master that had not answered
 // then is not "pending" (its key usually lands too): the words say it was not awaited (issue 34).
 func TestADecidedRoundNeverCallsAMasterPending(t *testing.T) {
-	r := viewRound(redlock.Round{Op: redlock.OpAcquire, OK: 2, Quorum: 2, Nodes: []redlock.NodeResult{
+	r := kit.ViewRound(redlock.Round{Op: redlock.OpAcquire, OK: 2, Quorum: 2, Nodes: []redlock.NodeResult{
 		{Outcome: redlock.OutcomePending}, {Outcome: redlock.OutcomeOK, Latency: time.Millisecond},
 		{Outcome: redlock.OutcomeOK, Latency: time.Millisecond}}})
-	got := r.detail()
+	got := r.Detail()
 	if strings.Contains(got, "pending") || !strings.Contains(got, "M1 not awaited (decided before it answered)") {
 		t.Errorf("the round's detail is %q; want M1 not awaited, and no \"pending\"", got)
 	}
@@ -27,9 +27,9 @@ func TestADecidedRoundNeverCallsAMasterPending(t *testing.T) {
 func TestTheEventLogKeepsHyphenatedTokensWhole(t *testing.T) {
 	const token = "LUktt-A2Woka2g08mJE-ahjT3ew"
 	st := kit.NewStyles(kit.DefaultTheme())
-	e := logEntry{at: t0, text: `lock-appeared reports:daily: appeared, held by "` + token + `"`}
+	e := kit.LogEntry{At: t0, Text: `lock-appeared reports:daily: appeared, held by "` + token + `"`}
 	for w := 40; w <= 80; w++ {
-		lines := logLines(st, e, w)
+		lines := kit.LogLines(st, e, w)
 		found := false
 		for _, l := range lines {
 			found = found || strings.Contains(l, token)
@@ -62,8 +62,8 @@ func TestTheProgramsOwnStoryIsNeverMarked(t *testing.T) {
 // 30 seconds), the box says for how long it has run, not only "performing it…".
 func TestALongStepSaysItGoesOn(t *testing.T) {
 	now := t0
-	sh := &shared{st: kit.NewStyles(kit.DefaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }}
-	v := &demoView{keyTable: keyTable{sh: sh}, w: 120, storyH: 4,
+	sh := &kit.Shared{St: kit.NewStyles(kit.DefaultTheme()), Keys: &kit.KeyMap{}, Now: func() time.Time { return now }}
+	v := &demoView{KeyTable: kit.KeyTable{Sh: sh}, w: 120, storyH: 4,
 		step: &demo.StepState{Scenario: "crash-delayed-restart", Step: 4, Steps: 8, Title: "Crash, delayed restart",
 			Text: "crash-delayed-restart 4: master 3 stays down for 30.5s, longer than the longest TTL (30s)"},
 		stepping: true, stepStarted: now}
@@ -77,8 +77,8 @@ func TestALongStepSaysItGoesOn(t *testing.T) {
 // A's validity runs out) counts down to it, and says how it goes on once the end has passed.
 func TestALongStepCountsDown(t *testing.T) {
 	now := t0
-	sh := &shared{st: kit.NewStyles(kit.DefaultTheme()), keys: &KeyMap{}, now: func() time.Time { return now }}
-	v := &demoView{keyTable: keyTable{sh: sh}, w: 120, storyH: 4,
+	sh := &kit.Shared{St: kit.NewStyles(kit.DefaultTheme()), Keys: &kit.KeyMap{}, Now: func() time.Time { return now }}
+	v := &demoView{KeyTable: kit.KeyTable{Sh: sh}, w: 120, storyH: 4,
 		step: &demo.StepState{Scenario: "crash-delayed-restart", Step: 6, Steps: 9, Title: "Crash, delayed restart",
 			Text:  "crash-delayed-restart 6: master 3 stays down for 30.5s, longer than the longest TTL (30s): A's validity runs out meanwhile",
 			Until: now.Add(28 * time.Second)},

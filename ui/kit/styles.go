@@ -99,7 +99,7 @@ func (p Paint) On(selected bool) Paint {
 // theme. Forms and help keep lipgloss styles; everything drawn per row is a paint.
 type Styles struct {
 	Header struct {
-		Title, Label, Value, Ok, Degraded, NoQuorum, Paused, Live, ReadOnly Paint
+		Title, Label, Value, OK, Degraded, NoQuorum, Paused, Live, ReadOnly Paint
 		Profile, Production                                                 Paint // the profile's name; the PROD badge
 	}
 	Banner struct{ Err, Warn Paint }
@@ -113,7 +113,7 @@ type Styles struct {
 	State    struct{ Held, Partial, Split, Lost, Stuck, Unknown, Unconfirmed, Free, None Paint }
 	Bar      struct{ Full, Low, Empty Paint }
 	Level    [3]Paint // by severity (monitor.Severity): info, warning, error
-	Text     struct{ Normal, Muted, You, mark, Ok, Bad Paint }
+	Text     struct{ Normal, Muted, You, mark, OK, Bad Paint }
 	Form     struct{ Label, Input, Hint, Err lipgloss.Style }
 	Help     help.Styles
 	selected lipgloss.Style
@@ -128,7 +128,7 @@ func NewStyles(t Theme) *Styles {
 	s.Header.Title = p(fg(t.accent).Bold(true))
 	s.Header.Label = p(fg(t.muted))
 	s.Header.Value = p(fg(t.text))
-	s.Header.Ok = p(fg(t.ok).Bold(true))
+	s.Header.OK = p(fg(t.ok).Bold(true))
 	s.Header.Degraded = p(fg(t.warn).Bold(true))
 	s.Header.NoQuorum = p(fg(t.bad).Bold(true).Reverse(true))
 	s.Header.Paused = p(fg(t.warn).Bold(true))
@@ -180,7 +180,7 @@ func NewStyles(t Theme) *Styles {
 	s.Text.Muted = p(fg(t.muted))
 	s.Text.You = p(fg(t.info).Bold(true))
 	s.Text.mark = p(fg(t.bad).Bold(true))
-	s.Text.Ok = p(fg(t.ok))
+	s.Text.OK = p(fg(t.ok))
 	s.Text.Bad = p(fg(t.bad))
 
 	s.Form.Label = fg(t.muted)

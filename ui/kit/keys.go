@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import "github.com/charmbracelet/bubbles/key"
 
@@ -82,11 +82,11 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the full help, in columns: navigation, lock actions, view, event log and polling, app, and in demo
 // mode the demo's.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return append(append(k.dashboardHelp(), k.Demo.FullHelp()...), k.Replay.FullHelp()...)
+	return append(append(k.DashboardHelp(), k.Demo.FullHelp()...), k.Replay.FullHelp()...)
 }
 
-// dashboardHelp is the full help's columns of the dashboard's own keys.
-func (k KeyMap) dashboardHelp() [][]key.Binding {
+// DashboardHelp is the full help's columns of the dashboard's own keys.
+func (k KeyMap) DashboardHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPanel, k.PrevPanel, k.Open},
 		{k.Acquire, k.Extend, k.Release, k.AutoExtend, k.Delete},
@@ -102,4 +102,23 @@ func (k DemoKeyMap) FullHelp() [][]key.Binding {
 		{k.Pick, k.Crash, k.Restart, k.DelayedRestart, k.Freeze, k.Latency, k.Partition, k.ClockJump, k.ClockFast},
 		{k.Reset, k.GCPause, k.Workload, k.Faster, k.Slower, k.Scenarios, k.Step, k.Story, k.Dismiss},
 	}
+}
+
+// ReplayKeyMap are the keys of a replay (Options.Replay): the dashboard shows a recording, and these move its
+// time cursor. Pause plays and pauses it, and Faster and Slower change its speed, as they pause and pace the
+// polling live. Outside a replay no component takes them.
+type ReplayKeyMap struct {
+	// StepBack and StepForward move the cursor one poll.
+	StepBack, StepForward key.Binding
+	// PrevEvent and NextEvent move it to the poll of the previous or next event the monitor told; PrevAlarm and
+	// NextAlarm to that of the previous or next error or warning (a violation in a demo's recording included).
+	PrevEvent, NextEvent, PrevAlarm, NextAlarm key.Binding
+	// Start and End move it to the first and the last poll; Seek asks for a moment to move it to.
+	Start, End, Seek key.Binding
+}
+
+// FullHelp is the replay's column of the full help.
+func (k ReplayKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.StepBack, k.StepForward, k.PrevEvent, k.NextEvent, k.PrevAlarm, k.NextAlarm, k.Start, k.End,
+		k.Seek}}
 }

@@ -1,4 +1,4 @@
-package ui
+package kit
 
 import (
 	"fmt"
@@ -9,77 +9,77 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// scrollBox is a bordered area whose lines scroll: the full help and the drill-down views. The scrolling is a
+// ScrollBox is a bordered area whose lines scroll: the full help and the drill-down views. The scrolling is a
 // bubbles viewport (offset, paging, mouse wheel), driven by our key bindings rather than its own; the border
 // and the position marker in the title are ours, like every other panel's.
-type scrollBox struct {
-	sh   *shared
-	vp   viewport.Model
-	w, h int
+type ScrollBox struct {
+	sh   *Shared
+	Vp   viewport.Model
+	W, H int
 }
 
-// newScrollBox returns an empty box.
-func newScrollBox(sh *shared) *scrollBox {
+// NewScrollBox returns an empty box.
+func NewScrollBox(sh *Shared) *ScrollBox {
 	vp := viewport.New(0, 0)
 	vp.KeyMap = viewport.KeyMap{} // keys come from our KeyMap, in Update
 	vp.MouseWheelEnabled = true
-	return &scrollBox{sh: sh, vp: vp}
+	return &ScrollBox{sh: sh, Vp: vp}
 }
 
 // SetSize sets the box's outer size; the content keeps its offset as far as it can.
-func (b *scrollBox) SetSize(w, h int) {
-	b.w, b.h = w, h
-	b.vp.Width, b.vp.Height = max(w-2, 0), max(h-2, 0)
-	b.vp.SetYOffset(b.vp.YOffset)
+func (b *ScrollBox) SetSize(w, h int) {
+	b.W, b.H = w, h
+	b.Vp.Width, b.Vp.Height = max(w-2, 0), max(h-2, 0)
+	b.Vp.SetYOffset(b.Vp.YOffset)
 }
 
-// width is the width its lines may use.
-func (b *scrollBox) width() int { return max(b.w-2, 0) }
+// Width is the width its lines may use.
+func (b *ScrollBox) Width() int { return max(b.W-2, 0) }
 
 // SetLines replaces the content, keeping the scroll position where it still exists.
-func (b *scrollBox) SetLines(lines []string) { b.vp.SetContent(strings.Join(lines, "\n")) }
+func (b *ScrollBox) SetLines(lines []string) { b.Vp.SetContent(strings.Join(lines, "\n")) }
 
 // Update scrolls with the navigation keys and the mouse wheel, and reports whether msg was one of them.
-func (b *scrollBox) Update(msg tea.Msg) bool {
-	k := b.sh.keys
+func (b *ScrollBox) Update(msg tea.Msg) bool {
+	k := b.sh.Keys
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, k.Up):
-			b.vp.ScrollUp(1)
+			b.Vp.ScrollUp(1)
 		case key.Matches(msg, k.Down):
-			b.vp.ScrollDown(1)
+			b.Vp.ScrollDown(1)
 		case key.Matches(msg, k.PageUp):
-			b.vp.PageUp()
+			b.Vp.PageUp()
 		case key.Matches(msg, k.PageDown):
-			b.vp.PageDown()
+			b.Vp.PageDown()
 		case key.Matches(msg, k.Top):
-			b.vp.GotoTop()
+			b.Vp.GotoTop()
 		case key.Matches(msg, k.Bottom):
-			b.vp.GotoBottom()
+			b.Vp.GotoBottom()
 		default:
 			return false
 		}
 		return true
 	case tea.MouseMsg:
-		b.vp, _ = b.vp.Update(msg) // a viewport returns commands only in its deprecated high-performance mode
+		b.Vp, _ = b.Vp.Update(msg) // a viewport returns commands only in its deprecated high-performance mode
 		return true
 	}
 	return false
 }
 
 // position is the marker of what is shown: "lines 1-18 of 40 ↓" when the content is taller than the box.
-func (b *scrollBox) position() string {
-	total, shown := b.vp.TotalLineCount(), b.vp.VisibleLineCount()
-	if total <= b.vp.Height {
+func (b *ScrollBox) position() string {
+	total, shown := b.Vp.TotalLineCount(), b.Vp.VisibleLineCount()
+	if total <= b.Vp.Height {
 		return ""
 	}
-	first := b.vp.YOffset + 1
-	s := fmt.Sprintf("lines %d-%d of %d", first, b.vp.YOffset+shown, total)
+	first := b.Vp.YOffset + 1
+	s := fmt.Sprintf("lines %d-%d of %d", first, b.Vp.YOffset+shown, total)
 	switch {
-	case b.vp.AtTop():
+	case b.Vp.AtTop():
 		s += " ↓"
-	case b.vp.AtBottom():
+	case b.Vp.AtBottom():
 		s += " ↑"
 	default:
 		s += " ↕"
@@ -88,13 +88,13 @@ func (b *scrollBox) position() string {
 }
 
 // View draws the box with title and the position marker.
-func (b *scrollBox) View(title string) string {
+func (b *ScrollBox) View(title string) string {
 	if pos := b.position(); pos != "" {
 		title += " · " + pos
 	}
 	var lines []string
-	if b.vp.Height > 0 {
-		lines = strings.Split(b.vp.View(), "\n")
+	if b.Vp.Height > 0 {
+		lines = strings.Split(b.Vp.View(), "\n")
 	}
-	return b.sh.st.Box(title, lines, b.w, b.h, true)
+	return b.sh.St.Box(title, lines, b.W, b.H, true)
 }

@@ -1,19 +1,18 @@
-package ui
+package kit
 
 import (
 	"strings"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// moreText is the banner's last line when it cannot show every warning: the errors and the warnings it leaves
+// MoreText is the banner's last line when it cannot show every warning: the errors and the warnings it leaves
 // out, each counted under its own word ("✖ 10 more errors · ▲ 1 more warning: see the event log"), and
 // whether any of them is an error (the line then takes the error's style).
-func moreText(left []warningRow) (string, bool) {
+func MoreText(left []WarningRow) (string, bool) {
 	errs, warns := 0, 0
 	for _, w := range left {
-		if w.severity == monitor.SeverityError {
+		if w.Severity == monitor.SeverityError {
 			errs++
 		} else {
 			warns++
@@ -21,18 +20,18 @@ func moreText(left []warningRow) (string, bool) {
 	}
 	var parts []string
 	if errs > 0 {
-		parts = append(parts, "✖ "+kit.Plural(errs, "more error"))
+		parts = append(parts, "✖ "+Plural(errs, "more error"))
 	}
 	if warns > 0 {
-		parts = append(parts, "▲ "+kit.Plural(warns, "more warning"))
+		parts = append(parts, "▲ "+Plural(warns, "more warning"))
 	}
 	return strings.Join(parts, " · ") + ": see the event log", errs > 0
 }
 
-// masterWarnings are the warnings of snap about master m, each with its severity: about m itself, and, for a
+// MasterWarnings are the warnings of snap about master m, each with its severity: about m itself, and, for a
 // Redis Cluster, about each of its primaries, the text then after the primary's address (as
 // MasterStatus.Warnings gives them, without their severity).
-func masterWarnings(snap *monitor.Snapshot, m *monitor.MasterStatus) []monitor.Warning {
+func MasterWarnings(snap *monitor.Snapshot, m *monitor.MasterStatus) []monitor.Warning {
 	var out []monitor.Warning
 	for _, w := range snap.Warnings {
 		if w.Master == m.Addr {
