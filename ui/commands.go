@@ -41,9 +41,6 @@ type monitorSnapshotMsg struct {
 // monitorClosedMsg tells that the monitor loop ended.
 type monitorClosedMsg struct{}
 
-// tickMsg drives countdowns, spinners and the refresh of our locks.
-type tickMsg struct{}
-
 // acquireResultMsg answers an acquire request of the form; req identifies the request.
 type acquireResultMsg struct {
 	req       uint64
@@ -130,7 +127,7 @@ type quitMsg struct {
 
 // tick re-arms the tick.
 func tick() tea.Cmd {
-	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{} })
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return kit.TickMsg{} })
 }
 
 // startMonitor starts the monitor's polling loop, which runs until ctx ends.

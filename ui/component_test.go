@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // testKeys is a key map with the bindings these tests press.
@@ -139,13 +140,13 @@ func TestFilterFieldTypesTextAndHandsTheArrowsToItsPanel(t *testing.T) {
 		t.Fatalf("/ did not open the filter field in the locks panel (focus %d, modal %T)", m.focus, m.modal)
 	}
 	m.Update(press("s")) // text, not the sort key
-	if m.locks.filter.text != "s" || m.locks.sort != sortResource {
-		t.Errorf("s was not typed into the filter (typed %q, sort %v)", m.locks.filter.text, m.locks.sort)
+	if m.locks.Filter.Text != "s" || m.locks.Sort != panels.SortResource {
+		t.Errorf("s was not typed into the filter (typed %q, sort %v)", m.locks.Filter.Text, m.locks.Sort)
 	}
 	m.Update(press("esc"))
 	m.Update(press("/"))
 	m.Update(press("down")) // not text: it moves the panel's cursor
-	if row := m.locks.selectedRow(); row == nil || row.Lv.Resource != "b" {
+	if row := m.locks.SelectedRow(); row == nil || row.Lv.Resource != "b" {
 		t.Errorf("down in the filter field did not move the cursor to b: %v", row)
 	}
 }
@@ -155,11 +156,11 @@ func TestMouseClickSelectsTheRowAndASecondClickOpensIt(t *testing.T) {
 	r := m.lay.panels[kit.FocusLocks]
 	click := tea.MouseMsg{X: 3, Y: r.y + 2 + 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress}
 	m.Update(click) // the third row: c
-	if row := m.locks.selectedRow(); row == nil || row.Lv.Resource != "c" || m.modal != nil {
+	if row := m.locks.SelectedRow(); row == nil || row.Lv.Resource != "c" || m.modal != nil {
 		t.Fatalf("a click on the third row did not select c: %v (modal %T)", row, m.modal)
 	}
 	m.Update(click)
-	if v, ok := m.modal.(*drillView); !ok || v.resource != "c" {
+	if v, ok := m.modal.(*panels.DrillView); !ok || v.Resource != "c" {
 		t.Fatalf("a click on the selected row did not open its view: %T", m.modal)
 	}
 	m.Update(tea.MouseMsg{X: 3, Y: r.y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
@@ -171,8 +172,8 @@ func TestMouseClickSelectsTheRowAndASecondClickOpensIt(t *testing.T) {
 func TestKeysTypedTogetherSettleOneByOne(t *testing.T) {
 	m := testModel(t)
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/bc")}) // / opens the filter, then b and c are text
-	if m.locks.filter.text != "bc" || m.modal == nil {
-		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.filter.text,
+	if m.locks.Filter.Text != "bc" || m.modal == nil {
+		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.Filter.Text,
 			m.modal)
 	}
 }
@@ -199,7 +200,7 @@ func TestModeIsOneValueTheComponentsAreTold(t *testing.T) {
 		t.Errorf("after tab, the mode is %+v and the locks panel thinks it has the focus (%v)", md, m.locks.Focused)
 	}
 	ro := New(Options{Keys: testKeys(), Now: func() time.Time { return t0 }, ReadOnly: true})
-	if md := ro.mode(); !md.ReadOnly || !ro.ours.readOnly {
-		t.Errorf("a read-only dashboard's mode is %+v; the our-locks panel was told read-only: %v", md, ro.ours.readOnly)
+	if md := ro.mode(); !md.ReadOnly || !ro.ours.ReadOnly {
+		t.Errorf("a read-only dashboard's mode is %+v; the our-locks panel was told read-only: %v", md, ro.ours.ReadOnly)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // Demo mode (Options.Demo) shows the embedded masters' fault state and the simulated workload's events, and
@@ -43,8 +44,6 @@ const (
 	bannerLinger = 5 * time.Second
 	// maxDemoBatch bounds the events taken in by one message.
 	maxDemoBatch = 128
-	// shownClockOffset is the smallest clock offset the masters panel names as a fault.
-	shownClockOffset = 50 * time.Millisecond
 )
 
 // DemoMsg hands the dashboard news from the demo: its events in order, the violations found since the last
@@ -169,7 +168,7 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		v.master = msg.Master
 	case kit.QuittingMsg:
 		v.quitting = true
-	case tickMsg:
+	case kit.TickMsg:
 		v.expireBanner()
 		v.routine.Prune(v.Sh.Now())
 	case DemoMsg:
@@ -717,7 +716,7 @@ func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			s.Sh.Tell(kit.RunScenarioMsg{Name: s.selected().Name, Mode: menuMode(k, msg)})
 			return nil, nil
 		default:
-			s.cursor = moveCursor(k, msg, s.cursor, len(s.list), len(s.list))
+			s.cursor = panels.MoveCursor(k, msg, s.cursor, len(s.list), len(s.list))
 		}
 	}
 	return s, nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/demo"
@@ -120,8 +119,8 @@ func (v *demoView) violationView() string {
 		hintLines = 1
 	}
 	whoLines := min(len(who), max(room-hintLines-min(len(text), 1), 1))
-	who = cutLines(who, whoLines, v.w-2)
-	text = cutLines(text, room-hintLines-len(who), v.w-2)
+	who = kit.CutLines(who, whoLines, v.w-2)
+	text = kit.CutLines(text, room-hintLines-len(who), v.w-2)
 	lines := []string{st.Demo.Violation.Render(violationBadge(b.id)) + " " + st.Name(who[0], st.Banner.Err)}
 	for _, l := range who[1:] {
 		lines = append(lines, "  "+st.Banner.Err.Render(l))
@@ -141,45 +140,6 @@ func (v *demoView) violationView() string {
 		lines[i] = kit.FitStyled(l, v.w)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// faultText describes the faults of a master as the presenter left it, at now (the state was read at at), and
-// reports whether the master is down.
-func faultText(s *demo.MasterState, at, now time.Time) (string, bool) {
-	var parts []string
-	if s.Down {
-		if s.RestartAt.IsZero() {
-			parts = append(parts, "crashed")
-		} else {
-			parts = append(parts, "crashed, back in "+kit.Dur(max(s.RestartAt.Sub(now), 0)))
-		}
-	}
-	if s.Paused {
-		parts = append(parts, "frozen")
-	}
-	if s.Partitioned {
-		parts = append(parts, "partitioned")
-	}
-	if s.Latency > 0 {
-		parts = append(parts, "+"+kit.Latency(s.Latency)+" latency")
-	}
-	offset := s.ClockOffset
-	var clock []string
-	if s.ClockRate != 1 {
-		offset += time.Duration((s.ClockRate - 1) * float64(now.Sub(at)))
-		clock = append(clock, fmt.Sprintf("%g×", s.ClockRate))
-	}
-	if offset >= shownClockOffset || offset <= -shownClockOffset {
-		sign := "+"
-		if offset < 0 {
-			sign = ""
-		}
-		clock = append(clock, sign+kit.Dur(offset))
-	}
-	if len(clock) > 0 {
-		parts = append(parts, "clock "+strings.Join(clock, " "))
-	}
-	return strings.Join(parts, " · "), s.Down
 }
 
 // View draws the menu as a dialog, narrower than the screen: the scenarios with the outcome of their last run,

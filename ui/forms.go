@@ -13,6 +13,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // spinner frames, advanced by the tick while a request runs.
@@ -267,12 +268,12 @@ func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if c.running {
 			break
 		}
-		switch row := findRow(c.Sh.Data, c.resource); {
+		switch row := kit.FindRow(c.Sh.Data, c.resource); {
 		case row == nil || row.Lv.Free(): // listed free for its holders in the window, its key gone
 			c.Sh.TellStatus(monitor.SeverityWarning, "the lock is gone (released or expired): nothing deleted")
 			return nil, nil
 		case c.holders != nil:
-			if !hasHolder(row, c.tokens[0]) {
+			if !panels.HasHolder(row, c.tokens[0]) {
 				c.Sh.TellStatus(monitor.SeverityWarning, "the holder left while you confirmed: nothing deleted")
 				return nil, nil
 			}
@@ -329,7 +330,7 @@ func (c *deleteConfirm) View() string {
 	st, frame := c.Sh.St, c.Sh.Frame
 	w := min(c.W-4, 76)
 	inner := w - 2
-	body := labelled(st, "resource", c.name, inner, st.Text.Normal)
+	body := panels.Labelled(st, "resource", c.name, inner, st.Text.Normal)
 	for i, t := range c.full {
 		label := ""
 		switch {
@@ -338,9 +339,9 @@ func (c *deleteConfirm) View() string {
 		case i == 0:
 			label = "tokens"
 		}
-		body = append(body, labelled(st, label, t, inner, st.Text.Normal)...)
+		body = append(body, panels.Labelled(st, label, t, inner, st.Text.Normal)...)
 	}
-	hint := func(s string) { body = append(body, wrapLines(st.Form.Hint.Render(s), inner)...) }
+	hint := func(s string) { body = append(body, panels.WrapLines(st.Form.Hint.Render(s), inner)...) }
 	switch {
 	case c.holders != nil:
 		c.setHints(hint)
@@ -360,9 +361,50 @@ func (c *deleteConfirm) View() string {
 	case c.running:
 		body = append(body, st.Text.Normal.Render(spinner[frame%len(spinner)]+" deleting…"))
 	case c.err != "":
-		body = append(body, wrapLines(st.Form.Err.Render(c.err), inner)...)
+		body = append(body, panels.WrapLines(st.Form.Err.Render(c.err), inner)...)
 	default:
 		hint(fmt.Sprintf("%s delete · %s cancel", k.Confirm.Help().Key, k.Cancel.Help().Key))
 	}
 	return st.Box("Force-delete a lock that is not ours", body, w, len(body)+2, true)
+}
+
+// choose makes the confirmation remove holder i of the sorted-set lock it opened on, alone.
+func (c *deleteConfirm) choose(i int) {
+	c.pick = i
+	hr := c.holders[i]
+	on := 0
+	for _, m := range hr.H.Masters {
+		if m.State == monitor.CellSeen {
+			on++
+		}
+	}
+	what := fmt.Sprintf(" (%s, %s) on %s", hr.H.Mode, hr.H.State, kit.Plural(on, "master"))
+	c.tokens = []string{hr.H.Token}
+	c.shown = []string{strings.TrimRight(kit.Fit(hr.Token, kit.ShortToken), " ") + what}
+	c.full = []string{hr.Token + what}
+}
+
+// setHints says what removing one holder of a sorted-set lock does, and what the library's holders notice.
+func (c *deleteConfirm) setHints(hint func(string)) {
+	hint(fmt.Sprintf("Removes this holder's members only where they are all still in the set; the other %s keep theirs.",
+		kit.Plural(len(c.holders)-1, "holder")))
+	if len(c.holders) > 1 {
+		hint(fmt.Sprintf("Holder %d of %d: %s another.", c.pick+1, len(c.holders), c.Sh.Keys.NextPanel.Help().Key))
+	}
+	switch c.family {
+	case "Symfony Lock":
+		hint("Symfony Lock's holder learns it at its next refresh() or isAcquired() (LockConflictedException); " +
+			"until then it runs on. A writer's __write__ marker goes with it.")
+	case "redis-semaphore":
+		hint("redis-semaphore's holder learns it at its next refresh (every 80% of lockTimeout): it calls " +
+			"onLockLost, which by default throws LostLockError; until then it runs on.")
+	}
+}
+
+// keyOf is the key the acquire form locks for resource: in the --key-format convention, when one is given.
+func (f *acquireForm) keyOf(resource string) string {
+	if f.Sh.KeyOf == nil {
+		return resource
+	}
+	return f.Sh.KeyOf(resource)
 }

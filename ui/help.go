@@ -10,6 +10,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // helpView is the full help, a modal in place of the panels: the bindings that can act in this mode, in the
@@ -60,7 +61,7 @@ func (m *Model) openHelp() {
 	offered := m.offeredKeys(true)
 	closeKey := k.Close
 	closeKey.SetHelp(closeKey.Help().Key, "close")
-	v := &helpView{ModalBase: screenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, viewQuitKey(k)}),
+	v := &helpView{ModalBase: panels.ScreenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, panels.ViewQuitKey(k)}),
 		box: kit.NewScrollBox(m.sh), hm: m.help,
 		dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered), blocked: m.ops.writeBlocked("locking"), readOnly: md.ReadOnly}
 	if md.Source == kit.SourceDemo {
@@ -121,7 +122,7 @@ func (v *helpView) lines(w int) []string {
 	}
 	var wrapped []string // the legend's sentences wrap rather than being cut at a narrow width
 	for _, l := range lines {
-		wrapped = append(wrapped, wrapLines(l, w-2)...)
+		wrapped = append(wrapped, panels.WrapLines(l, w-2)...)
 	}
 	return wrapped
 }

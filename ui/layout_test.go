@@ -1,8 +1,9 @@
 package ui
 
 import (
-	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"testing"
+
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 func TestLayoutTilesTheBodyAndFindsThePanelUnderThePointer(t *testing.T) {

@@ -66,7 +66,7 @@ func (ops *lockOps) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case kit.StateMsg:
 		ops.sel = msg
-	case tickMsg:
+	case kit.TickMsg:
 		ops.refreshOurs()
 	case kit.QuittingMsg:
 		if a := ops.acquiring; a.req != 0 {

@@ -32,6 +32,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // Options configures the dashboard.
@@ -136,11 +137,11 @@ type Model struct {
 	lay           layout
 	focus         kit.PanelID
 	logFull       bool // the event log fills the body: a small window's way to read it
-	masters       *mastersPanel
-	locks         *locksPanel
-	detail        *detailPanel
-	ours          *oursPanel
-	log           *eventLog
+	masters       *panels.MastersPanel
+	locks         *panels.LocksPanel
+	detail        *panels.DetailPanel
+	ours          *panels.OursPanel
+	log           *panels.EventLog
 	ops           *lockOps  // the write commands
 	demo          *demoView // nil outside demo mode
 	replay        *replayer // nil outside a replay
@@ -179,11 +180,11 @@ func New(o Options) *Model {
 	sh.Who = &kit.WhoSampling{Sampler: o.WhoHolds, Confirm: o.ReadOnly || o.Production}
 	m := &Model{sh: sh, mon: o.Monitor, title: kit.Sanitize(o.Title, kit.NameCap), interval: o.Poll, ctx: ctx,
 		cancel: cancel, focus: kit.FocusLocks, profile: kit.Sanitize(o.Profile, kit.NameCap), prod: o.Production}
-	m.masters = newMastersPanel(sh, o.Demo != nil)
-	m.locks = newLocksPanel(sh)
-	m.detail = &detailPanel{sh: sh}
-	m.ours = newOursPanel(sh)
-	m.log = newEventLog(sh)
+	m.masters = panels.NewMastersPanel(sh, o.Demo != nil)
+	m.locks = panels.NewLocksPanel(sh)
+	m.detail = &panels.DetailPanel{Sh: sh}
+	m.ours = panels.NewOursPanel(sh)
+	m.log = panels.NewEventLog(sh)
 	m.ops = newLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
 	if o.Demo != nil {
 		m.demo = newDemoView(sh, ctx, o.Demo)
@@ -322,7 +323,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		if !m.mode().Quitting {
 			m.sh.Logf(monitor.SeverityWarning, "", "monitor stopped: no more snapshots")
 		}
-	case tickMsg:
+	case kit.TickMsg:
 		m.sh.Frame++
 		return tea.Batch(m.broadcast(msg), tick())
 	case kit.CopiedMsg:
@@ -421,8 +422,8 @@ func (m *Model) settle() tea.Cmd {
 
 // state is the root's view of the dashboard as the components are told it.
 func (m *Model) state() kit.StateMsg {
-	return kit.StateMsg{Mode: m.mode(), Row: m.locks.selectedRow(), Own: m.ours.selected(),
-		Master: m.masters.selected()}
+	return kit.StateMsg{Mode: m.mode(), Row: m.locks.SelectedRow(), Own: m.ours.Selected(),
+		Master: m.masters.Selected()}
 }
 
 // apply makes a snapshot taken in (see ingest) the current one, logged, and tells the components.
@@ -430,32 +431,6 @@ func (m *Model) apply(d *kit.Dashboard, entries []kit.LogEntry) tea.Cmd {
 	m.sh.Data = d
 	m.sh.Log.Add(entries...)
 	return m.broadcast(kit.DataMsg{})
-}
-
-// findRow returns the row of a raw resource in d, or nil.
-func findRow(d *kit.Dashboard, resource string) *kit.LockRow {
-	if d == nil {
-		return nil
-	}
-	locks := d.Locks
-	lo, hi := 0, len(locks)
-	for lo < hi { // rows are sorted by resource, as the monitor sorts them
-		mid := (lo + hi) / 2
-		if locks[mid].Lv.Resource < resource {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(locks) && locks[lo].Lv.Resource == resource {
-		return locks[lo]
-	}
-	for i := range locks { // a snapshot not sorted by resource
-		if locks[i].Lv.Resource == resource {
-			return locks[i]
-		}
-	}
-	return nil
 }
 
 // handleKeys splits a run of characters that arrived in one message (Bubble Tea delivers fast typing, or
@@ -519,7 +494,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 // pause) pressed in a drill-down view, which takes it so that the view follows the cursor. Seek opens a form
 // in the view's place: the view does not take it.
 func (m *Model) replayKeyInView(msg tea.KeyMsg) bool {
-	if _, ok := m.modal.(*drillView); !ok || m.replay == nil || key.Matches(msg, m.sh.Keys.Replay.Seek) {
+	if _, ok := m.modal.(*panels.DrillView); !ok || m.replay == nil || key.Matches(msg, m.sh.Keys.Replay.Seek) {
 		return false
 	}
 	return m.replay.Takes(msg) || key.Matches(msg, m.sh.Keys.Pause)
@@ -656,7 +631,7 @@ func (m *Model) relayout() {
 	}
 	if d := m.sh.Data; d != nil {
 		in.masters = max(len(d.Masters), 1)
-		in.note = m.masters.noteWant(m.width)
+		in.note = m.masters.NoteWant(m.width)
 	}
 	in.warnings = len(m.bannerRows())
 	if demoMode {
@@ -664,7 +639,7 @@ func (m *Model) relayout() {
 	}
 	l := arrange(in)
 	m.lay = l
-	m.masters.noteH = l.noteH
+	m.masters.NoteH = l.noteH
 	for p := range kit.PanelCount {
 		m.panel(p).SetSize(l.size(p))
 	}
@@ -699,17 +674,30 @@ func (m *Model) mode() kit.Mode {
 
 // The components, and the modals among them.
 var (
-	_ kit.Keyed     = (*mastersPanel)(nil)
-	_ kit.Keyed     = (*locksPanel)(nil)
-	_ kit.Component = (*detailPanel)(nil)
-	_ kit.Keyed     = (*oursPanel)(nil)
-	_ kit.Keyed     = (*eventLog)(nil)
+	_ kit.Keyed     = (*panels.MastersPanel)(nil)
+	_ kit.Keyed     = (*panels.LocksPanel)(nil)
+	_ kit.Component = (*panels.DetailPanel)(nil)
+	_ kit.Keyed     = (*panels.OursPanel)(nil)
+	_ kit.Keyed     = (*panels.EventLog)(nil)
 	_ kit.Keyed     = (*demoView)(nil)
 	_ kit.Modal     = (*acquireForm)(nil)
 	_ kit.Modal     = (*deleteConfirm)(nil)
 	_ kit.Modal     = (*scenarioMenu)(nil)
-	_ kit.Modal     = (*fieldEntry)(nil)
-	_ kit.Modal     = (*drillView)(nil)
+	_ kit.Modal     = (*panels.FieldEntry)(nil)
+	_ kit.Modal     = (*panels.DrillView)(nil)
 	_ kit.Modal     = (*helpView)(nil)
 	_ kit.Modal     = (*quitConfirm)(nil)
 )
+
+// openDrill opens the full view of the focused panel's selected row: a lock or a master.
+func (m *Model) openDrill() {
+	var v *panels.DrillView
+	if p, ok := m.panel(m.focus).(panels.Drilling); ok {
+		v = p.Drill()
+	}
+	if v == nil {
+		m.sh.TellStatus(monitor.SeverityInfo, "select a lock or a master, then "+m.sh.Keys.Open.Help().Key+" shows it in full")
+		return
+	}
+	m.openModal(v)
+}

@@ -79,7 +79,7 @@ func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return r, r.Run(msg)
 	case replaySeekMsg:
 		return r, r.show(msg.i, true)
-	case tickMsg:
+	case kit.TickMsg:
 		if !r.playing || r.want != r.cursor {
 			return r, nil
 		}

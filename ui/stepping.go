@@ -3,12 +3,10 @@ package ui
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
@@ -145,8 +143,8 @@ func (v *demoView) storyView() string {
 	lines := []string{kit.FitStyled(head, v.w)}
 	what, why := v.storyText(v.w)
 	room := max(v.storyH-1, 0)
-	why = cutLines(why, min(len(why), max(room-1, 0), room-min(len(what), 1)), v.w)
-	what = cutLines(what, room-len(why), v.w)
+	why = kit.CutLines(why, min(len(why), max(room-1, 0), room-min(len(what), 1)), v.w)
+	what = kit.CutLines(what, room-len(why), v.w)
 	for _, l := range append(what, why...) {
 		lines = append(lines, kit.FitStyled(st.Text.Normal.Render(l), v.w))
 	}
@@ -154,24 +152,6 @@ func (v *demoView) storyView() string {
 		lines = append(lines, strings.Repeat(" ", v.w))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// cutLines returns the first n of lines, w cells wide at most: when some are cut off, the last holds as much
-// of the rest as fits, ending in "…".
-func cutLines(lines []string, n, w int) []string {
-	if n <= 0 {
-		return nil
-	}
-	if len(lines) <= n {
-		return lines
-	}
-	out := slices.Clone(lines[:n])
-	last := out[n-1]
-	for _, l := range lines[n:] { // indented continuation lines: one space between words
-		last += " " + strings.TrimLeft(l, " ")
-	}
-	out[n-1] = ansi.Truncate(last, w-1, "") + "…"
-	return out
 }
 
 // storyText is what the announced step is about to do, and why it matters, each wrapped to w cells; the

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // View renders the whole screen, exactly the terminal's size. It does no work proportional to the number of
@@ -89,7 +90,7 @@ func (m *Model) compactView() string {
 		now := m.sh.Now()
 		for _, i := range d.Trouble[:min(len(d.Trouble), room)] {
 			r := d.Locks[i]
-			state, style := stateLabel(st, r.Lv, now)
+			state, style := panels.StateLabel(st, r.Lv, now)
 			q := fmt.Sprintf("%d/%d", r.Lv.Count, d.Snap.Servers)
 			name := max(w-2-len(q)-1-11, 4)
 			lines = append(lines, "  "+st.Name(kit.Fit(r.Label, name), st.Text.Normal)+" "+st.Text.Muted.Render(kit.FitLeft(q, len(q)))+
@@ -324,7 +325,7 @@ func (m *Model) footerView() string {
 		headW := ansi.StringWidth(head)
 		room := m.width - headW
 		if m.lay.footerH == 2 && ansi.StringWidth(s.Text) > room && m.sh.Now().Sub(s.At) < statusWrapFor {
-			lines := cutLines(kit.Wrap(s.Text, room), 2, room)
+			lines := kit.CutLines(kit.Wrap(s.Text, room), 2, room)
 			return kit.FitStyled(head+st.Name(lines[0], st.Level[s.Level]), m.width) + "\n" +
 				kit.FitStyled(strings.Repeat(" ", headW)+st.Level[s.Level].Render(lines[len(lines)-1]), m.width)
 		}

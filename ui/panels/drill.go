@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -11,14 +11,14 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// drillView is the full view of one lock or one master, a modal opened with Open (enter) on a row and closed
+// DrillView is the full view of one lock or one master, a modal opened with Open (enter) on a row and closed
 // with Cancel (esc). It takes the panels' place at any size down to the minimum, and shows everything in full,
 // wrapped rather than cut: every master's token, the error texts. Its lines are rebuilt when a snapshot or a
 // tick arrives, and scroll.
-type drillView struct {
+type DrillView struct {
 	kit.ModalBase
 	box      *kit.ScrollBox
-	resource string // raw resource of a lock's view
+	Resource string // raw resource of a lock's view
 	addr     string // raw address of a master's view
 	isLock   bool
 	title    string
@@ -27,19 +27,19 @@ type drillView struct {
 }
 
 // newLockDrill returns the view of the lock of row.
-func newLockDrill(sh *kit.Shared, row *kit.LockRow) *drillView {
-	return &drillView{ModalBase: screenBase(sh, lockDrillKeys(sh)), box: kit.NewScrollBox(sh), resource: row.Lv.Resource,
+func newLockDrill(sh *kit.Shared, row *kit.LockRow) *DrillView {
+	return &DrillView{ModalBase: ScreenBase(sh, lockDrillKeys(sh)), box: kit.NewScrollBox(sh), Resource: row.Lv.Resource,
 		isLock: true, title: "Lock " + row.Name}
 }
 
 // newMasterDrill returns the view of master m.
-func newMasterDrill(sh *kit.Shared, m *kit.MasterRow) *drillView {
-	return &drillView{ModalBase: screenBase(sh, drillKeys(sh.Keys)), box: kit.NewScrollBox(sh), addr: m.St.Addr,
+func newMasterDrill(sh *kit.Shared, m *kit.MasterRow) *DrillView {
+	return &DrillView{ModalBase: ScreenBase(sh, drillKeys(sh.Keys)), box: kit.NewScrollBox(sh), addr: m.St.Addr,
 		title: "Master " + m.Label + " " + m.Addr}
 }
 
-// screenBase is the modalBase of a view that takes the body: keys are keys there, not text.
-func screenBase(sh *kit.Shared, keys []key.Binding) kit.ModalBase {
+// ScreenBase is the modalBase of a view that takes the body: keys are keys there, not text.
+func ScreenBase(sh *kit.Shared, keys []key.Binding) kit.ModalBase {
 	return kit.ModalBase{Sh: sh, Where: kit.LayerScreen, Keys: keys}
 }
 
@@ -47,19 +47,19 @@ func screenBase(sh *kit.Shared, keys []key.Binding) kit.ModalBase {
 func drillKeys(k *kit.KeyMap) []key.Binding {
 	back := k.Close
 	back.SetHelp(back.Help().Key, "back")
-	return []key.Binding{back, k.Up, k.Down, k.PageDown, viewQuitKey(k)}
+	return []key.Binding{back, k.Up, k.Down, k.PageDown, ViewQuitKey(k)}
 }
 
-// viewQuitKey is Interrupt as a view's footer shows it: in a view, Quit's key closes the view, and Interrupt
+// ViewQuitKey is Interrupt as a view's footer shows it: in a view, Quit's key closes the view, and Interrupt
 // is the key that quits.
-func viewQuitKey(k *kit.KeyMap) key.Binding {
+func ViewQuitKey(k *kit.KeyMap) key.Binding {
 	quit := k.Interrupt
 	quit.SetHelp(quit.Help().Key, "quit")
 	return quit
 }
 
 // SetSize sets the view's outer size; the lines are wrapped again for a new width.
-func (v *drillView) SetSize(w, h int) {
+func (v *DrillView) SetSize(w, h int) {
 	if w == v.box.W && h == v.box.H {
 		return
 	}
@@ -69,7 +69,7 @@ func (v *drillView) SetSize(w, h int) {
 
 // Update scrolls the view with the keys and the wheel, closes it (Cancel or Open), opens the full help in its
 // place, copies the lock's name or token, and rebuilds the lines when a snapshot or a tick arrives.
-func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (v *DrillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	k := v.Sh.Keys
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -82,13 +82,13 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.PrevHolder, k.NextHolder) && v.isLock:
 			v.pick(key.Matches(msg, k.PrevHolder))
 		case key.Matches(msg, k.WhoHolds) && v.isLock:
-			cmd := v.who.press(v.Sh, findRow(v.Sh.Data, v.resource))
+			cmd := v.who.press(v.Sh, kit.FindRow(v.Sh.Data, v.Resource))
 			v.refresh()
 			return v, cmd
 		case key.Matches(msg, k.CopyToken) && v.picked > 0:
 			return v, v.copyPicked()
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
-			row, token := findRow(v.Sh.Data, v.resource), key.Matches(msg, k.CopyToken)
+			row, token := kit.FindRow(v.Sh.Data, v.Resource), key.Matches(msg, k.CopyToken)
 			if why := uncopyable(row, token); why != "" {
 				v.Sh.TellStatus(monitor.SeverityWarning, why)
 				break
@@ -99,24 +99,24 @@ func (v *drillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.MouseMsg:
 		v.box.Update(msg)
-	case kit.DataMsg, tickMsg:
+	case kit.DataMsg, kit.TickMsg:
 		v.refresh()
 	case whoResultMsg:
-		v.who.result(v.Sh, v.resource, msg)
+		v.who.result(v.Sh, v.Resource, msg)
 		v.refresh()
 	}
 	return v, nil
 }
 
 // View draws the view.
-func (v *drillView) View() string {
+func (v *DrillView) View() string {
 	return v.box.View(v.title + " · " + v.Sh.Keys.Close.Help().Key + " back")
 }
 
 // refresh rebuilds the lines from the current snapshot and the journal.
-func (v *drillView) refresh() {
+func (v *DrillView) refresh() {
 	if v.isLock {
-		row := findRow(v.Sh.Data, v.resource)
+		row := kit.FindRow(v.Sh.Data, v.Resource)
 		v.box.SetLines(withWho(lockLines(v.Sh, row, v.box.Width(), v.picked), v.who.sectionLines(v.Sh, row, v.box.Width())))
 		return
 	}
@@ -134,9 +134,9 @@ func (v *drillView) refresh() {
 // labelW is the width of the labels of the drill-down views and dialogs.
 const labelW = 11
 
-// labelled writes text after a label, wrapped in full (a word-less token is cut into lines) to w cells, the
+// Labelled writes text after a label, wrapped in full (a word-less token is cut into lines) to w cells, the
 // lines after the first indented under the text; style paints the text.
-func labelled(st *kit.Styles, label, text string, w int, style kit.Paint) []string {
+func Labelled(st *kit.Styles, label, text string, w int, style kit.Paint) []string {
 	room := max(w-labelW, 8)
 	var out []string
 	for i, l := range kit.Wrap(text, room) {
@@ -149,8 +149,8 @@ func labelled(st *kit.Styles, label, text string, w int, style kit.Paint) []stri
 	return out
 }
 
-// wrapLines wraps already-styled text to w cells, as many lines as it takes.
-func wrapLines(text string, w int) []string {
+// WrapLines wraps already-styled text to w cells, as many lines as it takes.
+func WrapLines(text string, w int) []string {
 	return kit.Wrap(text, max(w, 8))
 }
 
@@ -165,8 +165,8 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 	now := sh.Now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	add(labelled(st, "resource", row.Label, w, st.Text.Normal)...)
-	stateText, stateStyle := stateLabel(st, lv, now)
+	add(Labelled(st, "resource", row.Label, w, st.Text.Normal)...)
+	stateText, stateStyle := StateLabel(st, lv, now)
 	by := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
 		by = " by you"
@@ -174,15 +174,15 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 	if lv.Foreign {
 		by += " (another token is also present)"
 	}
-	add(labelled(st, "state", stateStyle.Render(stateText)+st.Text.Normal.Render(fmt.Sprintf("%s · on %d of %s, "+
+	add(Labelled(st, "state", stateStyle.Render(stateText)+st.Text.Normal.Render(fmt.Sprintf("%s · on %d of %s, "+
 		"quorum %d", by, lv.Count, kit.Plural(len(d.Masters), "master"), d.Snap.Quorum)), w, st.Text.Normal)...)
 	if lv.State == monitor.StateHeld {
 		v := validityAt(lv, now)
-		add(labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
+		add(Labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
 			st.Text.Muted.Render(" · expiries spread over "+kit.Dur(lv.TTLSpread)), w, st.Text.Normal)...)
 	}
 	if row.Holders != nil {
-		add(labelled(st, "holders", orDash(row.Holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.Holders), "holder")),
+		add(Labelled(st, "holders", orDash(row.Holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.Holders), "holder")),
 			w, st.Text.Normal)...)
 	} else {
 		holderLabel := "holder"
@@ -199,37 +199,37 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 		if !lv.ValueTime.IsZero() {
 			holder = kit.ValueTimeHolder(lv, now)
 		}
-		add(labelled(st, holderLabel, holder, w, st.Text.Normal)...)
+		add(Labelled(st, holderLabel, holder, w, st.Text.Normal)...)
 	}
 	if c := lv.Masters[firstWith(lv, row.Primary)]; c.Hash() {
 		held := fmt.Sprintf("held %d×", c.Reentrancy())
 		if c.Mode() != "" {
 			held += " · " + kit.Sanitize(c.Mode(), kit.NameCap) + " lock"
 		}
-		add(labelled(st, "hash lock", held, w, st.Text.Normal)...)
+		add(Labelled(st, "hash lock", held, w, st.Text.Normal)...)
 	}
 	if len(lv.Keys) > 1 {
-		add(labelled(st, "one lock", kit.Sanitize(strings.Join(lv.Keys, ", "), kit.TextCap), w, st.Text.Normal)...)
+		add(Labelled(st, "one lock", kit.Sanitize(strings.Join(lv.Keys, ", "), kit.TextCap), w, st.Text.Normal)...)
 	}
 	if lv.Fence > 0 {
-		add(labelled(st, "fence", fmt.Sprintf("%d (the highest fencing token on the masters)", lv.Fence), w,
+		add(Labelled(st, "fence", fmt.Sprintf("%d (the highest fencing token on the masters)", lv.Fence), w,
 			st.Text.Normal)...)
 	}
 	if lv.Family != "" {
-		add(labelled(st, "client", lv.Family+" (a guess from the key's and value's shapes)", w, st.Text.Normal)...)
+		add(Labelled(st, "client", lv.Family+" (a guess from the key's and value's shapes)", w, st.Text.Normal)...)
 	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
-		add(labelled(st, "acquired", kit.Dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
+		add(Labelled(st, "acquired", kit.Dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
 	case !lv.FirstSeen.IsZero():
-		add(labelled(st, "seen", "first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
+		add(Labelled(st, "seen", "first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
 			"acquired)", w, st.Text.Normal)...)
 	}
 	changes := kit.Plural(lv.Changes, "holder change")
 	if !lv.LastChange.IsZero() {
 		changes += ", the last at " + lv.LastChange.Format("15:04:05")
 	}
-	add(labelled(st, "history", changes, w, st.Text.Normal)...)
+	add(Labelled(st, "history", changes, w, st.Text.Normal)...)
 
 	add(holderLines(sh, row, w)...)
 	add(lockMasterLines(sh, row, w)...)
@@ -266,12 +266,12 @@ func lockMasterLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 			left := c.PTTLAt(now)
 			head += st.ValidityBar(left, max(row.Ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+kit.Dur(left))
 		}
-		add(wrapLines(head, w)...)
+		add(WrapLines(head, w)...)
 		if row.Tokens[j] != "" && c.Set() == nil {
-			add(labelled(st, valueLabel, row.Tokens[j], w, st.Text.Normal)...)
+			add(Labelled(st, valueLabel, row.Tokens[j], w, st.Text.Normal)...)
 		}
 		if c.Node() != "" { // a Redis Cluster's key: the primary that owns its slot
-			add(labelled(st, "    owner", c.Node(), w, st.Text.Normal)...)
+			add(Labelled(st, "    owner", c.Node(), w, st.Text.Normal)...)
 		}
 	}
 	return out
@@ -298,7 +298,7 @@ func masterLines(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	s := m.St
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	fact := func(label, text string) { add(labelled(st, label, text, w, st.Text.Normal)...) }
+	fact := func(label, text string) { add(Labelled(st, label, text, w, st.Text.Normal)...) }
 	fact("address", m.Addr)
 	state := string(s.State()) + ", answered this poll"
 	switch s.State() {
@@ -322,12 +322,12 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	st, s, now := sh.St, m.St, sh.Now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	fact := func(label, text string) { add(labelled(st, label, text, w, st.Text.Normal)...) }
+	fact := func(label, text string) { add(Labelled(st, label, text, w, st.Text.Normal)...) }
 	if !s.LastAnswer.IsZero() {
 		fact("answered", kit.Dur(now.Sub(s.LastAnswer))+" ago")
 	}
 	if m.Err != "" {
-		add(labelled(st, "error", m.Err, w, st.Text.Bad)...)
+		add(Labelled(st, "error", m.Err, w, st.Text.Bad)...)
 	}
 	if s.RTT > 0 {
 		fact("rtt", kit.Latency(s.RTT)+" last · "+kit.Latency(s.RTTSmoothed)+" smoothed")
@@ -381,7 +381,7 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 		fact("new keys", newKeys)
 	}
 	for _, wn := range kit.MasterWarnings(&sh.Data.Snap, s) {
-		add(labelled(st, wn.Severity.String(), kit.Sanitize(wn.Text, kit.TextCap), w, st.Level[wn.Severity])...)
+		add(Labelled(st, wn.Severity.String(), kit.Sanitize(wn.Text, kit.TextCap), w, st.Level[wn.Severity])...)
 	}
 	return out
 }
@@ -398,22 +398,9 @@ func clockLines(st *kit.Styles, m *kit.MasterRow) []string {
 	return out
 }
 
-// drilling is a panel whose selected row can be shown in full (Open, or a click on the row selected).
-type drilling interface {
-	drill() *drillView // nil when nothing is selected
-}
-
-// openDrill opens the full view of the focused panel's selected row: a lock or a master.
-func (m *Model) openDrill() {
-	var v *drillView
-	if p, ok := m.panel(m.focus).(drilling); ok {
-		v = p.drill()
-	}
-	if v == nil {
-		m.sh.TellStatus(monitor.SeverityInfo, "select a lock or a master, then "+m.sh.Keys.Open.Help().Key+" shows it in full")
-		return
-	}
-	m.openModal(v)
+// Drilling is a panel whose selected row can be shown in full (Open, or a click on the row selected).
+type Drilling interface {
+	Drill() *DrillView // nil when nothing is selected
 }
 
 // uncopyable says why the lock of row (nil: none selected) has nothing to copy, its name or with token its

@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -14,19 +14,19 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// mastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
+// MastersPanel lists the masters with their health: status (and error), RTT, clock offset and uncertainty,
 // drift, uptime, role, lock keys, discovery progress and warnings. It scrolls when there are more masters than
 // rows. In demo mode it also shows the faults the presenter injected, and its cursor is the master they hit.
-type mastersPanel struct {
+type MastersPanel struct {
 	kit.KeyTable
 	cursor, offset int
 	kit.Sized
 	demo     bool               // demo mode: the faults lead the notes
 	faults   []demo.MasterState // the demo's masters, as the presenter left them
 	faultsAt time.Time          // when faults were read
-	// noteH is how many lines the layout gives, under the selected master, to the rest of its note (its
+	// NoteH is how many lines the layout gives, under the selected master, to the rest of its note (its
 	// error and next step) that its row has no room for.
-	noteH int
+	NoteH int
 }
 
 // maxNoteLines bounds the lines under the selected master for the rest of its note.
@@ -35,19 +35,19 @@ const maxNoteLines = 4
 // noteIndent is where the lines of a note under its master's row start: under the address.
 const noteIndent = 6
 
-// newMastersPanel returns the masters panel; demoMode makes room for the demo's faults.
-func newMastersPanel(sh *kit.Shared, demoMode bool) *mastersPanel {
-	p := &mastersPanel{KeyTable: kit.KeyTable{Sh: sh}, demo: demoMode}
+// NewMastersPanel returns the masters panel; demoMode makes room for the demo's faults.
+func NewMastersPanel(sh *kit.Shared, demoMode bool) *MastersPanel {
+	p := &MastersPanel{KeyTable: kit.KeyTable{Sh: sh}, demo: demoMode}
 	p.Actions = navActions(sh.Keys, p.move)
 	return p
 }
 
 // rows is how many masters fit below the column header, beside the selected master's note.
-func (p *mastersPanel) rows() int { return max(p.H-3-p.noteH, 0) }
+func (p *MastersPanel) rows() int { return max(p.H-3-p.NoteH, 0) }
 
 // Update moves the cursor with the navigation keys, the mouse and the presenter's picks, and takes in the
 // focus and the demo's faults; the rows shown follow the cursor.
-func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (p *MastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case kit.StateMsg:
@@ -66,42 +66,42 @@ func (p *mastersPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // SetSize sets the outer size (the root sets noteH first), and keeps the cursor's row on screen.
-func (p *mastersPanel) SetSize(w, h int) {
+func (p *MastersPanel) SetSize(w, h int) {
 	p.Sized.SetSize(w, h)
 	p.scroll()
 }
 
 // scroll moves the first row shown so that the cursor's row is on screen.
-func (p *mastersPanel) scroll() {
+func (p *MastersPanel) scroll() {
 	if d := p.Sh.Data; d != nil {
 		p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(d.Masters))
 	}
 }
 
 // move applies a navigation key to the cursor.
-func (p *mastersPanel) move(msg tea.KeyMsg) tea.Cmd {
+func (p *MastersPanel) move(msg tea.KeyMsg) tea.Cmd {
 	if p.Sh.Data == nil {
 		return nil
 	}
-	p.cursor = moveCursor(p.Sh.Keys, msg, p.cursor, len(p.Sh.Data.Masters), p.rows())
+	p.cursor = MoveCursor(p.Sh.Keys, msg, p.cursor, len(p.Sh.Data.Masters), p.rows())
 	return nil
 }
 
 // mouse scrolls the cursor with the wheel, and selects the master clicked; a click on the master already
 // selected shows it in full. msg.Y is the row within the panel.
-func (p *mastersPanel) mouse(msg tea.MouseMsg) {
+func (p *MastersPanel) mouse(msg tea.MouseMsg) {
 	d := p.Sh.Data
 	if d == nil {
 		return
 	}
-	if n := wheelRows(msg); n != 0 {
+	if n := kit.WheelRows(msg); n != 0 {
 		p.cursor = min(max(p.cursor+n, 0), max(len(d.Masters)-1, 0))
 		return
 	}
 	row := msg.Y - 2 // the border and the column header
 	// The selected master's note lines are below it: a click on them is a click on it.
-	if sel := p.cursor - p.offset; p.noteH > 0 && row > sel {
-		row = max(row-p.noteH, sel)
+	if sel := p.cursor - p.offset; p.NoteH > 0 && row > sel {
+		row = max(row-p.NoteH, sel)
 	}
 	if row < 0 || row >= p.rows() {
 		return
@@ -116,19 +116,19 @@ func (p *mastersPanel) mouse(msg tea.MouseMsg) {
 	p.cursor = i
 }
 
-// selected is the master under the cursor, by its position in the snapshot.
-func (p *mastersPanel) selected() int { return p.cursor }
+// Selected is the master under the cursor, by its position in the snapshot.
+func (p *MastersPanel) Selected() int { return p.cursor }
 
-// drill returns the full view of the master under the cursor, nil when there is none.
-func (p *mastersPanel) drill() *drillView {
+// Drill returns the full view of the master under the cursor, nil when there is none.
+func (p *MastersPanel) Drill() *DrillView {
 	if d := p.Sh.Data; d != nil && p.cursor < len(d.Masters) {
 		return newMasterDrill(p.Sh, &d.Masters[p.cursor])
 	}
 	return nil
 }
 
-// moveCursor applies a navigation key to a cursor over total rows, a page being page rows.
-func moveCursor(k *kit.KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
+// MoveCursor applies a navigation key to a cursor over total rows, a page being page rows.
+func MoveCursor(k *kit.KeyMap, msg tea.KeyMsg, cursor, total, page int) int {
 	switch {
 	case key.Matches(msg, k.Up):
 		cursor--
@@ -194,7 +194,7 @@ func masterColumns(w, addrNeed int, demoMode bool) masterCols {
 }
 
 // addrNeed is the cells the longest master's address takes.
-func (p *mastersPanel) addrNeed() int {
+func (p *MastersPanel) addrNeed() int {
 	n := 0
 	if d := p.Sh.Data; d != nil {
 		for _, m := range d.Masters {
@@ -205,7 +205,7 @@ func (p *mastersPanel) addrNeed() int {
 }
 
 // View draws the masters panel.
-func (p *mastersPanel) View() string {
+func (p *MastersPanel) View() string {
 	d, st, focused := p.Sh.Data, p.Sh.St, p.Focused
 	if d == nil {
 		return st.Box("Masters", []string{st.Text.Muted.Render("waiting for the first poll…")}, p.W, p.H, focused)
@@ -245,15 +245,15 @@ func (p *mastersPanel) View() string {
 		}
 		faults, bad := "", false
 		if i < len(p.faults) {
-			faults, bad = faultText(&p.faults[i], p.faultsAt, p.Sh.Now())
+			faults, bad = kit.FaultText(&p.faults[i], p.faultsAt, p.Sh.Now())
 		}
-		if i == p.cursor && p.noteH > 0 && cursor == "  " { // its note continues below: say whose it is
+		if i == p.cursor && p.NoteH > 0 && cursor == "  " { // its note continues below: say whose it is
 			cursor = st.Text.Muted.Render("▸ ")
 		}
-		row, more := p.row(&d.Masters[i], c, cursor, faults, bad, w, i == p.cursor && p.noteH > 0)
+		row, more := p.row(&d.Masters[i], c, cursor, faults, bad, w, i == p.cursor && p.NoteH > 0)
 		body = append(body, row)
 		if i == p.cursor {
-			body = append(body, cutNote(more, p.noteH, w-noteIndent, st, p.noteStyle(&d.Masters[i]))...)
+			body = append(body, cutNote(more, p.NoteH, w-noteIndent, st, p.noteStyle(&d.Masters[i]))...)
 		}
 	}
 	title := fmt.Sprintf("Masters %d/%d up · quorum %d", d.Snap.UpCount, d.Snap.Servers, d.Snap.Quorum) + p.unseen()
@@ -266,7 +266,7 @@ func (p *mastersPanel) View() string {
 // unseen says, for the title, what the rows do not show: the rows shown of how many and which way the rest
 // lie, and the masters out of view that are not up ("M7 down ↓"), so that a master below the fold is never
 // silently out of sight. "" when every master is on screen.
-func (p *mastersPanel) unseen() string {
+func (p *MastersPanel) unseen() string {
 	d, rows := p.Sh.Data, p.rows()
 	n := len(d.Masters)
 	if n <= rows {
@@ -300,7 +300,7 @@ func (p *mastersPanel) unseen() string {
 // the next step, right after its state, in place of them. It returns the row and the lines of the note that
 // did not fit on it, wrapped for the lines under the row, when whole asks for it (the note then breaks at a
 // space on the row; otherwise the row shows as much of it as fits).
-func (p *mastersPanel) row(m *kit.MasterRow, c masterCols, cursor, faults string, bad bool, w int, whole bool) (string, []string) {
+func (p *MastersPanel) row(m *kit.MasterRow, c masterCols, cursor, faults string, bad bool, w int, whole bool) (string, []string) {
 	st, s := p.Sh.St, m.St
 	var b strings.Builder
 	b.WriteString(cursor)
@@ -370,7 +370,7 @@ func figureless(s *monitor.MasterStatus) bool { return !s.Up && (s.Down || s.Las
 
 // stateCell is a master's state (monitor.MasterStatus.State), w cells wide: up, down, silent (it missed a
 // poll: its last values stay, greyed, until it answers or is declared down) or dup.
-func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
+func (p *MastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 	st := p.Sh.St
 	style := st.Text.OK
 	switch s.State() {
@@ -387,7 +387,7 @@ func (p *mastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 // warnings. It returns the cell, cut with "…" when the note is longer, and, when whole asks for them, the
 // note's lines that did not fit, wrapped to rest cells (a master's error is shown whole under its row while it
 // is selected).
-func (p *mastersPanel) notes(m *kit.MasterRow, room int, faults string, bad bool, rest int, whole bool) (string, []string) {
+func (p *MastersPanel) notes(m *kit.MasterRow, room int, faults string, bad bool, rest int, whole bool) (string, []string) {
 	st := p.Sh.St
 	note, noteStyle := p.noteText(m), p.noteStyle(m)
 	var b strings.Builder
@@ -426,7 +426,7 @@ func (p *mastersPanel) notes(m *kit.MasterRow, room int, faults string, bad bool
 }
 
 // noteText is a master's note: its error while it does not answer, else its warnings; sanitized.
-func (p *mastersPanel) noteText(m *kit.MasterRow) string {
+func (p *MastersPanel) noteText(m *kit.MasterRow) string {
 	if !m.St.Up {
 		return m.Err
 	}
@@ -434,16 +434,16 @@ func (p *mastersPanel) noteText(m *kit.MasterRow) string {
 }
 
 // noteStyle is the style of a master's note: an error's, or a warning's.
-func (p *mastersPanel) noteStyle(m *kit.MasterRow) kit.Paint {
+func (p *MastersPanel) noteStyle(m *kit.MasterRow) kit.Paint {
 	if !m.St.Up {
 		return p.Sh.St.Text.Bad
 	}
 	return p.Sh.St.Level[monitor.SeverityWarning]
 }
 
-// noteWant is how many lines under its row the selected master's note needs at width w (the panel's),
+// NoteWant is how many lines under its row the selected master's note needs at width w (the panel's),
 // at most maxNoteLines: the layout gives them when it has room.
-func (p *mastersPanel) noteWant(w int) int {
+func (p *MastersPanel) NoteWant(w int) int {
 	d := p.Sh.Data
 	if d == nil || p.cursor >= len(d.Masters) || d.Masters[p.cursor].St.Up {
 		return 0
@@ -451,7 +451,7 @@ func (p *mastersPanel) noteWant(w int) int {
 	m := &d.Masters[p.cursor]
 	faults, bad := "", false
 	if p.cursor < len(p.faults) {
-		faults, bad = faultText(&p.faults[p.cursor], p.faultsAt, p.Sh.Now())
+		faults, bad = kit.FaultText(&p.faults[p.cursor], p.faultsAt, p.Sh.Now())
 	}
 	_, more := p.row(m, masterColumns(w-2, p.addrNeed(), p.demo), "  ", faults, bad, w-2, true)
 	return min(len(more), maxNoteLines)
@@ -463,7 +463,7 @@ func cutNote(more []string, n, w int, st *kit.Styles, style kit.Paint) []string 
 	if n <= 0 || len(more) == 0 {
 		return nil
 	}
-	lines := cutLines(more, n, w)
+	lines := kit.CutLines(more, n, w)
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = strings.Repeat(" ", noteIndent) + style.Render(l)

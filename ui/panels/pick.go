@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -19,8 +19,8 @@ func windowIntervals(sh *kit.Shared, row *kit.LockRow) []monitor.Interval {
 
 // pick moves the holder picked on the timeline to an older one (older) or a newer one; past the newest it
 // picks none. The view scrolls to its end, where the timeline and the picked holder are.
-func (v *drillView) pick(older bool) {
-	n := len(windowIntervals(v.Sh, findRow(v.Sh.Data, v.resource)))
+func (v *DrillView) pick(older bool) {
+	n := len(windowIntervals(v.Sh, kit.FindRow(v.Sh.Data, v.Resource)))
 	if older {
 		v.picked = min(v.picked+1, n)
 	} else {
@@ -31,8 +31,8 @@ func (v *drillView) pick(older bool) {
 }
 
 // copyPicked copies the raw token of the holder picked on the timeline.
-func (v *drillView) copyPicked() tea.Cmd {
-	ivs := windowIntervals(v.Sh, findRow(v.Sh.Data, v.resource))
+func (v *DrillView) copyPicked() tea.Cmd {
+	ivs := windowIntervals(v.Sh, kit.FindRow(v.Sh.Data, v.Resource))
 	if v.picked > len(ivs) {
 		v.Sh.TellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
 		return nil
@@ -53,5 +53,5 @@ func pickedLine(st *kit.Styles, tl *kit.Timeline, ivs []monitor.Interval, picked
 	}
 	text := fmt.Sprintf("%c %s from %s %s · Y copies its token", tl.Letter[iv.Token], kit.ShortTokenText(iv.Token),
 		iv.Start.Format("15:04:05"), end)
-	return labelled(st, "picked", text, w, st.Text.Normal)
+	return Labelled(st, "picked", text, w, st.Text.Normal)
 }

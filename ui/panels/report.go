@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"errors"
@@ -49,7 +49,7 @@ func createReport(name string) (*os.File, error) {
 // saveReport returns the command that writes the Markdown incident report of the snapshot on screen, with the
 // locks the filter shows, to a new private file in the working directory (never over an existing one: a save
 // in the same second as another gets -2, -3, ...; see createReport).
-func (p *locksPanel) saveReport() tea.Cmd {
+func (p *LocksPanel) saveReport() tea.Cmd {
 	d := p.Sh.Data
 	if d == nil {
 		p.Sh.TellStatus(monitor.SeverityWarning, "no snapshot yet: nothing to report")
@@ -61,7 +61,7 @@ func (p *locksPanel) saveReport() tea.Cmd {
 	}
 	o := render.ReportOptions{Match: func(l *monitor.LockView) bool { return shown[l.Resource] }}
 	if p.query != "" {
-		o.Filter = "/" + p.filter.text
+		o.Filter = "/" + p.Filter.Text
 	}
 	snap, name := d.Snap, reportName(&d.Snap)
 	return func() tea.Msg {
@@ -79,7 +79,7 @@ func (p *locksPanel) saveReport() tea.Cmd {
 }
 
 // reportSaved says on the status line where the report went, or why it did not.
-func (p *locksPanel) reportSaved(msg reportSavedMsg) {
+func (p *LocksPanel) reportSaved(msg reportSavedMsg) {
 	if msg.err != nil {
 		p.Sh.TellStatus(monitor.SeverityError, fmt.Sprintf("report not written: %v", msg.err))
 		return

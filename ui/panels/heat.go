@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"time"
@@ -23,11 +23,11 @@ func heat(lv *monitor.LockView, at time.Time) int {
 
 // sortByHeat sorts the locks panel by heat, hottest first, or back by resource when it already is. Either way
 // the order starts as its key says, not reversed: after Reverse, hottest first still means hottest first.
-func (p *locksPanel) sortByHeat() {
-	if p.sort == sortHeat {
-		p.sort = sortResource
+func (p *LocksPanel) sortByHeat() {
+	if p.Sort == sortHeat {
+		p.Sort = SortResource
 	} else {
-		p.sort = sortHeat
+		p.Sort = sortHeat
 	}
 	p.reverse = false
 	p.rebuild()

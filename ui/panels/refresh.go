@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"github.com/redlock-tui/redlock-tui/monitor"
@@ -29,7 +29,7 @@ func refreshText(s monitor.MasterStatus) string {
 // (--no-tracking, a master named through Sentinels, a Redis Cluster); "polled!", in the warning style, when
 // tracking was refused, an invalidation storm turned it off or its connection failed (the master's view says
 // why); "-" before the master said. val styles the master's other values (greyed when it did not answer).
-func (p *mastersPanel) refreshCell(s *monitor.MasterStatus, w int, val kit.Paint) string {
+func (p *MastersPanel) refreshCell(s *monitor.MasterStatus, w int, val kit.Paint) string {
 	text, style := "-", val
 	switch {
 	case s.Refresh == monitor.RefreshTracking:

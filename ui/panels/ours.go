@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -9,44 +9,44 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// oursPanel lists the locks this dashboard holds: validity countdown, auto-extension, extensions used and the
+// OursPanel lists the locks this dashboard holds: validity countdown, auto-extension, extensions used and the
 // per-master outcome of the last round. The lock commands (lockOps) keep the locks and tell the panel when
 // they change; the panel keeps the cursor.
-type oursPanel struct {
+type OursPanel struct {
 	kit.KeyTable
 	locks          []*kit.OwnLock // in order of acquisition
 	cursor, offset int
-	readOnly       bool // the dashboard's mode is read-only: no lock can be acquired
+	ReadOnly       bool // the dashboard's mode is read-only: no lock can be acquired
 	kit.Sized
 }
 
-// newOursPanel returns the panel, with no lock yet.
-func newOursPanel(sh *kit.Shared) *oursPanel {
-	p := &oursPanel{KeyTable: kit.KeyTable{Sh: sh}}
+// NewOursPanel returns the panel, with no lock yet.
+func NewOursPanel(sh *kit.Shared) *OursPanel {
+	p := &OursPanel{KeyTable: kit.KeyTable{Sh: sh}}
 	p.Actions = navActions(sh.Keys, func(msg tea.KeyMsg) tea.Cmd {
-		p.cursor = moveCursor(p.Sh.Keys, msg, p.cursor, len(p.locks), p.rows())
+		p.cursor = MoveCursor(p.Sh.Keys, msg, p.cursor, len(p.locks), p.rows())
 		return nil
 	})
 	return p
 }
 
 // rows is how many locks fit inside the border.
-func (p *oursPanel) rows() int { return max(p.H-2, 0) }
+func (p *OursPanel) rows() int { return max(p.H-2, 0) }
 
 // Update moves the cursor with the navigation keys and a click, takes in the focus and our locks as they
 // change; the rows shown follow the cursor.
-func (p *oursPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (p *OursPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case kit.OursMsg:
 		p.locks = msg.Locks
 		p.cursor = min(p.cursor, max(len(p.locks)-1, 0))
 	case kit.StateMsg:
-		p.Focused, p.readOnly = msg.Mode.Focus == kit.FocusOurs, msg.Mode.ReadOnly
+		p.Focused, p.ReadOnly = msg.Mode.Focus == kit.FocusOurs, msg.Mode.ReadOnly
 	case tea.KeyMsg:
 		cmd = p.Run(msg)
 	case tea.MouseMsg:
-		if row := msg.Y - 1; wheelRows(msg) == 0 && row >= 0 { // below the border; the wheel does nothing here
+		if row := msg.Y - 1; kit.WheelRows(msg) == 0 && row >= 0 { // below the border; the wheel does nothing here
 			p.cursor = min(p.offset+row, max(len(p.locks)-1, 0))
 		}
 	}
@@ -55,26 +55,26 @@ func (p *oursPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // SetSize sets the outer size, and keeps the cursor's row on screen.
-func (p *oursPanel) SetSize(w, h int) {
+func (p *OursPanel) SetSize(w, h int) {
 	p.Sized.SetSize(w, h)
 	p.scroll()
 }
 
 // scroll moves the first row shown so that the cursor's row is on screen.
-func (p *oursPanel) scroll() { p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.locks)) }
+func (p *OursPanel) scroll() { p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.locks)) }
 
-// selected returns the lock under the cursor, or nil.
-func (p *oursPanel) selected() *kit.OwnLock {
+// Selected returns the lock under the cursor, or nil.
+func (p *OursPanel) Selected() *kit.OwnLock {
 	if p.cursor < 0 || p.cursor >= len(p.locks) {
 		return nil
 	}
 	return p.locks[p.cursor]
 }
 
-// drill returns the full view of the lock under the cursor, nil when there is none or it is on no master.
-func (p *oursPanel) drill() *drillView {
-	if o := p.selected(); o != nil {
-		if row := findRow(p.Sh.Data, o.Lock.Resource()); row != nil {
+// Drill returns the full view of the lock under the cursor, nil when there is none or it is on no master.
+func (p *OursPanel) Drill() *DrillView {
+	if o := p.Selected(); o != nil {
+		if row := kit.FindRow(p.Sh.Data, o.Lock.Resource()); row != nil {
 			return newLockDrill(p.Sh, row)
 		}
 	}
@@ -82,7 +82,7 @@ func (p *oursPanel) drill() *drillView {
 }
 
 // unconfirmed counts our locks whose release was not confirmed.
-func (p *oursPanel) unconfirmed() int {
+func (p *OursPanel) unconfirmed() int {
 	n := 0
 	for _, o := range p.locks {
 		if o.Unconfirmed != "" {
@@ -93,7 +93,7 @@ func (p *oursPanel) unconfirmed() int {
 }
 
 // View draws the panel.
-func (p *oursPanel) View() string {
+func (p *OursPanel) View() string {
 	st, focused := p.Sh.St, p.Focused
 	auto := 0
 	for _, o := range p.locks {
@@ -111,7 +111,7 @@ func (p *oursPanel) View() string {
 	var body []string
 	if len(p.locks) == 0 {
 		hint := "none: " + p.Sh.Keys.Acquire.Help().Key + " acquires one"
-		if p.readOnly {
+		if p.ReadOnly {
 			hint = "none: read-only"
 		}
 		body = append(body, st.Text.Muted.Render(hint))
@@ -121,7 +121,7 @@ func (p *oursPanel) View() string {
 	for i := p.offset; i < len(p.locks) && len(body) < p.rows(); i++ {
 		body = append(body, p.row(p.locks[i], w, now, focused && i == p.cursor))
 	}
-	if o := p.selected(); o != nil && len(body) < p.rows() { // room below the rows: how the selected lock was won
+	if o := p.Selected(); o != nil && len(body) < p.rows() { // room below the rows: how the selected lock was won
 		for len(body) < p.rows()-1 {
 			body = append(body, "")
 		}
@@ -132,7 +132,7 @@ func (p *oursPanel) View() string {
 
 // row renders one of our locks w cells wide: name, validity bar and countdown, state, auto-extension, extensions
 // used, and the last round with one outcome glyph per master.
-func (p *oursPanel) row(o *kit.OwnLock, w int, now time.Time, selected bool) string {
+func (p *OursPanel) row(o *kit.OwnLock, w int, now time.Time, selected bool) string {
 	st := p.Sh.St
 	cursor := "  "
 	if selected {

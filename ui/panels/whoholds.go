@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"context"
@@ -98,7 +98,7 @@ func (w *whoState) sectionLines(sh *kit.Shared, row *kit.LockRow, width int) []s
 	}
 	out := []string{"", st.Table.Head.Render("Who holds it")}
 	add := func(label, text string, style kit.Paint) {
-		out = append(out, labelled(st, label, text, width, style)...)
+		out = append(out, Labelled(st, label, text, width, style)...)
 	}
 	for _, h := range hints {
 		add("hint", h, st.Text.Normal)

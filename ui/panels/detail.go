@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -11,16 +11,16 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// detailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
+// DetailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
 // holder token, how long the holder has held it, holder changes and the lock's last events. It takes no keys.
-type detailPanel struct {
-	sh  *kit.Shared
+type DetailPanel struct {
+	Sh  *kit.Shared
 	row *kit.LockRow // the selected lock, nil: none
 	kit.Sized
 }
 
 // Update takes in the selected lock.
-func (p *detailPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (p *DetailPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if msg, ok := msg.(kit.StateMsg); ok {
 		p.row = msg.Row
 	}
@@ -28,21 +28,21 @@ func (p *detailPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // ShortHelp is empty: the panel takes no keys.
-func (p *detailPanel) ShortHelp() []key.Binding { return nil }
+func (p *DetailPanel) ShortHelp() []key.Binding { return nil }
 
 // FullHelp is empty: the panel takes no keys.
-func (p *detailPanel) FullHelp() [][]key.Binding { return nil }
+func (p *DetailPanel) FullHelp() [][]key.Binding { return nil }
 
 // View draws the detail of the selected lock, with its last events from the journal.
-func (p *detailPanel) View() string {
-	st, d, row := p.sh.St, p.sh.Data, p.row
+func (p *DetailPanel) View() string {
+	st, d, row := p.Sh.St, p.Sh.Data, p.row
 	if row == nil || d == nil {
 		return st.Box("Detail", []string{st.Text.Muted.Render("no lock selected")}, p.W, p.H, false)
 	}
 	w := p.W - 2
 	body := p.facts(row, d, w)
 	body = append(body, p.masterCells(row, d, w)...)
-	events := p.sh.Log.EntriesFor(row.Lv.Resource, max(p.H-2-len(body)-1, 0))
+	events := p.Sh.Log.EntriesFor(row.Lv.Resource, max(p.H-2-len(body)-1, 0))
 	if len(events) > 0 {
 		body = append(body, st.Table.Head.Render("events"))
 		for _, e := range events {
@@ -54,10 +54,10 @@ func (p *detailPanel) View() string {
 
 // facts are the detail's labelled lines about the lock of row, w cells wide: name, state, validity, holder,
 // and what is known of its client and history.
-func (p *detailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string {
-	st := p.sh.St
+func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string {
+	st := p.Sh.St
 	lv := row.Lv
-	now := p.sh.Now()
+	now := p.Sh.Now()
 	label := func(s string) string { return st.Text.Muted.Render(kit.Fit(s, 10)) }
 	var body []string
 	add := func(s string) { body = append(body, s) }
@@ -73,7 +73,7 @@ func (p *detailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 		}
 	}
 	wrapped("resource", row.Label)
-	stateText, stateStyle := stateLabel(st, lv, now)
+	stateText, stateStyle := StateLabel(st, lv, now)
 	holder := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
 		holder = " by " + st.Text.You.Render("you")
@@ -139,8 +139,8 @@ func (p *detailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 }
 
 // masterCells is the detail's section of the lock's key on each master, w cells wide: its token and PTTL.
-func (p *detailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []string {
-	st, lv, now := p.sh.St, row.Lv, p.sh.Now()
+func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []string {
+	st, lv, now := p.Sh.St, row.Lv, p.Sh.Now()
 	body := []string{st.Table.Head.Render("masters") + st.Text.Muted.Render("  ●holder ○other ·none ?not read")}
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)

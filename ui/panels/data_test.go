@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -138,7 +138,7 @@ func bigDashboard(n int) *kit.Shared {
 
 func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
 	sh := bigDashboard(100000)
-	p := newLocksPanel(sh)
+	p := NewLocksPanel(sh)
 	p.SetSize(100, 20)
 	p.rebuild()
 	p.cursor = 50000
@@ -159,7 +159,7 @@ func TestLocksPanelRendersOnlyTheVisibleRows(t *testing.T) {
 
 func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
 	sh := bigDashboard(1000)
-	p := newLocksPanel(sh)
+	p := NewLocksPanel(sh)
 	p.SetSize(100, 20)
 	p.rebuild()
 	p.cursor = 10
@@ -170,7 +170,7 @@ func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
 		t.Fatalf("filter res:0001 kept %d rows, want 100", len(p.order))
 	}
 	p.setFilter("")
-	if row := p.selectedRow(); row == nil || row.Lv.Resource != "res:000010" {
+	if row := p.SelectedRow(); row == nil || row.Lv.Resource != "res:000010" {
 		t.Fatalf("after clearing the filter the cursor is on %v, want res:000010", row)
 	}
 
@@ -178,7 +178,7 @@ func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
 	if first := sh.Data.Locks[p.order[0]].Lv.Resource; first != "res:000999" {
 		t.Errorf("sorted by validity, first row is %s, want res:000999 (shortest validity)", first)
 	}
-	if row := p.selectedRow(); row.Lv.Resource != "res:000010" {
+	if row := p.SelectedRow(); row.Lv.Resource != "res:000010" {
 		t.Errorf("after sorting the cursor moved to %s, want it to stay on res:000010", row.Lv.Resource)
 	}
 	p.cycleSort() // state: all held, so resource order
@@ -187,8 +187,8 @@ func TestLocksPanelFilterAndSortFollowTheSelection(t *testing.T) {
 		t.Errorf("sorted by changes, first row has %d changes, want 6", first.Lv.Changes)
 	}
 	p.cycleSort()
-	if p.sort != sortResource {
-		t.Errorf("sort did not cycle back to resource: %v", sortNames[p.sort])
+	if p.Sort != SortResource {
+		t.Errorf("sort did not cycle back to resource: %v", sortNames[p.Sort])
 	}
 }
 
@@ -235,7 +235,7 @@ func TestAHeldLockWhoseValidityRanOutSaysSo(t *testing.T) {
 	d, _ := kit.Ingest(threeMasters(t0, heldLock("long", "T1", 3, 10*time.Second), heldLock("short", "T2", 3, 200*time.Millisecond)), nil)
 	now := t0
 	sh := &kit.Shared{St: kit.NewStyles(kit.DefaultTheme()), Keys: &kit.KeyMap{}, Now: func() time.Time { return now }, Data: d}
-	p := newLocksPanel(sh)
+	p := NewLocksPanel(sh)
 	p.SetSize(100, 10)
 	p.rebuild()
 	rowOf := func(res string) string {

@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"strings"
@@ -36,7 +36,7 @@ func sparkline(counts []int) string {
 }
 
 // toggleSparkline shows or hides the sparkline column, and says so.
-func (p *locksPanel) toggleSparkline() tea.Cmd {
+func (p *LocksPanel) toggleSparkline() tea.Cmd {
 	p.spark = !p.spark
 	switch {
 	case !p.spark:
@@ -50,7 +50,7 @@ func (p *locksPanel) toggleSparkline() tea.Cmd {
 }
 
 // masters is how many masters the panel's rows have cells for.
-func (p *locksPanel) masters() int {
+func (p *LocksPanel) masters() int {
 	if p.Sh.Data == nil {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ type sortMode int
 
 // The sort orders, cycled by the Sort key.
 const (
-	sortResource sortMode = iota // by resource name
+	SortResource sortMode = iota // by resource name
 	sortValidity                 // soonest to expire first
 	sortState                    // trouble first: lost, split, partial, held
 	sortChanges                  // most holder changes first
@@ -28,20 +28,20 @@ const (
 // sortNames name the sort orders, in the title and the status line.
 var sortNames = [sortModes + 1]string{"resource", "validity", "state", "changes", "heat"}
 
-// locksPanel is the table of locks: one row per resource with its holder, one cell per master, the quorum
+// LocksPanel is the table of locks: one row per resource with its holder, one cell per master, the quorum
 // count, validity, TTL spread, changes and state. It keeps the rows filtered and sorted as indices into the
 // snapshot's rows, and renders only the rows on screen, so its cost per frame does not grow with the number of
 // locks. Its sort, filter and copy keys act whatever has the focus.
-type locksPanel struct {
+type LocksPanel struct {
 	kit.KeyTable
 	order          []int          // indices into sh.data.locks, filtered and sorted
 	orderOf        []*kit.LockRow // the rows order was built for: a snapshot that shares them needs no rebuild
 	cursor, offset int            // cursor and first shown row, as positions in order
 	selected       string
 	hasSelected    bool // selected holds the raw resource under the cursor, followed across snapshots
-	sort           sortMode
+	Sort           sortMode
 	reverse        bool // the sort order reversed
-	filter         typedText
+	Filter         typedText
 	query          string // the applied filter, lower case
 	spark          bool   // the sparkline column of handovers is on (spark.go)
 	hideFree       bool   // free locks (no key, listed for their holders in the window) are left out
@@ -52,18 +52,18 @@ type locksPanel struct {
 	kit.Sized
 }
 
-// newLocksPanel returns an empty locks panel.
-func newLocksPanel(sh *kit.Shared) *locksPanel {
-	p := &locksPanel{KeyTable: kit.KeyTable{Sh: sh}}
+// NewLocksPanel returns an empty locks panel.
+func NewLocksPanel(sh *kit.Shared) *LocksPanel {
+	p := &LocksPanel{KeyTable: kit.KeyTable{Sh: sh}}
 	k := sh.Keys
 	p.Actions = append(navActions(k, p.move),
 		kit.Action{Binding: &k.Filter, Do: func(tea.KeyMsg) tea.Cmd {
 			p.Sh.Tell(kit.FocusMsg{Panel: kit.FocusLocks}) // the filter takes the keyboard there
-			p.Sh.Tell(kit.OpenModalMsg{M: p.filter.open(p.Sh, kit.FocusLocks)})
+			p.Sh.Tell(kit.OpenModalMsg{M: p.Filter.open(p.Sh, kit.FocusLocks)})
 			return nil
 		}},
 		kit.Action{Binding: &k.Cancel, When: func() bool { return p.query != "" }, Do: func(tea.KeyMsg) tea.Cmd {
-			p.filter.text = ""
+			p.Filter.Text = ""
 			p.setFilter("")
 			return nil
 		}},
@@ -77,26 +77,26 @@ func newLocksPanel(sh *kit.Shared) *locksPanel {
 			p.rebuild()
 			return p.sorted()
 		}},
-		kit.Action{Binding: &k.Copy, Can: func() string { return uncopyable(p.selectedRow(), false) },
-			Do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.Sh, p.selectedRow(), false) }},
-		kit.Action{Binding: &k.CopyToken, Can: func() string { return uncopyable(p.selectedRow(), true) },
-			Do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.Sh, p.selectedRow(), true) }},
+		kit.Action{Binding: &k.Copy, Can: func() string { return uncopyable(p.SelectedRow(), false) },
+			Do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.Sh, p.SelectedRow(), false) }},
+		kit.Action{Binding: &k.CopyToken, Can: func() string { return uncopyable(p.SelectedRow(), true) },
+			Do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.Sh, p.SelectedRow(), true) }},
 	)
 	return p
 }
 
 // SetSize sets the panel's outer size, keeping the cursor in view.
-func (p *locksPanel) SetSize(w, h int) {
+func (p *LocksPanel) SetSize(w, h int) {
 	p.Sized.SetSize(w, h)
 	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 }
 
 // rows is how many lock rows fit below the column header.
-func (p *locksPanel) rows() int { return max(p.H-3, 0) }
+func (p *LocksPanel) rows() int { return max(p.H-3, 0) }
 
 // Update applies its keys and the mouse, sorts and filters a new snapshot's rows, applies its filter as it is
 // typed, and takes in the focus.
-func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (p *LocksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return p, p.Run(msg)
@@ -105,11 +105,11 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case kit.StateMsg:
 		p.Focused = msg.Mode.Focus == kit.FocusLocks
 	case kit.DataMsg:
-		if d := p.Sh.Data; d == nil || !kit.SameSlice(d.Locks, p.orderOf) || p.sort == sortHeat { // heat counts a moving minute
+		if d := p.Sh.Data; d == nil || !kit.SameSlice(d.Locks, p.orderOf) || p.Sort == sortHeat { // heat counts a moving minute
 			p.rebuild()
 		}
 	case kit.FieldMsg:
-		p.filter.take(msg, p.setFilter)
+		p.Filter.take(msg, p.setFilter)
 	case reportSavedMsg:
 		p.reportSaved(msg)
 	case kit.PanelKeyMsg:
@@ -119,14 +119,14 @@ func (p *locksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // sorted says on the status line how the rows are sorted now.
-func (p *locksPanel) sorted() tea.Cmd {
+func (p *LocksPanel) sorted() tea.Cmd {
 	p.Sh.TellStatus(monitor.SeverityInfo, "locks sorted by "+p.sortName())
 	return nil
 }
 
 // move applies a navigation key to the cursor.
-func (p *locksPanel) move(msg tea.KeyMsg) tea.Cmd {
-	p.cursor = moveCursor(p.Sh.Keys, msg, p.cursor, len(p.order), p.rows())
+func (p *LocksPanel) move(msg tea.KeyMsg) tea.Cmd {
+	p.cursor = MoveCursor(p.Sh.Keys, msg, p.cursor, len(p.order), p.rows())
 	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 	p.remember()
 	return nil
@@ -134,8 +134,8 @@ func (p *locksPanel) move(msg tea.KeyMsg) tea.Cmd {
 
 // mouse moves the cursor with the wheel, and selects the lock clicked; a click on the lock already selected
 // shows it in full. msg.Y is the row within the panel.
-func (p *locksPanel) mouse(msg tea.MouseMsg) {
-	if n := wheelRows(msg); n != 0 {
+func (p *LocksPanel) mouse(msg tea.MouseMsg) {
+	if n := kit.WheelRows(msg); n != 0 {
 		p.cursor = min(max(p.cursor+n, 0), max(len(p.order)-1, 0))
 		p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 		p.remember()
@@ -153,23 +153,23 @@ func (p *locksPanel) mouse(msg tea.MouseMsg) {
 	p.remember()
 }
 
-// drill returns the full view of the lock under the cursor, nil when there is none.
-func (p *locksPanel) drill() *drillView {
-	if row := p.selectedRow(); row != nil {
+// Drill returns the full view of the lock under the cursor, nil when there is none.
+func (p *LocksPanel) Drill() *DrillView {
+	if row := p.SelectedRow(); row != nil {
 		return newLockDrill(p.Sh, row)
 	}
 	return nil
 }
 
 // remember records the resource under the cursor, so the cursor stays on it when rows move.
-func (p *locksPanel) remember() {
-	if row := p.selectedRow(); row != nil {
+func (p *LocksPanel) remember() {
+	if row := p.SelectedRow(); row != nil {
 		p.selected, p.hasSelected = row.Lv.Resource, true
 	}
 }
 
-// selectedRow returns the row under the cursor, or nil.
-func (p *locksPanel) selectedRow() *kit.LockRow {
+// SelectedRow returns the row under the cursor, or nil.
+func (p *LocksPanel) SelectedRow() *kit.LockRow {
 	if p.Sh.Data == nil || p.cursor < 0 || p.cursor >= len(p.order) {
 		return nil
 	}
@@ -177,16 +177,16 @@ func (p *locksPanel) selectedRow() *kit.LockRow {
 }
 
 // sortName names the order: "validity", "validity, reversed".
-func (p *locksPanel) sortName() string {
+func (p *LocksPanel) sortName() string {
 	if p.reverse {
-		return sortNames[p.sort] + ", reversed"
+		return sortNames[p.Sort] + ", reversed"
 	}
-	return sortNames[p.sort]
+	return sortNames[p.Sort]
 }
 
 // match reports whether a row passes the filter: a case-insensitive substring of the name as shown; a glob
 // (*, ?, [...]) matched against the whole name; or, after "holder:", a substring of the holder's token.
-func (p *locksPanel) match(r *kit.LockRow) bool {
+func (p *LocksPanel) match(r *kit.LockRow) bool {
 	q := p.query
 	switch {
 	case q == "":
@@ -205,21 +205,21 @@ func (p *locksPanel) match(r *kit.LockRow) bool {
 }
 
 // setFilter applies a filter text (see match).
-func (p *locksPanel) setFilter(q string) {
+func (p *LocksPanel) setFilter(q string) {
 	p.query = strings.ToLower(q)
 	p.rebuild()
 }
 
 // cycleSort switches to the next sort order.
-func (p *locksPanel) cycleSort() {
-	p.sort = (p.sort + 1) % sortModes
+func (p *LocksPanel) cycleSort() {
+	p.Sort = (p.Sort + 1) % sortModes
 	p.rebuild()
 }
 
 // rebuild recomputes the filtered, sorted order after a snapshot, a filter or a sort change, and puts the
 // cursor back on the selected resource if it is listed. A resource that vanished (expired, filtered out) stays
 // selected, so the cursor returns to it when it is listed again; moving the cursor selects another.
-func (p *locksPanel) rebuild() {
+func (p *LocksPanel) rebuild() {
 	p.order, p.orderOf = p.order[:0], nil
 	d := p.Sh.Data
 	if d == nil {
@@ -242,7 +242,7 @@ func (p *locksPanel) rebuild() {
 		}
 	}
 	locks := d.Locks
-	if p.sort != sortResource {
+	if p.Sort != SortResource {
 		// Sort one integer per row, the key above the row's position in resource order, rather than indices with
 		// a comparator that reaches into every row: with 100,000 locks that is several times faster. Equal keys
 		// keep resource order.
@@ -251,7 +251,7 @@ func (p *locksPanel) rebuild() {
 		for n, i := range byName {
 			lv := locks[i].Lv
 			var k int64
-			switch p.sort {
+			switch p.Sort {
 			case sortValidity:
 				k = lv.ValidityAt(d.Snap.Time).Milliseconds()
 			case sortState:
@@ -288,7 +288,7 @@ func (p *locksPanel) rebuild() {
 }
 
 // toggleFree hides the free locks, or shows them again, and says so on the status line.
-func (p *locksPanel) toggleFree() tea.Cmd {
+func (p *LocksPanel) toggleFree() tea.Cmd {
 	p.hideFree = !p.hideFree
 	p.rebuild()
 	if p.hideFree {
@@ -356,7 +356,7 @@ const foldNames = 12
 func cellsLegend(n int) string { return fmt.Sprintf("M1-M%d", n) }
 
 // View draws the locks panel: a header and the visible rows only.
-func (p *locksPanel) View() string {
+func (p *LocksPanel) View() string {
 	st, d, focused := p.Sh.St, p.Sh.Data, p.Focused
 	title := p.title()
 	if d == nil {
@@ -405,7 +405,7 @@ func legend(c lockCols) string {
 }
 
 // title is the panel's title: count, position, sort and filter.
-func (p *locksPanel) title() string {
+func (p *LocksPanel) title() string {
 	t := "Locks"
 	if p.Sh.Data != nil {
 		t += " " + kit.Thousands(len(p.order))
@@ -425,8 +425,8 @@ func (p *locksPanel) title() string {
 			t += " ↕"
 		}
 	}
-	if p.filter.editing || p.query != "" {
-		t += " · filter /" + p.filter.text
+	if p.Filter.editing || p.query != "" {
+		t += " · filter /" + p.Filter.Text
 	}
 	if p.hidden > 0 {
 		t += " · " + kit.Thousands(p.hidden) + " free hidden"
@@ -435,7 +435,7 @@ func (p *locksPanel) title() string {
 }
 
 // header is the column header line.
-func (p *locksPanel) header(c lockCols, d *kit.Dashboard) string {
+func (p *LocksPanel) header(c lockCols, d *kit.Dashboard) string {
 	var b strings.Builder
 	b.WriteString("  " + kit.Fit("RESOURCE", c.name) + " ")
 	if c.holder > 0 {
@@ -476,7 +476,7 @@ func validityAt(lv *monitor.LockView, now time.Time) time.Duration {
 }
 
 // row renders one lock row.
-func (p *locksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.Time, selected, focused bool) string {
+func (p *LocksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.Time, selected, focused bool) string {
 	st := p.Sh.St
 	lv := r.Lv
 	sel := selected && focused
@@ -535,7 +535,7 @@ func (p *locksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.
 	b.WriteString(pick(normal).Render(kit.FitLeft(vText, c.validity)))
 	b.WriteString(space)
 	b.WriteString(figureColumns(lv, c, d, pick(st.Text.Muted), space))
-	stateText, stateStyle := stateLabel(st, lv, now)
+	stateText, stateStyle := StateLabel(st, lv, now)
 	b.WriteString(pick(stateStyle).Render(kit.Fit(stateText, c.state)))
 	return b.String()
 }
@@ -577,9 +577,9 @@ func cellGlyph(st *kit.Styles, m monitor.MasterLock, primary bool, state monitor
 	}
 }
 
-// stateLabel names a lock's state at now; a held lock with another token on some master is marked with "*", and
+// StateLabel names a lock's state at now; a held lock with another token on some master is marked with "*", and
 // one whose validity has run out by now (no poll has read it since) is "run out".
-func stateLabel(st *kit.Styles, lv *monitor.LockView, now time.Time) (string, kit.Paint) {
+func StateLabel(st *kit.Styles, lv *monitor.LockView, now time.Time) (string, kit.Paint) {
 	qs := lv.Qualifiers(now) // the one rule the table's flags and the report follow too
 	if slices.Contains(qs, monitor.QualifierQuorumLost) {
 		return "NO QUORUM", st.State.Lost

@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// eventLog is the scrollable event log panel: it shows the journal, entries wrapped rather than cut. It can be
+// EventLog is the scrollable event log panel: it shows the journal, entries wrapped rather than cut. It can be
 // narrowed to entries containing a text (Filter while it has the focus), to one lock's entries (LogLock) and
 // to a minimum level (LogLevel). It follows the newest entry unless scrolled up.
-type eventLog struct {
+type EventLog struct {
 	kit.KeyTable
 	rev      uint64 // the journal's change count when shown was last computed
 	shown    []int  // indices into the journal's entries that pass the search and the level, oldest first
@@ -28,9 +28,9 @@ type eventLog struct {
 	w, h     int
 }
 
-// newEventLog returns an empty log that follows new entries.
-func newEventLog(sh *kit.Shared) *eventLog {
-	l := &eventLog{KeyTable: kit.KeyTable{Sh: sh}, follow: true, minLevel: monitor.SeverityInfo}
+// NewEventLog returns an empty log that follows new entries.
+func NewEventLog(sh *kit.Shared) *EventLog {
+	l := &EventLog{KeyTable: kit.KeyTable{Sh: sh}, follow: true, minLevel: monitor.SeverityInfo}
 	k := sh.Keys
 	l.Actions = append(navActions(k, l.scrollKey),
 		kit.Action{Binding: &k.Filter, Focused: true, Do: func(tea.KeyMsg) tea.Cmd {
@@ -39,7 +39,7 @@ func newEventLog(sh *kit.Shared) *eventLog {
 		}},
 		kit.Action{Binding: &k.Cancel, Focused: true, When: func() bool { return l.query != "" },
 			Do: func(tea.KeyMsg) tea.Cmd {
-				l.search.text = ""
+				l.search.Text = ""
 				l.setQuery("")
 				return nil
 			}},
@@ -67,17 +67,17 @@ func newEventLog(sh *kit.Shared) *eventLog {
 }
 
 // Init does nothing: the panel shows the journal.
-func (l *eventLog) Init() tea.Cmd { return nil }
+func (l *EventLog) Init() tea.Cmd { return nil }
 
 // Update applies its keys, scrolls with the wheel, applies its search as it is typed, shows an entry it is
 // asked to, and takes in the focus, the selected lock and whether it fills the body.
-func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (l *EventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	l.catchUp()
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return l, l.Run(msg)
 	case tea.MouseMsg:
-		if n := wheelRows(msg); n != 0 {
+		if n := kit.WheelRows(msg); n != 0 {
 			l.scrollBy(n)
 		}
 	case kit.StateMsg:
@@ -95,7 +95,7 @@ func (l *eventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // toggleLock narrows the log to the selected lock's entries, or widens it to every lock's again.
-func (l *eventLog) toggleLock(tea.KeyMsg) tea.Cmd {
+func (l *EventLog) toggleLock(tea.KeyMsg) tea.Cmd {
 	if l.resource != "" {
 		l.setResource("")
 		l.Sh.TellStatus(monitor.SeverityInfo, "event log: every lock's entries")
@@ -107,7 +107,7 @@ func (l *eventLog) toggleLock(tea.KeyMsg) tea.Cmd {
 }
 
 // scrollKey scrolls the log with a navigation key, an entry at a time.
-func (l *eventLog) scrollKey(msg tea.KeyMsg) tea.Cmd {
+func (l *EventLog) scrollKey(msg tea.KeyMsg) tea.Cmd {
 	k := l.Sh.Keys
 	switch {
 	case key.Matches(msg, k.Up):
@@ -127,23 +127,23 @@ func (l *eventLog) scrollKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // entries are the journal's entries.
-func (l *eventLog) entries() []kit.LogEntry { return l.Sh.Log.Entries }
+func (l *EventLog) entries() []kit.LogEntry { return l.Sh.Log.Entries }
 
 // catchUp filters the entries again if the journal changed since they were last filtered.
-func (l *eventLog) catchUp() {
+func (l *EventLog) catchUp() {
 	if l.rev != l.Sh.Log.Rev {
 		l.refilter()
 	}
 }
 
 // matches reports whether entry e passes the search and the level.
-func (l *eventLog) matches(e *kit.LogEntry) bool {
+func (l *EventLog) matches(e *kit.LogEntry) bool {
 	return e.Level.AtLeast(l.minLevel) && (l.resource == "" || e.Resource == l.resource) &&
 		(l.query == "" || strings.Contains(strings.ToLower(e.Text), l.query))
 }
 
 // refilter recomputes the entries shown, keeping the first one on screen where it can.
-func (l *eventLog) refilter() {
+func (l *EventLog) refilter() {
 	l.rev = l.Sh.Log.Rev
 	first := -1
 	if !l.follow && l.top < len(l.shown) {
@@ -170,31 +170,31 @@ func (l *eventLog) refilter() {
 }
 
 // setQuery applies a search text.
-func (l *eventLog) setQuery(q string) {
+func (l *EventLog) setQuery(q string) {
 	l.query = strings.ToLower(q)
 	l.refilter()
 }
 
 // cycleLevel shows all entries, then warnings and errors, then errors only.
-func (l *eventLog) cycleLevel() {
+func (l *EventLog) cycleLevel() {
 	l.minLevel = monitor.Severities[(l.minLevel.Rank()+1)%len(monitor.Severities)]
 	l.refilter()
 }
 
 // setResource narrows the log to one lock's entries ("" for every lock's).
-func (l *eventLog) setResource(resource string) {
+func (l *EventLog) setResource(resource string) {
 	l.resource = resource
 	l.refilter()
 }
 
 // narrowed says how the log is narrowed, "" when it is not: "lock orders · /text · warnings and errors".
-func (l *eventLog) narrowed() string {
+func (l *EventLog) narrowed() string {
 	var parts []string
 	if l.resource != "" {
 		parts = append(parts, "lock "+kit.Sanitize(l.resource, kit.NameCap))
 	}
 	if l.search.editing || l.query != "" {
-		parts = append(parts, "/"+l.search.text)
+		parts = append(parts, "/"+l.search.Text)
 	}
 	switch l.minLevel {
 	case monitor.SeverityWarning:
@@ -207,16 +207,16 @@ func (l *eventLog) narrowed() string {
 
 // SetSize sets the panel's outer size, and takes in the entries logged since the log last looked: the root
 // lays the screen out after every message, so that View finds them filtered.
-func (l *eventLog) SetSize(w, h int) {
+func (l *EventLog) SetSize(w, h int) {
 	l.w, l.h = w, h
 	l.catchUp()
 }
 
 // rows is how many lines fit inside the border.
-func (l *eventLog) rows() int { return max(l.h-2, 0) }
+func (l *EventLog) rows() int { return max(l.h-2, 0) }
 
 // last is the top position that shows the newest entries: as many of them as fit, wrapped.
-func (l *eventLog) last() int {
+func (l *EventLog) last() int {
 	rows, w := l.rows(), max(l.w-2, 1)
 	pos := len(l.shown)
 	for pos > 0 {
@@ -234,7 +234,7 @@ func (l *eventLog) last() int {
 }
 
 // scrollBy moves the view n entries towards the newest (n > 0) or the oldest.
-func (l *eventLog) scrollBy(n int) {
+func (l *EventLog) scrollBy(n int) {
 	last := l.last()
 	if l.follow {
 		l.top = last
@@ -245,12 +245,12 @@ func (l *eventLog) scrollBy(n int) {
 
 // scrollTo shows entry i at the top, until scrolled back to the newest; a search or level that hides it is
 // dropped.
-func (l *eventLog) scrollTo(i int) {
+func (l *EventLog) scrollTo(i int) {
 	if i < 0 || i >= len(l.entries()) {
 		return
 	}
 	if !l.matches(&l.entries()[i]) {
-		l.search.text, l.query, l.minLevel = "", "", monitor.SeverityInfo
+		l.search.Text, l.query, l.minLevel = "", "", monitor.SeverityInfo
 		l.refilter()
 	}
 	for pos, j := range l.shown {
@@ -264,7 +264,7 @@ func (l *eventLog) scrollTo(i int) {
 }
 
 // View draws the log panel: the entries from top, each wrapped in full, as many as fit.
-func (l *eventLog) View() string {
+func (l *EventLog) View() string {
 	focused := l.Focused
 	rows := l.rows()
 	top := l.top

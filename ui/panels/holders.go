@@ -1,4 +1,4 @@
-package ui
+package panels
 
 import (
 	"fmt"
@@ -70,7 +70,7 @@ func holderLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 	out := []string{"", st.Table.Head.Render("Holders") + st.Text.Muted.Render("  ● held  ● on too few masters  × expired  ? not read")}
 	for _, hr := range row.Holders {
 		out = append(out, holderLine(st, hr, len(d.Masters), d.Snap.Quorum, d.Snap.Time, sh.Now(), w))
-		out = append(out, wrapLines(st.Text.Muted.Render("    "+holderCells(d, hr.H, sh.Now())), w)...)
+		out = append(out, WrapLines(st.Text.Muted.Render("    "+holderCells(d, hr.H, sh.Now())), w)...)
 	}
 	return out
 }
@@ -83,41 +83,8 @@ func orDash(s string) string {
 	return s
 }
 
-// choose makes the confirmation remove holder i of the sorted-set lock it opened on, alone.
-func (c *deleteConfirm) choose(i int) {
-	c.pick = i
-	hr := c.holders[i]
-	on := 0
-	for _, m := range hr.H.Masters {
-		if m.State == monitor.CellSeen {
-			on++
-		}
-	}
-	what := fmt.Sprintf(" (%s, %s) on %s", hr.H.Mode, hr.H.State, kit.Plural(on, "master"))
-	c.tokens = []string{hr.H.Token}
-	c.shown = []string{strings.TrimRight(kit.Fit(hr.Token, kit.ShortToken), " ") + what}
-	c.full = []string{hr.Token + what}
-}
-
-// setHints says what removing one holder of a sorted-set lock does, and what the library's holders notice.
-func (c *deleteConfirm) setHints(hint func(string)) {
-	hint(fmt.Sprintf("Removes this holder's members only where they are all still in the set; the other %s keep theirs.",
-		kit.Plural(len(c.holders)-1, "holder")))
-	if len(c.holders) > 1 {
-		hint(fmt.Sprintf("Holder %d of %d: %s another.", c.pick+1, len(c.holders), c.Sh.Keys.NextPanel.Help().Key))
-	}
-	switch c.family {
-	case "Symfony Lock":
-		hint("Symfony Lock's holder learns it at its next refresh() or isAcquired() (LockConflictedException); " +
-			"until then it runs on. A writer's __write__ marker goes with it.")
-	case "redis-semaphore":
-		hint("redis-semaphore's holder learns it at its next refresh (every 80% of lockTimeout): it calls " +
-			"onLockLost, which by default throws LostLockError; until then it runs on.")
-	}
-}
-
-// hasHolder reports whether row's lock still has a holder of token in its set on some master.
-func hasHolder(row *kit.LockRow, token string) bool {
+// HasHolder reports whether row's lock still has a holder of token in its set on some master.
+func HasHolder(row *kit.LockRow, token string) bool {
 	for _, hr := range row.Holders {
 		if hr.H.Token == token {
 			for _, m := range hr.H.Masters {
@@ -128,12 +95,4 @@ func hasHolder(row *kit.LockRow, token string) bool {
 		}
 	}
 	return false
-}
-
-// keyOf is the key the acquire form locks for resource: in the --key-format convention, when one is given.
-func (f *acquireForm) keyOf(resource string) string {
-	if f.Sh.KeyOf == nil {
-		return resource
-	}
-	return f.Sh.KeyOf(resource)
 }
