@@ -16,9 +16,6 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
-// spinner frames, advanced by the tick while a request runs.
-var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
 // acquireForm is the small form that acquires a lock, a modal dialog: resource and TTL, then progress while
 // Acquire runs its rounds, and the per-master outcome when it fails. It asks the lock commands to acquire
 // (acquireMsg), follows its request by the replies, and closes when the lock is won.
@@ -162,7 +159,7 @@ func (f *acquireForm) View() string {
 	switch {
 	case f.running:
 		elapsed := f.Sh.Now().Sub(f.started)
-		line := spinner[frame%len(spinner)] + " acquiring… " + kit.Dur(elapsed)
+		line := kit.Spinner[frame%len(kit.Spinner)] + " acquiring… " + kit.Dur(elapsed)
 		if d := f.Sh.Data; d != nil {
 			line += fmt.Sprintf(" · %d/%d masters up, quorum %d", d.Snap.UpCount, len(d.Masters), d.Snap.Quorum)
 		}
@@ -359,7 +356,7 @@ func (c *deleteConfirm) View() string {
 	k := c.Sh.Keys
 	switch {
 	case c.running:
-		body = append(body, st.Text.Normal.Render(spinner[frame%len(spinner)]+" deleting…"))
+		body = append(body, st.Text.Normal.Render(kit.Spinner[frame%len(kit.Spinner)]+" deleting…"))
 	case c.err != "":
 		body = append(body, panels.WrapLines(st.Form.Err.Render(c.err), inner)...)
 	default:

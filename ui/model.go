@@ -31,6 +31,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/demoview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
@@ -142,9 +143,9 @@ type Model struct {
 	detail        *panels.DetailPanel
 	ours          *panels.OursPanel
 	log           *panels.EventLog
-	ops           *lockOps  // the write commands
-	demo          *demoView // nil outside demo mode
-	replay        *replayer // nil outside a replay
+	ops           *lockOps           // the write commands
+	demo          *demoview.DemoView // nil outside demo mode
+	replay        *replayer          // nil outside a replay
 	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
 	// it takes the keys, and says where it shows.
 	modal  kit.Modal
@@ -187,9 +188,9 @@ func New(o Options) *Model {
 	m.log = panels.NewEventLog(sh)
 	m.ops = newLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
 	if o.Demo != nil {
-		m.demo = newDemoView(sh, ctx, o.Demo)
+		m.demo = demoview.NewDemoView(sh, ctx, o.Demo)
 		if o.Monitor != nil {
-			m.demo.pollNow = o.Monitor.PollNow
+			m.demo.PollNow = o.Monitor.PollNow
 		}
 	}
 	if o.Replay != nil {
@@ -246,7 +247,7 @@ func (m *Model) components() []kit.Component {
 	switch {
 	case md.Source == kit.SourceReplay: // its keys before the panels'
 		out = []kit.Component{m.replay, m.panel(md.Focus)}
-	case md.Source == kit.SourceDemo && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
+	case md.Source == kit.SourceDemo && m.demo.StepsShown(): // the presenter's step key comes before the panels' paging
 		out = []kit.Component{m.demo, m.panel(md.Focus)}
 	case md.Source == kit.SourceDemo:
 		out = append(out, m.demo)
@@ -538,7 +539,7 @@ func (m *Model) showStory(id int) {
 	if !m.visible(kit.FocusLog) || m.lay.panels[kit.FocusLog].h < storyPaneMin {
 		m.setLogFull(true) // no room for the story beside the panels: it takes the screen until esc
 	}
-	i := m.sh.Log.LastIndex(storyHead(id))
+	i := m.sh.Log.LastIndex(demoview.StoryHead(id))
 	if i < 0 {
 		m.sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("the story of violation #%d has left the event log", id))
 		return
@@ -627,7 +628,7 @@ func (m *Model) relayout() {
 	demoMode := md.Source == kit.SourceDemo
 	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: demoMode, logFull: md.LogFull, modal: md.Modal}
 	if demoMode {
-		in.violation = m.demo.violationLines(m.width)
+		in.violation = m.demo.ViolationLines(m.width)
 	}
 	if d := m.sh.Data; d != nil {
 		in.masters = max(len(d.Masters), 1)
@@ -635,7 +636,7 @@ func (m *Model) relayout() {
 	}
 	in.warnings = len(m.bannerRows())
 	if demoMode {
-		in.story = m.demo.storyLines(m.width)
+		in.story = m.demo.StoryLines(m.width)
 	}
 	l := arrange(in)
 	m.lay = l
@@ -646,7 +647,7 @@ func (m *Model) relayout() {
 	m.detail.SetSize(l.detail.w, l.detail.h)
 	if demoMode {
 		m.demo.SetSize(m.width, l.demoBarH+l.violationH)
-		m.demo.storyH = l.storyH
+		m.demo.StoryH = l.storyH
 	}
 	m.help.Width = m.width
 	if md.Modal {
@@ -679,10 +680,10 @@ var (
 	_ kit.Component = (*panels.DetailPanel)(nil)
 	_ kit.Keyed     = (*panels.OursPanel)(nil)
 	_ kit.Keyed     = (*panels.EventLog)(nil)
-	_ kit.Keyed     = (*demoView)(nil)
+	_ kit.Keyed     = (*demoview.DemoView)(nil)
 	_ kit.Modal     = (*acquireForm)(nil)
 	_ kit.Modal     = (*deleteConfirm)(nil)
-	_ kit.Modal     = (*scenarioMenu)(nil)
+	_ kit.Modal     = (*demoview.ScenarioMenu)(nil)
 	_ kit.Modal     = (*panels.FieldEntry)(nil)
 	_ kit.Modal     = (*panels.DrillView)(nil)
 	_ kit.Modal     = (*helpView)(nil)

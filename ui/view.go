@@ -118,19 +118,19 @@ const appName = "redlock-tui"
 func (m *Model) headerView() string {
 	st := m.sh.St
 	sep := st.Header.Label.Render(" │ ")
-	parts := []part{{st.Header.Title.Render(appName), 0}}
+	parts := []kit.Part{{Text: st.Header.Title.Render(appName), Rank: 0}}
 	profileAt := -1
 	if m.profile != "" {
 		profileAt = len(parts)
-		parts = append(parts, part{"", 0}) // filled in last, in the room the other parts kept at any width leave
+		parts = append(parts, kit.Part{Text: "", Rank: 0}) // filled in last, in the room the other parts kept at any width leave
 	}
 	if m.title != "" {
-		parts = append(parts, part{st.Name(m.title, st.Header.Value), 6})
+		parts = append(parts, kit.Part{Text: st.Name(m.title, st.Header.Value), Rank: 6})
 	}
 	d, md := m.sh.Data, m.mode()
 	if d == nil {
-		parts = append(parts, part{st.Header.Degraded.Render("WAITING"), 0},
-			part{st.Header.Label.Render("no snapshot yet"), 1})
+		parts = append(parts, kit.Part{Text: st.Header.Degraded.Render("WAITING"), Rank: 0},
+			kit.Part{Text: st.Header.Label.Render("no snapshot yet"), Rank: 1})
 	} else {
 		badge := st.Header.OK.Render(d.Health.String())
 		switch d.Health {
@@ -139,18 +139,18 @@ func (m *Model) headerView() string {
 		case monitor.HealthUnsafe, monitor.HealthNoQuorum:
 			badge = st.Header.NoQuorum.Render(" " + d.Health.String() + " ")
 		}
-		if md.Source == kit.SourceDemo && m.demo.violated() { // never OK beside a violation of mutual exclusion
+		if md.Source == kit.SourceDemo && m.demo.Violated() { // never OK beside a violation of mutual exclusion
 			badge = st.Header.NoQuorum.Render(" VIOLATION ")
 		}
-		parts = append(parts, part{badge, 0}, part{st.Header.Label.Render("masters ") +
+		parts = append(parts, kit.Part{Text: badge, Rank: 0}, kit.Part{Text: st.Header.Label.Render("masters ") +
 			st.Header.Value.Render(fmt.Sprintf("%d/%d up", d.Snap.UpCount, d.Snap.Servers)) +
-			st.Header.Label.Render(" · quorum ") + st.Header.Value.Render(fmt.Sprint(d.Snap.Quorum)), 1})
+			st.Header.Label.Render(" · quorum ") + st.Header.Value.Render(fmt.Sprint(d.Snap.Quorum)), Rank: 1})
 	}
 	switch {
 	case md.Source == kit.SourceReplay: // the time cursor stands for read-only and for the polling
-		parts = append(parts, part{m.replay.headerPart(st), 0})
+		parts = append(parts, kit.Part{Text: m.replay.headerPart(st), Rank: 0})
 	case md.ReadOnly:
-		parts = append(parts, part{st.Header.ReadOnly.Render(" READ-ONLY "), 0})
+		parts = append(parts, kit.Part{Text: st.Header.ReadOnly.Render(" READ-ONLY "), Rank: 0})
 	}
 	if md.Source != kit.SourceReplay {
 		poll := st.Header.Label.Render("poll ") + st.Header.Value.Render(m.interval.String()) + " "
@@ -159,17 +159,17 @@ func (m *Model) headerView() string {
 		} else {
 			poll += st.Header.Live.Render("live")
 		}
-		parts = append(parts, part{poll, 2})
+		parts = append(parts, kit.Part{Text: poll, Rank: 2})
 	}
 	if d != nil {
-		parts = append(parts, part{st.Header.Label.Render("at ") + st.Header.Value.Render(d.Snap.Time.Format("15:04:05")), 4},
-			part{st.Header.Label.Render("locks ") + st.Header.Value.Render(kit.Thousands(len(d.Locks))) +
-				st.Header.Label.Render(lockCounts(d)), 5})
+		parts = append(parts, kit.Part{Text: st.Header.Label.Render("at ") + st.Header.Value.Render(d.Snap.Time.Format("15:04:05")), Rank: 4},
+			kit.Part{Text: st.Header.Label.Render("locks ") + st.Header.Value.Render(kit.Thousands(len(d.Locks))) +
+				st.Header.Label.Render(lockCounts(d)), Rank: 5})
 	}
 	if profileAt >= 0 {
-		parts[profileAt].text = m.profileView(m.width - keptWidth(parts, ansi.StringWidth(sep)))
+		parts[profileAt].Text = m.profileView(m.width - keptWidth(parts, ansi.StringWidth(sep)))
 	}
-	return fitParts(parts, sep, m.width)
+	return kit.FitParts(parts, sep, m.width)
 }
 
 // profileView is the connection profile's name in its colour, after a loud PROD badge for a production
@@ -188,49 +188,15 @@ func (m *Model) profileView(room int) string {
 }
 
 // keptWidth is the width of the parts kept at any width (rank 0) joined by separators sepW cells wide.
-func keptWidth(parts []part, sepW int) int {
+func keptWidth(parts []kit.Part, sepW int) int {
 	w, n := 0, 0
 	for _, p := range parts {
-		if p.rank == 0 {
-			w += ansi.StringWidth(p.text)
+		if p.Rank == 0 {
+			w += ansi.StringWidth(p.Text)
 			n++
 		}
 	}
 	return w + max(n-1, 0)*sepW
-}
-
-// part is a piece of a header line; rank says how long it is kept when the line is too wide.
-type part struct {
-	text string
-	rank int // lower is kept longer; 0 always
-}
-
-// fitParts joins parts with sep into a line of exactly w cells, leaving out the parts of the highest rank
-// first while the line is too wide.
-func fitParts(parts []part, sep string, w int) string {
-	join := func() string {
-		texts := make([]string, len(parts))
-		for i, p := range parts {
-			texts[i] = p.text
-		}
-		return strings.Join(texts, sep)
-	}
-	line := join()
-	top := 0
-	for _, p := range parts {
-		top = max(top, p.rank)
-	}
-	for rank := top; rank > 0 && ansi.StringWidth(line) > w; rank-- {
-		kept := parts[:0]
-		for _, p := range parts {
-			if p.rank != rank {
-				kept = append(kept, p)
-			}
-		}
-		parts = kept
-		line = join()
-	}
-	return kit.FitStyled(line, w)
 }
 
 // lockCounts details the locks that need attention, and those nobody holds, e.g. " (2 mine, 1 split, 3 free)".

@@ -1,4 +1,4 @@
-package ui
+package demoview
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 
 // View draws the demo's lines: the demo line, a stepped scenario's story while one runs, and the violation
 // banner while it is up.
-func (v *demoView) View() string {
+func (v *DemoView) View() string {
 	out := v.barView()
-	if v.storyH > 0 && v.stepsShown() {
+	if v.StoryH > 0 && v.StepsShown() {
 		out += "\n" + v.storyView()
 	}
 	if v.h > 1 && v.banner != nil {
@@ -28,37 +28,37 @@ func (v *demoView) View() string {
 // scenario running and the violations so far. Parts that do not fit are left out, least important first: what
 // a presenter points at (the workload, the violations, the refused writes) stays at 100 columns, and the
 // addresses, which the masters panel shows too, go before the scenario running.
-func (v *demoView) barView() string {
+func (v *DemoView) barView() string {
 	st, k := v.Sh.St, &v.Sh.Keys.Demo
-	parts := []part{{st.Demo.Badge.Render(" DEMO "), 0},
-		{st.Header.Label.Render("masters ") + st.Header.Value.Render(addrList(v.addrs)), 3}}
+	parts := []kit.Part{{Text: st.Demo.Badge.Render(" DEMO "), Rank: 0},
+		{Text: st.Header.Label.Render("masters ") + st.Header.Value.Render(addrList(v.addrs)), Rank: 3}}
 	workload := st.Header.Label.Render("workload ")
 	if v.paused {
 		workload += st.Header.Paused.Render("PAUSED") + st.Header.Label.Render(fmt.Sprintf(" (%g×)", v.rate))
 	} else {
 		workload += st.Header.Live.Render(fmt.Sprintf("live %g×", v.rate))
 	}
-	parts = append(parts, part{workload, 1})
+	parts = append(parts, kit.Part{Text: workload, Rank: 1})
 	if v.violations > 0 {
-		parts = append(parts, part{st.Banner.Err.Render(kit.Plural(v.violations, "violation")), 1})
+		parts = append(parts, kit.Part{Text: st.Banner.Err.Render(kit.Plural(v.violations, "violation")), Rank: 1})
 	} else {
-		parts = append(parts, part{st.Text.OK.Render("no violation"), 1})
+		parts = append(parts, kit.Part{Text: st.Text.OK.Render("no violation"), Rank: 1})
 	}
 	if v.refused > 0 { // the fenced stories' point: kept as long as the violations are
-		parts = append(parts, part{st.Text.OK.Render(kit.Plural(v.refused, "stale write") + " refused by the store"), 1})
+		parts = append(parts, kit.Part{Text: st.Text.OK.Render(kit.Plural(v.refused, "stale write") + " refused by the store"), Rank: 1})
 	}
 	if t := v.routine.Text(); t != "" {
-		parts = append(parts, part{st.Header.Label.Render(t), 2})
+		parts = append(parts, kit.Part{Text: st.Header.Label.Render(t), Rank: 2})
 	}
 	if v.running != "" {
-		parts = append(parts, part{st.Header.Label.Render("scenario ") + st.Header.Value.Render(v.running+modeTag(v.mode)+" "+
-			spinner[v.Sh.Frame%len(spinner)]+" "+kit.Dur(v.Sh.Now().Sub(v.runSince))), 2})
+		parts = append(parts, kit.Part{Text: st.Header.Label.Render("scenario ") + st.Header.Value.Render(v.running+modeTag(v.mode)+" "+
+			kit.Spinner[v.Sh.Frame%len(kit.Spinner)]+" "+kit.Dur(v.Sh.Now().Sub(v.runSince))), Rank: 2})
 	}
 	parts = append(parts,
-		part{st.Header.Label.Render(kit.Plural(v.clients, "client") + ", " + kit.Plural(v.resources, "resource")), 4},
-		part{st.Header.Label.Render("redis-cli -p PORT works"), 5},
-		part{st.Header.Label.Render(k.Scenarios.Help().Key + " scenarios · " + v.Sh.Keys.Help.Help().Key + " keys"), 3})
-	return fitParts(parts, st.Header.Label.Render(" │ "), v.w)
+		kit.Part{Text: st.Header.Label.Render(kit.Plural(v.clients, "client") + ", " + kit.Plural(v.resources, "resource")), Rank: 4},
+		kit.Part{Text: st.Header.Label.Render("redis-cli -p PORT works"), Rank: 5},
+		kit.Part{Text: st.Header.Label.Render(k.Scenarios.Help().Key + " scenarios · " + v.Sh.Keys.Help.Help().Key + " keys"), Rank: 3})
+	return kit.FitParts(parts, st.Header.Label.Render(" │ "), v.w)
 }
 
 // addrList writes the masters' addresses compactly: "127.0.0.1 ports 7001 7002 7003" when they share a host.
@@ -83,9 +83,9 @@ const maxViolationLines = 7
 // violationBadge starts the violation banner.
 func violationBadge(id int) string { return fmt.Sprintf(" ✖ VIOLATION #%d ", id) }
 
-// violationLines is how many lines the violation banner asks for at width w, its sentences whole: who held
+// ViolationLines is how many lines the violation banner asks for at width w, its sentences whole: who held
 // what at once, how, and how to dismiss it; 0 when it is not up.
-func (v *demoView) violationLines(w int) int {
+func (v *DemoView) ViolationLines(w int) int {
 	if v.banner == nil {
 		return 0
 	}
@@ -95,7 +95,7 @@ func (v *demoView) violationLines(w int) int {
 
 // violationText is the violation banner's sentences wrapped to w cells: who held the lock at once, after the
 // badge, and how; each line after the first indented by two.
-func (v *demoView) violationText(w int) (who, text []string) {
+func (v *DemoView) violationText(w int) (who, text []string) {
 	b := v.banner
 	badgeW := ansi.StringWidth(violationBadge(b.id))
 	who = kit.WrapWidths(fmt.Sprintf("%s on %s: %s (token %s) and %s (token %s) both held it", b.kind, b.resource, b.first,
@@ -105,7 +105,7 @@ func (v *demoView) violationText(w int) (who, text []string) {
 
 // violationView is the violation banner: who held what at once, how, and how to dismiss it, in the lines the
 // layout gives; short of them, how it happened is cut first, then who, and the hint goes last.
-func (v *demoView) violationView() string {
+func (v *DemoView) violationView() string {
 	st, b, k := v.Sh.St, v.banner, &v.Sh.Keys.Demo
 	room := v.h - 1
 	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event " +
@@ -144,7 +144,7 @@ func (v *demoView) violationView() string {
 
 // View draws the menu as a dialog, narrower than the screen: the scenarios with the outcome of their last run,
 // and the story of the one under the cursor.
-func (s *scenarioMenu) View() string {
+func (s *ScenarioMenu) View() string {
 	st, k := s.Sh.St, s.Sh.Keys
 	w := min(s.W-4, 84)
 	inner := w - 2

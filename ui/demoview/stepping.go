@@ -1,4 +1,4 @@
-package ui
+package demoview
 
 import (
 	"context"
@@ -37,8 +37,8 @@ func stepCmd(ctx context.Context, d *demo.Demo, pollNow func()) tea.Cmd {
 // stepAction is the Step key: while a stepped run waits, it performs the announced step; once the run is
 // over, it closes the box that shows its last step. It takes the key from the panels (space pages them) for as
 // long as the box is up.
-func (v *demoView) stepAction() kit.Action {
-	return kit.Action{Binding: &v.Sh.Keys.Demo.Step, When: v.stepsShown,
+func (v *DemoView) stepAction() kit.Action {
+	return kit.Action{Binding: &v.Sh.Keys.Demo.Step, When: v.StepsShown,
 		Can: func() string {
 			if v.step != nil && (v.stepping || !v.step.Waiting) {
 				return fmt.Sprintf("step %d is being performed", v.step.Step)
@@ -52,12 +52,12 @@ func (v *demoView) stepAction() kit.Action {
 			}
 			v.stepping, v.stepStarted = true, v.Sh.Now()
 			v.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
-			return stepCmd(v.ctx, v.d, v.pollNow)
+			return stepCmd(v.ctx, v.d, v.PollNow)
 		}}
 }
 
 // closeStoryAction is Cancel while the box shows a run's last step: it closes the box, as the Step key does.
-func (v *demoView) closeStoryAction() kit.Action {
+func (v *DemoView) closeStoryAction() kit.Action {
 	return kit.Action{Binding: &v.Sh.Keys.Cancel, When: func() bool { return v.step == nil && v.final != nil },
 		Do: func(tea.KeyMsg) tea.Cmd { v.final = nil; return nil }}
 }
@@ -85,7 +85,7 @@ func finalStep(res demo.ScenarioResult) *demo.StepState {
 }
 
 // onStepDone takes in the state after a step.
-func (v *demoView) onStepDone(msg stepDoneMsg) {
+func (v *DemoView) onStepDone(msg stepDoneMsg) {
 	v.stepping = false
 	v.setState(msg.state)
 	if msg.err != nil && !v.quitting {
@@ -93,12 +93,12 @@ func (v *demoView) onStepDone(msg stepDoneMsg) {
 	}
 }
 
-// stepsShown reports whether a stepped run's story takes lines on the screen: while the run is on, and then
+// StepsShown reports whether a stepped run's story takes lines on the screen: while the run is on, and then
 // its last step, until the presenter moves on.
-func (v *demoView) stepsShown() bool { return v.step != nil || v.final != nil }
+func (v *DemoView) StepsShown() bool { return v.step != nil || v.final != nil }
 
 // shownStep is the step the story box shows: the one announced, or the last of a run that is over.
-func (v *demoView) shownStep() *demo.StepState {
+func (v *DemoView) shownStep() *demo.StepState {
 	if v.step != nil {
 		return v.step
 	}
@@ -124,31 +124,31 @@ func sanitizeStep(s *demo.StepState) *demo.StepState {
 // storyView is the stepped run's story box: the step's number of the story's steps, the scenario, what the
 // step is about to do and why it matters, in as many lines as the layout gives (storyH). Short of room, what
 // the step does is cut before why it matters, since the event log keeps the former.
-func (v *demoView) storyView() string {
+func (v *DemoView) storyView() string {
 	st, s := v.Sh.St, v.shownStep()
 	hint := v.Sh.Keys.Demo.Step.Help().Key + " performs it"
 	switch {
 	case v.step == nil: // the run is over
 		hint = "the story is over: " + v.Sh.Keys.Demo.Step.Help().Key + " or " + v.Sh.Keys.Cancel.Help().Key + " closes"
 	case v.stepping && s.Until.After(v.Sh.Now()): // a wait of a known length: count it down
-		hint = spinner[v.Sh.Frame%len(spinner)] + " performing it… " + kit.Dur(s.Until.Sub(v.Sh.Now())) + " left"
+		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it… " + kit.Dur(s.Until.Sub(v.Sh.Now())) + " left"
 	case v.stepping && !v.stepStarted.IsZero(): // a step may wait out a lock's TTL: say that it goes on
-		hint = spinner[v.Sh.Frame%len(spinner)] + " performing it… " + kit.Dur(v.Sh.Now().Sub(v.stepStarted)) +
+		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it… " + kit.Dur(v.Sh.Now().Sub(v.stepStarted)) +
 			" (one that waits out a TTL takes as long)"
 	case v.stepping || !s.Waiting:
-		hint = spinner[v.Sh.Frame%len(spinner)] + " performing it…"
+		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it…"
 	}
 	head := st.Demo.Badge.Render(fmt.Sprintf(" STEP %d of %d ", s.Step, s.Steps)) + st.Text.Muted.Render(" "+hint+
 		" · ") + st.Header.Value.Render(s.Title)
 	lines := []string{kit.FitStyled(head, v.w)}
 	what, why := v.storyText(v.w)
-	room := max(v.storyH-1, 0)
+	room := max(v.StoryH-1, 0)
 	why = kit.CutLines(why, min(len(why), max(room-1, 0), room-min(len(what), 1)), v.w)
 	what = kit.CutLines(what, room-len(why), v.w)
 	for _, l := range append(what, why...) {
 		lines = append(lines, kit.FitStyled(st.Text.Normal.Render(l), v.w))
 	}
-	for len(lines) < v.storyH {
+	for len(lines) < v.StoryH {
 		lines = append(lines, strings.Repeat(" ", v.w))
 	}
 	return strings.Join(lines, "\n")
@@ -156,7 +156,7 @@ func (v *demoView) storyView() string {
 
 // storyText is what the announced step is about to do, and why it matters, each wrapped to w cells; the
 // first step, which only begins, tells the whole story instead, which says both.
-func (v *demoView) storyText(w int) (what, why []string) {
+func (v *DemoView) storyText(w int) (what, why []string) {
 	s := v.shownStep()
 	if s.Step == 1 && s.Story != "" {
 		return indentWrap(s.Story, w), nil
@@ -187,10 +187,10 @@ const (
 	narrowStoryText = 4
 )
 
-// storyLines is how many lines the story box asks for at width w: its head and up to maxStoryText of the
+// StoryLines is how many lines the story box asks for at width w: its head and up to maxStoryText of the
 // step's text and why; 0 when no stepped run is on.
-func (v *demoView) storyLines(w int) int {
-	if !v.stepsShown() {
+func (v *DemoView) StoryLines(w int) int {
+	if !v.StepsShown() {
 		return 0
 	}
 	what, why := v.storyText(w)

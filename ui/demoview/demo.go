@@ -1,4 +1,4 @@
-package ui
+package demoview
 
 import (
 	"context"
@@ -100,11 +100,11 @@ type scenarioResultMsg struct {
 	state DemoMsg
 }
 
-// demoView is the demo as the dashboard shows it, and the presenter's keys: the line under the header (the
+// DemoView is the demo as the dashboard shows it, and the presenter's keys: the line under the header (the
 // masters' addresses, the workload, the scenario running, the violations so far) and the violation banner,
 // the faults it tells the masters panel, and a table from each presenter's binding to its action. Strings that
 // reach the screen are sanitized when they enter.
-type demoView struct {
+type DemoView struct {
 	kit.KeyTable
 	d         *demo.Demo
 	ctx       context.Context
@@ -129,8 +129,8 @@ type demoView struct {
 	final       *demo.StepState    // a stepped run's last step, once it is over, until the presenter moves on
 	stepping    bool               // the presenter's step is being performed
 	stepStarted time.Time          // when the presenter's step began
-	storyH      int                // the lines the layout gives the stepped run's story
-	pollNow     func()             // asks the monitor for a poll at once; nil without one
+	StoryH      int                // the lines the layout gives the stepped run's story
+	PollNow     func()             // asks the monitor for a poll at once; nil without one
 	routine     kit.RoutineCounter // the workload's routine failures of the last minute, left out of the log
 	lastSeq     uint64             // the newest demo event taken in
 	pending     *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
@@ -141,10 +141,10 @@ type demoView struct {
 	w, h        int
 }
 
-// newDemoView reads the demo's initial state; New calls it once, before the program runs. Its commands run
+// NewDemoView reads the demo's initial state; New calls it once, before the program runs. Its commands run
 // within ctx.
-func newDemoView(sh *kit.Shared, ctx context.Context, d *demo.Demo) *demoView {
-	v := &demoView{KeyTable: kit.KeyTable{Sh: sh}, d: d, ctx: ctx, events: d.Events(), clients: len(d.Clients()),
+func NewDemoView(sh *kit.Shared, ctx context.Context, d *demo.Demo) *DemoView {
+	v := &DemoView{KeyTable: kit.KeyTable{Sh: sh}, d: d, ctx: ctx, events: d.Events(), clients: len(d.Clients()),
 		resources: len(d.Resources()), outcomes: map[string]string{}}
 	v.Actions = append(v.faultActions(), v.otherActions()...)
 	v.Actions = append(v.Actions, v.closeStoryAction())
@@ -153,14 +153,14 @@ func newDemoView(sh *kit.Shared, ctx context.Context, d *demo.Demo) *demoView {
 }
 
 // Init starts reading the demo's events.
-func (v *demoView) Init() tea.Cmd { return waitDemo(v.ctx, v.d, v.events, v.seen) }
+func (v *DemoView) Init() tea.Cmd { return waitDemo(v.ctx, v.d, v.events, v.seen) }
 
 // SetSize sets the size of the demo's lines: the first for the demo line, the others for the banner.
-func (v *demoView) SetSize(w, h int) { v.w, v.h = w, h }
+func (v *DemoView) SetSize(w, h int) { v.w, v.h = w, h }
 
 // Update applies the presenter's keys, takes in the demo's news and the results of the presenter's actions
 // and scenarios, lets the banner go when its time is up, and takes in the selected master.
-func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (v *DemoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return v, v.Run(msg)
@@ -196,8 +196,8 @@ func (v *demoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return v, nil
 }
 
-// violated reports whether the violation banner is up: the header never says OK beside it.
-func (v *demoView) violated() bool { return v.banner != nil }
+// Violated reports whether the violation banner is up: the header never says OK beside it.
+func (v *DemoView) Violated() bool { return v.banner != nil }
 
 // readDemo reads the demo's state.
 func readDemo(d *demo.Demo) DemoMsg {
@@ -209,7 +209,7 @@ func readDemo(d *demo.Demo) DemoMsg {
 }
 
 // setState takes in the state part of msg, and tells the masters panel their faults.
-func (v *demoView) setState(msg DemoMsg) {
+func (v *DemoView) setState(msg DemoMsg) {
 	v.masters, v.paused, v.rate, v.refused, v.at = msg.Masters, msg.Paused, msg.Rate, msg.Refused, msg.At
 	v.step = sanitizeStep(msg.Step)
 	v.addrs = make([]string, len(msg.Masters))
@@ -220,7 +220,7 @@ func (v *demoView) setState(msg DemoMsg) {
 }
 
 // demoMaster returns the state of master i, or nil.
-func (v *demoView) demoMaster(i int) *demo.MasterState {
+func (v *DemoView) demoMaster(i int) *demo.MasterState {
 	if i < 0 || i >= len(v.masters) {
 		return nil
 	}
@@ -281,7 +281,7 @@ func violationsAfter(d *demo.Demo, id int) []demo.Violation {
 // demoAction is the one place the presenter's faults and workload changes leave the dashboard. Each runs in a
 // command, since some block briefly, one at a time in the order of the keys, so that a toggle pressed twice
 // undoes itself. Read-only mode does not stop them (see the top of this file).
-func (v *demoView) demoAction(act demoAct) tea.Cmd {
+func (v *DemoView) demoAction(act demoAct) tea.Cmd {
 	v.queue = append(v.queue, act)
 	if v.acting {
 		return nil
@@ -290,7 +290,7 @@ func (v *demoView) demoAction(act demoAct) tea.Cmd {
 }
 
 // nextAction starts the first queued action, if any.
-func (v *demoView) nextAction() tea.Cmd {
+func (v *DemoView) nextAction() tea.Cmd {
 	if len(v.queue) == 0 || v.quitting {
 		v.acting, v.queue = false, nil
 		return nil
@@ -312,7 +312,7 @@ func scenarioCmd(ctx context.Context, d *demo.Demo, name string, mode demo.RunMo
 }
 
 // applyDemo takes in news from the demo: its state, its events as log entries, and new violations.
-func (v *demoView) applyDemo(msg DemoMsg) {
+func (v *DemoView) applyDemo(msg DemoMsg) {
 	v.setState(msg)
 	if msg.Ended != nil {
 		v.final = finalStep(*msg.Ended)
@@ -357,7 +357,7 @@ type violationBanner struct {
 }
 
 // takeViolation shows a violation not seen before in the banner and logs the story that led to it.
-func (v *demoView) takeViolation(vi demo.Violation) {
+func (v *DemoView) takeViolation(vi demo.Violation) {
 	if vi.ID <= v.seen {
 		return
 	}
@@ -374,7 +374,7 @@ func (v *demoView) takeViolation(vi demo.Violation) {
 	}
 	b := v.banner
 	v.Sh.TellLog(kit.LogEntry{At: vi.Time, Level: monitor.SeverityError, Resource: vi.Resource,
-		Text: storyHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
+		Text: StoryHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, kit.Plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
@@ -384,8 +384,8 @@ func (v *demoView) takeViolation(vi demo.Violation) {
 	}
 }
 
-// storyHead starts the log entry that heads the story of violation id.
-func storyHead(id int) string { return fmt.Sprintf("violation #%d ", id) }
+// StoryHead starts the log entry that heads the story of violation id.
+func StoryHead(id int) string { return fmt.Sprintf("violation #%d ", id) }
 
 // masterFault is a presenter key that acts on one master of the demo: given its state, its index and its
 // number (from 1), it changes it and says what it did.
@@ -462,7 +462,7 @@ func masterFaults(k *kit.DemoKeyMap) []struct {
 
 // faultActions are the presenter's keys that act on the selected master: the masters panel's cursor, which
 // the number keys move.
-func (v *demoView) faultActions() []kit.Action {
+func (v *DemoView) faultActions() []kit.Action {
 	var out []kit.Action
 	for _, f := range masterFaults(&v.Sh.Keys.Demo) {
 		out = append(out, kit.Action{Binding: f.binding,
@@ -487,10 +487,10 @@ func (v *demoView) faultActions() []kit.Action {
 }
 
 // target is the master the faults hit: the selected one, within the demo's masters.
-func (v *demoView) target() int { return min(max(v.master, 0), max(len(v.masters)-1, 0)) }
+func (v *DemoView) target() int { return min(max(v.master, 0), max(len(v.masters)-1, 0)) }
 
 // otherActions are the presenter's other keys, each with what it does.
-func (v *demoView) otherActions() []kit.Action {
+func (v *DemoView) otherActions() []kit.Action {
 	k := &v.Sh.Keys.Demo
 	rate := func(msg tea.KeyMsg) tea.Cmd {
 		faster := key.Matches(msg, k.Faster)
@@ -552,7 +552,7 @@ func (v *demoView) otherActions() []kit.Action {
 }
 
 // pick selects a master by its number: the first of the Pick keys picks the first master.
-func (v *demoView) pick(msg tea.KeyMsg) tea.Cmd {
+func (v *DemoView) pick(msg tea.KeyMsg) tea.Cmd {
 	p := slices.Index(v.Sh.Keys.Demo.Pick.Keys(), msg.String())
 	if p < 0 || p >= len(v.masters) {
 		v.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("there is no master %d", p+1))
@@ -582,7 +582,7 @@ func stepRate(cur float64, faster bool) (float64, bool) {
 }
 
 // onDemoAction applies the result of a fault or workload change, and starts the next one queued.
-func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
+func (v *DemoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 	v.setState(msg.state)
 	var r refusal
 	switch {
@@ -600,7 +600,7 @@ func (v *demoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 
 // runScenario starts the scenario the menu chose in mode (the menu runs none while one runs), with the event
 // log showing its newest entries, where the steps come.
-func (v *demoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
+func (v *DemoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
 	v.running, v.mode, v.runSince, v.final = name, mode, v.Sh.Now(), nil
 	v.Sh.Tell(v.scenarios())
 	v.Sh.Tell(kit.LogNewestMsg{})
@@ -609,13 +609,13 @@ func (v *demoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
 }
 
 // scenarios is what the scenario menu shows of the runs: the one running, and how the last of each ended.
-func (v *demoView) scenarios() kit.ScenariosMsg {
+func (v *DemoView) scenarios() kit.ScenariosMsg {
 	return kit.ScenariosMsg{Running: v.running, Outcomes: maps.Clone(v.outcomes)}
 }
 
 // onScenario shows how a scenario run ended: the violation in the banner, or its absence, which lets a
 // banner from before go after a few seconds.
-func (v *demoView) onScenario(msg scenarioResultMsg) {
+func (v *DemoView) onScenario(msg scenarioResultMsg) {
 	v.running, v.stepping = "", false
 	v.Sh.Tell(v.scenarios())
 	v.setState(msg.state)
@@ -639,7 +639,7 @@ func (v *demoView) onScenario(msg scenarioResultMsg) {
 }
 
 // scenarioOver logs how a scenario run ended, once its steps are in the log, and shows it in the status line.
-func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
+func (v *DemoView) scenarioOver(name string, res demo.ScenarioResult) {
 	for _, vi := range res.Violations {
 		v.takeViolation(vi)
 	}
@@ -669,15 +669,15 @@ func (v *demoView) scenarioOver(name string, res demo.ScenarioResult) {
 }
 
 // expireBanner hides the violation banner once its time after a clean scenario is up.
-func (v *demoView) expireBanner() {
+func (v *DemoView) expireBanner() {
 	if v.banner != nil && !v.banner.clearAt.IsZero() && !v.Sh.Now().Before(v.banner.clearAt) {
 		v.banner = nil
 	}
 }
 
-// scenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor and how
+// ScenarioMenu is the small list of scripted scenarios, with the story of the one under the cursor and how
 // the last run of each ended: a modal dialog. It runs the scenario chosen (runScenarioMsg) unless one runs.
-type scenarioMenu struct {
+type ScenarioMenu struct {
 	kit.ModalBase
 	list     []demo.Scenario
 	cursor   int
@@ -686,22 +686,22 @@ type scenarioMenu struct {
 }
 
 // newScenarioMenu returns the menu with the cursor on the first scenario, showing the runs as in s.
-func newScenarioMenu(sh *kit.Shared, s kit.ScenariosMsg) *scenarioMenu {
+func newScenarioMenu(sh *kit.Shared, s kit.ScenariosMsg) *ScenarioMenu {
 	run := sh.Keys.Confirm
 	run.SetHelp(run.Help().Key, "run")
 	step, slow := sh.Keys.Demo.Step, sh.Keys.Demo.Slower
 	step.SetHelp(step.Help().Key, "step by step")
 	slow.SetHelp(slow.Help().Key, "slow motion")
 	keys := []key.Binding{run, step, slow, sh.Keys.Up, sh.Keys.Down, sh.Keys.Close}
-	return &scenarioMenu{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Keys: keys}, list: demo.Scenarios(),
+	return &ScenarioMenu{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Keys: keys}, list: demo.Scenarios(),
 		running: s.Running, outcomes: s.Outcomes}
 }
 
 // selected returns the scenario under the cursor.
-func (s *scenarioMenu) selected() demo.Scenario { return s.list[s.cursor] }
+func (s *ScenarioMenu) selected() demo.Scenario { return s.list[s.cursor] }
 
 // Update moves the cursor, runs the scenario under it (closing the menu) or closes, and keeps up with the runs.
-func (s *scenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (s *ScenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case kit.ScenariosMsg:
 		s.running, s.outcomes = msg.Running, msg.Outcomes
