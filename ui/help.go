@@ -63,7 +63,7 @@ func (m *Model) openHelp() {
 	closeKey.SetHelp(closeKey.Help().Key, "close")
 	v := &helpView{ModalBase: panels.ScreenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, panels.ViewQuitKey(k)}),
 		box: kit.NewScrollBox(m.sh), hm: m.help,
-		dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered), blocked: m.ops.writeBlocked("locking"), readOnly: md.ReadOnly}
+		dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered), blocked: m.ops.WriteBlocked("locking"), readOnly: md.ReadOnly}
 	if md.Source == kit.SourceDemo {
 		v.demo = kit.ColumnsInOrder(k.Demo.FullHelp(), offered)
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui/demoview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/lockcmd"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
@@ -46,7 +47,7 @@ type Options struct {
 	Locker *redlock.Client
 	// Ownership is told of our locks as they are acquired and end, and of the force-deletions issued, so that
 	// the monitor marks them as ours; nil: nobody is told.
-	Ownership Ownership
+	Ownership lockcmd.Ownership
 	// Keys are the key bindings, built by the command's keymap.go.
 	Keys kit.KeyMap
 	// ReadOnly forbids every write command: acquire, extend, auto-extend, release, force-delete.
@@ -143,7 +144,7 @@ type Model struct {
 	detail        *panels.DetailPanel
 	ours          *panels.OursPanel
 	log           *panels.EventLog
-	ops           *lockOps           // the write commands
+	ops           *lockcmd.LockOps   // the write commands
 	demo          *demoview.DemoView // nil outside demo mode
 	replay        *replayer          // nil outside a replay
 	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
@@ -186,7 +187,7 @@ func New(o Options) *Model {
 	m.detail = &panels.DetailPanel{Sh: sh}
 	m.ours = panels.NewOursPanel(sh)
 	m.log = panels.NewEventLog(sh)
-	m.ops = newLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
+	m.ops = lockcmd.NewLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
 	if o.Demo != nil {
 		m.demo = demoview.NewDemoView(sh, ctx, o.Demo)
 		if o.Monitor != nil {
@@ -333,8 +334,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			what += ", escaped as shown (no control character is pasted)"
 		}
 		m.sh.TellStatus(monitor.SeverityInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
-	case quitMsg:
-		m.quit.summary = m.ops.quitReleased(msg)
+	case lockcmd.QuitMsg:
+		m.quit.summary = m.ops.QuitReleased(msg)
 		m.cancel()
 		return tea.Quit
 	case confirmQuitMsg:
@@ -385,7 +386,7 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 		_, cmd := c.Update(msg)
 		cmds = append(cmds, cmd)
 		if c == focused {
-			cmds = append(cmds, m.ops.update(msg))
+			cmds = append(cmds, m.ops.Update(msg))
 		}
 	}
 	if m.mode().Modal {
@@ -460,7 +461,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case md.Quitting:
 		if interrupts {
-			m.quit.summary = m.ops.summary("quit before releases finished")
+			m.quit.summary = m.ops.Summary("quit before releases finished")
 			return tea.Quit
 		}
 		return nil
@@ -606,10 +607,10 @@ func (m *Model) startQuit() tea.Cmd {
 	m.quit.active = true
 	m.broadcast(kit.QuittingMsg{})
 	m.modal = nil
-	if cmd := m.ops.releaseAll(); cmd != nil {
+	if cmd := m.ops.ReleaseAll(); cmd != nil {
 		return cmd
 	}
-	m.quit.summary = m.ops.summary("")
+	m.quit.summary = m.ops.Summary("")
 	m.cancel()
 	return tea.Quit
 }
@@ -619,7 +620,7 @@ func (m *Model) Summary() string {
 	if m.quit.summary != "" {
 		return m.quit.summary
 	}
-	return m.ops.summary("")
+	return m.ops.Summary("")
 }
 
 // relayout computes the geometry for the current size and snapshot (arrange) and sizes the components by it.
@@ -681,8 +682,8 @@ var (
 	_ kit.Keyed     = (*panels.OursPanel)(nil)
 	_ kit.Keyed     = (*panels.EventLog)(nil)
 	_ kit.Keyed     = (*demoview.DemoView)(nil)
-	_ kit.Modal     = (*acquireForm)(nil)
-	_ kit.Modal     = (*deleteConfirm)(nil)
+	_ kit.Modal     = (*lockcmd.AcquireForm)(nil)
+	_ kit.Modal     = (*lockcmd.DeleteConfirm)(nil)
 	_ kit.Modal     = (*demoview.ScenarioMenu)(nil)
 	_ kit.Modal     = (*panels.FieldEntry)(nil)
 	_ kit.Modal     = (*panels.DrillView)(nil)

@@ -87,7 +87,7 @@ func (m *Model) requestQuit() tea.Cmd {
 	if _, asking := m.modal.(*quitConfirm); asking {
 		return m.startQuit()
 	}
-	held := m.ops.heldNames()
+	held := m.ops.HeldNames()
 	if len(held) == 0 {
 		return m.startQuit()
 	}

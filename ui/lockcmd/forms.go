@@ -1,4 +1,4 @@
-package ui
+package lockcmd
 
 import (
 	"errors"
@@ -16,10 +16,10 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
-// acquireForm is the small form that acquires a lock, a modal dialog: resource and TTL, then progress while
+// AcquireForm is the small form that acquires a lock, a modal dialog: resource and TTL, then progress while
 // Acquire runs its rounds, and the per-master outcome when it fails. It asks the lock commands to acquire
 // (acquireMsg), follows its request by the replies, and closes when the lock is won.
-type acquireForm struct {
+type AcquireForm struct {
 	kit.ModalBase
 	resource kit.Field
 	ttl      kit.Field
@@ -34,8 +34,8 @@ type acquireForm struct {
 }
 
 // newAcquireForm returns a form with the default TTL filled in.
-func newAcquireForm(sh *kit.Shared, ttl time.Duration) *acquireForm {
-	return &acquireForm{ModalBase: formBase(sh), resource: kit.NewField("", 512), ttl: kit.NewField(ttl.String(), 16)}
+func newAcquireForm(sh *kit.Shared, ttl time.Duration) *AcquireForm {
+	return &AcquireForm{ModalBase: formBase(sh), resource: kit.NewField("", 512), ttl: kit.NewField(ttl.String(), 16)}
 }
 
 // formBase is the modalBase of a dialog that is typed into: the acquire form, the delete confirmation.
@@ -47,7 +47,7 @@ func formBase(sh *kit.Shared) kit.ModalBase {
 
 // Update edits the fields and submits them, and follows the request: its progress, and its end, which closes
 // the form when the lock is won and shows why when it was not.
-func (f *acquireForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (f *AcquireForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return f.key(msg)
@@ -75,7 +75,7 @@ func (f *acquireForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // key applies a key: Cancel closes the form (cancelling its request), Confirm submits it, the others edit the
 // fields or move between them. While the request runs, only Cancel acts.
-func (f *acquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (f *AcquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := f.Sh.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -100,7 +100,7 @@ func (f *acquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 // values validates the form: the resource as typed and the TTL.
-func (f *acquireForm) values() (string, time.Duration, error) {
+func (f *AcquireForm) values() (string, time.Duration, error) {
 	resource := f.resource.String()
 	if f.resource.Empty() {
 		return "", 0, errors.New("type a resource name")
@@ -114,7 +114,7 @@ func (f *acquireForm) values() (string, time.Duration, error) {
 }
 
 // edit applies an editing key to the focused field and reports whether it was one.
-func (f *acquireForm) edit(msg tea.KeyMsg) bool {
+func (f *AcquireForm) edit(msg tea.KeyMsg) bool {
 	if f.focus == 0 {
 		return f.resource.Update(msg)
 	}
@@ -142,7 +142,7 @@ func parseTTL(s string) (time.Duration, error) {
 }
 
 // View draws the form as a dialog, narrower than the screen; the frame advances the spinner.
-func (f *acquireForm) View() string {
+func (f *AcquireForm) View() string {
 	st, frame := f.Sh.St, f.Sh.Frame
 	w := min(f.W-4, 72)
 	inner := w - 2
@@ -189,10 +189,10 @@ func (f *acquireForm) View() string {
 	return st.Box("Acquire a lock", body, w, len(body)+2, true)
 }
 
-// deleteConfirm asks for the resource name before force-deleting a lock that is not ours, a modal dialog. It
+// DeleteConfirm asks for the resource name before force-deleting a lock that is not ours, a modal dialog. It
 // deletes only the tokens seen when it opened, so a newer holder is never touched, and it is withdrawn when a
 // snapshot shows the lock gone or held by another.
-type deleteConfirm struct {
+type DeleteConfirm struct {
 	kit.ModalBase
 	req      uint64
 	resource string            // raw
@@ -214,8 +214,8 @@ type deleteConfirm struct {
 }
 
 // newDeleteConfirm prepares a confirmation for row, deleting tokens.
-func newDeleteConfirm(sh *kit.Shared, req uint64, row *kit.LockRow, tokens []string) *deleteConfirm {
-	c := &deleteConfirm{ModalBase: formBase(sh),
+func newDeleteConfirm(sh *kit.Shared, req uint64, row *kit.LockRow, tokens []string) *DeleteConfirm {
+	c := &DeleteConfirm{ModalBase: formBase(sh),
 		req: req, resource: row.Lv.Resource, name: row.Name, primary: row.Primary,
 		tokens: tokens, hash: map[string]string{}, input: kit.NewField("", 1024)}
 	if row.Holders != nil {
@@ -249,7 +249,7 @@ func newDeleteConfirm(sh *kit.Shared, req uint64, row *kit.LockRow, tokens []str
 
 // Update takes the typed name and the confirmation, and closes when the deletion is done or refused, or when
 // a snapshot shows the lock gone or held by another before it was confirmed.
-func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (c *DeleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return c.key(msg)
@@ -285,7 +285,7 @@ func (c *deleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key applies a key: Cancel closes, Confirm asks for the deletion once the typed name matches, the others
 // edit the name, and for a sorted-set lock the next-field key picks another holder. While the deletion runs,
 // only Cancel acts.
-func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (c *DeleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := c.Sh.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -315,7 +315,7 @@ func (c *deleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // matches reports whether the typed text names the resource: as shown (escapes typed out, without the mark) or
 // as its raw bytes.
-func (c *deleteConfirm) matches() bool {
+func (c *DeleteConfirm) matches() bool {
 	typed := c.input.String()
 	return typed == strings.TrimPrefix(c.name, kit.Mark) || typed == c.resource
 }
@@ -323,7 +323,7 @@ func (c *deleteConfirm) matches() bool {
 // View draws the confirmation as a dialog, narrower than the screen. Nothing in it is cut: the name, every
 // token in full and the sentences wrap, since this is the screen where the operator checks what will be
 // deleted.
-func (c *deleteConfirm) View() string {
+func (c *DeleteConfirm) View() string {
 	st, frame := c.Sh.St, c.Sh.Frame
 	w := min(c.W-4, 76)
 	inner := w - 2
@@ -366,7 +366,7 @@ func (c *deleteConfirm) View() string {
 }
 
 // choose makes the confirmation remove holder i of the sorted-set lock it opened on, alone.
-func (c *deleteConfirm) choose(i int) {
+func (c *DeleteConfirm) choose(i int) {
 	c.pick = i
 	hr := c.holders[i]
 	on := 0
@@ -382,7 +382,7 @@ func (c *deleteConfirm) choose(i int) {
 }
 
 // setHints says what removing one holder of a sorted-set lock does, and what the library's holders notice.
-func (c *deleteConfirm) setHints(hint func(string)) {
+func (c *DeleteConfirm) setHints(hint func(string)) {
 	hint(fmt.Sprintf("Removes this holder's members only where they are all still in the set; the other %s keep theirs.",
 		kit.Plural(len(c.holders)-1, "holder")))
 	if len(c.holders) > 1 {
@@ -399,7 +399,7 @@ func (c *deleteConfirm) setHints(hint func(string)) {
 }
 
 // keyOf is the key the acquire form locks for resource: in the --key-format convention, when one is given.
-func (f *acquireForm) keyOf(resource string) string {
+func (f *AcquireForm) keyOf(resource string) string {
 	if f.Sh.KeyOf == nil {
 		return resource
 	}

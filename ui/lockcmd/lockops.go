@@ -1,4 +1,4 @@
-package ui
+package lockcmd
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// lockOps is the controller that writes to the masters and keeps our locks; the root calls it (it is no
+// LockOps is the controller that writes to the masters and keeps our locks; the root calls it (it is no
 // component: it has no area on the screen). It takes the keys that act on locks (Acquire, Extend, Release,
 // AutoExtend, Delete), opens the acquire form and the force-delete confirmation and carries out what they ask,
 // issues every write command, applies their results to our locks, and tells the our-locks panel when they
 // change. Which lock a key acts on comes from the selection the root sends (stateMsg).
-type lockOps struct {
+type LockOps struct {
 	kit.KeyTable
 	locker *redlock.Client
 	owner  Ownership // nil: nobody is told
@@ -41,13 +41,13 @@ type acquiring struct {
 	cancel   context.CancelFunc
 }
 
-// newLockOps returns the lock commands, writing through locker (nil: none), telling owner (nil: nobody) of
+// NewLockOps returns the lock commands, writing through locker (nil: none), telling owner (nil: nobody) of
 // our locks and deletions, and running requests within ctx.
-func newLockOps(sh *kit.Shared, locker *redlock.Client, owner Ownership, ctx context.Context, production bool,
-	ttl time.Duration) *lockOps {
-	ops := &lockOps{KeyTable: kit.KeyTable{Sh: sh}, locker: locker, owner: owner, ctx: ctx, production: production, ttl: ttl}
+func NewLockOps(sh *kit.Shared, locker *redlock.Client, owner Ownership, ctx context.Context, production bool,
+	ttl time.Duration) *LockOps {
+	ops := &LockOps{KeyTable: kit.KeyTable{Sh: sh}, locker: locker, owner: owner, ctx: ctx, production: production, ttl: ttl}
 	k := sh.Keys
-	blocked := func(what string) func() string { return func() string { return ops.writeBlocked(what) } }
+	blocked := func(what string) func() string { return func() string { return ops.WriteBlocked(what) } }
 	ops.Actions = []kit.Action{
 		{Binding: &k.Acquire, Can: blocked("acquiring"), Mode: blocked("acquiring"), Do: ops.openAcquire},
 		{Binding: &k.Extend, Can: ops.ownGuard("extend", "extending"), Mode: blocked("extending"), Do: ops.extend},
@@ -59,10 +59,10 @@ func newLockOps(sh *kit.Shared, locker *redlock.Client, owner Ownership, ctx con
 	return ops
 }
 
-// update applies the result of a write command to the lock or dialog it answers, and the ticks that refresh
+// Update applies the result of a write command to the lock or dialog it answers, and the ticks that refresh
 // our locks; it takes in the selection and the snapshots, which may withdraw a confirmation. The root hands it
 // every message but keys, which go to run.
-func (ops *lockOps) update(msg tea.Msg) tea.Cmd {
+func (ops *LockOps) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case kit.StateMsg:
 		ops.sel = msg
@@ -102,9 +102,9 @@ func (ops *lockOps) update(msg tea.Msg) tea.Cmd {
 
 // ownGuard is the guard of a key that acts on one of our locks (verb: "extend", what: "extending"): writing
 // must be allowed, and a lock of ours selected.
-func (ops *lockOps) ownGuard(verb, what string) func() string {
+func (ops *LockOps) ownGuard(verb, what string) func() string {
 	return func() string {
-		if why := ops.writeBlocked(what); why != "" {
+		if why := ops.WriteBlocked(what); why != "" {
 			return why
 		}
 		if _, why := ops.targetOwn(); why != "" {
@@ -116,13 +116,13 @@ func (ops *lockOps) ownGuard(verb, what string) func() string {
 
 // deleteGuard is the guard of Delete: a lock selected in the locks panel, writing allowed, and a token on it
 // that is not ours (a free lock has none).
-func (ops *lockOps) deleteGuard() string {
+func (ops *LockOps) deleteGuard() string {
 	row := ops.sel.Row
 	switch {
 	case row == nil || ops.sel.Mode.Focus != kit.FocusLocks:
 		return "delete: select a lock in the locks panel first"
-	case ops.writeBlocked("force-deleting") != "":
-		return ops.writeBlocked("force-deleting")
+	case ops.WriteBlocked("force-deleting") != "":
+		return ops.WriteBlocked("force-deleting")
 	case row.Lv.Free():
 		return "delete: " + row.Name + " is free: no master has its key"
 	case len(ops.foreignTokens(row)) == 0:
@@ -133,7 +133,7 @@ func (ops *lockOps) deleteGuard() string {
 
 // targetOwn is the lock of ours that Extend, Release and AutoExtend act on: the one under the cursor of our
 // locks panel, or ours for the resource under the locks panel's cursor. It says why when there is none.
-func (ops *lockOps) targetOwn() (*kit.OwnLock, string) {
+func (ops *LockOps) targetOwn() (*kit.OwnLock, string) {
 	switch ops.sel.Mode.Focus {
 	case kit.FocusOurs:
 		if o := ops.sel.Own; o != nil {
@@ -153,7 +153,7 @@ func (ops *lockOps) targetOwn() (*kit.OwnLock, string) {
 }
 
 // find returns our entry for lock l, or nil: results are applied only to the lock they were issued for.
-func (ops *lockOps) find(l *redlock.Lock) *kit.OwnLock {
+func (ops *LockOps) find(l *redlock.Lock) *kit.OwnLock {
 	for _, o := range ops.own {
 		if o.Lock == l {
 			return o
@@ -163,7 +163,7 @@ func (ops *lockOps) find(l *redlock.Lock) *kit.OwnLock {
 }
 
 // byResource returns our newest entry for a raw resource name, or nil.
-func (ops *lockOps) byResource(resource string) *kit.OwnLock {
+func (ops *LockOps) byResource(resource string) *kit.OwnLock {
 	for i := len(ops.own) - 1; i >= 0; i-- {
 		if ops.own[i].Lock.Resource() == resource {
 			return ops.own[i]
@@ -173,16 +173,16 @@ func (ops *lockOps) byResource(resource string) *kit.OwnLock {
 }
 
 // changed tells the our-locks panel what our locks are now.
-func (ops *lockOps) changed() { ops.Sh.Tell(kit.OursMsg{Locks: slices.Clone(ops.own)}) }
+func (ops *LockOps) changed() { ops.Sh.Tell(kit.OursMsg{Locks: slices.Clone(ops.own)}) }
 
 // openAcquire opens the acquire form.
-func (ops *lockOps) openAcquire(tea.KeyMsg) tea.Cmd {
+func (ops *LockOps) openAcquire(tea.KeyMsg) tea.Cmd {
 	ops.Sh.Tell(kit.OpenModalMsg{M: newAcquireForm(ops.Sh, ops.ttl)})
 	return nil
 }
 
 // acquire issues the acquire request the form asks for, and tells the form it runs.
-func (ops *lockOps) acquire(msg kit.AcquireMsg) tea.Cmd {
+func (ops *LockOps) acquire(msg kit.AcquireMsg) tea.Cmd {
 	ops.reqs++
 	ctx, cancel := context.WithCancel(ops.ctx)
 	progress := make(chan acquireProgressMsg, 1)
@@ -199,13 +199,13 @@ func (ops *lockOps) acquire(msg kit.AcquireMsg) tea.Cmd {
 }
 
 // onAcquireProgress waits for the next failed round of an acquire request (the form shows this one).
-func (ops *lockOps) onAcquireProgress(msg acquireProgressMsg) tea.Cmd {
+func (ops *LockOps) onAcquireProgress(msg acquireProgressMsg) tea.Cmd {
 	return waitAcquireProgress(msg.next)
 }
 
 // onAcquired applies an acquire result; a lock won for a form since closed is still recorded as ours, so it
 // is never forgotten. The form that asked for it, still open, shows a failure itself.
-func (ops *lockOps) onAcquired(msg acquireResultMsg) {
+func (ops *LockOps) onAcquired(msg acquireResultMsg) {
 	name := kit.Sanitize(msg.resource, kit.NameCap)
 	current := ops.acquiring.req != 0 && ops.acquiring.req == msg.req
 	if current {
@@ -243,7 +243,7 @@ func (ops *lockOps) onAcquired(msg acquireResultMsg) {
 }
 
 // extend issues an extension of the target lock by its TTL.
-func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
+func (ops *LockOps) extend(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	if o.Busy != "" {
 		ops.Sh.TellStatus(monitor.SeverityWarning, o.Name+" is already "+o.Busy)
@@ -261,7 +261,7 @@ func (ops *lockOps) extend(tea.KeyMsg) tea.Cmd {
 }
 
 // onExtended applies an extension result to the lock it was issued for, wherever the cursor is now.
-func (ops *lockOps) onExtended(msg extendResultMsg) {
+func (ops *LockOps) onExtended(msg extendResultMsg) {
 	o := ops.find(msg.lock)
 	if o == nil {
 		ops.Sh.Logf(monitor.SeverityInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
@@ -288,7 +288,7 @@ func (ops *lockOps) onExtended(msg extendResultMsg) {
 
 // extendFailure applies a failed extension (what: "extend", "auto-extend") of lock o: lost when the masters'
 // answers prove it, and otherwise still ours, with the validity it had, since its keys may still hold.
-func (ops *lockOps) extendFailure(o *kit.OwnLock, what string, err error) {
+func (ops *LockOps) extendFailure(o *kit.OwnLock, what string, err error) {
 	reason, rv := kit.Failure(err)
 	if redlock.CauseOf(err) == redlock.LossExpired { // its keys expire with it: shown expired, not taken
 		if now := ops.Sh.Now(); o.ValidUntil.After(now) {
@@ -319,7 +319,7 @@ func (ops *lockOps) extendFailure(o *kit.OwnLock, what string, err error) {
 }
 
 // release issues the release of the target lock.
-func (ops *lockOps) release(tea.KeyMsg) tea.Cmd {
+func (ops *LockOps) release(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	if o.Busy == "releasing" {
 		ops.Sh.TellStatus(monitor.SeverityWarning, o.Name+" is already releasing")
@@ -334,7 +334,7 @@ func (ops *lockOps) release(tea.KeyMsg) tea.Cmd {
 
 // onReleased applies a release to the lock it was issued for: a confirmed release ends the lock, an
 // unconfirmed one keeps it ours, with its validity counting down, until a retry is confirmed or it runs out.
-func (ops *lockOps) onReleased(msg releaseResultMsg) {
+func (ops *LockOps) onReleased(msg releaseResultMsg) {
 	l := msg.lock
 	name := kit.Sanitize(l.Resource(), kit.NameCap)
 	o := ops.find(l)
@@ -381,7 +381,7 @@ func (ops *lockOps) onReleased(msg releaseResultMsg) {
 
 // releaseUnconfirmed records that the release of lock o was not confirmed: it stays ours until a retry is
 // confirmed or its validity runs out. lead starts the log line ("acquire of x cancelled, but ...").
-func (ops *lockOps) releaseUnconfirmed(o *kit.OwnLock, err error, lead string) {
+func (ops *LockOps) releaseUnconfirmed(o *kit.OwnLock, err error, lead string) {
 	reason := "not confirmed"
 	var rv kit.RoundView
 	if err != nil {
@@ -397,7 +397,7 @@ func (ops *lockOps) releaseUnconfirmed(o *kit.OwnLock, err error, lead string) {
 }
 
 // toggleAuto starts or stops auto-extension of the target lock.
-func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
+func (ops *LockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	switch {
 	case o.AutoBusy:
@@ -422,7 +422,7 @@ func (ops *lockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 }
 
 // onKeeper records a keeper started or stopped for the lock it belongs to.
-func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
+func (ops *LockOps) onKeeper(msg keeperMsg) tea.Cmd {
 	o := ops.find(msg.lock)
 	if o == nil {
 		if msg.started { // the lock was released meanwhile: its keeper has no work
@@ -446,7 +446,7 @@ func (ops *lockOps) onKeeper(msg keeperMsg) tea.Cmd {
 }
 
 // onKeeperEnded applies the failed extension its keeper reports, if any: lost only when the masters prove it.
-func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
+func (ops *LockOps) onKeeperEnded(msg keeperEndedMsg) {
 	o := ops.find(msg.lock)
 	if o == nil || o.Keeper != msg.keeper {
 		return
@@ -460,7 +460,7 @@ func (ops *lockOps) onKeeperEnded(msg keeperEndedMsg) {
 }
 
 // openDelete opens the confirmation to force-delete the selected lock, which must not be ours.
-func (ops *lockOps) openDelete(tea.KeyMsg) tea.Cmd {
+func (ops *LockOps) openDelete(tea.KeyMsg) tea.Cmd {
 	row := ops.sel.Row
 	ops.reqs++
 	ops.Sh.Tell(kit.OpenModalMsg{M: newDeleteConfirm(ops.Sh, ops.reqs, row, ops.foreignTokens(row))})
@@ -468,7 +468,7 @@ func (ops *lockOps) openDelete(tea.KeyMsg) tea.Cmd {
 }
 
 // delete issues the force-delete the confirmation asks for.
-func (ops *lockOps) delete(msg kit.DeleteMsg) tea.Cmd {
+func (ops *LockOps) delete(msg kit.DeleteMsg) tea.Cmd {
 	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg))
 	if cmd == nil {
 		ops.Sh.Tell(kit.RefusedMsg{Req: msg.Req})
@@ -489,7 +489,7 @@ func (ops *lockOps) delete(msg kit.DeleteMsg) tea.Cmd {
 }
 
 // foreignTokens are the distinct tokens of a lock row that are not ours.
-func (ops *lockOps) foreignTokens(row *kit.LockRow) []string {
+func (ops *LockOps) foreignTokens(row *kit.LockRow) []string {
 	var tokens []string
 	for _, c := range row.Lv.Masters {
 		if !c.Present() {
@@ -513,7 +513,7 @@ func (ops *lockOps) foreignTokens(row *kit.LockRow) []string {
 }
 
 // onDeleted logs a force-delete's rounds (its confirmation closes itself).
-func (ops *lockOps) onDeleted(msg deleteResultMsg) {
+func (ops *LockOps) onDeleted(msg deleteResultMsg) {
 	name := kit.Sanitize(msg.resource, kit.NameCap)
 	deleted, gone := 0, 0
 	for i, r := range msg.rounds {
@@ -550,7 +550,7 @@ func (ops *lockOps) onDeleted(msg deleteResultMsg) {
 
 // tellValid tells the register the validity lock o is held with, once after it is acquired and after each
 // extension: the monitor tells our token gone after it as an expiry at the TTL, not a loss.
-func (ops *lockOps) tellValid(o *kit.OwnLock) {
+func (ops *LockOps) tellValid(o *kit.OwnLock) {
 	if ops.owner == nil || !o.Held || o.ToldValid == o.Extensions {
 		return
 	}
@@ -559,7 +559,7 @@ func (ops *lockOps) tellValid(o *kit.OwnLock) {
 }
 
 // endOwn drops one of our locks that has ended (released, or run out), here and in the register.
-func (ops *lockOps) endOwn(o *kit.OwnLock) {
+func (ops *LockOps) endOwn(o *kit.OwnLock) {
 	if i := slices.Index(ops.own, o); i >= 0 {
 		ops.own = slices.Delete(ops.own, i, i+1)
 		ops.changed()
@@ -571,7 +571,7 @@ func (ops *lockOps) endOwn(o *kit.OwnLock) {
 
 // refreshOurs copies our locks' state (in memory) and logs what their keepers did. A lock whose release was
 // not confirmed ends here when its validity runs out: its keys expire with their TTL.
-func (ops *lockOps) refreshOurs() {
+func (ops *LockOps) refreshOurs() {
 	now := ops.Sh.Now()
 	var ended []*kit.OwnLock
 	for _, o := range ops.own {
@@ -588,10 +588,10 @@ func (ops *lockOps) refreshOurs() {
 	}
 }
 
-// writeBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may. It
+// WriteBlocked says why a write command (what: "acquiring", ...) may not run, or returns "" when it may. It
 // reads read-only from the options the dashboard was built with (the mode derives it from them too), so that
 // the guard of issue depends on no message having arrived.
-func (ops *lockOps) writeBlocked(what string) string {
+func (ops *LockOps) WriteBlocked(what string) string {
 	switch {
 	case ops.Sh.ReadOnly && ops.production:
 		return what + " is disabled: a production profile runs read-only (--read-only=false overrides)"
@@ -606,8 +606,8 @@ func (ops *lockOps) writeBlocked(what string) string {
 // issue is the one place where commands that write to the masters leave the dashboard: acquiring, extending,
 // auto-extending, releasing and force-deleting all pass here. In read-only mode nothing passes: the status line
 // says why and issue returns nil.
-func (ops *lockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
-	if why := ops.writeBlocked(what); why != "" {
+func (ops *LockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
+	if why := ops.WriteBlocked(what); why != "" {
 		ops.Sh.TellStatus(monitor.SeverityWarning, why)
 		return nil
 	}
@@ -615,9 +615,9 @@ func (ops *lockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.
 	return func() tea.Msg { return run(c) }
 }
 
-// releaseAll releases every lock we hold, for the dashboard to quit when it is done; nil when we hold none or
+// ReleaseAll releases every lock we hold, for the dashboard to quit when it is done; nil when we hold none or
 // writing is blocked, and the dashboard may quit at once.
-func (ops *lockOps) releaseAll() tea.Cmd {
+func (ops *LockOps) ReleaseAll() tea.Cmd {
 	if len(ops.own) == 0 {
 		return nil
 	}
@@ -628,9 +628,9 @@ func (ops *lockOps) releaseAll() tea.Cmd {
 	return cmd
 }
 
-// heldNames are the names (sanitized) of the locks the dashboard acquired and may still hold: those quitting
+// HeldNames are the names (sanitized) of the locks the dashboard acquired and may still hold: those quitting
 // releases.
-func (ops *lockOps) heldNames() []string {
+func (ops *LockOps) HeldNames() []string {
 	now := ops.Sh.Now()
 	var names []string
 	for _, o := range ops.own {
@@ -641,9 +641,9 @@ func (ops *lockOps) heldNames() []string {
 	return names
 }
 
-// quitReleased applies how releasing our locks at quit went and returns the summary. A lock whose release was
+// QuitReleased applies how releasing our locks at quit went and returns the summary. A lock whose release was
 // not confirmed and whose validity has not run out is still held: it stays ours, and the summary counts it.
-func (ops *lockOps) quitReleased(msg quitMsg) string {
+func (ops *LockOps) QuitReleased(msg QuitMsg) string {
 	now := ops.Sh.Now()
 	released, gone := 0, 0
 	for _, res := range msg.results {
@@ -686,9 +686,9 @@ func (ops *lockOps) quitReleased(msg quitMsg) string {
 	return s
 }
 
-// summary describes the locks that may still hold, for a quit that released nothing; why explains a forced
+// Summary describes the locks that may still hold, for a quit that released nothing; why explains a forced
 // quit.
-func (ops *lockOps) summary(why string) string {
+func (ops *LockOps) Summary(why string) string {
 	now := ops.Sh.Now()
 	held, unconfirmed := 0, 0
 	for _, o := range ops.own {

@@ -1,4 +1,4 @@
-package ui
+package lockcmd
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // withOtherKeys makes c, the confirmation of row, one of a lock over several keys: it names the other keys and
 // deletes them too, by lead, the token they share with the selected key. Nothing changes for a lock of one key,
 // or when lead is not among the tokens to delete (ours).
-func (c *deleteConfirm) withOtherKeys(row *kit.LockRow, lead string) {
+func (c *DeleteConfirm) withOtherKeys(row *kit.LockRow, lead string) {
 	if len(row.Lv.Keys) < 2 || !slices.Contains(c.tokens, lead) {
 		return
 	}
@@ -34,7 +34,7 @@ func (c *deleteConfirm) withOtherKeys(row *kit.LockRow, lead string) {
 }
 
 // otherKeys are the keys deleted with the selected one: none when the operator asked for it alone.
-func (c *deleteConfirm) otherKeys() []string {
+func (c *DeleteConfirm) otherKeys() []string {
 	if c.onlyThis {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (c *deleteConfirm) otherKeys() []string {
 }
 
 // keysView names every key of a lock over several keys.
-func (c *deleteConfirm) keysView(inner int) []string {
+func (c *DeleteConfirm) keysView(inner int) []string {
 	names := make([]string, 0, 1+len(c.others))
 	for _, k := range append([]string{c.resource}, c.others...) {
 		names = append(names, kit.Sanitize(k, kit.NameCap))
@@ -51,7 +51,7 @@ func (c *deleteConfirm) keysView(inner int) []string {
 }
 
 // keysHint says what the deletion does to the keys of a lock over several keys.
-func (c *deleteConfirm) keysHint(hint func(string)) {
+func (c *DeleteConfirm) keysHint(hint func(string)) {
 	tab := c.Sh.Keys.NextPanel.Help().Key
 	if c.onlyThis {
 		hint(fmt.Sprintf("Deletes %s alone: the lock stays held on %s until its client releases it, and that "+
