@@ -35,6 +35,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/lockcmd"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
+	"github.com/redlock-tui/redlock-tui/ui/replayview"
 )
 
 // Options configures the dashboard.
@@ -144,9 +145,9 @@ type Model struct {
 	detail        *panels.DetailPanel
 	ours          *panels.OursPanel
 	log           *panels.EventLog
-	ops           *lockcmd.LockOps   // the write commands
-	demo          *demoview.DemoView // nil outside demo mode
-	replay        *replayer          // nil outside a replay
+	ops           *lockcmd.LockOps     // the write commands
+	demo          *demoview.DemoView   // nil outside demo mode
+	replay        *replayview.Replayer // nil outside a replay
 	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
 	// it takes the keys, and says where it shows.
 	modal  kit.Modal
@@ -195,8 +196,8 @@ func New(o Options) *Model {
 		}
 	}
 	if o.Replay != nil {
-		m.replay = newReplayer(sh, o.Replay, o.ReplayAt)
-		sh.Now = func() time.Time { return m.replay.clock }
+		m.replay = replayview.NewReplayer(sh, o.Replay, o.ReplayAt)
+		sh.Now = func() time.Time { return m.replay.Clock }
 	}
 	m.keys = m.globalKeys()
 	m.help = help.New()
@@ -225,7 +226,7 @@ func (m *Model) globalKeys() kit.KeyTable {
 		{Binding: &k.LogFull, Do: do(func() { m.setLogFull(!m.mode().LogFull) })},
 		{Binding: &k.Pause, Do: func(tea.KeyMsg) tea.Cmd {
 			if m.mode().Source == kit.SourceReplay {
-				return m.replay.togglePlay()
+				return m.replay.TogglePlay()
 			}
 			m.togglePause()
 			return nil
@@ -307,16 +308,16 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.mouse(msg)
 	case SnapshotMsg:
 		return m.apply(kit.Ingest(msg.Snapshot, m.sh.Data))
-	case replayMsg:
-		if !m.replay.arrived(msg) {
+	case replayview.ReplayMsg:
+		if !m.replay.Arrived(msg) {
 			return nil // a poll the cursor has left
 		}
-		if msg.jump {
-			m.sh.Log.Replace(m.replay.logUntil(msg.s))
-			d, _ := kit.Ingest(msg.s, nil)
+		if msg.Jump {
+			m.sh.Log.Replace(m.replay.LogUntil(msg.S))
+			d, _ := kit.Ingest(msg.S, nil)
 			return m.apply(d, nil)
 		}
-		return m.apply(kit.Ingest(msg.s, m.sh.Data))
+		return m.apply(kit.Ingest(msg.S, m.sh.Data))
 	case monitorStartedMsg:
 		return waitSnapshot(msg.ch, m.sh.Data)
 	case monitorSnapshotMsg:
@@ -469,7 +470,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.requestQuit()
 	case md.Modal && m.replayKeyInView(msg):
 		if key.Matches(msg, m.sh.Keys.Pause) {
-			return m.replay.togglePlay()
+			return m.replay.TogglePlay()
 		}
 		return m.replay.Run(msg)
 	case md.Modal:
@@ -572,7 +573,7 @@ func (m *Model) togglePause() {
 // stepInterval moves the poll interval one step faster (dir < 0) or slower (dir > 0); in a replay, the speed.
 func (m *Model) stepInterval(dir int) {
 	if m.mode().Source == kit.SourceReplay {
-		m.replay.changeSpeed(dir)
+		m.replay.ChangeSpeed(dir)
 		return
 	}
 	next := m.interval
@@ -664,7 +665,7 @@ func (m *Model) mode() kit.Mode {
 	md := kit.Mode{ReadOnly: m.sh.ReadOnly, Paused: m.paused, Quitting: m.quit.active, Focus: m.focus, LogFull: m.logFull}
 	switch {
 	case m.replay != nil:
-		md.Source, md.Paused = kit.SourceReplay, !m.replay.playing
+		md.Source, md.Paused = kit.SourceReplay, !m.replay.Playing
 	case m.demo != nil:
 		md.Source = kit.SourceDemo
 	}

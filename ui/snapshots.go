@@ -9,9 +9,6 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
-// tickEvery is how often the tick comes: countdowns and the progress spinner.
-const tickEvery = 250 * time.Millisecond
-
 // SnapshotMsg hands the dashboard a monitor snapshot. With Options.Monitor set the dashboard runs the monitor's
 // loop itself and needs none; without one, a program embedding the dashboard (or a test) sends its snapshots
 // this way.
@@ -35,7 +32,7 @@ type monitorClosedMsg struct{}
 
 // tick re-arms the tick.
 func tick() tea.Cmd {
-	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return kit.TickMsg{} })
+	return tea.Tick(kit.TickEvery, func(time.Time) tea.Msg { return kit.TickMsg{} })
 }
 
 // startMonitor starts the monitor's polling loop, which runs until ctx ends.

@@ -148,7 +148,7 @@ func (m *Model) headerView() string {
 	}
 	switch {
 	case md.Source == kit.SourceReplay: // the time cursor stands for read-only and for the polling
-		parts = append(parts, kit.Part{Text: m.replay.headerPart(st), Rank: 0})
+		parts = append(parts, kit.Part{Text: m.replay.HeaderPart(st), Rank: 0})
 	case md.ReadOnly:
 		parts = append(parts, kit.Part{Text: st.Header.ReadOnly.Render(" READ-ONLY "), Rank: 0})
 	}

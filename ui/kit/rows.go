@@ -3,6 +3,7 @@ package kit
 import (
 	"slices"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -68,3 +69,6 @@ func CutLines(lines []string, n, w int) []string {
 
 // TickMsg drives countdowns, spinners and the refresh of our locks.
 type TickMsg struct{}
+
+// TickEvery is how often the tick (TickMsg) comes: countdowns and the progress spinner.
+const TickEvery = 250 * time.Millisecond

@@ -1,4 +1,4 @@
-package ui
+package replayview
 
 import (
 	"fmt"
@@ -16,34 +16,34 @@ import (
 // replaySpeeds are the speeds a replay plays at, as many times the recorded pace.
 var replaySpeeds = []int{1, 2, 5, 10, 30, 60}
 
-// replayer is the time cursor of a replay: the dashboard shows the snapshot of the poll under it, rebuilt from
+// Replayer is the time cursor of a replay: the dashboard shows the snapshot of the poll under it, rebuilt from
 // the recording off the event loop.
-type replayer struct {
+type Replayer struct {
 	kit.KeyTable
 	p       *record.Player
 	cursor  int       // the poll shown, once it arrives
 	want    int       // the poll last asked for: a snapshot of another is stale and dropped
-	clock   time.Time // the moment shown: the cursor's poll, moved on between polls while playing
-	playing bool
+	Clock   time.Time // the moment shown: the cursor's poll, moved on between polls while playing
+	Playing bool
 	speed   int // index into replaySpeeds
 }
 
-// replayMsg is the snapshot of poll i, rebuilt; jump says the cursor did not move one poll forward, so that the
+// ReplayMsg is the snapshot of poll i, rebuilt; jump says the cursor did not move one poll forward, so that the
 // event log is rebuilt rather than added to.
-type replayMsg struct {
+type ReplayMsg struct {
 	i    int
-	s    monitor.Snapshot
-	jump bool
+	S    monitor.Snapshot
+	Jump bool
 }
 
-// newReplayer starts a replay of p, paused at its first poll, or at the last poll at or before at when at is
+// NewReplayer starts a replay of p, paused at its first poll, or at the last poll at or before at when at is
 // not zero.
-func newReplayer(sh *kit.Shared, p *record.Player, at time.Time) *replayer {
-	r := &replayer{p: p}
+func NewReplayer(sh *kit.Shared, p *record.Player, at time.Time) *Replayer {
+	r := &Replayer{p: p}
 	if !at.IsZero() {
 		r.want = max(p.IndexAt(at), 0)
 	}
-	r.clock = p.Time(r.want)
+	r.Clock = p.Time(r.want)
 	k := &sh.Keys.Replay
 	step := func(d int) func(tea.KeyMsg) tea.Cmd {
 		return func(tea.KeyMsg) tea.Cmd { return r.show(r.want+d, d != 1 || r.want != r.cursor) } // on from the poll last asked for
@@ -58,7 +58,7 @@ func newReplayer(sh *kit.Shared, p *record.Player, at time.Time) *replayer {
 		{Binding: &k.Start, Do: func(tea.KeyMsg) tea.Cmd { return r.show(0, true) }},
 		{Binding: &k.End, Do: func(tea.KeyMsg) tea.Cmd { return r.show(r.p.Len()-1, true) }},
 		{Binding: &k.Seek, Do: func(tea.KeyMsg) tea.Cmd {
-			r.playing = false
+			r.Playing = false
 			sh.Tell(kit.OpenModalMsg{M: newSeekForm(sh, p)})
 			return nil
 		}},
@@ -70,25 +70,25 @@ func newReplayer(sh *kit.Shared, p *record.Player, at time.Time) *replayer {
 type replaySeekMsg struct{ i int }
 
 // Init rebuilds the first poll shown.
-func (r *replayer) Init() tea.Cmd { return r.show(r.want, true) }
+func (r *Replayer) Init() tea.Cmd { return r.show(r.want, true) }
 
 // Update plays on at each tick while playing.
-func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (r *Replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		return r, r.Run(msg)
 	case replaySeekMsg:
 		return r, r.show(msg.i, true)
 	case kit.TickMsg:
-		if !r.playing || r.want != r.cursor {
+		if !r.Playing || r.want != r.cursor {
 			return r, nil
 		}
-		r.clock = r.clock.Add(tickEvery * time.Duration(replaySpeeds[r.speed]))
-		if i := r.p.IndexAt(r.clock); i > r.cursor {
+		r.Clock = r.Clock.Add(kit.TickEvery * time.Duration(replaySpeeds[r.speed]))
+		if i := r.p.IndexAt(r.Clock); i > r.cursor {
 			return r, r.show(i, i > r.cursor+1)
 		}
 		if r.cursor == r.p.Len()-1 {
-			r.playing, r.clock = false, r.p.Time(r.cursor)
+			r.Playing, r.Clock = false, r.p.Time(r.cursor)
 			r.Sh.TellStatus(monitor.SeverityInfo, "end of the recording")
 		}
 	}
@@ -96,21 +96,21 @@ func (r *replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // show asks for the snapshot of poll i (clamped to the recording), rebuilt off the event loop.
-func (r *replayer) show(i int, jump bool) tea.Cmd {
+func (r *Replayer) show(i int, jump bool) tea.Cmd {
 	i = min(max(i, 0), r.p.Len()-1)
 	r.want = i
 	p := r.p
-	return func() tea.Msg { return replayMsg{i: i, s: p.Snapshot(i), jump: jump} }
+	return func() tea.Msg { return ReplayMsg{i: i, S: p.Snapshot(i), Jump: jump} }
 }
 
-// arrived takes the snapshot of a poll the cursor asked for, and reports whether it is still wanted.
-func (r *replayer) arrived(msg replayMsg) bool {
+// Arrived takes the snapshot of a poll the cursor asked for, and reports whether it is still wanted.
+func (r *Replayer) Arrived(msg ReplayMsg) bool {
 	if msg.i != r.want {
 		return false
 	}
 	r.cursor = msg.i
-	if t := r.p.Time(msg.i); !r.playing || r.clock.Before(t) {
-		r.clock = t
+	if t := r.p.Time(msg.i); !r.Playing || r.Clock.Before(t) {
+		r.Clock = t
 	}
 	return true
 }
@@ -119,7 +119,7 @@ func (r *replayer) arrived(msg replayMsg) bool {
 // before the poll shown, or of the nearest error or warning when alarms (the demo's violations and the
 // dashboard's errors among them); it says so when there is none. An event between two polls is shown with
 // the poll after it, whose event log holds it.
-func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
+func (r *Replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 	what := "event"
 	if alarms {
 		what = "error or warning"
@@ -131,7 +131,7 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 			m = moments[len(moments)-1-n]
 		}
 		if i := r.pollAt(m.Time); dir > 0 && i > r.want || dir < 0 && i < r.want {
-			r.playing, r.clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
+			r.Playing, r.Clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
 			r.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.Time.Format("15:04:05.000"), kit.Sanitize(m.Text, kit.TextCap)))
 			return r.show(i, true)
 		}
@@ -142,7 +142,7 @@ func (r *replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 
 // pollAt is the poll that shows what happened at t: the first taken at or after t, or the last poll when
 // none was.
-func (r *replayer) pollAt(t time.Time) int {
+func (r *Replayer) pollAt(t time.Time) int {
 	i := r.p.IndexAt(t)
 	if i < 0 || r.p.Time(i).Before(t) && i+1 < r.p.Len() {
 		return i + 1
@@ -153,7 +153,7 @@ func (r *replayer) pollAt(t time.Time) int {
 // moments are the events the monitor told, oldest first, as a recording's moments (record.Alarm); with
 // alarms, every error and warning a surface showed (record.Player.Alarms: the monitor's events and the
 // banner's warnings that no event told, the demo's violations, the dashboard's errors).
-func (r *replayer) moments(alarms bool) []record.Alarm {
+func (r *Replayer) moments(alarms bool) []record.Alarm {
 	if alarms {
 		return r.p.Alarms()
 	}
@@ -164,35 +164,35 @@ func (r *replayer) moments(alarms bool) []record.Alarm {
 	return out
 }
 
-// togglePlay plays or pauses the replay; at the end it plays again from the start.
-func (r *replayer) togglePlay() tea.Cmd {
-	r.playing = !r.playing
-	if r.playing && r.cursor == r.p.Len()-1 {
-		r.clock = r.p.Time(0)
+// TogglePlay plays or pauses the replay; at the end it plays again from the start.
+func (r *Replayer) TogglePlay() tea.Cmd {
+	r.Playing = !r.Playing
+	if r.Playing && r.cursor == r.p.Len()-1 {
+		r.Clock = r.p.Time(0)
 		return r.show(0, true)
 	}
 	return nil
 }
 
-// changeSpeed steps the speed up (dir < 0, as Faster polls faster) or down.
-func (r *replayer) changeSpeed(dir int) {
+// ChangeSpeed steps the speed up (dir < 0, as Faster polls faster) or down.
+func (r *Replayer) ChangeSpeed(dir int) {
 	r.speed = min(max(r.speed-dir, 0), len(replaySpeeds)-1)
 	r.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
 }
 
-// headerPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.
-func (r *replayer) headerPart(st *kit.Styles) string {
+// HeaderPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.
+func (r *Replayer) HeaderPart(st *kit.Styles) string {
 	state := st.Header.Paused.Render("PAUSED")
-	if r.playing {
+	if r.Playing {
 		state = st.Header.Live.Render(fmt.Sprintf("▶ %dx", replaySpeeds[r.speed]))
 	}
-	return st.Header.ReadOnly.Render(" REPLAY ") + " " + st.Header.Value.Render(r.clock.Format("2006-01-02 15:04:05.000")) +
+	return st.Header.ReadOnly.Render(" REPLAY ") + " " + st.Header.Value.Render(r.Clock.Format("2006-01-02 15:04:05.000")) +
 		st.Header.Label.Render(fmt.Sprintf(" poll %d/%d ", r.cursor+1, r.p.Len())) + state
 }
 
-// logUntil is the event log as it stood at the snapshot s of the recording: the monitor's events and the
+// LogUntil is the event log as it stood at the snapshot s of the recording: the monitor's events and the
 // recorded ones (the dashboard's, the demo's) up to its time, oldest first.
-func (r *replayer) logUntil(s monitor.Snapshot) []kit.LogEntry {
+func (r *Replayer) LogUntil(s monitor.Snapshot) []kit.LogEntry {
 	var out []kit.LogEntry
 	for _, rec := range events.FromMonitor(r.eventsUntil(s.Time)) {
 		out = append(out, kit.EntryOf(rec))
@@ -205,7 +205,7 @@ func (r *replayer) logUntil(s monitor.Snapshot) []kit.LogEntry {
 }
 
 // eventsUntil are the monitor's events told at or before t.
-func (r *replayer) eventsUntil(t time.Time) []monitor.Event {
+func (r *Replayer) eventsUntil(t time.Time) []monitor.Event {
 	evs := r.p.MonitorEvents()
 	n := 0
 	for n < len(evs) && !evs[n].Time.After(t) {
@@ -215,10 +215,10 @@ func (r *replayer) eventsUntil(t time.Time) []monitor.Event {
 }
 
 // View is empty: the replay shows in the header (headerPart).
-func (r *replayer) View() string { return "" }
+func (r *Replayer) View() string { return "" }
 
 // SetSize does nothing: the replay has no area of its own.
-func (r *replayer) SetSize(int, int) {}
+func (r *Replayer) SetSize(int, int) {}
 
 // seekForm asks for the moment to move a replay's time cursor to, as replay --at takes it: 03:12:07,
 // 2026-11-27T03:12:07Z, +5m or end. A modal dialog.
