@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/dialogs"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
@@ -119,7 +120,7 @@ func TestInOrderLaysOfferedKeysOutInTheLayoutsOrder(t *testing.T) {
 func TestModalTakesTheKeysUntilItCloses(t *testing.T) {
 	m := testModel(t)
 	m.Update(press("?"))
-	if _, ok := m.modal.(*helpView); !ok || !strings.Contains(m.View(), "Help · ? or esc/q closes") {
+	if _, ok := m.modal.(*dialogs.HelpView); !ok || !strings.Contains(m.View(), "Help · ? or esc/q closes") {
 		t.Fatalf("? did not open the help as the modal:\n%s", m.View())
 	}
 	m.Update(press("s")) // the locks' sort key: the help takes it, as a key that does nothing there

@@ -159,3 +159,13 @@ func (l layout) panelAt(x, y int) (kit.PanelID, int, bool) {
 	}
 	return 0, 0, false
 }
+
+// Screen size limits: below the minimum the panels give way to the compact view (the header, the worst
+// warning, the locks in trouble), and below the compact view's minimum the dashboard asks for a larger window.
+const (
+	minWidth      = 64
+	minHeight     = 16
+	compactWidth  = 40
+	compactHeight = 12
+	wideWidth     = 110 // from this width the detail panel sits beside the locks
+)

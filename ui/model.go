@@ -32,6 +32,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui/demoview"
+	"github.com/redlock-tui/redlock-tui/ui/dialogs"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/lockcmd"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
@@ -94,16 +95,6 @@ type Options struct {
 	// nil: the dashboard cannot (demo masters). A read-only or production dashboard asks before it samples.
 	WhoHolds kit.WhoHolds
 }
-
-// Screen size limits: below the minimum the panels give way to the compact view (the header, the worst
-// warning, the locks in trouble), and below the compact view's minimum the dashboard asks for a larger window.
-const (
-	minWidth      = 64
-	minHeight     = 16
-	compactWidth  = 40
-	compactHeight = 12
-	wideWidth     = 110 // from this width the detail panel sits beside the locks
-)
 
 // defaultTTL is the acquire form's TTL when Options.TTL is zero.
 const defaultTTL = 10 * time.Second
@@ -339,9 +330,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.quit.summary = m.ops.QuitReleased(msg)
 		m.cancel()
 		return tea.Quit
-	case confirmQuitMsg:
+	case dialogs.ConfirmQuitMsg:
 		return m.startQuit()
-	case QuitMsg:
+	case dialogs.QuitMsg:
 		if !m.mode().Quitting {
 			return m.startQuit()
 		}
@@ -688,8 +679,8 @@ var (
 	_ kit.Modal     = (*demoview.ScenarioMenu)(nil)
 	_ kit.Modal     = (*panels.FieldEntry)(nil)
 	_ kit.Modal     = (*panels.DrillView)(nil)
-	_ kit.Modal     = (*helpView)(nil)
-	_ kit.Modal     = (*quitConfirm)(nil)
+	_ kit.Modal     = (*dialogs.HelpView)(nil)
+	_ kit.Modal     = (*dialogs.QuitConfirm)(nil)
 )
 
 // openDrill opens the full view of the focused panel's selected row: a lock or a master.
@@ -703,4 +694,109 @@ func (m *Model) openDrill() {
 		return
 	}
 	m.openModal(v)
+}
+
+// OutputMsg tells the dashboard of one of the program's own events (events.SourceProgram): a file it writes
+// (--record, --events) that a write error stopped, or SIGHUP reopening its files. The event log shows Record;
+// the banner shows Stopped, the sentence of each file stopped by then, until a reopening resumes it.
+type OutputMsg struct {
+	Record  events.Record
+	Stopped []string
+}
+
+// takeOutput logs msg's record and shows its stopped files in the banner, ahead of the monitor's warnings.
+func (m *Model) takeOutput(msg OutputMsg) {
+	m.sh.Log.Add(kit.EntryOf(msg.Record))
+	m.stopped = m.stopped[:0]
+	for _, text := range msg.Stopped {
+		m.stopped = append(m.stopped, kit.WarningRow{Severity: monitor.SeverityError, Text: kit.Sanitize(text, kit.TextCap)})
+	}
+}
+
+// bannerRows are the banner's lines: the files stopped, then the monitor's warnings, errors first.
+func (m *Model) bannerRows() []kit.WarningRow {
+	if d := m.sh.Data; d != nil {
+		return append(m.stopped[:len(m.stopped):len(m.stopped)], d.Warnings...)
+	}
+	return m.stopped
+}
+
+// mouse routes a mouse event: the wheel scrolls the modal that takes the body or the panel under the pointer;
+// a left click focuses the panel under it and hands it the click, at the row within the panel (the panel
+// selects the row clicked, and asks to open the row already selected, as Open does). A dialog takes no mouse
+// input. The panel under the pointer is found in the layout View draws.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	md := m.mode()
+	if md.Quitting || m.lay.tooSmall || m.lay.compact {
+		return nil
+	}
+	if md.Modal {
+		switch md.Layer {
+		case kit.LayerDialog:
+			return nil
+		case kit.LayerScreen:
+			return m.updateModal(msg)
+		}
+	}
+	if (kit.WheelRows(msg) == 0 && msg.Button != tea.MouseButtonLeft) || msg.Action != tea.MouseActionPress {
+		return nil
+	}
+	p, row, ok := m.lay.panelAt(msg.X, msg.Y)
+	if !ok {
+		return nil
+	}
+	if kit.WheelRows(msg) == 0 {
+		m.focus = p
+	}
+	msg.Y = row
+	_, cmd := m.panel(p).Update(msg)
+	return cmd
+}
+
+// openHelp opens the full help, composed from the global keys and every component's, at its top.
+func (m *Model) openHelp() {
+	k, md := m.sh.Keys, m.mode()
+	offered := m.offeredKeys(true)
+	closeKey := k.Close
+	closeKey.SetHelp(closeKey.Help().Key, "close")
+	v := &dialogs.HelpView{ModalBase: panels.ScreenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, panels.ViewQuitKey(k)}),
+		Box: kit.NewScrollBox(m.sh), HelpModel: m.help,
+		Dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered), Blocked: m.ops.WriteBlocked("locking"), ReadOnly: md.ReadOnly}
+	if md.Source == kit.SourceDemo {
+		v.Demo = kit.ColumnsInOrder(k.Demo.FullHelp(), offered)
+	}
+	m.openModal(v)
+}
+
+// offeredKeys are the bindings the global keys, the lock commands and every component offer (the focused
+// panel's own with them), in the short form (what acts now) or the full one (what can act in this mode).
+func (m *Model) offeredKeys(full bool) []key.Binding {
+	maps := []help.KeyMap{&m.keys, m.ops}
+	for _, c := range m.components() {
+		maps = append(maps, c)
+	}
+	var out []key.Binding
+	for _, km := range maps {
+		if full {
+			out = append(out, kit.Flatten(km.FullHelp())...)
+		} else {
+			out = append(out, km.ShortHelp()...)
+		}
+	}
+	return out
+}
+
+// requestQuit is the quit keys' action: it quits at once when the dashboard holds no lock it acquired, and
+// otherwise asks first (a second Interrupt, or Confirm, then quits). Whatever modal is open gives way to the
+// question.
+func (m *Model) requestQuit() tea.Cmd {
+	if _, asking := m.modal.(*dialogs.QuitConfirm); asking {
+		return m.startQuit()
+	}
+	held := m.ops.HeldNames()
+	if len(held) == 0 {
+		return m.startQuit()
+	}
+	m.openModal(dialogs.NewQuitConfirm(m.sh, held))
+	return nil
 }

@@ -1,4 +1,4 @@
-package ui
+package dialogs
 
 import (
 	"strings"
@@ -13,90 +13,57 @@ import (
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
-// helpView is the full help, a modal in place of the panels: the bindings that can act in this mode, in the
+// HelpView is the full help, a modal in place of the panels: the bindings that can act in this mode, in the
 // columns of KeyMap.FullHelp (and the demo's in demo mode), then the legend of the screen's glyphs and
 // columns. It scrolls.
-type helpView struct {
+type HelpView struct {
 	kit.ModalBase
-	box       *kit.ScrollBox
-	hm        help.Model
-	dashboard [][]key.Binding // the dashboard's columns, disabled where a key cannot act in this mode
-	demo      [][]key.Binding // the presenter's columns; nil outside demo mode
-	blocked   string          // why the lock commands cannot act, "" when they can
-	readOnly  bool            // the dashboard is read-only
+	Box       *kit.ScrollBox
+	HelpModel help.Model
+	Dashboard [][]key.Binding // the dashboard's columns, disabled where a key cannot act in this mode
+	Demo      [][]key.Binding // the presenter's columns; nil outside demo mode
+	Blocked   string          // why the lock commands cannot act, "" when they can
+	ReadOnly  bool            // the dashboard is read-only
 }
 
 // SetSize sets the help's outer size; its lines are laid out again for a new width.
-func (v *helpView) SetSize(w, h int) {
-	if w == v.box.W && h == v.box.H {
+func (v *HelpView) SetSize(w, h int) {
+	if w == v.Box.W && h == v.Box.H {
 		return
 	}
-	v.box.SetSize(w, h)
-	v.box.SetLines(v.lines(w))
+	v.Box.SetSize(w, h)
+	v.Box.SetLines(v.lines(w))
 }
 
 // Update scrolls the help with the keys and the wheel, and closes it with Help or Close.
-func (v *helpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (v *HelpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if key.Matches(msg, v.Sh.Keys.Help, v.Sh.Keys.Close) {
 			return nil, nil
 		}
-		v.box.Update(msg)
+		v.Box.Update(msg)
 	case tea.MouseMsg:
-		v.box.Update(msg)
+		v.Box.Update(msg)
 	}
 	return v, nil
 }
 
 // View draws the help.
-func (v *helpView) View() string {
+func (v *HelpView) View() string {
 	k := v.Sh.Keys
-	return v.box.View("Help · " + k.Help.Help().Key + " or " + k.Close.Help().Key + " closes")
-}
-
-// openHelp opens the full help, composed from the global keys and every component's, at its top.
-func (m *Model) openHelp() {
-	k, md := m.sh.Keys, m.mode()
-	offered := m.offeredKeys(true)
-	closeKey := k.Close
-	closeKey.SetHelp(closeKey.Help().Key, "close")
-	v := &helpView{ModalBase: panels.ScreenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, panels.ViewQuitKey(k)}),
-		box: kit.NewScrollBox(m.sh), hm: m.help,
-		dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered), blocked: m.ops.WriteBlocked("locking"), readOnly: md.ReadOnly}
-	if md.Source == kit.SourceDemo {
-		v.demo = kit.ColumnsInOrder(k.Demo.FullHelp(), offered)
-	}
-	m.openModal(v)
-}
-
-// offeredKeys are the bindings the global keys, the lock commands and every component offer (the focused
-// panel's own with them), in the short form (what acts now) or the full one (what can act in this mode).
-func (m *Model) offeredKeys(full bool) []key.Binding {
-	maps := []help.KeyMap{&m.keys, m.ops}
-	for _, c := range m.components() {
-		maps = append(maps, c)
-	}
-	var out []key.Binding
-	for _, km := range maps {
-		if full {
-			out = append(out, kit.Flatten(km.FullHelp())...)
-		} else {
-			out = append(out, km.ShortHelp()...)
-		}
-	}
-	return out
+	return v.Box.View("Help · " + k.Help.Help().Key + " or " + k.Close.Help().Key + " closes")
 }
 
 // lines is the full help laid out w cells wide: the key columns, the demo's, and the legend.
-func (v *helpView) lines(w int) []string {
+func (v *HelpView) lines(w int) []string {
 	st, k := v.Sh.St, v.Sh.Keys
-	lines := v.columns(v.dashboard, w-4)
-	if v.demo != nil { // the presenter's keys, in a block of their own
+	lines := v.columns(v.Dashboard, w-4)
+	if v.Demo != nil { // the presenter's keys, in a block of their own
 		lines = append(lines, "", st.Table.Head.Render("Demo")+st.Text.Muted.Render("  faults hit the selected "+
 			"master (▸ in the masters panel, or "+k.Demo.Pick.Help().Key+"); scenarios lock "+
 			demo.ScenarioResource))
-		lines = append(lines, v.columns(v.demo, w-4)...)
+		lines = append(lines, v.columns(v.Demo, w-4)...)
 	}
 	lines = append(lines, "",
 		st.Table.Head.Render("Lock cells")+st.Text.Muted.Render("  ● the holder's token  ○ another token  · no key  ? not read this poll (greyed)"),
@@ -113,9 +80,9 @@ func (v *helpView) lines(w int) []string {
 			"|✓ ok|◆ another token|· no key|T timeout|✗ error|R replica|? not awaited (decided before it answered)")),
 		st.Table.Head.Render("Names")+st.Text.Muted.Render("  "+kit.Mark+" marks a name with escaped bytes (\\xNN, \\n, \\u202e) or cut short"),
 	)
-	if v.blocked != "" {
-		lines = append(lines, "", st.Level[monitor.SeverityWarning].Render(v.blocked))
-		if v.demo != nil && v.readOnly {
+	if v.Blocked != "" {
+		lines = append(lines, "", st.Level[monitor.SeverityWarning].Render(v.Blocked))
+		if v.Demo != nil && v.ReadOnly {
 			lines = append(lines, st.Text.Muted.Render("Read-only leaves the demo's faults, workload and scenarios "+
 				"on: they act on the embedded masters this program runs, not through the dashboard's lock commands."))
 		}
@@ -129,9 +96,9 @@ func (v *helpView) lines(w int) []string {
 
 // columns lays out the full help's columns side by side, starting a new row of columns where the next
 // one would not fit in w cells; a column whose bindings are all disabled is left out.
-func (v *helpView) columns(groups [][]key.Binding, w int) []string {
+func (v *HelpView) columns(groups [][]key.Binding, w int) []string {
 	const gap = "    "
-	hm := v.hm
+	hm := v.HelpModel
 	hm.Width = 0 // a column is never cut: columns that do not fit go to the next row
 	var rows, row []string
 	rowW := 0

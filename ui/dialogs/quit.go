@@ -1,4 +1,4 @@
-package ui
+package dialogs
 
 import (
 	"fmt"
@@ -18,29 +18,29 @@ import (
 // asks first (quitConfirm); Interrupt (ctrl+c) asks the same from anywhere, and a second one, or Confirm,
 // quits.
 
-// quitConfirm asks before quitting while the dashboard holds locks it acquired, a modal dialog: quitting
+// QuitConfirm asks before quitting while the dashboard holds locks it acquired, a modal dialog: quitting
 // releases them, which the jobs relying on them may not expect.
-type quitConfirm struct {
+type QuitConfirm struct {
 	kit.ModalBase
 	names []string // the locks held, sanitized
 }
 
-// newQuitConfirm returns the question for the locks named.
-func newQuitConfirm(sh *kit.Shared, names []string) *quitConfirm {
+// NewQuitConfirm returns the question for the locks named.
+func NewQuitConfirm(sh *kit.Shared, names []string) *QuitConfirm {
 	yes, no := sh.Keys.Confirm, sh.Keys.Close
 	yes.SetHelp(yes.Help().Key, "quit, releasing them")
 	no.SetHelp(no.Help().Key, "stay")
-	return &quitConfirm{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Keys: []key.Binding{yes, no}}, names: names}
+	return &QuitConfirm{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Keys: []key.Binding{yes, no}}, names: names}
 }
 
 // Update quits on Confirm or Interrupt (telling the root through quitMsg's twin, confirmQuitMsg), and closes
 // on Close, staying.
-func (q *quitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (q *QuitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if msg, ok := msg.(tea.KeyMsg); ok {
 		k := q.Sh.Keys
 		switch {
 		case key.Matches(msg, k.Confirm, k.Interrupt):
-			q.Sh.Tell(confirmQuitMsg{})
+			q.Sh.Tell(ConfirmQuitMsg{})
 			return nil, nil
 		case key.Matches(msg, k.Close, k.Quit):
 			q.Sh.TellStatus(monitor.SeverityInfo, "still running; "+kit.Plural(len(q.names), "lock")+" held")
@@ -54,7 +54,7 @@ func (q *quitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 const maxQuitNames = 5
 
 // View draws the question as a dialog: what quitting does to the locks held, and the keys.
-func (q *quitConfirm) View() string {
+func (q *QuitConfirm) View() string {
 	st, k := q.Sh.St, q.Sh.Keys
 	w := min(q.W-4, 72)
 	inner := w - 2
@@ -73,24 +73,9 @@ func (q *quitConfirm) View() string {
 	return st.Box("Quit redlock-tui?", body, w, len(body)+2, true)
 }
 
-// confirmQuitMsg tells the root that the operator confirmed the quit.
-type confirmQuitMsg struct{}
+// ConfirmQuitMsg tells the root that the operator confirmed the quit.
+type ConfirmQuitMsg struct{}
 
 // QuitMsg quits the dashboard as a confirmed quit does, without asking: the locks it holds are released, then
 // it quits. The program sends it on a signal (SIGTERM, SIGINT, SIGHUP), when nobody is there to answer.
 type QuitMsg struct{}
-
-// requestQuit is the quit keys' action: it quits at once when the dashboard holds no lock it acquired, and
-// otherwise asks first (a second Interrupt, or Confirm, then quits). Whatever modal is open gives way to the
-// question.
-func (m *Model) requestQuit() tea.Cmd {
-	if _, asking := m.modal.(*quitConfirm); asking {
-		return m.startQuit()
-	}
-	held := m.ops.HeldNames()
-	if len(held) == 0 {
-		return m.startQuit()
-	}
-	m.openModal(newQuitConfirm(m.sh, held))
-	return nil
-}
