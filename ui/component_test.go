@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/dialogs"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
@@ -161,7 +162,7 @@ func TestMouseClickSelectsTheRowAndASecondClickOpensIt(t *testing.T) {
 		t.Fatalf("a click on the third row did not select c: %v (modal %T)", row, m.modal)
 	}
 	m.Update(click)
-	if v, ok := m.modal.(*panels.DrillView); !ok || v.Resource != "c" {
+	if v, ok := m.modal.(*drillview.DrillView); !ok || v.Resource != "c" {
 		t.Fatalf("a click on the selected row did not open its view: %T", m.modal)
 	}
 	m.Update(tea.MouseMsg{X: 3, Y: r.y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})

@@ -33,6 +33,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui/demoview"
 	"github.com/redlock-tui/redlock-tui/ui/dialogs"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/lockcmd"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
@@ -488,7 +489,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 // pause) pressed in a drill-down view, which takes it so that the view follows the cursor. Seek opens a form
 // in the view's place: the view does not take it.
 func (m *Model) replayKeyInView(msg tea.KeyMsg) bool {
-	if _, ok := m.modal.(*panels.DrillView); !ok || m.replay == nil || key.Matches(msg, m.sh.Keys.Replay.Seek) {
+	if _, ok := m.modal.(*drillview.DrillView); !ok || m.replay == nil || key.Matches(msg, m.sh.Keys.Replay.Seek) {
 		return false
 	}
 	return m.replay.Takes(msg) || key.Matches(msg, m.sh.Keys.Pause)
@@ -678,15 +679,15 @@ var (
 	_ kit.Modal     = (*lockcmd.DeleteConfirm)(nil)
 	_ kit.Modal     = (*demoview.ScenarioMenu)(nil)
 	_ kit.Modal     = (*panels.FieldEntry)(nil)
-	_ kit.Modal     = (*panels.DrillView)(nil)
+	_ kit.Modal     = (*drillview.DrillView)(nil)
 	_ kit.Modal     = (*dialogs.HelpView)(nil)
 	_ kit.Modal     = (*dialogs.QuitConfirm)(nil)
 )
 
 // openDrill opens the full view of the focused panel's selected row: a lock or a master.
 func (m *Model) openDrill() {
-	var v *panels.DrillView
-	if p, ok := m.panel(m.focus).(panels.Drilling); ok {
+	var v *drillview.DrillView
+	if p, ok := m.panel(m.focus).(drillview.Drilling); ok {
 		v = p.Drill()
 	}
 	if v == nil {
@@ -759,7 +760,7 @@ func (m *Model) openHelp() {
 	offered := m.offeredKeys(true)
 	closeKey := k.Close
 	closeKey.SetHelp(closeKey.Help().Key, "close")
-	v := &dialogs.HelpView{ModalBase: panels.ScreenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, panels.ViewQuitKey(k)}),
+	v := &dialogs.HelpView{ModalBase: drillview.ScreenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, drillview.ViewQuitKey(k)}),
 		Box: kit.NewScrollBox(m.sh), HelpModel: m.help,
 		Dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered), Blocked: m.ops.WriteBlocked("locking"), ReadOnly: md.ReadOnly}
 	if md.Source == kit.SourceDemo {

@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
-	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // View renders the whole screen, exactly the terminal's size. It does no work proportional to the number of
@@ -90,7 +89,7 @@ func (m *Model) compactView() string {
 		now := m.sh.Now()
 		for _, i := range d.Trouble[:min(len(d.Trouble), room)] {
 			r := d.Locks[i]
-			state, style := panels.StateLabel(st, r.Lv, now)
+			state, style := kit.StateLabel(st, r.Lv, now)
 			q := fmt.Sprintf("%d/%d", r.Lv.Count, d.Snap.Servers)
 			name := max(w-2-len(q)-1-11, 4)
 			lines = append(lines, "  "+st.Name(kit.Fit(r.Label, name), st.Text.Normal)+" "+st.Text.Muted.Render(kit.FitLeft(q, len(q)))+

@@ -10,7 +10,6 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
-	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // HelpView is the full help, a modal in place of the panels: the bindings that can act in this mode, in the
@@ -89,7 +88,7 @@ func (v *HelpView) lines(w int) []string {
 	}
 	var wrapped []string // the legend's sentences wrap rather than being cut at a narrow width
 	for _, l := range lines {
-		wrapped = append(wrapped, panels.WrapLines(l, w-2)...)
+		wrapped = append(wrapped, kit.WrapLines(l, w-2)...)
 	}
 	return wrapped
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
-	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // Quitting. In less, man, htop and k9s, q closes the help or the view before it quits; so it does here: with
@@ -64,7 +63,7 @@ func (q *QuitConfirm) View() string {
 		list += fmt.Sprintf(" and %d more", more)
 	}
 	var body []string
-	for _, l := range panels.WrapLines(fmt.Sprintf("The dashboard holds %s it acquired: %s. Quitting releases them; a "+
+	for _, l := range kit.WrapLines(fmt.Sprintf("The dashboard holds %s it acquired: %s. Quitting releases them; a "+
 		"job relying on them loses its lock.", kit.Plural(len(q.names), "lock"), list), inner) {
 		body = append(body, st.Text.Normal.Render(l))
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
-	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // AcquireForm is the small form that acquires a lock, a modal dialog: resource and TTL, then progress while
@@ -270,7 +270,7 @@ func (c *DeleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			c.Sh.TellStatus(monitor.SeverityWarning, "the lock is gone (released or expired): nothing deleted")
 			return nil, nil
 		case c.holders != nil:
-			if !panels.HasHolder(row, c.tokens[0]) {
+			if !drillview.HasHolder(row, c.tokens[0]) {
 				c.Sh.TellStatus(monitor.SeverityWarning, "the holder left while you confirmed: nothing deleted")
 				return nil, nil
 			}
@@ -327,7 +327,7 @@ func (c *DeleteConfirm) View() string {
 	st, frame := c.Sh.St, c.Sh.Frame
 	w := min(c.W-4, 76)
 	inner := w - 2
-	body := panels.Labelled(st, "resource", c.name, inner, st.Text.Normal)
+	body := kit.Labelled(st, "resource", c.name, inner, st.Text.Normal)
 	for i, t := range c.full {
 		label := ""
 		switch {
@@ -336,9 +336,9 @@ func (c *DeleteConfirm) View() string {
 		case i == 0:
 			label = "tokens"
 		}
-		body = append(body, panels.Labelled(st, label, t, inner, st.Text.Normal)...)
+		body = append(body, kit.Labelled(st, label, t, inner, st.Text.Normal)...)
 	}
-	hint := func(s string) { body = append(body, panels.WrapLines(st.Form.Hint.Render(s), inner)...) }
+	hint := func(s string) { body = append(body, kit.WrapLines(st.Form.Hint.Render(s), inner)...) }
 	switch {
 	case c.holders != nil:
 		c.setHints(hint)
@@ -358,7 +358,7 @@ func (c *DeleteConfirm) View() string {
 	case c.running:
 		body = append(body, st.Text.Normal.Render(kit.Spinner[frame%len(kit.Spinner)]+" deleting…"))
 	case c.err != "":
-		body = append(body, panels.WrapLines(st.Form.Err.Render(c.err), inner)...)
+		body = append(body, kit.WrapLines(st.Form.Err.Render(c.err), inner)...)
 	default:
 		hint(fmt.Sprintf("%s delete · %s cancel", k.Confirm.Help().Key, k.Cancel.Help().Key))
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
-	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // A lock over several keys (LockView.Keys: node-redlock's acquire(["X","Y"]) and bsm/redislock write one random
@@ -47,7 +46,7 @@ func (c *DeleteConfirm) keysView(inner int) []string {
 	for _, k := range append([]string{c.resource}, c.others...) {
 		names = append(names, kit.Sanitize(k, kit.NameCap))
 	}
-	return panels.Labelled(c.Sh.St, "one lock", strings.Join(names, ", "), inner, c.Sh.St.Text.Normal)
+	return kit.Labelled(c.Sh.St, "one lock", strings.Join(names, ", "), inner, c.Sh.St.Text.Normal)
 }
 
 // keysHint says what the deletion does to the keys of a lock over several keys.

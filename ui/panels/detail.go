@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -73,7 +74,7 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 		}
 	}
 	wrapped("resource", row.Label)
-	stateText, stateStyle := StateLabel(st, lv, now)
+	stateText, stateStyle := kit.StateLabel(st, lv, now)
 	holder := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
 		holder = " by " + st.Text.You.Render("you")
@@ -81,21 +82,21 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 	add(label("state") + stateStyle.Render(stateText) + holder + st.Text.Muted.Render(
 		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.Masters), d.Snap.Quorum)))
 	if lv.State == monitor.StateHeld {
-		v := validityAt(lv, now)
+		v := kit.ValidityAt(lv, now)
 		add(label("validity") + st.ValidityBar(v, row.Ref, 10, false) + " " + st.Text.Normal.Render(kit.Dur(v)) +
 			st.Text.Muted.Render(" · spread "+kit.Dur(lv.TTLSpread)))
 	}
 	switch {
 	case row.Holders != nil:
-		add(label("holders") + st.Text.Normal.Render(orDash(row.Holder)) +
+		add(label("holders") + st.Text.Normal.Render(drillview.OrDash(row.Holder)) +
 			st.Text.Muted.Render(fmt.Sprintf(" · %d in the set", len(row.Holders))))
 		for _, hr := range row.Holders {
-			add(label("") + holderLine(st, hr, len(d.Masters), d.Snap.Quorum, d.Snap.Time, now, w-10))
+			add(label("") + drillview.HolderLine(st, hr, len(d.Masters), d.Snap.Quorum, d.Snap.Time, now, w-10))
 		}
 	default:
 		token := "-"
 		if row.Primary != "" {
-			token = monitor.HolderKindText(lv.HolderKind, row.Tokens[firstWith(lv, row.Primary)])
+			token = monitor.HolderKindText(lv.HolderKind, row.Tokens[kit.FirstWith(lv, row.Primary)])
 		}
 		tokenLabel := "holder"
 		if lv.Holder == "" {
@@ -109,7 +110,7 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 		}
 		wrapped(tokenLabel, token)
 	}
-	if c := lv.Masters[firstWith(lv, row.Primary)]; c.Hash() {
+	if c := lv.Masters[kit.FirstWith(lv, row.Primary)]; c.Hash() {
 		held := fmt.Sprintf("held %d×", c.Reentrancy())
 		if c.Mode() != "" {
 			held += " · " + kit.Sanitize(c.Mode(), kit.NameCap) + " lock"
@@ -145,7 +146,7 @@ func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []s
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.Masters))] {
-		glyph, gs := cellGlyph(st, m, row.PrimaryOn(j), lv.State)
+		glyph, gs := kit.CellGlyph(st, m, row.PrimaryOn(j), lv.State)
 		line := " " + st.Text.Muted.Render(kit.Fit(d.Masters[j].Label, 4)) + gs.Render(glyph) + " "
 		switch {
 		case m.State == monitor.CellUnknown && m.Token != "":
@@ -156,7 +157,7 @@ func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []s
 		case m.State == monitor.CellAbsent:
 			line += st.Text.Muted.Render("no key")
 		case m.Set() != nil:
-			line += setCell(st, m, row.Ref, max(w-28, 4), now)
+			line += drillview.SetCell(st, m, row.Ref, max(w-28, 4), now)
 		case m.PTTL == monitor.NoTTL:
 			line += st.Name(kit.Fit(row.Tokens[j], tokenW), st.Text.Normal) + " " + st.Text.Bad.Render("no TTL: never expires")
 		default: // counted from its read: a tracked master's key is not read again until it changes
@@ -170,14 +171,4 @@ func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []s
 		}
 	}
 	return body
-}
-
-// firstWith returns the first master holding token for lv.
-func firstWith(lv *monitor.LockView, token string) int {
-	for j, m := range lv.Masters {
-		if m.Holds(token) {
-			return j
-		}
-	}
-	return 0
 }

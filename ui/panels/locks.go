@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -77,10 +78,10 @@ func NewLocksPanel(sh *kit.Shared) *LocksPanel {
 			p.rebuild()
 			return p.sorted()
 		}},
-		kit.Action{Binding: &k.Copy, Can: func() string { return uncopyable(p.SelectedRow(), false) },
-			Do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.Sh, p.SelectedRow(), false) }},
-		kit.Action{Binding: &k.CopyToken, Can: func() string { return uncopyable(p.SelectedRow(), true) },
-			Do: func(tea.KeyMsg) tea.Cmd { return copyRow(p.Sh, p.SelectedRow(), true) }},
+		kit.Action{Binding: &k.Copy, Can: func() string { return drillview.Uncopyable(p.SelectedRow(), false) },
+			Do: func(tea.KeyMsg) tea.Cmd { return drillview.CopyRow(p.Sh, p.SelectedRow(), false) }},
+		kit.Action{Binding: &k.CopyToken, Can: func() string { return drillview.Uncopyable(p.SelectedRow(), true) },
+			Do: func(tea.KeyMsg) tea.Cmd { return drillview.CopyRow(p.Sh, p.SelectedRow(), true) }},
 	)
 	return p
 }
@@ -154,9 +155,9 @@ func (p *LocksPanel) mouse(msg tea.MouseMsg) {
 }
 
 // Drill returns the full view of the lock under the cursor, nil when there is none.
-func (p *LocksPanel) Drill() *DrillView {
+func (p *LocksPanel) Drill() *drillview.DrillView {
 	if row := p.SelectedRow(); row != nil {
-		return newLockDrill(p.Sh, row)
+		return drillview.NewLockDrill(p.Sh, row)
 	}
 	return nil
 }
@@ -467,14 +468,6 @@ func (p *LocksPanel) header(c lockCols, d *kit.Dashboard) string {
 	return b.String()
 }
 
-// validityAt is a held lock's validity now; 0 for a lock not held.
-func validityAt(lv *monitor.LockView, now time.Time) time.Duration {
-	if lv.State != monitor.StateHeld {
-		return 0
-	}
-	return lv.ValidityAt(now)
-}
-
 // row renders one lock row.
 func (p *LocksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.Time, selected, focused bool) string {
 	st := p.Sh.St
@@ -509,7 +502,7 @@ func (p *LocksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.
 		b.WriteString(space)
 	}
 	for j, m := range lv.Masters[:min(len(lv.Masters), len(d.Masters))] {
-		glyph, s := cellGlyph(st, m, r.PrimaryOn(j), lv.State)
+		glyph, s := kit.CellGlyph(st, m, r.PrimaryOn(j), lv.State)
 		b.WriteString(pick(s).Render(glyph) + pick(st.Text.Normal).Render(strings.Repeat(" ", c.cell-1)))
 	}
 	b.WriteString(space)
@@ -523,7 +516,7 @@ func (p *LocksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.
 	}
 	b.WriteString(pick(qs).Render(kit.FitLeft(q, c.quorum)))
 	b.WriteString(space)
-	v := validityAt(lv, now)
+	v := kit.ValidityAt(lv, now)
 	if c.bar > 0 {
 		b.WriteString(st.ValidityBar(v, r.Ref, c.bar, sel))
 		b.WriteString(space)
@@ -535,7 +528,7 @@ func (p *LocksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.
 	b.WriteString(pick(normal).Render(kit.FitLeft(vText, c.validity)))
 	b.WriteString(space)
 	b.WriteString(figureColumns(lv, c, d, pick(st.Text.Muted), space))
-	stateText, stateStyle := StateLabel(st, lv, now)
+	stateText, stateStyle := kit.StateLabel(st, lv, now)
 	b.WriteString(pick(stateStyle).Render(kit.Fit(stateText, c.state)))
 	return b.String()
 }
@@ -558,57 +551,4 @@ func figureColumns(lv *monitor.LockView, c lockCols, d *kit.Dashboard, muted kit
 		b.WriteString(muted.Render(sparkline(d.Snap.Handovers(lv.History, c.spark))) + space)
 	}
 	return b.String()
-}
-
-// cellGlyph is one master's cell of a lock row: ● the row's token (the holder's; primary), ○ another token,
-// · no key, ? not read this poll (the master did not answer, or has not been read for this key yet), greyed.
-func cellGlyph(st *kit.Styles, m monitor.MasterLock, primary bool, state monitor.LockState) (string, kit.Paint) {
-	switch {
-	case m.State == monitor.CellUnknown:
-		return "?", st.Cell.Unknown
-	case m.State == monitor.CellAbsent:
-		return "·", st.Cell.Absent
-	case primary && state == monitor.StateHeld:
-		return "●", st.Cell.Holder
-	case primary:
-		return "●", st.State.Partial
-	default:
-		return "○", st.Cell.Other
-	}
-}
-
-// StateLabel names a lock's state at now; a held lock with another token on some master is marked with "*", and
-// one whose validity has run out by now (no poll has read it since) is "run out".
-func StateLabel(st *kit.Styles, lv *monitor.LockView, now time.Time) (string, kit.Paint) {
-	qs := lv.Qualifiers(now) // the one rule the table's flags and the report follow too
-	if slices.Contains(qs, monitor.QualifierQuorumLost) {
-		return "NO QUORUM", st.State.Lost
-	}
-	switch lv.State {
-	case monitor.StateHeld:
-		switch {
-		case slices.Contains(qs, monitor.QualifierRunOut):
-			return monitor.QualifierRunOut.Words(), st.State.Unknown
-		case slices.Contains(qs, monitor.QualifierGuess):
-			return "held?", st.State.Partial
-		case slices.Contains(qs, monitor.QualifierForeign):
-			return "held*", st.State.Partial
-		}
-		return lv.State.Label(), st.State.Held
-	case monitor.StatePartial:
-		return lv.State.Label(), st.State.Partial
-	case monitor.StateSplit:
-		return lv.State.Label(), st.State.Split
-	case monitor.StateLost: // shouted: ours, lost
-		return strings.ToUpper(lv.State.Label()), st.State.Lost
-	case monitor.StateStuck: // shouted: it never expires
-		return strings.ToUpper(lv.State.Label()), st.State.Stuck
-	case monitor.StateUnknown:
-		return lv.State.Label(), st.State.Unknown
-	case monitor.StateUnconfirmed:
-		return lv.State.Label(), st.State.Unconfirmed
-	case monitor.StateFree:
-		return lv.State.Label(), st.State.Free
-	}
-	return "-", st.State.None
 }

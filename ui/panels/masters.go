@@ -11,6 +11,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -120,9 +121,9 @@ func (p *MastersPanel) mouse(msg tea.MouseMsg) {
 func (p *MastersPanel) Selected() int { return p.cursor }
 
 // Drill returns the full view of the master under the cursor, nil when there is none.
-func (p *MastersPanel) Drill() *DrillView {
+func (p *MastersPanel) Drill() *drillview.DrillView {
 	if d := p.Sh.Data; d != nil && p.cursor < len(d.Masters) {
-		return newMasterDrill(p.Sh, &d.Masters[p.cursor])
+		return drillview.NewMasterDrill(p.Sh, &d.Masters[p.cursor])
 	}
 	return nil
 }

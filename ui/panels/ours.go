@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -72,10 +73,10 @@ func (p *OursPanel) Selected() *kit.OwnLock {
 }
 
 // Drill returns the full view of the lock under the cursor, nil when there is none or it is on no master.
-func (p *OursPanel) Drill() *DrillView {
+func (p *OursPanel) Drill() *drillview.DrillView {
 	if o := p.Selected(); o != nil {
 		if row := kit.FindRow(p.Sh.Data, o.Lock.Resource()); row != nil {
-			return newLockDrill(p.Sh, row)
+			return drillview.NewLockDrill(p.Sh, row)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package panels
+package drillview
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ func contentionLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 		head += ", each time to within " + kit.Dur(all.Resolution) + " (the polls)"
 	}
 	out := []string{"", st.Table.Head.Render("Contention") + st.Text.Muted.Render(head)}
-	add := func(label, text string) { out = append(out, Labelled(st, label, text, w, st.Text.Normal)...) }
+	add := func(label, text string) { out = append(out, kit.Labelled(st, label, text, w, st.Text.Normal)...) }
 	add("heat", fmt.Sprintf("%.1f handovers/min in the last minute · %.1f/min over %s", minute.PerMinute, all.PerMinute, span))
 	if all.Holds > 0 {
 		add("holds", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", kit.Dur(all.HoldP50), kit.Dur(all.HoldP95), kit.Dur(all.HoldMax),

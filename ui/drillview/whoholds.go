@@ -1,4 +1,4 @@
-package panels
+package drillview
 
 import (
 	"context"
@@ -98,7 +98,7 @@ func (w *whoState) sectionLines(sh *kit.Shared, row *kit.LockRow, width int) []s
 	}
 	out := []string{"", st.Table.Head.Render("Who holds it")}
 	add := func(label, text string, style kit.Paint) {
-		out = append(out, Labelled(st, label, text, width, style)...)
+		out = append(out, kit.Labelled(st, label, text, width, style)...)
 	}
 	for _, h := range hints {
 		add("hint", h, st.Text.Normal)
@@ -156,4 +156,11 @@ func lockDrillKeys(sh *kit.Shared) []key.Binding {
 	}
 	last := len(keys) - 1 // quit stays last
 	return append(keys[:last:last], sh.Keys.WhoHolds, keys[last])
+}
+
+// drillKeys are the keys of a drill-down view.
+func drillKeys(k *kit.KeyMap) []key.Binding {
+	back := k.Close
+	back.SetHelp(back.Help().Key, "back")
+	return []key.Binding{back, k.Up, k.Down, k.PageDown, ViewQuitKey(k)}
 }

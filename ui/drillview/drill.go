@@ -1,4 +1,4 @@
-package panels
+package drillview
 
 import (
 	"fmt"
@@ -26,14 +26,14 @@ type DrillView struct {
 	who      whoState
 }
 
-// newLockDrill returns the view of the lock of row.
-func newLockDrill(sh *kit.Shared, row *kit.LockRow) *DrillView {
+// NewLockDrill returns the view of the lock of row.
+func NewLockDrill(sh *kit.Shared, row *kit.LockRow) *DrillView {
 	return &DrillView{ModalBase: ScreenBase(sh, lockDrillKeys(sh)), box: kit.NewScrollBox(sh), Resource: row.Lv.Resource,
 		isLock: true, title: "Lock " + row.Name}
 }
 
-// newMasterDrill returns the view of master m.
-func newMasterDrill(sh *kit.Shared, m *kit.MasterRow) *DrillView {
+// NewMasterDrill returns the view of master m.
+func NewMasterDrill(sh *kit.Shared, m *kit.MasterRow) *DrillView {
 	return &DrillView{ModalBase: ScreenBase(sh, drillKeys(sh.Keys)), box: kit.NewScrollBox(sh), addr: m.St.Addr,
 		title: "Master " + m.Label + " " + m.Addr}
 }
@@ -41,13 +41,6 @@ func newMasterDrill(sh *kit.Shared, m *kit.MasterRow) *DrillView {
 // ScreenBase is the modalBase of a view that takes the body: keys are keys there, not text.
 func ScreenBase(sh *kit.Shared, keys []key.Binding) kit.ModalBase {
 	return kit.ModalBase{Sh: sh, Where: kit.LayerScreen, Keys: keys}
-}
-
-// drillKeys are the keys of a drill-down view.
-func drillKeys(k *kit.KeyMap) []key.Binding {
-	back := k.Close
-	back.SetHelp(back.Help().Key, "back")
-	return []key.Binding{back, k.Up, k.Down, k.PageDown, ViewQuitKey(k)}
 }
 
 // ViewQuitKey is Interrupt as a view's footer shows it: in a view, Quit's key closes the view, and Interrupt
@@ -89,11 +82,11 @@ func (v *DrillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return v, v.copyPicked()
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
 			row, token := kit.FindRow(v.Sh.Data, v.Resource), key.Matches(msg, k.CopyToken)
-			if why := uncopyable(row, token); why != "" {
+			if why := Uncopyable(row, token); why != "" {
 				v.Sh.TellStatus(monitor.SeverityWarning, why)
 				break
 			}
-			return v, copyRow(v.Sh, row, token)
+			return v, CopyRow(v.Sh, row, token)
 		default:
 			v.box.Update(msg)
 		}
@@ -131,29 +124,6 @@ func (v *DrillView) refresh() {
 	v.box.SetLines(masterLines(v.Sh, m, v.box.Width()))
 }
 
-// labelW is the width of the labels of the drill-down views and dialogs.
-const labelW = 11
-
-// Labelled writes text after a label, wrapped in full (a word-less token is cut into lines) to w cells, the
-// lines after the first indented under the text; style paints the text.
-func Labelled(st *kit.Styles, label, text string, w int, style kit.Paint) []string {
-	room := max(w-labelW, 8)
-	var out []string
-	for i, l := range kit.Wrap(text, room) {
-		head := strings.Repeat(" ", labelW)
-		if i == 0 {
-			head = st.Text.Muted.Render(kit.Fit(label, labelW))
-		}
-		out = append(out, head+st.Name(l, style))
-	}
-	return out
-}
-
-// WrapLines wraps already-styled text to w cells, as many lines as it takes.
-func WrapLines(text string, w int) []string {
-	return kit.Wrap(text, max(w, 8))
-}
-
 // lockLines is the content of a lock's view.
 func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 	st, d := sh.St, sh.Data
@@ -165,8 +135,8 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 	now := sh.Now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	add(Labelled(st, "resource", row.Label, w, st.Text.Normal)...)
-	stateText, stateStyle := StateLabel(st, lv, now)
+	add(kit.Labelled(st, "resource", row.Label, w, st.Text.Normal)...)
+	stateText, stateStyle := kit.StateLabel(st, lv, now)
 	by := ""
 	if lv.Mine && lv.State == monitor.StateHeld {
 		by = " by you"
@@ -174,15 +144,15 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 	if lv.Foreign {
 		by += " (another token is also present)"
 	}
-	add(Labelled(st, "state", stateStyle.Render(stateText)+st.Text.Normal.Render(fmt.Sprintf("%s · on %d of %s, "+
+	add(kit.Labelled(st, "state", stateStyle.Render(stateText)+st.Text.Normal.Render(fmt.Sprintf("%s · on %d of %s, "+
 		"quorum %d", by, lv.Count, kit.Plural(len(d.Masters), "master"), d.Snap.Quorum)), w, st.Text.Normal)...)
 	if lv.State == monitor.StateHeld {
-		v := validityAt(lv, now)
-		add(Labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
+		v := kit.ValidityAt(lv, now)
+		add(kit.Labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
 			st.Text.Muted.Render(" · expiries spread over "+kit.Dur(lv.TTLSpread)), w, st.Text.Normal)...)
 	}
 	if row.Holders != nil {
-		add(Labelled(st, "holders", orDash(row.Holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.Holders), "holder")),
+		add(kit.Labelled(st, "holders", OrDash(row.Holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.Holders), "holder")),
 			w, st.Text.Normal)...)
 	} else {
 		holderLabel := "holder"
@@ -191,7 +161,7 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 		}
 		holder := "-"
 		if row.Primary != "" {
-			holder = monitor.HolderKindText(lv.HolderKind, row.Tokens[firstWith(lv, row.Primary)])
+			holder = monitor.HolderKindText(lv.HolderKind, row.Tokens[kit.FirstWith(lv, row.Primary)])
 		}
 		if lv.Free() { // no key: nobody holds it; its holders are in its timeline below
 			holderLabel, holder = "last held", kit.LastHolder(lv)
@@ -199,37 +169,37 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 		if !lv.ValueTime.IsZero() {
 			holder = kit.ValueTimeHolder(lv, now)
 		}
-		add(Labelled(st, holderLabel, holder, w, st.Text.Normal)...)
+		add(kit.Labelled(st, holderLabel, holder, w, st.Text.Normal)...)
 	}
-	if c := lv.Masters[firstWith(lv, row.Primary)]; c.Hash() {
+	if c := lv.Masters[kit.FirstWith(lv, row.Primary)]; c.Hash() {
 		held := fmt.Sprintf("held %d×", c.Reentrancy())
 		if c.Mode() != "" {
 			held += " · " + kit.Sanitize(c.Mode(), kit.NameCap) + " lock"
 		}
-		add(Labelled(st, "hash lock", held, w, st.Text.Normal)...)
+		add(kit.Labelled(st, "hash lock", held, w, st.Text.Normal)...)
 	}
 	if len(lv.Keys) > 1 {
-		add(Labelled(st, "one lock", kit.Sanitize(strings.Join(lv.Keys, ", "), kit.TextCap), w, st.Text.Normal)...)
+		add(kit.Labelled(st, "one lock", kit.Sanitize(strings.Join(lv.Keys, ", "), kit.TextCap), w, st.Text.Normal)...)
 	}
 	if lv.Fence > 0 {
-		add(Labelled(st, "fence", fmt.Sprintf("%d (the highest fencing token on the masters)", lv.Fence), w,
+		add(kit.Labelled(st, "fence", fmt.Sprintf("%d (the highest fencing token on the masters)", lv.Fence), w,
 			st.Text.Normal)...)
 	}
 	if lv.Family != "" {
-		add(Labelled(st, "client", lv.Family+" (a guess from the key's and value's shapes)", w, st.Text.Normal)...)
+		add(kit.Labelled(st, "client", lv.Family+" (a guess from the key's and value's shapes)", w, st.Text.Normal)...)
 	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
-		add(Labelled(st, "acquired", kit.Dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
+		add(kit.Labelled(st, "acquired", kit.Dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
 	case !lv.FirstSeen.IsZero():
-		add(Labelled(st, "seen", "first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
+		add(kit.Labelled(st, "seen", "first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
 			"acquired)", w, st.Text.Normal)...)
 	}
 	changes := kit.Plural(lv.Changes, "holder change")
 	if !lv.LastChange.IsZero() {
 		changes += ", the last at " + lv.LastChange.Format("15:04:05")
 	}
-	add(Labelled(st, "history", changes, w, st.Text.Normal)...)
+	add(kit.Labelled(st, "history", changes, w, st.Text.Normal)...)
 
 	add(holderLines(sh, row, w)...)
 	add(lockMasterLines(sh, row, w)...)
@@ -248,7 +218,7 @@ func lockMasterLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 		valueLabel = "    value"
 	}
 	for j, c := range lv.Masters[:min(len(lv.Masters), len(d.Masters))] {
-		glyph, gs := cellGlyph(st, c, row.PrimaryOn(j), lv.State)
+		glyph, gs := kit.CellGlyph(st, c, row.PrimaryOn(j), lv.State)
 		head := st.Text.Muted.Render(kit.Fit(d.Masters[j].Label, 4)) + gs.Render(glyph) + " " +
 			st.Name(d.Masters[j].Addr, st.Text.Normal) + " "
 		switch {
@@ -259,19 +229,19 @@ func lockMasterLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 		case c.State == monitor.CellAbsent:
 			head += st.Text.Muted.Render("no key")
 		case c.Set() != nil:
-			head += setCell(st, c, row.Ref, 10, now)
+			head += SetCell(st, c, row.Ref, 10, now)
 		case c.PTTL == monitor.NoTTL:
 			head += st.Text.Bad.Render("no TTL: never expires")
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := c.PTTLAt(now)
 			head += st.ValidityBar(left, max(row.Ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+kit.Dur(left))
 		}
-		add(WrapLines(head, w)...)
+		add(kit.WrapLines(head, w)...)
 		if row.Tokens[j] != "" && c.Set() == nil {
-			add(Labelled(st, valueLabel, row.Tokens[j], w, st.Text.Normal)...)
+			add(kit.Labelled(st, valueLabel, row.Tokens[j], w, st.Text.Normal)...)
 		}
 		if c.Node() != "" { // a Redis Cluster's key: the primary that owns its slot
-			add(Labelled(st, "    owner", c.Node(), w, st.Text.Normal)...)
+			add(kit.Labelled(st, "    owner", c.Node(), w, st.Text.Normal)...)
 		}
 	}
 	return out
@@ -298,7 +268,7 @@ func masterLines(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	s := m.St
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	fact := func(label, text string) { add(Labelled(st, label, text, w, st.Text.Normal)...) }
+	fact := func(label, text string) { add(kit.Labelled(st, label, text, w, st.Text.Normal)...) }
 	fact("address", m.Addr)
 	state := string(s.State()) + ", answered this poll"
 	switch s.State() {
@@ -322,12 +292,12 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	st, s, now := sh.St, m.St, sh.Now()
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	fact := func(label, text string) { add(Labelled(st, label, text, w, st.Text.Normal)...) }
+	fact := func(label, text string) { add(kit.Labelled(st, label, text, w, st.Text.Normal)...) }
 	if !s.LastAnswer.IsZero() {
 		fact("answered", kit.Dur(now.Sub(s.LastAnswer))+" ago")
 	}
 	if m.Err != "" {
-		add(Labelled(st, "error", m.Err, w, st.Text.Bad)...)
+		add(kit.Labelled(st, "error", m.Err, w, st.Text.Bad)...)
 	}
 	if s.RTT > 0 {
 		fact("rtt", kit.Latency(s.RTT)+" last · "+kit.Latency(s.RTTSmoothed)+" smoothed")
@@ -363,7 +333,7 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	}
 	keys := kit.Thousands(s.Keys) + " lock keys seen this poll"
 	fact("keys", keys)
-	if refresh := refreshText(*s); refresh != "" {
+	if refresh := kit.RefreshText(*s); refresh != "" {
 		fact("refresh", refresh)
 	}
 	sw := s.Sweep
@@ -377,11 +347,11 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 			kit.Thousands(int(sw.Scanned)), kit.Thousands(int(sw.Total)))
 	}
 	fact("scan", scan)
-	if newKeys := newKeysText(*s); newKeys != "" {
+	if newKeys := kit.NewKeysText(*s); newKeys != "" {
 		fact("new keys", newKeys)
 	}
 	for _, wn := range kit.MasterWarnings(&sh.Data.Snap, s) {
-		add(Labelled(st, wn.Severity.String(), kit.Sanitize(wn.Text, kit.TextCap), w, st.Level[wn.Severity])...)
+		add(kit.Labelled(st, wn.Severity.String(), kit.Sanitize(wn.Text, kit.TextCap), w, st.Level[wn.Severity])...)
 	}
 	return out
 }
@@ -403,9 +373,9 @@ type Drilling interface {
 	Drill() *DrillView // nil when nothing is selected
 }
 
-// uncopyable says why the lock of row (nil: none selected) has nothing to copy, its name or with token its
+// Uncopyable says why the lock of row (nil: none selected) has nothing to copy, its name or with token its
 // holder's token; "" when it has. It guards the copy keys of the locks panel and of a lock's view.
-func uncopyable(row *kit.LockRow, token bool) string {
+func Uncopyable(row *kit.LockRow, token bool) string {
 	switch {
 	case row == nil:
 		return "copy: select a lock first"
@@ -415,10 +385,34 @@ func uncopyable(row *kit.LockRow, token bool) string {
 	return ""
 }
 
-// copyRow copies the raw name of the lock of row or, with token, its holder's raw token (see uncopyable).
-func copyRow(sh *kit.Shared, row *kit.LockRow, token bool) tea.Cmd {
+// CopyRow copies the raw name of the lock of row or, with token, its holder's raw token (see uncopyable).
+func CopyRow(sh *kit.Shared, row *kit.LockRow, token bool) tea.Cmd {
 	if token {
 		return sh.CopyCmd(row.Primary, "the token of "+row.Name)
 	}
 	return sh.CopyCmd(row.Lv.Resource, row.Name)
+}
+
+// pick moves the holder picked on the timeline to an older one (older) or a newer one; past the newest it
+// picks none. The view scrolls to its end, where the timeline and the picked holder are.
+func (v *DrillView) pick(older bool) {
+	n := len(windowIntervals(v.Sh, kit.FindRow(v.Sh.Data, v.Resource)))
+	if older {
+		v.picked = min(v.picked+1, n)
+	} else {
+		v.picked = max(v.picked-1, 0)
+	}
+	v.refresh()
+	v.box.Vp.GotoBottom()
+}
+
+// copyPicked copies the raw token of the holder picked on the timeline.
+func (v *DrillView) copyPicked() tea.Cmd {
+	ivs := windowIntervals(v.Sh, kit.FindRow(v.Sh.Data, v.Resource))
+	if v.picked > len(ivs) {
+		v.Sh.TellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
+		return nil
+	}
+	iv := ivs[len(ivs)-v.picked]
+	return v.Sh.CopyCmd(iv.Token, "the token of holder "+kit.ShortTokenText(iv.Token))
 }

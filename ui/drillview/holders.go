@@ -1,4 +1,4 @@
-package panels
+package drillview
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 // redis-semaphore's permits) has holders of its own: its row says who in a few words ("3 readers", "2 of 3
 // permits"), marks the masters where a held holder's member is live, and its detail lists each holder.
 
-// holderLine is one holder of a sorted-set lock in w cells: its token, mode, state, masters and validity.
-func holderLine(st *kit.Styles, hr kit.HolderRow, masters int, quorum int, snapTime, now time.Time, w int) string {
+// HolderLine is one holder of a sorted-set lock in w cells: its token, mode, state, masters and validity.
+func HolderLine(st *kit.Styles, hr kit.HolderRow, masters int, quorum int, snapTime, now time.Time, w int) string {
 	h := hr.H
 	glyph, gs := "●", st.Cell.Holder
 	switch h.State {
@@ -49,9 +49,9 @@ func holderCells(d *kit.Dashboard, h *monitor.Holder, now time.Time) string {
 	return strings.Join(parts, "  ")
 }
 
-// setCell describes a sorted-set lock's key on one master at now: how many members, and its own TTL, counted
+// SetCell describes a sorted-set lock's key on one master at now: how many members, and its own TTL, counted
 // from its read, as a bar of barW cells against ref.
-func setCell(st *kit.Styles, m monitor.MasterLock, ref time.Duration, barW int, now time.Time) string {
+func SetCell(st *kit.Styles, m monitor.MasterLock, ref time.Duration, barW int, now time.Time) string {
 	text := st.Text.Normal.Render(kit.Plural(len(m.Set()), "member"))
 	if m.PTTL == monitor.NoTTL {
 		return text + " " + st.Text.Bad.Render("no TTL: never expires")
@@ -69,14 +69,14 @@ func holderLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 	st, d := sh.St, sh.Data
 	out := []string{"", st.Table.Head.Render("Holders") + st.Text.Muted.Render("  ● held  ● on too few masters  × expired  ? not read")}
 	for _, hr := range row.Holders {
-		out = append(out, holderLine(st, hr, len(d.Masters), d.Snap.Quorum, d.Snap.Time, sh.Now(), w))
-		out = append(out, WrapLines(st.Text.Muted.Render("    "+holderCells(d, hr.H, sh.Now())), w)...)
+		out = append(out, HolderLine(st, hr, len(d.Masters), d.Snap.Quorum, d.Snap.Time, sh.Now(), w))
+		out = append(out, kit.WrapLines(st.Text.Muted.Render("    "+holderCells(d, hr.H, sh.Now())), w)...)
 	}
 	return out
 }
 
-// orDash shows "-" for an empty text.
-func orDash(s string) string {
+// OrDash shows "-" for an empty text.
+func OrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
