@@ -12,7 +12,7 @@
 // Model is the root of components (see component): the panels and the demo's view, each a tea.Model that is
 // also a help.KeyMap and takes its size from the layout (arrange), and at most one modal (a form, a
 // confirmation, the scenario menu, a text field, a drill-down view, the help). Beside them, it calls the lock
-// commands (lockOps), a controller with no area of its own. A component's keys are a table whose guards both
+// commands (LockOps), a controller with no area of its own. A component's keys are a table whose guards both
 // refuse a key and hide it from the help. Components do not hold one another: the root sends them messages,
 // and they tell one another what they need through it.
 package ui

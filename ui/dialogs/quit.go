@@ -14,7 +14,7 @@ import (
 // Quitting. In less, man, htop and k9s, q closes the help or the view before it quits; so it does here: with
 // the help, a drill-down view, a menu or the enlarged event log open, Quit's key closes it (Close), and only on
 // the main screen does it quit. Quitting releases the locks the dashboard acquired, so while it holds any it
-// asks first (quitConfirm); Interrupt (ctrl+c) asks the same from anywhere, and a second one, or Confirm,
+// asks first (QuitConfirm); Interrupt (ctrl+c) asks the same from anywhere, and a second one, or Confirm,
 // quits.
 
 // QuitConfirm asks before quitting while the dashboard holds locks it acquired, a modal dialog: quitting

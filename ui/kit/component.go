@@ -11,12 +11,12 @@ import (
 // Component is the one contract of the dashboard's parts, after soft-serve's: a tea.Model that is also a
 // help.KeyMap, whose ShortHelp lists the keys that act on it right now and FullHelp those that can act in this
 // mode, and that takes the size the root's layout gives it. The panels and the demo's view are components; so
-// is every modal (see modal). The lock commands (lockOps) are not: a controller with no area, the root calls
+// is every modal (see Modal). The lock commands (LockOps) are not: a controller with no area, the root calls
 // them.
 //
 // Components do not hold one another: they read the shared program context, receive messages from the root
 // (the root sends every message that is not a key to all of them), and tell the others what they need through
-// shared.tell.
+// Shared.Tell.
 type Component interface {
 	tea.Model
 	help.KeyMap

@@ -38,7 +38,7 @@ func EntryOf(r events.Record) LogEntry {
 }
 
 // Journal is the record of events the dashboard keeps: our actions with their per-master outcomes, the
-// monitor's events and warnings, the demo's. Every component adds to it (shared.logf); the event log panel
+// monitor's events and warnings, the demo's. Every component adds to it (Shared.Logf); the event log panel
 // shows it, and the detail panel and the drill-down views read a lock's or a master's entries from it. It keeps
 // the newest maxLog entries.
 type Journal struct {

@@ -10,7 +10,7 @@ import (
 
 // The messages the components exchange inside the dashboard, besides the results of commands (commands.go).
 // The root sends every message that is not a key or a mouse event to all components; the ones a component
-// tells (shared.tell) arrive before the root's Update returns.
+// tells (Shared.Tell) arrive before the root's Update returns.
 
 // StateMsg tells the components the root's view of the dashboard: its mode (which panel has the focus,
 // whether the log fills the body, ...), and what the panels have selected. The root sends it before each key,
@@ -23,15 +23,15 @@ type StateMsg struct {
 	Master int      // under the masters panel's cursor: the master the presenter's faults hit
 }
 
-// DataMsg tells that a new snapshot is the current one (shared.data).
+// DataMsg tells that a new snapshot is the current one (Shared.Data).
 type DataMsg struct{}
 
 // StatusMsg asks the root to show a message on the status line: the outcome of an action, or why it was
-// refused (shared.tellStatus).
+// refused (Shared.TellStatus).
 type StatusMsg Status
 
 // LogMsg asks the root to add entries to the journal, and to hand record, one of the dashboard's own actions
-// (shared.act), to the event sink.
+// (Shared.Act), to the event sink.
 type LogMsg struct {
 	Entries []LogEntry
 	Record  *events.Record // nil: none

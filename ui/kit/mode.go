@@ -14,7 +14,7 @@ const (
 // they stream or stand still, whether it is quitting, what takes the keys (a modal, and whether it takes text),
 // which panel has the focus and whether the event log fills the body. It is one value, derived in one place
 // (Model.mode) from the root's state: the root asks it wherever what it does depends on the mode, and the
-// components get it with the selection (stateMsg).
+// components get it with the selection (StateMsg).
 type Mode struct {
 	Source   source
 	ReadOnly bool // no write command can act: Options.ReadOnly, or a replay

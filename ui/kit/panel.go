@@ -14,8 +14,8 @@ import (
 
 // Shared is the program context every component reads (gh-dash's): styles, the key bindings as given, the
 // clock, the current snapshot as sanitized for the screen, the journal, and the animation frame. Only the root
-// writes it: it sets the snapshot and the frame, and adds to the journal what the components log (logMsg); the
-// status line is the root's (statusMsg). Components write nothing here but the messages they tell (outbox).
+// writes it: it sets the snapshot and the frame, and adds to the journal what the components log (LogMsg); the
+// status line is the root's (StatusMsg). Components write nothing here but the messages they tell (outbox).
 type Shared struct {
 	St        *Styles
 	Keys      *KeyMap // as given: which keys act now is each component's to say (keyTable)
@@ -28,7 +28,7 @@ type Shared struct {
 	Sink      events.Sink                  // Options.Events, which the root hands the actions logged; nil: none
 	KeyOf     func(resource string) string // Options.KeyFormat; nil: the resource is the key
 	Clipboard func(text string)            // Options.Clipboard, or the terminal's
-	Who       *WhoSampling                 // naming a lock's holder (whoholds.go)
+	Who       *WhoSampling                 // naming a lock's holder (drillview's whoholds.go)
 }
 
 // TellStatus asks the root to show text on the status line, stamped now: a statusMsg, told (see tell), so that

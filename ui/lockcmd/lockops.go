@@ -19,7 +19,7 @@ import (
 // component: it has no area on the screen). It takes the keys that act on locks (Acquire, Extend, Release,
 // AutoExtend, Delete), opens the acquire form and the force-delete confirmation and carries out what they ask,
 // issues every write command, applies their results to our locks, and tells the our-locks panel when they
-// change. Which lock a key acts on comes from the selection the root sends (stateMsg).
+// change. Which lock a key acts on comes from the selection the root sends (StateMsg).
 type LockOps struct {
 	kit.KeyTable
 	locker *redlock.Client

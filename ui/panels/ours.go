@@ -11,7 +11,7 @@ import (
 )
 
 // OursPanel lists the locks this dashboard holds: validity countdown, auto-extension, extensions used and the
-// per-master outcome of the last round. The lock commands (lockOps) keep the locks and tell the panel when
+// per-master outcome of the last round. The lock commands (LockOps) keep the locks and tell the panel when
 // they change; the panel keeps the cursor.
 type OursPanel struct {
 	kit.KeyTable
