@@ -667,23 +667,6 @@ func (m *Model) mode() kit.Mode {
 	return md
 }
 
-// The components, and the modals among them.
-var (
-	_ kit.Keyed     = (*panels.MastersPanel)(nil)
-	_ kit.Keyed     = (*panels.LocksPanel)(nil)
-	_ kit.Component = (*panels.DetailPanel)(nil)
-	_ kit.Keyed     = (*panels.OursPanel)(nil)
-	_ kit.Keyed     = (*panels.EventLog)(nil)
-	_ kit.Keyed     = (*demoview.DemoView)(nil)
-	_ kit.Modal     = (*lockcmd.AcquireForm)(nil)
-	_ kit.Modal     = (*lockcmd.DeleteConfirm)(nil)
-	_ kit.Modal     = (*demoview.ScenarioMenu)(nil)
-	_ kit.Modal     = (*panels.FieldEntry)(nil)
-	_ kit.Modal     = (*drillview.DrillView)(nil)
-	_ kit.Modal     = (*dialogs.HelpView)(nil)
-	_ kit.Modal     = (*dialogs.QuitConfirm)(nil)
-)
-
 // openDrill opens the full view of the focused panel's selected row: a lock or a master.
 func (m *Model) openDrill() {
 	var v *drillview.DrillView

@@ -3,3 +3,11 @@
 // the force-delete confirmation, a lock over several keys), the register of our locks they keep (Ownership),
 // and the release of everything we hold at quit.
 package lockcmd
+
+import "github.com/redlock-tui/redlock-tui/ui/kit"
+
+// The components of this room, and the modals among them, answer the kit's contract.
+var (
+	_ kit.Modal = (*AcquireForm)(nil)
+	_ kit.Modal = (*DeleteConfirm)(nil)
+)
