@@ -2,14 +2,14 @@ package main
 
 import (
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // newKeyMap returns every key binding of the dashboard: the one place where keys are chosen. The help texts
 // are what the footer and the full help (?) show. After a change, go generate ./ui/uitest copies it for the
 // UI's tests (TestKeyMapIsKeymapGos says when the copy is stale).
-func newKeyMap() ui.KeyMap {
-	return ui.KeyMap{
+func newKeyMap() kit.KeyMap {
+	return kit.KeyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
@@ -54,7 +54,7 @@ func newKeyMap() ui.KeyMap {
 
 		// The presenter's keys, in demo mode only. Faults act on the selected master (the masters panel's
 		// cursor, or picked by number).
-		Demo: ui.DemoKeyMap{
+		Demo: kit.DemoKeyMap{
 			Pick:           key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "pick master")),
 			Crash:          key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "master: crash / start")),
 			Restart:        key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "master: restart now, data lost")),
@@ -76,7 +76,7 @@ func newKeyMap() ui.KeyMap {
 		},
 
 		// A replay's time cursor (redlock-tui replay FILE); p plays and pauses it, + and - change its speed.
-		Replay: ui.ReplayKeyMap{
+		Replay: kit.ReplayKeyMap{
 			StepBack:    key.NewBinding(key.WithKeys(","), key.WithHelp(",", "replay: one poll back")),
 			StepForward: key.NewBinding(key.WithKeys("."), key.WithHelp(".", "replay: one poll on")),
 			PrevEvent:   key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "replay: previous event")),

@@ -8,12 +8,16 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/dialogs"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
 
 // testKeys is a key map with the bindings these tests press.
-func testKeys() KeyMap {
+func testKeys() kit.KeyMap {
 	b := func(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
-	return KeyMap{Up: b("up", "up"), Down: b("down", "down"), NextPanel: b("tab", "next panel"),
+	return kit.KeyMap{Up: b("up", "up"), Down: b("down", "down"), NextPanel: b("tab", "next panel"),
 		PrevPanel: b("shift+tab", "prev panel"), Filter: b("/", "filter"), Sort: b("s", "sort"),
 		Acquire: b("a", "acquire"), Extend: b("e", "extend"), Help: b("?", "help"), Quit: b("q", "quit"),
 		Interrupt: b("ctrl+c", "quit from anywhere"), Confirm: b("enter", "confirm"), Cancel: b("esc", "cancel"),
@@ -50,13 +54,13 @@ func testModel(t *testing.T) *Model {
 
 func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
 	k := testKeys()
-	sh := &shared{keys: &k, now: func() time.Time { return t0 }}
+	sh := &kit.Shared{Keys: &k, Now: func() time.Time { return t0 }}
 	done, why := false, "not now"
-	table := keyTable{sh: sh, actions: []action{{binding: &k.Extend, can: func() string { return why },
-		do: func(tea.KeyMsg) tea.Cmd { done = true; return nil }}}}
-	refusal := statusMsg{at: t0, level: monitor.SeverityWarning, text: "not now"}
-	if table.run(press("e")); done || len(sh.outbox) != 1 || sh.outbox[0] != refusal {
-		t.Errorf("a guarded key acted (%v) or did not tell the status line why (%v)", done, sh.outbox)
+	table := kit.KeyTable{Sh: sh, Actions: []kit.Action{{Binding: &k.Extend, Can: func() string { return why },
+		Do: func(tea.KeyMsg) tea.Cmd { done = true; return nil }}}}
+	refusal := kit.StatusMsg{At: t0, Level: monitor.SeverityWarning, Text: "not now"}
+	if table.Run(press("e")); done || len(sh.Outbox) != 1 || sh.Outbox[0] != refusal {
+		t.Errorf("a guarded key acted (%v) or did not tell the status line why (%v)", done, sh.Outbox)
 	}
 	if b := table.ShortHelp(); len(b) != 1 || b[0].Enabled() {
 		t.Errorf("the footer offers a key its guard refuses: %v", b)
@@ -65,7 +69,7 @@ func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
 		t.Error("the full help leaves out a key that can act in this mode")
 	}
 	why = ""
-	if table.run(press("e")); !done {
+	if table.Run(press("e")); !done {
 		t.Error("the key did not act once its guard allowed it")
 	}
 	if b := table.ShortHelp(); !b[0].Enabled() {
@@ -76,22 +80,22 @@ func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
 func TestKeyTableFocusAndWhenDecideWhoTakesAKey(t *testing.T) {
 	k := testKeys()
 	query := ""
-	table := keyTable{sh: &shared{keys: &k}, actions: []action{
-		{binding: &k.Up, focused: true, do: func(tea.KeyMsg) tea.Cmd { return nil }},
-		{binding: &k.Cancel, when: func() bool { return query != "" }, do: func(tea.KeyMsg) tea.Cmd { return nil }},
+	table := kit.KeyTable{Sh: &kit.Shared{Keys: &k}, Actions: []kit.Action{
+		{Binding: &k.Up, Focused: true, Do: func(tea.KeyMsg) tea.Cmd { return nil }},
+		{Binding: &k.Cancel, When: func() bool { return query != "" }, Do: func(tea.KeyMsg) tea.Cmd { return nil }},
 	}}
-	if table.takes(tea.KeyMsg{Type: tea.KeyUp}) || len(table.ShortHelp()) != 1 {
+	if table.Takes(tea.KeyMsg{Type: tea.KeyUp}) || len(table.ShortHelp()) != 1 {
 		t.Error("a key that needs the focus is taken, or offered, without it")
 	}
-	table.focused = true
-	if !table.takes(tea.KeyMsg{Type: tea.KeyUp}) {
+	table.Focused = true
+	if !table.Takes(tea.KeyMsg{Type: tea.KeyUp}) {
 		t.Error("a key that needs the focus is not taken with it")
 	}
-	if table.takes(press("esc")) {
+	if table.Takes(press("esc")) {
 		t.Error("a key is taken while its action says it is not its own")
 	}
 	query = "x"
-	if !table.takes(press("esc")) {
+	if !table.Takes(press("esc")) {
 		t.Error("a key is not taken while its action says it is its own")
 	}
 }
@@ -100,7 +104,7 @@ func TestInOrderLaysOfferedKeysOutInTheLayoutsOrder(t *testing.T) {
 	k := testKeys()
 	disabled := k.Extend
 	disabled.SetEnabled(false)
-	got := inOrder([]key.Binding{k.Help, k.Open, k.Acquire, k.Extend, k.Quit}, []key.Binding{k.Quit, disabled,
+	got := kit.InOrder([]key.Binding{k.Help, k.Open, k.Acquire, k.Extend, k.Quit}, []key.Binding{k.Quit, disabled,
 		k.Acquire, k.Help})
 	var shown []string
 	for _, b := range got {
@@ -117,12 +121,12 @@ func TestInOrderLaysOfferedKeysOutInTheLayoutsOrder(t *testing.T) {
 func TestModalTakesTheKeysUntilItCloses(t *testing.T) {
 	m := testModel(t)
 	m.Update(press("?"))
-	if _, ok := m.modal.(*helpView); !ok || !strings.Contains(m.View(), "Help · ? or esc/q closes") {
+	if _, ok := m.modal.(*dialogs.HelpView); !ok || !strings.Contains(m.View(), "Help · ? or esc/q closes") {
 		t.Fatalf("? did not open the help as the modal:\n%s", m.View())
 	}
 	m.Update(press("s")) // the locks' sort key: the help takes it, as a key that does nothing there
-	if strings.Contains(m.status.text, "sorted") {
-		t.Errorf("a key reached the locks panel past the open help: %q", m.status.text)
+	if strings.Contains(m.status.Text, "sorted") {
+		t.Errorf("a key reached the locks panel past the open help: %q", m.status.Text)
 	}
 	m.Update(press("esc"))
 	if m.modal != nil || !strings.Contains(m.View(), "Masters 3/3 up") {
@@ -134,31 +138,31 @@ func TestFilterFieldTypesTextAndHandsTheArrowsToItsPanel(t *testing.T) {
 	m := testModel(t)
 	m.Update(press("tab")) // our locks: the filter still takes the keyboard in the locks panel
 	m.Update(press("/"))
-	if m.focus != focusLocks || m.modal == nil || !m.modal.typing() {
+	if m.focus != kit.FocusLocks || m.modal == nil || !m.modal.Typing() {
 		t.Fatalf("/ did not open the filter field in the locks panel (focus %d, modal %T)", m.focus, m.modal)
 	}
 	m.Update(press("s")) // text, not the sort key
-	if m.locks.filter.text != "s" || m.locks.sort != sortResource {
-		t.Errorf("s was not typed into the filter (typed %q, sort %v)", m.locks.filter.text, m.locks.sort)
+	if m.locks.Filter.Text != "s" || m.locks.Sort != panels.SortResource {
+		t.Errorf("s was not typed into the filter (typed %q, sort %v)", m.locks.Filter.Text, m.locks.Sort)
 	}
 	m.Update(press("esc"))
 	m.Update(press("/"))
 	m.Update(press("down")) // not text: it moves the panel's cursor
-	if row := m.locks.selectedRow(); row == nil || row.lv.Resource != "b" {
+	if row := m.locks.SelectedRow(); row == nil || row.Lv.Resource != "b" {
 		t.Errorf("down in the filter field did not move the cursor to b: %v", row)
 	}
 }
 
 func TestMouseClickSelectsTheRowAndASecondClickOpensIt(t *testing.T) {
 	m := testModel(t)
-	r := m.lay.panels[focusLocks]
+	r := m.lay.panels[kit.FocusLocks]
 	click := tea.MouseMsg{X: 3, Y: r.y + 2 + 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress}
 	m.Update(click) // the third row: c
-	if row := m.locks.selectedRow(); row == nil || row.lv.Resource != "c" || m.modal != nil {
+	if row := m.locks.SelectedRow(); row == nil || row.Lv.Resource != "c" || m.modal != nil {
 		t.Fatalf("a click on the third row did not select c: %v (modal %T)", row, m.modal)
 	}
 	m.Update(click)
-	if v, ok := m.modal.(*drillView); !ok || v.resource != "c" {
+	if v, ok := m.modal.(*drillview.DrillView); !ok || v.Resource != "c" {
 		t.Fatalf("a click on the selected row did not open its view: %T", m.modal)
 	}
 	m.Update(tea.MouseMsg{X: 3, Y: r.y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
@@ -170,8 +174,8 @@ func TestMouseClickSelectsTheRowAndASecondClickOpensIt(t *testing.T) {
 func TestKeysTypedTogetherSettleOneByOne(t *testing.T) {
 	m := testModel(t)
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/bc")}) // / opens the filter, then b and c are text
-	if m.locks.filter.text != "bc" || m.modal == nil {
-		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.filter.text,
+	if m.locks.Filter.Text != "bc" || m.modal == nil {
+		t.Errorf("the characters after / were not typed into the filter it opened: %q (modal %T)", m.locks.Filter.Text,
 			m.modal)
 	}
 }
@@ -180,25 +184,25 @@ func TestKeysTypedTogetherSettleOneByOne(t *testing.T) {
 // components get the same value with the selection.
 func TestModeIsOneValueTheComponentsAreTold(t *testing.T) {
 	m := testModel(t)
-	if got, want := m.mode(), (mode{source: sourceLive, focus: focusLocks}); got != want {
+	if got, want := m.mode(), (kit.Mode{Source: kit.SourceLive, Focus: kit.FocusLocks}); got != want {
 		t.Errorf("a fresh live dashboard's mode is %+v, want %+v", got, want)
 	}
 	m.Update(press("?"))
-	if md := m.mode(); !md.modal || md.layer != layerScreen || md.typing {
+	if md := m.mode(); !md.Modal || md.Layer != kit.LayerScreen || md.Typing {
 		t.Errorf("with the help open, the mode is %+v: want a modal on the screen layer, not typing", md)
 	}
 	m.Update(press("esc"))
 	m.Update(press("/"))
-	if md := m.mode(); !md.modal || md.layer != layerField || !md.typing {
+	if md := m.mode(); !md.Modal || md.Layer != kit.LayerField || !md.Typing {
 		t.Errorf("with the filter open, the mode is %+v: want a modal field that takes text", md)
 	}
 	m.Update(press("esc"))
 	m.Update(press("tab"))
-	if md := m.mode(); md.modal || md.focus == focusLocks || m.locks.focused {
-		t.Errorf("after tab, the mode is %+v and the locks panel thinks it has the focus (%v)", md, m.locks.focused)
+	if md := m.mode(); md.Modal || md.Focus == kit.FocusLocks || m.locks.Focused {
+		t.Errorf("after tab, the mode is %+v and the locks panel thinks it has the focus (%v)", md, m.locks.Focused)
 	}
 	ro := New(Options{Keys: testKeys(), Now: func() time.Time { return t0 }, ReadOnly: true})
-	if md := ro.mode(); !md.readOnly || !ro.ours.readOnly {
-		t.Errorf("a read-only dashboard's mode is %+v; the our-locks panel was told read-only: %v", md, ro.ours.readOnly)
+	if md := ro.mode(); !md.ReadOnly || !ro.ours.ReadOnly {
+		t.Errorf("a read-only dashboard's mode is %+v; the our-locks panel was told read-only: %v", md, ro.ours.ReadOnly)
 	}
 }

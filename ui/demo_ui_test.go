@@ -19,6 +19,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/demoview"
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
@@ -409,7 +410,7 @@ func demoSnapshot() monitor.Snapshot {
 }
 
 // demoState is constructed demo news: a fault on every master, the crash-restart story and its violation.
-func demoState() ui.DemoMsg {
+func demoState() demoview.DemoMsg {
 	at := func(ms int) time.Time { return testNow.Add(time.Duration(ms-3000) * time.Millisecond) }
 	step := func(ms int, kind demo.EventKind, text string) demo.Event {
 		return demo.Event{Time: at(ms), Kind: kind, Resource: demo.ScenarioResource, Master: -1, Text: text}
@@ -431,7 +432,7 @@ func demoState() ui.DemoMsg {
 		Events: story}
 	events := append(story, demo.Event{Time: v.Time, Kind: demo.EventViolation, Resource: v.Resource,
 		Client: "B", Token: tokB, Master: -1, Text: "VIOLATION: " + v.Text})
-	return ui.DemoMsg{
+	return demoview.DemoMsg{
 		Events:     events,
 		Violations: []demo.Violation{v},
 		Masters: []demo.MasterState{

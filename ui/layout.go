@@ -1,5 +1,7 @@
 package ui
 
+import "github.com/redlock-tui/redlock-tui/ui/kit"
+
 // rect is an area of the screen: its top-left cell and its size in cells.
 type rect struct{ x, y, w, h int }
 
@@ -36,7 +38,7 @@ type layout struct {
 	body rect
 	// panels are where the focusable panels sit when the log does not fill the body; the ours and log
 	// panels have no height when there is no room for them.
-	panels [panelCount]rect
+	panels [kit.PanelCount]rect
 	detail rect // beside the locks on a wide screen; no width otherwise
 }
 
@@ -52,7 +54,7 @@ func arrange(in layoutInput) layout {
 	}
 	if l.tooSmall || l.compact { // no panels; the width is kept where it was
 		l.body = rect{0, 0, w, 0}
-		l.panels[focusMasters] = l.body
+		l.panels[kit.FocusMasters] = l.body
 		return l
 	}
 	l.bannerH = min(in.warnings, 3)
@@ -114,46 +116,56 @@ func arrange(in layoutInput) layout {
 	mastersH += l.noteH
 	top := 1 + l.demoBarH + l.storyH + l.violationH + l.bannerH
 	l.body = rect{0, top, w, mastersH + midH + bottomH}
-	l.panels[focusMasters] = rect{0, top, w, mastersH}
-	l.panels[focusLocks] = rect{0, top + mastersH, w - detailW, midH}
+	l.panels[kit.FocusMasters] = rect{0, top, w, mastersH}
+	l.panels[kit.FocusLocks] = rect{0, top + mastersH, w - detailW, midH}
 	l.detail = rect{w - detailW, top + mastersH, detailW, midH}
-	l.panels[focusOurs] = rect{0, top + mastersH + midH, oursW, bottomH}
-	l.panels[focusLog] = rect{oursW, top + mastersH + midH, w - oursW, bottomH}
+	l.panels[kit.FocusOurs] = rect{0, top + mastersH + midH, oursW, bottomH}
+	l.panels[kit.FocusLog] = rect{oursW, top + mastersH + midH, w - oursW, bottomH}
 	return l
 }
 
 // size is the size panel p is given: the whole body for the log when it fills it.
-func (l layout) size(p panelID) (w, h int) {
-	if p == focusLog && l.logFull {
+func (l layout) size(p kit.PanelID) (w, h int) {
+	if p == kit.FocusLog && l.logFull {
 		return l.body.w, l.body.h
 	}
 	return l.panels[p].w, l.panels[p].h
 }
 
 // visible reports whether panel p is on screen, so that it can have the focus.
-func (l layout) visible(p panelID) bool {
+func (l layout) visible(p kit.PanelID) bool {
 	switch p {
-	case focusOurs:
-		return l.panels[focusOurs].h > 0 && !l.logFull
-	case focusLog:
-		return l.panels[focusLog].h > 0 || l.logFull
+	case kit.FocusOurs:
+		return l.panels[kit.FocusOurs].h > 0 && !l.logFull
+	case kit.FocusLog:
+		return l.panels[kit.FocusLog].h > 0 || l.logFull
 	}
 	return !l.logFull
 }
 
 // panelAt returns the panel under the cell at column x, row y, and the row within it; false over anything else
 // (the header, the banners, the detail panel, the footer).
-func (l layout) panelAt(x, y int) (panelID, int, bool) {
+func (l layout) panelAt(x, y int) (kit.PanelID, int, bool) {
 	if l.tooSmall || l.compact {
 		return 0, 0, false
 	}
 	if l.logFull {
-		return focusLog, y - l.body.y, l.body.contains(x, y)
+		return kit.FocusLog, y - l.body.y, l.body.contains(x, y)
 	}
 	for p, r := range l.panels {
 		if r.contains(x, y) {
-			return panelID(p), y - r.y, true
+			return kit.PanelID(p), y - r.y, true
 		}
 	}
 	return 0, 0, false
 }
+
+// Screen size limits: below the minimum the panels give way to the compact view (the header, the worst
+// warning, the locks in trouble), and below the compact view's minimum the dashboard asks for a larger window.
+const (
+	minWidth      = 64
+	minHeight     = 16
+	compactWidth  = 40
+	compactHeight = 12
+	wideWidth     = 110 // from this width the detail panel sits beside the locks
+)

@@ -1,6 +1,10 @@
 package ui
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/redlock-tui/redlock-tui/ui/kit"
+)
 
 func TestLayoutTilesTheBodyAndFindsThePanelUnderThePointer(t *testing.T) {
 	for _, in := range []layoutInput{
@@ -18,7 +22,7 @@ func TestLayoutTilesTheBodyAndFindsThePanelUnderThePointer(t *testing.T) {
 			t.Errorf("%+v: body %+v does not fill the rows between the banners (%d) and the footer (%d)", in, l.body,
 				top, l.footerH)
 		}
-		ms, lk, ours, lg := l.panels[focusMasters], l.panels[focusLocks], l.panels[focusOurs], l.panels[focusLog]
+		ms, lk, ours, lg := l.panels[kit.FocusMasters], l.panels[kit.FocusLocks], l.panels[kit.FocusOurs], l.panels[kit.FocusLog]
 		if ms.h+lk.h+ours.h != l.body.h || lk.w+l.detail.w != in.w || ours.h != lg.h || ours.w+lg.w != in.w {
 			t.Errorf("%+v: the panels %+v and the detail %+v do not tile the body %+v", in, l.panels, l.detail, l.body)
 		}
@@ -27,7 +31,7 @@ func TestLayoutTilesTheBodyAndFindsThePanelUnderThePointer(t *testing.T) {
 				continue
 			}
 			got, row, ok := l.panelAt(r.x+r.w-1, r.y+r.h-1)
-			if !ok || got != panelID(p) || row != r.h-1 {
+			if !ok || got != kit.PanelID(p) || row != r.h-1 {
 				t.Errorf("%+v: the bottom-right cell of panel %d is in panel %d row %d (%v)", in, p, got, row, ok)
 			}
 		}
@@ -46,13 +50,13 @@ func TestLayoutTilesTheBodyAndFindsThePanelUnderThePointer(t *testing.T) {
 
 func TestLayoutOfTheFullLogGivesItTheBody(t *testing.T) {
 	l := arrange(layoutInput{w: 80, h: 24, masters: 3, logFull: true})
-	if w, h := l.size(focusLog); w != l.body.w || h != l.body.h {
+	if w, h := l.size(kit.FocusLog); w != l.body.w || h != l.body.h {
 		t.Errorf("the full log is %dx%d, want the body's %dx%d", w, h, l.body.w, l.body.h)
 	}
-	if p, row, ok := l.panelAt(5, l.body.y+2); !ok || p != focusLog || row != 2 {
+	if p, row, ok := l.panelAt(5, l.body.y+2); !ok || p != kit.FocusLog || row != 2 {
 		t.Errorf("a cell of the body is in panel %d row %d (%v), want the log's row 2", p, row, ok)
 	}
-	if l.visible(focusMasters) || !l.visible(focusLog) {
+	if l.visible(kit.FocusMasters) || !l.visible(kit.FocusLog) {
 		t.Errorf("with the log full only the log can have the focus")
 	}
 }

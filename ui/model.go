@@ -12,7 +12,7 @@
 // Model is the root of components (see component): the panels and the demo's view, each a tea.Model that is
 // also a help.KeyMap and takes its size from the layout (arrange), and at most one modal (a form, a
 // confirmation, the scenario menu, a text field, a drill-down view, the help). Beside them, it calls the lock
-// commands (lockOps), a controller with no area of its own. A component's keys are a table whose guards both
+// commands (LockOps), a controller with no area of its own. A component's keys are a table whose guards both
 // refuse a key and hide it from the help. Components do not hold one another: the root sends them messages,
 // and they tell one another what they need through it.
 package ui
@@ -31,6 +31,13 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/record"
 	"github.com/redlock-tui/redlock-tui/redlock"
+	"github.com/redlock-tui/redlock-tui/ui/demoview"
+	"github.com/redlock-tui/redlock-tui/ui/dialogs"
+	"github.com/redlock-tui/redlock-tui/ui/drillview"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
+	"github.com/redlock-tui/redlock-tui/ui/lockcmd"
+	"github.com/redlock-tui/redlock-tui/ui/panels"
+	"github.com/redlock-tui/redlock-tui/ui/replayview"
 )
 
 // Options configures the dashboard.
@@ -43,9 +50,9 @@ type Options struct {
 	Locker *redlock.Client
 	// Ownership is told of our locks as they are acquired and end, and of the force-deletions issued, so that
 	// the monitor marks them as ours; nil: nobody is told.
-	Ownership Ownership
+	Ownership lockcmd.Ownership
 	// Keys are the key bindings, built by the command's keymap.go.
-	Keys KeyMap
+	Keys kit.KeyMap
 	// ReadOnly forbids every write command: acquire, extend, auto-extend, release, force-delete.
 	ReadOnly bool
 	// TTL is the default TTL of the acquire form (10s when zero).
@@ -87,18 +94,8 @@ type Options struct {
 	Clipboard func(text string)
 	// WhoHolds samples a lock's master to name the connection holding it (KeyMap.WhoHolds in a lock's view);
 	// nil: the dashboard cannot (demo masters). A read-only or production dashboard asks before it samples.
-	WhoHolds WhoHolds
+	WhoHolds kit.WhoHolds
 }
-
-// Screen size limits: below the minimum the panels give way to the compact view (the header, the worst
-// warning, the locks in trouble), and below the compact view's minimum the dashboard asks for a larger window.
-const (
-	minWidth      = 64
-	minHeight     = 16
-	compactWidth  = 40
-	compactHeight = 12
-	wideWidth     = 110 // from this width the detail panel sits beside the locks
-)
 
 // defaultTTL is the acquire form's TTL when Options.TTL is zero.
 const defaultTTL = 10 * time.Second
@@ -107,25 +104,6 @@ const defaultTTL = 10 * time.Second
 // program offers (which the command line checks too).
 var pollSteps = []time.Duration{monitor.MinInterval, 200 * time.Millisecond, 500 * time.Millisecond,
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, monitor.MaxInterval}
-
-// panelID names a focusable panel.
-type panelID int
-
-// The focusable panels, in the order NextPanel visits them.
-const (
-	focusMasters panelID = iota
-	focusLocks
-	focusOurs
-	focusLog
-	panelCount
-)
-
-// status is the one-line message under the panels: the outcome of the last action, or why it was refused.
-type status struct {
-	at    time.Time
-	level monitor.Severity
-	text  string
-}
 
 // quitState tracks quitting: releasing our locks, then the summary printed after the screen is restored.
 type quitState struct {
@@ -138,8 +116,8 @@ type quitState struct {
 // components that take a key whatever has the focus), sends every other message to all components, and lays
 // the screen out for them.
 type Model struct {
-	sh   *shared
-	keys keyTable // the global keys
+	sh   *kit.Shared
+	keys kit.KeyTable // the global keys
 
 	mon      *monitor.Monitor
 	title    string
@@ -152,24 +130,24 @@ type Model struct {
 
 	width, height int
 	lay           layout
-	focus         panelID
+	focus         kit.PanelID
 	logFull       bool // the event log fills the body: a small window's way to read it
-	masters       *mastersPanel
-	locks         *locksPanel
-	detail        *detailPanel
-	ours          *oursPanel
-	log           *eventLog
-	ops           *lockOps  // the write commands
-	demo          *demoView // nil outside demo mode
-	replay        *replayer // nil outside a replay
+	masters       *panels.MastersPanel
+	locks         *panels.LocksPanel
+	detail        *panels.DetailPanel
+	ours          *panels.OursPanel
+	log           *panels.EventLog
+	ops           *lockcmd.LockOps     // the write commands
+	demo          *demoview.DemoView   // nil outside demo mode
+	replay        *replayview.Replayer // nil outside a replay
 	// modal is the one form, confirmation, menu, text field, drill-down view or full help open, nil none:
 	// it takes the keys, and says where it shows.
-	modal  modal
+	modal  kit.Modal
 	help   help.Model // the footer's
-	status status     // the status line, as statusMsg last set it
+	status kit.Status // the status line, as statusMsg last set it
 	quit   quitState
 	// stopped are the files of the program's that a write error stopped, for the banner (OutputMsg).
-	stopped []warningRow
+	stopped []kit.WarningRow
 }
 
 // New returns the dashboard for o.
@@ -188,37 +166,37 @@ func New(o Options) *Model {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	keys := o.Keys
-	th := defaultTheme().withProfile(o.ProfileColor, o.Production)
-	sh := &shared{st: newStyles(th), keys: &keys, now: o.Now, readOnly: o.ReadOnly, log: &journal{}, sink: o.Events,
-		keyOf: o.KeyFormat, clipboard: o.Clipboard}
-	if sh.clipboard == nil {
-		sh.clipboard = termenv.Copy
+	th := kit.DefaultTheme().WithProfile(o.ProfileColor, o.Production)
+	sh := &kit.Shared{St: kit.NewStyles(th), Keys: &keys, Now: o.Now, ReadOnly: o.ReadOnly, Log: &kit.Journal{}, Sink: o.Events,
+		KeyOf: o.KeyFormat, Clipboard: o.Clipboard}
+	if sh.Clipboard == nil {
+		sh.Clipboard = termenv.Copy
 	}
-	sh.who = &whoSampling{sampler: o.WhoHolds, confirm: o.ReadOnly || o.Production}
-	m := &Model{sh: sh, mon: o.Monitor, title: sanitize(o.Title, nameCap), interval: o.Poll, ctx: ctx,
-		cancel: cancel, focus: focusLocks, profile: sanitize(o.Profile, nameCap), prod: o.Production}
-	m.masters = newMastersPanel(sh, o.Demo != nil)
-	m.locks = newLocksPanel(sh)
-	m.detail = &detailPanel{sh: sh}
-	m.ours = newOursPanel(sh)
-	m.log = newEventLog(sh)
-	m.ops = newLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
+	sh.Who = &kit.WhoSampling{Sampler: o.WhoHolds, Confirm: o.ReadOnly || o.Production}
+	m := &Model{sh: sh, mon: o.Monitor, title: kit.Sanitize(o.Title, kit.NameCap), interval: o.Poll, ctx: ctx,
+		cancel: cancel, focus: kit.FocusLocks, profile: kit.Sanitize(o.Profile, kit.NameCap), prod: o.Production}
+	m.masters = panels.NewMastersPanel(sh, o.Demo != nil)
+	m.locks = panels.NewLocksPanel(sh)
+	m.detail = &panels.DetailPanel{Sh: sh}
+	m.ours = panels.NewOursPanel(sh)
+	m.log = panels.NewEventLog(sh)
+	m.ops = lockcmd.NewLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
 	if o.Demo != nil {
-		m.demo = newDemoView(sh, ctx, o.Demo)
+		m.demo = demoview.NewDemoView(sh, ctx, o.Demo)
 		if o.Monitor != nil {
-			m.demo.pollNow = o.Monitor.PollNow
+			m.demo.PollNow = o.Monitor.PollNow
 		}
 	}
 	if o.Replay != nil {
-		m.replay = newReplayer(sh, o.Replay, o.ReplayAt)
-		sh.now = func() time.Time { return m.replay.clock }
+		m.replay = replayview.NewReplayer(sh, o.Replay, o.ReplayAt)
+		sh.Now = func() time.Time { return m.replay.Clock }
 	}
 	m.keys = m.globalKeys()
 	m.help = help.New()
-	m.help.Styles = sh.st.help
+	m.help.Styles = sh.St.Help
 	if o.ReadOnly {
-		sh.tellLog(logEntry{at: o.Now(), level: monitor.SeverityInfo, // after what the components logged as they started
-			text: "read-only: acquiring, extending, releasing and deleting are disabled"})
+		sh.TellLog(kit.LogEntry{At: o.Now(), Level: monitor.SeverityInfo, // after what the components logged as they started
+			Text: "read-only: acquiring, extending, releasing and deleting are disabled"})
 	}
 	m.settle()
 	return m
@@ -227,49 +205,49 @@ func New(o Options) *Model {
 // globalKeys are the keys that act whatever has the focus and belong to no panel: quit, help, opening the
 // selection in full, moving the focus, and the polling. Quit gives way to the enlarged event log, which it
 // closes (Close) as it closes every view before it quits.
-func (m *Model) globalKeys() keyTable {
-	k := m.sh.keys
+func (m *Model) globalKeys() kit.KeyTable {
+	k := m.sh.Keys
 	do := func(f func()) func(tea.KeyMsg) tea.Cmd { return func(tea.KeyMsg) tea.Cmd { f(); return nil } }
-	return keyTable{sh: m.sh, focused: true, actions: []action{
-		{binding: &k.Quit, when: func() bool { return !m.mode().logFull }, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
-		{binding: &k.Interrupt, do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
-		{binding: &k.Help, do: do(m.openHelp)},
-		{binding: &k.Open, do: do(m.openDrill)},
-		{binding: &k.NextPanel, do: do(func() { m.cycleFocus(1) })},
-		{binding: &k.PrevPanel, do: do(func() { m.cycleFocus(-1) })},
-		{binding: &k.LogFull, do: do(func() { m.setLogFull(!m.mode().logFull) })},
-		{binding: &k.Pause, do: func(tea.KeyMsg) tea.Cmd {
-			if m.mode().source == sourceReplay {
-				return m.replay.togglePlay()
+	return kit.KeyTable{Sh: m.sh, Focused: true, Actions: []kit.Action{
+		{Binding: &k.Quit, When: func() bool { return !m.mode().LogFull }, Do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
+		{Binding: &k.Interrupt, Do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
+		{Binding: &k.Help, Do: do(m.openHelp)},
+		{Binding: &k.Open, Do: do(m.openDrill)},
+		{Binding: &k.NextPanel, Do: do(func() { m.cycleFocus(1) })},
+		{Binding: &k.PrevPanel, Do: do(func() { m.cycleFocus(-1) })},
+		{Binding: &k.LogFull, Do: do(func() { m.setLogFull(!m.mode().LogFull) })},
+		{Binding: &k.Pause, Do: func(tea.KeyMsg) tea.Cmd {
+			if m.mode().Source == kit.SourceReplay {
+				return m.replay.TogglePlay()
 			}
 			m.togglePause()
 			return nil
 		}},
-		{binding: &k.Faster, do: do(func() { m.stepInterval(-1) })},
-		{binding: &k.Slower, do: do(func() { m.stepInterval(1) })},
+		{Binding: &k.Faster, Do: do(func() { m.stepInterval(-1) })},
+		{Binding: &k.Slower, Do: do(func() { m.stepInterval(1) })},
 		// Listed in the full help only: the forms and views that take them handle them themselves.
-		{binding: &k.Confirm, when: never},
-		{binding: &k.Cancel, when: never},
-		{binding: &k.Close, when: never},
+		{Binding: &k.Confirm, When: kit.Never},
+		{Binding: &k.Cancel, When: kit.Never},
+		{Binding: &k.Close, When: kit.Never},
 	}}
 }
 
 // components are the dashboard's components, the focused panel first, then the ones that take keys whatever
 // has the focus, in the order a key not taken goes on through them. The lock commands (ops), a controller
 // with no area, come right after the focused panel, whose selection they act on.
-func (m *Model) components() []component {
+func (m *Model) components() []kit.Component {
 	md := m.mode()
-	out := []component{m.panel(md.focus)}
+	out := []kit.Component{m.panel(md.Focus)}
 	switch {
-	case md.source == sourceReplay: // its keys before the panels'
-		out = []component{m.replay, m.panel(md.focus)}
-	case md.source == sourceDemo && m.demo.stepsShown(): // the presenter's step key comes before the panels' paging
-		out = []component{m.demo, m.panel(md.focus)}
-	case md.source == sourceDemo:
+	case md.Source == kit.SourceReplay: // its keys before the panels'
+		out = []kit.Component{m.replay, m.panel(md.Focus)}
+	case md.Source == kit.SourceDemo && m.demo.StepsShown(): // the presenter's step key comes before the panels' paging
+		out = []kit.Component{m.demo, m.panel(md.Focus)}
+	case md.Source == kit.SourceDemo:
 		out = append(out, m.demo)
 	}
-	for p := range panelCount {
-		if p != md.focus {
+	for p := range kit.PanelCount {
+		if p != md.Focus {
 			out = append(out, m.panel(p))
 		}
 	}
@@ -277,13 +255,13 @@ func (m *Model) components() []component {
 }
 
 // panel returns the focusable panel p.
-func (m *Model) panel(p panelID) keyed {
+func (m *Model) panel(p kit.PanelID) kit.Keyed {
 	switch p {
-	case focusMasters:
+	case kit.FocusMasters:
 		return m.masters
-	case focusOurs:
+	case kit.FocusOurs:
 		return m.ours
-	case focusLog:
+	case kit.FocusLog:
 		return m.log
 	}
 	return m.locks
@@ -321,70 +299,70 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case SnapshotMsg:
-		return m.apply(ingest(msg.Snapshot, m.sh.data))
-	case replayMsg:
-		if !m.replay.arrived(msg) {
+		return m.apply(kit.Ingest(msg.Snapshot, m.sh.Data))
+	case replayview.ReplayMsg:
+		if !m.replay.Arrived(msg) {
 			return nil // a poll the cursor has left
 		}
-		if msg.jump {
-			m.sh.log.replace(m.replay.logUntil(msg.s))
-			d, _ := ingest(msg.s, nil)
+		if msg.Jump {
+			m.sh.Log.Replace(m.replay.LogUntil(msg.S))
+			d, _ := kit.Ingest(msg.S, nil)
 			return m.apply(d, nil)
 		}
-		return m.apply(ingest(msg.s, m.sh.data))
+		return m.apply(kit.Ingest(msg.S, m.sh.Data))
 	case monitorStartedMsg:
-		return waitSnapshot(msg.ch, m.sh.data)
+		return waitSnapshot(msg.ch, m.sh.Data)
 	case monitorSnapshotMsg:
-		return tea.Batch(m.apply(msg.data, msg.entries), waitSnapshot(msg.ch, m.sh.data))
+		return tea.Batch(m.apply(msg.data, msg.entries), waitSnapshot(msg.ch, m.sh.Data))
 	case monitorClosedMsg:
-		if !m.mode().quitting {
-			m.sh.logf(monitor.SeverityWarning, "", "monitor stopped: no more snapshots")
+		if !m.mode().Quitting {
+			m.sh.Logf(monitor.SeverityWarning, "", "monitor stopped: no more snapshots")
 		}
-	case tickMsg:
-		m.sh.frame++
+	case kit.TickMsg:
+		m.sh.Frame++
 		return tea.Batch(m.broadcast(msg), tick())
-	case copiedMsg:
-		what := msg.what
-		if msg.escaped {
+	case kit.CopiedMsg:
+		what := msg.What
+		if msg.Escaped {
 			what += ", escaped as shown (no control character is pasted)"
 		}
-		m.sh.tellStatus(monitor.SeverityInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
-	case quitMsg:
-		m.quit.summary = m.ops.quitReleased(msg)
+		m.sh.TellStatus(monitor.SeverityInfo, "copied "+what+" (OSC 52: if nothing is pasted, the terminal does not allow it)")
+	case lockcmd.QuitMsg:
+		m.quit.summary = m.ops.QuitReleased(msg)
 		m.cancel()
 		return tea.Quit
-	case confirmQuitMsg:
+	case dialogs.ConfirmQuitMsg:
 		return m.startQuit()
-	case QuitMsg:
-		if !m.mode().quitting {
+	case dialogs.QuitMsg:
+		if !m.mode().Quitting {
 			return m.startQuit()
 		}
 	case OutputMsg:
 		m.takeOutput(msg)
-	case statusMsg:
-		m.status = status(msg)
-	case logMsg:
-		m.sh.log.add(msg.entries...)
-		if msg.record != nil && m.sh.sink != nil {
-			m.sh.sink.Emit(*msg.record)
+	case kit.StatusMsg:
+		m.status = kit.Status(msg)
+	case kit.LogMsg:
+		m.sh.Log.Add(msg.Entries...)
+		if msg.Record != nil && m.sh.Sink != nil {
+			m.sh.Sink.Emit(*msg.Record)
 		}
-	case focusMsg:
-		m.focus = msg.panel
-	case openMsg:
+	case kit.FocusMsg:
+		m.focus = msg.Panel
+	case kit.OpenMsg:
 		m.openDrill()
-	case logFullMsg:
-		m.setLogFull(msg.on)
-	case storyMsg:
-		m.showStory(msg.id)
-	case openModalMsg:
-		m.openModal(msg.m)
-	case openHelpMsg:
+	case kit.LogFullMsg:
+		m.setLogFull(msg.On)
+	case kit.StoryMsg:
+		m.showStory(msg.ID)
+	case kit.OpenModalMsg:
+		m.openModal(msg.M)
+	case kit.OpenHelpMsg:
 		m.openHelp()
-	case fieldMsg:
-		_, cmd := m.panel(msg.to).Update(msg)
+	case kit.FieldMsg:
+		_, cmd := m.panel(msg.To).Update(msg)
 		return cmd
-	case panelKeyMsg:
-		_, cmd := m.panel(msg.to).Update(msg)
+	case kit.PanelKeyMsg:
+		_, cmd := m.panel(msg.To).Update(msg)
 		return cmd
 	default:
 		return m.broadcast(msg)
@@ -396,22 +374,22 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 // modal.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
-	focused := component(m.panel(m.mode().focus))
+	focused := kit.Component(m.panel(m.mode().Focus))
 	for _, c := range m.components() {
 		_, cmd := c.Update(msg)
 		cmds = append(cmds, cmd)
 		if c == focused {
-			cmds = append(cmds, m.ops.update(msg))
+			cmds = append(cmds, m.ops.Update(msg))
 		}
 	}
-	if m.mode().modal {
+	if m.mode().Modal {
 		cmds = append(cmds, m.updateModal(msg))
 	}
 	return tea.Batch(cmds...)
 }
 
 // openModal opens md in place of the modal open, sized to the body.
-func (m *Model) openModal(md modal) {
+func (m *Model) openModal(md kit.Modal) {
 	m.modal = md
 	md.SetSize(m.lay.body.w, m.lay.body.h)
 }
@@ -419,7 +397,7 @@ func (m *Model) openModal(md modal) {
 // updateModal hands msg to the modal, which closes when it returns nil.
 func (m *Model) updateModal(msg tea.Msg) tea.Cmd {
 	next, cmd := m.modal.Update(msg)
-	m.modal, _ = next.(modal)
+	m.modal, _ = next.(kit.Modal)
 	return cmd
 }
 
@@ -427,9 +405,9 @@ func (m *Model) updateModal(msg tea.Msg) tea.Cmd {
 // every component the selection.
 func (m *Model) settle() tea.Cmd {
 	var cmds []tea.Cmd
-	for len(m.sh.outbox) > 0 {
-		msg := m.sh.outbox[0]
-		m.sh.outbox = m.sh.outbox[1:]
+	for len(m.sh.Outbox) > 0 {
+		msg := m.sh.Outbox[0]
+		m.sh.Outbox = m.sh.Outbox[1:]
 		cmds = append(cmds, m.route(msg))
 	}
 	m.relayout()
@@ -438,42 +416,16 @@ func (m *Model) settle() tea.Cmd {
 }
 
 // state is the root's view of the dashboard as the components are told it.
-func (m *Model) state() stateMsg {
-	return stateMsg{mode: m.mode(), row: m.locks.selectedRow(), own: m.ours.selected(),
-		master: m.masters.selected()}
+func (m *Model) state() kit.StateMsg {
+	return kit.StateMsg{Mode: m.mode(), Row: m.locks.SelectedRow(), Own: m.ours.Selected(),
+		Master: m.masters.Selected()}
 }
 
 // apply makes a snapshot taken in (see ingest) the current one, logged, and tells the components.
-func (m *Model) apply(d *dashboard, entries []logEntry) tea.Cmd {
-	m.sh.data = d
-	m.sh.log.add(entries...)
-	return m.broadcast(dataMsg{})
-}
-
-// findRow returns the row of a raw resource in d, or nil.
-func findRow(d *dashboard, resource string) *lockRow {
-	if d == nil {
-		return nil
-	}
-	locks := d.locks
-	lo, hi := 0, len(locks)
-	for lo < hi { // rows are sorted by resource, as the monitor sorts them
-		mid := (lo + hi) / 2
-		if locks[mid].lv.Resource < resource {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(locks) && locks[lo].lv.Resource == resource {
-		return locks[lo]
-	}
-	for i := range locks { // a snapshot not sorted by resource
-		if locks[i].lv.Resource == resource {
-			return locks[i]
-		}
-	}
-	return nil
+func (m *Model) apply(d *kit.Dashboard, entries []kit.LogEntry) tea.Cmd {
+	m.sh.Data = d
+	m.sh.Log.Add(entries...)
+	return m.broadcast(kit.DataMsg{})
 }
 
 // handleKeys splits a run of characters that arrived in one message (Bubble Tea delivers fast typing, or
@@ -481,7 +433,7 @@ func findRow(d *dashboard, resource string) *lockRow {
 // then q instead of as no key at all. Each key settles as if it had come alone, so that "ab" opens the acquire
 // form and types b into it.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.mode().typing {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.mode().Typing {
 		return m.handleKey(msg)
 	}
 	cmds := make([]tea.Cmd, 0, 2*len(msg.Runes))
@@ -497,37 +449,37 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 // that the key acts on what is on the screen. While quitting, only Interrupt acts: it stops waiting for the
 // releases.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
-	interrupts := key.Matches(msg, m.sh.keys.Interrupt)
+	interrupts := key.Matches(msg, m.sh.Keys.Interrupt)
 	md := m.mode()
 	switch {
-	case md.quitting:
+	case md.Quitting:
 		if interrupts {
-			m.quit.summary = m.ops.summary("quit before releases finished")
+			m.quit.summary = m.ops.Summary("quit before releases finished")
 			return tea.Quit
 		}
 		return nil
 	case interrupts:
 		return m.requestQuit()
-	case md.modal && m.replayKeyInView(msg):
-		if key.Matches(msg, m.sh.keys.Pause) {
-			return m.replay.togglePlay()
+	case md.Modal && m.replayKeyInView(msg):
+		if key.Matches(msg, m.sh.Keys.Pause) {
+			return m.replay.TogglePlay()
 		}
-		return m.replay.run(msg)
-	case md.modal:
+		return m.replay.Run(msg)
+	case md.Modal:
 		return m.updateModal(msg)
 	}
 	m.broadcast(m.state())
-	if m.keys.takes(msg) {
-		return m.keys.run(msg)
+	if m.keys.Takes(msg) {
+		return m.keys.Run(msg)
 	}
-	focused := component(m.panel(md.focus))
+	focused := kit.Component(m.panel(md.Focus))
 	for _, c := range m.components() {
-		if c, ok := c.(keyed); ok && c.takes(msg) {
+		if c, ok := c.(kit.Keyed); ok && c.Takes(msg) {
 			_, cmd := c.Update(msg)
 			return cmd
 		}
-		if c == focused && m.ops.takes(msg) {
-			return m.ops.run(msg)
+		if c == focused && m.ops.Takes(msg) {
+			return m.ops.Run(msg)
 		}
 	}
 	return nil
@@ -537,10 +489,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 // pause) pressed in a drill-down view, which takes it so that the view follows the cursor. Seek opens a form
 // in the view's place: the view does not take it.
 func (m *Model) replayKeyInView(msg tea.KeyMsg) bool {
-	if _, ok := m.modal.(*drillView); !ok || m.replay == nil || key.Matches(msg, m.sh.keys.Replay.Seek) {
+	if _, ok := m.modal.(*drillview.DrillView); !ok || m.replay == nil || key.Matches(msg, m.sh.Keys.Replay.Seek) {
 		return false
 	}
-	return m.replay.takes(msg) || key.Matches(msg, m.sh.keys.Pause)
+	return m.replay.Takes(msg) || key.Matches(msg, m.sh.Keys.Pause)
 }
 
 // setLogFull shows the event log in place of the panels, with the focus, or puts it back. The screen opens it
@@ -548,20 +500,20 @@ func (m *Model) replayKeyInView(msg tea.KeyMsg) bool {
 func (m *Model) setLogFull(on bool) {
 	m.logFull = on
 	if on {
-		m.focus = focusLog
-	} else if !m.visible(focusLog) {
-		m.focus = focusLocks
+		m.focus = kit.FocusLog
+	} else if !m.visible(kit.FocusLog) {
+		m.focus = kit.FocusLocks
 	}
 	m.relayout()
 }
 
 // cycleFocus moves the focus by dir among the panels on screen.
 func (m *Model) cycleFocus(dir int) {
-	if m.mode().logFull {
+	if m.mode().LogFull {
 		m.setLogFull(false)
 	}
-	for range panelCount {
-		m.focus = (m.focus + panelID(dir) + panelCount) % panelCount
+	for range kit.PanelCount {
+		m.focus = (m.focus + kit.PanelID(dir) + kit.PanelCount) % kit.PanelCount
 		if m.visible(m.focus) {
 			return
 		}
@@ -569,7 +521,7 @@ func (m *Model) cycleFocus(dir int) {
 }
 
 // visible reports whether a panel is on screen in the current layout.
-func (m *Model) visible(p panelID) bool { return m.lay.visible(p) }
+func (m *Model) visible(p kit.PanelID) bool { return m.lay.visible(p) }
 
 // storyPaneMin is the least height of the event log's pane that shows a violation's story beside the panels;
 // a smaller pane (3 lines of text at 100x30) gives the log the body instead.
@@ -578,22 +530,22 @@ const storyPaneMin = 8
 // showStory focuses the event log, scrolled to the story of violation id; a small window, or a log pane too
 // small to read the story in, gives the log the body until esc.
 func (m *Model) showStory(id int) {
-	if !m.visible(focusLog) || m.lay.panels[focusLog].h < storyPaneMin {
+	if !m.visible(kit.FocusLog) || m.lay.panels[kit.FocusLog].h < storyPaneMin {
 		m.setLogFull(true) // no room for the story beside the panels: it takes the screen until esc
 	}
-	i := m.sh.log.lastIndex(storyHead(id))
+	i := m.sh.Log.LastIndex(demoview.StoryHead(id))
 	if i < 0 {
-		m.sh.tellStatus(monitor.SeverityWarning, fmt.Sprintf("the story of violation #%d has left the event log", id))
+		m.sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("the story of violation #%d has left the event log", id))
 		return
 	}
-	m.focus = focusLog
-	m.log.Update(scrollToMsg{entry: i})
+	m.focus = kit.FocusLog
+	m.log.Update(kit.ScrollToMsg{Entry: i})
 	back := ""
-	if m.mode().logFull {
-		back = ", " + m.sh.keys.Close.Help().Key + " closes"
+	if m.mode().LogFull {
+		back = ", " + m.sh.Keys.Close.Help().Key + " closes"
 	}
-	k := m.sh.keys
-	m.sh.tellStatus(monitor.SeverityInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
+	k := m.sh.Keys
+	m.sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("the story of violation #%d: %s/%s scroll, %s back to the newest%s", id,
 		k.Up.Help().Key, k.Down.Help().Key, k.Bottom.Help().Key, back))
 }
 
@@ -603,17 +555,17 @@ func (m *Model) togglePause() {
 	if m.mon != nil {
 		m.mon.SetPaused(m.paused)
 	}
-	if m.mode().paused {
-		m.sh.tellStatus(monitor.SeverityInfo, "polling paused")
+	if m.mode().Paused {
+		m.sh.TellStatus(monitor.SeverityInfo, "polling paused")
 	} else {
-		m.sh.tellStatus(monitor.SeverityInfo, "polling resumed")
+		m.sh.TellStatus(monitor.SeverityInfo, "polling resumed")
 	}
 }
 
 // stepInterval moves the poll interval one step faster (dir < 0) or slower (dir > 0); in a replay, the speed.
 func (m *Model) stepInterval(dir int) {
-	if m.mode().source == sourceReplay {
-		m.replay.changeSpeed(dir)
+	if m.mode().Source == kit.SourceReplay {
+		m.replay.ChangeSpeed(dir)
 		return
 	}
 	next := m.interval
@@ -633,25 +585,25 @@ func (m *Model) stepInterval(dir int) {
 		}
 	}
 	if next == m.interval {
-		m.sh.tellStatus(monitor.SeverityInfo, "poll interval stays "+next.String())
+		m.sh.TellStatus(monitor.SeverityInfo, "poll interval stays "+next.String())
 		return
 	}
 	m.interval = next
 	if m.mon != nil {
 		m.mon.SetInterval(next)
 	}
-	m.sh.tellStatus(monitor.SeverityInfo, "polling every "+next.String())
+	m.sh.TellStatus(monitor.SeverityInfo, "polling every "+next.String())
 }
 
 // startQuit releases every lock we hold (bounded in time) and then quits; whatever runs is cancelled first.
 func (m *Model) startQuit() tea.Cmd {
 	m.quit.active = true
-	m.broadcast(quittingMsg{})
+	m.broadcast(kit.QuittingMsg{})
 	m.modal = nil
-	if cmd := m.ops.releaseAll(); cmd != nil {
+	if cmd := m.ops.ReleaseAll(); cmd != nil {
 		return cmd
 	}
-	m.quit.summary = m.ops.summary("")
+	m.quit.summary = m.ops.Summary("")
 	m.cancel()
 	return tea.Quit
 }
@@ -661,49 +613,174 @@ func (m *Model) Summary() string {
 	if m.quit.summary != "" {
 		return m.quit.summary
 	}
-	return m.ops.summary("")
-}
-
-// prefixed returns sep+s, or "" for an empty s.
-func prefixed(sep, s string) string {
-	if s == "" {
-		return ""
-	}
-	return sep + s
+	return m.ops.Summary("")
 }
 
 // relayout computes the geometry for the current size and snapshot (arrange) and sizes the components by it.
 func (m *Model) relayout() {
 	md := m.mode()
-	demoMode := md.source == sourceDemo
-	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: demoMode, logFull: md.logFull, modal: md.modal}
+	demoMode := md.Source == kit.SourceDemo
+	in := layoutInput{w: m.width, h: m.height, masters: 1, demo: demoMode, logFull: md.LogFull, modal: md.Modal}
 	if demoMode {
-		in.violation = m.demo.violationLines(m.width)
+		in.violation = m.demo.ViolationLines(m.width)
 	}
-	if d := m.sh.data; d != nil {
-		in.masters = max(len(d.masters), 1)
-		in.note = m.masters.noteWant(m.width)
+	if d := m.sh.Data; d != nil {
+		in.masters = max(len(d.Masters), 1)
+		in.note = m.masters.NoteWant(m.width)
 	}
 	in.warnings = len(m.bannerRows())
 	if demoMode {
-		in.story = m.demo.storyLines(m.width)
+		in.story = m.demo.StoryLines(m.width)
 	}
 	l := arrange(in)
 	m.lay = l
-	m.masters.noteH = l.noteH
-	for p := range panelCount {
+	m.masters.NoteH = l.noteH
+	for p := range kit.PanelCount {
 		m.panel(p).SetSize(l.size(p))
 	}
 	m.detail.SetSize(l.detail.w, l.detail.h)
 	if demoMode {
 		m.demo.SetSize(m.width, l.demoBarH+l.violationH)
-		m.demo.storyH = l.storyH
+		m.demo.StoryH = l.storyH
 	}
 	m.help.Width = m.width
-	if md.modal {
+	if md.Modal {
 		m.modal.SetSize(l.body.w, l.body.h)
 	}
-	if !m.visible(md.focus) {
-		m.focus = focusLocks
+	if !m.visible(md.Focus) {
+		m.focus = kit.FocusLocks
 	}
+}
+
+// mode derives the dashboard's mode from the root's state.
+func (m *Model) mode() kit.Mode {
+	md := kit.Mode{ReadOnly: m.sh.ReadOnly, Paused: m.paused, Quitting: m.quit.active, Focus: m.focus, LogFull: m.logFull}
+	switch {
+	case m.replay != nil:
+		md.Source, md.Paused = kit.SourceReplay, !m.replay.Playing
+	case m.demo != nil:
+		md.Source = kit.SourceDemo
+	}
+	if m.modal != nil {
+		md.Modal, md.Layer, md.Typing = true, m.modal.Layer(), m.modal.Typing()
+	}
+	return md
+}
+
+// openDrill opens the full view of the focused panel's selected row: a lock or a master.
+func (m *Model) openDrill() {
+	var v *drillview.DrillView
+	if p, ok := m.panel(m.focus).(drillview.Drilling); ok {
+		v = p.Drill()
+	}
+	if v == nil {
+		m.sh.TellStatus(monitor.SeverityInfo, "select a lock or a master, then "+m.sh.Keys.Open.Help().Key+" shows it in full")
+		return
+	}
+	m.openModal(v)
+}
+
+// OutputMsg tells the dashboard of one of the program's own events (events.SourceProgram): a file it writes
+// (--record, --events) that a write error stopped, or SIGHUP reopening its files. The event log shows Record;
+// the banner shows Stopped, the sentence of each file stopped by then, until a reopening resumes it.
+type OutputMsg struct {
+	Record  events.Record
+	Stopped []string
+}
+
+// takeOutput logs msg's record and shows its stopped files in the banner, ahead of the monitor's warnings.
+func (m *Model) takeOutput(msg OutputMsg) {
+	m.sh.Log.Add(kit.EntryOf(msg.Record))
+	m.stopped = m.stopped[:0]
+	for _, text := range msg.Stopped {
+		m.stopped = append(m.stopped, kit.WarningRow{Severity: monitor.SeverityError, Text: kit.Sanitize(text, kit.TextCap)})
+	}
+}
+
+// bannerRows are the banner's lines: the files stopped, then the monitor's warnings, errors first.
+func (m *Model) bannerRows() []kit.WarningRow {
+	if d := m.sh.Data; d != nil {
+		return append(m.stopped[:len(m.stopped):len(m.stopped)], d.Warnings...)
+	}
+	return m.stopped
+}
+
+// mouse routes a mouse event: the wheel scrolls the modal that takes the body or the panel under the pointer;
+// a left click focuses the panel under it and hands it the click, at the row within the panel (the panel
+// selects the row clicked, and asks to open the row already selected, as Open does). A dialog takes no mouse
+// input. The panel under the pointer is found in the layout View draws.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	md := m.mode()
+	if md.Quitting || m.lay.tooSmall || m.lay.compact {
+		return nil
+	}
+	if md.Modal {
+		switch md.Layer {
+		case kit.LayerDialog:
+			return nil
+		case kit.LayerScreen:
+			return m.updateModal(msg)
+		}
+	}
+	if (kit.WheelRows(msg) == 0 && msg.Button != tea.MouseButtonLeft) || msg.Action != tea.MouseActionPress {
+		return nil
+	}
+	p, row, ok := m.lay.panelAt(msg.X, msg.Y)
+	if !ok {
+		return nil
+	}
+	if kit.WheelRows(msg) == 0 {
+		m.focus = p
+	}
+	msg.Y = row
+	_, cmd := m.panel(p).Update(msg)
+	return cmd
+}
+
+// openHelp opens the full help, composed from the global keys and every component's, at its top.
+func (m *Model) openHelp() {
+	k, md := m.sh.Keys, m.mode()
+	offered := m.offeredKeys(true)
+	closeKey := k.Close
+	closeKey.SetHelp(closeKey.Help().Key, "close")
+	v := &dialogs.HelpView{ModalBase: drillview.ScreenBase(m.sh, []key.Binding{closeKey, k.Up, k.Down, k.PageDown, drillview.ViewQuitKey(k)}),
+		Box: kit.NewScrollBox(m.sh), HelpModel: m.help,
+		Dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered), Blocked: m.ops.WriteBlocked("locking"), ReadOnly: md.ReadOnly}
+	if md.Source == kit.SourceDemo {
+		v.Demo = kit.ColumnsInOrder(k.Demo.FullHelp(), offered)
+	}
+	m.openModal(v)
+}
+
+// offeredKeys are the bindings the global keys, the lock commands and every component offer (the focused
+// panel's own with them), in the short form (what acts now) or the full one (what can act in this mode).
+func (m *Model) offeredKeys(full bool) []key.Binding {
+	maps := []help.KeyMap{&m.keys, m.ops}
+	for _, c := range m.components() {
+		maps = append(maps, c)
+	}
+	var out []key.Binding
+	for _, km := range maps {
+		if full {
+			out = append(out, kit.Flatten(km.FullHelp())...)
+		} else {
+			out = append(out, km.ShortHelp()...)
+		}
+	}
+	return out
+}
+
+// requestQuit is the quit keys' action: it quits at once when the dashboard holds no lock it acquired, and
+// otherwise asks first (a second Interrupt, or Confirm, then quits). Whatever modal is open gives way to the
+// question.
+func (m *Model) requestQuit() tea.Cmd {
+	if _, asking := m.modal.(*dialogs.QuitConfirm); asking {
+		return m.startQuit()
+	}
+	held := m.ops.HeldNames()
+	if len(held) == 0 {
+		return m.startQuit()
+	}
+	m.openModal(dialogs.NewQuitConfirm(m.sh, held))
+	return nil
 }

@@ -23,8 +23,8 @@ func TestAStoppedFileIsInTheBannerAndTheLogUntilReopened(t *testing.T) {
 	if !strings.Contains(banner, "✖ --record stopped: recording /r.rec") {
 		t.Errorf("the banner does not show the stopped recording:\n%s", screen)
 	}
-	last := m.sh.log.entries[len(m.sh.log.entries)-1]
-	if last.level != monitor.SeverityError || !strings.Contains(last.text, stopped) {
+	last := m.sh.Log.Entries[len(m.sh.Log.Entries)-1]
+	if last.Level != monitor.SeverityError || !strings.Contains(last.Text, stopped) {
 		t.Errorf("the event log's last entry: %+v; want the failure, as an error", last)
 	}
 	m.Update(OutputMsg{Record: events.Program(t0, events.KindOutputReopened, "SIGHUP: reopened --record /r.rec")})
@@ -32,7 +32,7 @@ func TestAStoppedFileIsInTheBannerAndTheLogUntilReopened(t *testing.T) {
 	if banner, _, _ := strings.Cut(screen, "Masters"); strings.Contains(banner, "--record stopped") {
 		t.Errorf("the banner still shows the recording stopped after it resumed:\n%s", screen)
 	}
-	if last := m.sh.log.entries[len(m.sh.log.entries)-1]; !strings.Contains(last.text, "SIGHUP: reopened") {
+	if last := m.sh.Log.Entries[len(m.sh.Log.Entries)-1]; !strings.Contains(last.Text, "SIGHUP: reopened") {
 		t.Errorf("the event log's last entry: %+v; want the reopening", last)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/demoview"
 )
 
 // The workload's routine failures are counted on the demo line, not logged; what a presenter points at (an
@@ -29,7 +30,7 @@ func TestRoutineWorkloadFailuresAreCountedNotLogged(t *testing.T) {
 		ev(demo.EventCrashed, "client-3", "cache:rebuild", "client-3 crashed while acquiring cache:rebuild"),
 		ev(demo.EventAcquired, "client-4", "billing:nightly", "client-4 acquired billing:nightly on masters 1,2,3"),
 		ev(demo.EventAcquireFailed, "B", demo.ScenarioResource, "B failed to acquire ledger:settle: no quorum"))
-	m.Update(ui.DemoMsg{Events: events, Masters: demoState().Masters, Rate: 1, At: now})
+	m.Update(demoview.DemoMsg{Events: events, Masters: demoState().Masters, Rate: 1, At: now})
 	view := m.View()
 	if !strings.Contains(view, "last minute: 3 clients gave up after retries, 2 crashed") {
 		t.Errorf("the demo line does not count the routine failures:\n%s", view)
@@ -45,7 +46,7 @@ func TestRoutineWorkloadFailuresAreCountedNotLogged(t *testing.T) {
 		}
 	}
 	now = now.Add(routineWindowForTest + time.Second)
-	m.Update(ui.DemoMsg{Masters: demoState().Masters, Rate: 1, At: now})
+	m.Update(demoview.DemoMsg{Masters: demoState().Masters, Rate: 1, At: now})
 	if v := m.View(); strings.Contains(v, "last minute:") {
 		t.Errorf("a minute later the count stays:\n%s", v)
 	}

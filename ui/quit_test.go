@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/dialogs"
 )
 
 // TestQAndEscCloseTheHelpAndEveryViewBeforeQuitting: as in less, man, htop and k9s, q (like esc) closes the full
@@ -105,7 +106,7 @@ func TestASignalQuitsWithoutAsking(t *testing.T) {
 	c := newCluster(t)
 	d := c.dashboard(ui.Options{})
 	d.acquire("quit:signal")
-	d.update(ui.QuitMsg{})
+	d.update(dialogs.QuitMsg{})
 	d.waitFor("quit on QuitMsg", func(string) bool { return d.quit })
 	if got, want := d.m.Summary(), "released 1 lock; 0 still held"; got != want {
 		t.Errorf("summary %q, want %q", got, want)

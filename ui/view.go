@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // View renders the whole screen, exactly the terminal's size. It does no work proportional to the number of
@@ -39,14 +40,14 @@ func (m *Model) View() string {
 // tooSmallView asks for a larger window, centred on a screen of the current size: below the compact view's
 // minimum, or for a modal open in a window the compact view would show.
 func (m *Model) tooSmallView() string {
-	st := m.sh.st
+	st := m.sh.St
 	msg := []string{
-		st.header.title.Render("Enlarge the window"),
-		st.text.normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
-		st.text.muted.Render(m.sh.keys.Quit.Help().Key + " quits"),
+		st.Header.Title.Render("Enlarge the window"),
+		st.Text.Normal.Render(fmt.Sprintf("need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)),
+		st.Text.Muted.Render(m.sh.Keys.Quit.Help().Key + " quits"),
 	}
-	if md := m.mode(); md.modal && m.width >= compactWidth && m.height >= compactHeight {
-		msg = slices.Insert(msg, 2, st.text.normal.Render("for what is open · "+m.sh.keys.Cancel.Help().Key+" closes it"))
+	if md := m.mode(); md.Modal && m.width >= compactWidth && m.height >= compactHeight {
+		msg = slices.Insert(msg, 2, st.Text.Normal.Render("for what is open · "+m.sh.Keys.Cancel.Help().Key+" closes it"))
 	}
 	lines := make([]string, m.height)
 	top := max((m.height-len(msg))/2, 0)
@@ -55,7 +56,7 @@ func (m *Model) tooSmallView() string {
 		if j := i - top; j >= 0 && j < len(msg) {
 			text = lipgloss.PlaceHorizontal(m.width, lipgloss.Center, msg[j])
 		}
-		lines[i] = fitStyled(text, m.width)
+		lines[i] = kit.FitStyled(text, m.width)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -64,46 +65,46 @@ func (m *Model) tooSmallView() string {
 // part to go), the worst warning, and the locks in trouble, worst first, each with its state and how many
 // masters hold its token; the last line says what is not shown and how to see it.
 func (m *Model) compactView() string {
-	st, d, w := m.sh.st, m.sh.data, m.width
+	st, d, w := m.sh.St, m.sh.Data, m.width
 	lines := []string{m.headerView()}
 	if rows := m.bannerRows(); len(rows) > 0 {
-		style, glyph := st.banner.warn, "▲ "
-		if rows[0].severity == monitor.SeverityError {
-			style, glyph = st.banner.err, "✖ "
+		style, glyph := st.Banner.Warn, "▲ "
+		if rows[0].Severity == monitor.SeverityError {
+			style, glyph = st.Banner.Err, "✖ "
 		}
 		more := ""
 		if len(rows) > 1 {
 			more = fmt.Sprintf(" (+%d)", len(rows)-1)
 		}
-		lines = append(lines, style.Render(glyph)+st.name(fit(rows[0].text, w-2-len(more)), style)+style.Render(more))
+		lines = append(lines, style.Render(glyph)+st.Name(kit.Fit(rows[0].Text, w-2-len(more)), style)+style.Render(more))
 	} else if d != nil {
-		lines = append(lines, st.text.muted.Render("no warnings"))
+		lines = append(lines, st.Text.Muted.Render("no warnings"))
 	}
 	room := m.height - len(lines) - 1
-	footer := fmt.Sprintf("%d×%d for the panels · %s quits", minWidth, minHeight, m.sh.keys.Quit.Help().Key)
+	footer := fmt.Sprintf("%d×%d for the panels · %s quits", minWidth, minHeight, m.sh.Keys.Quit.Help().Key)
 	if d != nil {
-		lines = append(lines, st.table.head.Render(fit(fmt.Sprintf("LOCKS IN TROUBLE %d of %s", d.troubled,
-			thousands(len(d.locks))), w)))
+		lines = append(lines, st.Table.Head.Render(kit.Fit(fmt.Sprintf("LOCKS IN TROUBLE %d of %s", d.Troubled,
+			kit.Thousands(len(d.Locks))), w)))
 		room--
-		now := m.sh.now()
-		for _, i := range d.trouble[:min(len(d.trouble), room)] {
-			r := d.locks[i]
-			state, style := stateLabel(st, r.lv, now)
-			q := fmt.Sprintf("%d/%d", r.lv.Count, d.snap.Servers)
+		now := m.sh.Now()
+		for _, i := range d.Trouble[:min(len(d.Trouble), room)] {
+			r := d.Locks[i]
+			state, style := kit.StateLabel(st, r.Lv, now)
+			q := fmt.Sprintf("%d/%d", r.Lv.Count, d.Snap.Servers)
 			name := max(w-2-len(q)-1-11, 4)
-			lines = append(lines, "  "+st.name(fit(r.label, name), st.text.normal)+" "+st.text.muted.Render(fitLeft(q, len(q)))+
-				" "+style.Render(fit(state, 10)))
+			lines = append(lines, "  "+st.Name(kit.Fit(r.Label, name), st.Text.Normal)+" "+st.Text.Muted.Render(kit.FitLeft(q, len(q)))+
+				" "+style.Render(kit.Fit(state, 10)))
 		}
-		if hidden := d.troubled - min(len(d.trouble), room); hidden > 0 {
+		if hidden := d.Troubled - min(len(d.Trouble), room); hidden > 0 {
 			footer = fmt.Sprintf("+%d more · ", hidden) + footer
 		}
 	}
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
-	lines = append(lines[:m.height-1], st.text.muted.Render(fit(footer, w)))
+	lines = append(lines[:m.height-1], st.Text.Muted.Render(kit.Fit(footer, w)))
 	for i := range lines {
-		lines[i] = fitStyled(lines[i], w)
+		lines[i] = kit.FitStyled(lines[i], w)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -114,134 +115,100 @@ const appName = "redlock-tui"
 // headerView is the top line: the connection profile, title, overall state, masters and quorum, polling, last
 // snapshot, locks. Parts that do not fit are left out, least important first; the profile never is.
 func (m *Model) headerView() string {
-	st := m.sh.st
-	sep := st.header.label.Render(" │ ")
-	parts := []part{{st.header.title.Render(appName), 0}}
+	st := m.sh.St
+	sep := st.Header.Label.Render(" │ ")
+	parts := []kit.Part{{Text: st.Header.Title.Render(appName), Rank: 0}}
 	profileAt := -1
 	if m.profile != "" {
 		profileAt = len(parts)
-		parts = append(parts, part{"", 0}) // filled in last, in the room the other parts kept at any width leave
+		parts = append(parts, kit.Part{Text: "", Rank: 0}) // filled in last, in the room the other parts kept at any width leave
 	}
 	if m.title != "" {
-		parts = append(parts, part{st.name(m.title, st.header.value), 6})
+		parts = append(parts, kit.Part{Text: st.Name(m.title, st.Header.Value), Rank: 6})
 	}
-	d, md := m.sh.data, m.mode()
+	d, md := m.sh.Data, m.mode()
 	if d == nil {
-		parts = append(parts, part{st.header.degraded.Render("WAITING"), 0},
-			part{st.header.label.Render("no snapshot yet"), 1})
+		parts = append(parts, kit.Part{Text: st.Header.Degraded.Render("WAITING"), Rank: 0},
+			kit.Part{Text: st.Header.Label.Render("no snapshot yet"), Rank: 1})
 	} else {
-		badge := st.header.ok.Render(d.health.String())
-		switch d.health {
+		badge := st.Header.OK.Render(d.Health.String())
+		switch d.Health {
 		case monitor.HealthDegraded:
-			badge = st.header.degraded.Render(d.health.String())
+			badge = st.Header.Degraded.Render(d.Health.String())
 		case monitor.HealthUnsafe, monitor.HealthNoQuorum:
-			badge = st.header.noQuorum.Render(" " + d.health.String() + " ")
+			badge = st.Header.NoQuorum.Render(" " + d.Health.String() + " ")
 		}
-		if md.source == sourceDemo && m.demo.violated() { // never OK beside a violation of mutual exclusion
-			badge = st.header.noQuorum.Render(" VIOLATION ")
+		if md.Source == kit.SourceDemo && m.demo.Violated() { // never OK beside a violation of mutual exclusion
+			badge = st.Header.NoQuorum.Render(" VIOLATION ")
 		}
-		parts = append(parts, part{badge, 0}, part{st.header.label.Render("masters ") +
-			st.header.value.Render(fmt.Sprintf("%d/%d up", d.snap.UpCount, d.snap.Servers)) +
-			st.header.label.Render(" · quorum ") + st.header.value.Render(fmt.Sprint(d.snap.Quorum)), 1})
+		parts = append(parts, kit.Part{Text: badge, Rank: 0}, kit.Part{Text: st.Header.Label.Render("masters ") +
+			st.Header.Value.Render(fmt.Sprintf("%d/%d up", d.Snap.UpCount, d.Snap.Servers)) +
+			st.Header.Label.Render(" · quorum ") + st.Header.Value.Render(fmt.Sprint(d.Snap.Quorum)), Rank: 1})
 	}
 	switch {
-	case md.source == sourceReplay: // the time cursor stands for read-only and for the polling
-		parts = append(parts, part{m.replay.headerPart(st), 0})
-	case md.readOnly:
-		parts = append(parts, part{st.header.readOnly.Render(" READ-ONLY "), 0})
+	case md.Source == kit.SourceReplay: // the time cursor stands for read-only and for the polling
+		parts = append(parts, kit.Part{Text: m.replay.HeaderPart(st), Rank: 0})
+	case md.ReadOnly:
+		parts = append(parts, kit.Part{Text: st.Header.ReadOnly.Render(" READ-ONLY "), Rank: 0})
 	}
-	if md.source != sourceReplay {
-		poll := st.header.label.Render("poll ") + st.header.value.Render(m.interval.String()) + " "
-		if md.paused {
-			poll += st.header.paused.Render("PAUSED")
+	if md.Source != kit.SourceReplay {
+		poll := st.Header.Label.Render("poll ") + st.Header.Value.Render(m.interval.String()) + " "
+		if md.Paused {
+			poll += st.Header.Paused.Render("PAUSED")
 		} else {
-			poll += st.header.live.Render("live")
+			poll += st.Header.Live.Render("live")
 		}
-		parts = append(parts, part{poll, 2})
+		parts = append(parts, kit.Part{Text: poll, Rank: 2})
 	}
 	if d != nil {
-		parts = append(parts, part{st.header.label.Render("at ") + st.header.value.Render(d.snap.Time.Format("15:04:05")), 4},
-			part{st.header.label.Render("locks ") + st.header.value.Render(thousands(len(d.locks))) +
-				st.header.label.Render(lockCounts(d)), 5})
+		parts = append(parts, kit.Part{Text: st.Header.Label.Render("at ") + st.Header.Value.Render(d.Snap.Time.Format("15:04:05")), Rank: 4},
+			kit.Part{Text: st.Header.Label.Render("locks ") + st.Header.Value.Render(kit.Thousands(len(d.Locks))) +
+				st.Header.Label.Render(lockCounts(d)), Rank: 5})
 	}
 	if profileAt >= 0 {
-		parts[profileAt].text = m.profileView(m.width - keptWidth(parts, ansi.StringWidth(sep)))
+		parts[profileAt].Text = m.profileView(m.width - keptWidth(parts, ansi.StringWidth(sep)))
 	}
-	return fitParts(parts, sep, m.width)
+	return kit.FitParts(parts, sep, m.width)
 }
 
 // profileView is the connection profile's name in its colour, after a loud PROD badge for a production
 // profile, with the name cut to fit room cells: the badge and a part of the name always show.
 func (m *Model) profileView(room int) string {
-	st := m.sh.st
+	st := m.sh.St
 	badge := ""
 	if m.prod {
-		badge = st.header.production.Render(" PROD ") + " "
+		badge = st.Header.Production.Render(" PROD ") + " "
 	}
 	name := m.profile
 	if w := room - ansi.StringWidth(badge); ansi.StringWidth(name) > w {
-		name = strings.TrimRight(fit(name, max(w, 1)), " ")
+		name = strings.TrimRight(kit.Fit(name, max(w, 1)), " ")
 	}
-	return badge + st.name(name, st.header.profile)
+	return badge + st.Name(name, st.Header.Profile)
 }
 
 // keptWidth is the width of the parts kept at any width (rank 0) joined by separators sepW cells wide.
-func keptWidth(parts []part, sepW int) int {
+func keptWidth(parts []kit.Part, sepW int) int {
 	w, n := 0, 0
 	for _, p := range parts {
-		if p.rank == 0 {
-			w += ansi.StringWidth(p.text)
+		if p.Rank == 0 {
+			w += ansi.StringWidth(p.Text)
 			n++
 		}
 	}
 	return w + max(n-1, 0)*sepW
 }
 
-// part is a piece of a header line; rank says how long it is kept when the line is too wide.
-type part struct {
-	text string
-	rank int // lower is kept longer; 0 always
-}
-
-// fitParts joins parts with sep into a line of exactly w cells, leaving out the parts of the highest rank
-// first while the line is too wide.
-func fitParts(parts []part, sep string, w int) string {
-	join := func() string {
-		texts := make([]string, len(parts))
-		for i, p := range parts {
-			texts[i] = p.text
-		}
-		return strings.Join(texts, sep)
-	}
-	line := join()
-	top := 0
-	for _, p := range parts {
-		top = max(top, p.rank)
-	}
-	for rank := top; rank > 0 && ansi.StringWidth(line) > w; rank-- {
-		kept := parts[:0]
-		for _, p := range parts {
-			if p.rank != rank {
-				kept = append(kept, p)
-			}
-		}
-		parts = kept
-		line = join()
-	}
-	return fitStyled(line, w)
-}
-
 // lockCounts details the locks that need attention, and those nobody holds, e.g. " (2 mine, 1 split, 3 free)".
-func lockCounts(d *dashboard) string {
+func lockCounts(d *kit.Dashboard) string {
 	var parts []string
-	c := d.counts
+	c := d.Counts
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{c.mine, "mine"}, {c.lost, monitor.StateLost.Label()}, {c.split, monitor.StateSplit.Label()},
-		{c.unconfirmed, monitor.StateUnconfirmed.Label()}, {c.partial, monitor.StatePartial.Label()}, {c.free, monitor.StateFree.Label()}} {
+	}{{c.Mine, "mine"}, {c.Lost, monitor.StateLost.Label()}, {c.Split, monitor.StateSplit.Label()},
+		{c.Unconfirmed, monitor.StateUnconfirmed.Label()}, {c.Partial, monitor.StatePartial.Label()}, {c.Free, monitor.StateFree.Label()}} {
 		if x.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", thousands(x.n), x.what))
+			parts = append(parts, fmt.Sprintf("%s %s", kit.Thousands(x.n), x.what))
 		}
 	}
 	if len(parts) == 0 {
@@ -252,7 +219,7 @@ func lockCounts(d *dashboard) string {
 
 // bannerView shows the monitor's current warnings, errors first, so they cannot be missed.
 func (m *Model) bannerView() string {
-	st, all := m.sh.st, m.bannerRows()
+	st, all := m.sh.St, m.bannerRows()
 	rows := m.lay.bannerH
 	shown := all
 	if m.lay.bannerMore > 0 {
@@ -260,31 +227,31 @@ func (m *Model) bannerView() string {
 	}
 	lines := make([]string, 0, rows)
 	for _, w := range shown[:min(len(shown), rows)] {
-		style, glyph := st.banner.warn, "▲ "
-		if w.severity == monitor.SeverityError {
-			style, glyph = st.banner.err, "✖ "
+		style, glyph := st.Banner.Warn, "▲ "
+		if w.Severity == monitor.SeverityError {
+			style, glyph = st.Banner.Err, "✖ "
 		}
-		lines = append(lines, style.Render(glyph)+st.name(fit(w.text, m.width-2), style))
+		lines = append(lines, style.Render(glyph)+st.Name(kit.Fit(w.Text, m.width-2), style))
 	}
 	if m.lay.bannerMore > 0 {
-		text, anyError := moreText(all[len(shown):])
-		style := st.banner.warn
+		text, anyError := kit.MoreText(all[len(shown):])
+		style := st.Banner.Warn
 		if anyError {
-			style = st.banner.err
+			style = st.Banner.Err
 		}
-		lines = append(lines, style.Render(fit(text, m.width)))
+		lines = append(lines, style.Render(kit.Fit(text, m.width)))
 	}
 	return strings.Join(lines, "\n")
 }
 
 // bodyView is the panels, with the modal where it says it shows: in their place, over them, or in them.
 func (m *Model) bodyView() string {
-	if md := m.mode(); md.modal {
-		switch md.layer {
-		case layerScreen:
+	if md := m.mode(); md.Modal {
+		switch md.Layer {
+		case kit.LayerScreen:
 			return m.modal.View()
-		case layerDialog:
-			return overlay(m.panelsView(), m.modal.View(), m.width)
+		case kit.LayerDialog:
+			return kit.Overlay(m.panelsView(), m.modal.View(), m.width)
 		}
 	}
 	return m.panelsView()
@@ -292,17 +259,17 @@ func (m *Model) bodyView() string {
 
 // panelsView is the panels as the layout places them, or the event log alone when it fills the body.
 func (m *Model) panelsView() string {
-	if m.mode().logFull {
+	if m.mode().LogFull {
 		return m.log.View()
 	}
 	parts := []string{m.masters.View()}
 	locks := m.locks.View()
 	if m.lay.detail.w > 0 {
-		locks = joinH(locks, m.detail.View())
+		locks = kit.JoinH(locks, m.detail.View())
 	}
 	parts = append(parts, locks)
-	if m.lay.panels[focusOurs].h > 0 {
-		parts = append(parts, joinH(m.ours.View(), m.log.View()))
+	if m.lay.panels[kit.FocusOurs].h > 0 {
+		parts = append(parts, kit.JoinH(m.ours.View(), m.log.View()))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -314,35 +281,35 @@ const statusWrapFor = 10 * time.Second
 // footerView is the status line and the short help of what works now. A fresh status too long for one line
 // continues on the help's line for a while (statusWrapFor).
 func (m *Model) footerView() string {
-	st := m.sh.st
+	st := m.sh.St
 	var statusLine string
-	if m.status.text != "" {
+	if m.status.Text != "" {
 		s := m.status
-		head := st.text.muted.Render(s.at.Format("15:04:05")+" ") + st.level[s.level].Render(levelGlyph[s.level]+" ")
-		statusLine = head + st.name(s.text, st.level[s.level])
+		head := st.Text.Muted.Render(s.At.Format("15:04:05")+" ") + st.Level[s.Level].Render(kit.LevelGlyph[s.Level]+" ")
+		statusLine = head + st.Name(s.Text, st.Level[s.Level])
 		headW := ansi.StringWidth(head)
 		room := m.width - headW
-		if m.lay.footerH == 2 && ansi.StringWidth(s.text) > room && m.sh.now().Sub(s.at) < statusWrapFor {
-			lines := cutLines(wrap(s.text, room), 2, room)
-			return fitStyled(head+st.name(lines[0], st.level[s.level]), m.width) + "\n" +
-				fitStyled(strings.Repeat(" ", headW)+st.level[s.level].Render(lines[len(lines)-1]), m.width)
+		if m.lay.footerH == 2 && ansi.StringWidth(s.Text) > room && m.sh.Now().Sub(s.At) < statusWrapFor {
+			lines := kit.CutLines(kit.Wrap(s.Text, room), 2, room)
+			return kit.FitStyled(head+st.Name(lines[0], st.Level[s.Level]), m.width) + "\n" +
+				kit.FitStyled(strings.Repeat(" ", headW)+st.Level[s.Level].Render(lines[len(lines)-1]), m.width)
 		}
 	}
 	helpLine := m.help.ShortHelpView(m.shortHelp())
 	if m.lay.footerH == 1 {
 		if statusLine != "" {
-			return fitStyled(statusLine, m.width)
+			return kit.FitStyled(statusLine, m.width)
 		}
-		return fitStyled(helpLine, m.width)
+		return kit.FitStyled(helpLine, m.width)
 	}
-	return fitStyled(statusLine, m.width) + "\n" + fitStyled(helpLine, m.width)
+	return kit.FitStyled(statusLine, m.width) + "\n" + kit.FitStyled(helpLine, m.width)
 }
 
 // shortHelp lists the bindings that work right now, for the footer: the modal's, or the focused panel's and
 // the global keys in the order of KeyMap.ShortHelp.
 func (m *Model) shortHelp() []key.Binding {
-	if m.mode().modal {
+	if m.mode().Modal {
 		return m.modal.ShortHelp()
 	}
-	return inOrder(m.sh.keys.ShortHelp(), m.offeredKeys(false))
+	return kit.InOrder(m.sh.Keys.ShortHelp(), m.offeredKeys(false))
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // Exit statuses of the program (run adds its own).
@@ -40,14 +40,14 @@ type system struct {
 	stdout, stderr   io.Writer
 	stdoutIsTerminal bool
 	stderrIsTerminal bool // --once writes its progress there
-	keys             ui.KeyMap
+	keys             kit.KeyMap
 	release          string // set at build time; "" for the module version or the commit of the build
 }
 
 // Main runs the program with args (without the program name), the key bindings keys (keymap.go) and the
 // release set at build time ("" for none), on the process's environment and standard streams, and returns
 // the exit status.
-func Main(args []string, keys ui.KeyMap, release string) int {
+func Main(args []string, keys kit.KeyMap, release string) int {
 	// go-redis logs failed dials to stderr, which would write over the screen;
 	// the monitor reports every such failure as a down master instead.
 	redis.SetLogger(quietLogger{})

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // generated are the subcommands that cobra answers: the shell completion scripts, the requests those scripts
@@ -21,7 +21,7 @@ var generated = map[string]bool{"completion": true, "__complete": true, "__compl
 // completions and the man page offer exactly the flags there are; the man page lists keys, the dashboard's
 // key bindings. It only describes: the program runs through run, never through these commands' Run
 // functions, which do nothing.
-func commandTree(stdout io.Writer, env Environment, release string, keys ui.KeyMap) *cobra.Command {
+func commandTree(stdout io.Writer, env Environment, release string, keys kit.KeyMap) *cobra.Command {
 	nothing := func(*cobra.Command, []string) {}
 	var dashboardFlags flagValues
 	root := &cobra.Command{

@@ -14,6 +14,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/internal/app"
 	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/dialogs"
 )
 
 // runDashboard runs the full-screen dashboard until the user quits, then prints the UI's summary on the
@@ -161,7 +162,7 @@ func quitOnSignal(p *tea.Program, reopen func()) (stop func()) {
 			}
 		}
 		// As a confirmed quit: the dashboard releases our locks, then quits, asking nobody.
-		p.Send(ui.QuitMsg{})
+		p.Send(dialogs.QuitMsg{})
 		select {
 		case <-sigs:
 		case <-time.After(quitGrace):

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // The man pages are cobra's (name, synopsis, description, options), with the sections cobra does not write
@@ -43,7 +43,7 @@ func writeManPage(w io.Writer, cmd *cobra.Command, header *doc.GenManHeader, sec
 }
 
 // rootManSections are the sections of redlock-tui(1) that cobra does not write.
-func rootManSections(keys ui.KeyMap) []manSection {
+func rootManSections(keys kit.KeyMap) []manSection {
 	return []manSection{
 		{"KEYS", keysSection(keys)},
 		{"EXIT STATUS", definitions(
@@ -118,7 +118,7 @@ func files(reports bool) []string {
 }
 
 // keysSection is the dashboard's keys as roff: each column of the full help, and the demo's.
-func keysSection(k ui.KeyMap) string {
+func keysSection(k kit.KeyMap) string {
 	demo := k.Demo.FullHelp()
 	all := k.FullHelp()
 	var b strings.Builder

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // Command describes one command of the command line for its reference page (docs/flags.md, written by
@@ -31,7 +31,7 @@ type FlagGroup struct {
 // --headless) and run's from the very flag groups their parsers and --help compose, the others from the
 // cobra tree that shell completion and the man pages are made from (completion's subcommands included).
 func Commands() []Command {
-	tree := commandTree(io.Discard, Environment{}, "", ui.KeyMap{})
+	tree := commandTree(io.Discard, Environment{}, "", kit.KeyMap{})
 	tree.InitDefaultCompletionCmd()
 
 	var v flagValues

@@ -12,7 +12,7 @@ import (
 	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/monitor/vocab/untrusted"
 	"github.com/redlock-tui/redlock-tui/monitor/whoholds"
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // whoConfig is --once --who: name the process that holds one lock, by sampling its master (monitor/whoholds).
@@ -175,7 +175,7 @@ func lockNamed(s *monitor.Snapshot, resource string) *monitor.LockView {
 
 // whoSampler is what the dashboard samples a lock's master with, to name its holder: the masters given; nil
 // for the embedded demo masters, which do not MONITOR.
-func whoSampler(a *app.App) ui.WhoHolds {
+func whoSampler(a *app.App) kit.WhoHolds {
 	if a.Demo != nil {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
-	"github.com/redlock-tui/redlock-tui/ui"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
@@ -29,7 +29,7 @@ func Keys() ([]byte, error) {
 
 // KeysPage writes the keys page of km: each column of its full help as a table of keys and what they do. It
 // fails when a binding of km is in no column, or the help has a column without a title.
-func KeysPage(km ui.KeyMap) ([]byte, error) {
+func KeysPage(km kit.KeyMap) ([]byte, error) {
 	all := km.FullHelp()
 	demo := km.Demo.FullHelp()
 	if len(all) != len(dashboardColumns)+len(demo)+len(replayColumns) || len(demo) != len(demoColumns) {
