@@ -339,7 +339,7 @@ func checkScreen(t testing.TB, view string, w, h int) {
 // driver runs a dashboard as Bubble Tea would, minus the terminal: keys and messages go through Update in the
 // test's goroutine, commands run in their own goroutines and their messages come back through Update.
 type driver struct {
-	t    *testing.T
+	t    testing.TB
 	m    *ui.Model
 	msgs chan tea.Msg
 	done chan struct{}
@@ -347,7 +347,7 @@ type driver struct {
 }
 
 // drive starts a driver for m.
-func drive(t *testing.T, m *ui.Model) *driver {
+func drive(t testing.TB, m *ui.Model) *driver {
 	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{})}
 	t.Cleanup(func() { close(d.done) })
 	return d

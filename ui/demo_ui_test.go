@@ -472,7 +472,7 @@ type demoProgram struct {
 }
 
 // newDemoProgram opens the demo's masters as the program does, and builds the dashboard over them.
-func newDemoProgram(t *testing.T) *demoProgram {
+func newDemoProgram(t testing.TB) *demoProgram {
 	t.Helper()
 	w := openDemo(t, demo.Options{Clients: demo.DefaultClients, Resources: demo.DefaultResources}, monitor.Config{})
 	locker, err := redlock.New(w.clients)
@@ -500,7 +500,7 @@ type wiredDemo struct {
 }
 
 // openDemo starts the demo with opts and a monitor of its masters with cfg; the caller closes it.
-func openDemo(t *testing.T, opts demo.Options, cfg monitor.Config) *wiredDemo {
+func openDemo(t testing.TB, opts demo.Options, cfg monitor.Config) *wiredDemo {
 	t.Helper()
 	d, err := demo.Start(opts)
 	if err != nil {
@@ -540,9 +540,22 @@ func mastersUpRows(view string) int {
 	return n
 }
 
-func TestDemoStartsToAFullScreenFast(t *testing.T) {
-	const bound = 3 * time.Second // generous, so that a loaded machine does not fail it; the aim is 500ms
-	start := time.Now()
+// TestDemoStartsToAFullScreen: the demo's first screen shows all five masters up. How fast it comes is
+// BenchmarkDemoToFirstFullScreen's (the aim is 500ms): a bound here would fail on a loaded machine.
+func TestDemoStartsToAFullScreen(t *testing.T) {
+	firstFullScreen(t)
+}
+
+// BenchmarkDemoToFirstFullScreen measures demo.Start and ui.New to the first full screen with five masters up.
+func BenchmarkDemoToFirstFullScreen(b *testing.B) {
+	for range b.N {
+		firstFullScreen(b)
+	}
+}
+
+// firstFullScreen starts the demo and its dashboard at 120x40 and waits for a full screen with all five
+// masters up.
+func firstFullScreen(t testing.TB) {
 	p := newDemoProgram(t)
 	defer p.close()
 	p.model.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -551,11 +564,6 @@ func TestDemoStartsToAFullScreenFast(t *testing.T) {
 	d.waitFor("a full screen with all five masters up", func(v string) bool {
 		return strings.Contains(v, "masters 5/5 up") && mastersUpRows(v) == 5
 	})
-	elapsed := time.Since(start)
-	t.Logf("demo.Start + ui.New to the first full screen with 5 masters up: %v", elapsed.Round(time.Millisecond))
-	if elapsed > bound {
-		t.Errorf("the demo took %v to its first full screen, more than %v", elapsed, bound)
-	}
 	checkScreen(t, p.model.View(), 120, 40)
 }
 
