@@ -202,7 +202,7 @@ func (r *scenarioRun) onEveryMaster(a *actor) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("A's lock did not land on every master within %v: not on %s",
+			return fmt.Errorf("the lock did not land on every master for A within %v: not on %s",
 				vocab.ShortDuration(r.ttl+time.Second), masterList(missing))
 		}
 		lock := a.lock

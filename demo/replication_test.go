@@ -68,7 +68,9 @@ func TestTheRedlockReplicationRaceHasAOnEveryMasterFirst(t *testing.T) {
 	}
 	const leftover = "left-by-the-story-before"
 	events := make(chan []Event, 1)
-	go func() { events <- collect(d, time.Minute, func(e Event) bool { return strings.Contains(e.Text, "B tries") }) }()
+	go func() {
+		events <- collect(d, time.Minute, func(e Event) bool { return strings.Contains(e.Text, "B tries") })
+	}()
 	res := stepUntilOver(t, d, "replication-race-redlock", func(st StepState) {
 		switch {
 		case st.Step == 2: // the story has brought every master up
