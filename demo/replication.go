@@ -193,17 +193,27 @@ func (r *scenarioRun) replicationRaceRedlock() error {
 // another client left on two masters, or a master over its node timeout on a loaded machine) with master 3
 // among them would truly let B in once master 3 forgets. A releases such a lock and takes it again, for up to a
 // TTL and a second. The masters themselves are asked, once every SET of the round has answered: a round
-// decides at its majority, and a late SET may still land.
+// decides at its majority, and a late SET may still land. A master that does not answer the question is asked
+// again: not knowing is no reason to give up A's lock.
 func (r *scenarioRun) onEveryMaster(a *actor) error {
-	deadline := time.Now().Add(r.ttl + time.Second)
+	limit := r.ttl + time.Second
+	deadline := time.Now().Add(limit)
 	for {
 		missing, err := r.withoutKey(a)
-		if err != nil || len(missing) == 0 {
-			return err
-		}
-		if time.Now().After(deadline) {
+		switch {
+		case err == nil && len(missing) == 0:
+			return nil
+		case time.Now().After(deadline) && err != nil:
+			return fmt.Errorf("whether the lock landed on every master for A is unknown after %v: %w",
+				vocab.ShortDuration(limit), err)
+		case time.Now().After(deadline):
 			return fmt.Errorf("the lock did not land on every master for A within %v: not on %s",
-				vocab.ShortDuration(r.ttl+time.Second), masterList(missing))
+				vocab.ShortDuration(limit), masterList(missing))
+		case err != nil:
+			if err := r.wait(retryDelayMin); err != nil {
+				return err
+			}
+			continue
 		}
 		lock := a.lock
 		if err := lock.Release(r.ctx); err != nil && !errors.Is(err, redlock.ErrIncomplete) {
@@ -216,7 +226,7 @@ func (r *scenarioRun) onEveryMaster(a *actor) error {
 		if err := r.wait(between(retryDelayMin, 3*retryDelayMin, 1)); err != nil {
 			return err
 		}
-		if err := r.acquireWithin(a, time.Until(deadline)); err != nil {
+		if err := r.acquireWithin(a, max(time.Until(deadline), 0)); err != nil {
 			return err
 		}
 	}
@@ -225,12 +235,12 @@ func (r *scenarioRun) onEveryMaster(a *actor) error {
 // withoutKey returns the masters (by index) where a's lock has no key, once every SET of the round that won
 // it has answered.
 func (r *scenarioRun) withoutKey(a *actor) ([]int, error) {
-	ctx, cancel := context.WithTimeout(r.ctx, 2*r.d.opts.NodeTimeout+time.Second)
+	ctx, cancel := context.WithTimeout(r.ctx, r.ttl)
 	defer cancel()
 	a.lock.Unreached(ctx)
 	var missing []int
 	for i, m := range r.d.masters {
-		c := m.NewClient()
+		c := redis.NewClient(&redis.Options{Addr: m.Addr(), DialTimeout: r.ttl, ReadTimeout: r.ttl, MaxRetries: -1})
 		v, err := c.Get(ctx, ScenarioResource).Result()
 		_ = c.Close()
 		if err != nil && !errors.Is(err, redis.Nil) {
