@@ -12,8 +12,8 @@ import (
 
 	"github.com/redlock-tui/redlock-tui/monitor"
 	"github.com/redlock-tui/redlock-tui/monitor/monitortest"
-	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/drillview"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/uitest"
 )
 
@@ -47,7 +47,7 @@ func fleet() monitor.Snapshot {
 		Role: "unknown", Err: "dial tcp 10.0.0.3:6379: connect: connection refused"}
 	unknown := monitor.MasterLock{State: monitor.CellUnknown}
 	held := monitor.LockView{Resource: "billing:invoice:42", State: monitor.StateHeld, Holder: tokA, Count: 2,
-		Masters: []monitor.MasterLock{cell(tokA, 8*time.Second), cell(tokA, 8*time.Second), unknown},
+		Masters:   []monitor.MasterLock{cell(tokA, 8*time.Second), cell(tokA, 8*time.Second), unknown},
 		FirstSeen: now.Add(-90 * time.Second)}
 	held.SetValidity(now, 7500*time.Millisecond)
 	split := monitor.LockView{Resource: "ledger:settle", State: monitor.StateSplit, Count: 1,
