@@ -131,7 +131,7 @@ type DemoView struct {
 	stepStarted time.Time          // when the presenter's step began
 	StoryH      int                // the lines the layout gives the stepped run's story
 	PollNow     func()             // asks the monitor for a poll at once; nil without one
-	routine     kit.RoutineCounter // the workload's routine failures of the last minute, left out of the log
+	routine     routineFailures    // the workload's routine failures of the last minute, left out of the log
 	lastSeq     uint64             // the newest demo event taken in
 	pending     *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
 	runSince    time.Time          // when it started
@@ -170,7 +170,7 @@ func (v *DemoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		v.quitting = true
 	case kit.TickMsg:
 		v.expireBanner()
-		v.routine.Prune(v.Sh.Now())
+		v.routine.prune(v.Sh.Now())
 	case DemoMsg:
 		v.applyDemo(msg)
 	case demoNewsMsg:
@@ -320,11 +320,11 @@ func (v *DemoView) applyDemo(msg DemoMsg) {
 	entries := make([]kit.LogEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
 		v.lastSeq = max(v.lastSeq, e.Seq)
-		if !v.routine.Take(e) {
+		if !v.routine.countIfRoutine(e) {
 			entries = append(entries, demoEntry(e))
 		}
 	}
-	v.routine.Prune(v.Sh.Now())
+	v.routine.prune(v.Sh.Now())
 	v.Sh.TellLog(entries...)
 	for _, vi := range msg.Violations {
 		v.takeViolation(vi)

@@ -47,7 +47,7 @@ func (v *DemoView) barView() string {
 	if v.refused > 0 { // the fenced stories' point: kept as long as the violations are
 		parts = append(parts, kit.Part{Text: st.Text.OK.Render(kit.Plural(v.refused, "stale write") + " refused by the store"), Rank: 1})
 	}
-	if t := v.routine.Text(); t != "" {
+	if t := v.routine.text(); t != "" {
 		parts = append(parts, kit.Part{Text: st.Header.Label.Render(t), Rank: 2})
 	}
 	if v.running != "" {
