@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
@@ -656,7 +657,7 @@ func (v *DemoView) scenarioOver(name string, res demo.ScenarioResult) {
 	if !res.Expected {
 		story = "NOT as the story says"
 	}
-	text := fmt.Sprintf("scenario %s over in %s: %s, %s", name, kit.Dur(res.Duration), outcome, story)
+	text := fmt.Sprintf("scenario %s over in %s: %s, %s", name, vocab.ShortDuration(res.Duration), outcome, story)
 	lvl := monitor.SeverityInfo
 	if res.Violated || !res.Expected {
 		lvl = monitor.SeverityError

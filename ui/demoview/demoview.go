@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -52,7 +53,7 @@ func (v *DemoView) barView() string {
 	}
 	if v.running != "" {
 		parts = append(parts, kit.Part{Text: st.Header.Label.Render("scenario ") + st.Header.Value.Render(v.running+modeTag(v.mode)+" "+
-			kit.Spinner[v.Sh.Frame%len(kit.Spinner)]+" "+kit.Dur(v.Sh.Now().Sub(v.runSince))), Rank: 2})
+			kit.Spinner[v.Sh.Frame%len(kit.Spinner)]+" "+vocab.ShortDuration(v.Sh.Now().Sub(v.runSince))), Rank: 2})
 	}
 	parts = append(parts,
 		kit.Part{Text: st.Header.Label.Render(kit.Plural(v.clients, "client") + ", " + kit.Plural(v.resources, "resource")), Rank: 4},
@@ -111,7 +112,7 @@ func (v *DemoView) violationView() string {
 	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event " +
 		"log · " + k.Dismiss.Help().Key + " dismisses"
 	if !b.clearAt.IsZero() {
-		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", kit.Dur(max(b.clearAt.Sub(v.Sh.Now()), 0)))
+		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", vocab.ShortDuration(max(b.clearAt.Sub(v.Sh.Now()), 0)))
 	}
 	who, text := v.violationText(v.w)
 	hintLines := 0

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -131,9 +132,9 @@ func (v *DemoView) storyView() string {
 	case v.step == nil: // the run is over
 		hint = "the story is over: " + v.Sh.Keys.Demo.Step.Help().Key + " or " + v.Sh.Keys.Cancel.Help().Key + " closes"
 	case v.stepping && s.Until.After(v.Sh.Now()): // a wait of a known length: count it down
-		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it… " + kit.Dur(s.Until.Sub(v.Sh.Now())) + " left"
+		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it… " + vocab.ShortDuration(s.Until.Sub(v.Sh.Now())) + " left"
 	case v.stepping && !v.stepStarted.IsZero(): // a step may wait out a lock's TTL: say that it goes on
-		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it… " + kit.Dur(v.Sh.Now().Sub(v.stepStarted)) +
+		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it… " + vocab.ShortDuration(v.Sh.Now().Sub(v.stepStarted)) +
 			" (one that waits out a TTL takes as long)"
 	case v.stepping || !s.Waiting:
 		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it…"

@@ -148,8 +148,8 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 		"quorum %d", by, lv.Count, kit.Plural(len(d.Masters), "master"), d.Snap.Quorum)), w, st.Text.Normal)...)
 	if lv.State == monitor.StateHeld {
 		v := kit.ValidityAt(lv, now)
-		add(kit.Labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
-			st.Text.Muted.Render(" · expiries spread over "+kit.Dur(lv.TTLSpread)), w, st.Text.Normal)...)
+		add(kit.Labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(vocab.ShortDuration(v))+
+			st.Text.Muted.Render(" · expiries spread over "+vocab.ShortDuration(lv.TTLSpread)), w, st.Text.Normal)...)
 	}
 	if row.Holders != nil {
 		add(kit.Labelled(st, "holders", OrDash(row.Holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.Holders), "holder")),
@@ -190,9 +190,9 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
-		add(kit.Labelled(st, "acquired", kit.Dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
+		add(kit.Labelled(st, "acquired", vocab.ShortDuration(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
 	case !lv.FirstSeen.IsZero():
-		add(kit.Labelled(st, "seen", "first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
+		add(kit.Labelled(st, "seen", "first "+vocab.ShortDuration(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
 			"acquired)", w, st.Text.Normal)...)
 	}
 	changes := kit.Plural(lv.Changes, "holder change")
@@ -223,7 +223,7 @@ func lockMasterLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 			st.Name(d.Masters[j].Addr, st.Text.Normal) + " "
 		switch {
 		case c.State == monitor.CellUnknown && c.Token != "":
-			head += st.Cell.Unknown.Render("not read; last seen " + kit.Dur(now.Sub(c.ReadAt)) + " ago")
+			head += st.Cell.Unknown.Render("not read; last seen " + vocab.ShortDuration(now.Sub(c.ReadAt)) + " ago")
 		case c.State == monitor.CellUnknown:
 			head += st.Cell.Unknown.Render("not read")
 		case c.State == monitor.CellAbsent:
@@ -234,7 +234,7 @@ func lockMasterLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 			head += st.Text.Bad.Render("no TTL: never expires")
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := c.PTTLAt(now)
-			head += st.ValidityBar(left, max(row.Ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+kit.Dur(left))
+			head += st.ValidityBar(left, max(row.Ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+vocab.ShortDuration(left))
 		}
 		add(kit.WrapLines(head, w)...)
 		if row.Tokens[j] != "" && c.Set() == nil {
@@ -294,7 +294,7 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	add := func(lines ...string) { out = append(out, lines...) }
 	fact := func(label, text string) { add(kit.Labelled(st, label, text, w, st.Text.Normal)...) }
 	if !s.LastAnswer.IsZero() {
-		fact("answered", kit.Dur(now.Sub(s.LastAnswer))+" ago")
+		fact("answered", vocab.ShortDuration(now.Sub(s.LastAnswer))+" ago")
 	}
 	if m.Err != "" {
 		add(kit.Labelled(st, "error", m.Err, w, st.Text.Bad)...)
@@ -314,7 +314,7 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 		fact("drift", "not known yet: it takes several polls")
 	}
 	if s.Uptime >= 0 {
-		up := kit.Dur(s.Uptime)
+		up := vocab.ShortDuration(s.Uptime)
 		if !s.LastRestart.IsZero() {
 			up += ", started " + s.LastRestart.Format("2006-01-02 15:04:05")
 		}
@@ -341,7 +341,7 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	switch {
 	case sw.Completed > 0:
 		scan = fmt.Sprintf("%s finished, the last %s ago", kit.Plural(sw.Completed, "full scan"),
-			kit.Dur(now.Sub(sw.LastCompleted)))
+			vocab.ShortDuration(now.Sub(sw.LastCompleted)))
 	case sw.Total > 0:
 		scan = fmt.Sprintf("first scan %d%%: %s of %s keys", min(99, sw.Scanned*100/sw.Total),
 			kit.Thousands(int(sw.Scanned)), kit.Thousands(int(sw.Total)))

@@ -159,7 +159,7 @@ func (f *AcquireForm) View() string {
 	switch {
 	case f.running:
 		elapsed := f.Sh.Now().Sub(f.started)
-		line := kit.Spinner[frame%len(kit.Spinner)] + " acquiring… " + kit.Dur(elapsed)
+		line := kit.Spinner[frame%len(kit.Spinner)] + " acquiring… " + vocab.ShortDuration(elapsed)
 		if d := f.Sh.Data; d != nil {
 			line += fmt.Sprintf(" · %d/%d masters up, quorum %d", d.Snap.UpCount, len(d.Masters), d.Snap.Quorum)
 		}

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -238,8 +239,8 @@ func (ops *LockOps) onAcquired(msg acquireResultMsg) {
 		return
 	}
 	ops.Sh.Act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
-		msg.lock.Acquisition(), kit.Dur(o.Last.Validity), o.Last.Summary(), o.Last.Detail())
-	ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, kit.Dur(o.Last.Validity)))
+		msg.lock.Acquisition(), vocab.ShortDuration(o.Last.Validity), o.Last.Summary(), o.Last.Detail())
+	ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, vocab.ShortDuration(o.Last.Validity)))
 }
 
 // extend issues an extension of the target lock by its TTL.
@@ -274,7 +275,7 @@ func (ops *LockOps) onExtended(msg extendResultMsg) {
 	switch {
 	case msg.err == nil:
 		o.ExtendFailed = ""
-		ops.Sh.Act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.Name, kit.Dur(o.Last.Validity),
+		ops.Sh.Act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.Name, vocab.ShortDuration(o.Last.Validity),
 			o.Last.Summary(), o.Last.Detail())
 		ops.Sh.TellStatus(monitor.SeverityInfo, "extended "+o.Name)
 	case errors.Is(msg.err, redlock.ErrExtendLimit):
@@ -314,8 +315,8 @@ func (ops *LockOps) extendFailure(o *kit.OwnLock, what string, err error) {
 	}
 	o.ExtendFailed = why
 	ops.Sh.Act(events.KindExtendFailed, o.Lock.Resource(), o.Lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
-		o.Name, why, kit.Dur(o.Left(now)), kit.Prefixed(" · ", rv.Detail()))
-	ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.Name, why, kit.Dur(o.Left(now))))
+		o.Name, why, vocab.ShortDuration(o.Left(now)), kit.Prefixed(" · ", rv.Detail()))
+	ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.Name, why, vocab.ShortDuration(o.Left(now))))
 }
 
 // release issues the release of the target lock.
@@ -389,7 +390,7 @@ func (ops *LockOps) releaseUnconfirmed(o *kit.OwnLock, err error, lead string) {
 	}
 	o.Unconfirmed = reason
 	key := ops.Sh.Keys.Release.Help().Key
-	left := kit.Dur(o.Left(ops.Sh.Now()))
+	left := vocab.ShortDuration(o.Left(ops.Sh.Now()))
 	ops.Sh.Act(events.KindReleaseUnconfirmed, o.Lock.Resource(), o.Lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
 		lead, o.Name, reason, left, key, kit.Prefixed(" · ", rv.Detail()))
 	ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.Name,
@@ -681,7 +682,7 @@ func (ops *LockOps) QuitReleased(msg QuitMsg) string {
 	}
 	s += fmt.Sprintf("; %d still held", held)
 	if held > 0 {
-		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", kit.Dur(left))
+		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", vocab.ShortDuration(left))
 	}
 	return s
 }

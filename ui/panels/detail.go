@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -83,8 +84,8 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.Masters), d.Snap.Quorum)))
 	if lv.State == monitor.StateHeld {
 		v := kit.ValidityAt(lv, now)
-		add(label("validity") + st.ValidityBar(v, row.Ref, 10, false) + " " + st.Text.Normal.Render(kit.Dur(v)) +
-			st.Text.Muted.Render(" · spread "+kit.Dur(lv.TTLSpread)))
+		add(label("validity") + st.ValidityBar(v, row.Ref, 10, false) + " " + st.Text.Normal.Render(vocab.ShortDuration(v)) +
+			st.Text.Muted.Render(" · spread "+vocab.ShortDuration(lv.TTLSpread)))
 	}
 	switch {
 	case row.Holders != nil:
@@ -126,10 +127,10 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
-		add(label("acquired") + st.Text.Normal.Render(kit.Dur(now.Sub(lv.AcquiredAt))+" ago (by us)"))
+		add(label("acquired") + st.Text.Normal.Render(vocab.ShortDuration(now.Sub(lv.AcquiredAt))+" ago (by us)"))
 	case !lv.FirstSeen.IsZero():
 		// All a watcher knows: when it first saw the token, not when it was acquired.
-		add(label("seen") + st.Text.Normal.Render("first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard"))
+		add(label("seen") + st.Text.Normal.Render("first "+vocab.ShortDuration(now.Sub(lv.FirstSeen))+" ago, by this dashboard"))
 	}
 	changes := fmt.Sprint(lv.Changes)
 	if !lv.LastChange.IsZero() {
@@ -150,7 +151,7 @@ func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []s
 		line := " " + st.Text.Muted.Render(kit.Fit(d.Masters[j].Label, 4)) + gs.Render(glyph) + " "
 		switch {
 		case m.State == monitor.CellUnknown && m.Token != "":
-			line += st.Cell.Unknown.Render(fmt.Sprintf("not read; last seen %s ago: ", kit.Dur(now.Sub(m.ReadAt)))) +
+			line += st.Cell.Unknown.Render(fmt.Sprintf("not read; last seen %s ago: ", vocab.ShortDuration(now.Sub(m.ReadAt)))) +
 				st.Cell.Unknown.Render(kit.Fit(row.Tokens[j], tokenW))
 		case m.State == monitor.CellUnknown:
 			line += st.Cell.Unknown.Render("not read")
@@ -163,7 +164,7 @@ func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []s
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := m.PTTLAt(now)
 			line += st.Name(kit.Fit(row.Tokens[j], tokenW), st.Text.Normal) + " " +
-				st.ValidityBar(left, max(row.Ref, left), barW, false) + " " + st.Text.Normal.Render(kit.Dur(left))
+				st.ValidityBar(left, max(row.Ref, left), barW, false) + " " + st.Text.Normal.Render(vocab.ShortDuration(left))
 		}
 		body = append(body, line)
 		if m.Node() != "" { // a Redis Cluster's key: the primary that owns it

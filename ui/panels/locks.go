@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -523,7 +524,7 @@ func (p *LocksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.
 	}
 	vText := "-"
 	if lv.State == monitor.StateHeld {
-		vText = kit.Dur(v)
+		vText = vocab.ShortDuration(v)
 	}
 	b.WriteString(pick(normal).Render(kit.FitLeft(vText, c.validity)))
 	b.WriteString(space)
@@ -540,7 +541,7 @@ func figureColumns(lv *monitor.LockView, c lockCols, d *kit.Dashboard, muted kit
 	if c.spread > 0 {
 		spread := "-"
 		if lv.Count > 1 {
-			spread = kit.Dur(lv.TTLSpread)
+			spread = vocab.ShortDuration(lv.TTLSpread)
 		}
 		b.WriteString(muted.Render(kit.FitLeft(spread, c.spread)) + space)
 	}

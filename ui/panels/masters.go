@@ -338,7 +338,7 @@ func (p *MastersPanel) row(m *kit.MasterRow, c masterCols, cursor, faults string
 	if c.uptime > 0 {
 		uptime := "?"
 		if s.Uptime >= 0 {
-			uptime = kit.Dur(s.Uptime)
+			uptime = vocab.ShortDuration(s.Uptime)
 		}
 		b.WriteString(val.Render(kit.FitLeft(uptime, c.uptime)) + " ")
 	}
@@ -481,5 +481,5 @@ func sweepCell(w monitor.Sweep, now time.Time) string {
 	case w.Completed == 0:
 		return "…"
 	}
-	return kit.Dur(now.Sub(w.LastCompleted))
+	return vocab.ShortDuration(now.Sub(w.LastCompleted))
 }

@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -151,7 +152,7 @@ func (p *OursPanel) row(o *kit.OwnLock, w int, now time.Time, selected bool) str
 	tail := fmt.Sprintf("%-4s ext %-2d %s %s", auto, o.Extensions, o.Last.Op, o.Last.Glyphs())
 	nameW := max(w-2-16-12-ansi.StringWidth(tail)-1, 8)
 	return cursor + st.Name(kit.Fit(o.Name, nameW), st.Text.Normal) + " " +
-		st.ValidityBar(v, o.TTL, 8, false) + " " + st.Text.Normal.Render(kit.FitLeft(kit.Dur(v), 6)) + " " +
+		st.ValidityBar(v, o.TTL, 8, false) + " " + st.Text.Normal.Render(kit.FitLeft(vocab.ShortDuration(v), 6)) + " " +
 		st.Level[lvl].Render(kit.Fit(stateText, 11)) + " " + st.Text.Muted.Render(tail)
 }
 
