@@ -46,7 +46,7 @@ func TestGoldenFullHelp(t *testing.T) {
 	}
 	hm := help.New()
 	hm.Styles = sh.St.Help
-	v := &dialogs.HelpView{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerScreen, Keys: []key.Binding{k.Close, k.Up, k.Down}},
+	v := &dialogs.HelpView{ModalBase: kit.ModalBase{Shared: sh, Where: kit.LayerScreen, Keys: []key.Binding{k.Close, k.Up, k.Down}},
 		Box: kit.NewScrollBox(sh), HelpModel: hm, Dashboard: kit.ColumnsInOrder(k.DashboardHelp(), offered),
 		Blocked: "acquiring is disabled: the dashboard runs read-only (--read-only)", ReadOnly: true}
 	v.SetSize(100, 30)

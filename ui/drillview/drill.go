@@ -40,7 +40,7 @@ func NewMasterDrill(sh *kit.Shared, m *kit.MasterRow) *DrillView {
 
 // ScreenBase is the modalBase of a view that takes the body: keys are keys there, not text.
 func ScreenBase(sh *kit.Shared, keys []key.Binding) kit.ModalBase {
-	return kit.ModalBase{Sh: sh, Where: kit.LayerScreen, Keys: keys}
+	return kit.ModalBase{Shared: sh, Where: kit.LayerScreen, Keys: keys}
 }
 
 // ViewQuitKey is Interrupt as a view's footer shows it: in a view, Quit's key closes the view, and Interrupt
@@ -63,30 +63,30 @@ func (v *DrillView) SetSize(w, h int) {
 // Update scrolls the view with the keys and the wheel, closes it (Cancel or Open), opens the full help in its
 // place, copies the lock's name or token, and rebuilds the lines when a snapshot or a tick arrives.
 func (v *DrillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	k := v.Sh.Keys
+	k := v.Shared.Keys
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, k.Close, k.Open):
 			return nil, nil
 		case key.Matches(msg, k.Help):
-			v.Sh.Tell(kit.OpenHelpMsg{})
+			v.Shared.Tell(kit.OpenHelpMsg{})
 			return nil, nil
 		case key.Matches(msg, k.PrevHolder, k.NextHolder) && v.isLock:
 			v.pick(key.Matches(msg, k.PrevHolder))
 		case key.Matches(msg, k.WhoHolds) && v.isLock:
-			cmd := v.who.press(v.Sh, kit.FindRow(v.Sh.Data, v.Resource))
+			cmd := v.who.press(v.Shared, kit.FindRow(v.Shared.Data, v.Resource))
 			v.refresh()
 			return v, cmd
 		case key.Matches(msg, k.CopyToken) && v.picked > 0:
 			return v, v.copyPicked()
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
-			row, token := kit.FindRow(v.Sh.Data, v.Resource), key.Matches(msg, k.CopyToken)
+			row, token := kit.FindRow(v.Shared.Data, v.Resource), key.Matches(msg, k.CopyToken)
 			if why := Uncopyable(row, token); why != "" {
-				v.Sh.TellStatus(monitor.SeverityWarning, why)
+				v.Shared.TellStatus(monitor.SeverityWarning, why)
 				break
 			}
-			return v, CopyRow(v.Sh, row, token)
+			return v, CopyRow(v.Shared, row, token)
 		default:
 			v.box.Update(msg)
 		}
@@ -95,7 +95,7 @@ func (v *DrillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case kit.DataMsg, kit.TickMsg:
 		v.refresh()
 	case whoResultMsg:
-		v.who.result(v.Sh, v.Resource, msg)
+		v.who.result(v.Shared, v.Resource, msg)
 		v.refresh()
 	}
 	return v, nil
@@ -103,25 +103,25 @@ func (v *DrillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View draws the view.
 func (v *DrillView) View() string {
-	return v.box.View(v.title + " · " + v.Sh.Keys.Close.Help().Key + " back")
+	return v.box.View(v.title + " · " + v.Shared.Keys.Close.Help().Key + " back")
 }
 
 // refresh rebuilds the lines from the current snapshot and the journal.
 func (v *DrillView) refresh() {
 	if v.isLock {
-		row := kit.FindRow(v.Sh.Data, v.Resource)
-		v.box.SetLines(withWho(lockLines(v.Sh, row, v.box.Width(), v.picked), v.who.sectionLines(v.Sh, row, v.box.Width())))
+		row := kit.FindRow(v.Shared.Data, v.Resource)
+		v.box.SetLines(withWho(lockLines(v.Shared, row, v.box.Width(), v.picked), v.who.sectionLines(v.Shared, row, v.box.Width())))
 		return
 	}
 	var m *kit.MasterRow
-	if d := v.Sh.Data; d != nil {
+	if d := v.Shared.Data; d != nil {
 		for i := range d.Masters {
 			if d.Masters[i].St.Addr == v.addr {
 				m = &d.Masters[i]
 			}
 		}
 	}
-	v.box.SetLines(masterLines(v.Sh, m, v.box.Width()))
+	v.box.SetLines(masterLines(v.Shared, m, v.box.Width()))
 }
 
 // lockLines is the content of a lock's view.
@@ -396,7 +396,7 @@ func CopyRow(sh *kit.Shared, row *kit.LockRow, token bool) tea.Cmd {
 // pick moves the holder picked on the timeline to an older one (older) or a newer one; past the newest it
 // picks none. The view scrolls to its end, where the timeline and the picked holder are.
 func (v *DrillView) pick(older bool) {
-	n := len(windowIntervals(v.Sh, kit.FindRow(v.Sh.Data, v.Resource)))
+	n := len(windowIntervals(v.Shared, kit.FindRow(v.Shared.Data, v.Resource)))
 	if older {
 		v.picked = min(v.picked+1, n)
 	} else {
@@ -408,11 +408,11 @@ func (v *DrillView) pick(older bool) {
 
 // copyPicked copies the raw token of the holder picked on the timeline.
 func (v *DrillView) copyPicked() tea.Cmd {
-	ivs := windowIntervals(v.Sh, kit.FindRow(v.Sh.Data, v.Resource))
+	ivs := windowIntervals(v.Shared, kit.FindRow(v.Shared.Data, v.Resource))
 	if v.picked > len(ivs) {
-		v.Sh.TellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
+		v.Shared.TellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
 		return nil
 	}
 	iv := ivs[len(ivs)-v.picked]
-	return v.Sh.CopyCmd(iv.Token, "the token of holder "+kit.ShortTokenText(iv.Token))
+	return v.Shared.CopyCmd(iv.Token, "the token of holder "+kit.ShortTokenText(iv.Token))
 }

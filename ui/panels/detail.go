@@ -16,8 +16,8 @@ import (
 // DetailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
 // holder token, how long the holder has held it, holder changes and the lock's last events. It takes no keys.
 type DetailPanel struct {
-	Sh  *kit.Shared
-	row *kit.LockRow // the selected lock, nil: none
+	Shared *kit.Shared  // the program context
+	row    *kit.LockRow // the selected lock, nil: none
 	kit.Sized
 }
 
@@ -37,14 +37,14 @@ func (p *DetailPanel) FullHelp() [][]key.Binding { return nil }
 
 // View draws the detail of the selected lock, with its last events from the journal.
 func (p *DetailPanel) View() string {
-	st, d, row := p.Sh.St, p.Sh.Data, p.row
+	st, d, row := p.Shared.St, p.Shared.Data, p.row
 	if row == nil || d == nil {
 		return st.Box("Detail", []string{st.Text.Muted.Render("no lock selected")}, p.W, p.H, false)
 	}
 	w := p.W - 2
 	body := p.facts(row, d, w)
 	body = append(body, p.masterCells(row, d, w)...)
-	events := p.Sh.Log.EntriesFor(row.Lv.Resource, max(p.H-2-len(body)-1, 0))
+	events := p.Shared.Log.EntriesFor(row.Lv.Resource, max(p.H-2-len(body)-1, 0))
 	if len(events) > 0 {
 		body = append(body, st.Table.Head.Render("events"))
 		for _, e := range events {
@@ -57,9 +57,9 @@ func (p *DetailPanel) View() string {
 // facts are the detail's labelled lines about the lock of row, w cells wide: name, state, validity, holder,
 // and what is known of its client and history.
 func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string {
-	st := p.Sh.St
+	st := p.Shared.St
 	lv := row.Lv
-	now := p.Sh.Now()
+	now := p.Shared.Now()
 	label := func(s string) string { return st.Text.Muted.Render(kit.Fit(s, 10)) }
 	var body []string
 	add := func(s string) { body = append(body, s) }
@@ -142,7 +142,7 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 
 // masterCells is the detail's section of the lock's key on each master, w cells wide: its token and PTTL.
 func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []string {
-	st, lv, now := p.Sh.St, row.Lv, p.Sh.Now()
+	st, lv, now := p.Shared.St, row.Lv, p.Shared.Now()
 	body := []string{st.Table.Head.Render("masters") + st.Text.Muted.Render("  ●holder ○other ·none ?not read")}
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
