@@ -56,7 +56,7 @@ func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
 	k := testKeys()
 	sh := &kit.Shared{Keys: &k, Now: func() time.Time { return t0 }}
 	done, why := false, "not now"
-	table := kit.KeyTable{Sh: sh, Actions: []kit.Action{{Binding: &k.Extend, Can: func() string { return why },
+	table := kit.KeyTable{Shared: sh, Actions: []kit.Action{{Binding: &k.Extend, Can: func() string { return why },
 		Do: func(tea.KeyMsg) tea.Cmd { done = true; return nil }}}}
 	refusal := kit.StatusMsg{At: t0, Level: monitor.SeverityWarning, Text: "not now"}
 	if table.Run(press("e")); done || len(sh.Outbox) != 1 || sh.Outbox[0] != refusal {
@@ -80,7 +80,7 @@ func TestKeyTableGuardRefusesTheKeyAndHidesItFromTheFooter(t *testing.T) {
 func TestKeyTableFocusAndWhenDecideWhoTakesAKey(t *testing.T) {
 	k := testKeys()
 	query := ""
-	table := kit.KeyTable{Sh: &kit.Shared{Keys: &k}, Actions: []kit.Action{
+	table := kit.KeyTable{Shared: &kit.Shared{Keys: &k}, Actions: []kit.Action{
 		{Binding: &k.Up, Focused: true, Do: func(tea.KeyMsg) tea.Cmd { return nil }},
 		{Binding: &k.Cancel, When: func() bool { return query != "" }, Do: func(tea.KeyMsg) tea.Cmd { return nil }},
 	}}

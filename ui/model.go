@@ -177,7 +177,7 @@ func New(o Options) *Model {
 		cancel: cancel, focus: kit.FocusLocks, profile: kit.Sanitize(o.Profile, kit.NameCap), prod: o.Production}
 	m.masters = panels.NewMastersPanel(sh, o.Demo != nil)
 	m.locks = panels.NewLocksPanel(sh)
-	m.detail = &panels.DetailPanel{Sh: sh}
+	m.detail = &panels.DetailPanel{Shared: sh}
 	m.ours = panels.NewOursPanel(sh)
 	m.log = panels.NewEventLog(sh)
 	m.ops = lockcmd.NewLockOps(sh, o.Locker, o.Ownership, ctx, o.Production, o.TTL)
@@ -208,7 +208,7 @@ func New(o Options) *Model {
 func (m *Model) globalKeys() kit.KeyTable {
 	k := m.sh.Keys
 	do := func(f func()) func(tea.KeyMsg) tea.Cmd { return func(tea.KeyMsg) tea.Cmd { f(); return nil } }
-	return kit.KeyTable{Sh: m.sh, Focused: true, Actions: []kit.Action{
+	return kit.KeyTable{Shared: m.sh, Focused: true, Actions: []kit.Action{
 		{Binding: &k.Quit, When: func() bool { return !m.mode().LogFull }, Do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
 		{Binding: &k.Interrupt, Do: func(tea.KeyMsg) tea.Cmd { return m.requestQuit() }},
 		{Binding: &k.Help, Do: do(m.openHelp)},

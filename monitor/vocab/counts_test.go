@@ -56,3 +56,24 @@ func TestExactDurationWritesLimitsWithoutTrailingZeroUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestShortDurationRoundsToWhatMatters: the dashboard's cells and sentences write durations this way.
+func TestShortDurationRoundsToWhatMatters(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{850 * time.Millisecond, "850ms"},
+		{8200 * time.Millisecond, "8.2s"},
+		{42 * time.Second, "42s"},
+		{12*time.Minute + 5*time.Second, "12m05s"},
+		{3*time.Hour + 4*time.Minute, "3h04m"},
+		{250 * time.Hour, "10d"},
+		{-2 * time.Second, "-2.0s"},
+	}
+	for _, tc := range tests {
+		if got := ShortDuration(tc.d); got != tc.want {
+			t.Errorf("ShortDuration(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}

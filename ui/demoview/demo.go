@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 	"github.com/redlock-tui/redlock-tui/ui/panels"
 )
@@ -131,7 +132,7 @@ type DemoView struct {
 	stepStarted time.Time          // when the presenter's step began
 	StoryH      int                // the lines the layout gives the stepped run's story
 	PollNow     func()             // asks the monitor for a poll at once; nil without one
-	routine     kit.RoutineCounter // the workload's routine failures of the last minute, left out of the log
+	routine     routineFailures    // the workload's routine failures of the last minute, left out of the log
 	lastSeq     uint64             // the newest demo event taken in
 	pending     *scenarioResultMsg // a run's result waiting for its last steps' events, so it is logged after them
 	runSince    time.Time          // when it started
@@ -144,7 +145,7 @@ type DemoView struct {
 // NewDemoView reads the demo's initial state; New calls it once, before the program runs. Its commands run
 // within ctx.
 func NewDemoView(sh *kit.Shared, ctx context.Context, d *demo.Demo) *DemoView {
-	v := &DemoView{KeyTable: kit.KeyTable{Sh: sh}, d: d, ctx: ctx, events: d.Events(), clients: len(d.Clients()),
+	v := &DemoView{KeyTable: kit.KeyTable{Shared: sh}, d: d, ctx: ctx, events: d.Events(), clients: len(d.Clients()),
 		resources: len(d.Resources()), outcomes: map[string]string{}}
 	v.Actions = append(v.faultActions(), v.otherActions()...)
 	v.Actions = append(v.Actions, v.closeStoryAction())
@@ -170,7 +171,7 @@ func (v *DemoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		v.quitting = true
 	case kit.TickMsg:
 		v.expireBanner()
-		v.routine.Prune(v.Sh.Now())
+		v.routine.prune(v.Shared.Now())
 	case DemoMsg:
 		v.applyDemo(msg)
 	case demoNewsMsg:
@@ -182,7 +183,7 @@ func (v *DemoView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			v.scenarioOver(p.name, p.res)
 		}
 		if !v.quitting {
-			v.Sh.Logf(monitor.SeverityWarning, "", "demo stopped: no more demo events")
+			v.Shared.Logf(monitor.SeverityWarning, "", "demo stopped: no more demo events")
 		}
 	case demoActionMsg:
 		return v, v.onDemoAction(msg)
@@ -216,7 +217,7 @@ func (v *DemoView) setState(msg DemoMsg) {
 	for i, s := range msg.Masters {
 		v.addrs[i] = kit.Sanitize(s.Addr, kit.NameCap)
 	}
-	v.Sh.Tell(kit.FaultsMsg{Masters: msg.Masters, At: msg.At})
+	v.Shared.Tell(kit.FaultsMsg{Masters: msg.Masters, At: msg.At})
 }
 
 // demoMaster returns the state of master i, or nil.
@@ -320,12 +321,12 @@ func (v *DemoView) applyDemo(msg DemoMsg) {
 	entries := make([]kit.LogEntry, 0, len(msg.Events))
 	for _, e := range msg.Events {
 		v.lastSeq = max(v.lastSeq, e.Seq)
-		if !v.routine.Take(e) {
+		if !v.routine.countIfRoutine(e) {
 			entries = append(entries, demoEntry(e))
 		}
 	}
-	v.routine.Prune(v.Sh.Now())
-	v.Sh.TellLog(entries...)
+	v.routine.prune(v.Shared.Now())
+	v.Shared.TellLog(entries...)
 	for _, vi := range msg.Violations {
 		v.takeViolation(vi)
 	}
@@ -373,14 +374,14 @@ func (v *DemoView) takeViolation(vi demo.Violation) {
 		secondTok: short(vi.Second.Token), at: vi.Time,
 	}
 	b := v.banner
-	v.Sh.TellLog(kit.LogEntry{At: vi.Time, Level: monitor.SeverityError, Resource: vi.Resource,
+	v.Shared.TellLog(kit.LogEntry{At: vi.Time, Level: monitor.SeverityError, Resource: vi.Resource,
 		Text: StoryHead(b.id) + fmt.Sprintf("(%s) on %s: %s and %s; how it came about (%s, oldest first):", b.kind,
 			b.resource, b.first, b.second, kit.Plural(len(vi.Events), "event"))})
 	for _, e := range vi.Events {
 		entry := demoEntry(e)
 		entry.Resource = "" // the lock's own entries are already in the log
 		entry.Text = fmt.Sprintf("#%d │ %s", b.id, entry.Text)
-		v.Sh.TellLog(entry)
+		v.Shared.TellLog(entry)
 	}
 }
 
@@ -464,7 +465,7 @@ func masterFaults(k *kit.DemoKeyMap) []struct {
 // the number keys move.
 func (v *DemoView) faultActions() []kit.Action {
 	var out []kit.Action
-	for _, f := range masterFaults(&v.Sh.Keys.Demo) {
+	for _, f := range masterFaults(&v.Shared.Keys.Demo) {
 		out = append(out, kit.Action{Binding: f.binding,
 			Can: func() string {
 				if v.demoMaster(v.target()) == nil {
@@ -491,7 +492,7 @@ func (v *DemoView) target() int { return min(max(v.master, 0), max(len(v.masters
 
 // otherActions are the presenter's other keys, each with what it does.
 func (v *DemoView) otherActions() []kit.Action {
-	k := &v.Sh.Keys.Demo
+	k := &v.Shared.Keys.Demo
 	rate := func(msg tea.KeyMsg) tea.Cmd {
 		faster := key.Matches(msg, k.Faster)
 		return v.demoAction(func(d *demo.Demo) (string, error) {
@@ -524,7 +525,7 @@ func (v *DemoView) otherActions() []kit.Action {
 		{Binding: &k.Faster, Do: rate},
 		{Binding: &k.Slower, Do: rate},
 		{Binding: &k.Scenarios, Do: func(tea.KeyMsg) tea.Cmd {
-			v.Sh.Tell(kit.OpenModalMsg{M: newScenarioMenu(v.Sh, v.scenarios())})
+			v.Shared.Tell(kit.OpenModalMsg{M: newScenarioMenu(v.Shared, v.scenarios())})
 			return nil
 		}},
 		v.stepAction(),
@@ -540,12 +541,12 @@ func (v *DemoView) otherActions() []kit.Action {
 			}
 			return ""
 		}, Do: func(tea.KeyMsg) tea.Cmd {
-			v.Sh.Tell(kit.StoryMsg{ID: v.banner.id})
+			v.Shared.Tell(kit.StoryMsg{ID: v.banner.id})
 			return nil
 		}},
 		{Binding: &k.Dismiss, When: func() bool { return v.banner != nil }, Do: func(tea.KeyMsg) tea.Cmd {
 			v.banner = nil
-			v.Sh.TellStatus(monitor.SeverityInfo, "violation banner dismissed; the story stays in the event log")
+			v.Shared.TellStatus(monitor.SeverityInfo, "violation banner dismissed; the story stays in the event log")
 			return nil
 		}},
 	}
@@ -553,13 +554,13 @@ func (v *DemoView) otherActions() []kit.Action {
 
 // pick selects a master by its number: the first of the Pick keys picks the first master.
 func (v *DemoView) pick(msg tea.KeyMsg) tea.Cmd {
-	p := slices.Index(v.Sh.Keys.Demo.Pick.Keys(), msg.String())
+	p := slices.Index(v.Shared.Keys.Demo.Pick.Keys(), msg.String())
 	if p < 0 || p >= len(v.masters) {
-		v.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("there is no master %d", p+1))
+		v.Shared.TellStatus(monitor.SeverityWarning, fmt.Sprintf("there is no master %d", p+1))
 		return nil
 	}
-	v.Sh.Tell(kit.PickMasterMsg{I: p})
-	v.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
+	v.Shared.Tell(kit.PickMasterMsg{I: p})
+	v.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("master %d selected (%s): faults act on it", p+1, v.addrs[p]))
 	return nil
 }
 
@@ -587,13 +588,13 @@ func (v *DemoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 	var r refusal
 	switch {
 	case errors.As(msg.err, &r):
-		v.Sh.TellStatus(monitor.SeverityWarning, kit.Sanitize(r.Error(), kit.TextCap))
+		v.Shared.TellStatus(monitor.SeverityWarning, kit.Sanitize(r.Error(), kit.TextCap))
 	case msg.err != nil:
 		text := kit.Sanitize(msg.err.Error(), kit.TextCap)
-		v.Sh.Logf(monitor.SeverityError, "", "demo: %s", text)
-		v.Sh.TellStatus(monitor.SeverityError, text)
+		v.Shared.Logf(monitor.SeverityError, "", "demo: %s", text)
+		v.Shared.TellStatus(monitor.SeverityError, text)
 	default:
-		v.Sh.TellStatus(monitor.SeverityInfo, msg.done)
+		v.Shared.TellStatus(monitor.SeverityInfo, msg.done)
 	}
 	return v.nextAction()
 }
@@ -601,10 +602,10 @@ func (v *DemoView) onDemoAction(msg demoActionMsg) tea.Cmd {
 // runScenario starts the scenario the menu chose in mode (the menu runs none while one runs), with the event
 // log showing its newest entries, where the steps come.
 func (v *DemoView) runScenario(name string, mode demo.RunMode) tea.Cmd {
-	v.running, v.mode, v.runSince, v.final = name, mode, v.Sh.Now(), nil
-	v.Sh.Tell(v.scenarios())
-	v.Sh.Tell(kit.LogNewestMsg{})
-	v.Sh.TellStatus(monitor.SeverityInfo, "scenario "+name+" "+modeText(mode, v.Sh.Keys.Demo.Step.Help().Key))
+	v.running, v.mode, v.runSince, v.final = name, mode, v.Shared.Now(), nil
+	v.Shared.Tell(v.scenarios())
+	v.Shared.Tell(kit.LogNewestMsg{})
+	v.Shared.TellStatus(monitor.SeverityInfo, "scenario "+name+" "+modeText(mode, v.Shared.Keys.Demo.Step.Help().Key))
 	return scenarioCmd(v.ctx, v.d, name, mode)
 }
 
@@ -617,7 +618,7 @@ func (v *DemoView) scenarios() kit.ScenariosMsg {
 // banner from before go after a few seconds.
 func (v *DemoView) onScenario(msg scenarioResultMsg) {
 	v.running, v.stepping = "", false
-	v.Sh.Tell(v.scenarios())
+	v.Shared.Tell(v.scenarios())
 	v.setState(msg.state)
 	if v.mode == demo.StepByStep && !v.quitting {
 		v.final = finalStep(msg.res)
@@ -627,8 +628,8 @@ func (v *DemoView) onScenario(msg scenarioResultMsg) {
 			return
 		}
 		text := kit.Sanitize(msg.err.Error(), kit.TextCap)
-		v.Sh.Logf(monitor.SeverityError, demo.ScenarioResource, "%s", text)
-		v.Sh.TellStatus(monitor.SeverityError, text)
+		v.Shared.Logf(monitor.SeverityError, demo.ScenarioResource, "%s", text)
+		v.Shared.TellStatus(monitor.SeverityError, text)
 		return
 	}
 	if lastStep(msg.res) > v.lastSeq { // its last steps are still on their way through the event channel
@@ -651,26 +652,26 @@ func (v *DemoView) scenarioOver(name string, res demo.ScenarioResult) {
 		outcome = fmt.Sprintf("VIOLATION (%s)", kit.Sanitize(string(res.Violations[0].Kind), kit.NameCap))
 	}
 	v.outcomes[name] = outcome
-	v.Sh.Tell(v.scenarios())
+	v.Shared.Tell(v.scenarios())
 	story := "as the story says"
 	if !res.Expected {
 		story = "NOT as the story says"
 	}
-	text := fmt.Sprintf("scenario %s over in %s: %s, %s", name, kit.Dur(res.Duration), outcome, story)
+	text := fmt.Sprintf("scenario %s over in %s: %s, %s", name, vocab.ShortDuration(res.Duration), outcome, story)
 	lvl := monitor.SeverityInfo
 	if res.Violated || !res.Expected {
 		lvl = monitor.SeverityError
 	}
 	if !res.Violated && v.banner != nil {
-		v.banner.clearAt = v.Sh.Now().Add(bannerLinger)
+		v.banner.clearAt = v.Shared.Now().Add(bannerLinger)
 	}
-	v.Sh.Logf(lvl, demo.ScenarioResource, "%s", text)
-	v.Sh.TellStatus(lvl, text)
+	v.Shared.Logf(lvl, demo.ScenarioResource, "%s", text)
+	v.Shared.TellStatus(lvl, text)
 }
 
 // expireBanner hides the violation banner once its time after a clean scenario is up.
 func (v *DemoView) expireBanner() {
-	if v.banner != nil && !v.banner.clearAt.IsZero() && !v.Sh.Now().Before(v.banner.clearAt) {
+	if v.banner != nil && !v.banner.clearAt.IsZero() && !v.Shared.Now().Before(v.banner.clearAt) {
 		v.banner = nil
 	}
 }
@@ -693,7 +694,7 @@ func newScenarioMenu(sh *kit.Shared, s kit.ScenariosMsg) *ScenarioMenu {
 	step.SetHelp(step.Help().Key, "step by step")
 	slow.SetHelp(slow.Help().Key, "slow motion")
 	keys := []key.Binding{run, step, slow, sh.Keys.Up, sh.Keys.Down, sh.Keys.Close}
-	return &ScenarioMenu{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Keys: keys}, list: demo.Scenarios(),
+	return &ScenarioMenu{ModalBase: kit.ModalBase{Shared: sh, Where: kit.LayerDialog, Keys: keys}, list: demo.Scenarios(),
 		running: s.Running, outcomes: s.Outcomes}
 }
 
@@ -706,14 +707,14 @@ func (s *ScenarioMenu) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case kit.ScenariosMsg:
 		s.running, s.outcomes = msg.Running, msg.Outcomes
 	case tea.KeyMsg:
-		k := s.Sh.Keys
+		k := s.Shared.Keys
 		switch {
 		case key.Matches(msg, k.Close, k.Demo.Scenarios):
 			return nil, nil
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower) && s.running != "":
-			s.Sh.TellStatus(monitor.SeverityWarning, "scenario "+s.running+" is still running")
+			s.Shared.TellStatus(monitor.SeverityWarning, "scenario "+s.running+" is still running")
 		case key.Matches(msg, k.Confirm, k.Demo.Step, k.Demo.Slower):
-			s.Sh.Tell(kit.RunScenarioMsg{Name: s.selected().Name, Mode: menuMode(k, msg)})
+			s.Shared.Tell(kit.RunScenarioMsg{Name: s.selected().Name, Mode: menuMode(k, msg)})
 			return nil, nil
 		default:
 			s.cursor = panels.MoveCursor(k, msg, s.cursor, len(s.list), len(s.list))

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -29,7 +30,7 @@ func (v *DemoView) View() string {
 // a presenter points at (the workload, the violations, the refused writes) stays at 100 columns, and the
 // addresses, which the masters panel shows too, go before the scenario running.
 func (v *DemoView) barView() string {
-	st, k := v.Sh.St, &v.Sh.Keys.Demo
+	st, k := v.Shared.St, &v.Shared.Keys.Demo
 	parts := []kit.Part{{Text: st.Demo.Badge.Render(" DEMO "), Rank: 0},
 		{Text: st.Header.Label.Render("masters ") + st.Header.Value.Render(addrList(v.addrs)), Rank: 3}}
 	workload := st.Header.Label.Render("workload ")
@@ -47,17 +48,17 @@ func (v *DemoView) barView() string {
 	if v.refused > 0 { // the fenced stories' point: kept as long as the violations are
 		parts = append(parts, kit.Part{Text: st.Text.OK.Render(kit.Plural(v.refused, "stale write") + " refused by the store"), Rank: 1})
 	}
-	if t := v.routine.Text(); t != "" {
+	if t := v.routine.text(); t != "" {
 		parts = append(parts, kit.Part{Text: st.Header.Label.Render(t), Rank: 2})
 	}
 	if v.running != "" {
 		parts = append(parts, kit.Part{Text: st.Header.Label.Render("scenario ") + st.Header.Value.Render(v.running+modeTag(v.mode)+" "+
-			kit.Spinner[v.Sh.Frame%len(kit.Spinner)]+" "+kit.Dur(v.Sh.Now().Sub(v.runSince))), Rank: 2})
+			kit.Spinner[v.Shared.Frame%len(kit.Spinner)]+" "+vocab.ShortDuration(v.Shared.Now().Sub(v.runSince))), Rank: 2})
 	}
 	parts = append(parts,
 		kit.Part{Text: st.Header.Label.Render(kit.Plural(v.clients, "client") + ", " + kit.Plural(v.resources, "resource")), Rank: 4},
 		kit.Part{Text: st.Header.Label.Render("redis-cli -p PORT works"), Rank: 5},
-		kit.Part{Text: st.Header.Label.Render(k.Scenarios.Help().Key + " scenarios · " + v.Sh.Keys.Help.Help().Key + " keys"), Rank: 3})
+		kit.Part{Text: st.Header.Label.Render(k.Scenarios.Help().Key + " scenarios · " + v.Shared.Keys.Help.Help().Key + " keys"), Rank: 3})
 	return kit.FitParts(parts, st.Header.Label.Render(" │ "), v.w)
 }
 
@@ -106,12 +107,12 @@ func (v *DemoView) violationText(w int) (who, text []string) {
 // violationView is the violation banner: who held what at once, how, and how to dismiss it, in the lines the
 // layout gives; short of them, how it happened is cut first, then who, and the hint goes last.
 func (v *DemoView) violationView() string {
-	st, b, k := v.Sh.St, v.banner, &v.Sh.Keys.Demo
+	st, b, k := v.Shared.St, v.banner, &v.Shared.Keys.Demo
 	room := v.h - 1
 	hint := b.at.Format("15:04:05") + " · " + k.Story.Help().Key + " shows the story that led to it in the event " +
 		"log · " + k.Dismiss.Help().Key + " dismisses"
 	if !b.clearAt.IsZero() {
-		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", kit.Dur(max(b.clearAt.Sub(v.Sh.Now()), 0)))
+		hint = fmt.Sprintf("a scenario ran clean since: the banner goes in %s", vocab.ShortDuration(max(b.clearAt.Sub(v.Shared.Now()), 0)))
 	}
 	who, text := v.violationText(v.w)
 	hintLines := 0
@@ -145,7 +146,7 @@ func (v *DemoView) violationView() string {
 // View draws the menu as a dialog, narrower than the screen: the scenarios with the outcome of their last run,
 // and the story of the one under the cursor.
 func (s *ScenarioMenu) View() string {
-	st, k := s.Sh.St, s.Sh.Keys
+	st, k := s.Shared.St, s.Shared.Keys
 	w := min(s.W-4, 84)
 	inner := w - 2
 	outcomeW := 0 // room for the outcomes of the runs so far

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/demo"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -38,7 +39,7 @@ func stepCmd(ctx context.Context, d *demo.Demo, pollNow func()) tea.Cmd {
 // over, it closes the box that shows its last step. It takes the key from the panels (space pages them) for as
 // long as the box is up.
 func (v *DemoView) stepAction() kit.Action {
-	return kit.Action{Binding: &v.Sh.Keys.Demo.Step, When: v.StepsShown,
+	return kit.Action{Binding: &v.Shared.Keys.Demo.Step, When: v.StepsShown,
 		Can: func() string {
 			if v.step != nil && (v.stepping || !v.step.Waiting) {
 				return fmt.Sprintf("step %d is being performed", v.step.Step)
@@ -50,15 +51,15 @@ func (v *DemoView) stepAction() kit.Action {
 				v.final = nil
 				return nil
 			}
-			v.stepping, v.stepStarted = true, v.Sh.Now()
-			v.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
+			v.stepping, v.stepStarted = true, v.Shared.Now()
+			v.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("step %d of %d: %s", v.step.Step, v.step.Steps, v.step.Text))
 			return stepCmd(v.ctx, v.d, v.PollNow)
 		}}
 }
 
 // closeStoryAction is Cancel while the box shows a run's last step: it closes the box, as the Step key does.
 func (v *DemoView) closeStoryAction() kit.Action {
-	return kit.Action{Binding: &v.Sh.Keys.Cancel, When: func() bool { return v.step == nil && v.final != nil },
+	return kit.Action{Binding: &v.Shared.Keys.Cancel, When: func() bool { return v.step == nil && v.final != nil },
 		Do: func(tea.KeyMsg) tea.Cmd { v.final = nil; return nil }}
 }
 
@@ -89,7 +90,7 @@ func (v *DemoView) onStepDone(msg stepDoneMsg) {
 	v.stepping = false
 	v.setState(msg.state)
 	if msg.err != nil && !v.quitting {
-		v.Sh.TellStatus(monitor.SeverityWarning, kit.Sanitize(msg.err.Error(), kit.TextCap))
+		v.Shared.TellStatus(monitor.SeverityWarning, kit.Sanitize(msg.err.Error(), kit.TextCap))
 	}
 }
 
@@ -125,18 +126,18 @@ func sanitizeStep(s *demo.StepState) *demo.StepState {
 // step is about to do and why it matters, in as many lines as the layout gives (storyH). Short of room, what
 // the step does is cut before why it matters, since the event log keeps the former.
 func (v *DemoView) storyView() string {
-	st, s := v.Sh.St, v.shownStep()
-	hint := v.Sh.Keys.Demo.Step.Help().Key + " performs it"
+	st, s := v.Shared.St, v.shownStep()
+	hint := v.Shared.Keys.Demo.Step.Help().Key + " performs it"
 	switch {
 	case v.step == nil: // the run is over
-		hint = "the story is over: " + v.Sh.Keys.Demo.Step.Help().Key + " or " + v.Sh.Keys.Cancel.Help().Key + " closes"
-	case v.stepping && s.Until.After(v.Sh.Now()): // a wait of a known length: count it down
-		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it… " + kit.Dur(s.Until.Sub(v.Sh.Now())) + " left"
+		hint = "the story is over: " + v.Shared.Keys.Demo.Step.Help().Key + " or " + v.Shared.Keys.Cancel.Help().Key + " closes"
+	case v.stepping && s.Until.After(v.Shared.Now()): // a wait of a known length: count it down
+		hint = kit.Spinner[v.Shared.Frame%len(kit.Spinner)] + " performing it… " + vocab.ShortDuration(s.Until.Sub(v.Shared.Now())) + " left"
 	case v.stepping && !v.stepStarted.IsZero(): // a step may wait out a lock's TTL: say that it goes on
-		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it… " + kit.Dur(v.Sh.Now().Sub(v.stepStarted)) +
+		hint = kit.Spinner[v.Shared.Frame%len(kit.Spinner)] + " performing it… " + vocab.ShortDuration(v.Shared.Now().Sub(v.stepStarted)) +
 			" (one that waits out a TTL takes as long)"
 	case v.stepping || !s.Waiting:
-		hint = kit.Spinner[v.Sh.Frame%len(kit.Spinner)] + " performing it…"
+		hint = kit.Spinner[v.Shared.Frame%len(kit.Spinner)] + " performing it…"
 	}
 	head := st.Demo.Badge.Render(fmt.Sprintf(" STEP %d of %d ", s.Step, s.Steps)) + st.Text.Muted.Render(" "+hint+
 		" · ") + st.Header.Value.Render(s.Title)

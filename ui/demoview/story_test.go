@@ -26,7 +26,7 @@ func TestTheProgramsOwnStoryIsNeverMarked(t *testing.T) {
 func TestALongStepSaysItGoesOn(t *testing.T) {
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC) // t0 of the root's tests
 	sh := &kit.Shared{St: kit.NewStyles(kit.DefaultTheme()), Keys: &kit.KeyMap{}, Now: func() time.Time { return now }}
-	v := &DemoView{KeyTable: kit.KeyTable{Sh: sh}, w: 120, StoryH: 4,
+	v := &DemoView{KeyTable: kit.KeyTable{Shared: sh}, w: 120, StoryH: 4,
 		step: &demo.StepState{Scenario: "crash-delayed-restart", Step: 4, Steps: 8, Title: "Crash, delayed restart",
 			Text: "crash-delayed-restart 4: master 3 stays down for 30.5s, longer than the longest TTL (30s)"},
 		stepping: true, stepStarted: now}
@@ -41,7 +41,7 @@ func TestALongStepSaysItGoesOn(t *testing.T) {
 func TestALongStepCountsDown(t *testing.T) {
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC) // t0 of the root's tests
 	sh := &kit.Shared{St: kit.NewStyles(kit.DefaultTheme()), Keys: &kit.KeyMap{}, Now: func() time.Time { return now }}
-	v := &DemoView{KeyTable: kit.KeyTable{Sh: sh}, w: 120, StoryH: 4,
+	v := &DemoView{KeyTable: kit.KeyTable{Shared: sh}, w: 120, StoryH: 4,
 		step: &demo.StepState{Scenario: "crash-delayed-restart", Step: 6, Steps: 9, Title: "Crash, delayed restart",
 			Text:  "crash-delayed-restart 6: master 3 stays down for 30.5s, longer than the longest TTL (30s): A's validity runs out meanwhile",
 			Until: now.Add(28 * time.Second)},

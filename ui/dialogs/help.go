@@ -38,7 +38,7 @@ func (v *HelpView) SetSize(w, h int) {
 func (v *HelpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if key.Matches(msg, v.Sh.Keys.Help, v.Sh.Keys.Close) {
+		if key.Matches(msg, v.Shared.Keys.Help, v.Shared.Keys.Close) {
 			return nil, nil
 		}
 		v.Box.Update(msg)
@@ -50,13 +50,13 @@ func (v *HelpView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View draws the help.
 func (v *HelpView) View() string {
-	k := v.Sh.Keys
+	k := v.Shared.Keys
 	return v.Box.View("Help · " + k.Help.Help().Key + " or " + k.Close.Help().Key + " closes")
 }
 
 // lines is the full help laid out w cells wide: the key columns, the demo's, and the legend.
 func (v *HelpView) lines(w int) []string {
-	st, k := v.Sh.St, v.Sh.Keys
+	st, k := v.Shared.St, v.Shared.Keys
 	lines := v.columns(v.Dashboard, w-4)
 	if v.Demo != nil { // the presenter's keys, in a block of their own
 		lines = append(lines, "", st.Table.Head.Render("Demo")+st.Text.Muted.Render("  faults hit the selected "+

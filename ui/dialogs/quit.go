@@ -29,20 +29,20 @@ func NewQuitConfirm(sh *kit.Shared, names []string) *QuitConfirm {
 	yes, no := sh.Keys.Confirm, sh.Keys.Close
 	yes.SetHelp(yes.Help().Key, "quit, releasing them")
 	no.SetHelp(no.Help().Key, "stay")
-	return &QuitConfirm{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Keys: []key.Binding{yes, no}}, names: names}
+	return &QuitConfirm{ModalBase: kit.ModalBase{Shared: sh, Where: kit.LayerDialog, Keys: []key.Binding{yes, no}}, names: names}
 }
 
 // Update quits on Confirm or Interrupt (telling the root through quitMsg's twin, confirmQuitMsg), and closes
 // on Close, staying.
 func (q *QuitConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if msg, ok := msg.(tea.KeyMsg); ok {
-		k := q.Sh.Keys
+		k := q.Shared.Keys
 		switch {
 		case key.Matches(msg, k.Confirm, k.Interrupt):
-			q.Sh.Tell(ConfirmQuitMsg{})
+			q.Shared.Tell(ConfirmQuitMsg{})
 			return nil, nil
 		case key.Matches(msg, k.Close, k.Quit):
-			q.Sh.TellStatus(monitor.SeverityInfo, "still running; "+kit.Plural(len(q.names), "lock")+" held")
+			q.Shared.TellStatus(monitor.SeverityInfo, "still running; "+kit.Plural(len(q.names), "lock")+" held")
 			return nil, nil
 		}
 	}
@@ -54,7 +54,7 @@ const maxQuitNames = 5
 
 // View draws the question as a dialog: what quitting does to the locks held, and the keys.
 func (q *QuitConfirm) View() string {
-	st, k := q.Sh.St, q.Sh.Keys
+	st, k := q.Shared.St, q.Shared.Keys
 	w := min(q.W-4, 72)
 	inner := w - 2
 	names := q.names[:min(len(q.names), maxQuitNames)]

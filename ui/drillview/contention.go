@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -14,20 +15,20 @@ import (
 func contentionLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 	st, snap, lv := sh.St, &sh.Data.Snap, row.Lv
 	minute, all := snap.Contention(lv.History, monitor.LastMinute), snap.Contention(lv.History, snap.Window())
-	span := kit.Dur(all.Period)
+	span := vocab.ShortDuration(all.Period)
 	head := "  over " + span
 	if all.Resolution > 0 {
-		head += ", each time to within " + kit.Dur(all.Resolution) + " (the polls)"
+		head += ", each time to within " + vocab.ShortDuration(all.Resolution) + " (the polls)"
 	}
 	out := []string{"", st.Table.Head.Render("Contention") + st.Text.Muted.Render(head)}
 	add := func(label, text string) { out = append(out, kit.Labelled(st, label, text, w, st.Text.Normal)...) }
 	add("heat", fmt.Sprintf("%.1f handovers/min in the last minute · %.1f/min over %s", minute.PerMinute, all.PerMinute, span))
 	if all.Holds > 0 {
-		add("holds", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", kit.Dur(all.HoldP50), kit.Dur(all.HoldP95), kit.Dur(all.HoldMax),
+		add("holds", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", vocab.ShortDuration(all.HoldP50), vocab.ShortDuration(all.HoldP95), vocab.ShortDuration(all.HoldMax),
 			kit.Plural(all.Holds, "hold")))
 	}
 	if all.Gaps > 0 {
-		add("free gaps", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", kit.Dur(all.GapP50), kit.Dur(all.GapP95), kit.Dur(all.GapMax),
+		add("free gaps", fmt.Sprintf("p50 %s · p95 %s · max %s (%s)", vocab.ShortDuration(all.GapP50), vocab.ShortDuration(all.GapP95), vocab.ShortDuration(all.GapMax),
 			kit.Plural(all.Gaps, "gap")))
 	}
 	from := snap.Time.Add(-snap.Window())

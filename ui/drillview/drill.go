@@ -40,7 +40,7 @@ func NewMasterDrill(sh *kit.Shared, m *kit.MasterRow) *DrillView {
 
 // ScreenBase is the modalBase of a view that takes the body: keys are keys there, not text.
 func ScreenBase(sh *kit.Shared, keys []key.Binding) kit.ModalBase {
-	return kit.ModalBase{Sh: sh, Where: kit.LayerScreen, Keys: keys}
+	return kit.ModalBase{Shared: sh, Where: kit.LayerScreen, Keys: keys}
 }
 
 // ViewQuitKey is Interrupt as a view's footer shows it: in a view, Quit's key closes the view, and Interrupt
@@ -63,30 +63,30 @@ func (v *DrillView) SetSize(w, h int) {
 // Update scrolls the view with the keys and the wheel, closes it (Cancel or Open), opens the full help in its
 // place, copies the lock's name or token, and rebuilds the lines when a snapshot or a tick arrives.
 func (v *DrillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	k := v.Sh.Keys
+	k := v.Shared.Keys
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, k.Close, k.Open):
 			return nil, nil
 		case key.Matches(msg, k.Help):
-			v.Sh.Tell(kit.OpenHelpMsg{})
+			v.Shared.Tell(kit.OpenHelpMsg{})
 			return nil, nil
 		case key.Matches(msg, k.PrevHolder, k.NextHolder) && v.isLock:
 			v.pick(key.Matches(msg, k.PrevHolder))
 		case key.Matches(msg, k.WhoHolds) && v.isLock:
-			cmd := v.who.press(v.Sh, kit.FindRow(v.Sh.Data, v.Resource))
+			cmd := v.who.press(v.Shared, kit.FindRow(v.Shared.Data, v.Resource))
 			v.refresh()
 			return v, cmd
 		case key.Matches(msg, k.CopyToken) && v.picked > 0:
 			return v, v.copyPicked()
 		case key.Matches(msg, k.Copy, k.CopyToken) && v.isLock:
-			row, token := kit.FindRow(v.Sh.Data, v.Resource), key.Matches(msg, k.CopyToken)
+			row, token := kit.FindRow(v.Shared.Data, v.Resource), key.Matches(msg, k.CopyToken)
 			if why := Uncopyable(row, token); why != "" {
-				v.Sh.TellStatus(monitor.SeverityWarning, why)
+				v.Shared.TellStatus(monitor.SeverityWarning, why)
 				break
 			}
-			return v, CopyRow(v.Sh, row, token)
+			return v, CopyRow(v.Shared, row, token)
 		default:
 			v.box.Update(msg)
 		}
@@ -95,7 +95,7 @@ func (v *DrillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case kit.DataMsg, kit.TickMsg:
 		v.refresh()
 	case whoResultMsg:
-		v.who.result(v.Sh, v.Resource, msg)
+		v.who.result(v.Shared, v.Resource, msg)
 		v.refresh()
 	}
 	return v, nil
@@ -103,25 +103,25 @@ func (v *DrillView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View draws the view.
 func (v *DrillView) View() string {
-	return v.box.View(v.title + " · " + v.Sh.Keys.Close.Help().Key + " back")
+	return v.box.View(v.title + " · " + v.Shared.Keys.Close.Help().Key + " back")
 }
 
 // refresh rebuilds the lines from the current snapshot and the journal.
 func (v *DrillView) refresh() {
 	if v.isLock {
-		row := kit.FindRow(v.Sh.Data, v.Resource)
-		v.box.SetLines(withWho(lockLines(v.Sh, row, v.box.Width(), v.picked), v.who.sectionLines(v.Sh, row, v.box.Width())))
+		row := kit.FindRow(v.Shared.Data, v.Resource)
+		v.box.SetLines(withWho(lockLines(v.Shared, row, v.box.Width(), v.picked), v.who.sectionLines(v.Shared, row, v.box.Width())))
 		return
 	}
 	var m *kit.MasterRow
-	if d := v.Sh.Data; d != nil {
+	if d := v.Shared.Data; d != nil {
 		for i := range d.Masters {
 			if d.Masters[i].St.Addr == v.addr {
 				m = &d.Masters[i]
 			}
 		}
 	}
-	v.box.SetLines(masterLines(v.Sh, m, v.box.Width()))
+	v.box.SetLines(masterLines(v.Shared, m, v.box.Width()))
 }
 
 // lockLines is the content of a lock's view.
@@ -148,8 +148,8 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 		"quorum %d", by, lv.Count, kit.Plural(len(d.Masters), "master"), d.Snap.Quorum)), w, st.Text.Normal)...)
 	if lv.State == monitor.StateHeld {
 		v := kit.ValidityAt(lv, now)
-		add(kit.Labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(kit.Dur(v))+
-			st.Text.Muted.Render(" · expiries spread over "+kit.Dur(lv.TTLSpread)), w, st.Text.Normal)...)
+		add(kit.Labelled(st, "validity", st.ValidityBar(v, row.Ref, 20, false)+" "+st.Text.Normal.Render(vocab.ShortDuration(v))+
+			st.Text.Muted.Render(" · expiries spread over "+vocab.ShortDuration(lv.TTLSpread)), w, st.Text.Normal)...)
 	}
 	if row.Holders != nil {
 		add(kit.Labelled(st, "holders", OrDash(row.Holder)+fmt.Sprintf(" · %s in the set", kit.Plural(len(row.Holders), "holder")),
@@ -190,9 +190,9 @@ func lockLines(sh *kit.Shared, row *kit.LockRow, w, picked int) []string {
 	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
-		add(kit.Labelled(st, "acquired", kit.Dur(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
+		add(kit.Labelled(st, "acquired", vocab.ShortDuration(now.Sub(lv.AcquiredAt))+" ago, by us", w, st.Text.Normal)...)
 	case !lv.FirstSeen.IsZero():
-		add(kit.Labelled(st, "seen", "first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
+		add(kit.Labelled(st, "seen", "first "+vocab.ShortDuration(now.Sub(lv.FirstSeen))+" ago, by this dashboard (not when it was "+
 			"acquired)", w, st.Text.Normal)...)
 	}
 	changes := kit.Plural(lv.Changes, "holder change")
@@ -223,7 +223,7 @@ func lockMasterLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 			st.Name(d.Masters[j].Addr, st.Text.Normal) + " "
 		switch {
 		case c.State == monitor.CellUnknown && c.Token != "":
-			head += st.Cell.Unknown.Render("not read; last seen " + kit.Dur(now.Sub(c.ReadAt)) + " ago")
+			head += st.Cell.Unknown.Render("not read; last seen " + vocab.ShortDuration(now.Sub(c.ReadAt)) + " ago")
 		case c.State == monitor.CellUnknown:
 			head += st.Cell.Unknown.Render("not read")
 		case c.State == monitor.CellAbsent:
@@ -234,7 +234,7 @@ func lockMasterLines(sh *kit.Shared, row *kit.LockRow, w int) []string {
 			head += st.Text.Bad.Render("no TTL: never expires")
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := c.PTTLAt(now)
-			head += st.ValidityBar(left, max(row.Ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+kit.Dur(left))
+			head += st.ValidityBar(left, max(row.Ref, left), 10, false) + " " + st.Text.Normal.Render("PTTL "+vocab.ShortDuration(left))
 		}
 		add(kit.WrapLines(head, w)...)
 		if row.Tokens[j] != "" && c.Set() == nil {
@@ -294,7 +294,7 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	add := func(lines ...string) { out = append(out, lines...) }
 	fact := func(label, text string) { add(kit.Labelled(st, label, text, w, st.Text.Normal)...) }
 	if !s.LastAnswer.IsZero() {
-		fact("answered", kit.Dur(now.Sub(s.LastAnswer))+" ago")
+		fact("answered", vocab.ShortDuration(now.Sub(s.LastAnswer))+" ago")
 	}
 	if m.Err != "" {
 		add(kit.Labelled(st, "error", m.Err, w, st.Text.Bad)...)
@@ -314,7 +314,7 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 		fact("drift", "not known yet: it takes several polls")
 	}
 	if s.Uptime >= 0 {
-		up := kit.Dur(s.Uptime)
+		up := vocab.ShortDuration(s.Uptime)
 		if !s.LastRestart.IsZero() {
 			up += ", started " + s.LastRestart.Format("2006-01-02 15:04:05")
 		}
@@ -341,7 +341,7 @@ func masterFacts(sh *kit.Shared, m *kit.MasterRow, w int) []string {
 	switch {
 	case sw.Completed > 0:
 		scan = fmt.Sprintf("%s finished, the last %s ago", kit.Plural(sw.Completed, "full scan"),
-			kit.Dur(now.Sub(sw.LastCompleted)))
+			vocab.ShortDuration(now.Sub(sw.LastCompleted)))
 	case sw.Total > 0:
 		scan = fmt.Sprintf("first scan %d%%: %s of %s keys", min(99, sw.Scanned*100/sw.Total),
 			kit.Thousands(int(sw.Scanned)), kit.Thousands(int(sw.Total)))
@@ -396,7 +396,7 @@ func CopyRow(sh *kit.Shared, row *kit.LockRow, token bool) tea.Cmd {
 // pick moves the holder picked on the timeline to an older one (older) or a newer one; past the newest it
 // picks none. The view scrolls to its end, where the timeline and the picked holder are.
 func (v *DrillView) pick(older bool) {
-	n := len(windowIntervals(v.Sh, kit.FindRow(v.Sh.Data, v.Resource)))
+	n := len(windowIntervals(v.Shared, kit.FindRow(v.Shared.Data, v.Resource)))
 	if older {
 		v.picked = min(v.picked+1, n)
 	} else {
@@ -408,11 +408,11 @@ func (v *DrillView) pick(older bool) {
 
 // copyPicked copies the raw token of the holder picked on the timeline.
 func (v *DrillView) copyPicked() tea.Cmd {
-	ivs := windowIntervals(v.Sh, kit.FindRow(v.Sh.Data, v.Resource))
+	ivs := windowIntervals(v.Shared, kit.FindRow(v.Shared.Data, v.Resource))
 	if v.picked > len(ivs) {
-		v.Sh.TellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
+		v.Shared.TellStatus(monitor.SeverityWarning, "copy: the holder picked has left the window")
 		return nil
 	}
 	iv := ivs[len(ivs)-v.picked]
-	return v.Sh.CopyCmd(iv.Token, "the token of holder "+kit.ShortTokenText(iv.Token))
+	return v.Shared.CopyCmd(iv.Token, "the token of holder "+kit.ShortTokenText(iv.Token))
 }

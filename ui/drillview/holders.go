@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -32,7 +33,7 @@ func HolderLine(st *kit.Styles, hr kit.HolderRow, masters int, quorum int, snapT
 	}
 	state := string(h.State)
 	if h.State == monitor.StateHeld {
-		state = kit.Dur(max(h.Validity-now.Sub(snapTime), 0))
+		state = vocab.ShortDuration(max(h.Validity-now.Sub(snapTime), 0))
 	}
 	tail := fmt.Sprintf(" %-7s %d/%d %s", mode, h.Count, masters, state)
 	tokenW := max(w-2-len(tail), 8)
@@ -57,7 +58,7 @@ func SetCell(st *kit.Styles, m monitor.MasterLock, ref time.Duration, barW int, 
 		return text + " " + st.Text.Bad.Render("no TTL: never expires")
 	}
 	left := m.PTTLAt(now)
-	return text + " " + st.ValidityBar(left, max(ref, left), barW, false) + " " + st.Text.Normal.Render("key "+kit.Dur(left))
+	return text + " " + st.ValidityBar(left, max(ref, left), barW, false) + " " + st.Text.Normal.Render("key "+vocab.ShortDuration(left))
 }
 
 // holderLines is a sorted-set lock's view's section of its holders: each one's token, mode, state, masters

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
@@ -24,7 +25,7 @@ func pickedLine(st *kit.Styles, tl *kit.Timeline, ivs []monitor.Interval, picked
 	iv := ivs[len(ivs)-picked]
 	end := "holds it now"
 	if iv.Ended != monitor.EndOpen {
-		end = fmt.Sprintf("to %s (%s): %s", iv.End.Format("15:04:05"), kit.Dur(iv.HeldFor(iv.End)), iv.Ended)
+		end = fmt.Sprintf("to %s (%s): %s", iv.End.Format("15:04:05"), vocab.ShortDuration(iv.HeldFor(iv.End)), iv.Ended)
 	}
 	text := fmt.Sprintf("%c %s from %s %s · Y copies its token", tl.Letter[iv.Token], kit.ShortTokenText(iv.Token),
 		iv.Start.Format("15:04:05"), end)

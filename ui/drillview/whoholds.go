@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/monitor/whoholds"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -106,10 +107,10 @@ func (w *whoState) sectionLines(sh *kit.Shared, row *kit.LockRow, width int) []s
 	k := sh.Keys.WhoHolds.Help().Key
 	switch {
 	case w.running:
-		add("sampling", "MONITOR on "+w.target+" for "+kit.Dur(whoholds.DefaultFor)+"…", st.Text.Muted)
+		add("sampling", "MONITOR on "+w.target+" for "+vocab.ShortDuration(whoholds.DefaultFor)+"…", st.Text.Muted)
 	case w.asking:
 		add("confirm", "press "+k+" again to sample: MONITOR makes "+w.target+" copy every command it runs for "+
-			kit.Dur(whoholds.DefaultFor)+" (a read-only or production dashboard asks first)", st.Level[monitor.SeverityWarning])
+			vocab.ShortDuration(whoholds.DefaultFor)+" (a read-only or production dashboard asks first)", st.Level[monitor.SeverityWarning])
 	case w.lines != nil:
 		style := st.Text.Normal
 		if w.failed {
@@ -124,7 +125,7 @@ func (w *whoState) sectionLines(sh *kit.Shared, row *kit.LockRow, width int) []s
 		}
 	case canSample:
 		add("sample", "press "+k+" to name the holder's connection: MONITOR on one master for "+
-			kit.Dur(whoholds.DefaultFor)+", mapped to CLIENT LIST", st.Text.Muted)
+			vocab.ShortDuration(whoholds.DefaultFor)+", mapped to CLIENT LIST", st.Text.Muted)
 	}
 	return out
 }

@@ -58,11 +58,11 @@ func (s *Sized) SetSize(w, h int) { s.W, s.H = w, h }
 // keys (the footer shows them in place of the dashboard's) and the size the root gives it. A modal embeds it
 // and adds Update and View.
 type ModalBase struct {
-	Sh    *Shared
-	Where Layer
-	Text  bool
-	Keys  []key.Binding
-	W, h  int
+	Shared *Shared // the program context
+	Where  Layer
+	Text   bool
+	Keys   []key.Binding
+	W, h   int
 }
 
 // Init does nothing: a modal waits for keys.
@@ -114,7 +114,7 @@ func Never() bool { return false }
 // KeyTable is a component's actions, in the order a key is matched against them. Embedded in a component, it
 // answers help.KeyMap and keyed for it.
 type KeyTable struct {
-	Sh      *Shared
+	Shared  *Shared // the program context
 	Actions []Action
 	Focused bool // the component has the focus: its focused actions take keys, and show in the help
 }
@@ -143,7 +143,7 @@ func (t *KeyTable) Run(msg tea.KeyMsg) tea.Cmd {
 	}
 	if a.Can != nil {
 		if why := a.Can(); why != "" {
-			t.Sh.TellStatus(monitor.SeverityWarning, why)
+			t.Shared.TellStatus(monitor.SeverityWarning, why)
 			return nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // FaultText describes the faults of a master as the presenter left it, at now (the state was read at at), and
@@ -16,7 +17,7 @@ func FaultText(s *demo.MasterState, at, now time.Time) (string, bool) {
 		if s.RestartAt.IsZero() {
 			parts = append(parts, "crashed")
 		} else {
-			parts = append(parts, "crashed, back in "+Dur(max(s.RestartAt.Sub(now), 0)))
+			parts = append(parts, "crashed, back in "+vocab.ShortDuration(max(s.RestartAt.Sub(now), 0)))
 		}
 	}
 	if s.Paused {
@@ -39,7 +40,7 @@ func FaultText(s *demo.MasterState, at, now time.Time) (string, bool) {
 		if offset < 0 {
 			sign = ""
 		}
-		clock = append(clock, sign+Dur(offset))
+		clock = append(clock, sign+vocab.ShortDuration(offset))
 	}
 	if len(clock) > 0 {
 		parts = append(parts, "clock "+strings.Join(clock, " "))

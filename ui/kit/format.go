@@ -100,10 +100,6 @@ func ascii(s string) bool {
 	return true
 }
 
-// Dur formats a duration compactly for a table cell: 850ms, 8.2s, 42s, 12m05s, 3h04m; as the monitor writes
-// durations in its warnings.
-func Dur(d time.Duration) string { return vocab.ShortDuration(d) }
-
 // Latency formats a round-trip time as the monitor's outputs do: 0.42ms, 12ms, 1.2s.
 func Latency(d time.Duration) string { return vocab.Latency(d) }
 

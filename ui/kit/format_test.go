@@ -35,24 +35,7 @@ func TestFitCutsAndPadsToExactWidth(t *testing.T) {
 	}
 }
 
-func TestDurationFormats(t *testing.T) {
-	tests := []struct {
-		d    time.Duration
-		want string
-	}{
-		{850 * time.Millisecond, "850ms"},
-		{8200 * time.Millisecond, "8.2s"},
-		{42 * time.Second, "42s"},
-		{12*time.Minute + 5*time.Second, "12m05s"},
-		{3*time.Hour + 4*time.Minute, "3h04m"},
-		{250 * time.Hour, "10d"},
-		{-2 * time.Second, "-2.0s"},
-	}
-	for _, tc := range tests {
-		if got := Dur(tc.d); got != tc.want {
-			t.Errorf("dur(%v) = %q, want %q", tc.d, got, tc.want)
-		}
-	}
+func TestLatencyAndCountFormats(t *testing.T) {
 	if got := Latency(420 * time.Microsecond); got != "0.42ms" {
 		t.Errorf("latency(420µs) = %q, want 0.42ms", got)
 	}

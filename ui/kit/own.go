@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 )
 
@@ -173,11 +174,11 @@ func (o *OwnLock) Refresh(now time.Time) []LogEntry {
 		case ext > o.Extensions:
 			o.ExtendFailed = ""
 			out = append(out, LogEntry{At: now, Level: monitor.SeverityInfo, Resource: l.Resource(), Text: fmt.Sprintf(
-				"auto-extended %s, valid %s: %s · %s", o.Name, Dur(o.Last.Validity), o.Last.Summary(), o.Last.Detail())})
+				"auto-extended %s, valid %s: %s · %s", o.Name, vocab.ShortDuration(o.Last.Validity), o.Last.Summary(), o.Last.Detail())})
 		case o.Held: // the keeper's extension failed without proof: it tries again while the lock is valid
 			o.ExtendFailed = fmt.Sprintf("failed (%d of %d renewed), trying again", r.OK, len(r.Nodes))
 			out = append(out, LogEntry{At: now, Level: monitor.SeverityInfo, Resource: l.Resource(), Text: fmt.Sprintf(
-				"auto-extend %s %s; not lost, valid %s more · %s", o.Name, o.ExtendFailed, Dur(o.Left(now)), o.Last.Detail())})
+				"auto-extend %s %s; not lost, valid %s more · %s", o.Name, o.ExtendFailed, vocab.ShortDuration(o.Left(now)), o.Last.Detail())})
 		}
 	}
 	o.Extensions = l.Extensions()

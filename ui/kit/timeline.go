@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 )
 
 // Timeline glyphs: a holder's cells show its letter; these show the rest.
@@ -80,7 +81,7 @@ func (t *Timeline) Axis() string {
 	put(w-3, "now")
 	for _, third := range []int{0, 1, 2} {
 		at := third * w / 3
-		label := "|-" + Dur(span-time.Duration(third)*span/3)
+		label := "|-" + vocab.ShortDuration(span-time.Duration(third)*span/3)
 		if at+len(label) < w-4 {
 			put(at, label)
 		}

@@ -42,7 +42,7 @@ func newAcquireForm(sh *kit.Shared, ttl time.Duration) *AcquireForm {
 func formBase(sh *kit.Shared) kit.ModalBase {
 	next := sh.Keys.NextPanel
 	next.SetHelp(next.Help().Key, "next field")
-	return kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Text: true, Keys: []key.Binding{sh.Keys.Confirm, sh.Keys.Cancel, next}}
+	return kit.ModalBase{Shared: sh, Where: kit.LayerDialog, Text: true, Keys: []key.Binding{sh.Keys.Confirm, sh.Keys.Cancel, next}}
 }
 
 // Update edits the fields and submits them, and follows the request: its progress, and its end, which closes
@@ -76,11 +76,11 @@ func (f *AcquireForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key applies a key: Cancel closes the form (cancelling its request), Confirm submits it, the others edit the
 // fields or move between them. While the request runs, only Cancel acts.
 func (f *AcquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := f.Sh.Keys
+	k := f.Shared.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
 		if f.running {
-			f.Sh.Tell(kit.CancelAcquireMsg{Req: f.req})
+			f.Shared.Tell(kit.CancelAcquireMsg{Req: f.req})
 		}
 		return nil, nil
 	case f.running:
@@ -90,7 +90,7 @@ func (f *AcquireForm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			f.err = err.Error()
 			break
 		}
-		f.Sh.Tell(kit.AcquireMsg{Resource: resource, TTL: ttl})
+		f.Shared.Tell(kit.AcquireMsg{Resource: resource, TTL: ttl})
 	case f.edit(msg):
 		f.err = ""
 	case key.Matches(msg, k.NextPanel, k.PrevPanel, k.Up, k.Down):
@@ -143,7 +143,7 @@ func parseTTL(s string) (time.Duration, error) {
 
 // View draws the form as a dialog, narrower than the screen; the frame advances the spinner.
 func (f *AcquireForm) View() string {
-	st, frame := f.Sh.St, f.Sh.Frame
+	st, frame := f.Shared.St, f.Shared.Frame
 	w := min(f.W-4, 72)
 	inner := w - 2
 	label := func(s string) string { return st.Form.Label.Render(kit.Fit(s, 10)) }
@@ -152,15 +152,15 @@ func (f *AcquireForm) View() string {
 		label("ttl") + f.ttl.View(min(inner-10, 16), f.focus == 1 && !f.running, st.Form.Input, st.Cursor),
 		"",
 	}
-	if typed := f.resource.String(); f.Sh.KeyOf != nil && !f.resource.Empty() && f.keyOf(typed) != typed {
+	if typed := f.resource.String(); f.Shared.KeyOf != nil && !f.resource.Empty() && f.keyOf(typed) != typed {
 		// The key in the peer's convention, which is what is locked: body[2] is the blank line.
 		body[2] = label("key") + st.Name(kit.Fit(kit.Sanitize(f.keyOf(typed), kit.NameCap), inner-10), st.Text.Normal)
 	}
 	switch {
 	case f.running:
-		elapsed := f.Sh.Now().Sub(f.started)
-		line := kit.Spinner[frame%len(kit.Spinner)] + " acquiring… " + kit.Dur(elapsed)
-		if d := f.Sh.Data; d != nil {
+		elapsed := f.Shared.Now().Sub(f.started)
+		line := kit.Spinner[frame%len(kit.Spinner)] + " acquiring… " + vocab.ShortDuration(elapsed)
+		if d := f.Shared.Data; d != nil {
 			line += fmt.Sprintf(" · %d/%d masters up, quorum %d", d.Snap.UpCount, len(d.Masters), d.Snap.Quorum)
 		}
 		body = append(body, st.Text.Normal.Render(line))
@@ -182,7 +182,7 @@ func (f *AcquireForm) View() string {
 			}
 		}
 	default:
-		k := f.Sh.Keys
+		k := f.Shared.Keys
 		body = append(body, st.Form.Hint.Render(fmt.Sprintf("%s acquire · %s next field · %s cancel",
 			k.Confirm.Help().Key, k.NextPanel.Help().Key, k.Cancel.Help().Key)))
 	}
@@ -265,17 +265,17 @@ func (c *DeleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if c.running {
 			break
 		}
-		switch row := kit.FindRow(c.Sh.Data, c.resource); {
+		switch row := kit.FindRow(c.Shared.Data, c.resource); {
 		case row == nil || row.Lv.Free(): // listed free for its holders in the window, its key gone
-			c.Sh.TellStatus(monitor.SeverityWarning, "the lock is gone (released or expired): nothing deleted")
+			c.Shared.TellStatus(monitor.SeverityWarning, "the lock is gone (released or expired): nothing deleted")
 			return nil, nil
 		case c.holders != nil:
 			if !drillview.HasHolder(row, c.tokens[0]) {
-				c.Sh.TellStatus(monitor.SeverityWarning, "the holder left while you confirmed: nothing deleted")
+				c.Shared.TellStatus(monitor.SeverityWarning, "the holder left while you confirmed: nothing deleted")
 				return nil, nil
 			}
 		case row.Primary != c.primary:
-			c.Sh.TellStatus(monitor.SeverityWarning, "the lock changed holder while you confirmed: nothing deleted")
+			c.Shared.TellStatus(monitor.SeverityWarning, "the lock changed holder while you confirmed: nothing deleted")
 			return nil, nil
 		}
 	}
@@ -286,7 +286,7 @@ func (c *DeleteConfirm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // edit the name, and for a sorted-set lock the next-field key picks another holder. While the deletion runs,
 // only Cancel acts.
 func (c *DeleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := c.Sh.Keys
+	k := c.Shared.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
 		return nil, nil
@@ -302,7 +302,7 @@ func (c *DeleteConfirm) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if c.holders != nil {
 			msg.Set = map[string][]string{c.tokens[0]: c.holders[c.pick].H.Members}
 		}
-		c.Sh.Tell(msg)
+		c.Shared.Tell(msg)
 	case c.input.Update(msg):
 		c.err = ""
 	case c.holders != nil && key.Matches(msg, k.NextPanel): // after the name, which takes the letters
@@ -324,7 +324,7 @@ func (c *DeleteConfirm) matches() bool {
 // token in full and the sentences wrap, since this is the screen where the operator checks what will be
 // deleted.
 func (c *DeleteConfirm) View() string {
-	st, frame := c.Sh.St, c.Sh.Frame
+	st, frame := c.Shared.St, c.Shared.Frame
 	w := min(c.W-4, 76)
 	inner := w - 2
 	body := kit.Labelled(st, "resource", c.name, inner, st.Text.Normal)
@@ -353,7 +353,7 @@ func (c *DeleteConfirm) View() string {
 	}
 	body = append(body, st.Text.Normal.Render("Type the resource name to confirm:"),
 		"> "+c.input.View(inner-2, !c.running, st.Form.Input, st.Cursor))
-	k := c.Sh.Keys
+	k := c.Shared.Keys
 	switch {
 	case c.running:
 		body = append(body, st.Text.Normal.Render(kit.Spinner[frame%len(kit.Spinner)]+" deleting…"))
@@ -386,7 +386,7 @@ func (c *DeleteConfirm) setHints(hint func(string)) {
 	hint(fmt.Sprintf("Removes this holder's members only where they are all still in the set; the other %s keep theirs.",
 		kit.Plural(len(c.holders)-1, "holder")))
 	if len(c.holders) > 1 {
-		hint(fmt.Sprintf("Holder %d of %d: %s another.", c.pick+1, len(c.holders), c.Sh.Keys.NextPanel.Help().Key))
+		hint(fmt.Sprintf("Holder %d of %d: %s another.", c.pick+1, len(c.holders), c.Shared.Keys.NextPanel.Help().Key))
 	}
 	switch c.family {
 	case "Symfony Lock":
@@ -400,8 +400,8 @@ func (c *DeleteConfirm) setHints(hint func(string)) {
 
 // keyOf is the key the acquire form locks for resource: in the --key-format convention, when one is given.
 func (f *AcquireForm) keyOf(resource string) string {
-	if f.Sh.KeyOf == nil {
+	if f.Shared.KeyOf == nil {
 		return resource
 	}
-	return f.Sh.KeyOf(resource)
+	return f.Shared.KeyOf(resource)
 }

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/events"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/redlock"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -45,7 +46,7 @@ type acquiring struct {
 // our locks and deletions, and running requests within ctx.
 func NewLockOps(sh *kit.Shared, locker *redlock.Client, owner Ownership, ctx context.Context, production bool,
 	ttl time.Duration) *LockOps {
-	ops := &LockOps{KeyTable: kit.KeyTable{Sh: sh}, locker: locker, owner: owner, ctx: ctx, production: production, ttl: ttl}
+	ops := &LockOps{KeyTable: kit.KeyTable{Shared: sh}, locker: locker, owner: owner, ctx: ctx, production: production, ttl: ttl}
 	k := sh.Keys
 	blocked := func(what string) func() string { return func() string { return ops.WriteBlocked(what) } }
 	ops.Actions = []kit.Action{
@@ -78,7 +79,7 @@ func (ops *LockOps) Update(msg tea.Msg) tea.Cmd {
 		if a := ops.acquiring; a.req == msg.Req {
 			a.cancel()
 			ops.acquiring = acquiring{}
-			ops.Sh.Act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", kit.Sanitize(a.resource, kit.NameCap))
+			ops.Shared.Act(events.KindAcquireCancelled, a.resource, "", "acquire of %s cancelled", kit.Sanitize(a.resource, kit.NameCap))
 		}
 	case kit.DeleteMsg:
 		return ops.delete(msg)
@@ -126,7 +127,7 @@ func (ops *LockOps) deleteGuard() string {
 	case row.Lv.Free():
 		return "delete: " + row.Name + " is free: no master has its key"
 	case len(ops.foreignTokens(row)) == 0:
-		return "delete: " + row.Name + " is ours: " + ops.Sh.Keys.Release.Help().Key + " releases it"
+		return "delete: " + row.Name + " is ours: " + ops.Shared.Keys.Release.Help().Key + " releases it"
 	}
 	return ""
 }
@@ -145,7 +146,7 @@ func (ops *LockOps) targetOwn() (*kit.OwnLock, string) {
 			if o := ops.byResource(row.Lv.Resource); o != nil {
 				return o, ""
 			}
-			return nil, "the selected lock is not ours: select one of ours (" + ops.Sh.Keys.NextPanel.Help().Key +
+			return nil, "the selected lock is not ours: select one of ours (" + ops.Shared.Keys.NextPanel.Help().Key +
 				" to our locks)"
 		}
 	}
@@ -173,11 +174,11 @@ func (ops *LockOps) byResource(resource string) *kit.OwnLock {
 }
 
 // changed tells the our-locks panel what our locks are now.
-func (ops *LockOps) changed() { ops.Sh.Tell(kit.OursMsg{Locks: slices.Clone(ops.own)}) }
+func (ops *LockOps) changed() { ops.Shared.Tell(kit.OursMsg{Locks: slices.Clone(ops.own)}) }
 
 // openAcquire opens the acquire form.
 func (ops *LockOps) openAcquire(tea.KeyMsg) tea.Cmd {
-	ops.Sh.Tell(kit.OpenModalMsg{M: newAcquireForm(ops.Sh, ops.ttl)})
+	ops.Shared.Tell(kit.OpenModalMsg{M: newAcquireForm(ops.Shared, ops.ttl)})
 	return nil
 }
 
@@ -192,9 +193,9 @@ func (ops *LockOps) acquire(msg kit.AcquireMsg) tea.Cmd {
 		return nil
 	}
 	ops.acquiring = acquiring{req: ops.reqs, resource: msg.Resource, cancel: cancel}
-	ops.Sh.Tell(kit.AcquireStartedMsg{Req: ops.reqs, Started: ops.Sh.Now()})
+	ops.Shared.Tell(kit.AcquireStartedMsg{Req: ops.reqs, Started: ops.Shared.Now()})
 	ops.ttl = msg.TTL
-	ops.Sh.Act(events.KindAcquiring, msg.Resource, "", "acquiring %s for %v…", kit.Sanitize(msg.Resource, kit.NameCap), msg.TTL)
+	ops.Shared.Act(events.KindAcquiring, msg.Resource, "", "acquiring %s for %v…", kit.Sanitize(msg.Resource, kit.NameCap), msg.TTL)
 	return tea.Batch(cmd, waitAcquireProgress(progress))
 }
 
@@ -214,17 +215,17 @@ func (ops *LockOps) onAcquired(msg acquireResultMsg) {
 	}
 	switch {
 	case msg.lock == nil && msg.cancelled:
-		ops.Sh.Act(events.KindAcquireCancelled, msg.resource, "", "acquire of %s cancelled; nothing held", name)
+		ops.Shared.Act(events.KindAcquireCancelled, msg.resource, "", "acquire of %s cancelled; nothing held", name)
 		return
 	case msg.lock == nil:
 		reason, rv := kit.Failure(msg.err)
-		ops.Sh.Act(events.KindAcquireFailed, msg.resource, "", "acquire %s failed: %s%s", name, reason, kit.Prefixed(" · ", rv.Detail()))
+		ops.Shared.Act(events.KindAcquireFailed, msg.resource, "", "acquire %s failed: %s%s", name, reason, kit.Prefixed(" · ", rv.Detail()))
 		if !current {
-			ops.Sh.TellStatus(monitor.SeverityError, "acquire "+name+" failed: "+reason)
+			ops.Shared.TellStatus(monitor.SeverityError, "acquire "+name+" failed: "+reason)
 		}
 		return
 	}
-	now := ops.Sh.Now()
+	now := ops.Shared.Now()
 	o := kit.NewOwnLock(msg.lock, now)
 	ops.own = append(ops.own, o)
 	ops.changed()
@@ -237,20 +238,20 @@ func (ops *LockOps) onAcquired(msg acquireResultMsg) {
 		ops.releaseUnconfirmed(o, msg.releaseErr, "acquire of "+name+" cancelled, but the lock was won and ")
 		return
 	}
-	ops.Sh.Act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
-		msg.lock.Acquisition(), kit.Dur(o.Last.Validity), o.Last.Summary(), o.Last.Detail())
-	ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, kit.Dur(o.Last.Validity)))
+	ops.Shared.Act(events.KindAcquired, msg.resource, msg.lock.Token(), "acquired %s %v, valid %s: %s · %s", name,
+		msg.lock.Acquisition(), vocab.ShortDuration(o.Last.Validity), o.Last.Summary(), o.Last.Detail())
+	ops.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("acquired %s (valid %s)", name, vocab.ShortDuration(o.Last.Validity)))
 }
 
 // extend issues an extension of the target lock by its TTL.
 func (ops *LockOps) extend(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	if o.Busy != "" {
-		ops.Sh.TellStatus(monitor.SeverityWarning, o.Name+" is already "+o.Busy)
+		ops.Shared.TellStatus(monitor.SeverityWarning, o.Name+" is already "+o.Busy)
 		return nil
 	}
-	if why := o.Unextendable(ops.Sh.Keys.Release.Help().Key); why != "" {
-		ops.Sh.TellStatus(monitor.SeverityWarning, "extend: "+why)
+	if why := o.Unextendable(ops.Shared.Keys.Release.Help().Key); why != "" {
+		ops.Shared.TellStatus(monitor.SeverityWarning, "extend: "+why)
 		return nil
 	}
 	cmd := ops.issue("extending", extendCmd(ops.ctx, o.Lock, o.TTL))
@@ -264,23 +265,23 @@ func (ops *LockOps) extend(tea.KeyMsg) tea.Cmd {
 func (ops *LockOps) onExtended(msg extendResultMsg) {
 	o := ops.find(msg.lock)
 	if o == nil {
-		ops.Sh.Logf(monitor.SeverityInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
+		ops.Shared.Logf(monitor.SeverityInfo, msg.lock.Resource(), "extend result for %s arrived after it was released; ignored",
 			kit.Sanitize(msg.lock.Resource(), kit.NameCap))
 		return
 	}
 	o.Busy = ""
-	ops.Sh.TellLog(o.Refresh(ops.Sh.Now())...)
+	ops.Shared.TellLog(o.Refresh(ops.Shared.Now())...)
 	ops.tellValid(o)
 	switch {
 	case msg.err == nil:
 		o.ExtendFailed = ""
-		ops.Sh.Act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.Name, kit.Dur(o.Last.Validity),
+		ops.Shared.Act(events.KindExtended, msg.lock.Resource(), msg.lock.Token(), "extended %s, valid %s: %s · %s", o.Name, vocab.ShortDuration(o.Last.Validity),
 			o.Last.Summary(), o.Last.Detail())
-		ops.Sh.TellStatus(monitor.SeverityInfo, "extended "+o.Name)
+		ops.Shared.TellStatus(monitor.SeverityInfo, "extended "+o.Name)
 	case errors.Is(msg.err, redlock.ErrExtendLimit):
 		reason, _ := kit.Failure(msg.err)
-		ops.Sh.Act(events.KindExtendFailed, msg.lock.Resource(), msg.lock.Token(), "extend %s refused: %s", o.Name, reason)
-		ops.Sh.TellStatus(monitor.SeverityWarning, "extend "+o.Name+" refused: "+reason)
+		ops.Shared.Act(events.KindExtendFailed, msg.lock.Resource(), msg.lock.Token(), "extend %s refused: %s", o.Name, reason)
+		ops.Shared.TellStatus(monitor.SeverityWarning, "extend "+o.Name+" refused: "+reason)
 	default:
 		ops.extendFailure(o, "extend", msg.err)
 	}
@@ -291,38 +292,38 @@ func (ops *LockOps) onExtended(msg extendResultMsg) {
 func (ops *LockOps) extendFailure(o *kit.OwnLock, what string, err error) {
 	reason, rv := kit.Failure(err)
 	if redlock.CauseOf(err) == redlock.LossExpired { // its keys expire with it: shown expired, not taken
-		if now := ops.Sh.Now(); o.ValidUntil.After(now) {
+		if now := ops.Shared.Now(); o.ValidUntil.After(now) {
 			o.ValidUntil = now
 		}
 		o.ExtendFailed = reason
-		ops.Sh.Act(events.KindExtendFailed, o.Lock.Resource(), o.Lock.Token(), "%s %s: %s%s", what, o.Name, reason,
+		ops.Shared.Act(events.KindExtendFailed, o.Lock.Resource(), o.Lock.Token(), "%s %s: %s%s", what, o.Name, reason,
 			kit.Prefixed(" · ", rv.Detail()))
-		ops.Sh.TellStatus(monitor.SeverityWarning, o.Name+" expired: "+reason)
+		ops.Shared.TellStatus(monitor.SeverityWarning, o.Name+" expired: "+reason)
 		return
 	}
 	if redlock.ProvesLost(err) {
 		o.Lost = reason
-		ops.Sh.Act(events.KindLost, o.Lock.Resource(), o.Lock.Token(), "%s %s failed, LOST: %s%s", what, o.Name, reason,
+		ops.Shared.Act(events.KindLost, o.Lock.Resource(), o.Lock.Token(), "%s %s failed, LOST: %s%s", what, o.Name, reason,
 			kit.Prefixed(" · ", rv.Detail()))
-		ops.Sh.TellStatus(monitor.SeverityError, "lost "+o.Name+": "+reason)
+		ops.Shared.TellStatus(monitor.SeverityError, "lost "+o.Name+": "+reason)
 		return
 	}
-	now := ops.Sh.Now()
+	now := ops.Shared.Now()
 	why := "failed"
 	if rv.N > 0 {
 		why = fmt.Sprintf("failed (%d of %d renewed, %d errors or timeouts)", rv.OK, rv.N, kit.Unanswered(rv))
 	}
 	o.ExtendFailed = why
-	ops.Sh.Act(events.KindExtendFailed, o.Lock.Resource(), o.Lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
-		o.Name, why, kit.Dur(o.Left(now)), kit.Prefixed(" · ", rv.Detail()))
-	ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.Name, why, kit.Dur(o.Left(now))))
+	ops.Shared.Act(events.KindExtendFailed, o.Lock.Resource(), o.Lock.Token(), "%s %s %s; not lost: its keys may still hold, valid %s more%s", what,
+		o.Name, why, vocab.ShortDuration(o.Left(now)), kit.Prefixed(" · ", rv.Detail()))
+	ops.Shared.TellStatus(monitor.SeverityWarning, fmt.Sprintf("%s %s %s: not lost, valid %s more", what, o.Name, why, vocab.ShortDuration(o.Left(now))))
 }
 
 // release issues the release of the target lock.
 func (ops *LockOps) release(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	if o.Busy == "releasing" {
-		ops.Sh.TellStatus(monitor.SeverityWarning, o.Name+" is already releasing")
+		ops.Shared.TellStatus(monitor.SeverityWarning, o.Name+" is already releasing")
 		return nil
 	}
 	cmd := ops.issue("releasing", releaseCmd(ops.ctx, o.Lock, o.Keeper))
@@ -339,13 +340,13 @@ func (ops *LockOps) onReleased(msg releaseResultMsg) {
 	name := kit.Sanitize(l.Resource(), kit.NameCap)
 	o := ops.find(l)
 	if o == nil {
-		ops.Sh.Logf(monitor.SeverityInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
+		ops.Shared.Logf(monitor.SeverityInfo, l.Resource(), "release result for %s arrived after it ended; ignored", name)
 		return
 	}
 	// Whether its validity had run out, read before the refresh: the release ends the client's hold.
-	ranOut := o.Left(ops.Sh.Now()) == 0
+	ranOut := o.Left(ops.Shared.Now()) == 0
 	o.Busy, o.Keeper = "", nil // the release stopped the keeper
-	ops.Sh.TellLog(o.Refresh(ops.Sh.Now())...)
+	ops.Shared.TellLog(o.Refresh(ops.Shared.Now())...)
 	if !redlock.ProvesReleased(msg.err) {
 		ops.releaseUnconfirmed(o, msg.err, "")
 		return
@@ -357,24 +358,24 @@ func (ops *LockOps) onReleased(msg releaseResultMsg) {
 	}
 	switch {
 	case msg.err == nil:
-		ops.Sh.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: %s · %s", name, rv.Summary(), rv.Detail())
-		ops.Sh.TellStatus(monitor.SeverityInfo, "released "+name)
+		ops.Shared.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: %s · %s", name, rv.Summary(), rv.Detail())
+		ops.Shared.TellStatus(monitor.SeverityInfo, "released "+name)
 	case errors.Is(msg.err, redlock.ErrNotHeld) && o.Unconfirmed != "":
-		ops.Sh.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: no master holds it any more (the unconfirmed release went "+
+		ops.Shared.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: no master holds it any more (the unconfirmed release went "+
 			"through, or it expired): %s", name, rv.Detail())
-		ops.Sh.TellStatus(monitor.SeverityInfo, "released "+name+": no master holds it any more")
+		ops.Shared.TellStatus(monitor.SeverityInfo, "released "+name+": no master holds it any more")
 	case errors.Is(msg.err, redlock.ErrNotHeld) && ranOut:
 		// Its validity had run out: its keys expired at their TTL, as the operator let them. Nothing to warn of.
-		ops.Sh.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: it had expired at its TTL: %s", name, rv.Detail())
-		ops.Sh.TellStatus(monitor.SeverityInfo, "released "+name+": it had expired at its TTL")
+		ops.Shared.Act(events.KindReleased, l.Resource(), l.Token(), "released %s: it had expired at its TTL: %s", name, rv.Detail())
+		ops.Shared.TellStatus(monitor.SeverityInfo, "released "+name+": it had expired at its TTL")
 	case errors.Is(msg.err, redlock.ErrNotHeld):
-		ops.Sh.Act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: it was not held any more (expired): %s", name, rv.Detail())
-		ops.Sh.TellStatus(monitor.SeverityWarning, "released "+name+": it had already expired")
+		ops.Shared.Act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: it was not held any more (expired): %s", name, rv.Detail())
+		ops.Shared.TellStatus(monitor.SeverityWarning, "released "+name+": it had already expired")
 	default:
-		ops.Sh.Act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: enough masters confirmed that it holds no quorum; "+
+		ops.Shared.Act(events.KindReleasedLapsed, l.Resource(), l.Token(), "released %s: enough masters confirmed that it holds no quorum; "+
 			"keys left on the other %s expire with their TTL: %s · %s", name, kit.Plural(kit.Unanswered(rv), "master"),
 			rv.Summary(), rv.Detail())
-		ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
+		ops.Shared.TellStatus(monitor.SeverityWarning, fmt.Sprintf("released %s (%s did not confirm: keys there expire with their TTL)",
 			name, kit.Plural(kit.Unanswered(rv), "master")))
 	}
 }
@@ -388,11 +389,11 @@ func (ops *LockOps) releaseUnconfirmed(o *kit.OwnLock, err error, lead string) {
 		reason, rv = kit.Failure(err)
 	}
 	o.Unconfirmed = reason
-	key := ops.Sh.Keys.Release.Help().Key
-	left := kit.Dur(o.Left(ops.Sh.Now()))
-	ops.Sh.Act(events.KindReleaseUnconfirmed, o.Lock.Resource(), o.Lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
+	key := ops.Shared.Keys.Release.Help().Key
+	left := vocab.ShortDuration(o.Left(ops.Shared.Now()))
+	ops.Shared.Act(events.KindReleaseUnconfirmed, o.Lock.Resource(), o.Lock.Token(), "%srelease of %s unconfirmed: %s; it may hold for %s more: %s retries%s",
 		lead, o.Name, reason, left, key, kit.Prefixed(" · ", rv.Detail()))
-	ops.Sh.TellStatus(monitor.SeverityWarning, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.Name,
+	ops.Shared.TellStatus(monitor.SeverityWarning, fmt.Sprintf("release of %s unconfirmed: it may hold for %s more; %s retries", o.Name,
 		left, key))
 }
 
@@ -401,17 +402,17 @@ func (ops *LockOps) toggleAuto(tea.KeyMsg) tea.Cmd {
 	o, _ := ops.targetOwn()
 	switch {
 	case o.AutoBusy:
-		ops.Sh.TellStatus(monitor.SeverityWarning, "auto-extension of "+o.Name+" is already changing")
+		ops.Shared.TellStatus(monitor.SeverityWarning, "auto-extension of "+o.Name+" is already changing")
 		return nil
 	case o.Keeper != nil:
 		o.AutoBusy = true
 		return stopKeeper(o.Lock, o.Keeper)
 	case !o.Held || o.Lost != "" || o.Busy == "releasing":
-		why := o.Unextendable(ops.Sh.Keys.Release.Help().Key)
+		why := o.Unextendable(ops.Shared.Keys.Release.Help().Key)
 		if why == "" {
 			why = o.Name + " is not held"
 		}
-		ops.Sh.TellStatus(monitor.SeverityWarning, "auto-extend: "+why)
+		ops.Shared.TellStatus(monitor.SeverityWarning, "auto-extend: "+why)
 		return nil
 	}
 	cmd := ops.issue("auto-extending", startKeeperCmd(o.Lock))
@@ -433,15 +434,15 @@ func (ops *LockOps) onKeeper(msg keeperMsg) tea.Cmd {
 	o.AutoBusy = false
 	if msg.started {
 		o.Keeper = msg.keeper
-		ops.Sh.Act(events.KindAutoExtendOn, msg.lock.Resource(), msg.lock.Token(), "auto-extend on for %s", o.Name)
-		ops.Sh.TellStatus(monitor.SeverityInfo, "auto-extend on for "+o.Name)
+		ops.Shared.Act(events.KindAutoExtendOn, msg.lock.Resource(), msg.lock.Token(), "auto-extend on for %s", o.Name)
+		ops.Shared.TellStatus(monitor.SeverityInfo, "auto-extend on for "+o.Name)
 		return watchKeeper(msg.lock, msg.keeper)
 	}
 	if o.Keeper == msg.keeper {
 		o.Keeper = nil
 	}
-	ops.Sh.Act(events.KindAutoExtendOff, msg.lock.Resource(), msg.lock.Token(), "auto-extend off for %s", o.Name)
-	ops.Sh.TellStatus(monitor.SeverityInfo, "auto-extend off for "+o.Name)
+	ops.Shared.Act(events.KindAutoExtendOff, msg.lock.Resource(), msg.lock.Token(), "auto-extend off for %s", o.Name)
+	ops.Shared.TellStatus(monitor.SeverityInfo, "auto-extend off for "+o.Name)
 	return nil
 }
 
@@ -455,7 +456,7 @@ func (ops *LockOps) onKeeperEnded(msg keeperEndedMsg) {
 	if msg.err == nil {
 		return
 	}
-	ops.Sh.TellLog(o.Refresh(ops.Sh.Now())...)
+	ops.Shared.TellLog(o.Refresh(ops.Shared.Now())...)
 	ops.extendFailure(o, "auto-extend", msg.err)
 }
 
@@ -463,7 +464,7 @@ func (ops *LockOps) onKeeperEnded(msg keeperEndedMsg) {
 func (ops *LockOps) openDelete(tea.KeyMsg) tea.Cmd {
 	row := ops.sel.Row
 	ops.reqs++
-	ops.Sh.Tell(kit.OpenModalMsg{M: newDeleteConfirm(ops.Sh, ops.reqs, row, ops.foreignTokens(row))})
+	ops.Shared.Tell(kit.OpenModalMsg{M: newDeleteConfirm(ops.Shared, ops.reqs, row, ops.foreignTokens(row))})
 	return nil
 }
 
@@ -471,7 +472,7 @@ func (ops *LockOps) openDelete(tea.KeyMsg) tea.Cmd {
 func (ops *LockOps) delete(msg kit.DeleteMsg) tea.Cmd {
 	cmd := ops.issue("force-deleting", deleteCmd(ops.ctx, msg))
 	if cmd == nil {
-		ops.Sh.Tell(kit.RefusedMsg{Req: msg.Req})
+		ops.Shared.Tell(kit.RefusedMsg{Req: msg.Req})
 		return nil
 	}
 	if ops.owner != nil {
@@ -484,7 +485,7 @@ func (ops *LockOps) delete(msg kit.DeleteMsg) tea.Cmd {
 	if len(msg.Others) > 0 {
 		what += " · with " + kit.Sanitize(strings.Join(msg.Others, ", "), kit.TextCap) + ", the same lock"
 	}
-	ops.Sh.Act(events.KindForceDeleting, msg.Resource, "", "force-deleting %s (%s)…", msg.Name, what)
+	ops.Shared.Act(events.KindForceDeleting, msg.Resource, "", "force-deleting %s (%s)…", msg.Name, what)
 	return cmd
 }
 
@@ -528,23 +529,23 @@ func (ops *LockOps) onDeleted(msg deleteResultMsg) {
 		deleted += r.OK
 		switch err := msg.errs[i]; {
 		case err == nil:
-			ops.Sh.Act(events.KindForceDeleted, res, raw, "deleted %s token %s from %s: %s", key, token,
+			ops.Shared.Act(events.KindForceDeleted, res, raw, "deleted %s token %s from %s: %s", key, token,
 				kit.Plural(r.OK, "master"), rv.Detail())
 		case errors.Is(err, redlock.ErrNotHeld):
 			gone++
-			ops.Sh.Act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: no master held it any more", key, token)
+			ops.Shared.Act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: no master held it any more", key, token)
 		default:
 			reason, _ := kit.Failure(err)
-			ops.Sh.Act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: %s · %s", key, token, reason, rv.Detail())
+			ops.Shared.Act(events.KindForceDeleteFailed, res, raw, "delete %s token %s: %s · %s", key, token, reason, rv.Detail())
 		}
 	}
 	switch {
 	case gone == len(msg.rounds):
-		ops.Sh.TellStatus(monitor.SeverityWarning, "force-delete "+name+": nothing deleted: no master held those tokens any more")
+		ops.Shared.TellStatus(monitor.SeverityWarning, "force-delete "+name+": nothing deleted: no master held those tokens any more")
 	case msg.holder:
-		ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, kit.Plural(deleted, "master")))
+		ops.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: the holder removed from %s", name, kit.Plural(deleted, "master")))
 	default:
-		ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: %s deleted", name, kit.Plural(deleted, "key")))
+		ops.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("force-delete %s: %s deleted", name, kit.Plural(deleted, "key")))
 	}
 }
 
@@ -572,10 +573,10 @@ func (ops *LockOps) endOwn(o *kit.OwnLock) {
 // refreshOurs copies our locks' state (in memory) and logs what their keepers did. A lock whose release was
 // not confirmed ends here when its validity runs out: its keys expire with their TTL.
 func (ops *LockOps) refreshOurs() {
-	now := ops.Sh.Now()
+	now := ops.Shared.Now()
 	var ended []*kit.OwnLock
 	for _, o := range ops.own {
-		ops.Sh.TellLog(o.Refresh(now)...)
+		ops.Shared.TellLog(o.Refresh(now)...)
 		ops.tellValid(o)
 		if o.Unconfirmed != "" && o.Busy == "" && o.Left(now) == 0 {
 			ended = append(ended, o)
@@ -583,7 +584,7 @@ func (ops *LockOps) refreshOurs() {
 	}
 	for _, o := range ended {
 		ops.endOwn(o)
-		ops.Sh.Act(events.KindReleasedLapsed, o.Lock.Resource(), o.Lock.Token(), "%s: its release was never confirmed and its validity ran out: the "+
+		ops.Shared.Act(events.KindReleasedLapsed, o.Lock.Resource(), o.Lock.Token(), "%s: its release was never confirmed and its validity ran out: the "+
 			"lock has ended, keys left on masters expire with their TTL", o.Name)
 	}
 }
@@ -593,9 +594,9 @@ func (ops *LockOps) refreshOurs() {
 // the guard of issue depends on no message having arrived.
 func (ops *LockOps) WriteBlocked(what string) string {
 	switch {
-	case ops.Sh.ReadOnly && ops.production:
+	case ops.Shared.ReadOnly && ops.production:
 		return what + " is disabled: a production profile runs read-only (--read-only=false overrides)"
-	case ops.Sh.ReadOnly:
+	case ops.Shared.ReadOnly:
 		return what + " is disabled: the dashboard runs read-only (--read-only)"
 	case ops.locker == nil:
 		return what + " is unavailable: no Redlock client"
@@ -608,7 +609,7 @@ func (ops *LockOps) WriteBlocked(what string) string {
 // says why and issue returns nil.
 func (ops *LockOps) issue(what string, run func(c *redlock.Client) tea.Msg) tea.Cmd {
 	if why := ops.WriteBlocked(what); why != "" {
-		ops.Sh.TellStatus(monitor.SeverityWarning, why)
+		ops.Shared.TellStatus(monitor.SeverityWarning, why)
 		return nil
 	}
 	c := ops.locker
@@ -621,9 +622,9 @@ func (ops *LockOps) ReleaseAll() tea.Cmd {
 	if len(ops.own) == 0 {
 		return nil
 	}
-	cmd := ops.issue("releasing", releaseAllCmd(ops.own, ops.Sh.Now()))
+	cmd := ops.issue("releasing", releaseAllCmd(ops.own, ops.Shared.Now()))
 	if cmd != nil {
-		ops.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("releasing %s before quitting…", kit.Plural(len(ops.own), "lock")))
+		ops.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("releasing %s before quitting…", kit.Plural(len(ops.own), "lock")))
 	}
 	return cmd
 }
@@ -631,7 +632,7 @@ func (ops *LockOps) ReleaseAll() tea.Cmd {
 // HeldNames are the names (sanitized) of the locks the dashboard acquired and may still hold: those quitting
 // releases.
 func (ops *LockOps) HeldNames() []string {
-	now := ops.Sh.Now()
+	now := ops.Shared.Now()
 	var names []string
 	for _, o := range ops.own {
 		if o.Left(now) > 0 {
@@ -644,7 +645,7 @@ func (ops *LockOps) HeldNames() []string {
 // QuitReleased applies how releasing our locks at quit went and returns the summary. A lock whose release was
 // not confirmed and whose validity has not run out is still held: it stays ours, and the summary counts it.
 func (ops *LockOps) QuitReleased(msg QuitMsg) string {
-	now := ops.Sh.Now()
+	now := ops.Shared.Now()
 	released, gone := 0, 0
 	for _, res := range msg.results {
 		o := ops.find(res.lock)
@@ -664,7 +665,7 @@ func (ops *LockOps) QuitReleased(msg QuitMsg) string {
 		default:
 			reason, _ := kit.Failure(res.err)
 			o.Unconfirmed = reason
-			ops.Sh.Act(events.KindReleaseUnconfirmed, res.lock.Resource(), res.lock.Token(), "release of %s unconfirmed after %s: %s", o.Name,
+			ops.Shared.Act(events.KindReleaseUnconfirmed, res.lock.Resource(), res.lock.Token(), "release of %s unconfirmed after %s: %s", o.Name,
 				kit.Plural(res.attempts, "attempt"), reason)
 		}
 	}
@@ -681,7 +682,7 @@ func (ops *LockOps) QuitReleased(msg QuitMsg) string {
 	}
 	s += fmt.Sprintf("; %d still held", held)
 	if held > 0 {
-		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", kit.Dur(left))
+		s += fmt.Sprintf(": release unconfirmed, held until the TTL runs out (at most %s)", vocab.ShortDuration(left))
 	}
 	return s
 }
@@ -689,7 +690,7 @@ func (ops *LockOps) QuitReleased(msg QuitMsg) string {
 // Summary describes the locks that may still hold, for a quit that released nothing; why explains a forced
 // quit.
 func (ops *LockOps) Summary(why string) string {
-	now := ops.Sh.Now()
+	now := ops.Shared.Now()
 	held, unconfirmed := 0, 0
 	for _, o := range ops.own {
 		if o.Left(now) > 0 {
@@ -701,7 +702,7 @@ func (ops *LockOps) Summary(why string) string {
 	}
 	var s string
 	switch {
-	case ops.Sh.ReadOnly:
+	case ops.Shared.ReadOnly:
 		s = "read-only: no locks taken"
 	case held == 0:
 		s = "no locks held"

@@ -27,9 +27,9 @@ func (c *DeleteConfirm) withOtherKeys(row *kit.LockRow, lead string) {
 			c.others = append(c.others, k)
 		}
 	}
-	next := c.Sh.Keys.NextPanel
+	next := c.Shared.Keys.NextPanel
 	next.SetHelp(next.Help().Key, "this key only / every key")
-	c.Keys = []key.Binding{c.Sh.Keys.Confirm, c.Sh.Keys.Cancel, next}
+	c.Keys = []key.Binding{c.Shared.Keys.Confirm, c.Shared.Keys.Cancel, next}
 }
 
 // otherKeys are the keys deleted with the selected one: none when the operator asked for it alone.
@@ -46,12 +46,12 @@ func (c *DeleteConfirm) keysView(inner int) []string {
 	for _, k := range append([]string{c.resource}, c.others...) {
 		names = append(names, kit.Sanitize(k, kit.NameCap))
 	}
-	return kit.Labelled(c.Sh.St, "one lock", strings.Join(names, ", "), inner, c.Sh.St.Text.Normal)
+	return kit.Labelled(c.Shared.St, "one lock", strings.Join(names, ", "), inner, c.Shared.St.Text.Normal)
 }
 
 // keysHint says what the deletion does to the keys of a lock over several keys.
 func (c *DeleteConfirm) keysHint(hint func(string)) {
-	tab := c.Sh.Keys.NextPanel.Help().Key
+	tab := c.Shared.Keys.NextPanel.Help().Key
 	if c.onlyThis {
 		hint(fmt.Sprintf("Deletes %s alone: the lock stays held on %s until its client releases it, and that "+
 			"release then fails. %s: every key.", c.name, kit.Sanitize(strings.Join(c.others, ", "), kit.TextCap), tab))

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -15,8 +16,8 @@ import (
 // DetailPanel shows the lock under the locks panel's cursor: every master's token and PTTL as bars, the full
 // holder token, how long the holder has held it, holder changes and the lock's last events. It takes no keys.
 type DetailPanel struct {
-	Sh  *kit.Shared
-	row *kit.LockRow // the selected lock, nil: none
+	Shared *kit.Shared  // the program context
+	row    *kit.LockRow // the selected lock, nil: none
 	kit.Sized
 }
 
@@ -36,14 +37,14 @@ func (p *DetailPanel) FullHelp() [][]key.Binding { return nil }
 
 // View draws the detail of the selected lock, with its last events from the journal.
 func (p *DetailPanel) View() string {
-	st, d, row := p.Sh.St, p.Sh.Data, p.row
+	st, d, row := p.Shared.St, p.Shared.Data, p.row
 	if row == nil || d == nil {
 		return st.Box("Detail", []string{st.Text.Muted.Render("no lock selected")}, p.W, p.H, false)
 	}
 	w := p.W - 2
 	body := p.facts(row, d, w)
 	body = append(body, p.masterCells(row, d, w)...)
-	events := p.Sh.Log.EntriesFor(row.Lv.Resource, max(p.H-2-len(body)-1, 0))
+	events := p.Shared.Log.EntriesFor(row.Lv.Resource, max(p.H-2-len(body)-1, 0))
 	if len(events) > 0 {
 		body = append(body, st.Table.Head.Render("events"))
 		for _, e := range events {
@@ -56,9 +57,9 @@ func (p *DetailPanel) View() string {
 // facts are the detail's labelled lines about the lock of row, w cells wide: name, state, validity, holder,
 // and what is known of its client and history.
 func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string {
-	st := p.Sh.St
+	st := p.Shared.St
 	lv := row.Lv
-	now := p.Sh.Now()
+	now := p.Shared.Now()
 	label := func(s string) string { return st.Text.Muted.Render(kit.Fit(s, 10)) }
 	var body []string
 	add := func(s string) { body = append(body, s) }
@@ -83,8 +84,8 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 		fmt.Sprintf(" · %d/%d masters, quorum %d", lv.Count, len(d.Masters), d.Snap.Quorum)))
 	if lv.State == monitor.StateHeld {
 		v := kit.ValidityAt(lv, now)
-		add(label("validity") + st.ValidityBar(v, row.Ref, 10, false) + " " + st.Text.Normal.Render(kit.Dur(v)) +
-			st.Text.Muted.Render(" · spread "+kit.Dur(lv.TTLSpread)))
+		add(label("validity") + st.ValidityBar(v, row.Ref, 10, false) + " " + st.Text.Normal.Render(vocab.ShortDuration(v)) +
+			st.Text.Muted.Render(" · spread "+vocab.ShortDuration(lv.TTLSpread)))
 	}
 	switch {
 	case row.Holders != nil:
@@ -126,10 +127,10 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 	}
 	switch {
 	case !lv.AcquiredAt.IsZero():
-		add(label("acquired") + st.Text.Normal.Render(kit.Dur(now.Sub(lv.AcquiredAt))+" ago (by us)"))
+		add(label("acquired") + st.Text.Normal.Render(vocab.ShortDuration(now.Sub(lv.AcquiredAt))+" ago (by us)"))
 	case !lv.FirstSeen.IsZero():
 		// All a watcher knows: when it first saw the token, not when it was acquired.
-		add(label("seen") + st.Text.Normal.Render("first "+kit.Dur(now.Sub(lv.FirstSeen))+" ago, by this dashboard"))
+		add(label("seen") + st.Text.Normal.Render("first "+vocab.ShortDuration(now.Sub(lv.FirstSeen))+" ago, by this dashboard"))
 	}
 	changes := fmt.Sprint(lv.Changes)
 	if !lv.LastChange.IsZero() {
@@ -141,7 +142,7 @@ func (p *DetailPanel) facts(row *kit.LockRow, d *kit.Dashboard, w int) []string 
 
 // masterCells is the detail's section of the lock's key on each master, w cells wide: its token and PTTL.
 func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []string {
-	st, lv, now := p.Sh.St, row.Lv, p.Sh.Now()
+	st, lv, now := p.Shared.St, row.Lv, p.Shared.Now()
 	body := []string{st.Table.Head.Render("masters") + st.Text.Muted.Render("  ●holder ○other ·none ?not read")}
 	const tokenW = 10
 	barW := min(max(w-25, 4), 20)
@@ -150,7 +151,7 @@ func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []s
 		line := " " + st.Text.Muted.Render(kit.Fit(d.Masters[j].Label, 4)) + gs.Render(glyph) + " "
 		switch {
 		case m.State == monitor.CellUnknown && m.Token != "":
-			line += st.Cell.Unknown.Render(fmt.Sprintf("not read; last seen %s ago: ", kit.Dur(now.Sub(m.ReadAt)))) +
+			line += st.Cell.Unknown.Render(fmt.Sprintf("not read; last seen %s ago: ", vocab.ShortDuration(now.Sub(m.ReadAt)))) +
 				st.Cell.Unknown.Render(kit.Fit(row.Tokens[j], tokenW))
 		case m.State == monitor.CellUnknown:
 			line += st.Cell.Unknown.Render("not read")
@@ -163,7 +164,7 @@ func (p *DetailPanel) masterCells(row *kit.LockRow, d *kit.Dashboard, w int) []s
 		default: // counted from its read: a tracked master's key is not read again until it changes
 			left := m.PTTLAt(now)
 			line += st.Name(kit.Fit(row.Tokens[j], tokenW), st.Text.Normal) + " " +
-				st.ValidityBar(left, max(row.Ref, left), barW, false) + " " + st.Text.Normal.Render(kit.Dur(left))
+				st.ValidityBar(left, max(row.Ref, left), barW, false) + " " + st.Text.Normal.Render(vocab.ShortDuration(left))
 		}
 		body = append(body, line)
 		if m.Node() != "" { // a Redis Cluster's key: the primary that owns it

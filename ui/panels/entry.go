@@ -40,7 +40,7 @@ type FieldEntry struct {
 // newFieldEntry returns the field of panel to, holding text as typed before.
 func newFieldEntry(sh *kit.Shared, to kit.PanelID, text string) *FieldEntry {
 	keys := []key.Binding{sh.Keys.Confirm, sh.Keys.Cancel}
-	return &FieldEntry{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerField, Text: true, Keys: keys}, to: to,
+	return &FieldEntry{ModalBase: kit.ModalBase{Shared: sh, Where: kit.LayerField, Text: true, Keys: keys}, to: to,
 		field: kit.NewField(text, 120)}
 }
 
@@ -59,18 +59,18 @@ func (e *FieldEntry) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // key applies a key to the field.
 func (e *FieldEntry) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := e.Sh.Keys
+	k := e.Shared.Keys
 	switch {
 	case key.Matches(msg, k.Confirm):
-		e.Sh.Tell(kit.FieldMsg{To: e.to, Text: e.field.String()})
+		e.Shared.Tell(kit.FieldMsg{To: e.to, Text: e.field.String()})
 		return nil, nil
 	case key.Matches(msg, k.Cancel):
-		e.Sh.Tell(kit.FieldMsg{To: e.to})
+		e.Shared.Tell(kit.FieldMsg{To: e.to})
 		return nil, nil
 	case e.field.Update(msg):
-		e.Sh.Tell(kit.FieldMsg{To: e.to, Text: e.field.String(), Editing: true})
+		e.Shared.Tell(kit.FieldMsg{To: e.to, Text: e.field.String(), Editing: true})
 	default:
-		e.Sh.Tell(kit.PanelKeyMsg{To: e.to, Key: msg})
+		e.Shared.Tell(kit.PanelKeyMsg{To: e.to, Key: msg})
 	}
 	return e, nil
 }

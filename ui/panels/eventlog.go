@@ -30,11 +30,11 @@ type EventLog struct {
 
 // NewEventLog returns an empty log that follows new entries.
 func NewEventLog(sh *kit.Shared) *EventLog {
-	l := &EventLog{KeyTable: kit.KeyTable{Sh: sh}, follow: true, minLevel: monitor.SeverityInfo}
+	l := &EventLog{KeyTable: kit.KeyTable{Shared: sh}, follow: true, minLevel: monitor.SeverityInfo}
 	k := sh.Keys
 	l.Actions = append(navActions(k, l.scrollKey),
 		kit.Action{Binding: &k.Filter, Focused: true, Do: func(tea.KeyMsg) tea.Cmd {
-			l.Sh.Tell(kit.OpenModalMsg{M: l.search.open(l.Sh, kit.FocusLog)})
+			l.Shared.Tell(kit.OpenModalMsg{M: l.search.open(l.Shared, kit.FocusLog)})
 			return nil
 		}},
 		kit.Action{Binding: &k.Cancel, Focused: true, When: func() bool { return l.query != "" },
@@ -44,15 +44,15 @@ func NewEventLog(sh *kit.Shared) *EventLog {
 				return nil
 			}},
 		kit.Action{Binding: &k.Close, Focused: true, When: func() bool { return l.full }, Do: func(tea.KeyMsg) tea.Cmd {
-			l.Sh.Tell(kit.LogFullMsg{On: false})
+			l.Shared.Tell(kit.LogFullMsg{On: false})
 			return nil
 		}},
 		kit.Action{Binding: &k.LogLevel, Do: func(tea.KeyMsg) tea.Cmd {
 			l.cycleLevel()
 			if n := l.narrowed(); n != "" {
-				l.Sh.TellStatus(monitor.SeverityInfo, "event log: "+n)
+				l.Shared.TellStatus(monitor.SeverityInfo, "event log: "+n)
 			} else {
-				l.Sh.TellStatus(monitor.SeverityInfo, "event log: every entry")
+				l.Shared.TellStatus(monitor.SeverityInfo, "event log: every entry")
 			}
 			return nil
 		}},
@@ -98,17 +98,17 @@ func (l *EventLog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (l *EventLog) toggleLock(tea.KeyMsg) tea.Cmd {
 	if l.resource != "" {
 		l.setResource("")
-		l.Sh.TellStatus(monitor.SeverityInfo, "event log: every lock's entries")
+		l.Shared.TellStatus(monitor.SeverityInfo, "event log: every lock's entries")
 		return nil
 	}
 	l.setResource(l.row.Lv.Resource)
-	l.Sh.TellStatus(monitor.SeverityInfo, "event log: "+l.narrowed()+" ("+l.Sh.Keys.LogLock.Help().Key+" shows all again)")
+	l.Shared.TellStatus(monitor.SeverityInfo, "event log: "+l.narrowed()+" ("+l.Shared.Keys.LogLock.Help().Key+" shows all again)")
 	return nil
 }
 
 // scrollKey scrolls the log with a navigation key, an entry at a time.
 func (l *EventLog) scrollKey(msg tea.KeyMsg) tea.Cmd {
-	k := l.Sh.Keys
+	k := l.Shared.Keys
 	switch {
 	case key.Matches(msg, k.Up):
 		l.scrollBy(-1)
@@ -127,11 +127,11 @@ func (l *EventLog) scrollKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // entries are the journal's entries.
-func (l *EventLog) entries() []kit.LogEntry { return l.Sh.Log.Entries }
+func (l *EventLog) entries() []kit.LogEntry { return l.Shared.Log.Entries }
 
 // catchUp filters the entries again if the journal changed since they were last filtered.
 func (l *EventLog) catchUp() {
-	if l.rev != l.Sh.Log.Rev {
+	if l.rev != l.Shared.Log.Rev {
 		l.refilter()
 	}
 }
@@ -144,7 +144,7 @@ func (l *EventLog) matches(e *kit.LogEntry) bool {
 
 // refilter recomputes the entries shown, keeping the first one on screen where it can.
 func (l *EventLog) refilter() {
-	l.rev = l.Sh.Log.Rev
+	l.rev = l.Shared.Log.Rev
 	first := -1
 	if !l.follow && l.top < len(l.shown) {
 		first = l.shown[l.top]
@@ -220,7 +220,7 @@ func (l *EventLog) last() int {
 	rows, w := l.rows(), max(l.w-2, 1)
 	pos := len(l.shown)
 	for pos > 0 {
-		n := len(kit.LogLines(l.Sh.St, l.entries()[l.shown[pos-1]], w))
+		n := len(kit.LogLines(l.Shared.St, l.entries()[l.shown[pos-1]], w))
 		if n > rows {
 			if pos == len(l.shown) { // the newest alone is taller than the panel: show its start
 				pos--
@@ -271,7 +271,7 @@ func (l *EventLog) View() string {
 	if l.follow {
 		top = l.last()
 	}
-	st := l.Sh.St
+	st := l.Shared.St
 	body := make([]string, 0, rows)
 	pos := top
 	entries := l.entries()
@@ -293,7 +293,7 @@ func (l *EventLog) View() string {
 		body = []string{st.Text.Muted.Render("no entry matches")}
 	}
 	if l.full { // the enlarged log is a view: it says how to leave it, as a drill-down does
-		title += " · " + l.Sh.Keys.Close.Help().Key + " back"
+		title += " · " + l.Shared.Keys.Close.Help().Key + " back"
 	}
 	return st.Box(title, body, l.w, l.h, focused)
 }

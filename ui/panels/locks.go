@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/redlock-tui/redlock-tui/monitor"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -55,12 +56,12 @@ type LocksPanel struct {
 
 // NewLocksPanel returns an empty locks panel.
 func NewLocksPanel(sh *kit.Shared) *LocksPanel {
-	p := &LocksPanel{KeyTable: kit.KeyTable{Sh: sh}}
+	p := &LocksPanel{KeyTable: kit.KeyTable{Shared: sh}}
 	k := sh.Keys
 	p.Actions = append(navActions(k, p.move),
 		kit.Action{Binding: &k.Filter, Do: func(tea.KeyMsg) tea.Cmd {
-			p.Sh.Tell(kit.FocusMsg{Panel: kit.FocusLocks}) // the filter takes the keyboard there
-			p.Sh.Tell(kit.OpenModalMsg{M: p.Filter.open(p.Sh, kit.FocusLocks)})
+			p.Shared.Tell(kit.FocusMsg{Panel: kit.FocusLocks}) // the filter takes the keyboard there
+			p.Shared.Tell(kit.OpenModalMsg{M: p.Filter.open(p.Shared, kit.FocusLocks)})
 			return nil
 		}},
 		kit.Action{Binding: &k.Cancel, When: func() bool { return p.query != "" }, Do: func(tea.KeyMsg) tea.Cmd {
@@ -79,9 +80,9 @@ func NewLocksPanel(sh *kit.Shared) *LocksPanel {
 			return p.sorted()
 		}},
 		kit.Action{Binding: &k.Copy, Can: func() string { return drillview.Uncopyable(p.SelectedRow(), false) },
-			Do: func(tea.KeyMsg) tea.Cmd { return drillview.CopyRow(p.Sh, p.SelectedRow(), false) }},
+			Do: func(tea.KeyMsg) tea.Cmd { return drillview.CopyRow(p.Shared, p.SelectedRow(), false) }},
 		kit.Action{Binding: &k.CopyToken, Can: func() string { return drillview.Uncopyable(p.SelectedRow(), true) },
-			Do: func(tea.KeyMsg) tea.Cmd { return drillview.CopyRow(p.Sh, p.SelectedRow(), true) }},
+			Do: func(tea.KeyMsg) tea.Cmd { return drillview.CopyRow(p.Shared, p.SelectedRow(), true) }},
 	)
 	return p
 }
@@ -106,7 +107,7 @@ func (p *LocksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case kit.StateMsg:
 		p.Focused = msg.Mode.Focus == kit.FocusLocks
 	case kit.DataMsg:
-		if d := p.Sh.Data; d == nil || !kit.SameSlice(d.Locks, p.orderOf) || p.Sort == sortHeat { // heat counts a moving minute
+		if d := p.Shared.Data; d == nil || !kit.SameSlice(d.Locks, p.orderOf) || p.Sort == sortHeat { // heat counts a moving minute
 			p.rebuild()
 		}
 	case kit.FieldMsg:
@@ -121,13 +122,13 @@ func (p *LocksPanel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // sorted says on the status line how the rows are sorted now.
 func (p *LocksPanel) sorted() tea.Cmd {
-	p.Sh.TellStatus(monitor.SeverityInfo, "locks sorted by "+p.sortName())
+	p.Shared.TellStatus(monitor.SeverityInfo, "locks sorted by "+p.sortName())
 	return nil
 }
 
 // move applies a navigation key to the cursor.
 func (p *LocksPanel) move(msg tea.KeyMsg) tea.Cmd {
-	p.cursor = MoveCursor(p.Sh.Keys, msg, p.cursor, len(p.order), p.rows())
+	p.cursor = MoveCursor(p.Shared.Keys, msg, p.cursor, len(p.order), p.rows())
 	p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(p.order))
 	p.remember()
 	return nil
@@ -148,7 +149,7 @@ func (p *LocksPanel) mouse(msg tea.MouseMsg) {
 		return
 	}
 	if pos == p.cursor {
-		p.Sh.Tell(kit.OpenMsg{})
+		p.Shared.Tell(kit.OpenMsg{})
 	}
 	p.cursor = pos
 	p.remember()
@@ -157,7 +158,7 @@ func (p *LocksPanel) mouse(msg tea.MouseMsg) {
 // Drill returns the full view of the lock under the cursor, nil when there is none.
 func (p *LocksPanel) Drill() *drillview.DrillView {
 	if row := p.SelectedRow(); row != nil {
-		return drillview.NewLockDrill(p.Sh, row)
+		return drillview.NewLockDrill(p.Shared, row)
 	}
 	return nil
 }
@@ -171,10 +172,10 @@ func (p *LocksPanel) remember() {
 
 // SelectedRow returns the row under the cursor, or nil.
 func (p *LocksPanel) SelectedRow() *kit.LockRow {
-	if p.Sh.Data == nil || p.cursor < 0 || p.cursor >= len(p.order) {
+	if p.Shared.Data == nil || p.cursor < 0 || p.cursor >= len(p.order) {
 		return nil
 	}
-	return p.Sh.Data.Locks[p.order[p.cursor]]
+	return p.Shared.Data.Locks[p.order[p.cursor]]
 }
 
 // sortName names the order: "validity", "validity, reversed".
@@ -222,7 +223,7 @@ func (p *LocksPanel) cycleSort() {
 // selected, so the cursor returns to it when it is listed again; moving the cursor selects another.
 func (p *LocksPanel) rebuild() {
 	p.order, p.orderOf = p.order[:0], nil
-	d := p.Sh.Data
+	d := p.Shared.Data
 	if d == nil {
 		return
 	}
@@ -293,9 +294,9 @@ func (p *LocksPanel) toggleFree() tea.Cmd {
 	p.hideFree = !p.hideFree
 	p.rebuild()
 	if p.hideFree {
-		p.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", kit.Thousands(p.hidden), p.Sh.Keys.HideFree.Help().Key))
+		p.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("free locks hidden (%s): %s shows them", kit.Thousands(p.hidden), p.Shared.Keys.HideFree.Help().Key))
 	} else {
-		p.Sh.TellStatus(monitor.SeverityInfo, "free locks shown: nobody holds them, their holders are in the window")
+		p.Shared.TellStatus(monitor.SeverityInfo, "free locks shown: nobody holds them, their holders are in the window")
 	}
 	return nil
 }
@@ -358,7 +359,7 @@ func cellsLegend(n int) string { return fmt.Sprintf("M1-M%d", n) }
 
 // View draws the locks panel: a header and the visible rows only.
 func (p *LocksPanel) View() string {
-	st, d, focused := p.Sh.St, p.Sh.Data, p.Focused
+	st, d, focused := p.Shared.St, p.Shared.Data, p.Focused
 	title := p.title()
 	if d == nil {
 		return st.Box(title, nil, p.W, p.H, focused)
@@ -373,11 +374,11 @@ func (p *LocksPanel) View() string {
 		case p.query != "":
 			msg = "no lock matches the filter"
 		case p.hidden > 0:
-			msg = fmt.Sprintf("no locks held: %s free hidden (%s shows them)", kit.Thousands(p.hidden), p.Sh.Keys.HideFree.Help().Key)
+			msg = fmt.Sprintf("no locks held: %s free hidden (%s shows them)", kit.Thousands(p.hidden), p.Shared.Keys.HideFree.Help().Key)
 		}
 		body = append(body, st.Text.Muted.Render("  "+msg))
 	}
-	now := p.Sh.Now()
+	now := p.Shared.Now()
 	for pos := p.offset; pos < len(p.order) && pos < p.offset+p.rows(); pos++ {
 		body = append(body, p.row(d.Locks[p.order[pos]], c, d, now, pos == p.cursor, focused))
 	}
@@ -408,10 +409,10 @@ func legend(c lockCols) string {
 // title is the panel's title: count, position, sort and filter.
 func (p *LocksPanel) title() string {
 	t := "Locks"
-	if p.Sh.Data != nil {
+	if p.Shared.Data != nil {
 		t += " " + kit.Thousands(len(p.order))
-		if len(p.order) != len(p.Sh.Data.Locks) {
-			t += " of " + kit.Thousands(len(p.Sh.Data.Locks))
+		if len(p.order) != len(p.Shared.Data.Locks) {
+			t += " of " + kit.Thousands(len(p.Shared.Data.Locks))
 		}
 	}
 	t += " · sort " + p.sortName()
@@ -470,7 +471,7 @@ func (p *LocksPanel) header(c lockCols, d *kit.Dashboard) string {
 
 // row renders one lock row.
 func (p *LocksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.Time, selected, focused bool) string {
-	st := p.Sh.St
+	st := p.Shared.St
 	lv := r.Lv
 	sel := selected && focused
 	pick := func(p kit.Paint) kit.Paint { return p.On(sel) }
@@ -523,7 +524,7 @@ func (p *LocksPanel) row(r *kit.LockRow, c lockCols, d *kit.Dashboard, now time.
 	}
 	vText := "-"
 	if lv.State == monitor.StateHeld {
-		vText = kit.Dur(v)
+		vText = vocab.ShortDuration(v)
 	}
 	b.WriteString(pick(normal).Render(kit.FitLeft(vText, c.validity)))
 	b.WriteString(space)
@@ -540,7 +541,7 @@ func figureColumns(lv *monitor.LockView, c lockCols, d *kit.Dashboard, muted kit
 	if c.spread > 0 {
 		spread := "-"
 		if lv.Count > 1 {
-			spread = kit.Dur(lv.TTLSpread)
+			spread = vocab.ShortDuration(lv.TTLSpread)
 		}
 		b.WriteString(muted.Render(kit.FitLeft(spread, c.spread)) + space)
 	}

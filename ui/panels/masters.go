@@ -38,7 +38,7 @@ const noteIndent = 6
 
 // NewMastersPanel returns the masters panel; demoMode makes room for the demo's faults.
 func NewMastersPanel(sh *kit.Shared, demoMode bool) *MastersPanel {
-	p := &MastersPanel{KeyTable: kit.KeyTable{Sh: sh}, demo: demoMode}
+	p := &MastersPanel{KeyTable: kit.KeyTable{Shared: sh}, demo: demoMode}
 	p.Actions = navActions(sh.Keys, p.move)
 	return p
 }
@@ -74,24 +74,24 @@ func (p *MastersPanel) SetSize(w, h int) {
 
 // scroll moves the first row shown so that the cursor's row is on screen.
 func (p *MastersPanel) scroll() {
-	if d := p.Sh.Data; d != nil {
+	if d := p.Shared.Data; d != nil {
 		p.offset = kit.Window(p.cursor, p.offset, p.rows(), len(d.Masters))
 	}
 }
 
 // move applies a navigation key to the cursor.
 func (p *MastersPanel) move(msg tea.KeyMsg) tea.Cmd {
-	if p.Sh.Data == nil {
+	if p.Shared.Data == nil {
 		return nil
 	}
-	p.cursor = MoveCursor(p.Sh.Keys, msg, p.cursor, len(p.Sh.Data.Masters), p.rows())
+	p.cursor = MoveCursor(p.Shared.Keys, msg, p.cursor, len(p.Shared.Data.Masters), p.rows())
 	return nil
 }
 
 // mouse scrolls the cursor with the wheel, and selects the master clicked; a click on the master already
 // selected shows it in full. msg.Y is the row within the panel.
 func (p *MastersPanel) mouse(msg tea.MouseMsg) {
-	d := p.Sh.Data
+	d := p.Shared.Data
 	if d == nil {
 		return
 	}
@@ -112,7 +112,7 @@ func (p *MastersPanel) mouse(msg tea.MouseMsg) {
 		return
 	}
 	if i == p.cursor {
-		p.Sh.Tell(kit.OpenMsg{})
+		p.Shared.Tell(kit.OpenMsg{})
 	}
 	p.cursor = i
 }
@@ -122,8 +122,8 @@ func (p *MastersPanel) Selected() int { return p.cursor }
 
 // Drill returns the full view of the master under the cursor, nil when there is none.
 func (p *MastersPanel) Drill() *drillview.DrillView {
-	if d := p.Sh.Data; d != nil && p.cursor < len(d.Masters) {
-		return drillview.NewMasterDrill(p.Sh, &d.Masters[p.cursor])
+	if d := p.Shared.Data; d != nil && p.cursor < len(d.Masters) {
+		return drillview.NewMasterDrill(p.Shared, &d.Masters[p.cursor])
 	}
 	return nil
 }
@@ -197,7 +197,7 @@ func masterColumns(w, addrNeed int, demoMode bool) masterCols {
 // addrNeed is the cells the longest master's address takes.
 func (p *MastersPanel) addrNeed() int {
 	n := 0
-	if d := p.Sh.Data; d != nil {
+	if d := p.Shared.Data; d != nil {
 		for _, m := range d.Masters {
 			n = max(n, ansi.StringWidth(m.Addr))
 		}
@@ -207,7 +207,7 @@ func (p *MastersPanel) addrNeed() int {
 
 // View draws the masters panel.
 func (p *MastersPanel) View() string {
-	d, st, focused := p.Sh.Data, p.Sh.St, p.Focused
+	d, st, focused := p.Shared.Data, p.Shared.St, p.Focused
 	if d == nil {
 		return st.Box("Masters", []string{st.Text.Muted.Render("waiting for the first poll…")}, p.W, p.H, focused)
 	}
@@ -246,7 +246,7 @@ func (p *MastersPanel) View() string {
 		}
 		faults, bad := "", false
 		if i < len(p.faults) {
-			faults, bad = kit.FaultText(&p.faults[i], p.faultsAt, p.Sh.Now())
+			faults, bad = kit.FaultText(&p.faults[i], p.faultsAt, p.Shared.Now())
 		}
 		if i == p.cursor && p.NoteH > 0 && cursor == "  " { // its note continues below: say whose it is
 			cursor = st.Text.Muted.Render("▸ ")
@@ -268,7 +268,7 @@ func (p *MastersPanel) View() string {
 // lie, and the masters out of view that are not up ("M7 down ↓"), so that a master below the fold is never
 // silently out of sight. "" when every master is on screen.
 func (p *MastersPanel) unseen() string {
-	d, rows := p.Sh.Data, p.rows()
+	d, rows := p.Shared.Data, p.rows()
 	n := len(d.Masters)
 	if n <= rows {
 		return ""
@@ -302,7 +302,7 @@ func (p *MastersPanel) unseen() string {
 // did not fit on it, wrapped for the lines under the row, when whole asks for it (the note then breaks at a
 // space on the row; otherwise the row shows as much of it as fits).
 func (p *MastersPanel) row(m *kit.MasterRow, c masterCols, cursor, faults string, bad bool, w int, whole bool) (string, []string) {
-	st, s := p.Sh.St, m.St
+	st, s := p.Shared.St, m.St
 	var b strings.Builder
 	b.WriteString(cursor)
 	b.WriteString(st.Text.Muted.Render(kit.Fit(m.Label, 3)) + " ")
@@ -338,7 +338,7 @@ func (p *MastersPanel) row(m *kit.MasterRow, c masterCols, cursor, faults string
 	if c.uptime > 0 {
 		uptime := "?"
 		if s.Uptime >= 0 {
-			uptime = kit.Dur(s.Uptime)
+			uptime = vocab.ShortDuration(s.Uptime)
 		}
 		b.WriteString(val.Render(kit.FitLeft(uptime, c.uptime)) + " ")
 	}
@@ -354,7 +354,7 @@ func (p *MastersPanel) row(m *kit.MasterRow, c masterCols, cursor, faults string
 		b.WriteString(p.refreshCell(s, c.refresh, val) + " ")
 	}
 	if c.scan > 0 {
-		b.WriteString(val.Render(kit.FitLeft(sweepCell(s.Sweep, p.Sh.Now()), c.scan)) + " ")
+		b.WriteString(val.Render(kit.FitLeft(sweepCell(s.Sweep, p.Shared.Now()), c.scan)) + " ")
 	}
 	var more []string
 	if c.notes > 0 {
@@ -372,7 +372,7 @@ func figureless(s *monitor.MasterStatus) bool { return !s.Up && (s.Down || s.Las
 // stateCell is a master's state (monitor.MasterStatus.State), w cells wide: up, down, silent (it missed a
 // poll: its last values stay, greyed, until it answers or is declared down) or dup.
 func (p *MastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
-	st := p.Sh.St
+	st := p.Shared.St
 	style := st.Text.OK
 	switch s.State() {
 	case monitor.MasterDown, monitor.MasterDuplicate:
@@ -389,7 +389,7 @@ func (p *MastersPanel) stateCell(s *monitor.MasterStatus, w int) string {
 // note's lines that did not fit, wrapped to rest cells (a master's error is shown whole under its row while it
 // is selected).
 func (p *MastersPanel) notes(m *kit.MasterRow, room int, faults string, bad bool, rest int, whole bool) (string, []string) {
-	st := p.Sh.St
+	st := p.Shared.St
 	note, noteStyle := p.noteText(m), p.noteStyle(m)
 	var b strings.Builder
 	if faults != "" {
@@ -437,22 +437,22 @@ func (p *MastersPanel) noteText(m *kit.MasterRow) string {
 // noteStyle is the style of a master's note: an error's, or a warning's.
 func (p *MastersPanel) noteStyle(m *kit.MasterRow) kit.Paint {
 	if !m.St.Up {
-		return p.Sh.St.Text.Bad
+		return p.Shared.St.Text.Bad
 	}
-	return p.Sh.St.Level[monitor.SeverityWarning]
+	return p.Shared.St.Level[monitor.SeverityWarning]
 }
 
 // NoteWant is how many lines under its row the selected master's note needs at width w (the panel's),
 // at most maxNoteLines: the layout gives them when it has room.
 func (p *MastersPanel) NoteWant(w int) int {
-	d := p.Sh.Data
+	d := p.Shared.Data
 	if d == nil || p.cursor >= len(d.Masters) || d.Masters[p.cursor].St.Up {
 		return 0
 	}
 	m := &d.Masters[p.cursor]
 	faults, bad := "", false
 	if p.cursor < len(p.faults) {
-		faults, bad = kit.FaultText(&p.faults[p.cursor], p.faultsAt, p.Sh.Now())
+		faults, bad = kit.FaultText(&p.faults[p.cursor], p.faultsAt, p.Shared.Now())
 	}
 	_, more := p.row(m, masterColumns(w-2, p.addrNeed(), p.demo), "  ", faults, bad, w-2, true)
 	return min(len(more), maxNoteLines)
@@ -481,5 +481,5 @@ func sweepCell(w monitor.Sweep, now time.Time) string {
 	case w.Completed == 0:
 		return "…"
 	}
-	return kit.Dur(now.Sub(w.LastCompleted))
+	return vocab.ShortDuration(now.Sub(w.LastCompleted))
 }

@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/redlock-tui/redlock-tui/monitor/vocab"
 	"github.com/redlock-tui/redlock-tui/ui/drillview"
 	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
@@ -23,9 +24,9 @@ type OursPanel struct {
 
 // NewOursPanel returns the panel, with no lock yet.
 func NewOursPanel(sh *kit.Shared) *OursPanel {
-	p := &OursPanel{KeyTable: kit.KeyTable{Sh: sh}}
+	p := &OursPanel{KeyTable: kit.KeyTable{Shared: sh}}
 	p.Actions = navActions(sh.Keys, func(msg tea.KeyMsg) tea.Cmd {
-		p.cursor = MoveCursor(p.Sh.Keys, msg, p.cursor, len(p.locks), p.rows())
+		p.cursor = MoveCursor(p.Shared.Keys, msg, p.cursor, len(p.locks), p.rows())
 		return nil
 	})
 	return p
@@ -75,8 +76,8 @@ func (p *OursPanel) Selected() *kit.OwnLock {
 // Drill returns the full view of the lock under the cursor, nil when there is none or it is on no master.
 func (p *OursPanel) Drill() *drillview.DrillView {
 	if o := p.Selected(); o != nil {
-		if row := kit.FindRow(p.Sh.Data, o.Lock.Resource()); row != nil {
-			return drillview.NewLockDrill(p.Sh, row)
+		if row := kit.FindRow(p.Shared.Data, o.Lock.Resource()); row != nil {
+			return drillview.NewLockDrill(p.Shared, row)
 		}
 	}
 	return nil
@@ -95,7 +96,7 @@ func (p *OursPanel) unconfirmed() int {
 
 // View draws the panel.
 func (p *OursPanel) View() string {
-	st, focused := p.Sh.St, p.Focused
+	st, focused := p.Shared.St, p.Focused
 	auto := 0
 	for _, o := range p.locks {
 		if o.Keeper != nil {
@@ -111,13 +112,13 @@ func (p *OursPanel) View() string {
 	}
 	var body []string
 	if len(p.locks) == 0 {
-		hint := "none: " + p.Sh.Keys.Acquire.Help().Key + " acquires one"
+		hint := "none: " + p.Shared.Keys.Acquire.Help().Key + " acquires one"
 		if p.ReadOnly {
 			hint = "none: read-only"
 		}
 		body = append(body, st.Text.Muted.Render(hint))
 	}
-	now := p.Sh.Now()
+	now := p.Shared.Now()
 	w := p.W - 2
 	for i := p.offset; i < len(p.locks) && len(body) < p.rows(); i++ {
 		body = append(body, p.row(p.locks[i], w, now, focused && i == p.cursor))
@@ -134,7 +135,7 @@ func (p *OursPanel) View() string {
 // row renders one of our locks w cells wide: name, validity bar and countdown, state, auto-extension, extensions
 // used, and the last round with one outcome glyph per master.
 func (p *OursPanel) row(o *kit.OwnLock, w int, now time.Time, selected bool) string {
-	st := p.Sh.St
+	st := p.Shared.St
 	cursor := "  "
 	if selected {
 		cursor = st.Table.Cursor.Render("▸ ")
@@ -151,7 +152,7 @@ func (p *OursPanel) row(o *kit.OwnLock, w int, now time.Time, selected bool) str
 	tail := fmt.Sprintf("%-4s ext %-2d %s %s", auto, o.Extensions, o.Last.Op, o.Last.Glyphs())
 	nameW := max(w-2-16-12-ansi.StringWidth(tail)-1, 8)
 	return cursor + st.Name(kit.Fit(o.Name, nameW), st.Text.Normal) + " " +
-		st.ValidityBar(v, o.TTL, 8, false) + " " + st.Text.Normal.Render(kit.FitLeft(kit.Dur(v), 6)) + " " +
+		st.ValidityBar(v, o.TTL, 8, false) + " " + st.Text.Normal.Render(kit.FitLeft(vocab.ShortDuration(v), 6)) + " " +
 		st.Level[lvl].Render(kit.Fit(stateText, 11)) + " " + st.Text.Muted.Render(tail)
 }
 

@@ -17,7 +17,7 @@ func (p *MastersPanel) refreshCell(s *monitor.MasterStatus, w int, val kit.Paint
 	case s.TrackingFellBack():
 		text = "polled!"
 		if s.Up {
-			style = p.Sh.St.Level[monitor.SeverityWarning]
+			style = p.Shared.St.Level[monitor.SeverityWarning]
 		}
 	case s.Refresh == monitor.RefreshPolling:
 		text = "polled"

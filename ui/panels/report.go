@@ -50,9 +50,9 @@ func createReport(name string) (*os.File, error) {
 // locks the filter shows, to a new private file in the working directory (never over an existing one: a save
 // in the same second as another gets -2, -3, ...; see createReport).
 func (p *LocksPanel) saveReport() tea.Cmd {
-	d := p.Sh.Data
+	d := p.Shared.Data
 	if d == nil {
-		p.Sh.TellStatus(monitor.SeverityWarning, "no snapshot yet: nothing to report")
+		p.Shared.TellStatus(monitor.SeverityWarning, "no snapshot yet: nothing to report")
 		return nil
 	}
 	shown := make(map[string]bool, len(p.order))
@@ -81,8 +81,8 @@ func (p *LocksPanel) saveReport() tea.Cmd {
 // reportSaved says on the status line where the report went, or why it did not.
 func (p *LocksPanel) reportSaved(msg reportSavedMsg) {
 	if msg.err != nil {
-		p.Sh.TellStatus(monitor.SeverityError, fmt.Sprintf("report not written: %v", msg.err))
+		p.Shared.TellStatus(monitor.SeverityError, fmt.Sprintf("report not written: %v", msg.err))
 		return
 	}
-	p.Sh.TellStatus(monitor.SeverityInfo, "report written to "+kit.Sanitize(msg.path, kit.TextCap))
+	p.Shared.TellStatus(monitor.SeverityInfo, "report written to "+kit.Sanitize(msg.path, kit.TextCap))
 }

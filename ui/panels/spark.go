@@ -40,19 +40,19 @@ func (p *LocksPanel) toggleSparkline() tea.Cmd {
 	p.spark = !p.spark
 	switch {
 	case !p.spark:
-		p.Sh.TellStatus(monitor.SeverityInfo, "handovers sparkline hidden")
+		p.Shared.TellStatus(monitor.SeverityInfo, "handovers sparkline hidden")
 	case lockColumns(p.W-2, p.masters(), 0, 0, 0, true).spark == 0:
-		p.Sh.TellStatus(monitor.SeverityInfo, "sparkline on: the locks panel is too narrow")
+		p.Shared.TellStatus(monitor.SeverityInfo, "sparkline on: the locks panel is too narrow")
 	default:
-		p.Sh.TellStatus(monitor.SeverityInfo, "handovers sparkline shown: "+kit.Thousands(sparkCells)+" parts of the window")
+		p.Shared.TellStatus(monitor.SeverityInfo, "handovers sparkline shown: "+kit.Thousands(sparkCells)+" parts of the window")
 	}
 	return nil
 }
 
 // masters is how many masters the panel's rows have cells for.
 func (p *LocksPanel) masters() int {
-	if p.Sh.Data == nil {
+	if p.Shared.Data == nil {
 		return 0
 	}
-	return len(p.Sh.Data.Masters)
+	return len(p.Shared.Data.Masters)
 }

@@ -48,7 +48,7 @@ func NewReplayer(sh *kit.Shared, p *record.Player, at time.Time) *Replayer {
 	step := func(d int) func(tea.KeyMsg) tea.Cmd {
 		return func(tea.KeyMsg) tea.Cmd { return r.show(r.want+d, d != 1 || r.want != r.cursor) } // on from the poll last asked for
 	}
-	r.KeyTable = kit.KeyTable{Sh: sh, Actions: []kit.Action{
+	r.KeyTable = kit.KeyTable{Shared: sh, Actions: []kit.Action{
 		{Binding: &k.StepBack, Do: step(-1)},
 		{Binding: &k.StepForward, Do: step(1)},
 		{Binding: &k.PrevEvent, Do: func(tea.KeyMsg) tea.Cmd { return r.seekEvent(-1, false) }},
@@ -89,7 +89,7 @@ func (r *Replayer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if r.cursor == r.p.Len()-1 {
 			r.Playing, r.Clock = false, r.p.Time(r.cursor)
-			r.Sh.TellStatus(monitor.SeverityInfo, "end of the recording")
+			r.Shared.TellStatus(monitor.SeverityInfo, "end of the recording")
 		}
 	}
 	return r, nil
@@ -132,11 +132,11 @@ func (r *Replayer) seekEvent(dir int, alarms bool) tea.Cmd {
 		}
 		if i := r.pollAt(m.Time); dir > 0 && i > r.want || dir < 0 && i < r.want {
 			r.Playing, r.Clock = false, r.p.Time(i) // the status is stamped with the moment it tells of
-			r.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.Time.Format("15:04:05.000"), kit.Sanitize(m.Text, kit.TextCap)))
+			r.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("%s at %s: %s", what, m.Time.Format("15:04:05.000"), kit.Sanitize(m.Text, kit.TextCap)))
 			return r.show(i, true)
 		}
 	}
-	r.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
+	r.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("no %s %s this moment", what, map[bool]string{true: "after", false: "before"}[dir > 0]))
 	return nil
 }
 
@@ -177,7 +177,7 @@ func (r *Replayer) TogglePlay() tea.Cmd {
 // ChangeSpeed steps the speed up (dir < 0, as Faster polls faster) or down.
 func (r *Replayer) ChangeSpeed(dir int) {
 	r.speed = min(max(r.speed-dir, 0), len(replaySpeeds)-1)
-	r.Sh.TellStatus(monitor.SeverityInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
+	r.Shared.TellStatus(monitor.SeverityInfo, fmt.Sprintf("replaying at %dx", replaySpeeds[r.speed]))
 }
 
 // HeaderPart is the header's time cursor: the moment shown, the poll, play or pause and the speed.
@@ -231,7 +231,7 @@ type seekForm struct {
 
 // newSeekForm returns an empty seek form over p.
 func newSeekForm(sh *kit.Shared, p *record.Player) *seekForm {
-	return &seekForm{ModalBase: kit.ModalBase{Sh: sh, Where: kit.LayerDialog, Text: true,
+	return &seekForm{ModalBase: kit.ModalBase{Shared: sh, Where: kit.LayerDialog, Text: true,
 		Keys: []key.Binding{sh.Keys.Confirm, sh.Keys.Cancel}}, p: p, field: kit.NewField("", 64)}
 }
 
@@ -241,7 +241,7 @@ func (f *seekForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if !ok {
 		return f, nil
 	}
-	k := f.Sh.Keys
+	k := f.Shared.Keys
 	switch {
 	case key.Matches(km, k.Cancel):
 		return nil, nil
@@ -251,7 +251,7 @@ func (f *seekForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			f.err = err.Error()
 			break
 		}
-		f.Sh.Tell(replaySeekMsg{i: f.p.IndexAt(at)})
+		f.Shared.Tell(replaySeekMsg{i: f.p.IndexAt(at)})
 		return nil, nil
 	case f.field.Update(km):
 		f.err = ""
@@ -261,7 +261,7 @@ func (f *seekForm) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // View draws the form as a dialog.
 func (f *seekForm) View() string {
-	st := f.Sh.St
+	st := f.Shared.St
 	w := min(f.W-4, 64)
 	body := []string{
 		st.Form.Label.Render(kit.Fit("moment", 10)) + f.field.View(w-12, true, st.Form.Input, st.Cursor),

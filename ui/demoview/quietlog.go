@@ -1,9 +1,10 @@
-package kit
+package demoview
 
 import (
 	"time"
 
 	"github.com/redlock-tui/redlock-tui/demo"
+	"github.com/redlock-tui/redlock-tui/ui/kit"
 )
 
 // The workload's routine failures (a client that gave up acquiring after its retries, a client that crashed)
@@ -14,8 +15,8 @@ import (
 // routineWindow is how far back the demo line counts the workload's routine failures.
 const routineWindow = time.Minute
 
-// RoutineCounter keeps the times of the workload's recent routine failures, by kind, oldest first.
-type RoutineCounter struct {
+// routineFailures keeps the times of the workload's recent routine failures, by kind, oldest first.
+type routineFailures struct {
 	gaveUp, crashed []time.Time
 }
 
@@ -25,8 +26,8 @@ func routine(e demo.Event) bool {
 	return e.Resource != demo.ScenarioResource && (e.Kind == demo.EventAcquireFailed || e.Kind == demo.EventCrashed)
 }
 
-// Take counts e if it is routine, and reports whether it did.
-func (r *RoutineCounter) Take(e demo.Event) bool {
+// countIfRoutine counts e if it is routine, and reports whether it did.
+func (r *routineFailures) countIfRoutine(e demo.Event) bool {
 	if !routine(e) {
 		return false
 	}
@@ -38,8 +39,8 @@ func (r *RoutineCounter) Take(e demo.Event) bool {
 	return true
 }
 
-// Prune forgets the failures older than routineWindow at now.
-func (r *RoutineCounter) Prune(now time.Time) {
+// prune forgets the failures older than routineWindow at now.
+func (r *routineFailures) prune(now time.Time) {
 	r.gaveUp, r.crashed = since(r.gaveUp, now.Add(-routineWindow)), since(r.crashed, now.Add(-routineWindow))
 }
 
@@ -52,16 +53,16 @@ func since(ts []time.Time, from time.Time) []time.Time {
 	return ts[i:]
 }
 
-// Text is the demo line's count of the last minute's routine failures, "" when there were none.
-func (r *RoutineCounter) Text() string {
+// text is the demo line's count of the last minute's routine failures, "" when there were none.
+func (r *routineFailures) text() string {
 	switch g, c := len(r.gaveUp), len(r.crashed); {
 	case g == 0 && c == 0:
 		return ""
 	case c == 0:
-		return "last minute: " + Plural(g, "client") + " gave up after retries"
+		return "last minute: " + kit.Plural(g, "client") + " gave up after retries"
 	case g == 0:
-		return "last minute: " + Plural(c, "client") + " crashed"
+		return "last minute: " + kit.Plural(c, "client") + " crashed"
 	default:
-		return "last minute: " + Plural(g, "client") + " gave up after retries, " + Thousands(c) + " crashed"
+		return "last minute: " + kit.Plural(g, "client") + " gave up after retries, " + kit.Thousands(c) + " crashed"
 	}
 }
