@@ -270,8 +270,10 @@ func (f *seekForm) View() string {
 			f.p.Time(f.p.Len()-1).Format("15:04:05"))),
 		st.Form.Hint.Render("03:12:07 · 2026-11-27T03:12:07Z · +5m from the start · end"),
 	}
-	if f.err != "" {
-		body = append(body, st.Form.Err.Render(kit.Fit(kit.Sanitize(f.err, kit.TextCap), w-2)))
+	if f.err != "" { // whole, on as many lines as it takes: it names the span the moment must fall in
+		for _, line := range kit.Wrap(kit.Sanitize(f.err, kit.TextCap), w-2) {
+			body = append(body, st.Form.Err.Render(line))
+		}
 	}
 	return st.Box("Go to a moment", body, w, len(body)+2, true)
 }
